@@ -1,0 +1,96 @@
+/*
+ * client.h - a small Kubernetes API client over libcurl: GET, LIST with pagination, WATCH,
+ * merge-patch PATCH, POST.
+ *
+ * One struct kube_client per thread: it owns one curl easy handle (connections are reused) and
+ * is not thread-safe. Several clients may share one struct kube_config (read-only).
+ * Every response body is capped (KUBE_MAX_RESPONSE); a watch event is capped at
+ * KUBE_MAX_WATCH_EVENT. Errors: every function returns a K_* value (util/result.h) and fills
+ * struct kube_error with the HTTP status and the API's Status message when there is one:
+ *   401 K_EUNAUTHORIZED, 403 K_EFORBIDDEN, 404 K_ENOTFOUND, 409 K_ECONFLICT, 410 K_EGONE,
+ *   429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport K_EIO / K_ETIMEDOUT.
+ */
+#ifndef GPUTRI_KUBE_CLIENT_H
+#define GPUTRI_KUBE_CLIENT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/config.h"
+#include "kube/watch.h"
+
+#define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one LIST page */
+#define KUBE_MAX_WATCH_EVENT (16u << 20) /* 16 MiB: one watch event */
+
+struct kube_error {
+    int code;             /* K_* */
+    long http_status;     /* 0 when no response */
+    int retry_after;      /* seconds from Retry-After, 0 when absent */
+    char message[512];    /* Status.message, curl's error text, or a description */
+};
+
+struct kube_client;
+
+/*
+ * kube_client_new() - a client for `cfg` (borrowed: it must outlive the client).
+ * user_agent: e.g. "gputri-controller/0.1.0". Returns NULL on allocation failure.
+ */
+struct kube_client *kube_client_new(const struct kube_config *cfg, const char *user_agent);
+void kube_client_free(struct kube_client *c);
+
+/*
+ * kube_client_set_cancel() - a flag polled during long requests (watches); when it becomes true
+ * the request ends with K_ECANCELED. Borrowed; may be NULL.
+ */
+void kube_client_set_cancel(struct kube_client *c, const volatile int *cancel);
+
+/*
+ * kube_get() - GET `path` (e.g. "/api/v1/namespaces/ns/pods/p"), parse the JSON body.
+ * On K_OK *out is a new json_object owned by the caller (json_object_put it).
+ */
+int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err);
+
+/*
+ * A LIST page handler: `items` is the page's items array (borrowed, valid during the call).
+ * Return 0 to continue, non-zero to stop (kube_list then returns K_ECANCELED).
+ */
+typedef int (*kube_list_fn)(void *ctx, json_object *items);
+
+/*
+ * kube_list() - LIST `path` (may carry a query, e.g. "?fieldSelector=..."), page by page with
+ * limit=`page_size` and continue tokens, calling fn for every page. On K_OK, resource_version
+ * (caller buffer of rv_len bytes) holds the list's metadata.resourceVersion for a following
+ * watch. A 410 on a continue token (the snapshot expired) returns K_EGONE: start again.
+ */
+int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_fn fn, void *ctx,
+              char *resource_version, size_t rv_len, struct kube_error *err);
+
+/*
+ * kube_watch() - WATCH `path` from `resource_version` with allowWatchBookmarks=true and a
+ * server-side timeoutSeconds of `timeout_seconds`, feeding each event to fn (see watch.h).
+ * Returns K_OK when the server closed the stream normally (re-watch from the last
+ * resourceVersion), K_EGONE on an ERROR event or HTTP status 410 (relist), K_ECANCELED when fn
+ * returned non-zero or the cancel flag was set, or another K_* error.
+ */
+int kube_watch(struct kube_client *c, const char *path, const char *resource_version,
+               int timeout_seconds, kube_watch_fn fn, void *ctx, struct kube_error *err);
+
+/*
+ * kube_patch_merge() - PATCH `path` with Content-Type application/merge-patch+json and `body`
+ * (borrowed). On K_OK and out != NULL, *out is the updated object (owned by the caller).
+ */
+int kube_patch_merge(struct kube_client *c, const char *path, json_object *body,
+                     json_object **out, struct kube_error *err);
+
+/* kube_post() - POST `body` to `path` (a collection). Same ownership rules as kube_patch_merge. */
+int kube_post(struct kube_client *c, const char *path, json_object *body, json_object **out,
+              struct kube_error *err);
+
+/*
+ * kube_path_escape() - percent-encode a value for a URL path segment or query value into out
+ * (outlen bytes, always NUL-terminated). Returns K_OK or K_ETOOBIG.
+ */
+int kube_path_escape(const char *in, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * project.h - turn API JSON into the compact projections of model/model.h.
+ *
+ * Only what gputri needs is kept; GPU resources are those of the given gpu_set. Requests default
+ * from limits per container, as the API server's defaulting does for pods
+ * (kubernetes/kubernetes: pkg/apis/core/v1/defaults.go SetDefaults_Pod), so pod templates of
+ * workloads give the same result as created pods. Quantities are parsed by quantity.h.
+ * The json_object arguments are borrowed; the output struct owns copies.
+ */
+#ifndef GPUTRI_KUBE_PROJECT_H
+#define GPUTRI_KUBE_PROJECT_H
+
+#include <json-c/json.h>
+
+#include "model/gpu.h"
+#include "model/model.h"
+
+/*
+ * project_pod() - fill `out` (zeroed first) from a Pod object. Returns K_OK, K_EPARSE when
+ * metadata.name is missing or a GPU quantity does not parse, or K_ENOMEM. On error `out` is
+ * cleaned up.
+ */
+int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out);
+
+/*
+ * project_pod_spec() - the same for a bare PodSpec (a workload's spec.template.spec), with
+ * metadata from `meta` (may be NULL). Used by the webhook.
+ */
+int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set *gpus,
+                     struct kpod *out);
+
+/* project_node() - fill `out` (zeroed first) from a Node object. Same results as project_pod. */
+int project_node(json_object *node, const struct gpu_set *gpus, struct knode *out);
+
+#endif

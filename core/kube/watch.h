@@ -1,0 +1,59 @@
+/*
+ * watch.h - split a Kubernetes watch stream into events.
+ *
+ * The API server sends one JSON object per event, {"type": T, "object": O}, separated by
+ * newlines, in HTTP chunks that need not line up with events. A parser is fed chunks as they
+ * arrive and calls back once per complete event. T is ADDED, MODIFIED, DELETED, BOOKMARK or
+ * ERROR (kubernetes/apimachinery: pkg/watch/watch.go). For ERROR, O is a metav1.Status.
+ * Not thread-safe; one parser per stream.
+ */
+#ifndef GPUTRI_KUBE_WATCH_H
+#define GPUTRI_KUBE_WATCH_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+enum kube_event_type {
+    KUBE_EVENT_ADDED,
+    KUBE_EVENT_MODIFIED,
+    KUBE_EVENT_DELETED,
+    KUBE_EVENT_BOOKMARK,
+    KUBE_EVENT_ERROR,
+};
+
+/*
+ * One event handler call. `object` is borrowed and valid only during the call (take a
+ * reference with json_object_get to keep it). Return 0 to go on, non-zero to stop the stream.
+ */
+typedef int (*kube_watch_fn)(void *ctx, enum kube_event_type type, json_object *object);
+
+struct kube_watch_parser;
+
+/*
+ * kube_watch_parser_new() - a parser that calls fn(ctx, ...) per event and refuses events larger
+ * than max_event bytes. Returns NULL on allocation failure.
+ */
+struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn fn, void *ctx);
+
+/*
+ * kube_watch_parser_feed() - consume `len` bytes. Returns K_OK; K_EPARSE for malformed JSON, an
+ * object without a known "type" or without an "object"; K_ETOOBIG for an event above the limit;
+ * K_ECANCELED when the handler returned non-zero. After an error the parser must be freed.
+ */
+int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t len);
+
+/*
+ * kube_watch_parser_last_rv() - the metadata.resourceVersion of the last ADDED, MODIFIED,
+ * DELETED or BOOKMARK event, "" before the first. Borrowed; valid until the next feed.
+ */
+const char *kube_watch_parser_last_rv(const struct kube_watch_parser *p);
+
+/*
+ * kube_watch_error_code() - for an ERROR event's Status object, its "code" (e.g. 410), 0 when
+ * absent.
+ */
+int kube_watch_error_code(json_object *status);
+
+void kube_watch_parser_free(struct kube_watch_parser *p);
+
+#endif

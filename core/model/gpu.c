@@ -1,0 +1,69 @@
+/* gpu.c - the configurable set of GPU resource names. */
+#include "gpu.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/result.h"
+
+int gpu_set_parse(struct gpu_set *set, const char *csv)
+{
+    set->patterns = NULL;
+    set->n = 0;
+    const char *p = csv;
+    while (*p) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *start = p;
+        while (*p && *p != ',')
+            p++;
+        const char *end = p;
+        while (end > start && isspace((unsigned char)end[-1]))
+            end--;
+        if (end == start)
+            continue;
+        const char *star = memchr(start, '*', (size_t)(end - start));
+        if (star && star != end - 1) {
+            gpu_set_cleanup(set);
+            return K_EINVAL;
+        }
+        char **pats = realloc(set->patterns, (set->n + 1) * sizeof(*pats));
+        if (!pats) {
+            gpu_set_cleanup(set);
+            return K_ENOMEM;
+        }
+        set->patterns = pats;
+        pats[set->n] = strndup(start, (size_t)(end - start));
+        if (!pats[set->n]) {
+            gpu_set_cleanup(set);
+            return K_ENOMEM;
+        }
+        set->n++;
+    }
+    return set->n ? K_OK : K_EINVAL;
+}
+
+bool gpu_set_contains(const struct gpu_set *set, const char *resource)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        const char *pat = set->patterns[i];
+        size_t len = strlen(pat);
+        if (len && pat[len - 1] == '*') {
+            if (strncmp(resource, pat, len - 1) == 0)
+                return true;
+        } else if (strcmp(resource, pat) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void gpu_set_cleanup(struct gpu_set *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        free(set->patterns[i]);
+    free(set->patterns);
+    set->patterns = NULL;
+    set->n = 0;
+}

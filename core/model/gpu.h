@@ -1,0 +1,44 @@
+/*
+ * gpu.h - which extended resources count as GPUs.
+ *
+ * A GPU set is a list of patterns: an exact resource name ("nvidia.com/gpu") or a prefix ending
+ * in '*' ("nvidia.com/mig-*", "gpu.intel.com/*"). The default set (GPU_SET_DEFAULT) covers:
+ *   nvidia.com/gpu, nvidia.com/gpu.shared   NVIDIA device plugin, time-slicing renamed
+ *   nvidia.com/mig-*                        NVIDIA MIG profiles (mixed strategy)
+ *   amd.com/gpu                             AMD device plugin
+ *   gpu.intel.com/*                         Intel GPU plugin (i915, xe, millicores, memory...)
+ *   tke.cloud.tencent.com/qgpu-core, tke.cloud.tencent.com/qgpu-memory   Tencent qGPU slicing
+ *   alpha.kubernetes.io/nvidia-gpu          the pre-device-plugin resource, still seen in the wild
+ * The controller and the CLI take --gpu-resources=a,b,c to replace it.
+ * A set is immutable after gpu_set_parse() and may be shared between threads.
+ */
+#ifndef GPUTRI_GPU_H
+#define GPUTRI_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GPU_SET_DEFAULT                                                                            \
+    "nvidia.com/gpu,nvidia.com/gpu.shared,nvidia.com/mig-*,amd.com/gpu,gpu.intel.com/*,"           \
+    "tke.cloud.tencent.com/qgpu-core,tke.cloud.tencent.com/qgpu-memory,"                           \
+    "alpha.kubernetes.io/nvidia-gpu"
+
+struct gpu_set {
+    char **patterns;
+    size_t n;
+};
+
+/*
+ * gpu_set_parse() - parse a comma-separated pattern list into `set` (which it overwrites).
+ * Whitespace around entries is ignored; empty entries are skipped. Returns K_OK, K_EINVAL for an
+ * empty list or a '*' anywhere but at the end, or K_ENOMEM.
+ */
+int gpu_set_parse(struct gpu_set *set, const char *csv);
+
+/* gpu_set_contains() - whether `resource` is a GPU resource under this set. */
+bool gpu_set_contains(const struct gpu_set *set, const char *resource);
+
+/* gpu_set_cleanup() - free the patterns. */
+void gpu_set_cleanup(struct gpu_set *set);
+
+#endif

@@ -1,0 +1,128 @@
+/* model.c - helpers and cleanup for the compact object projections. */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/result.h"
+
+int64_t resource_list_get(const struct resource_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i].name, name) == 0)
+            return l->items[i].value;
+    return 0;
+}
+
+int resource_list_add(struct resource_list *l, const char *name, int64_t value)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->items[i].name, name) == 0) {
+            l->items[i].value += value;
+            return K_OK;
+        }
+    }
+    struct resource_amount *items = realloc(l->items, (l->n + 1) * sizeof(*items));
+    if (!items)
+        return K_ENOMEM;
+    l->items = items;
+    char *copy = strdup(name);
+    if (!copy)
+        return K_ENOMEM;
+    items[l->n].name = copy;
+    items[l->n].value = value;
+    l->n++;
+    return K_OK;
+}
+
+void resource_list_cleanup(struct resource_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i].name);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+const char *kv_list_get(const struct kv_list *l, const char *key)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i].key, key) == 0)
+            return l->items[i].value;
+    return NULL;
+}
+
+void kv_list_cleanup(struct kv_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->items[i].key);
+        free(l->items[i].value);
+    }
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+static void requirements_cleanup(struct selector_requirement *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].key);
+        for (size_t j = 0; j < r[i].n_values; j++)
+            free(r[i].values[j]);
+        free(r[i].values);
+    }
+    free(r);
+}
+
+void pod_cleanup(struct kpod *p)
+{
+    if (!p)
+        return;
+    free(p->ns);
+    free(p->name);
+    free(p->uid);
+    free(p->node_name);
+    free(p->scheduler_name);
+    free(p->runtime_class);
+    resource_list_cleanup(&p->gpu_requests);
+    kv_list_cleanup(&p->node_selector);
+    for (size_t i = 0; i < p->affinity.n_terms; i++) {
+        requirements_cleanup(p->affinity.terms[i].exprs, p->affinity.terms[i].n_exprs);
+        requirements_cleanup(p->affinity.terms[i].fields, p->affinity.terms[i].n_fields);
+    }
+    free(p->affinity.terms);
+    for (size_t i = 0; i < p->n_tolerations; i++) {
+        free(p->tolerations[i].key);
+        free(p->tolerations[i].op);
+        free(p->tolerations[i].value);
+        free(p->tolerations[i].effect);
+    }
+    free(p->tolerations);
+    free(p->scheduled.reason);
+    free(p->scheduled.message);
+    free(p->cause);
+    free(p->detail);
+    memset(p, 0, sizeof(*p));
+}
+
+void node_cleanup(struct knode *n)
+{
+    if (!n)
+        return;
+    free(n->name);
+    kv_list_cleanup(&n->labels);
+    for (size_t i = 0; i < n->n_taints; i++) {
+        free(n->taints[i].key);
+        free(n->taints[i].value);
+        free(n->taints[i].effect);
+    }
+    free(n->taints);
+    resource_list_cleanup(&n->capacity);
+    resource_list_cleanup(&n->allocatable);
+    memset(n, 0, sizeof(*n));
+}
+
+bool pod_is_terminal(const struct kpod *p)
+{
+    return p->phase == POD_PHASE_SUCCEEDED || p->phase == POD_PHASE_FAILED;
+}

@@ -1,0 +1,167 @@
+/*
+ * model.h - compact projections of the Kubernetes objects gputri reasons about.
+ *
+ * These are plain value structs holding only what the classifier and the webhook need, never the
+ * raw JSON: a cluster of 150,000 pods and 5,000 nodes must fit in a few hundred MB. They are
+ * filled by core/kube/project.c from API JSON and by tests from fixtures.
+ *
+ * Ownership: every pointer inside a struct is owned by that struct and released by the matching
+ * *_cleanup() (pod_cleanup, node_cleanup). Strings are NUL-terminated UTF-8. NULL means "absent".
+ * Nothing here is thread-safe; the cache guards records with its own lock.
+ */
+#ifndef GPUTRI_MODEL_H
+#define GPUTRI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One label or one nodeSelector entry. */
+struct kv {
+    char *key;
+    char *value;
+};
+
+struct kv_list {
+    struct kv *items;
+    size_t n;
+};
+
+/*
+ * One resource amount, as the scheduler counts it: the quantity's Value() rounded up to a whole
+ * unit (kubernetes/kubernetes: pkg/scheduler/framework/types.go, Resource.SetMaxResource).
+ * GPU resources are always whole numbers (API validation requires it).
+ */
+struct resource_amount {
+    char *name;
+    int64_t value;
+};
+
+struct resource_list {
+    struct resource_amount *items;
+    size_t n;
+};
+
+/* resource_list_get() - the amount for `name`, 0 when absent. */
+int64_t resource_list_get(const struct resource_list *l, const char *name);
+/*
+ * resource_list_add() - add `value` to `name` (inserting it when absent). Returns K_OK or
+ * K_ENOMEM. Copies `name`.
+ */
+int resource_list_add(struct resource_list *l, const char *name, int64_t value);
+/* resource_list_cleanup() - free all entries; the list is empty afterwards. */
+void resource_list_cleanup(struct resource_list *l);
+
+/* A node taint (kubernetes/api: core/v1/types.go Taint). value may be "" but not NULL. */
+struct taint {
+    char *key;
+    char *value;
+    char *effect; /* "NoSchedule", "PreferNoSchedule", "NoExecute" */
+};
+
+/* A pod toleration (kubernetes/api: core/v1/types.go Toleration). Empty strings when unset. */
+struct toleration {
+    char *key;
+    char *op; /* "", "Equal" or "Exists" */
+    char *value;
+    char *effect; /* "" matches every effect */
+};
+
+enum selector_op {
+    SELECTOR_OP_IN,
+    SELECTOR_OP_NOT_IN,
+    SELECTOR_OP_EXISTS,
+    SELECTOR_OP_DOES_NOT_EXIST,
+    SELECTOR_OP_GT,
+    SELECTOR_OP_LT,
+    SELECTOR_OP_UNKNOWN, /* never matches */
+};
+
+/* A NodeSelectorRequirement, for matchExpressions (labels) or matchFields (metadata.name). */
+struct selector_requirement {
+    char *key;
+    enum selector_op op;
+    char **values;
+    size_t n_values;
+};
+
+/* A NodeSelectorTerm: expressions ANDed, fields ANDed, both ANDed. */
+struct selector_term {
+    struct selector_requirement *exprs;
+    size_t n_exprs;
+    struct selector_requirement *fields;
+    size_t n_fields;
+};
+
+/* spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution; terms ORed. */
+struct node_affinity {
+    bool present; /* false: no required node affinity at all */
+    struct selector_term *terms;
+    size_t n_terms;
+};
+
+enum pod_phase {
+    POD_PHASE_UNKNOWN = 0,
+    POD_PHASE_PENDING,
+    POD_PHASE_RUNNING,
+    POD_PHASE_SUCCEEDED,
+    POD_PHASE_FAILED,
+};
+
+/* The PodScheduled condition; status is 0 when the condition is absent. */
+enum cond_status { COND_ABSENT = 0, COND_TRUE, COND_FALSE, COND_UNKNOWN };
+
+struct pod_condition {
+    enum cond_status status;
+    char *reason;
+    char *message;
+};
+
+struct kpod {
+    char *ns;
+    char *name;
+    char *uid;
+    char *node_name; /* spec.nodeName; NULL when unbound */
+    char *scheduler_name;
+    char *runtime_class; /* spec.runtimeClassName */
+    enum pod_phase phase;
+    bool deleting; /* metadata.deletionTimestamp set */
+    /*
+     * The effective request of every GPU resource the pod asks for (zero amounts dropped), as
+     * the scheduler computes it: max(sum of containers + restartable init containers, the
+     * largest init container + sidecars started before it), requests defaulting from limits,
+     * plus spec.overhead (kubernetes/component-helpers: resource/helpers.go PodRequests).
+     */
+    struct resource_list gpu_requests;
+    struct kv_list node_selector;
+    struct node_affinity affinity;
+    struct toleration *tolerations;
+    size_t n_tolerations;
+    struct pod_condition scheduled; /* PodScheduled */
+    char *cause;  /* annotation gputri/cause, NULL when absent */
+    char *detail; /* annotation gputri/detail */
+};
+
+struct knode {
+    char *name;
+    struct kv_list labels;
+    struct taint *taints;
+    size_t n_taints;
+    bool unschedulable; /* spec.unschedulable */
+    /* GPU resources only (see gpu.h), from status.capacity and status.allocatable. */
+    struct resource_list capacity;
+    struct resource_list allocatable;
+};
+
+/* pod_cleanup() / node_cleanup() - free everything the struct owns and zero it. NULL-safe. */
+void pod_cleanup(struct kpod *p);
+void node_cleanup(struct knode *n);
+
+/* pod_is_terminal() - phase Succeeded or Failed: such pods hold no resources on a node. */
+bool pod_is_terminal(const struct kpod *p);
+
+/* kv_list_get() - the value for key, borrowed, or NULL. */
+const char *kv_list_get(const struct kv_list *l, const char *key);
+void kv_list_cleanup(struct kv_list *l);
+
+#endif

@@ -1,0 +1,2 @@
+/* Keeps the test support library non-empty. */
+typedef int gputri_testlib_empty;
