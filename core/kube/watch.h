@@ -43,8 +43,16 @@ struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn 
 int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t len);
 
 /*
+ * kube_watch_parser_finish() - call when the stream has ended. Returns K_OK when the input ended
+ * between events, K_EPARSE when it ended inside one (a truncated stream), or the error an earlier
+ * feed returned.
+ */
+int kube_watch_parser_finish(struct kube_watch_parser *p);
+
+/*
  * kube_watch_parser_last_rv() - the metadata.resourceVersion of the last ADDED, MODIFIED,
- * DELETED or BOOKMARK event, "" before the first. Borrowed; valid until the next feed.
+ * DELETED or BOOKMARK event whose handler returned 0, "" before the first. Borrowed; valid until
+ * the next feed.
  */
 const char *kube_watch_parser_last_rv(const struct kube_watch_parser *p);
 
