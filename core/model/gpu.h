@@ -2,11 +2,12 @@
  * gpu.h - which extended resources count as GPUs.
  *
  * A GPU set is a list of patterns: an exact resource name ("nvidia.com/gpu") or a prefix ending
- * in '*' ("nvidia.com/mig-*", "gpu.intel.com/*"). The default set (GPU_SET_DEFAULT) covers:
+ * in '*' ("nvidia.com/mig-*"; "gpu.intel.com/" + "*" for a whole domain). The default set
+ * (GPU_SET_DEFAULT) covers:
  *   nvidia.com/gpu, nvidia.com/gpu.shared   NVIDIA device plugin, time-slicing renamed
  *   nvidia.com/mig-*                        NVIDIA MIG profiles (mixed strategy)
  *   amd.com/gpu                             AMD device plugin
- *   gpu.intel.com/*                         Intel GPU plugin (i915, xe, millicores, memory...)
+ *   gpu.intel.com/ + *                      Intel GPU plugin (i915, xe, millicores, memory...)
  *   tke.cloud.tencent.com/qgpu-core, tke.cloud.tencent.com/qgpu-memory   Tencent qGPU slicing
  *   alpha.kubernetes.io/nvidia-gpu          the pre-device-plugin resource, still seen in the wild
  * The controller and the CLI take --gpu-resources=a,b,c to replace it.

@@ -13,8 +13,10 @@
 
 /*
  * quantity_parse() - the quantity's Value(): rounded up to a whole unit (away from zero for
- * negatives, as Quantity.Value does), clamped to INT64 range. Returns K_OK or K_EINVAL for text
- * that is not a quantity (empty, bad suffix, junk, more than one sign, no digits).
+ * negatives, as Quantity.Value does), clamped to INT64 range. Exact decimal arithmetic, no
+ * floating point. Returns K_OK, K_EINVAL for text that is not a quantity (NULL, empty, bad
+ * suffix, junk, more than one sign, no digits), or K_ENOMEM (a scratch buffer the size of the
+ * input is allocated and freed). `*value` is written only on K_OK.
  */
 int quantity_parse(const char *s, int64_t *value);
 
