@@ -1,0 +1,712 @@
+/*
+ * config.c - find the API server and credentials: kubeconfig files (read with libyaml's document
+ * API), the in-cluster service account, or ~/.kube/config (see config.h for the order).
+ */
+#include "kube/config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <yaml.h>
+
+#include "util/buf.h"
+#include "util/result.h"
+
+#define KUBECONFIG_MAX (16u << 20) /* a kubeconfig or token file larger than this is refused */
+#define TOKEN_MAX (1u << 20)
+#define KUBECONFIG_FILES_MAX 64 /* entries taken from $KUBECONFIG */
+
+#define SERVICEACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/* One parsed kubeconfig file. */
+struct kc_file {
+    char *path;
+    char *dir; /* relative paths inside the file are resolved against this */
+    yaml_document_t doc;
+    int has_doc;
+};
+
+/* A set of kubeconfig files, searched in order: the first file defining an entry wins. */
+struct kc_set {
+    struct kc_file files[KUBECONFIG_FILES_MAX];
+    size_t n;
+    const char *label; /* the path or the $KUBECONFIG list, for messages */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * Read a whole file into b (initialised by the caller with its limit). Returns K_OK, K_ENOTFOUND
+ * when it does not exist, K_ETOOBIG above the limit, K_EINVAL for other I/O errors (errno kept),
+ * or K_ENOMEM.
+ */
+static int read_file(const char *path, struct buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT || errno == ENOTDIR ? K_ENOTFOUND : K_EINVAL;
+    int rc = K_OK;
+    int e = 0;
+    char tmp[8192];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+        rc = buf_append(b, tmp, n);
+        if (rc)
+            goto out;
+    }
+    if (ferror(f)) {
+        e = errno;
+        rc = K_EINVAL;
+    } else if (!b->data) {
+        rc = buf_append(b, "", 0); /* an empty file still yields "" */
+    }
+out:
+    fclose(f);
+    errno = e; /* for the caller's message */
+    return rc;
+}
+
+static char *dirname_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* A path from a kubeconfig: absolute as is, relative against the file's directory. */
+static char *resolve_path(const char *dir, const char *p)
+{
+    if (p[0] == '/')
+        return strdup(p);
+    size_t n = strlen(dir) + 1 + strlen(p) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", dir, p);
+    return out;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    size_t start = strspn(s, " \t\r\n");
+    if (start)
+        memmove(s, s + start, n - start + 1);
+}
+
+/*
+ * Decode standard base64 (whitespace ignored, padding required) into a NUL-terminated buffer.
+ * EVP_DecodeBlock counts padding as zero bytes and accepts '=' anywhere, so both are checked here.
+ */
+static int base64_decode(const char *in, char **out, size_t *outlen)
+{
+    int rc = K_EINVAL;
+    size_t n = strlen(in);
+    char *clean = malloc(n + 1);
+    unsigned char *dst = NULL;
+    if (!clean)
+        return K_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr(" \t\r\n", in[i]))
+            clean[m++] = in[i];
+    clean[m] = '\0';
+    if (m == 0 || m % 4 != 0 || m > INT32_MAX)
+        goto out;
+    size_t pad = 0;
+    while (pad < m && clean[m - 1 - pad] == '=')
+        pad++;
+    if (pad > 2 || memchr(clean, '=', m - pad))
+        goto out;
+    dst = malloc(m / 4 * 3 + 1);
+    if (!dst) {
+        rc = K_ENOMEM;
+        goto out;
+    }
+    int r = EVP_DecodeBlock(dst, (const unsigned char *)clean, (int)m);
+    if (r < 0 || (size_t)r < pad)
+        goto out;
+    *outlen = (size_t)r - pad;
+    dst[*outlen] = '\0';
+    *out = (char *)dst;
+    dst = NULL;
+    rc = K_OK;
+out:
+    free(clean);
+    free(dst);
+    return rc;
+}
+
+/* ---- YAML document helpers. Nodes are borrowed from the document. ---- */
+
+/* The value of a scalar node, or NULL for a missing, non-scalar, null or empty node. */
+static const char *scalar(yaml_node_t *node)
+{
+    if (!node || node->type != YAML_SCALAR_NODE)
+        return NULL;
+    const char *v = (const char *)node->data.scalar.value;
+    /* An empty string means unset, as for Go's zero values. */
+    if (v[0] == '\0')
+        return NULL;
+    if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        (strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
+         strcmp(v, "NULL") == 0))
+        return NULL;
+    /* A value with an embedded NUL ("\0" escape) cannot be a path, token or name. */
+    if (strlen(v) != node->data.scalar.length)
+        return NULL;
+    return v;
+}
+
+/* map[key] for a mapping node, NULL when absent or node is not a mapping. */
+static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top;
+         pair++) {
+        yaml_node_t *k = yaml_document_get_node(doc, pair->key);
+        const char *ks = scalar(k);
+        if (ks && strcmp(ks, key) == 0)
+            return yaml_document_get_node(doc, pair->value);
+    }
+    return NULL;
+}
+
+static const char *map_str(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+    return scalar(map_get(doc, map, key));
+}
+
+/*
+ * In root[list] (a sequence of {name: N, <field>: {...}}), the <field> mapping of the entry named
+ * `name`, or NULL.
+ */
+static yaml_node_t *find_named(yaml_document_t *doc, const char *list, const char *field,
+                               const char *name)
+{
+    yaml_node_t *root = yaml_document_get_root_node(doc);
+    yaml_node_t *seq = map_get(doc, root, list);
+    if (!seq || seq->type != YAML_SEQUENCE_NODE)
+        return NULL;
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *entry = yaml_document_get_node(doc, *it);
+        const char *n = map_str(doc, entry, "name");
+        if (n && strcmp(n, name) == 0) {
+            yaml_node_t *v = map_get(doc, entry, field);
+            /* "user: {}" or a bare "user:" both mean an entry with no settings. */
+            return v ? v : entry;
+        }
+    }
+    return NULL;
+}
+
+/* The first file in the set defining list[name]; *file gets that file. */
+static yaml_node_t *set_find(struct kc_set *set, const char *list, const char *field,
+                             const char *name, struct kc_file **file)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        struct kc_file *f = &set->files[i];
+        if (!f->has_doc)
+            continue;
+        yaml_node_t *node = find_named(&f->doc, list, field, name);
+        if (node) {
+            *file = f;
+            return node;
+        }
+    }
+    return NULL;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "y"};
+    static const char *const no[] = {"false", "no", "off", "n"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = true;
+            return K_OK;
+        }
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = false;
+            return K_OK;
+        }
+    }
+    return K_EINVAL;
+}
+
+/*
+ * Load one kubeconfig file into f. missing_ok: a file that does not exist is skipped (returns
+ * K_OK with has_doc 0), as client-go does for the entries of $KUBECONFIG.
+ */
+static int kc_file_load(struct kc_file *f, const char *path, int missing_ok, char *err,
+                        size_t errlen)
+{
+    struct buf text;
+    yaml_parser_t parser;
+    int parser_ready = 0;
+    int rc;
+
+    buf_init(&text, KUBECONFIG_MAX);
+    f->path = strdup(path);
+    f->dir = dirname_of(path);
+    if (!f->path || !f->dir) {
+        rc = K_ENOMEM;
+        goto out;
+    }
+    rc = read_file(path, &text);
+    if (rc == K_ENOTFOUND && missing_ok) {
+        rc = K_OK;
+        goto out;
+    }
+    if (rc == K_ENOTFOUND || rc == K_EINVAL) {
+        set_err(err, errlen, "kubeconfig %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (rc == K_ETOOBIG) {
+        set_err(err, errlen, "kubeconfig %s: larger than %u bytes", path, KUBECONFIG_MAX);
+        rc = K_EINVAL;
+        goto out;
+    }
+    if (rc)
+        goto out;
+
+    if (!yaml_parser_initialize(&parser)) {
+        rc = K_ENOMEM;
+        goto out;
+    }
+    parser_ready = 1;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text.data, text.len);
+    if (!yaml_parser_load(&parser, &f->doc)) {
+        if (parser.error == YAML_MEMORY_ERROR) {
+            rc = K_ENOMEM;
+        } else {
+            set_err(err, errlen, "kubeconfig %s: invalid YAML at line %zu column %zu: %s", path,
+                    parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                    parser.problem ? parser.problem : "parse error");
+            rc = K_EINVAL;
+        }
+        goto out;
+    }
+    f->has_doc = 1;
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
+    if (root && root->type != YAML_MAPPING_NODE) {
+        set_err(err, errlen, "kubeconfig %s: top level is not a mapping", path);
+        rc = K_EINVAL;
+        goto out;
+    }
+out:
+    if (parser_ready)
+        yaml_parser_delete(&parser);
+    buf_cleanup(&text);
+    return rc;
+}
+
+static void kc_set_cleanup(struct kc_set *set)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        struct kc_file *f = &set->files[i];
+        if (f->has_doc)
+            yaml_document_delete(&f->doc);
+        free(f->path);
+        free(f->dir);
+    }
+    set->n = 0;
+}
+
+/*
+ * A file path field (e.g. certificate-authority) of `node` resolved against f's directory into
+ * *out, checking that the file can be read. Absent field: *out stays NULL.
+ */
+static int take_path(struct kc_file *f, yaml_node_t *node, const char *key, const char *what,
+                     const char *name, char **out, char *err, size_t errlen)
+{
+    const char *v = map_str(&f->doc, node, key);
+    if (!v)
+        return K_OK;
+    char *p = resolve_path(f->dir, v);
+    if (!p)
+        return K_ENOMEM;
+    if (access(p, R_OK) != 0) {
+        int e = errno;
+        set_err(err, errlen, "kubeconfig %s: %s \"%s\": %s %s: %s", f->path, what, name, key, p,
+                strerror(e));
+        free(p);
+        return e == ENOENT ? K_ENOTFOUND : K_EINVAL;
+    }
+    *out = p;
+    return K_OK;
+}
+
+/* A *-data field of `node`, base64-decoded into *out. Absent field: *out stays NULL. */
+static int take_data(struct kc_file *f, yaml_node_t *node, const char *key, const char *what,
+                     const char *name, char **out, size_t *outlen, char *err, size_t errlen)
+{
+    const char *v = map_str(&f->doc, node, key);
+    if (!v)
+        return K_OK;
+    int rc = base64_decode(v, out, outlen);
+    if (rc == K_EINVAL)
+        set_err(err, errlen, "kubeconfig %s: %s \"%s\": %s is not valid base64", f->path, what,
+                name, key);
+    return rc;
+}
+
+static int load_cluster(struct kc_set *set, const char *name, struct kube_config *cfg, char *err,
+                        size_t errlen)
+{
+    struct kc_file *f = NULL;
+    yaml_node_t *c = set_find(set, "clusters", "cluster", name, &f);
+    int rc;
+
+    if (!c) {
+        set_err(err, errlen, "kubeconfig %s: cluster \"%s\" not found", set->label, name);
+        return K_EINVAL;
+    }
+    const char *server = map_str(&f->doc, c, "server");
+    if (!server) {
+        set_err(err, errlen, "kubeconfig %s: cluster \"%s\" has no server", f->path, name);
+        return K_EINVAL;
+    }
+    cfg->server = strdup(server);
+    if (!cfg->server)
+        return K_ENOMEM;
+    size_t n = strlen(cfg->server);
+    while (n > 0 && cfg->server[n - 1] == '/')
+        cfg->server[--n] = '\0';
+
+    /* Inline data wins over a file, as in client-go. */
+    rc = take_data(f, c, "certificate-authority-data", "cluster", name, &cfg->ca_pem,
+                   &cfg->ca_pem_len, err, errlen);
+    if (rc)
+        return rc;
+    if (!cfg->ca_pem) {
+        rc = take_path(f, c, "certificate-authority", "cluster", name, &cfg->ca_file, err, errlen);
+        if (rc)
+            return rc;
+    }
+    const char *insecure = map_str(&f->doc, c, "insecure-skip-tls-verify");
+    if (insecure && parse_bool(insecure, &cfg->insecure) != K_OK) {
+        set_err(err, errlen,
+                "kubeconfig %s: cluster \"%s\": insecure-skip-tls-verify \"%s\" is not "
+                "a boolean",
+                f->path, name, insecure);
+        return K_EINVAL;
+    }
+    return K_OK;
+}
+
+static int load_user(struct kc_set *set, const char *name, struct kube_config *cfg, char *err,
+                     size_t errlen)
+{
+    struct kc_file *f = NULL;
+    yaml_node_t *u = set_find(set, "users", "user", name, &f);
+    int rc;
+
+    if (!u) {
+        set_err(err, errlen, "kubeconfig %s: user \"%s\" not found", set->label, name);
+        return K_EINVAL;
+    }
+    rc = take_data(f, u, "client-certificate-data", "user", name, &cfg->cert_pem,
+                   &cfg->cert_pem_len, err, errlen);
+    if (rc)
+        return rc;
+    if (!cfg->cert_pem) {
+        rc = take_path(f, u, "client-certificate", "user", name, &cfg->cert_file, err, errlen);
+        if (rc)
+            return rc;
+    }
+    rc = take_data(f, u, "client-key-data", "user", name, &cfg->key_pem, &cfg->key_pem_len, err,
+                   errlen);
+    if (rc)
+        return rc;
+    if (!cfg->key_pem) {
+        rc = take_path(f, u, "client-key", "user", name, &cfg->key_file, err, errlen);
+        if (rc)
+            return rc;
+    }
+    bool has_cert = cfg->cert_pem || cfg->cert_file;
+    bool has_key = cfg->key_pem || cfg->key_file;
+    if (has_cert != has_key) {
+        set_err(err, errlen, "kubeconfig %s: user \"%s\" has a client %s but no client %s", f->path,
+                name, has_cert ? "certificate" : "key", has_cert ? "key" : "certificate");
+        return K_EINVAL;
+    }
+
+    /*
+     * client-go: a literal token wins and tokenFile is kept for refreshes; a tokenFile alone is
+     * read now, so a missing file is reported at start-up.
+     */
+    const char *token = map_str(&f->doc, u, "token");
+    rc = take_path(f, u, "tokenFile", "user", name, &cfg->token_file, err, errlen);
+    if (rc)
+        return rc;
+    if (token) {
+        cfg->token = strdup(token);
+        if (!cfg->token)
+            return K_ENOMEM;
+    } else if (cfg->token_file) {
+        struct buf b;
+        buf_init(&b, TOKEN_MAX);
+        rc = read_file(cfg->token_file, &b);
+        if (rc) {
+            set_err(err, errlen, "kubeconfig %s: user \"%s\": tokenFile %s: %s", f->path, name,
+                    cfg->token_file, rc == K_ETOOBIG ? "too large" : strerror(errno));
+            buf_cleanup(&b);
+            return rc == K_ENOMEM || rc == K_ENOTFOUND ? rc : K_EINVAL;
+        }
+        cfg->token = buf_take(&b);
+        trim(cfg->token);
+    }
+
+    if (!has_cert && !cfg->token) {
+        static const char *const unsupported[] = {"exec", "auth-provider", "username"};
+        for (size_t i = 0; i < 3; i++) {
+            if (map_get(&f->doc, u, unsupported[i])) {
+                set_err(err, errlen,
+                        "kubeconfig %s: user \"%s\" uses %s credentials, which are not "
+                        "supported; use a token, tokenFile or client certificate",
+                        f->path, name, unsupported[i]);
+                return K_EINVAL;
+            }
+        }
+    }
+    return K_OK;
+}
+
+/* Resolve current-context through the set into cfg. */
+static int load_from_set(struct kc_set *set, struct kube_config *cfg, char *err, size_t errlen)
+{
+    const char *current = NULL;
+    struct kc_file *cf = NULL;
+    int rc;
+
+    for (size_t i = 0; i < set->n && !current; i++) {
+        struct kc_file *f = &set->files[i];
+        if (f->has_doc)
+            current = map_str(&f->doc, yaml_document_get_root_node(&f->doc), "current-context");
+    }
+    if (!current) {
+        set_err(err, errlen, "kubeconfig %s: no current-context set", set->label);
+        return K_EINVAL;
+    }
+    yaml_node_t *ctx = set_find(set, "contexts", "context", current, &cf);
+    if (!ctx) {
+        set_err(err, errlen, "kubeconfig %s: context \"%s\" not found", set->label, current);
+        return K_EINVAL;
+    }
+    const char *cluster = map_str(&cf->doc, ctx, "cluster");
+    const char *user = map_str(&cf->doc, ctx, "user");
+    if (!cluster) {
+        set_err(err, errlen, "kubeconfig %s: context \"%s\" names no cluster", cf->path, current);
+        return K_EINVAL;
+    }
+    cfg->source = strdup(cf->path);
+    if (!cfg->source)
+        return K_ENOMEM;
+    rc = load_cluster(set, cluster, cfg, err, errlen);
+    if (rc)
+        return rc;
+    if (user) {
+        rc = load_user(set, user, cfg, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return K_OK;
+}
+
+static int load_kubeconfig_file(const char *path, struct kube_config *cfg, char *err, size_t errlen)
+{
+    struct kc_set *set = calloc(1, sizeof(*set));
+    if (!set)
+        return K_ENOMEM;
+    set->label = path;
+    set->n = 1;
+    int rc = kc_file_load(&set->files[0], path, 0, err, errlen);
+    if (!rc)
+        rc = load_from_set(set, cfg, err, errlen);
+    kc_set_cleanup(set);
+    free(set);
+    return rc;
+}
+
+static int load_kubeconfig_list(const char *list, struct kube_config *cfg, char *err, size_t errlen)
+{
+    int rc = K_OK;
+    int found = 0;
+    char *copy = strdup(list);
+    struct kc_set *set = calloc(1, sizeof(*set));
+    if (!copy || !set) {
+        rc = K_ENOMEM;
+        goto out;
+    }
+    set->label = list;
+    char *save = NULL;
+    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+        if (set->n == KUBECONFIG_FILES_MAX) {
+            set_err(err, errlen, "$KUBECONFIG %s: more than %d files", list, KUBECONFIG_FILES_MAX);
+            rc = K_EINVAL;
+            goto out;
+        }
+        rc = kc_file_load(&set->files[set->n++], p, 1, err, errlen);
+        if (rc)
+            goto out;
+        found += set->files[set->n - 1].has_doc;
+    }
+    if (!found) {
+        set_err(err, errlen, "$KUBECONFIG %s: none of the files exist", list);
+        rc = K_ENOTFOUND;
+        goto out;
+    }
+    rc = load_from_set(set, cfg, err, errlen);
+out:
+    if (set)
+        kc_set_cleanup(set);
+    free(set);
+    free(copy);
+    return rc;
+}
+
+static int load_in_cluster(const char *host, const char *port, struct kube_config *cfg, char *err,
+                           size_t errlen)
+{
+    const char *dir = getenv("GPUTRI_SERVICEACCOUNT_DIR");
+    struct buf b;
+    int rc;
+
+    if (!dir || !*dir)
+        dir = SERVICEACCOUNT_DIR;
+    buf_init(&b, 4096);
+    /* An IPv6 service address needs brackets, as net.JoinHostPort adds in client-go. */
+    if (strchr(host, ':') && host[0] != '[')
+        rc = buf_printf(&b, "https://[%s]:%s", host, port);
+    else
+        rc = buf_printf(&b, "https://%s:%s", host, port);
+    if (rc) {
+        buf_cleanup(&b);
+        set_err(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST/PORT too long");
+        return rc == K_ENOMEM ? rc : K_EINVAL;
+    }
+    cfg->server = buf_take(&b);
+    cfg->source = strdup("in-cluster");
+    cfg->token_file = resolve_path(dir, "token");
+    char *ca = resolve_path(dir, "ca.crt");
+    if (!cfg->server || !cfg->source || !cfg->token_file || !ca) {
+        free(ca);
+        return K_ENOMEM;
+    }
+    /* As client-go's InClusterConfig: without a readable CA the system roots are used. */
+    if (access(ca, R_OK) == 0)
+        cfg->ca_file = ca;
+    else
+        free(ca);
+
+    buf_init(&b, TOKEN_MAX);
+    rc = read_file(cfg->token_file, &b);
+    if (rc) {
+        set_err(err, errlen, "in-cluster: token %s: %s", cfg->token_file,
+                rc == K_ETOOBIG ? "too large" : strerror(errno));
+        buf_cleanup(&b);
+        return rc == K_ENOMEM || rc == K_ENOTFOUND ? rc : K_EINVAL;
+    }
+    cfg->token = buf_take(&b);
+    trim(cfg->token);
+    if (!cfg->token[0]) {
+        set_err(err, errlen, "in-cluster: token %s is empty", cfg->token_file);
+        return K_EINVAL;
+    }
+    return K_OK;
+}
+
+int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *err, size_t errlen)
+{
+    int rc;
+
+    memset(cfg, 0, sizeof(*cfg));
+    set_err(err, errlen, "%s", "");
+
+    const char *env = getenv("KUBECONFIG");
+    const char *host = getenv("KUBERNETES_SERVICE_HOST");
+    const char *port = getenv("KUBERNETES_SERVICE_PORT");
+    const char *home = getenv("HOME");
+
+    if (explicit_path && *explicit_path) {
+        rc = load_kubeconfig_file(explicit_path, cfg, err, errlen);
+    } else if (env && *env) {
+        rc = load_kubeconfig_list(env, cfg, err, errlen);
+    } else if (host && *host && port && *port) {
+        rc = load_in_cluster(host, port, cfg, err, errlen);
+    } else if (home && *home) {
+        char path[4096];
+        int n = snprintf(path, sizeof(path), "%s/.kube/config", home);
+        if (n < 0 || (size_t)n >= sizeof(path)) {
+            set_err(err, errlen, "$HOME is too long");
+            rc = K_EINVAL;
+        } else if (access(path, F_OK) != 0) {
+            set_err(err, errlen,
+                    "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, not in a "
+                    "cluster ($KUBERNETES_SERVICE_HOST unset) and %s does not exist",
+                    path);
+            rc = K_ENOTFOUND;
+        } else {
+            rc = load_kubeconfig_file(path, cfg, err, errlen);
+        }
+    } else {
+        set_err(err, errlen,
+                "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, "
+                "not in a cluster and $HOME unset");
+        rc = K_ENOTFOUND;
+    }
+    if (rc == K_ENOMEM)
+        set_err(err, errlen, "out of memory reading the Kubernetes configuration");
+    if (rc)
+        kube_config_cleanup(cfg);
+    return rc;
+}
+
+void kube_config_cleanup(struct kube_config *cfg)
+{
+    if (!cfg)
+        return;
+    free(cfg->server);
+    free(cfg->ca_file);
+    free(cfg->ca_pem);
+    free(cfg->cert_file);
+    free(cfg->cert_pem);
+    free(cfg->key_file);
+    if (cfg->key_pem) {
+        /* Private key material: do not leave it in freed memory. */
+        OPENSSL_cleanse(cfg->key_pem, cfg->key_pem_len);
+        free(cfg->key_pem);
+    }
+    if (cfg->token) {
+        OPENSSL_cleanse(cfg->token, strlen(cfg->token));
+        free(cfg->token);
+    }
+    free(cfg->token_file);
+    free(cfg->source);
+    memset(cfg, 0, sizeof(*cfg));
+}
