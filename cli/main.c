@@ -1,0 +1,147 @@
+/* main.c - the gputri command: triage and explain one pod. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/client.h"
+#include "kube/config.h"
+#include "model/gpu.h"
+#include "triage.h"
+#include "util/log.h"
+#include "util/result.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage:\n"
+            "  gputri triage NAMESPACE POD   print the cause in one word\n"
+            "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
+            "node\n"
+            "\n"
+            "Causes, checked in this order: no-request ok label-mismatch taint no-gpu-node\n"
+            "allocatable-zero exhausted; gpu-fits when the GPUs fit and something else blocks.\n"
+            "\n"
+            "Flags:\n"
+            "  --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG, in-cluster,\n"
+            "                        ~/.kube/config)\n"
+            "  --gpu-resources LIST  comma-separated GPU resource names; a trailing * is a\n"
+            "                        prefix (default: %s)\n"
+            "  -v, --v N             log verbosity\n"
+            "  -h, --help            show this help\n"
+            "      --version         print the version\n"
+            "\n"
+            "Exit status: 0 answered, 1 the pod does not exist or the API could not be read,\n"
+            "2 usage error.\n",
+            GPU_SET_DEFAULT);
+}
+
+static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name,
+                            int rc, const struct kube_error *err)
+{
+    switch (rc) {
+    case K_ENOTFOUND:
+        fprintf(stderr, "gputri: pod %s/%s not found\n", ns, name);
+        break;
+    case K_EIO:
+    case K_ETIMEDOUT:
+        fprintf(stderr, "gputri: cannot reach the API server %s: %s\n", cfg->server,
+                err->message[0] ? err->message : k_strerror(rc));
+        break;
+    case K_EFORBIDDEN:
+    case K_EUNAUTHORIZED:
+        fprintf(stderr, "gputri: %s: %s\n", k_strerror(rc),
+                err->message[0] ? err->message : "access denied");
+        break;
+    default:
+        fprintf(stderr, "gputri: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
+                err->message);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_KUBECONFIG = 256, OPT_GPU, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+        {"gpu-resources", required_argument, NULL, OPT_GPU},
+        {"v", required_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    const char *kubeconfig = NULL, *gpu_list = GPU_SET_DEFAULT;
+    int opt;
+    while ((opt = getopt_long_only(argc, argv, "hv:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_KUBECONFIG:
+            kubeconfig = optarg;
+            break;
+        case OPT_GPU:
+            gpu_list = optarg;
+            break;
+        case 'v':
+            log_set_verbosity(atoi(optarg));
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_VERSION:
+            printf("gputri 0.1.0\n");
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    int nargs = argc - optind;
+    const char *cmd = nargs > 0 ? argv[optind] : NULL;
+    if (!cmd || (strcmp(cmd, "triage") != 0 && strcmp(cmd, "explain") != 0)) {
+        if (cmd)
+            fprintf(stderr, "gputri: unknown command %s\n", cmd);
+        usage(stderr);
+        return 2;
+    }
+    if (nargs != 3) {
+        fprintf(stderr, "gputri: %s needs NAMESPACE and POD\n", cmd);
+        return 2;
+    }
+    const char *ns = argv[optind + 1], *name = argv[optind + 2];
+
+    struct gpu_set gpus;
+    if (gpu_set_parse(&gpus, gpu_list) != K_OK) {
+        fprintf(stderr, "gputri: invalid --gpu-resources %s\n", gpu_list);
+        return 2;
+    }
+    int status = 1;
+    struct kube_config cfg = {0};
+    struct kube_client *client = NULL;
+    char errbuf[512];
+    if (kube_config_load(kubeconfig, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
+        fprintf(stderr, "gputri: %s\n", errbuf);
+        goto out;
+    }
+    client = kube_client_new(&cfg, "gputri/0.1.0");
+    if (!client) {
+        fprintf(stderr, "gputri: out of memory\n");
+        goto out;
+    }
+    struct triage t;
+    struct kube_error err = {0};
+    int rc = triage_run(client, &gpus, ns, name, &t, &err);
+    if (rc) {
+        print_api_error(&cfg, ns, name, rc, &err);
+        goto out;
+    }
+    if (strcmp(cmd, "triage") == 0)
+        printf("%s\n", cause_word(t.result.cause));
+    else
+        triage_print_explain(&t, stdout);
+    triage_cleanup(&t);
+    status = fflush(stdout) == 0 ? 0 : 1;
+out:
+    kube_client_free(client);
+    kube_config_cleanup(&cfg);
+    gpu_set_cleanup(&gpus);
+    return status;
+}

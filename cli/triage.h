@@ -1,0 +1,34 @@
+/*
+ * triage.h - classify one pod on demand, straight from the API server: GET the pod, and only
+ * when it is a pending GPU pod, LIST the nodes and the non-terminal pods into a store.
+ */
+#ifndef GPUTRI_TRIAGE_H
+#define GPUTRI_TRIAGE_H
+
+#include <stdio.h>
+
+#include "cache/store.h"
+#include "classify/classify.h"
+#include "kube/client.h"
+
+struct triage {
+    struct store *store;          /* owned */
+    const struct kpod *pod;       /* borrowed from store */
+    struct classify_result result;
+    struct node_verdict *verdicts; /* owned, result.n_verdicts entries */
+};
+
+/*
+ * triage_run() - fetch and classify ns/name. On K_OK `t` must be released with
+ * triage_cleanup(). K_ENOTFOUND when the pod does not exist; other K_* values with err filled.
+ * gpus is borrowed and must outlive t.
+ */
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
+               const char *name, struct triage *t, struct kube_error *err);
+
+/* triage_print_explain() - the cause, detail, per-node ladder and who holds the GPUs. */
+void triage_print_explain(const struct triage *t, FILE *out);
+
+void triage_cleanup(struct triage *t);
+
+#endif

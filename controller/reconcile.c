@@ -1,0 +1,122 @@
+/* reconcile.c - from a pod's verdict to its annotation and Event. */
+#include "reconcile.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kube/event.h"
+#include "util/result.h"
+
+static int split_key(const char *key, char *ns, size_t ns_len, char *name, size_t name_len)
+{
+    const char *slash = strchr(key, '/');
+    if (!slash || (size_t)(slash - key) >= ns_len || strlen(slash + 1) >= name_len ||
+        !slash[1])
+        return K_EINVAL;
+    memcpy(ns, key, (size_t)(slash - key));
+    ns[slash - key] = '\0';
+    strcpy(name, slash + 1);
+    return K_OK;
+}
+
+int reconcile_plan(struct store *s, const char *key, const char *written,
+                   struct reconcile_plan *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (split_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name)) != K_OK)
+        return K_EINVAL;
+    store_read_lock(s);
+    const struct kpod *pod = store_pod_get(s, out->ns, out->name);
+    if (!pod) {
+        out->kind = RECONCILE_GONE;
+        goto out;
+    }
+    const char *current = written ? written : pod->cause;
+    snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
+    if (store_is_pending_gpu_pod(pod)) {
+        size_t n_nodes;
+        const struct knode *const *nodes = store_nodes(s, &n_nodes);
+        struct classify_input in = {pod, nodes, n_nodes, store_node_usage, s};
+        struct classify_result r;
+        if (classify(&in, &r) != K_OK)
+            goto out;
+        if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
+            goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
+        if (current && strcmp(current, cause_word(r.cause)) == 0)
+            goto out;
+        out->kind = RECONCILE_WRITE;
+        out->cause = r.cause;
+        snprintf(out->detail, sizeof(out->detail), "%s", r.detail);
+        out->event_type = "Warning";
+        out->event_reason = cause_event_reason(r.cause);
+    } else if (pod->node_name && !pod_is_terminal(pod) && current &&
+               strcmp(current, cause_word(CAUSE_OK)) != 0) {
+        out->kind = RECONCILE_WRITE;
+        out->cause = CAUSE_OK;
+        snprintf(out->detail, sizeof(out->detail), "bound to node %s", pod->node_name);
+        out->event_type = "Normal";
+        out->event_reason = cause_event_reason(CAUSE_OK);
+    }
+out:
+    store_read_unlock(s);
+    return K_OK;
+}
+
+int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *w,
+                    struct kube_error *err)
+{
+    if (plan->kind != RECONCILE_WRITE)
+        return K_OK;
+    int rc = w->annotate(w->ctx, plan->ns, plan->name, cause_word(plan->cause), plan->detail, err);
+    if (rc == K_ENOTFOUND)
+        return K_OK;
+    if (rc)
+        return rc;
+    rc = w->event(w->ctx, plan, err);
+    return rc == K_ENOTFOUND ? K_OK : rc;
+}
+
+static int kube_annotate(void *ctx, const char *ns, const char *name, const char *cause,
+                         const char *detail, struct kube_error *err)
+{
+    struct kube_pod_writer *kw = ctx;
+    char path[1024], ns_esc[256], name_esc[512];
+    if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) ||
+        kube_path_escape(name, name_esc, sizeof(name_esc)))
+        return K_ETOOBIG;
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns_esc, name_esc);
+    json_object *body = json_object_new_object();
+    json_object *meta = json_object_new_object();
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, ANNOTATION_CAUSE, json_object_new_string(cause));
+    json_object_object_add(ann, ANNOTATION_DETAIL, json_object_new_string(detail));
+    json_object_object_add(meta, "annotations", ann);
+    json_object_object_add(body, "metadata", meta);
+    int rc = kube_patch_merge(kw->client, path, body, NULL, err);
+    json_object_put(body);
+    return rc;
+}
+
+static int kube_event(void *ctx, const struct reconcile_plan *plan, struct kube_error *err)
+{
+    struct kube_pod_writer *kw = ctx;
+    struct kube_event_spec e = {
+        .ns = plan->ns,
+        .kind = "Pod",
+        .api_version = "v1",
+        .name = plan->name,
+        .uid = plan->uid[0] ? plan->uid : NULL,
+        .type = plan->event_type,
+        .reason = plan->event_reason,
+        .message = plan->detail,
+        .component = "gputri",
+        .instance = kw->instance,
+    };
+    return kube_event_create(kw->client, &e, err);
+}
+
+struct pod_writer pod_writer_kube(struct kube_pod_writer *kw)
+{
+    struct pod_writer w = {kw, kube_annotate, kube_event};
+    return w;
+}

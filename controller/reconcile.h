@@ -1,0 +1,80 @@
+/*
+ * reconcile.h - decide and write what one pod should carry.
+ *
+ * reconcile_plan() is pure apart from reading the store: it classifies the pod and compares the
+ * verdict with the pod's gputri/cause annotation (or with what this controller wrote last, which
+ * the watch may not have delivered yet). reconcile_apply() performs the writes through a
+ * pod_writer, which is the Kubernetes client in production and a recorder in unit tests.
+ *
+ * The rules:
+ *   - a pending GPU pod (unbound, not terminal, requesting a GPU resource) whose cause differs
+ *     from its annotation gets gputri/cause and gputri/detail (one merge patch) and a Warning
+ *     Event; `gpu-fits` is written only after the scheduler reported the pod unschedulable
+ *     (PodScheduled=False), since until then the pod is simply not scheduled yet;
+ *   - a pod that carries a blocking gputri/cause and has been bound to a node is set to `ok`
+ *     with a Normal Event;
+ *   - every other pod (never blocked, no GPU request, finished, deleted) is left alone.
+ */
+#ifndef GPUTRI_RECONCILE_H
+#define GPUTRI_RECONCILE_H
+
+#include "cache/store.h"
+#include "classify/classify.h"
+#include "kube/client.h"
+
+#define ANNOTATION_CAUSE "gputri/cause"
+#define ANNOTATION_DETAIL "gputri/detail"
+
+enum reconcile_kind {
+    RECONCILE_NOTHING,   /* nothing to write */
+    RECONCILE_GONE,      /* the pod is not in the store any more */
+    RECONCILE_WRITE,     /* patch the annotations and record an Event */
+};
+
+struct reconcile_plan {
+    enum reconcile_kind kind;
+    enum cause cause;
+    char ns[256];
+    char name[256];
+    char uid[64];
+    char detail[1024];
+    const char *event_type;   /* "Warning" or "Normal" (static) */
+    const char *event_reason; /* static */
+};
+
+/*
+ * reconcile_plan() - plan for pod "ns/name". `written` is the cause this controller last wrote
+ * for the pod and the watch has not shown yet (NULL when none). Takes the store's read lock.
+ * Returns K_OK, or K_EINVAL for a malformed key.
+ */
+int reconcile_plan(struct store *s, const char *key, const char *written,
+                   struct reconcile_plan *out);
+
+/* The writes reconcile needs; production uses the kube client, tests record the calls. */
+struct pod_writer {
+    void *ctx;
+    /* merge-patch metadata.annotations of the pod */
+    int (*annotate)(void *ctx, const char *ns, const char *name, const char *cause,
+                    const char *detail, struct kube_error *err);
+    /* create an Event about the pod */
+    int (*event)(void *ctx, const struct reconcile_plan *plan, struct kube_error *err);
+};
+
+/*
+ * reconcile_apply() - perform a RECONCILE_WRITE plan: the patch, then the Event. A pod that
+ * vanished meanwhile (K_ENOTFOUND) is not an error. Returns the first K_* failure otherwise.
+ */
+int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *w,
+                    struct kube_error *err);
+
+/*
+ * pod_writer_kube() - a pod_writer over `client` (borrowed). `instance` is the reportingInstance
+ * (borrowed, may be NULL).
+ */
+struct kube_pod_writer {
+    struct kube_client *client;
+    const char *instance;
+};
+struct pod_writer pod_writer_kube(struct kube_pod_writer *kw);
+
+#endif

@@ -1,0 +1,254 @@
+/* informer.c - list and watch one resource, relisting on 410 Gone. */
+#include "informer.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "util/result.h"
+
+#define RV_MAX 128
+
+struct informer {
+    const struct kube_config *cfg;
+    char name[64];
+    char path[512];
+    int page_size;
+    int watch_timeout;
+    struct informer_handlers h;
+    pthread_t thread;
+    int started;
+    volatile int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool synced;
+};
+
+struct informer *informer_new(const struct kube_config *cfg, const struct informer_options *opts,
+                              const struct informer_handlers *handlers)
+{
+    struct informer *inf = calloc(1, sizeof(*inf));
+    if (!inf)
+        return NULL;
+    inf->cfg = cfg;
+    snprintf(inf->name, sizeof(inf->name), "%s", opts->name ? opts->name : opts->path);
+    snprintf(inf->path, sizeof(inf->path), "%s", opts->path);
+    inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
+    inf->watch_timeout = opts->watch_timeout_seconds > 0 ? opts->watch_timeout_seconds : 300;
+    inf->h = *handlers;
+    pthread_mutex_init(&inf->mu, NULL);
+    pthread_cond_init(&inf->cv, NULL);
+    return inf;
+}
+
+struct list_ctx {
+    const struct informer_handlers *h;
+};
+
+static int list_page(void *ctx, json_object *items)
+{
+    struct list_ctx *lc = ctx;
+    size_t n = json_object_array_length(items);
+    for (size_t i = 0; i < n; i++)
+        lc->h->upsert(lc->h->ctx, json_object_array_get_idx(items, i));
+    return 0;
+}
+
+int informer_list_once(struct kube_client *client, const char *path, int page_size,
+                       const struct informer_handlers *handlers, char *resource_version,
+                       size_t rv_len, struct kube_error *err)
+{
+    char rv_buf[RV_MAX];
+    if (!resource_version) {
+        resource_version = rv_buf;
+        rv_len = sizeof(rv_buf);
+    }
+    struct list_ctx lc = {handlers};
+    if (handlers->sync_begin)
+        handlers->sync_begin(handlers->ctx);
+    int rc = kube_list(client, path, page_size, list_page, &lc, resource_version, rv_len, err);
+    /* Only sweep after a complete list: a partial one would drop live objects. */
+    if (rc == K_OK && handlers->sync_end)
+        handlers->sync_end(handlers->ctx);
+    return rc;
+}
+
+struct watch_ctx {
+    struct informer *inf;
+    char *rv; /* the last resourceVersion seen, for resuming */
+    size_t rv_len;
+};
+
+static void remember_rv(struct watch_ctx *wc, json_object *obj)
+{
+    json_object *meta, *v;
+    if (json_object_object_get_ex(obj, "metadata", &meta) &&
+        json_object_object_get_ex(meta, "resourceVersion", &v) &&
+        json_object_is_type(v, json_type_string))
+        snprintf(wc->rv, wc->rv_len, "%s", json_object_get_string(v));
+}
+
+static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
+{
+    struct watch_ctx *wc = ctx;
+    struct informer *inf = wc->inf;
+    if (type != KUBE_EVENT_ERROR)
+        remember_rv(wc, obj);
+    switch (type) {
+    case KUBE_EVENT_ADDED:
+    case KUBE_EVENT_MODIFIED:
+        inf->h.upsert(inf->h.ctx, obj);
+        break;
+    case KUBE_EVENT_DELETED:
+        inf->h.remove(inf->h.ctx, obj);
+        break;
+    case KUBE_EVENT_BOOKMARK:
+    case KUBE_EVENT_ERROR:
+        break;
+    }
+    return inf->stop;
+}
+
+/* Sleeps up to ms, waking early on stop. */
+static void nap(struct informer *inf, int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&inf->mu);
+    if (!inf->stop)
+        pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
+    pthread_mutex_unlock(&inf->mu);
+}
+
+static void *run(void *arg)
+{
+    struct informer *inf = arg;
+    char agent[128];
+    snprintf(agent, sizeof(agent), "gputri/informer-%s", inf->name);
+    struct kube_client *client = kube_client_new(inf->cfg, agent);
+    if (!client) {
+        log_error("informer %s: out of memory", inf->name);
+        return NULL;
+    }
+    kube_client_set_cancel(client, &inf->stop);
+    char rv[RV_MAX] = "";
+    int64_t backoff = 0;
+    unsigned seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)inf;
+    while (!inf->stop) {
+        struct kube_error err = {0};
+        int rc;
+        if (!rv[0]) {
+            rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, sizeof(rv),
+                                    &err);
+            if (rc == K_OK) {
+                log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
+                pthread_mutex_lock(&inf->mu);
+                inf->synced = true;
+                pthread_cond_broadcast(&inf->cv);
+                pthread_mutex_unlock(&inf->mu);
+                backoff = 0;
+            } else {
+                rv[0] = '\0';
+            }
+        } else {
+            int timeout = inf->watch_timeout - inf->watch_timeout / 10 +
+                          (int)(rand_r(&seed) % (unsigned)(inf->watch_timeout / 5 + 1));
+            char from[RV_MAX];
+            snprintf(from, sizeof(from), "%s", rv);
+            struct watch_ctx wc = {inf, rv, sizeof(rv)};
+            rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
+            if (inf->h.watch_restart)
+                inf->h.watch_restart(inf->h.ctx, rc);
+            if (rc == K_OK) {
+                backoff = 0;
+                continue;
+            }
+            if (rc == K_EGONE) {
+                log_info(1, "informer %s: resourceVersion %s expired; relisting", inf->name, rv);
+                rv[0] = '\0';
+                continue;
+            }
+        }
+        if (rc == K_OK || inf->stop)
+            continue;
+        if (inf->h.api_error)
+            inf->h.api_error(inf->h.ctx, err.http_status);
+        backoff = backoff ? backoff * 2 : 800;
+        if (backoff > 30000)
+            backoff = 30000;
+        int64_t wait = backoff / 2 + rand_r(&seed) % (backoff / 2 + 1);
+        if (err.retry_after > 0 && err.retry_after * 1000 > wait)
+            wait = (int64_t)err.retry_after * 1000;
+        log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
+                 rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "",
+                 err.message, (long long)wait);
+        nap(inf, wait);
+    }
+    kube_client_free(client);
+    return NULL;
+}
+
+int informer_start(struct informer *inf)
+{
+    if (pthread_create(&inf->thread, NULL, run, inf) != 0)
+        return K_ENOMEM;
+    inf->started = 1;
+    return K_OK;
+}
+
+bool informer_has_synced(struct informer *inf)
+{
+    pthread_mutex_lock(&inf->mu);
+    bool s = inf->synced;
+    pthread_mutex_unlock(&inf->mu);
+    return s;
+}
+
+bool informer_wait_synced(struct informer *inf, const volatile int *cancel)
+{
+    pthread_mutex_lock(&inf->mu);
+    while (!inf->synced && !(cancel && *cancel)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
+    }
+    bool s = inf->synced;
+    pthread_mutex_unlock(&inf->mu);
+    return s;
+}
+
+void informer_stop(struct informer *inf)
+{
+    pthread_mutex_lock(&inf->mu);
+    inf->stop = 1;
+    pthread_cond_broadcast(&inf->cv);
+    pthread_mutex_unlock(&inf->mu);
+    if (inf->started) {
+        pthread_join(inf->thread, NULL);
+        inf->started = 0;
+    }
+}
+
+void informer_free(struct informer *inf)
+{
+    if (!inf)
+        return;
+    pthread_cond_destroy(&inf->cv);
+    pthread_mutex_destroy(&inf->mu);
+    free(inf);
+}

@@ -1,0 +1,79 @@
+/*
+ * informer.h - keep a local copy of one kind of object in sync with the API server.
+ *
+ * client-go's reflector loop (kubernetes/client-go: tools/cache/reflector.go): LIST (paged) to
+ * get every object and a resourceVersion, then WATCH from that resourceVersion with bookmarks;
+ * when a watch ends normally, watch again from the last resourceVersion seen; on 410 Gone (the
+ * version was compacted away), LIST again. A relist is bracketed by the handlers' sync_begin and
+ * sync_end so objects deleted while the watch was down are noticed. Transport errors back off
+ * exponentially (0.8 s doubling to 30 s, with jitter) and never end the loop.
+ *
+ * An informer runs in its own thread with its own kube_client. Handlers are called from that
+ * thread only.
+ */
+#ifndef GPUTRI_INFORMER_H
+#define GPUTRI_INFORMER_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "kube/client.h"
+#include "kube/config.h"
+
+struct informer_handlers {
+    void *ctx;
+    /* an object was listed, added or modified; `obj` is borrowed */
+    void (*upsert)(void *ctx, json_object *obj);
+    /* an object was deleted; `obj` is its last state, borrowed */
+    void (*remove)(void *ctx, json_object *obj);
+    /* a LIST starts / ended successfully (mark and sweep); may be NULL */
+    void (*sync_begin)(void *ctx);
+    void (*sync_end)(void *ctx);
+    /* a watch (re)started or failed: for metrics; may be NULL. `result` is a K_* value. */
+    void (*watch_restart)(void *ctx, int result);
+    /* an API request failed with HTTP status (0 = transport); may be NULL. */
+    void (*api_error)(void *ctx, long http_status);
+};
+
+struct informer_options {
+    const char *name;            /* for logs, e.g. "pods" */
+    const char *path;            /* collection path, e.g. "/api/v1/pods" */
+    int page_size;               /* LIST limit, default 500 */
+    int watch_timeout_seconds;   /* server-side watch timeout, default 300 (randomised +-10%) */
+};
+
+struct informer;
+
+/*
+ * informer_new() - an informer for `opts` (copied) reading through `cfg` (borrowed, must outlive
+ * it). Returns NULL on allocation failure.
+ */
+struct informer *informer_new(const struct kube_config *cfg, const struct informer_options *opts,
+                              const struct informer_handlers *handlers);
+
+/* informer_start() - start the thread. Returns K_OK or K_ENOMEM. */
+int informer_start(struct informer *inf);
+
+/* informer_has_synced() - true once the first LIST completed. Thread-safe. */
+bool informer_has_synced(struct informer *inf);
+
+/*
+ * informer_wait_synced() - block until the first LIST completed or `cancel` becomes non-zero.
+ * Returns true when synced.
+ */
+bool informer_wait_synced(struct informer *inf, const volatile int *cancel);
+
+/* informer_stop() - end the watch, join the thread. Safe to call once, from one thread. */
+void informer_stop(struct informer *inf);
+void informer_free(struct informer *inf);
+
+/*
+ * informer_list_once() - one paged LIST through `client`, calling handlers->sync_begin, upsert
+ * for every item, then sync_end. Used by the informer loop and by one-shot tools (the CLI).
+ * Returns a K_* value; err receives the details. resource_version may be NULL.
+ */
+int informer_list_once(struct kube_client *client, const char *path, int page_size,
+                       const struct informer_handlers *handlers, char *resource_version,
+                       size_t rv_len, struct kube_error *err);
+
+#endif

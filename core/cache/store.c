@@ -1,0 +1,589 @@
+/* store.c - the object cache behind the controller, the CLI and the webhook. */
+#include "store.h"
+
+#include <json-c/linkhash.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/project.h"
+#include "util/result.h"
+
+struct pod_rec {
+    struct kpod pod;
+    int stale;
+};
+
+struct node_rec {
+    struct knode node;
+    int stale;
+};
+
+struct store {
+    const struct gpu_set *gpus;
+    pthread_rwlock_t lock;
+    struct lh_table *pods;    /* "ns/name" -> struct pod_rec* */
+    struct lh_table *nodes;   /* name -> struct node_rec* */
+    struct lh_table *usage;   /* node name -> struct resource_list* */
+    struct lh_table *pending; /* "ns/name" -> NULL: pending GPU pods */
+    struct knode **sorted;    /* nodes sorted by name; points into node_rec */
+    size_t n_sorted, cap_sorted;
+};
+
+static void free_pod_entry(struct lh_entry *e)
+{
+    struct pod_rec *r = lh_entry_v(e);
+    free(lh_entry_k(e));
+    if (r) {
+        pod_cleanup(&r->pod);
+        free(r);
+    }
+}
+
+static void free_node_entry(struct lh_entry *e)
+{
+    struct node_rec *r = lh_entry_v(e);
+    free(lh_entry_k(e));
+    if (r) {
+        node_cleanup(&r->node);
+        free(r);
+    }
+}
+
+static void free_usage_entry(struct lh_entry *e)
+{
+    struct resource_list *l = lh_entry_v(e);
+    free(lh_entry_k(e));
+    if (l) {
+        resource_list_cleanup(l);
+        free(l);
+    }
+}
+
+static void free_key_entry(struct lh_entry *e)
+{
+    free(lh_entry_k(e));
+}
+
+struct store *store_new(const struct gpu_set *gpus)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->gpus = gpus;
+    pthread_rwlock_init(&s->lock, NULL);
+    s->pods = lh_kchar_table_new(1024, free_pod_entry);
+    s->nodes = lh_kchar_table_new(64, free_node_entry);
+    s->usage = lh_kchar_table_new(64, free_usage_entry);
+    s->pending = lh_kchar_table_new(64, free_key_entry);
+    if (!s->pods || !s->nodes || !s->usage || !s->pending) {
+        store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void store_free(struct store *s)
+{
+    if (!s)
+        return;
+    if (s->pods)
+        lh_table_free(s->pods);
+    if (s->nodes)
+        lh_table_free(s->nodes);
+    if (s->usage)
+        lh_table_free(s->usage);
+    if (s->pending)
+        lh_table_free(s->pending);
+    free(s->sorted);
+    pthread_rwlock_destroy(&s->lock);
+    free(s);
+}
+
+const struct gpu_set *store_gpus(const struct store *s)
+{
+    return s->gpus;
+}
+
+void store_read_lock(struct store *s)
+{
+    pthread_rwlock_rdlock(&s->lock);
+}
+
+void store_read_unlock(struct store *s)
+{
+    pthread_rwlock_unlock(&s->lock);
+}
+
+int store_is_pending_gpu_pod(const struct kpod *p)
+{
+    return !p->node_name && !pod_is_terminal(p) && p->gpu_requests.n > 0;
+}
+
+static int interesting(const struct kpod *p)
+{
+    return store_is_pending_gpu_pod(p) || p->cause != NULL;
+}
+
+/* Bound pods never need their scheduling constraints again: drop them to stay compact. */
+static void compact(struct kpod *p)
+{
+    if (store_is_pending_gpu_pod(p))
+        return;
+    struct kpod keep = {0};
+    keep.ns = p->ns;
+    keep.name = p->name;
+    keep.uid = p->uid;
+    keep.node_name = p->node_name;
+    keep.phase = p->phase;
+    keep.deleting = p->deleting;
+    keep.gpu_requests = p->gpu_requests;
+    keep.cause = p->cause;
+    keep.detail = p->detail;
+    p->ns = p->name = p->uid = p->node_name = p->cause = p->detail = NULL;
+    p->gpu_requests.items = NULL;
+    p->gpu_requests.n = 0;
+    pod_cleanup(p);
+    *p = keep;
+}
+
+static int make_key(char *key, const char *ns, const char *name)
+{
+    int n = snprintf(key, STORE_KEY_MAX, "%s/%s", ns ? ns : "", name);
+    return n < 0 || n >= STORE_KEY_MAX ? K_ETOOBIG : K_OK;
+}
+
+/* Adds (sign +1) or removes (sign -1) a pod's GPU requests from its node's usage. */
+static int account(struct store *s, const struct kpod *p, int sign, unsigned *changed)
+{
+    if (!p->node_name || pod_is_terminal(p) || p->gpu_requests.n == 0)
+        return K_OK;
+    void *v = NULL;
+    struct resource_list *l;
+    if (lh_table_lookup_ex(s->usage, p->node_name, &v)) {
+        l = v;
+    } else {
+        char *k = strdup(p->node_name);
+        l = calloc(1, sizeof(*l));
+        if (!k || !l || lh_table_insert(s->usage, k, l) != 0) {
+            free(k);
+            free(l);
+            return K_ENOMEM;
+        }
+    }
+    for (size_t i = 0; i < p->gpu_requests.n; i++) {
+        int rc = resource_list_add(l, p->gpu_requests.items[i].name,
+                                   sign * p->gpu_requests.items[i].value);
+        if (rc)
+            return rc;
+    }
+    *changed |= STORE_CHANGED_USAGE;
+    return K_OK;
+}
+
+static int set_pending(struct store *s, const char *key, int pending)
+{
+    struct lh_entry *e = lh_table_lookup_entry(s->pending, key);
+    if (pending && !e) {
+        char *k = strdup(key);
+        if (!k || lh_table_insert(s->pending, k, NULL) != 0) {
+            free(k);
+            return K_ENOMEM;
+        }
+    } else if (!pending && e) {
+        lh_table_delete_entry(s->pending, e);
+    }
+    return K_OK;
+}
+
+static int same_usage(const struct kpod *a, const struct kpod *b)
+{
+    int ca = a->node_name && !pod_is_terminal(a) && a->gpu_requests.n;
+    int cb = b->node_name && !pod_is_terminal(b) && b->gpu_requests.n;
+    if (ca != cb)
+        return 0;
+    if (!ca)
+        return 1;
+    if (strcmp(a->node_name, b->node_name) != 0 || a->gpu_requests.n != b->gpu_requests.n)
+        return 0;
+    for (size_t i = 0; i < a->gpu_requests.n; i++)
+        if (resource_list_get(&b->gpu_requests, a->gpu_requests.items[i].name) !=
+            a->gpu_requests.items[i].value)
+            return 0;
+    return 1;
+}
+
+static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed)
+{
+    char key[STORE_KEY_MAX];
+    int rc = make_key(key, pod->ns, pod->name);
+    if (rc) {
+        pod_cleanup(pod);
+        return rc;
+    }
+    compact(pod);
+    struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
+    struct pod_rec *rec = e ? lh_entry_v(e) : NULL;
+    if (rec) {
+        if (!same_usage(&rec->pod, pod)) {
+            unsigned ignored = 0;
+            account(s, &rec->pod, -1, &ignored);
+            if ((rc = account(s, pod, +1, &ignored)) != K_OK)
+                goto fail;
+            *changed |= STORE_CHANGED_USAGE;
+        }
+        if (interesting(&rec->pod) || interesting(pod))
+            *changed |= STORE_CHANGED_POD;
+        pod_cleanup(&rec->pod);
+        rec->pod = *pod;
+        rec->stale = 0;
+    } else {
+        rec = calloc(1, sizeof(*rec));
+        char *k = strdup(key);
+        if (!rec || !k || lh_table_insert(s->pods, k, rec) != 0) {
+            free(rec);
+            free(k);
+            rc = K_ENOMEM;
+            goto fail;
+        }
+        rec->pod = *pod;
+        if ((rc = account(s, &rec->pod, +1, changed)) != K_OK) {
+            memset(pod, 0, sizeof(*pod));
+            return rc;
+        }
+        if (interesting(&rec->pod))
+            *changed |= STORE_CHANGED_POD;
+    }
+    memset(pod, 0, sizeof(*pod));
+    return set_pending(s, key, store_is_pending_gpu_pod(&rec->pod));
+fail:
+    pod_cleanup(pod);
+    return rc;
+}
+
+int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    int rc = pod_upsert_locked(s, pod, changed);
+    pthread_rwlock_unlock(&s->lock);
+    return rc;
+}
+
+static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed)
+{
+    struct pod_rec *rec = lh_entry_v(e);
+    account(s, &rec->pod, -1, changed);
+    if (interesting(&rec->pod))
+        *changed |= STORE_CHANGED_POD;
+    set_pending(s, lh_entry_k(e), 0);
+    lh_table_delete_entry(s->pods, e);
+}
+
+int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned *changed)
+{
+    char key[STORE_KEY_MAX];
+    int rc = make_key(key, ns, name);
+    if (rc)
+        return rc;
+    pthread_rwlock_wrlock(&s->lock);
+    struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
+    if (e)
+        pod_delete_entry(s, e, changed);
+    pthread_rwlock_unlock(&s->lock);
+    return K_OK;
+}
+
+/* Position of `name` in the sorted node array, or where it would be inserted. */
+static size_t node_pos(const struct store *s, const char *name, int *found)
+{
+    size_t lo = 0, hi = s->n_sorted;
+    *found = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(s->sorted[mid]->name, name);
+        if (c == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int kv_equal(const struct kv_list *a, const struct kv_list *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const char *v = kv_list_get(b, a->items[i].key);
+        if (!v || strcmp(v, a->items[i].value) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int resources_equal(const struct resource_list *a, const struct resource_list *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        int found = 0;
+        for (size_t j = 0; j < b->n; j++) {
+            if (strcmp(a->items[i].name, b->items[j].name) == 0) {
+                found = a->items[i].value == b->items[j].value;
+                break;
+            }
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+static int nodes_equal(const struct knode *a, const struct knode *b)
+{
+    if (a->unschedulable != b->unschedulable || a->n_taints != b->n_taints)
+        return 0;
+    for (size_t i = 0; i < a->n_taints; i++) {
+        if (strcmp(a->taints[i].key, b->taints[i].key) ||
+            strcmp(a->taints[i].value, b->taints[i].value) ||
+            strcmp(a->taints[i].effect, b->taints[i].effect))
+            return 0;
+    }
+    return kv_equal(&a->labels, &b->labels) && resources_equal(&a->capacity, &b->capacity) &&
+           resources_equal(&a->allocatable, &b->allocatable);
+}
+
+static int node_upsert_locked(struct store *s, struct knode *node, unsigned *changed)
+{
+    struct lh_entry *e = lh_table_lookup_entry(s->nodes, node->name);
+    if (e) {
+        struct node_rec *rec = lh_entry_v(e);
+        rec->stale = 0;
+        if (nodes_equal(&rec->node, node)) {
+            node_cleanup(node);
+            return K_OK;
+        }
+        /* Replace in place: the sorted array points at rec->node, whose name is unchanged. */
+        node_cleanup(&rec->node);
+        rec->node = *node;
+        memset(node, 0, sizeof(*node));
+        *changed |= STORE_CHANGED_NODES;
+        return K_OK;
+    }
+    if (s->n_sorted == s->cap_sorted) {
+        size_t cap = s->cap_sorted ? s->cap_sorted * 2 : 64;
+        struct knode **p = realloc(s->sorted, cap * sizeof(*p));
+        if (!p)
+            goto nomem;
+        s->sorted = p;
+        s->cap_sorted = cap;
+    }
+    struct node_rec *rec = calloc(1, sizeof(*rec));
+    char *k = strdup(node->name);
+    if (!rec || !k || lh_table_insert(s->nodes, k, rec) != 0) {
+        free(rec);
+        free(k);
+        goto nomem;
+    }
+    rec->node = *node;
+    memset(node, 0, sizeof(*node));
+    int found;
+    size_t pos = node_pos(s, rec->node.name, &found);
+    memmove(s->sorted + pos + 1, s->sorted + pos, (s->n_sorted - pos) * sizeof(*s->sorted));
+    s->sorted[pos] = &rec->node;
+    s->n_sorted++;
+    *changed |= STORE_CHANGED_NODES;
+    return K_OK;
+nomem:
+    node_cleanup(node);
+    return K_ENOMEM;
+}
+
+int store_node_upsert(struct store *s, struct knode *node, unsigned *changed)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    int rc = node_upsert_locked(s, node, changed);
+    pthread_rwlock_unlock(&s->lock);
+    return rc;
+}
+
+static void node_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed)
+{
+    struct node_rec *rec = lh_entry_v(e);
+    int found;
+    size_t pos = node_pos(s, rec->node.name, &found);
+    if (found) {
+        memmove(s->sorted + pos, s->sorted + pos + 1,
+                (s->n_sorted - pos - 1) * sizeof(*s->sorted));
+        s->n_sorted--;
+    }
+    lh_table_delete_entry(s->nodes, e);
+    *changed |= STORE_CHANGED_NODES;
+}
+
+int store_node_delete(struct store *s, const char *name, unsigned *changed)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    struct lh_entry *e = lh_table_lookup_entry(s->nodes, name);
+    if (e)
+        node_delete_entry(s, e, changed);
+    pthread_rwlock_unlock(&s->lock);
+    return K_OK;
+}
+
+static const char *meta_string(json_object *obj, const char *field)
+{
+    json_object *meta, *v;
+    if (!json_object_object_get_ex(obj, "metadata", &meta) ||
+        !json_object_object_get_ex(meta, field, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
+                         unsigned *changed)
+{
+    const char *name = meta_string(obj, "name");
+    const char *ns = meta_string(obj, "namespace");
+    if (!name)
+        return K_EPARSE;
+    if (key && make_key(key, ns, name) != K_OK)
+        return K_ETOOBIG;
+    if (deleted)
+        return store_pod_delete(s, ns, name, changed);
+    struct kpod pod;
+    int rc = project_pod(obj, s->gpus, &pod);
+    if (rc)
+        return rc;
+    return store_pod_upsert(s, &pod, changed);
+}
+
+int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
+                          unsigned *changed)
+{
+    const char *name = meta_string(obj, "name");
+    if (!name)
+        return K_EPARSE;
+    if (key && snprintf(key, STORE_KEY_MAX, "%s", name) >= STORE_KEY_MAX)
+        return K_ETOOBIG;
+    if (deleted)
+        return store_node_delete(s, name, changed);
+    struct knode node;
+    int rc = project_node(obj, s->gpus, &node);
+    if (rc)
+        return rc;
+    return store_node_upsert(s, &node, changed);
+}
+
+void store_pods_sync_begin(struct store *s)
+{
+    struct lh_entry *e;
+    pthread_rwlock_wrlock(&s->lock);
+    lh_foreach(s->pods, e)
+    {
+        ((struct pod_rec *)lh_entry_v(e))->stale = 1;
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void store_pods_sync_end(struct store *s, unsigned *changed)
+{
+    struct lh_entry *e, *tmp;
+    pthread_rwlock_wrlock(&s->lock);
+    lh_foreach_safe(s->pods, e, tmp)
+    {
+        if (((struct pod_rec *)lh_entry_v(e))->stale)
+            pod_delete_entry(s, e, changed);
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void store_nodes_sync_begin(struct store *s)
+{
+    struct lh_entry *e;
+    pthread_rwlock_wrlock(&s->lock);
+    lh_foreach(s->nodes, e)
+    {
+        ((struct node_rec *)lh_entry_v(e))->stale = 1;
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void store_nodes_sync_end(struct store *s, unsigned *changed)
+{
+    struct lh_entry *e, *tmp;
+    pthread_rwlock_wrlock(&s->lock);
+    lh_foreach_safe(s->nodes, e, tmp)
+    {
+        if (((struct node_rec *)lh_entry_v(e))->stale)
+            node_delete_entry(s, e, changed);
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+const struct kpod *store_pod_get(struct store *s, const char *ns, const char *name)
+{
+    char key[STORE_KEY_MAX];
+    void *v = NULL;
+    if (make_key(key, ns, name) != K_OK || !lh_table_lookup_ex(s->pods, key, &v))
+        return NULL;
+    return &((struct pod_rec *)v)->pod;
+}
+
+const struct knode *const *store_nodes(struct store *s, size_t *n)
+{
+    *n = s->n_sorted;
+    return (const struct knode *const *)s->sorted;
+}
+
+int64_t store_node_usage(void *ctx, const char *node, const char *resource)
+{
+    struct store *s = ctx;
+    void *v = NULL;
+    if (!lh_table_lookup_ex(s->usage, node, &v))
+        return 0;
+    return resource_list_get(v, resource);
+}
+
+void store_for_each_pending_gpu_pod(struct store *s, void (*fn)(void *ctx, const char *key),
+                                    void *ctx)
+{
+    struct lh_entry *e;
+    lh_foreach(s->pending, e)
+    {
+        fn(ctx, lh_entry_k(e));
+    }
+}
+
+void store_for_each_gpu_pod_on_node(struct store *s, const char *node,
+                                    void (*fn)(void *ctx, const struct kpod *pod), void *ctx)
+{
+    struct lh_entry *e;
+    lh_foreach(s->pods, e)
+    {
+        const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
+        if (p->node_name && strcmp(p->node_name, node) == 0 && !pod_is_terminal(p) &&
+            p->gpu_requests.n)
+            fn(ctx, p);
+    }
+}
+
+size_t store_pod_count(struct store *s)
+{
+    return (size_t)lh_table_length(s->pods);
+}
+
+size_t store_node_count(struct store *s)
+{
+    return s->n_sorted;
+}
+
+size_t store_pending_gpu_pod_count(struct store *s)
+{
+    return (size_t)lh_table_length(s->pending);
+}

@@ -1,0 +1,117 @@
+/*
+ * store.h - the object cache: every Node and every Pod, as compact projections, plus the sums the
+ * classifier needs kept up to date on every change.
+ *
+ * What is kept:
+ *   - nodes by name, in an array sorted by name (the classifier's input order);
+ *   - pods by "namespace/name"; scheduling fields (nodeSelector, affinity, tolerations,
+ *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little;
+ *   - per node, the sum of the GPU requests of its non-terminal bound pods (the scheduler's
+ *     NodeInfo.Requested, kubernetes/kubernetes: pkg/scheduler/framework/types.go), so
+ *     classifying one pod costs time proportional to the nodes, not to the pods;
+ *   - the set of pending GPU pods (unbound, non-terminal, requesting a GPU resource).
+ *
+ * Locking: writers (the store_*_upsert/delete/sync functions) take the write lock themselves.
+ * Readers call store_read_lock() around store_pod_get(), store_nodes(), store_node_usage() and
+ * the iterators; pointers they return are borrowed and valid only until store_read_unlock().
+ */
+#ifndef GPUTRI_STORE_H
+#define GPUTRI_STORE_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/gpu.h"
+#include "model/model.h"
+
+struct store;
+
+/* What a write changed; the controller turns these into workqueue keys. */
+enum store_change {
+    STORE_CHANGED_NOTHING = 0,
+    STORE_CHANGED_POD = 1 << 0,       /* a pod that is, or was, a pending GPU pod or carries a
+                                         gputri/cause annotation was written or deleted */
+    STORE_CHANGED_USAGE = 1 << 1,     /* some node's GPU usage changed (a slot freed or taken) */
+    STORE_CHANGED_NODES = 1 << 2,     /* a node appeared, vanished, or changed labels, taints,
+                                         unschedulable, capacity or allocatable */
+};
+
+/* store_new() - an empty store; `gpus` is borrowed and must outlive it. NULL on ENOMEM. */
+struct store *store_new(const struct gpu_set *gpus);
+void store_free(struct store *s);
+
+/* The GPU set the store was made with (borrowed). */
+const struct gpu_set *store_gpus(const struct store *s);
+
+/*
+ * store_pod_upsert() - insert or replace the pod; takes the contents of *pod (which is zeroed).
+ * *changed receives STORE_CHANGED_* bits. Returns K_OK or K_ENOMEM (the pod is then cleaned up).
+ */
+int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed);
+/* store_pod_delete() - remove "ns/name" if present. Same change bits. */
+int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned *changed);
+/* store_node_upsert() / store_node_delete() - the same for nodes. */
+int store_node_upsert(struct store *s, struct knode *node, unsigned *changed);
+int store_node_delete(struct store *s, const char *name, unsigned *changed);
+
+/*
+ * JSON entry points used by informers and the CLI: project the object (core/kube/project.h)
+ * and upsert or delete it. `obj` is borrowed. Return K_OK, K_EPARSE for an object that does not
+ * project (logged by the caller, skipped), or K_ENOMEM. On K_OK *key (may be NULL) receives the
+ * pod's "namespace/name" or the node's name, in a caller buffer of STORE_KEY_MAX bytes.
+ */
+#define STORE_KEY_MAX 320
+int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
+                         unsigned *changed);
+int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
+                          unsigned *changed);
+
+/*
+ * Relist support (mark and sweep). store_*_sync_begin() marks every record stale; upserts clear
+ * the mark; store_*_sync_end() deletes the records still stale (they vanished while the watch
+ * was down) and ORs the change bits into *changed. Writers take the lock themselves.
+ */
+void store_pods_sync_begin(struct store *s);
+void store_pods_sync_end(struct store *s, unsigned *changed);
+void store_nodes_sync_begin(struct store *s);
+void store_nodes_sync_end(struct store *s, unsigned *changed);
+
+void store_read_lock(struct store *s);
+void store_read_unlock(struct store *s);
+
+/* store_pod_get() - the pod "ns/name", or NULL. Read lock held. */
+const struct kpod *store_pod_get(struct store *s, const char *ns, const char *name);
+
+/* store_nodes() - all nodes sorted by name; *n receives the count. Read lock held. */
+const struct knode *const *store_nodes(struct store *s, size_t *n);
+
+/*
+ * store_node_usage() - the classifier's node_usage_fn: the GPU `resource` requested by the
+ * non-terminal pods bound to `node` (0 for an unknown node). ctx is the store. Read lock held.
+ */
+int64_t store_node_usage(void *ctx, const char *node, const char *resource);
+
+/*
+ * store_for_each_pending_gpu_pod() - call fn with the key of every pending GPU pod. Read lock
+ * held; fn must not call back into the store's writers.
+ */
+void store_for_each_pending_gpu_pod(struct store *s, void (*fn)(void *ctx, const char *key),
+                                    void *ctx);
+
+/*
+ * store_for_each_pod_on_node() - call fn for every non-terminal pod bound to `node` that requests
+ * a GPU resource (for `explain`: who holds the GPUs). Read lock held. Cost: all pods.
+ */
+void store_for_each_gpu_pod_on_node(struct store *s, const char *node,
+                                    void (*fn)(void *ctx, const struct kpod *pod), void *ctx);
+
+/* Counts, for metrics. Read lock held. */
+size_t store_pod_count(struct store *s);
+size_t store_node_count(struct store *s);
+size_t store_pending_gpu_pod_count(struct store *s);
+
+/* store_is_pending_gpu_pod() - unbound, not terminal, requests a GPU resource. */
+int store_is_pending_gpu_pod(const struct kpod *p);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * workqueue.h - a queue of string keys with client-go's guarantees
+ * (kubernetes/client-go: util/workqueue/queue.go, delaying_queue.go,
+ *  default_rate_limiters.go):
+ *   - a key is never processed by two workers at once;
+ *   - a key added while queued is queued once; a key added while being processed is queued
+ *     again when workqueue_done() is called;
+ *   - workqueue_add_after() delays an add; workqueue_add_rate_limited() delays it by a per-key
+ *     exponential backoff (base_delay * 2^failures, capped at max_delay) until
+ *     workqueue_forget().
+ * Times are milliseconds on the clock passed in (CLOCK_MONOTONIC by default; tests inject one).
+ * All functions are thread-safe.
+ */
+#ifndef GPUTRI_WORKQUEUE_H
+#define GPUTRI_WORKQUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct workqueue;
+
+/* A clock in milliseconds; NULL selects CLOCK_MONOTONIC. */
+typedef int64_t (*workqueue_clock_fn)(void *ctx);
+
+/*
+ * workqueue_new() - an empty queue. base_delay_ms/max_delay_ms: the rate limiter's bounds
+ * (client-go uses 5 ms and 1000 s). Returns NULL on allocation failure.
+ */
+struct workqueue *workqueue_new(int64_t base_delay_ms, int64_t max_delay_ms,
+                                workqueue_clock_fn clock, void *clock_ctx);
+/* workqueue_free() - free a queue no thread uses any more. */
+void workqueue_free(struct workqueue *q);
+
+/* workqueue_add() - queue `key` (copied). Returns K_OK or K_ENOMEM. No-op after shutdown. */
+int workqueue_add(struct workqueue *q, const char *key);
+/* workqueue_add_after() - queue `key` once delay_ms have passed (0 = now). */
+int workqueue_add_after(struct workqueue *q, const char *key, int64_t delay_ms);
+/*
+ * workqueue_add_rate_limited() - queue after the key's backoff and count a failure; when
+ * min_delay_ms (e.g. from Retry-After) is larger, that is used. Returns the delay chosen (ms),
+ * or -1 on allocation failure.
+ */
+int64_t workqueue_add_rate_limited(struct workqueue *q, const char *key, int64_t min_delay_ms);
+/* workqueue_forget() - reset the key's failure count (after a success). */
+void workqueue_forget(struct workqueue *q, const char *key);
+/* workqueue_failures() - how many failures the key has had since the last forget. */
+int workqueue_failures(struct workqueue *q, const char *key);
+
+/*
+ * workqueue_get() - block until a key is ready, then hand it out: the caller owns the returned
+ * string (free() it) and must call workqueue_done() with it. Returns NULL after shutdown.
+ * queued_ms, if not NULL, receives how long the key waited since it became ready.
+ */
+char *workqueue_get(struct workqueue *q, int64_t *queued_ms);
+/* workqueue_try_get() - like workqueue_get() but never blocks; NULL when nothing is ready. */
+char *workqueue_try_get(struct workqueue *q, int64_t *queued_ms);
+/* workqueue_done() - processing of `key` finished. */
+void workqueue_done(struct workqueue *q, const char *key);
+/*
+ * workqueue_drop() - remove `key` if it is queued or waiting for a delay (its work no longer
+ * matters, e.g. the pod left Pending), and cancel the requeue of a key being processed.
+ */
+void workqueue_drop(struct workqueue *q, const char *key);
+
+/* workqueue_len() - keys ready now; workqueue_delayed_len() - keys waiting for a delay. */
+size_t workqueue_len(struct workqueue *q);
+size_t workqueue_delayed_len(struct workqueue *q);
+
+/* workqueue_shutdown() - wake every waiting workqueue_get(); later adds are ignored. */
+void workqueue_shutdown(struct workqueue *q);
+
+#endif

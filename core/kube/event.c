@@ -1,0 +1,56 @@
+/* event.c - create core/v1 Events. */
+#include "event.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/result.h"
+
+#define NOTE_LIMIT 1024 /* validation.NoteLengthLimit */
+
+int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
+                      struct kube_error *err)
+{
+    char now[32], path[512], ns_esc[256], msg[NOTE_LIMIT + 1];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "");
+    if (kube_path_escape(e->ns, ns_esc, sizeof(ns_esc)) != K_OK)
+        return K_ETOOBIG;
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns_esc);
+
+    json_object *ev = json_object_new_object();
+    json_object *meta = json_object_new_object();
+    char gen[300];
+    snprintf(gen, sizeof(gen), "%.240s.", e->name);
+    json_object_object_add(meta, "generateName", json_object_new_string(gen));
+    json_object_object_add(meta, "namespace", json_object_new_string(e->ns));
+    json_object_object_add(ev, "metadata", meta);
+    json_object *inv = json_object_new_object();
+    json_object_object_add(inv, "apiVersion", json_object_new_string(e->api_version));
+    json_object_object_add(inv, "kind", json_object_new_string(e->kind));
+    json_object_object_add(inv, "namespace", json_object_new_string(e->ns));
+    json_object_object_add(inv, "name", json_object_new_string(e->name));
+    if (e->uid)
+        json_object_object_add(inv, "uid", json_object_new_string(e->uid));
+    json_object_object_add(ev, "involvedObject", inv);
+    json_object_object_add(ev, "reason", json_object_new_string(e->reason));
+    json_object_object_add(ev, "message", json_object_new_string(msg));
+    json_object_object_add(ev, "type", json_object_new_string(e->type));
+    json_object *src = json_object_new_object();
+    json_object_object_add(src, "component", json_object_new_string(e->component));
+    json_object_object_add(ev, "source", src);
+    json_object_object_add(ev, "reportingComponent", json_object_new_string(e->component));
+    if (e->instance)
+        json_object_object_add(ev, "reportingInstance", json_object_new_string(e->instance));
+    json_object_object_add(ev, "firstTimestamp", json_object_new_string(now));
+    json_object_object_add(ev, "lastTimestamp", json_object_new_string(now));
+    json_object_object_add(ev, "count", json_object_new_int(1));
+
+    int rc = kube_post(c, path, ev, NULL, err);
+    json_object_put(ev);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * objects.h - small builders of API JSON for unit tests, shaped like what the API server returns
+ * (`kubectl get -o json`). Every function returns a new json_object owned by the caller.
+ */
+#ifndef GPUTRI_TEST_OBJECTS_H
+#define GPUTRI_TEST_OBJECTS_H
+
+#include <json-c/json.h>
+
+/*
+ * test_node() - a Node. gpus_capacity / gpus_allocatable: nvidia.com/gpu amounts, or NULL to
+ * leave the key out. taint: "key=value:Effect" or NULL. labels: extra "k=v" label or NULL.
+ */
+json_object *test_node(const char *name, const char *gpus_capacity, const char *gpus_allocatable,
+                       const char *taint, const char *label);
+
+/*
+ * test_pod() - a Pod in `ns` with one container whose limits hold nvidia.com/gpu = gpus (NULL for
+ * none), bound to node (NULL for pending), in `phase`, with an optional nodeSelector
+ * "kubernetes.io/hostname=<selector_host>" (NULL for none), a toleration of every taint when
+ * tolerate_all, and annotation gputri/cause = cause (NULL for none).
+ */
+json_object *test_pod(const char *ns, const char *name, const char *gpus, const char *node,
+                      const char *phase, const char *selector_host, int tolerate_all,
+                      const char *cause);
+
+/* test_pod_set_scheduled() - add PodScheduled=False/Unschedulable with `message`. */
+void test_pod_set_scheduled(json_object *pod, const char *message);
+
+/* test_load_json() - parse a file under FIXTURES_DIR (relative path); NULL on error. */
+json_object *test_load_json(const char *fixtures_dir, const char *rel);
+
+#endif

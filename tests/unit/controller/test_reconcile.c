@@ -1,0 +1,199 @@
+/* Tests for controller/reconcile.c: which pods get written, and what, through a recording writer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "objects.h"
+#include "reconcile.h"
+#include "util/result.h"
+
+struct recorder {
+    int annotations, events;
+    char cause[32], detail[1024], event_type[16], reason[64];
+    int fail_annotate; /* K_* to return from annotate */
+};
+
+static int rec_annotate(void *ctx, const char *ns, const char *name, const char *cause,
+                        const char *detail, struct kube_error *err)
+{
+    (void)ns;
+    (void)name;
+    (void)err;
+    struct recorder *r = ctx;
+    if (r->fail_annotate)
+        return r->fail_annotate;
+    r->annotations++;
+    snprintf(r->cause, sizeof(r->cause), "%s", cause);
+    snprintf(r->detail, sizeof(r->detail), "%s", detail);
+    return K_OK;
+}
+
+static int rec_event(void *ctx, const struct reconcile_plan *plan, struct kube_error *err)
+{
+    (void)err;
+    struct recorder *r = ctx;
+    r->events++;
+    snprintf(r->event_type, sizeof(r->event_type), "%s", plan->event_type);
+    snprintf(r->reason, sizeof(r->reason), "%s", plan->event_reason);
+    return K_OK;
+}
+
+static struct gpu_set gpus;
+static struct store *store;
+
+static int setup(void **state)
+{
+    (void)state;
+    gpu_set_parse(&gpus, GPU_SET_DEFAULT);
+    store = store_new(&gpus);
+    unsigned ch = 0;
+    json_object *nodes[] = {
+        test_node("lab-node-0", "2", "2", "nvidia.com/gpu=present:NoSchedule", NULL),
+        test_node("lab-node-1", NULL, NULL, NULL, NULL),
+        test_node("lab-node-2", "4", "0", NULL, NULL),
+    };
+    for (size_t i = 0; i < 3; i++) {
+        store_node_apply_json(store, nodes[i], 0, NULL, &ch);
+        json_object_put(nodes[i]);
+    }
+    json_object *ok = test_pod("gpu-triage", "case-ok", "1", "lab-node-0", "Running",
+                               "lab-node-0", 1, NULL);
+    store_pod_apply_json(store, ok, 0, NULL, &ch);
+    json_object_put(ok);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    store_free(store);
+    gpu_set_cleanup(&gpus);
+    return 0;
+}
+
+static void put(json_object *pod)
+{
+    unsigned ch = 0;
+    assert_int_equal(store_pod_apply_json(store, pod, 0, NULL, &ch), K_OK);
+    json_object_put(pod);
+}
+
+static struct recorder run(const char *key, const char *written)
+{
+    struct recorder r = {0};
+    struct pod_writer w = {&r, rec_annotate, rec_event};
+    struct reconcile_plan plan;
+    assert_int_equal(reconcile_plan(store, key, written, &plan), K_OK);
+    struct kube_error err = {0};
+    assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
+    return r;
+}
+
+static void test_blocked_pod_is_annotated_once(void **state)
+{
+    (void)state;
+    put(test_pod("gpu-triage", "case-exhaust", "2", NULL, "Pending", "lab-node-0", 1, NULL));
+    struct recorder r = run("gpu-triage/case-exhaust", NULL);
+    assert_int_equal(r.annotations, 1);
+    assert_int_equal(r.events, 1);
+    assert_string_equal(r.cause, "exhausted");
+    assert_string_equal(r.event_type, "Warning");
+    assert_string_equal(r.reason, "GPUExhausted");
+    assert_non_null(strstr(r.detail, "lab-node-0"));
+    /* written but not yet seen through the watch: no second write */
+    r = run("gpu-triage/case-exhaust", "exhausted");
+    assert_int_equal(r.annotations + r.events, 0);
+    /* seen through the watch: still nothing */
+    put(test_pod("gpu-triage", "case-exhaust", "2", NULL, "Pending", "lab-node-0", 1,
+                 "exhausted"));
+    r = run("gpu-triage/case-exhaust", NULL);
+    assert_int_equal(r.annotations + r.events, 0);
+}
+
+static void test_cause_change_rewrites(void **state)
+{
+    (void)state;
+    put(test_pod("gpu-triage", "case-alloc0", "1", NULL, "Pending", "lab-node-2", 1,
+                 "no-gpu-node"));
+    struct recorder r = run("gpu-triage/case-alloc0", NULL);
+    assert_int_equal(r.annotations, 1);
+    assert_string_equal(r.cause, "allocatable-zero");
+    assert_string_equal(r.reason, "GPUAllocatableZero");
+}
+
+static void test_placed_pod_becomes_ok(void **state)
+{
+    (void)state;
+    put(test_pod("gpu-triage", "was-blocked", "1", "lab-node-0", "Running", NULL, 1,
+                 "exhausted"));
+    struct recorder r = run("gpu-triage/was-blocked", NULL);
+    assert_int_equal(r.annotations, 1);
+    assert_string_equal(r.cause, "ok");
+    assert_string_equal(r.event_type, "Normal");
+    assert_string_equal(r.reason, "GPUPlaced");
+    assert_string_equal(r.detail, "bound to node lab-node-0");
+}
+
+static void test_untouched_pods(void **state)
+{
+    (void)state;
+    /* never blocked and placed */
+    struct recorder r = run("gpu-triage/case-ok", NULL);
+    assert_int_equal(r.annotations + r.events, 0);
+    /* no GPU request */
+    put(test_pod("gpu-triage", "case-norequest", NULL, NULL, "Pending", "lab-node-0", 1, NULL));
+    r = run("gpu-triage/case-norequest", NULL);
+    assert_int_equal(r.annotations + r.events, 0);
+    /* gone */
+    r = run("gpu-triage/nope", NULL);
+    assert_int_equal(r.annotations + r.events, 0);
+}
+
+static void test_gpu_fits_waits_for_scheduler(void **state)
+{
+    (void)state;
+    /* fits on lab-node-0 (1 free): the scheduler just has not placed it yet */
+    put(test_pod("gpu-triage", "fits", "1", NULL, "Pending", "lab-node-0", 1, NULL));
+    struct recorder r = run("gpu-triage/fits", NULL);
+    assert_int_equal(r.annotations + r.events, 0);
+    json_object *pod = test_pod("gpu-triage", "fits", "1", NULL, "Pending", "lab-node-0", 1, NULL);
+    test_pod_set_scheduled(pod, "0/3 nodes are available: 3 Insufficient cpu.");
+    put(pod);
+    r = run("gpu-triage/fits", NULL);
+    assert_int_equal(r.annotations, 1);
+    assert_string_equal(r.cause, "gpu-fits");
+    assert_non_null(strstr(r.detail, "Insufficient cpu"));
+}
+
+static void test_vanished_pod_is_not_an_error(void **state)
+{
+    (void)state;
+    put(test_pod("gpu-triage", "racy", "2", NULL, "Pending", "lab-node-0", 1, NULL));
+    struct recorder r = {.fail_annotate = K_ENOTFOUND};
+    struct pod_writer w = {&r, rec_annotate, rec_event};
+    struct reconcile_plan plan;
+    reconcile_plan(store, "gpu-triage/racy", NULL, &plan);
+    struct kube_error err = {0};
+    assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
+    assert_int_equal(r.events, 0);
+    r.fail_annotate = K_ESERVER;
+    assert_int_equal(reconcile_apply(&plan, &w, &err), K_ESERVER);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blocked_pod_is_annotated_once),
+        cmocka_unit_test(test_cause_change_rewrites),
+        cmocka_unit_test(test_placed_pod_becomes_ok),
+        cmocka_unit_test(test_untouched_pods),
+        cmocka_unit_test(test_gpu_fits_waits_for_scheduler),
+        cmocka_unit_test(test_vanished_pod_is_not_an_error),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
