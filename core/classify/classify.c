@@ -1,0 +1,509 @@
+/*
+ * classify.c - the cause ladder of classify.h.
+ *
+ * Per candidate node the ladder is: cordon/taint, then for every requested GPU resource
+ * capacity, allocatable and free space. The node that came closest decides the cause; the detail
+ * line names it with its numbers so a platform engineer can act on it without running kubectl.
+ */
+#include "classify.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "classify/match.h"
+#include "util/result.h"
+
+static const char *const words[] = {
+    [CAUSE_NO_REQUEST] = "no-request",         [CAUSE_OK] = "ok",
+    [CAUSE_LABEL_MISMATCH] = "label-mismatch", [CAUSE_TAINT] = "taint",
+    [CAUSE_NO_GPU_NODE] = "no-gpu-node",       [CAUSE_ALLOCATABLE_ZERO] = "allocatable-zero",
+    [CAUSE_EXHAUSTED] = "exhausted",           [CAUSE_GPU_FITS] = "gpu-fits",
+};
+
+static const char *const event_reasons[] = {
+    [CAUSE_NO_REQUEST] = "GPUNotRequested",
+    [CAUSE_OK] = "GPUPlaced",
+    [CAUSE_LABEL_MISMATCH] = "NodeSelectorMismatch",
+    [CAUSE_TAINT] = "UntoleratedTaint",
+    [CAUSE_NO_GPU_NODE] = "NoGPUNode",
+    [CAUSE_ALLOCATABLE_ZERO] = "GPUAllocatableZero",
+    [CAUSE_EXHAUSTED] = "GPUExhausted",
+    [CAUSE_GPU_FITS] = "GPUFits",
+};
+
+#define N_CAUSES ((int)(sizeof(words) / sizeof(words[0])))
+
+const char *cause_word(enum cause c)
+{
+    if ((int)c < 0 || (int)c >= N_CAUSES)
+        return "unknown";
+    return words[c];
+}
+
+int cause_from_word(const char *word)
+{
+    if (!word)
+        return -1;
+    for (int i = 0; i < N_CAUSES; i++)
+        if (strcmp(words[i], word) == 0)
+            return i;
+    return -1;
+}
+
+const char *cause_event_reason(enum cause c)
+{
+    if ((int)c < 0 || (int)c >= N_CAUSES)
+        return "Unknown";
+    return event_reasons[c];
+}
+
+int cause_is_blocking(enum cause c)
+{
+    return c != CAUSE_NO_REQUEST && c != CAUSE_OK;
+}
+
+/* ---- the detail line ---------------------------------------------------------------------- */
+
+struct line {
+    char *buf;
+    size_t cap;
+    size_t len;
+    bool truncated;
+};
+
+static void line_printf(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line_printf(struct line *l, const char *fmt, ...)
+{
+    if (l->truncated)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(l->buf + l->len, l->cap - l->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        l->buf[l->len] = '\0';
+        return;
+    }
+    if ((size_t)n >= l->cap - l->len) {
+        l->len = l->cap - 1;
+        l->truncated = true;
+    } else {
+        l->len += (size_t)n;
+    }
+}
+
+/* Control characters become spaces; a multi-byte UTF-8 sequence cut by truncation is dropped. */
+static void line_finish(struct line *l)
+{
+    l->buf[l->len] = '\0';
+    if (l->truncated && l->len > 0) {
+        size_t i = l->len;
+        while (i > 0 && ((unsigned char)l->buf[i - 1] & 0xC0) == 0x80)
+            i--;
+        if (i > 0 && (unsigned char)l->buf[i - 1] >= 0xC0) {
+            unsigned char lead = (unsigned char)l->buf[i - 1];
+            size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+            if (l->len - (i - 1) < want) {
+                l->len = i - 1;
+                l->buf[l->len] = '\0';
+            }
+        }
+    }
+    for (size_t i = 0; i < l->len; i++) {
+        unsigned char c = (unsigned char)l->buf[i];
+        if (c < 0x20 || c == 0x7f)
+            l->buf[i] = ' ';
+    }
+}
+
+static const char *op_name(enum selector_op op)
+{
+    switch (op) {
+    case SELECTOR_OP_IN:
+        return "In";
+    case SELECTOR_OP_NOT_IN:
+        return "NotIn";
+    case SELECTOR_OP_EXISTS:
+        return "Exists";
+    case SELECTOR_OP_DOES_NOT_EXIST:
+        return "DoesNotExist";
+    case SELECTOR_OP_GT:
+        return "Gt";
+    case SELECTOR_OP_LT:
+        return "Lt";
+    case SELECTOR_OP_UNKNOWN:
+    default:
+        return "(unsupported operator)";
+    }
+}
+
+static void put_requirement(struct line *l, const struct selector_requirement *r)
+{
+    line_printf(l, "%s %s", r->key ? r->key : "", op_name(r->op));
+    if (r->op == SELECTOR_OP_EXISTS || r->op == SELECTOR_OP_DOES_NOT_EXIST)
+        return;
+    line_printf(l, " (");
+    for (size_t i = 0; i < r->n_values; i++)
+        line_printf(l, "%s%s", i ? "," : "", r->values[i] ? r->values[i] : "");
+    line_printf(l, ")");
+}
+
+static void put_affinity(struct line *l, const struct node_affinity *aff)
+{
+    line_printf(l, "required node affinity");
+    if (aff->n_terms == 0) {
+        line_printf(l, " with no terms");
+        return;
+    }
+    for (size_t t = 0; t < aff->n_terms; t++) {
+        const struct selector_term *term = &aff->terms[t];
+        line_printf(l, "%s[", t ? " OR " : " ");
+        size_t k = 0;
+        for (size_t i = 0; i < term->n_exprs; i++, k++) {
+            if (k)
+                line_printf(l, " AND ");
+            put_requirement(l, &term->exprs[i]);
+        }
+        for (size_t i = 0; i < term->n_fields; i++, k++) {
+            if (k)
+                line_printf(l, " AND ");
+            put_requirement(l, &term->fields[i]);
+        }
+        if (k == 0)
+            line_printf(l, "empty term");
+        line_printf(l, "]");
+    }
+}
+
+static void put_taint(struct line *l, const struct taint *t)
+{
+    const char *key = t->key ? t->key : "";
+    const char *value = t->value ? t->value : "";
+    const char *effect = t->effect ? t->effect : "";
+    if (*value)
+        line_printf(l, "%s=%s:%s", key, value, effect);
+    else
+        line_printf(l, "%s:%s", key, effect);
+}
+
+static void put_toleration_hint(struct line *l, const struct taint *t)
+{
+    const char *key = t->key ? t->key : "";
+    const char *value = t->value ? t->value : "";
+    const char *effect = t->effect ? t->effect : "";
+    if (*value)
+        line_printf(l, "add toleration key=%s operator=Equal value=%s effect=%s", key, value,
+                    effect);
+    else
+        line_printf(l, "add toleration key=%s operator=Exists effect=%s", key, effect);
+}
+
+/* ---- the per-node ladder ------------------------------------------------------------------ */
+
+struct candidate {
+    struct node_verdict v;
+    enum cause resource_step; /* the resource outcome, as if no taint were there */
+    bool full_capacity;       /* lists every requested resource in capacity */
+};
+
+static int64_t usage_of(const struct classify_input *in, const struct knode *node,
+                        const char *resource)
+{
+    if (!in->usage || !node->name)
+        return 0;
+    int64_t u = in->usage(in->usage_ctx, node->name, resource);
+    return u < 0 ? 0 : u;
+}
+
+static enum cause resource_step(int64_t capacity, int64_t allocatable, int64_t allocated,
+                                int64_t requested)
+{
+    if (capacity <= 0)
+        return CAUSE_NO_GPU_NODE;
+    if (allocatable <= 0)
+        return CAUSE_ALLOCATABLE_ZERO;
+    if ((__int128)allocatable - (__int128)allocated < (__int128)requested)
+        return CAUSE_EXHAUSTED;
+    return CAUSE_GPU_FITS;
+}
+
+static void evaluate_node(const struct classify_input *in, const struct knode *node,
+                          struct candidate *c)
+{
+    const struct kpod *pod = in->pod;
+    memset(c, 0, sizeof(*c));
+    c->v.node = node;
+    c->resource_step = CAUSE_GPU_FITS;
+    bool first = true;
+    for (size_t i = 0; i < pod->gpu_requests.n; i++) {
+        const struct resource_amount *r = &pod->gpu_requests.items[i];
+        if (r->value <= 0)
+            continue;
+        int64_t cap = resource_list_get(&node->capacity, r->name);
+        int64_t alloc = resource_list_get(&node->allocatable, r->name);
+        int64_t used = usage_of(in, node, r->name);
+        enum cause step = resource_step(cap, alloc, used, r->value);
+        if (first || step < c->resource_step) {
+            c->resource_step = step;
+            c->v.resource = r->name;
+            c->v.capacity = cap;
+            c->v.allocatable = alloc;
+            c->v.allocated = used;
+            c->v.requested = r->value;
+            first = false;
+        }
+    }
+    c->full_capacity = c->resource_step > CAUSE_NO_GPU_NODE;
+    c->v.step = c->resource_step;
+    if (node_cordon_blocks(node, pod->tolerations, pod->n_tolerations)) {
+        c->v.step = CAUSE_TAINT;
+        c->v.taint = NULL;
+    } else {
+        const struct taint *t =
+            node_first_untolerated_taint(node, pod->tolerations, pod->n_tolerations);
+        if (t) {
+            c->v.step = CAUSE_TAINT;
+            c->v.taint = t;
+        }
+    }
+}
+
+/* Whether candidate a came closer than b (strictly). */
+static bool closer(const struct candidate *a, const struct candidate *b)
+{
+    if (a->full_capacity != b->full_capacity)
+        return a->full_capacity;
+    return a->v.step > b->v.step;
+}
+
+static int64_t free_of(const struct node_verdict *v)
+{
+    return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
+}
+
+static const char *node_name_of(const struct knode *n)
+{
+    return n && n->name ? n->name : "(unnamed)";
+}
+
+static void put_siblings(struct line *l, const struct knode *node, const char *resource)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < node->capacity.n; i++) {
+        const struct resource_amount *r = &node->capacity.items[i];
+        if (r->value <= 0 || strcmp(r->name, resource) == 0)
+            continue;
+        line_printf(l, "%s%s", k ? ", " : "; it lists ", r->name);
+        k++;
+    }
+}
+
+/* The resource outcome of one node, e.g. "node n: nvidia.com/gpu capacity 4, allocatable 0". */
+static void put_resource_outcome(struct line *l, const struct candidate *c)
+{
+    const struct node_verdict *v = &c->v;
+    const char *name = node_name_of(v->node);
+    const char *res = v->resource ? v->resource : "";
+    switch (c->resource_step) {
+    case CAUSE_NO_GPU_NODE: {
+        bool listed = false;
+        for (size_t i = 0; i < v->node->capacity.n; i++)
+            if (strcmp(v->node->capacity.items[i].name, res) == 0)
+                listed = true;
+        if (listed) {
+            line_printf(l,
+                        "node %s does not list %s in status.capacity (it is there as 0, which "
+                        "the kubelet writes when the device plugin is gone)",
+                        name, res);
+            put_siblings(l, v->node, res);
+            return;
+        }
+        line_printf(l, "node %s does not list %s in status.capacity", name, res);
+        put_siblings(l, v->node, res);
+        return;
+    }
+    case CAUSE_ALLOCATABLE_ZERO:
+        line_printf(l, "node %s: %s capacity %lld, allocatable %lld", name, res,
+                    (long long)v->capacity, (long long)v->allocatable);
+        return;
+    case CAUSE_EXHAUSTED:
+        line_printf(l, "node %s: %s allocatable %lld, allocated %lld, free %lld, requested %lld",
+                    name, res, (long long)v->allocatable, (long long)v->allocated,
+                    (long long)free_of(v), (long long)v->requested);
+        return;
+    case CAUSE_GPU_FITS:
+    default:
+        line_printf(l, "%s fits on %s (free %lld, requested %lld)", res, name,
+                    (long long)free_of(v), (long long)v->requested);
+        return;
+    }
+}
+
+static void put_histogram(struct line *l, const struct classify_result *out, size_t n_nodes)
+{
+    enum cause order[CAUSE_GPU_FITS + 1];
+    size_t n = 0;
+    for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
+        if (out->counts[c])
+            order[n++] = (enum cause)c;
+    /* count descending, then word ascending */
+    for (size_t i = 1; i < n; i++) {
+        enum cause x = order[i];
+        size_t j = i;
+        while (j > 0 && (out->counts[order[j - 1]] < out->counts[x] ||
+                         (out->counts[order[j - 1]] == out->counts[x] &&
+                          strcmp(cause_word(order[j - 1]), cause_word(x)) > 0))) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    line_printf(l, "; candidates: ");
+    for (size_t i = 0; i < n; i++)
+        line_printf(l, "%s%zu %s", i ? ", " : "", out->counts[order[i]], cause_word(order[i]));
+    line_printf(l, " (%zu of %zu nodes match node selection)", out->n_candidates, n_nodes);
+}
+
+static void put_label_mismatch(struct line *l, const struct classify_input *in)
+{
+    const struct kpod *pod = in->pod;
+    bool has_sel = pod->node_selector.n > 0;
+    bool has_aff = pod->affinity.present;
+    if (!has_sel && !has_aff) {
+        line_printf(l, "0 of %zu nodes: the cluster has no Node objects", in->n_nodes);
+        return;
+    }
+    line_printf(l, "0 of %zu nodes match ", in->n_nodes);
+    if (has_sel) {
+        line_printf(l, "nodeSelector ");
+        for (size_t i = 0; i < pod->node_selector.n; i++)
+            line_printf(l, "%s%s=%s", i ? "," : "", pod->node_selector.items[i].key,
+                        pod->node_selector.items[i].value ? pod->node_selector.items[i].value : "");
+    }
+    if (has_aff) {
+        if (has_sel)
+            line_printf(l, " and ");
+        put_affinity(l, &pod->affinity);
+    }
+    /* name the selector keys that no node carries at all */
+    for (size_t i = 0; i < pod->node_selector.n; i++) {
+        const char *key = pod->node_selector.items[i].key;
+        bool seen = false;
+        for (size_t j = 0; j < in->n_nodes && !seen; j++)
+            if (in->nodes[j] && kv_list_get(&in->nodes[j]->labels, key))
+                seen = true;
+        if (!seen && in->n_nodes > 0)
+            line_printf(l, "; no node has the label %s", key);
+    }
+}
+
+static bool has_gpu_request(const struct kpod *pod)
+{
+    for (size_t i = 0; i < pod->gpu_requests.n; i++)
+        if (pod->gpu_requests.items[i].value > 0)
+            return true;
+    return false;
+}
+
+int classify(const struct classify_input *in, struct classify_result *out)
+{
+    if (!in || !in->pod || !out)
+        return K_EINVAL;
+    struct node_verdict *storage = out->verdicts;
+    memset(out, 0, sizeof(*out));
+    out->verdicts = storage;
+    struct line l = {.buf = out->detail, .cap = sizeof(out->detail)};
+    const struct kpod *pod = in->pod;
+
+    if (!has_gpu_request(pod)) {
+        out->cause = CAUSE_NO_REQUEST;
+        line_printf(&l, "no container requests a GPU resource");
+        goto out;
+    }
+    if (pod->node_name && *pod->node_name) {
+        out->cause = CAUSE_OK;
+        line_printf(&l, "bound to node %s", pod->node_name);
+        goto out;
+    }
+
+    struct candidate best = {0};
+    bool have_best = false;
+    int64_t max_allocatable = 0;
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        const struct knode *node = in->nodes[i];
+        if (!node || !pod_matches_node_selection(pod, node))
+            continue;
+        struct candidate c;
+        evaluate_node(in, node, &c);
+        out->n_candidates++;
+        out->counts[c.v.step]++;
+        if (out->verdicts)
+            out->verdicts[out->n_verdicts++] = c.v;
+        if (c.full_capacity && c.v.allocatable > max_allocatable)
+            max_allocatable = c.v.allocatable;
+        if (!have_best || closer(&c, &best)) {
+            best = c;
+            have_best = true;
+        }
+    }
+
+    if (!have_best) {
+        out->cause = CAUSE_LABEL_MISMATCH;
+        put_label_mismatch(&l, in);
+        goto out;
+    }
+
+    out->closest = best.v;
+    out->cause = best.v.step;
+    const char *name = node_name_of(best.v.node);
+    switch (out->cause) {
+    case CAUSE_TAINT:
+        if (!best.v.taint) {
+            line_printf(&l, "node %s is cordoned (spec.unschedulable)", name);
+        } else {
+            line_printf(&l, "node %s has untolerated taint ", name);
+            put_taint(&l, best.v.taint);
+            line_printf(&l, "; ");
+            put_toleration_hint(&l, best.v.taint);
+        }
+        if (best.resource_step != CAUSE_GPU_FITS) {
+            line_printf(
+                &l, "; past it the pod would still fail with %s: ", cause_word(best.resource_step));
+            put_resource_outcome(&l, &best);
+        }
+        break;
+    case CAUSE_NO_GPU_NODE:
+    case CAUSE_ALLOCATABLE_ZERO:
+        put_resource_outcome(&l, &best);
+        break;
+    case CAUSE_EXHAUSTED:
+        put_resource_outcome(&l, &best);
+        if (best.v.requested > max_allocatable)
+            line_printf(&l, "; the request is larger than any candidate's allocatable, so "
+                            "waiting will not help");
+        break;
+    case CAUSE_GPU_FITS:
+    default:
+        put_resource_outcome(&l, &best);
+        line_printf(&l, "; blocked by something else: ");
+        if (pod->scheduled.status == COND_FALSE && pod->scheduled.message &&
+            *pod->scheduled.message)
+            line_printf(&l, "%s", pod->scheduled.message);
+        else
+            line_printf(&l, "the scheduler has not reported yet");
+        if (pod->scheduler_name && *pod->scheduler_name &&
+            strcmp(pod->scheduler_name, "default-scheduler") != 0)
+            line_printf(&l, "; the pod uses schedulerName %s, whose accounting may differ",
+                        pod->scheduler_name);
+        break;
+    }
+    if (out->n_candidates > 1)
+        put_histogram(&l, out, in->n_nodes);
+
+out:
+    line_finish(&l);
+    return K_OK;
+}

@@ -1,0 +1,303 @@
+/*
+ * test_classify.c - table-driven over the JSON files in tests/fixtures/classify.
+ *
+ * Each fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
+ * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}. Every file
+ * is projected with the default GPU set, node usage is summed over the bound non-terminal pods
+ * (the target excluded), classify() runs, and the word and detail substrings are checked.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "classify/classify.h"
+#include "kube/project.h"
+#include "model/gpu.h"
+#include "util/result.h"
+
+struct world {
+    struct knode *nodes;
+    size_t n_nodes;
+    struct kpod *pods;
+    size_t n_pods;
+    size_t target;
+};
+
+static int64_t fixture_usage(void *ctx, const char *node, const char *resource)
+{
+    const struct world *w = ctx;
+    int64_t sum = 0;
+    for (size_t i = 0; i < w->n_pods; i++) {
+        const struct kpod *p = &w->pods[i];
+        if (i == w->target || !p->node_name || strcmp(p->node_name, node) != 0 ||
+            pod_is_terminal(p))
+            continue;
+        sum += resource_list_get(&p->gpu_requests, resource);
+    }
+    return sum;
+}
+
+static void world_cleanup(struct world *w)
+{
+    for (size_t i = 0; i < w->n_nodes; i++)
+        node_cleanup(&w->nodes[i]);
+    for (size_t i = 0; i < w->n_pods; i++)
+        pod_cleanup(&w->pods[i]);
+    free(w->nodes);
+    free(w->pods);
+    memset(w, 0, sizeof(*w));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Returns the number of failed checks in one fixture, printing each. */
+static int run_fixture(const char *path, const struct gpu_set *gpus)
+{
+    int failures = 0;
+    struct world w = {0};
+    json_object *root = json_object_from_file(path);
+    if (!root) {
+        print_error("%s: not valid JSON\n", path);
+        return 1;
+    }
+    json_object *nodes = NULL, *pods = NULL, *target = NULL, *want = NULL, *contains = NULL;
+    json_object_object_get_ex(root, "nodes", &nodes);
+    json_object_object_get_ex(root, "pods", &pods);
+    json_object_object_get_ex(root, "target", &target);
+    json_object_object_get_ex(root, "want", &want);
+    json_object_object_get_ex(root, "detail_contains", &contains);
+    if (!nodes || !pods || !target || !want) {
+        print_error("%s: missing nodes, pods, target or want\n", path);
+        failures++;
+        goto out;
+    }
+    w.n_nodes = json_object_array_length(nodes);
+    w.n_pods = json_object_array_length(pods);
+    w.nodes = calloc(w.n_nodes + 1, sizeof(*w.nodes));
+    w.pods = calloc(w.n_pods + 1, sizeof(*w.pods));
+    assert_non_null(w.nodes);
+    assert_non_null(w.pods);
+    for (size_t i = 0; i < w.n_nodes; i++) {
+        if (project_node(json_object_array_get_idx(nodes, i), gpus, &w.nodes[i]) != K_OK) {
+            print_error("%s: node %zu does not project\n", path, i);
+            failures++;
+            goto out;
+        }
+    }
+    w.target = (size_t)-1;
+    const char *tname = json_object_get_string(target);
+    for (size_t i = 0; i < w.n_pods; i++) {
+        if (project_pod(json_object_array_get_idx(pods, i), gpus, &w.pods[i]) != K_OK) {
+            print_error("%s: pod %zu does not project\n", path, i);
+            failures++;
+            goto out;
+        }
+        char full[512];
+        snprintf(full, sizeof(full), "%s/%s", w.pods[i].ns ? w.pods[i].ns : "", w.pods[i].name);
+        if (strcmp(full, tname) == 0)
+            w.target = i;
+    }
+    if (w.target == (size_t)-1) {
+        print_error("%s: target %s not among the pods\n", path, tname);
+        failures++;
+        goto out;
+    }
+
+    const struct knode **ptrs = calloc(w.n_nodes + 1, sizeof(*ptrs));
+    struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
+    assert_non_null(ptrs);
+    assert_non_null(verdicts);
+    for (size_t i = 0; i < w.n_nodes; i++)
+        ptrs[i] = &w.nodes[i];
+    struct classify_input in = {
+        .pod = &w.pods[w.target],
+        .nodes = ptrs,
+        .n_nodes = w.n_nodes,
+        .usage = fixture_usage,
+        .usage_ctx = &w,
+    };
+    struct classify_result res = {.verdicts = verdicts};
+    int rc = classify(&in, &res);
+    if (rc != K_OK) {
+        print_error("%s: classify returned %d\n", path, rc);
+        failures++;
+    }
+    const char *got = cause_word(res.cause);
+    if (strcmp(got, json_object_get_string(want)) != 0) {
+        print_error("%s: got %s, want %s\n  detail: %s\n", path, got, json_object_get_string(want),
+                    res.detail);
+        failures++;
+    }
+    size_t n_contains = contains ? json_object_array_length(contains) : 0;
+    for (size_t i = 0; i < n_contains; i++) {
+        const char *needle = json_object_get_string(json_object_array_get_idx(contains, i));
+        if (!strstr(res.detail, needle)) {
+            print_error("%s: detail lacks \"%s\"\n  detail: %s\n", path, needle, res.detail);
+            failures++;
+        }
+    }
+    /* invariants of every result */
+    size_t len = strnlen(res.detail, sizeof(res.detail));
+    if (len == 0 || len >= sizeof(res.detail)) {
+        print_error("%s: detail empty or unterminated\n", path);
+        failures++;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)res.detail[i];
+        if (c < 0x20 || c == 0x7f) {
+            print_error("%s: control character in detail\n", path);
+            failures++;
+            break;
+        }
+    }
+    if (strstr(res.detail, "free -")) {
+        print_error("%s: negative free count in detail\n", path);
+        failures++;
+    }
+    size_t sum = 0;
+    for (size_t i = 0; i <= CAUSE_GPU_FITS; i++)
+        sum += res.counts[i];
+    if (sum != res.n_candidates || res.n_verdicts != res.n_candidates) {
+        print_error("%s: counts %zu / verdicts %zu != candidates %zu\n", path, sum, res.n_verdicts,
+                    res.n_candidates);
+        failures++;
+    }
+    if (cause_is_blocking(res.cause) && res.cause != CAUSE_LABEL_MISMATCH &&
+        (!res.closest.node || res.closest.step != res.cause)) {
+        print_error("%s: closest verdict does not carry the cause\n", path);
+        failures++;
+    }
+    printf("  %-48s %-16s %s\n", strrchr(path, '/') + 1, got, res.detail);
+    free(ptrs);
+    free(verdicts);
+out:
+    world_cleanup(&w);
+    json_object_put(root);
+    return failures;
+}
+
+static void test_fixtures(void **state)
+{
+    (void)state;
+    struct gpu_set gpus;
+    assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
+    const char *dir = FIXTURES_DIR "/classify";
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        names = realloc(names, (n + 1) * sizeof(*names));
+        assert_non_null(names);
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof(*names), cmp_names);
+    assert_true(n >= 7);
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        failures += run_fixture(path, &gpus);
+        free(names[i]);
+    }
+    free(names);
+    gpu_set_cleanup(&gpus);
+    if (failures)
+        fail_msg("%d fixture check(s) failed", failures);
+}
+
+/* The pure parts of the API that fixtures do not reach. */
+static void test_words(void **state)
+{
+    (void)state;
+    for (int c = CAUSE_NO_REQUEST; c <= CAUSE_GPU_FITS; c++) {
+        assert_int_equal(cause_from_word(cause_word((enum cause)c)), c);
+        assert_non_null(cause_event_reason((enum cause)c));
+    }
+    assert_int_equal(cause_from_word("nope"), -1);
+    assert_int_equal(cause_from_word(NULL), -1);
+    assert_string_equal(cause_event_reason(CAUSE_EXHAUSTED), "GPUExhausted");
+    assert_false(cause_is_blocking(CAUSE_OK));
+    assert_false(cause_is_blocking(CAUSE_NO_REQUEST));
+    assert_true(cause_is_blocking(CAUSE_TAINT));
+    assert_int_equal(classify(NULL, NULL), K_EINVAL);
+}
+
+static void test_detail_sanitized_and_bounded(void **state)
+{
+    (void)state;
+    char msg[3000];
+    memset(msg, 'x', sizeof(msg) - 1);
+    msg[sizeof(msg) - 1] = '\0';
+    msg[10] = '\n';
+    msg[11] = '\t';
+    msg[12] = '\x1b';
+    /* a 3-byte UTF-8 character straddling the cut point must not be split */
+    for (size_t i = 990; i + 3 < sizeof(msg) - 1; i += 3)
+        memcpy(msg + i, "\xe2\x9c\x93", 3);
+    struct resource_amount req = {(char *)"nvidia.com/gpu", 1};
+    struct resource_amount cap = {(char *)"nvidia.com/gpu", 2};
+    struct knode node = {.name = (char *)"n1"};
+    node.capacity = (struct resource_list){&cap, 1};
+    node.allocatable = (struct resource_list){&cap, 1};
+    const struct knode *nodes[] = {&node};
+    struct kpod pod = {.ns = (char *)"ns", .name = (char *)"p"};
+    pod.gpu_requests = (struct resource_list){&req, 1};
+    pod.scheduled = (struct pod_condition){COND_FALSE, (char *)"Unschedulable", msg};
+    struct classify_input in = {.pod = &pod, .nodes = nodes, .n_nodes = 1};
+    struct classify_result res = {0};
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_GPU_FITS);
+    size_t len = strlen(res.detail);
+    assert_true(len < sizeof(res.detail));
+    assert_true(len > 900);
+    for (size_t i = 0; i < len; i++)
+        assert_true((unsigned char)res.detail[i] >= 0x20 && res.detail[i] != 0x7f);
+    /* ends on a whole character */
+    size_t i = len;
+    while (i > 0 && ((unsigned char)res.detail[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i > 0 && (unsigned char)res.detail[i - 1] >= 0xC0)
+        assert_int_equal(len - (i - 1), 3);
+}
+
+static void test_no_nodes(void **state)
+{
+    (void)state;
+    struct resource_amount req = {(char *)"nvidia.com/gpu", 1};
+    struct kpod pod = {.ns = (char *)"ns", .name = (char *)"p"};
+    pod.gpu_requests = (struct resource_list){&req, 1};
+    struct classify_input in = {.pod = &pod};
+    struct classify_result res = {0};
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_LABEL_MISMATCH);
+    assert_non_null(strstr(res.detail, "no Node objects"));
+    assert_null(res.closest.node);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_words),
+        cmocka_unit_test(test_detail_sanitized_and_bounded),
+        cmocka_unit_test(test_no_nodes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
