@@ -1,0 +1,575 @@
+/*
+ * project.c - API JSON (json-c) to the compact projections of model/model.h.
+ *
+ * Every json-c getter used here returns borrowed references; nothing is put or retained, so the
+ * caller's object tree stays the only owner. Output strings are copies owned by the struct.
+ */
+#include "kube/project.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/quantity.h"
+#include "util/result.h"
+
+/* ---- small json helpers (all borrowed) ---------------------------------------------------- */
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (!o || !json_object_is_type(o, json_type_object))
+        return NULL;
+    if (!json_object_object_get_ex(o, key, &v))
+        return NULL;
+    return v;
+}
+
+static json_object *get_type(json_object *o, const char *key, json_type type)
+{
+    json_object *v = get(o, key);
+    return v && json_object_is_type(v, type) ? v : NULL;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+    json_object *v = get_type(o, key, json_type_string);
+    return v ? json_object_get_string(v) : NULL;
+}
+
+/* Copy a string or leave NULL; returns K_ENOMEM only when a copy was needed and failed. */
+static int dup_opt(const char *s, char **out)
+{
+    *out = NULL;
+    if (!s)
+        return K_OK;
+    *out = strdup(s);
+    return *out ? K_OK : K_ENOMEM;
+}
+
+/* Copy a string, "" when absent. */
+static int dup_or_empty(const char *s, char **out)
+{
+    *out = strdup(s ? s : "");
+    return *out ? K_OK : K_ENOMEM;
+}
+
+/* A string map ({"k": "v"}) into a kv_list; non-string values are skipped. */
+static int project_string_map(json_object *map, struct kv_list *out)
+{
+    if (!map || !json_object_is_type(map, json_type_object))
+        return K_OK;
+    size_t n = (size_t)json_object_object_length(map);
+    if (n == 0)
+        return K_OK;
+    out->items = calloc(n, sizeof(*out->items));
+    if (!out->items)
+        return K_ENOMEM;
+    json_object_object_foreach(map, key, val)
+    {
+        if (!json_object_is_type(val, json_type_string))
+            continue;
+        struct kv *kv = &out->items[out->n];
+        kv->key = strdup(key);
+        kv->value = strdup(json_object_get_string(val));
+        out->n++;
+        if (!kv->key || !kv->value)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+/*
+ * A quantity in milli-units. The API serialises quantities as strings; raw manifests may carry
+ * plain JSON numbers, which Quantity.UnmarshalJSON also accepts.
+ */
+static int quantity_milli(json_object *v, int64_t *milli)
+{
+    const char *text;
+    if (json_object_is_type(v, json_type_string))
+        text = json_object_get_string(v);
+    else if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+        text = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+    else
+        return K_EPARSE;
+    int rc = quantity_parse_milli(text, milli);
+    if (rc == K_EINVAL)
+        return K_EPARSE;
+    return rc;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* resource_list helpers on milli-unit values */
+static int rl_add(struct resource_list *l, const char *name, int64_t v)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->items[i].name, name) == 0) {
+            l->items[i].value = sat_add(l->items[i].value, v);
+            return K_OK;
+        }
+    }
+    return resource_list_add(l, name, v);
+}
+
+static int rl_max(struct resource_list *l, const char *name, int64_t v)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->items[i].name, name) == 0) {
+            if (v > l->items[i].value)
+                l->items[i].value = v;
+            return K_OK;
+        }
+    }
+    return resource_list_add(l, name, v);
+}
+
+static int rl_add_list(struct resource_list *dst, const struct resource_list *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        int rc = rl_add(dst, src->items[i].name, src->items[i].value);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+/* Add the GPU entries of a ResourceList object (milli-units) to `out`. */
+static int add_gpu_resources(json_object *list, const struct gpu_set *gpus,
+                             struct resource_list *out)
+{
+    if (!list || !json_object_is_type(list, json_type_object))
+        return K_OK;
+    json_object_object_foreach(list, name, val)
+    {
+        if (!gpu_set_contains(gpus, name))
+            continue;
+        int64_t milli;
+        int rc = quantity_milli(val, &milli);
+        if (rc != K_OK)
+            return rc;
+        rc = rl_add(out, name, milli);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+/*
+ * A container's GPU requests in milli-units, each limit missing from requests copied into it
+ * (kubernetes/kubernetes: pkg/apis/core/v1/defaults.go SetDefaults_Pod).
+ */
+static int container_requests(json_object *container, const struct gpu_set *gpus,
+                              struct resource_list *out)
+{
+    json_object *resources = get_type(container, "resources", json_type_object);
+    json_object *requests = get_type(resources, "requests", json_type_object);
+    json_object *limits = get_type(resources, "limits", json_type_object);
+    int rc = add_gpu_resources(requests, gpus, out);
+    if (rc != K_OK)
+        return rc;
+    if (!limits)
+        return K_OK;
+    json_object_object_foreach(limits, name, val)
+    {
+        if (!gpu_set_contains(gpus, name) || get(requests, name))
+            continue;
+        int64_t milli;
+        rc = quantity_milli(val, &milli);
+        if (rc != K_OK)
+            return rc;
+        rc = rl_add(out, name, milli);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+/* Value() of a milli amount: rounded up, away from zero. */
+static int64_t milli_to_value(int64_t milli)
+{
+    int64_t v = milli / 1000;
+    if (milli % 1000 > 0)
+        v++;
+    else if (milli % 1000 < 0)
+        v--;
+    return v;
+}
+
+/*
+ * The pod's effective GPU request, as computePodResourceRequest / PodRequests build it
+ * (kubernetes/component-helpers: resource/helpers.go AggregateContainerRequests):
+ *   reqs = sum(containers); walking initContainers in order, a restartable one (restartPolicy
+ *   Always) adds to reqs and to the running sidecar sum, and initMax = max(initMax, sidecars);
+ *   any other one gives initMax = max(initMax, its request + sidecars so far);
+ *   reqs = max(reqs, initMax) + spec.overhead.
+ * Amounts are summed in milli-units and converted with Value() at the end, like the scheduler's
+ * Resource.Add of the aggregated quantities.
+ */
+static int project_requests(json_object *spec, const struct gpu_set *gpus,
+                            struct resource_list *out)
+{
+    struct resource_list reqs = {0}, sidecars = {0}, init_max = {0}, one = {0};
+    int rc = K_OK;
+
+    json_object *containers = get_type(spec, "containers", json_type_array);
+    size_t n = containers ? json_object_array_length(containers) : 0;
+    for (size_t i = 0; i < n; i++) {
+        resource_list_cleanup(&one);
+        rc = container_requests(json_object_array_get_idx(containers, i), gpus, &one);
+        if (rc != K_OK)
+            goto out;
+        rc = rl_add_list(&reqs, &one);
+        if (rc != K_OK)
+            goto out;
+    }
+
+    json_object *inits = get_type(spec, "initContainers", json_type_array);
+    n = inits ? json_object_array_length(inits) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *ic = json_object_array_get_idx(inits, i);
+        resource_list_cleanup(&one);
+        rc = container_requests(ic, gpus, &one);
+        if (rc != K_OK)
+            goto out;
+        const char *policy = get_str(ic, "restartPolicy");
+        if (policy && strcmp(policy, "Always") == 0) {
+            rc = rl_add_list(&reqs, &one);
+            if (rc == K_OK)
+                rc = rl_add_list(&sidecars, &one);
+            for (size_t j = 0; rc == K_OK && j < sidecars.n; j++)
+                rc = rl_max(&init_max, sidecars.items[j].name, sidecars.items[j].value);
+        } else {
+            rc = rl_add_list(&one, &sidecars);
+            for (size_t j = 0; rc == K_OK && j < one.n; j++)
+                rc = rl_max(&init_max, one.items[j].name, one.items[j].value);
+        }
+        if (rc != K_OK)
+            goto out;
+    }
+    for (size_t j = 0; j < init_max.n; j++) {
+        rc = rl_max(&reqs, init_max.items[j].name, init_max.items[j].value);
+        if (rc != K_OK)
+            goto out;
+    }
+
+    rc = add_gpu_resources(get_type(spec, "overhead", json_type_object), gpus, &reqs);
+    if (rc != K_OK)
+        goto out;
+
+    for (size_t j = 0; j < reqs.n; j++) {
+        int64_t v = milli_to_value(reqs.items[j].value);
+        if (v <= 0) /* zero (or invalid negative) amounts ask for no GPU */
+            continue;
+        rc = resource_list_add(out, reqs.items[j].name, v);
+        if (rc != K_OK)
+            goto out;
+    }
+
+out:
+    resource_list_cleanup(&reqs);
+    resource_list_cleanup(&sidecars);
+    resource_list_cleanup(&init_max);
+    resource_list_cleanup(&one);
+    return rc;
+}
+
+static enum selector_op parse_op(const char *op)
+{
+    static const struct {
+        const char *text;
+        enum selector_op op;
+    } ops[] = {
+        {"In", SELECTOR_OP_IN},         {"NotIn", SELECTOR_OP_NOT_IN},
+        {"Exists", SELECTOR_OP_EXISTS}, {"DoesNotExist", SELECTOR_OP_DOES_NOT_EXIST},
+        {"Gt", SELECTOR_OP_GT},         {"Lt", SELECTOR_OP_LT},
+    };
+    for (size_t i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strcmp(op, ops[i].text) == 0)
+            return ops[i].op;
+    return SELECTOR_OP_UNKNOWN;
+}
+
+static int project_requirements(json_object *arr, struct selector_requirement **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if (n == 0)
+        return K_OK;
+    *out = calloc(n, sizeof(**out));
+    if (!*out)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(arr, i);
+        struct selector_requirement *req = &(*out)[i];
+        (*n_out)++;
+        if (dup_or_empty(get_str(r, "key"), &req->key) != K_OK)
+            return K_ENOMEM;
+        req->op = parse_op(get_str(r, "operator"));
+        json_object *values = get_type(r, "values", json_type_array);
+        size_t nv = values ? json_object_array_length(values) : 0;
+        if (nv == 0)
+            continue;
+        req->values = calloc(nv, sizeof(*req->values));
+        if (!req->values)
+            return K_ENOMEM;
+        for (size_t j = 0; j < nv; j++) {
+            json_object *v = json_object_array_get_idx(values, j);
+            const char *s =
+                v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+            req->values[j] = strdup(s);
+            req->n_values++;
+            if (!req->values[j])
+                return K_ENOMEM;
+        }
+    }
+    return K_OK;
+}
+
+static int project_affinity(json_object *spec, struct node_affinity *out)
+{
+    json_object *na =
+        get_type(get_type(spec, "affinity", json_type_object), "nodeAffinity", json_type_object);
+    json_object *req =
+        get_type(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object);
+    if (!req)
+        return K_OK;
+    out->present = true;
+    json_object *terms = get_type(req, "nodeSelectorTerms", json_type_array);
+    size_t n = terms ? json_object_array_length(terms) : 0;
+    if (n == 0)
+        return K_OK;
+    out->terms = calloc(n, sizeof(*out->terms));
+    if (!out->terms)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(terms, i);
+        struct selector_term *term = &out->terms[i];
+        out->n_terms++;
+        int rc = project_requirements(get(t, "matchExpressions"), &term->exprs, &term->n_exprs);
+        if (rc != K_OK)
+            return rc;
+        rc = project_requirements(get(t, "matchFields"), &term->fields, &term->n_fields);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+static int project_tolerations(json_object *spec, struct kpod *out)
+{
+    json_object *arr = get_type(spec, "tolerations", json_type_array);
+    size_t n = arr ? json_object_array_length(arr) : 0;
+    if (n == 0)
+        return K_OK;
+    out->tolerations = calloc(n, sizeof(*out->tolerations));
+    if (!out->tolerations)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(arr, i);
+        struct toleration *tol = &out->tolerations[i];
+        out->n_tolerations++;
+        if (dup_or_empty(get_str(t, "key"), &tol->key) != K_OK ||
+            dup_or_empty(get_str(t, "operator"), &tol->op) != K_OK ||
+            dup_or_empty(get_str(t, "value"), &tol->value) != K_OK ||
+            dup_or_empty(get_str(t, "effect"), &tol->effect) != K_OK)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+static int project_meta(json_object *meta, struct kpod *out)
+{
+    if (!meta)
+        return K_OK;
+    json_object *ann = get_type(meta, "annotations", json_type_object);
+    if (dup_opt(get_str(meta, "namespace"), &out->ns) != K_OK ||
+        dup_opt(get_str(meta, "name"), &out->name) != K_OK ||
+        dup_opt(get_str(meta, "uid"), &out->uid) != K_OK ||
+        dup_opt(get_str(ann, "gputri/cause"), &out->cause) != K_OK ||
+        dup_opt(get_str(ann, "gputri/detail"), &out->detail) != K_OK)
+        return K_ENOMEM;
+    json_object *del = get(meta, "deletionTimestamp");
+    out->deleting = del && !json_object_is_type(del, json_type_null);
+    return K_OK;
+}
+
+static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kpod *out)
+{
+    if (!spec)
+        return K_OK;
+    int rc;
+    const char *node_name = get_str(spec, "nodeName");
+    if (node_name && !*node_name)
+        node_name = NULL;
+    if (dup_opt(node_name, &out->node_name) != K_OK ||
+        dup_opt(get_str(spec, "schedulerName"), &out->scheduler_name) != K_OK ||
+        dup_opt(get_str(spec, "runtimeClassName"), &out->runtime_class) != K_OK)
+        return K_ENOMEM;
+    rc = project_string_map(get(spec, "nodeSelector"), &out->node_selector);
+    if (rc != K_OK)
+        return rc;
+    rc = project_affinity(spec, &out->affinity);
+    if (rc != K_OK)
+        return rc;
+    rc = project_tolerations(spec, out);
+    if (rc != K_OK)
+        return rc;
+    return project_requests(spec, gpus, &out->gpu_requests);
+}
+
+static enum pod_phase parse_phase(const char *phase)
+{
+    if (!phase)
+        return POD_PHASE_UNKNOWN;
+    if (strcmp(phase, "Pending") == 0)
+        return POD_PHASE_PENDING;
+    if (strcmp(phase, "Running") == 0)
+        return POD_PHASE_RUNNING;
+    if (strcmp(phase, "Succeeded") == 0)
+        return POD_PHASE_SUCCEEDED;
+    if (strcmp(phase, "Failed") == 0)
+        return POD_PHASE_FAILED;
+    return POD_PHASE_UNKNOWN;
+}
+
+static int project_status(json_object *status, struct kpod *out)
+{
+    if (!status)
+        return K_OK;
+    out->phase = parse_phase(get_str(status, "phase"));
+    json_object *conds = get_type(status, "conditions", json_type_array);
+    size_t n = conds ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *type = get_str(c, "type");
+        if (!type || strcmp(type, "PodScheduled") != 0)
+            continue;
+        const char *st = get_str(c, "status");
+        out->scheduled.status = !st                        ? COND_UNKNOWN
+                                : strcmp(st, "True") == 0  ? COND_TRUE
+                                : strcmp(st, "False") == 0 ? COND_FALSE
+                                                           : COND_UNKNOWN;
+        if (dup_opt(get_str(c, "reason"), &out->scheduled.reason) != K_OK ||
+            dup_opt(get_str(c, "message"), &out->scheduled.message) != K_OK)
+            return K_ENOMEM;
+        break;
+    }
+    return K_OK;
+}
+
+int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    if (!pod || !gpus || !json_object_is_type(pod, json_type_object))
+        goto out;
+    json_object *meta = get_type(pod, "metadata", json_type_object);
+    if (!get_str(meta, "name"))
+        goto out;
+    rc = project_meta(meta, out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_spec(get_type(pod, "spec", json_type_object), gpus, out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_status(get_type(pod, "status", json_type_object), out);
+out:
+    if (rc != K_OK)
+        pod_cleanup(out);
+    return rc;
+}
+
+int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set *gpus,
+                     struct kpod *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    if (!spec || !gpus || !json_object_is_type(spec, json_type_object))
+        goto out;
+    rc = project_meta(meta && json_object_is_type(meta, json_type_object) ? meta : NULL, out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_spec(spec, gpus, out);
+out:
+    if (rc != K_OK)
+        pod_cleanup(out);
+    return rc;
+}
+
+/* GPU entries of status.capacity / status.allocatable, as Value(). */
+static int project_node_resources(json_object *list, const struct gpu_set *gpus,
+                                  struct resource_list *out)
+{
+    if (!list || !json_object_is_type(list, json_type_object))
+        return K_OK;
+    json_object_object_foreach(list, name, val)
+    {
+        if (!gpu_set_contains(gpus, name))
+            continue;
+        int64_t milli;
+        int rc = quantity_milli(val, &milli);
+        if (rc != K_OK)
+            return rc;
+        rc = resource_list_add(out, name, milli_to_value(milli));
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+int project_node(json_object *node, const struct gpu_set *gpus, struct knode *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    if (!node || !gpus || !json_object_is_type(node, json_type_object))
+        goto out;
+    json_object *meta = get_type(node, "metadata", json_type_object);
+    const char *name = get_str(meta, "name");
+    if (!name)
+        goto out;
+    rc = K_ENOMEM;
+    out->name = strdup(name);
+    if (!out->name)
+        goto out;
+    rc = project_string_map(get(meta, "labels"), &out->labels);
+    if (rc != K_OK)
+        goto out;
+
+    json_object *spec = get_type(node, "spec", json_type_object);
+    json_object *unsched = get_type(spec, "unschedulable", json_type_boolean);
+    out->unschedulable = unsched && json_object_get_boolean(unsched);
+    json_object *taints = get_type(spec, "taints", json_type_array);
+    size_t n = taints ? json_object_array_length(taints) : 0;
+    if (n) {
+        rc = K_ENOMEM;
+        out->taints = calloc(n, sizeof(*out->taints));
+        if (!out->taints)
+            goto out;
+        for (size_t i = 0; i < n; i++) {
+            json_object *t = json_object_array_get_idx(taints, i);
+            struct taint *taint = &out->taints[i];
+            out->n_taints++;
+            if (dup_or_empty(get_str(t, "key"), &taint->key) != K_OK ||
+                dup_or_empty(get_str(t, "value"), &taint->value) != K_OK ||
+                dup_or_empty(get_str(t, "effect"), &taint->effect) != K_OK)
+                goto out;
+        }
+    }
+
+    json_object *status = get_type(node, "status", json_type_object);
+    rc = project_node_resources(get(status, "capacity"), gpus, &out->capacity);
+    if (rc != K_OK)
+        goto out;
+    rc = project_node_resources(get(status, "allocatable"), gpus, &out->allocatable);
+out:
+    if (rc != K_OK)
+        node_cleanup(out);
+    return rc;
+}
