@@ -1,0 +1,48 @@
+/*
+ * cache.h - the webhook's watch caches, one informer each (core/cache/informer.h):
+ *   nodes           /api/v1/nodes, kept in a core store (core/cache/store.h);
+ *   RuntimeClasses  /apis/node.k8s.io/v1/runtimeclasses;
+ *   ResourceQuotas  /api/v1/resourcequotas (all namespaces);
+ *   Namespaces      /api/v1/namespaces (for their labels).
+ * The last three are sorted arrays of snapshot.h projections under one rwlock; relists are mark
+ * and sweep, like the store's.
+ *
+ * Readers: wh_cache_read() fills a snapshot and takes the read locks (store first, then the
+ * cache's own); everything in the snapshot is valid until wh_cache_release(). Writers are the
+ * informer threads. All functions are thread-safe except new/start/stop/free, which the owner
+ * calls from one thread.
+ */
+#ifndef GPUTRI_WEBHOOK_CACHE_H
+#define GPUTRI_WEBHOOK_CACHE_H
+
+#include <stdbool.h>
+
+#include "kube/config.h"
+#include "model/gpu.h"
+#include "snapshot.h"
+
+struct wh_cache;
+
+/*
+ * wh_cache_new() - caches reading through `cfg`, projecting with `gpus` (both borrowed; they
+ * must outlive the cache). `assume_ert` is copied into every snapshot. NULL on ENOMEM.
+ */
+struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_set *gpus,
+                              bool assume_ert);
+
+/* wh_cache_start() - start the four informer threads. Returns K_OK or K_ENOMEM. */
+int wh_cache_start(struct wh_cache *c);
+
+/* wh_cache_synced() - every informer has listed at least once (the /readyz condition). */
+bool wh_cache_synced(struct wh_cache *c);
+
+/* wh_cache_read() - take the read locks and fill *snap. Pair with wh_cache_release(). */
+void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap);
+void wh_cache_release(struct wh_cache *c);
+
+/* wh_cache_stop() - stop and join the informers. Idempotent. */
+void wh_cache_stop(struct wh_cache *c);
+/* wh_cache_free() - stop and free everything. NULL-safe. */
+void wh_cache_free(struct wh_cache *c);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * events.h - a bounded queue and one worker thread that turn admission warnings into core/v1
+ * Warning Events (core/kube/event.h), so the admission response never waits for the API.
+ *
+ * event_queue_push() copies the strings and returns at once; when the queue is full the event is
+ * dropped with a log line. The worker hands each event to a sink (in gputri-webhook:
+ * kube_event_create through its own kube_client; tests use a recording sink). Sink failures are
+ * logged and not retried.
+ *
+ * Thread-safety: push, dropped and sent may be called from any thread; start/stop/free from one.
+ */
+#ifndef GPUTRI_WEBHOOK_EVENTS_H
+#define GPUTRI_WEBHOOK_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/event.h"
+
+/* Delivers one event; returns a K_* value. Called from the worker thread only. */
+typedef int (*event_sink_fn)(void *ctx, const struct kube_event_spec *e);
+
+struct event_queue;
+
+/*
+ * event_queue_new() - a queue of `capacity` events (1..65536) delivered to sink(ctx, ...).
+ * `component` and `instance` (may be NULL) are copied into every event's source. NULL on ENOMEM.
+ */
+struct event_queue *event_queue_new(size_t capacity, event_sink_fn sink, void *ctx,
+                                    const char *component, const char *instance);
+
+/* event_queue_start() - start the worker. Returns K_OK or K_ENOMEM. */
+int event_queue_start(struct event_queue *q);
+
+/*
+ * event_queue_push() - queue a Warning Event about the object (ns, kind, api_version, name, uid)
+ * with `reason` and `message`; strings are copied (cut to the Event field limits); uid may be
+ * NULL or "". Returns false when the queue is full or stopping (the event is dropped and logged).
+ */
+bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
+                      const char *api_version, const char *name, const char *uid,
+                      const char *reason, const char *message);
+
+/* Counters for logs and tests. */
+size_t event_queue_dropped(struct event_queue *q);
+size_t event_queue_sent(struct event_queue *q);
+
+/*
+ * event_queue_stop() - refuse new events, let the worker deliver what is queued for at most
+ * drain_ms, drop (and count) the rest, join the worker. Safe without start. Idempotent.
+ */
+void event_queue_stop(struct event_queue *q, int drain_ms);
+
+/* event_queue_free() - stop (drain 0) and free. NULL-safe. */
+void event_queue_free(struct event_queue *q);
+
+#endif

@@ -1,0 +1,224 @@
+/* main.c - gputri-webhook: flags, signals, and wiring of caches, admission, events and HTTPS. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admission.h"
+#include "cache.h"
+#include "events.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "model/gpu.h"
+#include "options.h"
+#include "server.h"
+#include "tls_source.h"
+#include "util/log.h"
+#include "util/result.h"
+
+#define EVENT_QUEUE_CAPACITY 512
+#define DRAIN_MS 5000
+#define EVENT_DRAIN_MS 2000
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+struct app {
+    struct wh_cache *cache;
+    struct event_queue *events;
+};
+
+static char *dup_body(const char *s, size_t *len)
+{
+    *len = strlen(s);
+    char *b = malloc(*len + 1);
+    if (b)
+        memcpy(b, s, *len + 1);
+    return b;
+}
+
+static void handle_healthz(void *ctx, const struct server_request *req,
+                           struct server_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    resp->body = dup_body("ok\n", &resp->body_len);
+}
+
+static void handle_readyz(void *ctx, const struct server_request *req, struct server_response *resp)
+{
+    (void)req;
+    struct app *app = ctx;
+    if (wh_cache_synced(app->cache)) {
+        resp->body = dup_body("ok\n", &resp->body_len);
+    } else {
+        resp->status = 503;
+        resp->body = dup_body("caches not synced\n", &resp->body_len);
+    }
+}
+
+static void handle_validate(void *ctx, const struct server_request *req,
+                            struct server_response *resp)
+{
+    struct app *app = ctx;
+    struct admission_result *r = malloc(sizeof(*r));
+    if (!r) {
+        server_json_error(resp, 500, "out of memory");
+        return;
+    }
+    struct wh_snapshot snap;
+    wh_cache_read(app->cache, &snap);
+    int rc = admission_handle(req->body, req->body_len, &snap, r);
+    wh_cache_release(app->cache);
+    if (rc == K_EPARSE) {
+        log_warn("POST /validate: bad request: %s", r->error);
+        server_json_error(resp, 400, r->error);
+    } else if (rc != K_OK) {
+        log_error("POST /validate: %s", k_strerror(rc));
+        server_json_error(resp, 500, k_strerror(rc));
+    } else {
+        log_info(1, "%s %s %s/%s: %zu warning(s)%s", r->operation, r->kind, r->ns, r->name,
+                 r->warnings.n, r->dry_run ? " (dry run)" : "");
+        for (size_t i = 0; i < r->warnings.n; i++) {
+            log_info(2, "warning: %s", r->warnings.items[i].text);
+            if (!r->dry_run && r->ns[0] && r->name[0])
+                event_queue_push(app->events, r->ns, r->kind, r->api_version, r->name, r->uid,
+                                 r->warnings.items[i].reason, r->warnings.items[i].text);
+        }
+        resp->content_type = "application/json";
+        resp->body = r->response;
+        resp->body_len = r->response_len;
+        r->response = NULL;
+    }
+    admission_result_cleanup(r);
+    free(r);
+}
+
+static int kube_sink(void *ctx, const struct kube_event_spec *e)
+{
+    struct kube_error err = {0};
+    int rc = kube_event_create(ctx, e, &err);
+    if (rc != K_OK)
+        log_warn("creating event: %s", err.message);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct wh_options o;
+    char err[512];
+    if (wh_options_parse(argc, argv, &o, err, sizeof(err)) != K_OK) {
+        fprintf(stderr, "gputri-webhook: %s\n", err);
+        wh_options_usage(stderr);
+        return 2;
+    }
+    if (o.help) {
+        wh_options_usage(stdout);
+        return 0;
+    }
+    if (o.version) {
+        printf("gputri-webhook %s\n", GPUTRI_VERSION);
+        return 0;
+    }
+    log_set_verbosity(o.verbosity);
+    log_set_format(o.log_format);
+
+    struct gpu_set gpus = {0};
+    if (gpu_set_parse(&gpus, o.gpu_resources) != K_OK) {
+        fprintf(stderr, "gputri-webhook: invalid --gpu-resources \"%s\"\n", o.gpu_resources);
+        return 2;
+    }
+    struct tls_source *tls = NULL;
+    if (tls_source_new(o.tls_cert_file, o.tls_key_file, &tls, err, sizeof(err)) != K_OK) {
+        log_error("loading the serving certificate: %s", err);
+        gpu_set_cleanup(&gpus);
+        return 1;
+    }
+    struct kube_config cfg = {0};
+    if (kube_config_load(o.kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
+        log_error("kubeconfig: %s", err);
+        tls_source_free(tls);
+        gpu_set_cleanup(&gpus);
+        return 1;
+    }
+
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    /* block them in every thread; the main thread waits for them in sigsuspend() */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+
+    int status = 1;
+    char host[128] = "";
+    gethostname(host, sizeof(host) - 1);
+    struct app app = {0};
+    struct kube_client *event_client = kube_client_new(&cfg, "gputri-webhook/" GPUTRI_VERSION);
+    app.cache = wh_cache_new(&cfg, &gpus, o.assume_ert);
+    app.events = event_client ? event_queue_new(EVENT_QUEUE_CAPACITY, kube_sink, event_client,
+                                                "gputri-webhook", host[0] ? host : NULL)
+                              : NULL;
+    struct server *srv = NULL;
+    if (!app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
+        event_queue_start(app.events) != K_OK) {
+        log_error("start-up failed: out of memory");
+        goto out;
+    }
+    const struct server_route routes[] = {
+        {"POST", "/validate", handle_validate, &app},
+        {"GET", "/healthz", handle_healthz, &app},
+        {"GET", "/readyz", handle_readyz, &app},
+    };
+    struct server_options so = {
+        .bind_address = o.bind_address,
+        .port = o.port,
+        .threads = o.threads,
+        .max_connections = o.max_connections,
+        .connection_timeout = o.connection_timeout,
+        .max_body = o.max_body,
+        .request_timeout_ms = 10000,
+        .tls = tls,
+        .routes = routes,
+        .n_routes = sizeof(routes) / sizeof(routes[0]),
+    };
+    if (server_start(&so, &srv, err, sizeof(err)) != K_OK) {
+        log_error("%s", err);
+        goto out;
+    }
+    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s)", GPUTRI_VERSION,
+             o.bind_address, server_port(srv), cfg.source ? cfg.source : "?");
+    while (!stop)
+        sigsuspend(&old);
+    log_info(0, "shutting down: draining requests");
+    server_stop(srv, DRAIN_MS);
+    srv = NULL;
+    status = 0;
+out:
+    server_stop(srv, 0);
+    if (app.events) {
+        event_queue_stop(app.events, EVENT_DRAIN_MS);
+        log_info(1, "events: %zu sent, %zu dropped", event_queue_sent(app.events),
+                 event_queue_dropped(app.events));
+    }
+    event_queue_free(app.events);
+    wh_cache_free(app.cache);
+    kube_client_free(event_client);
+    kube_config_cleanup(&cfg);
+    tls_source_free(tls);
+    gpu_set_cleanup(&gpus);
+    return status;
+}

@@ -1,0 +1,195 @@
+/* options.c - gputri-webhook's flags. */
+#include "options.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/gpu.h"
+#include "util/result.h"
+
+void wh_options_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: gputri-webhook --tls-cert-file=PATH --tls-private-key-file=PATH [flags]\n"
+            "\n"
+            "A validating admission webhook that never denies: it answers every AdmissionReview\n"
+            "with allowed=true and warnings naming why a GPU pod or workload will not start\n"
+            "(untolerated taints, missing RuntimeClass, GPU quota, no GPU node, qGPU setup).\n"
+            "Serves POST /validate, GET /healthz and GET /readyz over HTTPS (TLS 1.2/1.3).\n"
+            "The certificate and key are re-read when the files change.\n"
+            "\n"
+            "Flags:\n"
+            "  --tls-cert-file PATH         serving certificate (PEM, leaf first)\n"
+            "  --tls-private-key-file PATH  its private key (PEM)\n"
+            "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
+            "  --port N                     port (default %d)\n"
+            "  --kubeconfig PATH            kubeconfig (default: $KUBECONFIG, in-cluster,\n"
+            "                               ~/.kube/config)\n"
+            "  --gpu-resources LIST         comma-separated GPU resource names; a trailing *\n"
+            "                               is a prefix (default: %s)\n"
+            "  --assume-extended-resource-toleration\n"
+            "                               the API server runs the ExtendedResourceToleration\n"
+            "                               admission plugin (adds <resource>:Exists:NoSchedule)\n"
+            "  --max-request-bytes N        request body cap (default %u)\n"
+            "  --threads N                  HTTPS worker threads (default %d)\n"
+            "  --max-connections N          concurrent connections (default %d)\n"
+            "  --connection-timeout SECONDS close idle or stalled connections (default %d)\n"
+            "  --logging-format FORMAT      text (klog) or json (default text)\n"
+            "  -v, --v N                    log verbosity (default 0)\n"
+            "  -h, --help                   show this help\n"
+            "      --version                print the version\n",
+            WH_DEFAULT_PORT, GPU_SET_DEFAULT, WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS,
+            WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT);
+}
+
+static int parse_long(const char *flag, const char *s, long min, long max, long *out, char *err,
+                      size_t errlen)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < min || v > max) {
+        snprintf(err, errlen, "invalid value \"%s\" for --%s (%ld..%ld)", s, flag, min, max);
+        return K_EINVAL;
+    }
+    *out = v;
+    return K_OK;
+}
+
+int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, size_t errlen)
+{
+    enum {
+        OPT_CERT = 256,
+        OPT_KEY,
+        OPT_BIND,
+        OPT_PORT,
+        OPT_KUBECONFIG,
+        OPT_GPU,
+        OPT_ERT,
+        OPT_MAXBODY,
+        OPT_THREADS,
+        OPT_MAXCONN,
+        OPT_TIMEOUT,
+        OPT_FORMAT,
+        OPT_VERSION,
+    };
+    static const struct option longopts[] = {
+        {"tls-cert-file", required_argument, NULL, OPT_CERT},
+        {"tls-private-key-file", required_argument, NULL, OPT_KEY},
+        {"bind-address", required_argument, NULL, OPT_BIND},
+        {"port", required_argument, NULL, OPT_PORT},
+        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+        {"gpu-resources", required_argument, NULL, OPT_GPU},
+        {"assume-extended-resource-toleration", no_argument, NULL, OPT_ERT},
+        {"max-request-bytes", required_argument, NULL, OPT_MAXBODY},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"max-connections", required_argument, NULL, OPT_MAXCONN},
+        {"connection-timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"logging-format", required_argument, NULL, OPT_FORMAT},
+        {"v", required_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof(*o));
+    o->bind_address = "0.0.0.0";
+    o->port = WH_DEFAULT_PORT;
+    o->gpu_resources = GPU_SET_DEFAULT;
+    o->max_body = WH_DEFAULT_MAX_BODY;
+    o->threads = WH_DEFAULT_THREADS;
+    o->max_connections = WH_DEFAULT_MAX_CONNECTIONS;
+    o->connection_timeout = WH_DEFAULT_CONNECTION_TIMEOUT;
+    o->log_format = LOG_FORMAT_TEXT;
+    snprintf(err, errlen, "%s", "");
+
+    optind = 1;
+    opterr = 0;
+    int opt;
+    long v;
+    while ((opt = getopt_long_only(argc, argv, ":hv:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_CERT:
+            o->tls_cert_file = optarg;
+            break;
+        case OPT_KEY:
+            o->tls_key_file = optarg;
+            break;
+        case OPT_BIND:
+            o->bind_address = optarg;
+            break;
+        case OPT_PORT:
+            if (parse_long("port", optarg, 1, 65535, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->port = (int)v;
+            break;
+        case OPT_KUBECONFIG:
+            o->kubeconfig = optarg;
+            break;
+        case OPT_GPU:
+            o->gpu_resources = optarg;
+            break;
+        case OPT_ERT:
+            o->assume_ert = true;
+            break;
+        case OPT_MAXBODY:
+            if (parse_long("max-request-bytes", optarg, 1024, 64L << 20, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->max_body = (size_t)v;
+            break;
+        case OPT_THREADS:
+            if (parse_long("threads", optarg, 1, 64, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->threads = (int)v;
+            break;
+        case OPT_MAXCONN:
+            if (parse_long("max-connections", optarg, 1, 10000, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->max_connections = (int)v;
+            break;
+        case OPT_TIMEOUT:
+            if (parse_long("connection-timeout", optarg, 1, 3600, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->connection_timeout = (int)v;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0) {
+                o->log_format = LOG_FORMAT_TEXT;
+            } else if (strcmp(optarg, "json") == 0) {
+                o->log_format = LOG_FORMAT_JSON;
+            } else {
+                snprintf(err, errlen, "invalid value \"%s\" for --logging-format (text|json)",
+                         optarg);
+                return K_EINVAL;
+            }
+            break;
+        case 'v':
+            if (parse_long("v", optarg, 0, 10, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->verbosity = (int)v;
+            break;
+        case 'h':
+            o->help = true;
+            break;
+        case OPT_VERSION:
+            o->version = true;
+            break;
+        case ':':
+            snprintf(err, errlen, "flag %s needs a value", argv[optind - 1]);
+            return K_EINVAL;
+        default:
+            snprintf(err, errlen, "unknown flag %s", argv[optind - 1]);
+            return K_EINVAL;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument \"%s\"", argv[optind]);
+        return K_EINVAL;
+    }
+    if (o->help || o->version)
+        return K_OK;
+    if (!o->tls_cert_file || !o->tls_key_file) {
+        snprintf(err, errlen, "--tls-cert-file and --tls-private-key-file are required");
+        return K_EINVAL;
+    }
+    return K_OK;
+}

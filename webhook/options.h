@@ -1,0 +1,53 @@
+/*
+ * options.h - gputri-webhook's command line, Kubernetes style (--flag=value or --flag value,
+ * single or double dash, as getopt_long_only accepts them).
+ *
+ * Flags: --tls-cert-file, --tls-private-key-file, --bind-address (default 0.0.0.0), --port
+ * (default 8443), --kubeconfig, --gpu-resources, --assume-extended-resource-toleration,
+ * --max-request-bytes, --threads, --max-connections, --connection-timeout, --v,
+ * --logging-format (text|json), --help, --version.
+ */
+#ifndef GPUTRI_WEBHOOK_OPTIONS_H
+#define GPUTRI_WEBHOOK_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/log.h"
+
+#define WH_DEFAULT_PORT 8443
+#define WH_DEFAULT_MAX_BODY (3u << 20) /* the API server's MaxRequestBodyBytes */
+#define WH_DEFAULT_THREADS 4
+#define WH_DEFAULT_MAX_CONNECTIONS 256
+#define WH_DEFAULT_CONNECTION_TIMEOUT 30 /* seconds of inactivity */
+
+struct wh_options {
+    const char *tls_cert_file; /* PEM: leaf first, then intermediates */
+    const char *tls_key_file;  /* PEM private key */
+    const char *bind_address;  /* numeric IPv4 or IPv6 address */
+    int port;
+    const char *kubeconfig;    /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
+    const char *gpu_resources; /* comma-separated GPU set (model/gpu.h) */
+    bool assume_ert;           /* the ExtendedResourceToleration plugin is enabled */
+    size_t max_body;           /* request body cap in bytes */
+    int threads;               /* MHD thread pool size */
+    int max_connections;
+    int connection_timeout; /* seconds */
+    int verbosity;          /* --v */
+    enum log_format log_format;
+    bool help, version;
+};
+
+/*
+ * wh_options_parse() - fill `o` with defaults, then apply argv. Strings in `o` point into argv or
+ * at static defaults (nothing to free). Returns K_OK, or K_EINVAL with a one-line reason in err
+ * (errlen bytes) for an unknown flag, a bad value, or (unless --help/--version) a missing
+ * --tls-cert-file/--tls-private-key-file. Uses getopt state: not thread-safe; call once.
+ */
+int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, size_t errlen);
+
+/* wh_options_usage() - print the help text to `out`. */
+void wh_options_usage(FILE *out);
+
+#endif

@@ -1,0 +1,216 @@
+/* snapshot.c - projections of RuntimeClass, ResourceQuota and Namespace objects. */
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/quantity.h"
+#include "util/result.h"
+
+static json_object *get(json_object *o, const char *key, json_type type)
+{
+    json_object *v = NULL;
+    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+        !json_object_is_type(v, type))
+        return NULL;
+    return v;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+    json_object *v = get(o, key, json_type_string);
+    return v ? json_object_get_string(v) : NULL;
+}
+
+static int dup_str(const char *s, char **out)
+{
+    *out = strdup(s ? s : "");
+    return *out ? K_OK : K_ENOMEM;
+}
+
+static int project_map(json_object *map, struct kv_list *out)
+{
+    if (!map)
+        return K_OK;
+    size_t n = (size_t)json_object_object_length(map);
+    if (!n)
+        return K_OK;
+    out->items = calloc(n, sizeof(*out->items));
+    if (!out->items)
+        return K_ENOMEM;
+    json_object_object_foreach(map, k, v)
+    {
+        if (!json_object_is_type(v, json_type_string))
+            continue;
+        struct kv *kv = &out->items[out->n];
+        if (dup_str(k, &kv->key) != K_OK || dup_str(json_object_get_string(v), &kv->value)) {
+            free(kv->key);
+            kv->key = NULL;
+            return K_ENOMEM;
+        }
+        out->n++;
+    }
+    return K_OK;
+}
+
+void wh_runtime_class_cleanup(struct wh_runtime_class *rc)
+{
+    if (!rc)
+        return;
+    free(rc->name);
+    kv_list_cleanup(&rc->node_selector);
+    for (size_t i = 0; i < rc->n_tolerations; i++) {
+        free(rc->tolerations[i].key);
+        free(rc->tolerations[i].op);
+        free(rc->tolerations[i].value);
+        free(rc->tolerations[i].effect);
+    }
+    free(rc->tolerations);
+    memset(rc, 0, sizeof(*rc));
+}
+
+int wh_project_runtime_class(json_object *obj, struct wh_runtime_class *out)
+{
+    memset(out, 0, sizeof(*out));
+    const char *name = get_str(get(obj, "metadata", json_type_object), "name");
+    if (!name)
+        return K_EPARSE;
+    int rc = K_ENOMEM;
+    if (dup_str(name, &out->name) != K_OK)
+        goto fail;
+    json_object *sched = get(obj, "scheduling", json_type_object);
+    if ((rc = project_map(get(sched, "nodeSelector", json_type_object), &out->node_selector)) !=
+        K_OK)
+        goto fail;
+    json_object *tols = get(sched, "tolerations", json_type_array);
+    size_t n = tols ? json_object_array_length(tols) : 0;
+    if (n) {
+        rc = K_ENOMEM;
+        out->tolerations = calloc(n, sizeof(*out->tolerations));
+        if (!out->tolerations)
+            goto fail;
+        for (size_t i = 0; i < n; i++) {
+            json_object *t = json_object_array_get_idx(tols, i);
+            struct toleration *tol = &out->tolerations[out->n_tolerations++];
+            if (dup_str(get_str(t, "key"), &tol->key) ||
+                dup_str(get_str(t, "operator"), &tol->op) ||
+                dup_str(get_str(t, "value"), &tol->value) ||
+                dup_str(get_str(t, "effect"), &tol->effect))
+                goto fail;
+        }
+    }
+    return K_OK;
+fail:
+    wh_runtime_class_cleanup(out);
+    return rc;
+}
+
+void wh_quota_cleanup(struct wh_quota *q)
+{
+    if (!q)
+        return;
+    free(q->ns);
+    free(q->name);
+    resource_list_cleanup(&q->hard);
+    resource_list_cleanup(&q->used);
+    memset(q, 0, sizeof(*q));
+}
+
+/* The requests.<gpu> entries of a ResourceList object. */
+static int quota_gpu_keys(json_object *list, const struct gpu_set *gpus, struct resource_list *out)
+{
+    if (!list)
+        return K_OK;
+    json_object_object_foreach(list, k, v)
+    {
+        if (strncmp(k, "requests.", 9) != 0 || !gpu_set_contains(gpus, k + 9))
+            continue;
+        int64_t value;
+        if (!json_object_is_type(v, json_type_string) ||
+            quantity_parse(json_object_get_string(v), &value) != K_OK)
+            continue;
+        if (resource_list_add(out, k, value) != K_OK)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+int wh_project_quota(json_object *obj, const struct gpu_set *gpus, struct wh_quota *out)
+{
+    memset(out, 0, sizeof(*out));
+    json_object *meta = get(obj, "metadata", json_type_object);
+    const char *name = get_str(meta, "name"), *ns = get_str(meta, "namespace");
+    if (!name || !ns)
+        return K_EPARSE;
+    int rc = K_ENOMEM;
+    if (dup_str(name, &out->name) != K_OK || dup_str(ns, &out->ns) != K_OK)
+        goto fail;
+    json_object *spec = get(obj, "spec", json_type_object);
+    json_object *status = get(obj, "status", json_type_object);
+    json_object *scopes = get(spec, "scopes", json_type_array);
+    out->scoped = (scopes && json_object_array_length(scopes) > 0) ||
+                  get(spec, "scopeSelector", json_type_object) != NULL;
+    json_object *shard = get(status, "hard", json_type_object);
+    out->has_status = shard && json_object_object_length(shard) > 0;
+    if ((rc = quota_gpu_keys(out->has_status ? shard : get(spec, "hard", json_type_object), gpus,
+                             &out->hard)) != K_OK ||
+        (rc = quota_gpu_keys(get(status, "used", json_type_object), gpus, &out->used)) != K_OK)
+        goto fail;
+    return K_OK;
+fail:
+    wh_quota_cleanup(out);
+    return rc;
+}
+
+void wh_namespace_cleanup(struct wh_namespace *ns)
+{
+    if (!ns)
+        return;
+    free(ns->name);
+    kv_list_cleanup(&ns->labels);
+    memset(ns, 0, sizeof(*ns));
+}
+
+int wh_project_namespace(json_object *obj, struct wh_namespace *out)
+{
+    memset(out, 0, sizeof(*out));
+    json_object *meta = get(obj, "metadata", json_type_object);
+    const char *name = get_str(meta, "name");
+    if (!name)
+        return K_EPARSE;
+    int rc = K_ENOMEM;
+    if (dup_str(name, &out->name) != K_OK)
+        goto fail;
+    if ((rc = project_map(get(meta, "labels", json_type_object), &out->labels)) != K_OK)
+        goto fail;
+    return K_OK;
+fail:
+    wh_namespace_cleanup(out);
+    return rc;
+}
+
+static int cmp_rc(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct wh_runtime_class *)elem)->name);
+}
+
+static int cmp_ns(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct wh_namespace *)elem)->name);
+}
+
+const struct wh_runtime_class *wh_snapshot_runtime_class(const struct wh_snapshot *s,
+                                                         const char *name)
+{
+    if (!name || !s->n_runtime_classes)
+        return NULL;
+    return bsearch(name, s->runtime_classes, s->n_runtime_classes, sizeof(*s->runtime_classes),
+                   cmp_rc);
+}
+
+const struct wh_namespace *wh_snapshot_namespace(const struct wh_snapshot *s, const char *name)
+{
+    if (!name || !s->n_namespaces)
+        return NULL;
+    return bsearch(name, s->namespaces, s->n_namespaces, sizeof(*s->namespaces), cmp_ns);
+}

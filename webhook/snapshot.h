@@ -1,0 +1,86 @@
+/*
+ * snapshot.h - the read-only view of the cluster that the admission checks run against, and the
+ * compact projections of the objects only the webhook needs: RuntimeClasses (node.k8s.io/v1),
+ * ResourceQuotas and Namespaces. Nodes are core knode projections (core/model/model.h).
+ *
+ * A snapshot borrows everything; it is valid while the cache's read lock is held (see cache.h)
+ * or, in tests, while the fixture owning the objects lives. Projections own their strings and
+ * are released with the matching *_cleanup(). Pure: no I/O, no globals; the project functions
+ * are thread-safe on distinct outputs.
+ */
+#ifndef GPUTRI_WEBHOOK_SNAPSHOT_H
+#define GPUTRI_WEBHOOK_SNAPSHOT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/gpu.h"
+#include "model/model.h"
+
+/* A RuntimeClass: its name and the scheduling fields the RuntimeClass admission plugin merges
+ * into pods (kubernetes/kubernetes: plugin/pkg/admission/runtimeclass/admission.go). */
+struct wh_runtime_class {
+    char *name;
+    struct kv_list node_selector;   /* scheduling.nodeSelector */
+    struct toleration *tolerations; /* scheduling.tolerations */
+    size_t n_tolerations;
+};
+
+/*
+ * A ResourceQuota, reduced to its GPU keys. `hard` holds the enforced requests.<gpu> limits:
+ * status.hard when the quota controller has written it, otherwise spec.hard (has_status false;
+ * the API server does not enforce a quota before its status is written, see
+ * scheduler-semantics.md 7.1, so numbers from spec.hard are a forecast). `used` is status.used.
+ * Names in both lists keep the "requests." prefix. `scoped`: spec.scopes or spec.scopeSelector
+ * is set (the checks skip such quotas rather than guess whether they apply).
+ */
+struct wh_quota {
+    char *ns;
+    char *name;
+    bool scoped;
+    bool has_status;
+    struct resource_list hard;
+    struct resource_list used;
+};
+
+struct wh_namespace {
+    char *name;
+    struct kv_list labels;
+};
+
+struct wh_snapshot {
+    const struct gpu_set *gpus;
+    const struct knode *const *nodes;
+    size_t n_nodes;
+    const struct wh_runtime_class *runtime_classes; /* sorted by name */
+    size_t n_runtime_classes;
+    const struct wh_quota *quotas; /* every namespace, sorted by namespace/name */
+    size_t n_quotas;
+    const struct wh_namespace *namespaces; /* sorted by name */
+    size_t n_namespaces;
+    /* which lists are trustworthy (their informer listed at least once) */
+    bool nodes_synced, runtime_classes_synced, quotas_synced, namespaces_synced;
+    bool assume_ert; /* ExtendedResourceToleration admission plugin is enabled */
+};
+
+/*
+ * wh_project_runtime_class() / wh_project_quota() / wh_project_namespace() - fill `out` (zeroed
+ * first) from the API object. Return K_OK, K_EPARSE when metadata.name (and for quotas
+ * metadata.namespace) is missing, or K_ENOMEM; `out` is cleaned up on error. Quota quantities
+ * that do not parse are skipped. `gpus` selects the quota keys kept.
+ */
+int wh_project_runtime_class(json_object *obj, struct wh_runtime_class *out);
+int wh_project_quota(json_object *obj, const struct gpu_set *gpus, struct wh_quota *out);
+int wh_project_namespace(json_object *obj, struct wh_namespace *out);
+
+void wh_runtime_class_cleanup(struct wh_runtime_class *rc);
+void wh_quota_cleanup(struct wh_quota *q);
+void wh_namespace_cleanup(struct wh_namespace *ns);
+
+/* Lookups over a snapshot (binary search on the sorted lists). Borrowed results or NULL. */
+const struct wh_runtime_class *wh_snapshot_runtime_class(const struct wh_snapshot *s,
+                                                         const char *name);
+const struct wh_namespace *wh_snapshot_namespace(const struct wh_snapshot *s, const char *name);
+
+#endif

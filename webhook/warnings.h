@@ -1,0 +1,93 @@
+/*
+ * warnings.h - the checks behind gputri-webhook's admission warnings, and the bounded warning
+ * list they fill.
+ *
+ * Warning text rules (kubernetes/apiserver: pkg/endpoints/filters/warning.go and
+ * kubernetes/apimachinery: pkg/util/net/http.go NewWarningHeader; admission-webhooks.md 2):
+ * the field path first ("spec.template.spec.tolerations: ..."), one problem per warning, valid
+ * UTF-8 without control characters (the API server silently drops such a warning), aim for
+ * ~120 characters, never more than WARN_ITEM_MAX bytes (cut on a character boundary), at most
+ * WARN_MAX_ITEMS warnings and WARN_TOTAL_MAX bytes in all (the API server's budget is 4096
+ * runes shared with every other webhook), duplicates dropped.
+ *
+ * The checks read a snapshot (snapshot.h) and the object's JSON (borrowed); they are pure and
+ * thread-safe on distinct warn_lists.
+ */
+#ifndef GPUTRI_WEBHOOK_WARNINGS_H
+#define GPUTRI_WEBHOOK_WARNINGS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+#define WARN_MAX_ITEMS 10
+#define WARN_ITEM_MAX 200
+#define WARN_TOTAL_MAX 3072
+
+/* Event reasons, one per check. */
+#define WARN_REASON_TAINT "GPUUntoleratedTaint"
+#define WARN_REASON_RUNTIMECLASS "RuntimeClassNotFound"
+#define WARN_REASON_QUOTA "GPUQuotaExceeded"
+#define WARN_REASON_QUOTA_KEY "GPUQuotaIneffective"
+#define WARN_REASON_SELECTOR "NodeSelectorMismatch"
+#define WARN_REASON_NO_GPU_NODE "NoGPUNode"
+#define WARN_REASON_QGPU_MIXED "QGPUMixedResources"
+#define WARN_REASON_QGPU_NS "QGPUNamespaceUnlabeled"
+
+#define QGPU_PREFIX "tke.cloud.tencent.com/qgpu-"
+#define QGPU_POLICY_LABEL "tke.cloud.tencent.com/qgpu-schedule-policy"
+
+struct warning {
+    char text[WARN_ITEM_MAX + 1];
+    const char *reason; /* static, one of WARN_REASON_* */
+};
+
+struct warn_list {
+    struct warning items[WARN_MAX_ITEMS];
+    size_t n;
+    size_t total;   /* bytes of all texts */
+    size_t dropped; /* warnings refused for the count or total limit */
+};
+
+/* warn_list_init() - empty the list. */
+void warn_list_init(struct warn_list *l);
+
+/*
+ * warn_add() - format one warning, replace control characters and invalid UTF-8 with spaces or
+ * '?', cut it to WARN_ITEM_MAX bytes on a character boundary (ending in "..."), and append it
+ * unless an identical text is present or a limit is reached. Returns true when appended.
+ */
+bool warn_add(struct warn_list *l, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* What is being admitted: one pod spec, bare or inside a workload. All borrowed. */
+struct wh_object {
+    const char *ns;        /* the request's namespace */
+    json_object *spec;     /* the PodSpec */
+    json_object *meta;     /* the pod's (or template's) metadata; may be NULL */
+    const char *spec_path; /* "spec", "spec.template.spec", "spec.jobTemplate.spec.template.spec" */
+    int64_t replicas;      /* pods the object asks for; -1 when unknown (DaemonSet) */
+    bool is_pod;           /* a bare Pod (no replica wording) */
+    bool create;           /* CREATE (UPDATE: only checks that do not depend on current usage) */
+};
+
+/*
+ * wh_check_pod_spec() - run every pod check (qGPU, RuntimeClass, quota, node selection, GPU
+ * capacity, taints) and append warnings to `out`. Objects requesting no GPU resource get none.
+ * Checks whose list is not synced in the snapshot are skipped. Returns K_OK, K_EPARSE when the
+ * spec does not project (core/kube/project.h project_pod_spec), or K_ENOMEM.
+ */
+int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *obj,
+                      struct warn_list *out);
+
+/*
+ * wh_check_quota_object() - a ResourceQuota's own spec.hard: a GPU key without the requests.
+ * prefix (bare "nvidia.com/gpu" or "limits.nvidia.com/gpu") limits nothing
+ * (https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources).
+ */
+void wh_check_quota_object(json_object *quota, const struct gpu_set *gpus, struct warn_list *out);
+
+#endif
