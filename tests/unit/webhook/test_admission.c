@@ -1,0 +1,317 @@
+/*
+ * Tests for webhook/admission.c: every tests/fixtures/admission case file (an AdmissionReview,
+ * a snapshot of nodes, RuntimeClasses, ResourceQuotas and Namespaces, and the expected warning
+ * substrings), response invariants, and malformed input.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "admission.h"
+#include "objects.h"
+#include "wh_testutil.h"
+
+static struct gpu_set gpus;
+
+static int setup(void **state)
+{
+    (void)state;
+    return gpu_set_parse(&gpus, GPU_SET_DEFAULT);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gpu_set_cleanup(&gpus);
+    return 0;
+}
+
+/* What every answer must satisfy: a valid AdmissionReview v1, uid echoed, allowed, and
+ * warnings within the limits. */
+static void check_response(const struct admission_result *r, const char *uid)
+{
+    assert_non_null(r->response);
+    json_object *root = json_tokener_parse(r->response);
+    assert_non_null(root);
+    json_object *v, *resp;
+    assert_true(json_object_object_get_ex(root, "apiVersion", &v));
+    assert_string_equal(json_object_get_string(v), "admission.k8s.io/v1");
+    assert_true(json_object_object_get_ex(root, "kind", &v));
+    assert_string_equal(json_object_get_string(v), "AdmissionReview");
+    assert_true(json_object_object_get_ex(root, "response", &resp));
+    assert_true(json_object_object_get_ex(resp, "uid", &v));
+    assert_string_equal(json_object_get_string(v), uid);
+    assert_true(json_object_object_get_ex(resp, "allowed", &v));
+    assert_true(json_object_get_boolean(v));
+    assert_false(json_object_object_get_ex(resp, "patch", &v));
+    size_t total = 0, n = 0;
+    if (json_object_object_get_ex(resp, "warnings", &v)) {
+        n = json_object_array_length(v);
+        assert_true(n > 0);
+        for (size_t i = 0; i < n; i++) {
+            const char *w = json_object_get_string(json_object_array_get_idx(v, i));
+            assert_true(strlen(w) <= WARN_ITEM_MAX);
+            assert_true(clean_utf8(w));
+            assert_string_equal(w, r->warnings.items[i].text);
+            for (size_t j = 0; j < i; j++)
+                assert_string_not_equal(w, json_object_get_string(json_object_array_get_idx(v, j)));
+            total += strlen(w);
+        }
+    }
+    assert_int_equal(n, r->warnings.n);
+    assert_true(n <= WARN_MAX_ITEMS);
+    assert_true(total <= WARN_TOTAL_MAX);
+    json_object_put(root);
+}
+
+static void run_fixture(void **state)
+{
+    const char *file = *state;
+    json_object *c = test_load_json(FIXTURES_DIR, file);
+    if (!c)
+        fail_msg("%s: cannot load", file);
+    json_object *snapj, *review, *expect, *v;
+    assert_true(json_object_object_get_ex(c, "snapshot", &snapj));
+    assert_true(json_object_object_get_ex(c, "review", &review));
+    assert_true(json_object_object_get_ex(c, "expect", &expect));
+    struct owned_snapshot os;
+    assert_int_equal(owned_snapshot_build(&os, snapj, &gpus), K_OK);
+
+    const char *body = json_object_to_json_string_ext(review, JSON_C_TO_STRING_PLAIN);
+    struct admission_result *r = malloc(sizeof(*r));
+    assert_non_null(r);
+    int rc = admission_handle(body, strlen(body), &os.snap, r);
+
+    json_object_object_get_ex(expect, "result", &v);
+    const char *want = json_object_get_string(v);
+    if (strcmp(want, "parse") == 0) {
+        if (rc != K_EPARSE)
+            fail_msg("%s: expected K_EPARSE, got %d", file, rc);
+        assert_null(r->response);
+        assert_true(r->error[0] != 0);
+    } else {
+        if (rc != K_OK)
+            fail_msg("%s: admission_handle returned %d (%s)", file, rc, r->error);
+        json_object *req, *uid;
+        json_object_object_get_ex(review, "request", &req);
+        json_object_object_get_ex(req, "uid", &uid);
+        check_response(r, json_object_get_string(uid));
+        json_object *ws, *reasons = NULL;
+        json_object_object_get_ex(expect, "warnings", &ws);
+        json_object_object_get_ex(expect, "reasons", &reasons);
+        size_t nw = json_object_array_length(ws);
+        if (nw != r->warnings.n) {
+            for (size_t i = 0; i < r->warnings.n; i++)
+                print_message("%s: got warning: %s\n", file, r->warnings.items[i].text);
+            fail_msg("%s: expected %zu warning(s), got %zu", file, nw, r->warnings.n);
+        }
+        for (size_t i = 0; i < nw; i++) {
+            const char *sub = json_object_get_string(json_object_array_get_idx(ws, i));
+            bool found = false;
+            for (size_t k = 0; k < r->warnings.n && !found; k++)
+                found = strstr(r->warnings.items[k].text, sub) != NULL;
+            if (!found) {
+                for (size_t k = 0; k < r->warnings.n; k++)
+                    print_message("%s: got warning: %s\n", file, r->warnings.items[k].text);
+                fail_msg("%s: no warning contains \"%s\"", file, sub);
+            }
+        }
+        for (size_t i = 0; reasons && i < json_object_array_length(reasons); i++)
+            assert_string_equal(r->warnings.items[i].reason,
+                                json_object_get_string(json_object_array_get_idx(reasons, i)));
+        if (json_object_object_get_ex(expect, "dryRun", &v))
+            assert_int_equal(r->dry_run, json_object_get_boolean(v));
+    }
+    admission_result_cleanup(r);
+    free(r);
+    owned_snapshot_cleanup(&os);
+    json_object_put(c);
+}
+
+/* ------------------------------------------------------------------ malformed input */
+
+static struct wh_snapshot empty_snap(void)
+{
+    struct wh_snapshot s = {.gpus = &gpus, .nodes_synced = true};
+    return s;
+}
+
+static int handle_raw(const char *body, size_t len, struct admission_result *r)
+{
+    struct wh_snapshot s = empty_snap();
+    return admission_handle(body, len, &s, r);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    static const char *bad[] = {
+        "",
+        "{",
+        "[]",
+        "null",
+        "42",
+        "\"AdmissionReview\"",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":[]}",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{}}",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+        "\"request\":{\"uid\":\"\"}}",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+        "\"request\":{\"uid\":\"u\"}} trailing",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+        "\"request\":{\"uid\":\"u\"}}{}",
+        "{\"apiVersion\":1,\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\"}}",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+        "\"request\":{\"uid\":\"u\"",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct admission_result r;
+        int rc = handle_raw(bad[i], strlen(bad[i]), &r);
+        if (rc != K_EPARSE)
+            fail_msg("input %zu (%s): expected K_EPARSE, got %d", i, bad[i], rc);
+        assert_null(r.response);
+        admission_result_cleanup(&r);
+    }
+    /* NULL body */
+    struct admission_result r;
+    assert_int_equal(admission_handle(NULL, 5, &(struct wh_snapshot){.gpus = &gpus}, &r), K_EPARSE);
+    admission_result_cleanup(&r);
+}
+
+static void test_deep_nesting(void **state)
+{
+    (void)state;
+    size_t depth = 100000;
+    char *b = malloc(depth * 2 + 200);
+    assert_non_null(b);
+    int off = sprintf(b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                         "\"request\":{\"uid\":\"u\",\"object\":");
+    memset(b + off, '[', depth);
+    memset(b + off + depth, ']', depth);
+    strcpy(b + off + 2 * depth, "}}");
+    struct admission_result r;
+    assert_int_equal(handle_raw(b, strlen(b), &r), K_EPARSE);
+    admission_result_cleanup(&r);
+    free(b);
+}
+
+static void test_length_not_terminated(void **state)
+{
+    (void)state;
+    /* the body is taken by length: bytes after len are not read */
+    const char *ok = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                     "\"request\":{\"uid\":\"u-1\"}}GARBAGE";
+    struct admission_result r;
+    assert_int_equal(handle_raw(ok, strlen(ok) - 7, &r), K_OK);
+    check_response(&r, "u-1");
+    admission_result_cleanup(&r);
+    /* embedded NUL inside the length */
+    char nul[] = "{\"apiVersion\":\"admission.k8s.io/v1\"\0,\"kind\":\"AdmissionReview\"}";
+    assert_int_equal(handle_raw(nul, sizeof(nul) - 1, &r), K_EPARSE);
+    admission_result_cleanup(&r);
+}
+
+static void test_unsynced_snapshot_is_quiet(void **state)
+{
+    (void)state;
+    json_object *c = test_load_json(FIXTURES_DIR, "admission/pod_taint.json");
+    assert_non_null(c);
+    json_object *snapj, *review;
+    json_object_object_get_ex(c, "snapshot", &snapj);
+    json_object_object_get_ex(c, "review", &review);
+    struct owned_snapshot os;
+    assert_int_equal(owned_snapshot_build(&os, snapj, &gpus), K_OK);
+    os.snap.nodes_synced = false;
+    const char *body = json_object_to_json_string(review);
+    struct admission_result r;
+    assert_int_equal(admission_handle(body, strlen(body), &os.snap, &r), K_OK);
+    assert_int_equal(r.warnings.n, 0);
+    admission_result_cleanup(&r);
+    owned_snapshot_cleanup(&os);
+    json_object_put(c);
+}
+
+static void test_event_identity(void **state)
+{
+    (void)state;
+    json_object *c = test_load_json(FIXTURES_DIR, "admission/deployment_taint.json");
+    assert_non_null(c);
+    json_object *snapj, *review;
+    json_object_object_get_ex(c, "snapshot", &snapj);
+    json_object_object_get_ex(c, "review", &review);
+    struct owned_snapshot os;
+    assert_int_equal(owned_snapshot_build(&os, snapj, &gpus), K_OK);
+    const char *body = json_object_to_json_string(review);
+    struct admission_result r;
+    assert_int_equal(admission_handle(body, strlen(body), &os.snap, &r), K_OK);
+    assert_string_equal(r.ns, "gpu-triage");
+    assert_string_equal(r.kind, "Deployment");
+    assert_string_equal(r.api_version, "apps/v1");
+    assert_string_equal(r.name, "taint-deploy");
+    assert_string_equal(r.uid, "");
+    assert_string_equal(r.operation, "CREATE");
+    assert_false(r.dry_run);
+    assert_string_equal(r.warnings.items[0].reason, WARN_REASON_TAINT);
+    admission_result_cleanup(&r);
+    owned_snapshot_cleanup(&os);
+    json_object_put(c);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/admission", FIXTURES_DIR);
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "cannot open %s\n", dir);
+        return 1;
+    }
+    char **files = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        files = realloc(files, (n + 1) * sizeof(*files));
+        files[n] = malloc(l + 16);
+        snprintf(files[n], l + 16, "admission/%s", e->d_name);
+        n++;
+    }
+    closedir(d);
+    qsort(files, n, sizeof(*files), by_name);
+    const struct CMUnitTest fixed[] = {
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_length_not_terminated),
+        cmocka_unit_test(test_unsynced_snapshot_is_quiet),
+        cmocka_unit_test(test_event_identity),
+    };
+    size_t nf = sizeof(fixed) / sizeof(fixed[0]);
+    struct CMUnitTest *tests = calloc(n + nf, sizeof(*tests));
+    for (size_t i = 0; i < n; i++) {
+        tests[i].name = files[i];
+        tests[i].test_func = run_fixture;
+        tests[i].initial_state = files[i];
+    }
+    memcpy(tests + n, fixed, sizeof(fixed));
+    int rc = _cmocka_run_group_tests("webhook_admission", tests, n + nf, setup, teardown);
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    free(tests);
+    return rc;
+}

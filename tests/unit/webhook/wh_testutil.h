@@ -1,0 +1,173 @@
+/* wh_testutil.h - shared helpers of the webhook unit tests (header-only, static functions). */
+#ifndef GPUTRI_TEST_WH_TESTUTIL_H
+#define GPUTRI_TEST_WH_TESTUTIL_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/project.h"
+#include "snapshot.h"
+#include "util/result.h"
+#include "warnings.h"
+
+/* A snapshot that owns its objects, built from a fixture's "snapshot" member. */
+struct owned_snapshot {
+    struct wh_snapshot snap;
+    struct knode *nodes;
+    const struct knode **node_ptrs;
+    struct wh_runtime_class *rcs;
+    struct wh_quota *quotas;
+    struct wh_namespace *nss;
+    size_t n_nodes, n_rcs, n_quotas, n_nss;
+};
+
+static inline int cmp_node(const void *a, const void *b)
+{
+    return strcmp(((const struct knode *)a)->name, ((const struct knode *)b)->name);
+}
+static inline int cmp_rc(const void *a, const void *b)
+{
+    return strcmp(((const struct wh_runtime_class *)a)->name,
+                  ((const struct wh_runtime_class *)b)->name);
+}
+static inline int cmp_quota(const void *a, const void *b)
+{
+    const struct wh_quota *x = a, *y = b;
+    int c = strcmp(x->ns, y->ns);
+    return c ? c : strcmp(x->name, y->name);
+}
+static inline int cmp_ns(const void *a, const void *b)
+{
+    return strcmp(((const struct wh_namespace *)a)->name, ((const struct wh_namespace *)b)->name);
+}
+
+static inline json_object *arr_of(json_object *o, const char *key, size_t *n)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array)) {
+        *n = 0;
+        return NULL;
+    }
+    *n = json_object_array_length(v);
+    return v;
+}
+
+/* Returns K_OK or the first projection error. */
+static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
+                                       const struct gpu_set *gpus)
+{
+    memset(o, 0, sizeof(*o));
+    size_t n;
+    json_object *a = arr_of(s, "nodes", &n);
+    o->nodes = calloc(n + 1, sizeof(*o->nodes));
+    o->node_ptrs = calloc(n + 1, sizeof(*o->node_ptrs));
+    for (size_t i = 0; i < n; i++) {
+        int rc = project_node(json_object_array_get_idx(a, i), gpus, &o->nodes[o->n_nodes]);
+        if (rc != K_OK)
+            return rc;
+        o->n_nodes++;
+    }
+    qsort(o->nodes, o->n_nodes, sizeof(*o->nodes), cmp_node);
+    for (size_t i = 0; i < o->n_nodes; i++)
+        o->node_ptrs[i] = &o->nodes[i];
+    a = arr_of(s, "runtimeClasses", &n);
+    o->rcs = calloc(n + 1, sizeof(*o->rcs));
+    for (size_t i = 0; i < n; i++) {
+        int rc = wh_project_runtime_class(json_object_array_get_idx(a, i), &o->rcs[o->n_rcs]);
+        if (rc != K_OK)
+            return rc;
+        o->n_rcs++;
+    }
+    qsort(o->rcs, o->n_rcs, sizeof(*o->rcs), cmp_rc);
+    a = arr_of(s, "resourceQuotas", &n);
+    o->quotas = calloc(n + 1, sizeof(*o->quotas));
+    for (size_t i = 0; i < n; i++) {
+        int rc = wh_project_quota(json_object_array_get_idx(a, i), gpus, &o->quotas[o->n_quotas]);
+        if (rc != K_OK)
+            return rc;
+        o->n_quotas++;
+    }
+    qsort(o->quotas, o->n_quotas, sizeof(*o->quotas), cmp_quota);
+    a = arr_of(s, "namespaces", &n);
+    o->nss = calloc(n + 1, sizeof(*o->nss));
+    for (size_t i = 0; i < n; i++) {
+        int rc = wh_project_namespace(json_object_array_get_idx(a, i), &o->nss[o->n_nss]);
+        if (rc != K_OK)
+            return rc;
+        o->n_nss++;
+    }
+    qsort(o->nss, o->n_nss, sizeof(*o->nss), cmp_ns);
+    json_object *ert = NULL;
+    json_object_object_get_ex(s, "assumeExtendedResourceToleration", &ert);
+    o->snap = (struct wh_snapshot){
+        .gpus = gpus,
+        .nodes = o->node_ptrs,
+        .n_nodes = o->n_nodes,
+        .runtime_classes = o->rcs,
+        .n_runtime_classes = o->n_rcs,
+        .quotas = o->quotas,
+        .n_quotas = o->n_quotas,
+        .namespaces = o->nss,
+        .n_namespaces = o->n_nss,
+        .nodes_synced = true,
+        .runtime_classes_synced = true,
+        .quotas_synced = true,
+        .namespaces_synced = true,
+        .assume_ert = ert && json_object_get_boolean(ert),
+    };
+    return K_OK;
+}
+
+static inline void owned_snapshot_cleanup(struct owned_snapshot *o)
+{
+    for (size_t i = 0; i < o->n_nodes; i++)
+        node_cleanup(&o->nodes[i]);
+    for (size_t i = 0; i < o->n_rcs; i++)
+        wh_runtime_class_cleanup(&o->rcs[i]);
+    for (size_t i = 0; i < o->n_quotas; i++)
+        wh_quota_cleanup(&o->quotas[i]);
+    for (size_t i = 0; i < o->n_nss; i++)
+        wh_namespace_cleanup(&o->nss[i]);
+    free(o->nodes);
+    free(o->node_ptrs);
+    free(o->rcs);
+    free(o->quotas);
+    free(o->nss);
+    memset(o, 0, sizeof(*o));
+}
+
+/* Valid UTF-8 without C0/C1 control characters or DEL (what NewWarningHeader accepts). */
+static inline bool clean_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p, cp, n;
+        if (c < 0x20 || c == 0x7f)
+            return false;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf)
+            n = 2, cp = c & 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+            n = 3, cp = c & 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+            n = 4, cp = c & 0x07;
+        else
+            return false;
+        for (unsigned i = 1; i < n; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        if (cp <= 0x9f || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+#endif
