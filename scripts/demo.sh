@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The gputri demo: installs what is missing, builds gputri, starts a real local control plane
+# (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) on 127.0.0.1, runs
+# gputri-controller against it, applies the seven-case seed lab, and prints for every lab pod:
+# pod | scheduler message | gputri/cause | detail. The cluster keeps running afterwards.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO"
+
+install_missing
+say "building gputri"
+build "$REPO/build" >/dev/null
+say "starting the local control plane (the first run builds it from the Go modules: ~10 min)"
+kubeconfig=$("$REPO/e2e/cluster" up | tail -n 1)
+say "starting gputri-controller"
+"$REPO/e2e/cluster" deploy
+say "running the seed lab"
+"$REPO/e2e/test-lab"
+cat <<MSG
+
+The cluster is still running. Try it:
+  eval "\$(e2e/cluster env)"        # KUBECONFIG=$kubeconfig and the matching kubectl
+  kubectl get pods -n gpu-triage -L gputri/cause
+  kubectl get events -n gpu-triage --field-selector reportingComponent=gputri
+  build/cli/gputri explain gpu-triage case-exhaust
+Stop everything with: e2e/cluster down
+MSG

@@ -1,0 +1,38 @@
+# Shared by scripts/test.sh and scripts/demo.sh: install what is missing and build gputri.
+# shellcheck shell=bash
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
+  libcurl4-openssl-dev libjson-c-dev libssl-dev libmicrohttpd-dev libyaml-dev libcmocka-dev
+  valgrind clang-format python3)
+
+say() { printf '\n==> %s\n' "$*"; }
+
+install_missing() {
+  local missing=() p
+  for p in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+      missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    local sudo=
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  fi
+  if ! command -v go >/dev/null; then
+    echo "go is not installed: Go 1.24 or newer is needed to build the e2e control plane" >&2
+    return 1
+  fi
+}
+
+# build DIR [cmake args...]
+build() {
+  local dir=$1
+  shift
+  cmake -S "$REPO" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir"
+}
