@@ -1,0 +1,488 @@
+/*
+ * main.c - gputri-certs: make the webhook's CA and serving certificate, write them to files,
+ * a kubernetes.io/tls Secret and the ValidatingWebhookConfiguration's caBundle; inspect certs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/client.h"
+#include "kube/config.h"
+#include "util/result.h"
+
+#include "certgen.h"
+#include "publish.h"
+
+#define PROG "gputri-certs"
+#define VERSION "0.1.0"
+#define MAX_NAMES 32 /* --dns or --ip values */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage:\n"
+            "  " PROG " generate [flags]   create a CA and a serving certificate for the webhook\n"
+            "  " PROG " inspect FILE...    print subject, SANs, validity and SHA-256 fingerprint\n"
+            "\n"
+            "Generate flags:\n"
+            "  --out-dir DIR           write ca.crt, ca.key, tls.crt, tls.key into DIR (created\n"
+            "                          if missing; keys mode 0600; each file replaced atomically)\n"
+            "  --service NAME          webhook Service name (default gputri-webhook)\n"
+            "  --namespace NS          its namespace, also the Secret's (default gputri)\n"
+            "  --dns NAME              extra DNS SAN; repeat or comma-separate\n"
+            "  --ip ADDR               extra IP SAN (IPv4 or IPv6); repeat or comma-separate\n"
+            "  --key-type TYPE         ecdsa-p256 (default), rsa-2048, rsa-3072 or ed25519\n"
+            "  --ca-days N             lifetime of a new CA (default %d)\n"
+            "  --cert-days N           lifetime of the serving certificate (default %d)\n"
+            "  --ca-cert FILE          renew: sign with this existing CA certificate...\n"
+            "  --ca-key FILE           ...and its key; ca.crt/ca.key are passed through\n"
+            "  --force                 replace an existing DIR/ca.key with a new CA\n"
+            "  --secret NAME           also create or update this kubernetes.io/tls Secret\n"
+            "                          (tls.crt, tls.key, ca.crt) in --namespace\n"
+            "  --webhook-config NAME   set caBundle of every webhook in this\n"
+            "                          ValidatingWebhookConfiguration to the CA\n"
+            "  --kubeconfig PATH       for --secret/--webhook-config (default: $KUBECONFIG,\n"
+            "                          in-cluster, ~/.kube/config)\n"
+            "\n"
+            "The service SANs are NAME, NAME.NS, NAME.NS.svc and NAME.NS.svc.cluster.local.\n"
+            "\n"
+            "Other flags:\n"
+            "  -h, --help              show this help\n"
+            "      --version           print the version\n"
+            "\n"
+            "Exit status: 0 done, 1 failed, 2 usage error.\n",
+            CERTGEN_DEFAULT_CA_DAYS, CERTGEN_DEFAULT_CERT_DAYS);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, PROG ": %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    fprintf(stderr, "Run '" PROG " --help' for usage.\n");
+    return 2;
+}
+
+static int parse_days(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > CERTGEN_MAX_DAYS)
+        return K_EINVAL;
+    *out = (int)v;
+    return K_OK;
+}
+
+/* A repeated or comma-separated flag: pieces point into optarg (argv), which lives until exit. */
+struct name_list {
+    const char *v[MAX_NAMES];
+    size_t n;
+};
+
+static int add_names(struct name_list *l, char *arg)
+{
+    char *save = NULL;
+    for (char *p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        if (l->n == MAX_NAMES)
+            return K_ETOOBIG;
+        l->v[l->n++] = p;
+    }
+    return K_OK;
+}
+
+static void format_time(time_t t, char *out, size_t outlen)
+{
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(out, outlen, "?");
+}
+
+/* mkdir -p with mode 0755 for new directories. */
+static int make_dirs(const char *dir)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static void print_kube_error(const char *what, int rc, const struct kube_error *err)
+{
+    fprintf(stderr, PROG ": %s: %s%s%s\n", what, k_strerror(rc), err->message[0] ? ": " : "",
+            err->message);
+}
+
+struct generate_flags {
+    struct certgen_options o;
+    struct name_list dns, ips;
+    const char *out_dir, *ca_cert_file, *ca_key_file, *secret, *webhook_config, *kubeconfig;
+    int force;
+};
+
+static int write_outputs(const struct generate_flags *f, const struct certgen_bundle *b)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+        mode_t mode;
+    } files[] = {
+        /* CA first; then the key before the certificate, so a webhook that reloads when tls.crt
+         * changes finds the matching key already in place. */
+        {"ca.crt", offsetof(struct certgen_bundle, ca_cert_pem), 0644},
+        {"ca.key", offsetof(struct certgen_bundle, ca_key_pem), 0600},
+        {"tls.key", offsetof(struct certgen_bundle, tls_key_pem), 0600},
+        {"tls.crt", offsetof(struct certgen_bundle, tls_cert_pem), 0644},
+    };
+    char err[512];
+    if (make_dirs(f->out_dir) != 0) {
+        fprintf(stderr, PROG ": cannot create %s: %s\n", f->out_dir, strerror(errno));
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        const char *data = *(char *const *)((const char *)b + files[i].offset);
+        if (certgen_write_file_atomic(f->out_dir, files[i].name, data, strlen(data), files[i].mode,
+                                      err, sizeof(err)) != K_OK) {
+            fprintf(stderr, PROG ": %s\n", err);
+            return 1;
+        }
+    }
+    printf("wrote %s/{ca.crt,ca.key,tls.crt,tls.key}\n", f->out_dir);
+    return 0;
+}
+
+static int publish(const struct generate_flags *f, const struct certgen_bundle *b)
+{
+    struct kube_config cfg = {0};
+    struct kube_client *client = NULL;
+    struct kube_error kerr = {0};
+    char err[512];
+    int status = 1, rc;
+
+    if (kube_config_load(f->kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
+        fprintf(stderr, PROG ": %s\n", err);
+        goto out;
+    }
+    client = kube_client_new(&cfg, PROG "/" VERSION);
+    if (!client) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto out;
+    }
+    if (f->secret) {
+        bool created = false;
+        rc = publish_tls_secret(client, f->o.namespace_name, f->secret, b, &created, &kerr);
+        if (rc) {
+            snprintf(err, sizeof(err), "secret %s/%s", f->o.namespace_name, f->secret);
+            print_kube_error(err, rc, &kerr);
+            goto out;
+        }
+        printf("secret/%s %s in namespace %s\n", f->secret, created ? "created" : "updated",
+               f->o.namespace_name);
+    }
+    if (f->webhook_config) {
+        int n = 0;
+        rc = publish_ca_bundle(client, f->webhook_config, b->ca_cert_pem, &n, &kerr);
+        if (rc) {
+            snprintf(err, sizeof(err), "validatingwebhookconfiguration %s", f->webhook_config);
+            print_kube_error(err, rc, &kerr);
+            goto out;
+        }
+        printf("validatingwebhookconfiguration/%s caBundle set on %d webhook%s\n",
+               f->webhook_config, n, n == 1 ? "" : "s");
+    }
+    status = 0;
+out:
+    kube_client_free(client);
+    kube_config_cleanup(&cfg);
+    return status;
+}
+
+static int run_generate(struct generate_flags *f)
+{
+    struct certgen_bundle b = {0};
+    char *ca_cert = NULL, *ca_key = NULL;
+    char err[512], when[32], path[PATH_MAX];
+    int status = 1;
+
+    f->o.dns = f->dns.v;
+    f->o.n_dns = f->dns.n;
+    f->o.ips = f->ips.v;
+    f->o.n_ips = f->ips.n;
+    if (certgen_options_check(&f->o, err, sizeof(err)) != K_OK)
+        return usage_error(err, NULL);
+
+    if (f->out_dir && !f->ca_cert_file && !f->force) {
+        snprintf(path, sizeof(path), "%s/ca.key", f->out_dir);
+        if (access(path, F_OK) == 0) {
+            fprintf(stderr,
+                    PROG ": %s exists; renew with --ca-cert %s/ca.crt --ca-key %s/ca.key, or "
+                         "pass --force to replace the CA\n",
+                    path, f->out_dir, f->out_dir);
+            return 1;
+        }
+    }
+    if (f->ca_cert_file) {
+        if (certgen_read_file(f->ca_cert_file, &ca_cert, err, sizeof(err)) != K_OK ||
+            certgen_read_file(f->ca_key_file, &ca_key, err, sizeof(err)) != K_OK) {
+            fprintf(stderr, PROG ": %s\n", err);
+            goto out;
+        }
+        f->o.ca_cert_pem = ca_cert;
+        f->o.ca_key_pem = ca_key;
+    }
+    f->o.now = time(NULL);
+    if (certgen_generate(&f->o, &b, err, sizeof(err)) != K_OK) {
+        fprintf(stderr, PROG ": %s\n", err);
+        goto out;
+    }
+    /* Check the result the way the API server will before anything is replaced. */
+    char host[300];
+    if (f->o.service)
+        snprintf(host, sizeof(host), "%s.%s.svc", f->o.service, f->o.namespace_name);
+    else
+        snprintf(host, sizeof(host), "%s", f->dns.n ? f->dns.v[0] : f->ips.v[0]);
+    if (certgen_verify(b.ca_cert_pem, b.tls_cert_pem, host, f->o.now, err, sizeof(err)) != K_OK) {
+        fprintf(stderr, PROG ": generated certificate for %s: %s\n", host, err);
+        goto out;
+    }
+    if (f->out_dir && write_outputs(f, &b) != 0)
+        goto out;
+    format_time(b.tls_not_after, when, sizeof(when));
+    printf("serving certificate for %s (%s CA), valid until %s\n", host,
+           b.ca_reused ? "existing" : "new", when);
+    if (b.not_after_clamped)
+        fprintf(stderr, PROG ": warning: serving certificate shortened to end with the CA at %s\n",
+                when);
+    if ((f->secret || f->webhook_config) && publish(f, &b) != 0)
+        goto out;
+    status = 0;
+out:
+    certgen_bundle_cleanup(&b);
+    free(ca_cert);
+    if (ca_key) {
+        memset(ca_key, 0, strlen(ca_key));
+        free(ca_key);
+    }
+    return status;
+}
+
+static int cmd_generate(int argc, char **argv)
+{
+    enum {
+        OPT_OUT = 256,
+        OPT_SERVICE,
+        OPT_NAMESPACE,
+        OPT_DNS,
+        OPT_IP,
+        OPT_KEY_TYPE,
+        OPT_CA_DAYS,
+        OPT_CERT_DAYS,
+        OPT_CA_CERT,
+        OPT_CA_KEY,
+        OPT_FORCE,
+        OPT_SECRET,
+        OPT_WEBHOOK,
+        OPT_KUBECONFIG,
+    };
+    static const struct option longopts[] = {
+        {"out-dir", required_argument, NULL, OPT_OUT},
+        {"service", required_argument, NULL, OPT_SERVICE},
+        {"namespace", required_argument, NULL, OPT_NAMESPACE},
+        {"dns", required_argument, NULL, OPT_DNS},
+        {"ip", required_argument, NULL, OPT_IP},
+        {"key-type", required_argument, NULL, OPT_KEY_TYPE},
+        {"ca-days", required_argument, NULL, OPT_CA_DAYS},
+        {"cert-days", required_argument, NULL, OPT_CERT_DAYS},
+        {"ca-cert", required_argument, NULL, OPT_CA_CERT},
+        {"ca-key", required_argument, NULL, OPT_CA_KEY},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"secret", required_argument, NULL, OPT_SECRET},
+        {"webhook-config", required_argument, NULL, OPT_WEBHOOK},
+        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct generate_flags f = {0};
+    int opt;
+
+    certgen_options_init(&f.o);
+    f.o.service = "gputri-webhook";
+    f.o.namespace_name = "gputri";
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_OUT:
+            f.out_dir = optarg;
+            break;
+        case OPT_SERVICE:
+            f.o.service = optarg;
+            break;
+        case OPT_NAMESPACE:
+            f.o.namespace_name = optarg;
+            break;
+        case OPT_DNS:
+            if (add_names(&f.dns, optarg))
+                return usage_error("too many --dns names", NULL);
+            break;
+        case OPT_IP:
+            if (add_names(&f.ips, optarg))
+                return usage_error("too many --ip addresses", NULL);
+            break;
+        case OPT_KEY_TYPE:
+            if (certgen_key_type_parse(optarg, &f.o.key_type))
+                return usage_error("invalid --key-type (want ecdsa-p256, rsa-2048, rsa-3072 or "
+                                   "ed25519):",
+                                   optarg);
+            break;
+        case OPT_CA_DAYS:
+            if (parse_days(optarg, &f.o.ca_days))
+                return usage_error("invalid --ca-days (want 1..36500):", optarg);
+            break;
+        case OPT_CERT_DAYS:
+            if (parse_days(optarg, &f.o.cert_days))
+                return usage_error("invalid --cert-days (want 1..36500):", optarg);
+            break;
+        case OPT_CA_CERT:
+            f.ca_cert_file = optarg;
+            break;
+        case OPT_CA_KEY:
+            f.ca_key_file = optarg;
+            break;
+        case OPT_FORCE:
+            f.force = 1;
+            break;
+        case OPT_SECRET:
+            f.secret = optarg;
+            break;
+        case OPT_WEBHOOK:
+            f.webhook_config = optarg;
+            break;
+        case OPT_KUBECONFIG:
+            f.kubeconfig = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return usage_error("missing value for", argv[optind - 1]);
+        default:
+            return usage_error("unknown flag", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument", argv[optind]);
+    if (!f.out_dir && !f.secret)
+        return usage_error("generate needs --out-dir and/or --secret", NULL);
+    if (!f.ca_cert_file != !f.ca_key_file)
+        return usage_error("--ca-cert and --ca-key must be given together", NULL);
+    if (f.o.service && !f.o.service[0])
+        f.o.service = NULL; /* --service "" drops the service SANs */
+    if (!f.o.namespace_name[0])
+        return usage_error("--namespace must not be empty", NULL);
+    if (!f.o.service && !f.secret)
+        f.o.namespace_name = NULL;
+    if (!f.o.service && f.dns.n == 0 && f.ips.n == 0)
+        return usage_error("no names: give --service, --dns or --ip", NULL);
+    return run_generate(&f);
+}
+
+static int cmd_inspect(int argc, char **argv)
+{
+    int status = 0;
+    if (argc < 2)
+        return usage_error("inspect needs at least one FILE", NULL);
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    time_t now = time(NULL);
+    for (int a = 1; a < argc; a++) {
+        char err[512], nb[32], na[32];
+        char *pem = NULL;
+        struct certgen_cert_info *infos = NULL;
+        size_t n = 0;
+        if (certgen_read_file(argv[a], &pem, err, sizeof(err)) != K_OK ||
+            certgen_inspect(pem, &infos, &n, err, sizeof(err)) != K_OK) {
+            if (!strstr(err, argv[a]))
+                fprintf(stderr, PROG ": %s: %s\n", argv[a], err);
+            else
+                fprintf(stderr, PROG ": %s\n", err);
+            free(pem);
+            status = 1;
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct certgen_cert_info *c = &infos[i];
+            format_time(c->not_before, nb, sizeof(nb));
+            format_time(c->not_after, na, sizeof(na));
+            long long left = ((long long)c->not_after - (long long)now) / 86400;
+            if (a > 1 || i > 0)
+                printf("\n");
+            printf("%s", argv[a]);
+            if (n > 1)
+                printf(" [%zu]", i);
+            printf(":\n");
+            printf("  subject:     %s\n", c->subject);
+            printf("  issuer:      %s\n", c->issuer);
+            printf("  sans:        %s\n", c->sans[0] ? c->sans : "(none)");
+            printf("  key:         %s\n", c->key);
+            printf("  ca:          %s\n", c->is_ca ? "true" : "false");
+            printf("  serial:      %s\n", c->serial);
+            printf("  not-before:  %s\n", nb);
+            if (c->not_after <= now)
+                printf("  not-after:   %s (expired)\n", na);
+            else
+                printf("  not-after:   %s (%lld days left)\n", na, left);
+            printf("  sha256:      %s\n", c->fingerprint);
+        }
+        certgen_inspect_free(infos, n);
+        free(pem);
+    }
+    if (fflush(stdout) != 0)
+        status = 1;
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("missing command (generate or inspect)", NULL);
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf(PROG " " VERSION "\n");
+        return 0;
+    }
+    int status;
+    if (strcmp(cmd, "generate") == 0)
+        status = cmd_generate(argc - 1, argv + 1);
+    else if (strcmp(cmd, "inspect") == 0)
+        status = cmd_inspect(argc - 1, argv + 1);
+    else
+        return usage_error("unknown command", cmd);
+    if (status == 0 && fflush(stdout) != 0)
+        status = 1;
+    return status;
+}
