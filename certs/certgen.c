@@ -250,8 +250,8 @@ static int build_sans(const struct certgen_options *o, GENERAL_NAMES **out, char
             rc = add_dns_san(gens, name, err, errlen);
             if (rc)
                 goto out;
-            if (i == 2 && (size_t)n <= CN_MAX)
-                snprintf(cn, cnlen, "%s", name);
+            if (i == 2 && (size_t)n <= CN_MAX && (size_t)n < cnlen)
+                memcpy(cn, name, (size_t)n + 1);
         }
     }
     for (size_t i = 0; i < o->n_dns; i++) {
