@@ -38,6 +38,7 @@ int reconcile_plan(struct store *s, const char *key, const char *written,
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
         struct classify_input in = {pod, nodes, n_nodes, store_node_usage, s};
         struct classify_result r;
+        r.verdicts = NULL; /* no per-node report needed */
         if (classify(&in, &r) != K_OK)
             goto out;
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)

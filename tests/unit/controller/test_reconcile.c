@@ -129,14 +129,14 @@ static void test_cause_change_rewrites(void **state)
 static void test_placed_pod_becomes_ok(void **state)
 {
     (void)state;
-    put(test_pod("gpu-triage", "was-blocked", "1", "lab-node-0", "Running", NULL, 1,
+    put(test_pod("gpu-triage", "was-blocked", "1", "lab-node-2", "Running", NULL, 1,
                  "exhausted"));
     struct recorder r = run("gpu-triage/was-blocked", NULL);
     assert_int_equal(r.annotations, 1);
     assert_string_equal(r.cause, "ok");
     assert_string_equal(r.event_type, "Normal");
     assert_string_equal(r.reason, "GPUPlaced");
-    assert_string_equal(r.detail, "bound to node lab-node-0");
+    assert_string_equal(r.detail, "bound to node lab-node-2");
 }
 
 static void test_untouched_pods(void **state)
