@@ -18,14 +18,19 @@ void warn_list_init(struct warn_list *l)
     memset(l, 0, sizeof(*l));
 }
 
-/* Length of the UTF-8 sequence at s (1..4), or 0 when invalid or a C1 control character. */
-static size_t utf8_seq(const unsigned char *s)
+/*
+ * Decodes the UTF-8 sequence at s (at most `avail` bytes): its length 1..4 and code point, or 0
+ * for an invalid, overlong, surrogate or truncated sequence.
+ */
+static size_t utf8_decode(const unsigned char *s, size_t avail, unsigned *cp_out)
 {
     unsigned char c = s[0];
     size_t n;
     unsigned cp;
-    if (c < 0x80)
+    if (c < 0x80) {
+        *cp_out = c;
         return 1;
+    }
     if (c >= 0xc2 && c <= 0xdf)
         n = 2, cp = c & 0x1f;
     else if (c >= 0xe0 && c <= 0xef)
@@ -34,14 +39,17 @@ static size_t utf8_seq(const unsigned char *s)
         n = 4, cp = c & 0x07;
     else
         return 0;
+    if (n > avail)
+        return 0;
     for (size_t i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80)
             return 0;
         cp = (cp << 6) | (s[i] & 0x3f);
     }
     if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+        (cp >= 0xd800 && cp <= 0xdfff))
         return 0;
+    *cp_out = cp;
     return n;
 }
 
@@ -58,15 +66,16 @@ bool warn_add(struct warn_list *l, const char *reason, const char *fmt, ...)
     size_t j = 0, i = 0, len = strlen(raw), last_fit = 0;
     while (i < len) {
         const unsigned char *p = (const unsigned char *)raw + i;
-        size_t n = utf8_seq(p);
+        unsigned cp = 0;
+        size_t n = utf8_decode(p, len - i, &cp);
         if (j <= WARN_ITEM_MAX - 3)
             last_fit = j;
-        if (n == 0 || i + n > len) { /* invalid byte or C1 control */
+        if (n == 0) { /* invalid byte */
             clean[j++] = '?';
             i++;
-        } else if (n == 1 && (*p < 0x20 || *p == 0x7f)) { /* C0 control, DEL */
+        } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) { /* C0, DEL, C1: unicode.IsControl */
             clean[j++] = ' ';
-            i++;
+            i += n;
         } else {
             memcpy(clean + j, p, n);
             j += n;

@@ -1,0 +1,299 @@
+/*
+ * Tests for webhook/server.c over real HTTPS (libcurl as the client): routing (404, 405 with
+ * Allow), the body cap (413 from Content-Length and from a chunked body), the request timeout
+ * (408), TLS versions, and a certificate replaced on disk being served to new connections.
+ */
+#include <curl/curl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "server.h"
+#include "tls_source.h"
+#include "util/buf.h"
+#include "util/result.h"
+
+#define TLS_DIR FIXTURES_DIR "/admission/tls"
+#define MAX_BODY 4096
+
+static void echo_len(void *ctx, const struct server_request *req, struct server_response *resp)
+{
+    (void)ctx;
+    char tmp[32];
+    int n = snprintf(tmp, sizeof(tmp), "%zu", req->body_len);
+    resp->body = strdup(tmp);
+    resp->body_len = (size_t)n;
+}
+
+static void ok(void *ctx, const struct server_request *req, struct server_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    resp->body = strdup("ok");
+    resp->body_len = 2;
+}
+
+static const struct server_route routes[] = {
+    {"POST", "/echo", echo_len, NULL},
+    {"GET", "/healthz", ok, NULL},
+};
+
+struct fx {
+    char dir[64], cert[128], key[128];
+    struct tls_source *tls;
+    struct server *srv;
+    int port;
+};
+
+static void install(const char *src_name, const char *dst)
+{
+    char src[512], tmp[256], cmd[1024];
+    snprintf(src, sizeof(src), "%s/%s", TLS_DIR, src_name);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, tmp);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(rename(tmp, dst), 0);
+}
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "/tmp/gputri-srv-test.XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->cert, sizeof(f->cert), "%s/tls.crt", f->dir);
+    snprintf(f->key, sizeof(f->key), "%s/tls.key", f->dir);
+    install("a.crt", f->cert);
+    install("a.key", f->key);
+    char err[512];
+    if (tls_source_new(f->cert, f->key, &f->tls, err, sizeof(err)) != K_OK)
+        return -1;
+    struct server_options o = {
+        .bind_address = "127.0.0.1",
+        .port = 0,
+        .threads = 2,
+        .max_connections = 16,
+        .connection_timeout = 5,
+        .max_body = MAX_BODY,
+        .request_timeout_ms = 400,
+        .tls = f->tls,
+        .routes = routes,
+        .n_routes = sizeof(routes) / sizeof(routes[0]),
+    };
+    if (server_start(&o, &f->srv, err, sizeof(err)) != K_OK) {
+        fprintf(stderr, "server_start: %s\n", err);
+        return -1;
+    }
+    f->port = server_port(f->srv);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    server_stop(f->srv, 1000);
+    tls_source_free(f->tls);
+    unlink(f->cert);
+    unlink(f->key);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static size_t collect(char *p, size_t size, size_t n, void *ud)
+{
+    buf_append(ud, p, size * n);
+    return size * n;
+}
+
+struct slow {
+    int chunks;
+    int delay_ms;
+    size_t chunk;
+};
+
+static size_t slow_read(char *p, size_t size, size_t n, void *ud)
+{
+    struct slow *s = ud;
+    if (s->chunks-- <= 0)
+        return 0;
+    usleep((useconds_t)s->delay_ms * 1000);
+    size_t len = s->chunk < size * n ? s->chunk : size * n;
+    memset(p, 'x', len);
+    return len;
+}
+
+struct call {
+    const char *method, *path, *ca;
+    const char *body;
+    size_t body_len;
+    struct slow *slow; /* chunked upload without a length */
+    long tls_max;      /* CURL_SSLVERSION_MAX_* or 0 */
+};
+
+/* Returns the HTTP status (0 on a transport/TLS error); body into out when non-NULL. */
+static long call(const struct fx *f, const struct call *c, struct buf *out, char *allow,
+                 size_t allow_len)
+{
+    CURL *h = curl_easy_init();
+    char url[256], ca[512];
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d%s", f->port, c->path);
+    snprintf(ca, sizeof(ca), "%s/%s", TLS_DIR, c->ca ? c->ca : "a.crt");
+    struct buf sink;
+    buf_init(&sink, 1 << 20);
+    struct buf hdr;
+    buf_init(&hdr, 1 << 16);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, out ? out : &sink);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, collect);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &hdr);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
+    if (c->tls_max)
+        curl_easy_setopt(h, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1 | c->tls_max);
+    struct curl_slist *hl = NULL;
+    if (c->slow) {
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_READFUNCTION, slow_read);
+        curl_easy_setopt(h, CURLOPT_READDATA, c->slow);
+        hl = curl_slist_append(hl, "Transfer-Encoding: chunked");
+        hl = curl_slist_append(hl, "Expect:");
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+    } else if (c->body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, c->body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)c->body_len);
+    }
+    if (c->method)
+        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
+    long status = 0;
+    if (curl_easy_perform(h) == CURLE_OK)
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    if (allow) {
+        const char *a = strstr(buf_cstr(&hdr), "Allow: ");
+        snprintf(allow, allow_len, "%s", a ? a + 7 : "");
+        allow[strcspn(allow, "\r\n")] = 0;
+    }
+    curl_slist_free_all(hl);
+    curl_easy_cleanup(h);
+    buf_cleanup(&sink);
+    buf_cleanup(&hdr);
+    return status;
+}
+
+static void test_routes(void **state)
+{
+    struct fx *f = *state;
+    struct buf b;
+    buf_init(&b, 1 << 20);
+    assert_int_equal(call(f, &(struct call){.path = "/healthz"}, &b, NULL, 0), 200);
+    assert_string_equal(buf_cstr(&b), "ok");
+    assert_int_equal(call(f, &(struct call){.path = "/healthz?x=1"}, NULL, NULL, 0), 200);
+    assert_int_equal(call(f, &(struct call){.path = "/nope"}, NULL, NULL, 0), 404);
+    char allow[64];
+    assert_int_equal(call(f, &(struct call){.path = "/healthz", .body = "x", .body_len = 1}, NULL,
+                          allow, sizeof(allow)),
+                     405);
+    assert_string_equal(allow, "GET");
+    buf_reset(&b);
+    char body[1000];
+    memset(body, 'y', sizeof(body));
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo?timeout=3s", .body = body, .body_len = 1000}, &b,
+             NULL, 0),
+        200);
+    assert_string_equal(buf_cstr(&b), "1000");
+    buf_cleanup(&b);
+    assert_int_equal(server_in_flight(f->srv), 0);
+}
+
+static void test_body_cap(void **state)
+{
+    struct fx *f = *state;
+    char *big = malloc(MAX_BODY + 1);
+    memset(big, 'z', MAX_BODY + 1);
+    struct buf b;
+    buf_init(&b, 1 << 20);
+    /* exactly the cap is fine, one byte more is 413 */
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo", .body = big, .body_len = MAX_BODY}, &b, NULL, 0),
+        200);
+    assert_int_equal(call(f, &(struct call){.path = "/echo", .body = big, .body_len = MAX_BODY + 1},
+                          NULL, NULL, 0),
+                     413);
+    /* chunked, no Content-Length: counted as it arrives */
+    struct slow s = {.chunks = 3, .delay_ms = 0, .chunk = 2000};
+    assert_int_equal(call(f, &(struct call){.path = "/echo", .slow = &s}, NULL, NULL, 0), 413);
+    free(big);
+    buf_cleanup(&b);
+}
+
+static void test_slow_body(void **state)
+{
+    struct fx *f = *state;
+    struct slow s = {.chunks = 5, .delay_ms = 150, .chunk = 10};
+    assert_int_equal(call(f, &(struct call){.path = "/echo", .slow = &s}, NULL, NULL, 0), 408);
+}
+
+static void test_tls_versions(void **state)
+{
+    struct fx *f = *state;
+    assert_int_equal(
+        call(f, &(struct call){.path = "/healthz", .tls_max = CURL_SSLVERSION_MAX_TLSv1_1}, NULL,
+             NULL, 0),
+        0);
+    assert_int_equal(
+        call(f, &(struct call){.path = "/healthz", .tls_max = CURL_SSLVERSION_MAX_TLSv1_2}, NULL,
+             NULL, 0),
+        200);
+    assert_int_equal(
+        call(f, &(struct call){.path = "/healthz", .tls_max = CURL_SSLVERSION_MAX_TLSv1_3}, NULL,
+             NULL, 0),
+        200);
+}
+
+static void test_cert_rotation(void **state)
+{
+    struct fx *f = *state;
+    assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "a.crt"}, NULL, NULL, 0),
+                     200);
+    install("b.key", f->key);
+    install("b.crt", f->cert);
+    usleep(1100 * 1000);
+    /* the first handshake after a second notices the change and already gets b */
+    assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "b.crt"}, NULL, NULL, 0),
+                     200);
+    assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "a.crt"}, NULL, NULL, 0), 0);
+    assert_int_equal(tls_source_generation(f->tls), 2);
+    /* a broken replacement keeps b */
+    install("garbage.pem", f->cert);
+    usleep(1100 * 1000);
+    assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "b.crt"}, NULL, NULL, 0),
+                     200);
+    assert_int_equal(tls_source_generation(f->tls), 2);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_routes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_body_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_body, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tls_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cert_rotation, setup, teardown),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}
