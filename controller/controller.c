@@ -239,6 +239,11 @@ static void process(struct controller *c, struct kube_pod_writer *kw, const char
     struct pod_writer w = pod_writer_kube(kw);
     struct kube_error err = {0};
     int rc = reconcile_apply(&plan, &w, &err);
+    if (rc == K_ENOTFOUND) {
+        log_info(1, "pod %s: gone before its cause could be written (%s)", key, err.message);
+        workqueue_forget(c->queue, key);
+        return;
+    }
     if (rc == K_OK) {
         log_info(1, "pod %s: %s (%s)", key, cause_word(plan.cause), plan.detail);
         pthread_mutex_lock(&c->written_mu);

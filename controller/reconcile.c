@@ -69,12 +69,10 @@ int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *
     if (plan->kind != RECONCILE_WRITE)
         return K_OK;
     int rc = w->annotate(w->ctx, plan->ns, plan->name, cause_word(plan->cause), plan->detail, err);
-    if (rc == K_ENOTFOUND)
-        return K_OK;
     if (rc)
         return rc;
     rc = w->event(w->ctx, plan, err);
-    return rc == K_ENOTFOUND ? K_OK : rc;
+    return rc == K_ENOTFOUND ? K_OK : rc; /* the pod was annotated; its namespace may be going */
 }
 
 static int kube_annotate(void *ctx, const char *ns, const char *name, const char *cause,

@@ -61,8 +61,9 @@ struct pod_writer {
 };
 
 /*
- * reconcile_apply() - perform a RECONCILE_WRITE plan: the patch, then the Event. A pod that
- * vanished meanwhile (K_ENOTFOUND) is not an error. Returns the first K_* failure otherwise.
+ * reconcile_apply() - perform a RECONCILE_WRITE plan: the patch, then the Event. Returns K_OK,
+ * K_ENOTFOUND when the pod vanished before the patch (no Event is written; the caller should not
+ * remember a cause for it), or the first other K_* failure.
  */
 int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *w,
                     struct kube_error *err);

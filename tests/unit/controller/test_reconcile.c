@@ -179,7 +179,7 @@ static void test_vanished_pod_is_not_an_error(void **state)
     struct reconcile_plan plan;
     reconcile_plan(store, "gpu-triage/racy", NULL, &plan);
     struct kube_error err = {0};
-    assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
+    assert_int_equal(reconcile_apply(&plan, &w, &err), K_ENOTFOUND);
     assert_int_equal(r.events, 0);
     r.fail_annotate = K_ESERVER;
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_ESERVER);
