@@ -137,9 +137,12 @@ static int load_pair(const char *cert_file, const char *key_file, struct generat
     if (!g)
         goto out;
     /* identities first: a file replaced during the read shows up as a change next time */
-    if ((rc = stat_id(cert_file, &g->cert_id)) != K_OK ||
-        (rc = stat_id(key_file, &g->key_id)) != K_OK) {
-        snprintf(err, errlen, "cannot stat %s or %s", cert_file, key_file);
+    if ((rc = stat_id(cert_file, &g->cert_id)) != K_OK) {
+        snprintf(err, errlen, "%s: %s", cert_file, strerror(errno));
+        goto out;
+    }
+    if ((rc = stat_id(key_file, &g->key_id)) != K_OK) {
+        snprintf(err, errlen, "%s: %s", key_file, strerror(errno));
         goto out;
     }
     if ((rc = read_file(cert_file, &cert, err, errlen)) != K_OK ||

@@ -1,0 +1,82 @@
+/* Tests for webhook/options.c: defaults, both flag spellings, bad values, required flags. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+#include "util/result.h"
+
+#define PARSE(o, err, ...)                                                                         \
+    wh_options_parse(sizeof((char *[]){"gputri-webhook", __VA_ARGS__}) / sizeof(char *),           \
+                     (char *[]){"gputri-webhook", __VA_ARGS__}, (o), (err), sizeof(err))
+
+static void test_defaults_and_styles(void **state)
+{
+    (void)state;
+    struct wh_options o;
+    char err[256];
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c.pem", "--tls-private-key-file", "k.pem"),
+                     K_OK);
+    assert_string_equal(o.tls_cert_file, "c.pem");
+    assert_string_equal(o.tls_key_file, "k.pem");
+    assert_string_equal(o.bind_address, "0.0.0.0");
+    assert_int_equal(o.port, 8443);
+    assert_null(o.kubeconfig);
+    assert_int_equal(o.max_body, WH_DEFAULT_MAX_BODY);
+    assert_false(o.assume_ert);
+    assert_int_equal(o.log_format, LOG_FORMAT_TEXT);
+
+    assert_int_equal(PARSE(&o, err, "-tls-cert-file=c", "--tls-private-key-file=k",
+                           "--bind-address=127.0.0.1", "--port=9443", "--kubeconfig=/kc",
+                           "--gpu-resources=nvidia.com/gpu", "--v=3", "--logging-format=json",
+                           "--assume-extended-resource-toleration", "--threads=2"),
+                     K_OK);
+    assert_string_equal(o.bind_address, "127.0.0.1");
+    assert_int_equal(o.port, 9443);
+    assert_string_equal(o.kubeconfig, "/kc");
+    assert_string_equal(o.gpu_resources, "nvidia.com/gpu");
+    assert_int_equal(o.verbosity, 3);
+    assert_int_equal(o.log_format, LOG_FORMAT_JSON);
+    assert_true(o.assume_ert);
+    assert_int_equal(o.threads, 2);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct wh_options o;
+    char err[256];
+    assert_int_equal(PARSE(&o, err, "--port=8443"), K_EINVAL);
+    assert_non_null(strstr(err, "--tls-cert-file"));
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--port=0"),
+                     K_EINVAL);
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--port=70000"), K_EINVAL);
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--logging-format=xml"),
+        K_EINVAL);
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--nope"),
+                     K_EINVAL);
+    assert_non_null(strstr(err, "--nope"));
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "extra"),
+                     K_EINVAL);
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file"), K_EINVAL);
+    /* --help and --version need nothing else */
+    assert_int_equal(PARSE(&o, err, "--help"), K_OK);
+    assert_true(o.help);
+    assert_int_equal(PARSE(&o, err, "--version"), K_OK);
+    assert_true(o.version);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_styles),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
