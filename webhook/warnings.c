@@ -389,6 +389,34 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
     if (n_cand == 0)
         goto out; /* each resource exists, but on different nodes: nothing tolerations can fix */
 
+    /* a request above every candidate's capacity never fits, whatever else changes (not for
+     * qGPU: its own scheduler counts those resources) */
+    for (size_t r = 0; r < pod->gpu_requests.n; r++) {
+        const char *res = pod->gpu_requests.items[r].name;
+        if (is_qgpu(res))
+            continue;
+        int64_t want = pod->gpu_requests.items[r].value, most = 0;
+        const struct knode *largest = NULL;
+        for (size_t i = 0; i < n_cand; i++) {
+            int64_t c = resource_list_get(&cand[i]->capacity, res);
+            if (c > most) {
+                most = c;
+                largest = cand[i];
+            }
+        }
+        if (largest && want > most) {
+            char path[400];
+            resource_path(o, res, path, sizeof(path));
+            warn_add(out, WARN_REASON_TOO_LARGE,
+                     "%s: %" PRId64 " %s per pod but the largest %snode (%s) has %" PRId64
+                     "; no node will ever fit it",
+                     path, want, res, selective ? "selected " : "", largest->name, most);
+            missing = true;
+        }
+    }
+    if (missing)
+        goto out;
+
     size_t nt = 0;
     for (size_t i = 0; i < pod->n_tolerations; i++)
         tols[nt++] = pod->tolerations[i];

@@ -34,6 +34,7 @@
 #define WARN_REASON_QUOTA_KEY "GPUQuotaIneffective"
 #define WARN_REASON_SELECTOR "NodeSelectorMismatch"
 #define WARN_REASON_NO_GPU_NODE "NoGPUNode"
+#define WARN_REASON_TOO_LARGE "GPURequestTooLarge"
 #define WARN_REASON_QGPU_MIXED "QGPUMixedResources"
 #define WARN_REASON_QGPU_NS "QGPUNamespaceUnlabeled"
 
@@ -76,9 +77,10 @@ struct wh_object {
 
 /*
  * wh_check_pod_spec() - run every pod check (qGPU, RuntimeClass, quota, node selection, GPU
- * capacity, taints) and append warnings to `out`. Objects requesting no GPU resource get none.
- * Checks whose list is not synced in the snapshot are skipped. Returns K_OK, K_EPARSE when the
- * spec does not project (core/kube/project.h project_pod_spec), or K_ENOMEM.
+ * listed in capacity, request above every node's capacity, taints) and append warnings to `out`.
+ * Objects requesting no GPU resource get none. Checks whose list is not synced in the snapshot are
+ * skipped. Returns K_OK, K_EPARSE when the spec does not project (core/kube/project.h
+ * project_pod_spec), or K_ENOMEM.
  */
 int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *obj,
                       struct warn_list *out);
