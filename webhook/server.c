@@ -21,6 +21,7 @@ struct server {
     struct MHD_Daemon *d;
     struct server_options o;
     atomic_uint in_flight;
+    atomic_size_t buffered; /* body bytes held over all requests */
     int port;
 };
 
@@ -29,6 +30,7 @@ struct req_state {
     unsigned error;     /* a status the server answers itself, 0 = none */
     const char *reason; /* for that status */
     long long start_ms;
+    size_t counted; /* bytes of this body counted in server.buffered */
     struct buf body;
 };
 
@@ -152,6 +154,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             buf_cleanup(&st->body);
         }
         if (!st->error) {
+            size_t now = atomic_fetch_add(&s->buffered, *upload_data_size) + *upload_data_size;
+            st->counted += *upload_data_size;
+            if (now > s->o.max_buffered) {
+                st->error = MHD_HTTP_SERVICE_UNAVAILABLE;
+                st->reason = "too many request bodies in flight";
+                buf_cleanup(&st->body);
+            }
+        }
+        if (!st->error) {
             int rc = buf_append(&st->body, upload_data, *upload_data_size);
             if (rc != K_OK) {
                 st->error =
@@ -190,6 +201,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
         log_info(2, "request ended early (code %d)", (int)toe);
     buf_cleanup(&st->body);
+    atomic_fetch_sub(&s->buffered, st->counted);
     free(st);
     *con_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
@@ -239,6 +251,8 @@ int server_start(const struct server_options *o, struct server **out, char *err,
     s->o = *o;
     if (s->o.request_timeout_ms <= 0)
         s->o.request_timeout_ms = 10000;
+    if (s->o.max_buffered == 0)
+        s->o.max_buffered = 16 * s->o.max_body;
     tls_source_install(o->tls);
     s->d = MHD_start_daemon(
         flags, (uint16_t)o->port, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,

@@ -11,7 +11,9 @@
  * Errors answered by the server itself, never by a handler: unknown path 404, wrong method 405,
  * a body over max_body 413 (at once when Content-Length says so, otherwise after discarding the
  * rest), a body still arriving after request_timeout_ms 408. A client that stalls completely is
- * disconnected by the inactivity timeout. Memory per request is bounded by max_body.
+ * disconnected by the inactivity timeout. Memory per request is bounded by max_body, and all
+ * bodies being received at once by max_buffered: past it a request gets 503 (the API server's
+ * failurePolicy then applies).
  *
  * Thread-safety: handlers run concurrently on the pool threads; their ctx must be thread-safe.
  */
@@ -56,8 +58,9 @@ struct server_options {
     int max_connections;
     int connection_timeout; /* seconds of inactivity */
     size_t max_body;
-    int request_timeout_ms;            /* a body must be complete this long after the headers */
-    struct tls_source *tls;            /* borrowed; installed for the callback */
+    size_t max_buffered;    /* bodies buffered at once over all connections; 0: 16 x max_body */
+    int request_timeout_ms; /* a body must be complete this long after the headers */
+    struct tls_source *tls; /* borrowed; installed for the callback */
     const struct server_route *routes; /* borrowed; must outlive the server */
     size_t n_routes;
 };

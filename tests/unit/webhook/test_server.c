@@ -1,7 +1,8 @@
 /*
  * Tests for webhook/server.c over real HTTPS (libcurl as the client): routing (404, 405 with
  * Allow), the body cap (413 from Content-Length and from a chunked body), the request timeout
- * (408), TLS versions, and a certificate replaced on disk being served to new connections.
+ * (408), the budget over all bodies (503), TLS versions, and a certificate replaced on disk being
+ * served to new connections.
  */
 #include <curl/curl.h>
 #include <setjmp.h>
@@ -62,6 +63,8 @@ static void install(const char *src_name, const char *dst)
     assert_int_equal(rename(tmp, dst), 0);
 }
 
+static size_t max_buffered; /* 0: the server's default */
+
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
@@ -82,6 +85,7 @@ static int setup(void **state)
         .max_connections = 16,
         .connection_timeout = 5,
         .max_body = MAX_BODY,
+        .max_buffered = max_buffered,
         .request_timeout_ms = 400,
         .tls = f->tls,
         .routes = routes,
@@ -283,6 +287,31 @@ static void test_cert_rotation(void **state)
     assert_int_equal(tls_source_generation(f->tls), 2);
 }
 
+static int setup_small_budget(void **state)
+{
+    max_buffered = 1000;
+    int rc = setup(state);
+    max_buffered = 0;
+    return rc;
+}
+
+static void test_buffer_budget(void **state)
+{
+    struct fx *f = *state;
+    char body[2000];
+    memset(body, 'q', sizeof(body));
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo", .body = body, .body_len = 500}, NULL, NULL, 0),
+        200);
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo", .body = body, .body_len = 2000}, NULL, NULL, 0),
+        503);
+    /* the budget is given back when requests end */
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo", .body = body, .body_len = 900}, NULL, NULL, 0),
+        200);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -292,6 +321,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slow_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cert_rotation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_budget, setup_small_budget, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
