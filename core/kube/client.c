@@ -1,0 +1,857 @@
+/*
+ * client.c - Kubernetes API requests over one reused libcurl easy handle (see client.h).
+ *
+ * Every request resets the handle and sets all options again, so nothing from a previous request
+ * (a body, a custom method, a timeout) leaks into the next; curl_easy_reset() keeps the live
+ * connections, so keep-alive and TLS session reuse still work.
+ */
+#include "kube/client.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "util/buf.h"
+#include "util/result.h"
+
+#define CONNECT_TIMEOUT_S 10L
+#define REQUEST_TIMEOUT_S 60L
+/* A watch without timeoutSeconds lasts up to twice the server's --min-request-timeout (1800s). */
+#define WATCH_DEFAULT_S 3600L
+/* A watch silent for this much longer than its server-side timeout is considered dead. */
+#define WATCH_IDLE_MARGIN_S 60L
+#define URL_MAX (64u << 10)
+#define ERROR_BODY_MAX (64u << 10) /* kept from a failed watch response, for the message */
+#define TOKEN_FILE_MAX (64u << 10)
+#define JSON_DEPTH 128
+#define RETRY_AFTER_MAX 3600
+
+struct kube_client {
+    const struct kube_config *cfg;
+    CURL *curl;
+    char *user_agent;
+    const volatile int *cancel;
+    char *token; /* last token read from cfg->token_file, or NULL */
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+/* State shared with the curl callbacks for one request. */
+struct request {
+    struct kube_client *c;
+    struct buf body;                  /* response body; for a watch only a failed response's */
+    struct kube_watch_parser *parser; /* set for watches */
+    int write_rc;                     /* K_* when the write callback stopped the transfer */
+    int canceled;                     /* the cancel flag stopped the transfer */
+    int retry_after;
+};
+
+/* Watch state: the caller's handler plus what an ERROR event said. */
+struct watch_state {
+    kube_watch_fn fn;
+    void *ctx;
+    int error_event; /* an ERROR event arrived */
+    int error_code;
+    int handler_stop;
+    char message[sizeof(((struct kube_error *)0)->message)];
+};
+
+static kube_request_observer_fn observer_fn;
+static void *observer_ctx;
+
+void kube_set_request_observer(kube_request_observer_fn fn, void *ctx)
+{
+    __atomic_store_n(&observer_ctx, ctx, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&observer_fn, fn, __ATOMIC_SEQ_CST);
+}
+
+static void err_set(struct kube_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void err_set(struct kube_error *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+}
+
+struct kube_client *kube_client_new(const struct kube_config *cfg, const char *user_agent)
+{
+    struct kube_client *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->cfg = cfg;
+    c->user_agent = strdup(user_agent && *user_agent ? user_agent : "gputri");
+    c->curl = curl_easy_init();
+    if (!c->user_agent || !c->curl) {
+        kube_client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void kube_client_free(struct kube_client *c)
+{
+    if (!c)
+        return;
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    free(c->user_agent);
+    if (c->token) {
+        OPENSSL_cleanse(c->token, strlen(c->token));
+        free(c->token);
+    }
+    free(c);
+}
+
+void kube_client_set_cancel(struct kube_client *c, const volatile int *cancel)
+{
+    c->cancel = cancel;
+}
+
+static int canceled(const struct kube_client *c)
+{
+    return c->cancel && *c->cancel;
+}
+
+int kube_path_escape(const char *in, char *out, size_t outlen)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+
+    if (outlen == 0)
+        return K_ETOOBIG;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        /* RFC 3986 unreserved characters pass; everything else is percent-encoded. */
+        int plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_' || *p == '~';
+        size_t need = plain ? 1 : 3;
+        if (o + need >= outlen) {
+            out[0] = '\0';
+            return K_ETOOBIG;
+        }
+        if (plain) {
+            out[o++] = (char)*p;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        }
+    }
+    out[o] = '\0';
+    return K_OK;
+}
+
+/* Append a percent-encoded query value to b. */
+static int append_escaped(struct buf *b, const char *value)
+{
+    size_t n = strlen(value) * 3 + 1;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return K_ENOMEM;
+    int rc = kube_path_escape(value, tmp, n);
+    if (!rc)
+        rc = buf_append_str(b, tmp);
+    free(tmp);
+    return rc;
+}
+
+/*
+ * The bearer token for this request: re-read from token_file when one is set, so rotated
+ * projected service-account tokens are picked up; on a failed read the last good token (or the
+ * configured one) is used, as client-go's cached token source does.
+ */
+static const char *current_token(struct kube_client *c)
+{
+    const char *path = c->cfg->token_file;
+    if (path) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            char *tok = malloc(TOKEN_FILE_MAX + 1);
+            size_t len = 0;
+            ssize_t n = 0;
+            while (tok && len < TOKEN_FILE_MAX &&
+                   (n = read(fd, tok + len, TOKEN_FILE_MAX - len)) > 0)
+                len += (size_t)n;
+            close(fd);
+            if (tok && n >= 0 && len < TOKEN_FILE_MAX) {
+                tok[len] = '\0';
+                while (len > 0 && strchr(" \t\r\n", tok[len - 1]))
+                    tok[--len] = '\0';
+                size_t start = strspn(tok, " \t\r\n");
+                if (tok[start] && !memchr(tok, '\0', len)) {
+                    memmove(tok, tok + start, len - start + 1);
+                    if (c->token) {
+                        OPENSSL_cleanse(c->token, strlen(c->token));
+                        free(c->token);
+                    }
+                    c->token = tok;
+                    tok = NULL;
+                }
+            }
+            if (tok) {
+                OPENSSL_cleanse(tok, TOKEN_FILE_MAX + 1);
+                free(tok);
+            }
+        }
+    }
+    return c->token ? c->token : c->cfg->token;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    struct request *rq = userdata;
+    size_t n = size * nmemb;
+    int rc;
+
+    if (rq->parser) {
+        long status = 0;
+        curl_easy_getinfo(rq->c->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (status >= 200 && status < 300) {
+            rc = kube_watch_parser_feed(rq->parser, data, n);
+            if (rc) {
+                rq->write_rc = rc;
+                return 0;
+            }
+            return n;
+        }
+        /* A failed watch: keep the start of the body for the Status message, drop the rest. */
+        size_t room = rq->body.limit - rq->body.len;
+        rc = buf_append(&rq->body, data, n < room ? n : room);
+        if (rc == K_ENOMEM) {
+            rq->write_rc = rc;
+            return 0;
+        }
+        return n;
+    }
+    rc = buf_append(&rq->body, data, n);
+    if (rc) {
+        rq->write_rc = rc;
+        return 0;
+    }
+    return n;
+}
+
+/* Retry-After: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
+static int parse_retry_after(const char *v)
+{
+    char *end;
+    errno = 0;
+    long s = strtol(v, &end, 10);
+    if (end != v && *end == '\0' && errno == 0) {
+        if (s < 0)
+            return 0;
+        return s > RETRY_AFTER_MAX ? RETRY_AFTER_MAX : (int)s;
+    }
+    time_t when = curl_getdate(v, NULL);
+    if (when == -1)
+        return 0;
+    time_t now = time(NULL);
+    if (when <= now)
+        return 0;
+    return when - now > RETRY_AFTER_MAX ? RETRY_AFTER_MAX : (int)(when - now);
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    struct request *rq = userdata;
+    size_t n = size * nmemb;
+    static const char name[] = "retry-after:";
+
+    /* A new status line starts a new header block (e.g. after "100 Continue"). */
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+        rq->retry_after = 0;
+    } else if (n > sizeof(name) - 1 && strncasecmp(data, name, sizeof(name) - 1) == 0) {
+        char v[128];
+        size_t i = sizeof(name) - 1, o = 0;
+        while (i < n && (data[i] == ' ' || data[i] == '\t'))
+            i++;
+        while (i < n && data[i] != '\r' && data[i] != '\n' && o < sizeof(v) - 1)
+            v[o++] = data[i++];
+        while (o > 0 && (v[o - 1] == ' ' || v[o - 1] == '\t'))
+            o--;
+        v[o] = '\0';
+        rq->retry_after = parse_retry_after(v);
+    }
+    return n;
+}
+
+static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    struct request *rq = userdata;
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    if (canceled(rq->c)) {
+        rq->canceled = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int status_result(long status)
+{
+    switch (status) {
+    case 401:
+        return K_EUNAUTHORIZED;
+    case 403:
+        return K_EFORBIDDEN;
+    case 404:
+        return K_ENOTFOUND;
+    case 409:
+        return K_ECONFLICT;
+    case 410:
+        return K_EGONE;
+    case 429:
+        return K_ETHROTTLED;
+    }
+    return status >= 500 ? K_ESERVER : K_EHTTP;
+}
+
+/*
+ * Parse a whole JSON document. Trailing whitespace is allowed, anything else after the value is
+ * not. Returns K_OK with *out owned by the caller, or K_EPARSE / K_ENOMEM.
+ */
+static int parse_json(const char *data, size_t len, json_object **out)
+{
+    if (len > INT32_MAX)
+        return K_ETOOBIG;
+    struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+    if (!tok)
+        return K_ENOMEM;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    json_object *obj = json_tokener_parse_ex(tok, data, (int)len);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!obj)
+        return K_EPARSE;
+    for (size_t i = end; i < len; i++) {
+        if (!strchr(" \t\r\n", data[i])) {
+            json_object_put(obj);
+            return K_EPARSE;
+        }
+    }
+    *out = obj;
+    return K_OK;
+}
+
+/*
+ * The message for a failed response: the API Status message when the body is one, else the start
+ * of the body with control characters replaced, else just the status.
+ */
+static void status_message(struct kube_error *err, long status, const struct buf *body)
+{
+    json_object *obj = NULL, *msg;
+
+    if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
+        json_object_is_type(obj, json_type_object) &&
+        json_object_object_get_ex(obj, "message", &msg) &&
+        json_object_is_type(msg, json_type_string)) {
+        snprintf(err->message, sizeof(err->message), "%s", json_object_get_string(msg));
+    } else if (body->len) {
+        int n = snprintf(err->message, sizeof(err->message), "HTTP %ld: ", status);
+        size_t o = n > 0 ? (size_t)n : 0;
+        for (size_t i = 0; i < body->len && o < 200 && o + 1 < sizeof(err->message); i++) {
+            unsigned char ch = (unsigned char)body->data[i];
+            err->message[o++] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+        }
+        err->message[o] = '\0';
+    } else {
+        snprintf(err->message, sizeof(err->message), "HTTP %ld", status);
+    }
+    json_object_put(obj);
+}
+
+#define SETOPT(opt, val)                                                                           \
+    do {                                                                                           \
+        if (cres == CURLE_OK)                                                                      \
+            cres = curl_easy_setopt(curl, opt, val);                                               \
+    } while (0)
+
+/*
+ * Run one request. method: "GET", "POST", "PATCH" or "PUT"; body/content_type for the others.
+ * watch_idle_s > 0 makes it a watch: no total timeout, but the transfer fails after that many
+ * seconds without data. On K_OK the status was 2xx and, unless rq->parser is set, the body is in
+ * rq->body. On failure err is filled.
+ */
+static int perform(struct kube_client *c, const char *method, const char *path, const char *body,
+                   size_t body_len, const char *content_type, long watch_idle_s, struct request *rq,
+                   struct kube_error *err)
+{
+    const struct kube_config *cfg = c->cfg;
+    CURL *curl = c->curl;
+    CURLcode cres = CURLE_OK;
+    struct curl_slist *headers = NULL, *h;
+    struct buf url, auth;
+    long status = 0;
+    int rc = K_OK, observed = 0;
+
+    buf_init(&url, URL_MAX);
+    buf_init(&auth, TOKEN_FILE_MAX + 64);
+    if (canceled(c)) {
+        err_set(err, K_ECANCELED, "canceled");
+        return K_ECANCELED;
+    }
+    if (path[0] != '/') {
+        err_set(err, K_EINVAL, "request path \"%.100s\" does not start with '/'", path);
+        return K_EINVAL;
+    }
+    rc = buf_append_str(&url, cfg->server);
+    if (!rc)
+        rc = buf_append_str(&url, path);
+    if (rc) {
+        err_set(err, rc, "request URL longer than %u bytes", URL_MAX);
+        goto out;
+    }
+
+#define ADD_HEADER(s)                                                                              \
+    do {                                                                                           \
+        h = curl_slist_append(headers, s);                                                         \
+        if (!h) {                                                                                  \
+            rc = K_ENOMEM;                                                                         \
+            goto out;                                                                              \
+        }                                                                                          \
+        headers = h;                                                                               \
+    } while (0)
+
+    ADD_HEADER("Accept: application/json");
+    /* No "Expect: 100-continue" round trip before large bodies. */
+    ADD_HEADER("Expect:");
+    if (content_type) {
+        char ct[128];
+        snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
+        ADD_HEADER(ct);
+    }
+    const char *token = current_token(c);
+    if (token && *token) {
+        rc = buf_printf(&auth, "Authorization: Bearer %s", token);
+        if (rc) {
+            err_set(err, rc, "bearer token too long");
+            goto out;
+        }
+        ADD_HEADER(auth.data);
+    }
+#undef ADD_HEADER
+
+    curl_easy_reset(curl);
+    c->errbuf[0] = '\0';
+    SETOPT(CURLOPT_ERRORBUFFER, c->errbuf);
+    SETOPT(CURLOPT_URL, url.data);
+    SETOPT(CURLOPT_PROTOCOLS_STR, "https,http");
+    SETOPT(CURLOPT_NOSIGNAL, 1L);
+    SETOPT(CURLOPT_USERAGENT, c->user_agent);
+    SETOPT(CURLOPT_HTTPHEADER, headers);
+    SETOPT(CURLOPT_ACCEPT_ENCODING, ""); /* gzip for large LIST pages */
+    SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
+    SETOPT(CURLOPT_TCP_KEEPIDLE, 30L);
+    SETOPT(CURLOPT_TCP_KEEPINTVL, 10L);
+    SETOPT(CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
+    if (watch_idle_s > 0) {
+        SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
+        SETOPT(CURLOPT_LOW_SPEED_TIME, watch_idle_s);
+    } else {
+        SETOPT(CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
+    }
+    SETOPT(CURLOPT_WRITEFUNCTION, on_write);
+    SETOPT(CURLOPT_WRITEDATA, rq);
+    SETOPT(CURLOPT_HEADERFUNCTION, on_header);
+    SETOPT(CURLOPT_HEADERDATA, rq);
+    SETOPT(CURLOPT_NOPROGRESS, 0L);
+    SETOPT(CURLOPT_XFERINFOFUNCTION, on_progress);
+    SETOPT(CURLOPT_XFERINFODATA, rq);
+
+    /* TLS. In-memory PEM wins over files; a configured CA replaces the system trust store. */
+    if (cfg->ca_pem) {
+        struct curl_blob blob = {cfg->ca_pem, cfg->ca_pem_len, CURL_BLOB_NOCOPY};
+        SETOPT(CURLOPT_CAINFO, NULL);
+        SETOPT(CURLOPT_CAPATH, NULL);
+        SETOPT(CURLOPT_CAINFO_BLOB, &blob);
+    } else if (cfg->ca_file) {
+        SETOPT(CURLOPT_CAPATH, NULL);
+        SETOPT(CURLOPT_CAINFO, cfg->ca_file);
+    }
+    if (cfg->cert_pem) {
+        struct curl_blob blob = {cfg->cert_pem, cfg->cert_pem_len, CURL_BLOB_NOCOPY};
+        SETOPT(CURLOPT_SSLCERT_BLOB, &blob);
+        SETOPT(CURLOPT_SSLCERTTYPE, "PEM");
+    } else if (cfg->cert_file) {
+        SETOPT(CURLOPT_SSLCERT, cfg->cert_file);
+        SETOPT(CURLOPT_SSLCERTTYPE, "PEM");
+    }
+    if (cfg->key_pem) {
+        struct curl_blob blob = {cfg->key_pem, cfg->key_pem_len, CURL_BLOB_NOCOPY};
+        SETOPT(CURLOPT_SSLKEY_BLOB, &blob);
+        SETOPT(CURLOPT_SSLKEYTYPE, "PEM");
+    } else if (cfg->key_file) {
+        SETOPT(CURLOPT_SSLKEY, cfg->key_file);
+        SETOPT(CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (cfg->insecure) {
+        SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+        SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+
+    if (strcmp(method, "GET") != 0) {
+        SETOPT(CURLOPT_POSTFIELDS, body ? body : "");
+        SETOPT(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? body_len : 0));
+        if (strcmp(method, "POST") != 0)
+            SETOPT(CURLOPT_CUSTOMREQUEST, method);
+    }
+    if (cres != CURLE_OK) {
+        rc = cres == CURLE_OUT_OF_MEMORY ? K_ENOMEM : K_EIO;
+        err_set(err, rc, "curl setup: %s", curl_easy_strerror(cres));
+        goto out;
+    }
+
+    cres = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    err->http_status = status;
+    err->retry_after = rq->retry_after;
+    observed = 1;
+
+    if (cres != CURLE_OK) {
+        if (rq->canceled) {
+            rc = K_ECANCELED;
+            err_set(err, rc, "canceled");
+        } else if (cres == CURLE_WRITE_ERROR && rq->write_rc) {
+            rc = rq->write_rc;
+            if (rc == K_ETOOBIG)
+                err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
+                        rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
+            else if (rc == K_EPARSE)
+                err_set(err, rc, "%s %s: malformed watch stream", method, path);
+            else
+                err_set(err, rc, "%s", k_strerror(rc));
+        } else {
+            if (cres == CURLE_OPERATION_TIMEDOUT)
+                rc = K_ETIMEDOUT;
+            else if (cres == CURLE_OUT_OF_MEMORY)
+                rc = K_ENOMEM;
+            else
+                rc = K_EIO;
+            err_set(err, rc, "%s %s: %s", method, url.data,
+                    c->errbuf[0] ? c->errbuf : curl_easy_strerror(cres));
+        }
+        goto out;
+    }
+    if (status < 200 || status >= 300) {
+        rc = status >= 400 ? status_result(status) : K_EHTTP;
+        err->code = rc;
+        status_message(err, status, &rq->body);
+        goto out;
+    }
+out:
+    if (observed) {
+        kube_request_observer_fn fn = __atomic_load_n(&observer_fn, __ATOMIC_SEQ_CST);
+        if (fn)
+            fn(__atomic_load_n(&observer_ctx, __ATOMIC_SEQ_CST), method, status, rc);
+    }
+    curl_slist_free_all(headers);
+    if (auth.data)
+        OPENSSL_cleanse(auth.data, auth.len);
+    buf_cleanup(&auth);
+    buf_cleanup(&url);
+    if (rc)
+        err->code = rc;
+    return rc;
+}
+
+#undef SETOPT
+
+static void request_init(struct request *rq, struct kube_client *c, size_t body_limit)
+{
+    memset(rq, 0, sizeof(*rq));
+    rq->c = c;
+    buf_init(&rq->body, body_limit);
+}
+
+/* A request whose 2xx response is a JSON document: *out owned by the caller when out != NULL. */
+static int request_json(struct kube_client *c, const char *method, const char *path,
+                        json_object *body, json_object **out, struct kube_error *err)
+{
+    struct request rq;
+    const char *text = NULL;
+    size_t text_len = 0;
+    int rc;
+
+    if (out)
+        *out = NULL;
+    request_init(&rq, c, KUBE_MAX_RESPONSE);
+    if (body) {
+        text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (!text) {
+            err_set(err, K_ENOMEM, "serialising the request body");
+            rc = K_ENOMEM;
+            goto out;
+        }
+        text_len = strlen(text);
+    }
+    rc = perform(c, method, path, text, text_len,
+                 !body                          ? NULL
+                 : strcmp(method, "PATCH") == 0 ? "application/merge-patch+json"
+                                                : "application/json",
+                 0, &rq, err);
+    if (rc || !out)
+        goto out;
+    rc = parse_json(buf_cstr(&rq.body), rq.body.len, out);
+    if (rc) {
+        err_set(err, rc, "%s %s: malformed JSON response", method, path);
+        goto out;
+    }
+out:
+    buf_cleanup(&rq.body);
+    return rc;
+}
+
+int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err)
+{
+    struct kube_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    return request_json(c, "GET", path, NULL, out, err);
+}
+
+int kube_patch_merge(struct kube_client *c, const char *path, json_object *body, json_object **out,
+                     struct kube_error *err)
+{
+    struct kube_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    return request_json(c, "PATCH", path, body, out, err);
+}
+
+int kube_post(struct kube_client *c, const char *path, json_object *body, json_object **out,
+              struct kube_error *err)
+{
+    struct kube_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    return request_json(c, "POST", path, body, out, err);
+}
+
+int kube_put(struct kube_client *c, const char *path, json_object *body, json_object **out,
+             struct kube_error *err)
+{
+    struct kube_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    return request_json(c, "PUT", path, body, out, err);
+}
+
+/* metadata.<field> of obj as a string, or NULL. */
+static const char *meta_string(json_object *obj, const char *field)
+{
+    json_object *meta, *v;
+    if (!json_object_object_get_ex(obj, "metadata", &meta) ||
+        !json_object_object_get_ex(meta, field, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_fn fn, void *ctx,
+              char *resource_version, size_t rv_len, struct kube_error *err)
+{
+    struct kube_error dummy;
+    struct buf url;
+    char *cont = NULL;
+    json_object *page = NULL, *empty = NULL;
+    int rc = K_OK;
+
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    buf_init(&url, URL_MAX);
+    if (resource_version && rv_len)
+        resource_version[0] = '\0';
+    const char *sep = strchr(path, '?') ? "&" : "?";
+
+    for (;;) {
+        buf_reset(&url);
+        rc = buf_append_str(&url, path);
+        if (!rc && page_size > 0)
+            rc = buf_printf(&url, "%slimit=%d", sep, page_size);
+        if (!rc && cont) {
+            rc = buf_printf(&url, "%scontinue=", page_size > 0 ? "&" : sep);
+            if (!rc)
+                rc = append_escaped(&url, cont);
+        }
+        if (rc) {
+            err_set(err, rc, "LIST %s: request path too long", path);
+            goto out;
+        }
+        rc = request_json(c, "GET", url.data, NULL, &page, err);
+        if (rc)
+            goto out;
+
+        json_object *items = NULL;
+        if (!json_object_is_type(page, json_type_object) ||
+            (json_object_object_get_ex(page, "items", &items) && items &&
+             !json_object_is_type(items, json_type_array))) {
+            rc = K_EPARSE;
+            err_set(err, rc, "LIST %s: response is not a list", path);
+            goto out;
+        }
+        if (!items) {
+            /* An empty list may come without "items"; handlers still see an array. */
+            if (!empty)
+                empty = json_object_new_array();
+            if (!empty) {
+                rc = K_ENOMEM;
+                err_set(err, rc, "out of memory");
+                goto out;
+            }
+            items = empty;
+        }
+        const char *rv = meta_string(page, "resourceVersion");
+        if (!rv) {
+            rc = K_EPARSE;
+            err_set(err, rc, "LIST %s: response without metadata.resourceVersion", path);
+            goto out;
+        }
+        if (resource_version && rv_len) {
+            if (strlen(rv) >= rv_len) {
+                rc = K_ETOOBIG;
+                err_set(err, rc, "LIST %s: resourceVersion longer than %zu bytes", path,
+                        rv_len - 1);
+                goto out;
+            }
+            memcpy(resource_version, rv, strlen(rv) + 1);
+        }
+        if (fn(ctx, items) != 0) {
+            rc = K_ECANCELED;
+            err_set(err, rc, "canceled");
+            goto out;
+        }
+        const char *next = meta_string(page, "continue");
+        free(cont);
+        cont = NULL;
+        if (next && *next) {
+            cont = strdup(next);
+            if (!cont) {
+                rc = K_ENOMEM;
+                err_set(err, rc, "out of memory");
+                goto out;
+            }
+        }
+        json_object_put(page);
+        page = NULL;
+        if (!cont)
+            break;
+        if (canceled(c)) {
+            rc = K_ECANCELED;
+            err_set(err, rc, "canceled");
+            goto out;
+        }
+    }
+out:
+    json_object_put(page);
+    json_object_put(empty);
+    free(cont);
+    buf_cleanup(&url);
+    if (rc && resource_version && rv_len)
+        resource_version[0] = '\0';
+    return rc;
+}
+
+/* Parser callback for kube_watch: pass events on, and stop after an ERROR event. */
+static int on_watch_event(void *ctx, enum kube_event_type type, json_object *object)
+{
+    struct watch_state *w = ctx;
+    if (type == KUBE_EVENT_ERROR) {
+        json_object *msg;
+        w->error_event = 1;
+        w->error_code = kube_watch_error_code(object);
+        if (json_object_object_get_ex(object, "message", &msg) &&
+            json_object_is_type(msg, json_type_string))
+            snprintf(w->message, sizeof(w->message), "%s", json_object_get_string(msg));
+        else
+            snprintf(w->message, sizeof(w->message), "watch ERROR event, code %d", w->error_code);
+        w->fn(w->ctx, type, object);
+        /* The server ends the stream after an ERROR; the caller must relist either way. */
+        return 1;
+    }
+    if (w->fn(w->ctx, type, object) != 0) {
+        w->handler_stop = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int kube_watch(struct kube_client *c, const char *path, const char *resource_version,
+               int timeout_seconds, kube_watch_fn fn, void *ctx, struct kube_error *err)
+{
+    struct kube_error dummy;
+    struct watch_state w = {.fn = fn, .ctx = ctx};
+    struct request rq;
+    struct buf url;
+    int rc;
+
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    buf_init(&url, URL_MAX);
+    request_init(&rq, c, ERROR_BODY_MAX);
+    rq.parser = kube_watch_parser_new(KUBE_MAX_WATCH_EVENT, on_watch_event, &w);
+    if (!rq.parser) {
+        rc = K_ENOMEM;
+        err_set(err, rc, "out of memory");
+        goto out;
+    }
+
+    rc = buf_printf(&url, "%s%swatch=1&allowWatchBookmarks=true", path,
+                    strchr(path, '?') ? "&" : "?");
+    if (!rc && resource_version && *resource_version) {
+        rc = buf_append_str(&url, "&resourceVersion=");
+        if (!rc)
+            rc = append_escaped(&url, resource_version);
+    }
+    if (!rc && timeout_seconds > 0)
+        rc = buf_printf(&url, "&timeoutSeconds=%d", timeout_seconds);
+    if (rc) {
+        err_set(err, rc, "WATCH %s: request path too long", path);
+        goto out;
+    }
+
+    long idle = (timeout_seconds > 0 ? timeout_seconds : WATCH_DEFAULT_S) + WATCH_IDLE_MARGIN_S;
+    rc = perform(c, "GET", url.data, NULL, 0, NULL, idle, &rq, err);
+    if (w.error_event) {
+        /* Stopped by our own callback after an ERROR event: report the Status. */
+        rc = K_EGONE;
+        err->code = rc;
+        err->http_status = w.error_code;
+        snprintf(err->message, sizeof(err->message), "%s", w.message);
+        goto out;
+    }
+    if (rc == K_ECANCELED && w.handler_stop) {
+        err_set(err, rc, "stopped by the event handler");
+        goto out;
+    }
+    if (rc)
+        goto out;
+    rc = kube_watch_parser_finish(rq.parser);
+    if (rc)
+        err_set(err, rc, "WATCH %s: stream ended inside an event", path);
+out:
+    kube_watch_parser_free(rq.parser);
+    buf_cleanup(&rq.body);
+    buf_cleanup(&url);
+    return rc;
+}

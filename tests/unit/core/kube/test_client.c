@@ -1,0 +1,748 @@
+/*
+ * test_client.c - the API client (core/kube/client.c) against a tiny scripted HTTP/1.1 server on
+ * 127.0.0.1 running in a thread: status mapping, Status messages, Retry-After, pagination,
+ * watches, cancellation, request headers, token file re-reads and connection reuse.
+ * Real API server behaviour is covered by the e2e suite.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "kube/client.h"
+#include "util/result.h"
+
+/* ---- the scripted server ---- */
+
+struct seen {
+    char method[16];
+    char target[1024];
+    char auth[256];
+    char content_type[128];
+    char user_agent[128];
+    char accept[128];
+    char body[1024];
+};
+
+#define MAX_SEEN 64
+
+static struct {
+    int listen_fd;
+    int port;
+    pthread_t thread;
+    volatile int stop;
+    pthread_mutex_t lock;
+    struct seen seen[MAX_SEEN];
+    int nseen;
+    int connections;
+} srv;
+
+static void send_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+        if (n <= 0)
+            return;
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+static void send_str(int fd, const char *s)
+{
+    send_all(fd, s, strlen(s));
+}
+
+static void reply(int fd, const char *status, const char *extra_headers, const char *body)
+{
+    char head[512];
+    snprintf(head, sizeof(head),
+             "HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n",
+             status, strlen(body), extra_headers ? extra_headers : "");
+    send_str(fd, head);
+    send_str(fd, body);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Wait up to ms for the client to hang up; returns early when it does. */
+static void hold_open(int fd, int ms)
+{
+    for (int waited = 0; waited < ms && !srv.stop; waited += 20) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 20) > 0) {
+            char tmp[256];
+            if (recv(fd, tmp, sizeof(tmp), 0) <= 0)
+                return;
+        }
+    }
+}
+
+static const char pod_json[] = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":"
+                               "\"ns\",\"resourceVersion\":\"42\"}}";
+
+static const char watch_events[] =
+    "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"101\"}}}\n"
+    "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"150\"}}}\n"
+    "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"160\"}}"
+    "}"
+    "\n";
+
+/*
+ * Answer one request. Returns 0 to keep the connection, 1 to close it (streamed bodies end with
+ * the connection).
+ */
+static int route(int fd, const struct seen *rq)
+{
+    const char *t = rq->target;
+
+    if (strcmp(t, "/api/v1/namespaces/ns/pods/p") == 0) {
+        reply(fd, "200 OK", NULL, pod_json);
+    } else if (strcmp(t, "/api/v1/namespaces/ns/pods/missing") == 0) {
+        reply(
+            fd, "404 Not Found", NULL,
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+            "\"message\":\"pods \\\"missing\\\" not found\",\"reason\":\"NotFound\",\"code\":404}");
+    } else if (strcmp(t, "/throttled") == 0) {
+        reply(fd, "429 Too Many Requests", "Retry-After: 7\r\n",
+              "{\"kind\":\"Status\",\"message\":\"slow down\",\"code\":429}");
+    } else if (strcmp(t, "/broken") == 0) {
+        reply(fd, "502 Bad Gateway", NULL, "<html>upstream\r\nfailed</html>");
+    } else if (strcmp(t, "/forbidden") == 0) {
+        reply(fd, "403 Forbidden", NULL, "{\"kind\":\"Status\",\"message\":\"no RBAC\"}");
+    } else if (strcmp(t, "/conflict") == 0) {
+        reply(fd, "409 Conflict", NULL, "{}");
+    } else if (strcmp(t, "/unauthorized") == 0) {
+        reply(fd, "401 Unauthorized", NULL, "");
+    } else if (strcmp(t, "/teapot") == 0) {
+        reply(fd, "418 I'm a teapot", NULL, "{\"message\":\"short and stout\"}");
+    } else if (strcmp(t, "/notjson") == 0) {
+        reply(fd, "200 OK", NULL, "{\"a\":1} trailing");
+    } else if (strcmp(t, "/api/v1/pods?labelSelector=a%3Db&limit=2") == 0) {
+        reply(fd, "200 OK", NULL,
+              "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"500\","
+              "\"continue\":\"tok/=1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}},"
+              "{\"metadata\":{\"name\":\"b\"}}]}");
+    } else if (strcmp(t, "/api/v1/pods?labelSelector=a%3Db&limit=2&continue=tok%2F%3D1") == 0) {
+        reply(fd, "200 OK", NULL,
+              "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"500\"},"
+              "\"items\":[{\"metadata\":{\"name\":\"c\"}}]}");
+    } else if (strcmp(t, "/api/v1/nodes") == 0) {
+        reply(fd, "200 OK", NULL,
+              "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"9\"}}");
+    } else if (strcmp(t, "/api/v1/expired?limit=1") == 0) {
+        reply(fd, "200 OK", NULL,
+              "{\"metadata\":{\"resourceVersion\":\"1\",\"continue\":\"old\"},\"items\":[]}");
+    } else if (strcmp(t, "/api/v1/expired?limit=1&continue=old") == 0) {
+        reply(fd, "410 Gone", NULL,
+              "{\"kind\":\"Status\",\"message\":\"The provided continue parameter is too old\","
+              "\"code\":410}");
+    } else if (strcmp(t, "/api/v1/namespaces/ns/pods/p?fieldManager=gputri") == 0 &&
+               strcmp(rq->method, "PATCH") == 0) {
+        reply(fd, "200 OK", NULL, rq->body);
+    } else if (strcmp(t, "/api/v1/namespaces/ns/events") == 0 && strcmp(rq->method, "POST") == 0) {
+        reply(fd, "201 Created", NULL, rq->body);
+    } else if (strcmp(t, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=100&"
+                         "timeoutSeconds=30") == 0) {
+        /* Streamed in pieces that cut events, then the server closes the stream. */
+        send_str(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     "Connection: close\r\n\r\n");
+        size_t len = strlen(watch_events);
+        for (size_t at = 0; at < len; at += 37) {
+            send_all(fd, watch_events + at, len - at < 37 ? len - at : 37);
+            sleep_ms(2);
+        }
+        return 1;
+    } else if (strncmp(t, "/api/v1/gone?watch=1", 20) == 0) {
+        send_str(fd, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+        send_str(fd, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"status\":\"Failure\","
+                     "\"message\":\"too old resource version: 1 (500)\",\"reason\":\"Expired\","
+                     "\"code\":410}}\n");
+        hold_open(fd, 2000);
+        return 1;
+    } else if (strncmp(t, "/api/v1/gone410?watch=1", 23) == 0) {
+        reply(fd, "410 Gone", "Connection: close\r\n", "{\"kind\":\"Status\",\"code\":410}");
+        return 1;
+    } else if (strncmp(t, "/api/v1/truncated?watch=1", 25) == 0) {
+        send_str(fd, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+        send_str(fd, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"na");
+        return 1;
+    } else if (strncmp(t, "/api/v1/hang?watch=1", 20) == 0) {
+        send_str(fd, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+        hold_open(fd, 3000);
+        return 1;
+    } else {
+        reply(fd, "404 Not Found", NULL, "{\"kind\":\"Status\",\"message\":\"no route\"}");
+    }
+    return 0;
+}
+
+static void header_value(const char *headers, const char *name, char *out, size_t outlen)
+{
+    out[0] = '\0';
+    size_t nl = strlen(name);
+    for (const char *p = headers; p && *p; p = strstr(p, "\r\n") ? strstr(p, "\r\n") + 2 : NULL) {
+        if (strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+            const char *v = p + nl + 1;
+            while (*v == ' ')
+                v++;
+            size_t n = strcspn(v, "\r\n");
+            snprintf(out, outlen, "%.*s", (int)n, v);
+            return;
+        }
+    }
+}
+
+static void serve_connection(int fd)
+{
+    char buf[16384];
+    size_t have = 0;
+
+    for (;;) {
+        char *end;
+        while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            if (srv.stop || have == sizeof(buf))
+                return;
+            if (poll(&p, 1, 50) <= 0)
+                continue;
+            ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
+            if (n <= 0)
+                return;
+            have += (size_t)n;
+        }
+        *end = '\0';
+        struct seen rq;
+        memset(&rq, 0, sizeof(rq));
+        sscanf(buf, "%15s %1023s", rq.method, rq.target);
+        header_value(buf, "Authorization", rq.auth, sizeof(rq.auth));
+        header_value(buf, "Content-Type", rq.content_type, sizeof(rq.content_type));
+        header_value(buf, "User-Agent", rq.user_agent, sizeof(rq.user_agent));
+        header_value(buf, "Accept", rq.accept, sizeof(rq.accept));
+        char cl[32];
+        header_value(buf, "Content-Length", cl, sizeof(cl));
+        size_t body_len = cl[0] ? strtoul(cl, NULL, 10) : 0;
+        size_t head_len = (size_t)(end - buf) + 4;
+        while (have < head_len + body_len && have < sizeof(buf)) {
+            ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
+            if (n <= 0)
+                return;
+            have += (size_t)n;
+        }
+        snprintf(rq.body, sizeof(rq.body), "%.*s", (int)body_len, buf + head_len);
+        pthread_mutex_lock(&srv.lock);
+        if (srv.nseen < MAX_SEEN)
+            srv.seen[srv.nseen++] = rq;
+        pthread_mutex_unlock(&srv.lock);
+        int close_it = route(fd, &rq);
+        memmove(buf, buf + head_len + body_len, have - head_len - body_len);
+        have -= head_len + body_len;
+        if (close_it)
+            return;
+    }
+}
+
+static void *serve_one(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    serve_connection(fd);
+    close(fd);
+    return NULL;
+}
+
+static void *serve(void *arg)
+{
+    (void)arg;
+    while (!srv.stop) {
+        struct pollfd p = {.fd = srv.listen_fd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        int fd = accept(srv.listen_fd, NULL, NULL);
+        if (fd < 0)
+            continue;
+        pthread_mutex_lock(&srv.lock);
+        srv.connections++;
+        pthread_mutex_unlock(&srv.lock);
+        /*
+         * One thread per connection, so a connection a failed test left open cannot block the
+         * next test's.
+         */
+        pthread_t t;
+        if (pthread_create(&t, NULL, serve_one, (void *)(intptr_t)fd) == 0)
+            pthread_detach(t);
+        else
+            close(fd);
+    }
+    return NULL;
+}
+
+static int server_start(void **state)
+{
+    (void)state;
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof(addr);
+    srv.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (srv.listen_fd < 0 || bind(srv.listen_fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+        listen(srv.listen_fd, 8) != 0 ||
+        getsockname(srv.listen_fd, (struct sockaddr *)&addr, &alen) != 0)
+        return -1;
+    srv.port = ntohs(addr.sin_port);
+    pthread_mutex_init(&srv.lock, NULL);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return pthread_create(&srv.thread, NULL, serve, NULL) == 0 ? 0 : -1;
+}
+
+static int server_stop(void **state)
+{
+    (void)state;
+    srv.stop = 1;
+    pthread_join(srv.thread, NULL);
+    close(srv.listen_fd);
+    pthread_mutex_destroy(&srv.lock);
+    curl_global_cleanup();
+    return 0;
+}
+
+static struct seen last_seen(void)
+{
+    pthread_mutex_lock(&srv.lock);
+    struct seen s;
+    memset(&s, 0, sizeof(s));
+    if (srv.nseen)
+        s = srv.seen[srv.nseen - 1];
+    pthread_mutex_unlock(&srv.lock);
+    return s;
+}
+
+static int connections(void)
+{
+    pthread_mutex_lock(&srv.lock);
+    int n = srv.connections;
+    pthread_mutex_unlock(&srv.lock);
+    return n;
+}
+
+/* A config for the test server; strings are heap copies so kube_config_cleanup() works. */
+static void test_config(struct kube_config *cfg, const char *token)
+{
+    char server[64];
+    memset(cfg, 0, sizeof(*cfg));
+    snprintf(server, sizeof(server), "http://127.0.0.1:%d", srv.port);
+    cfg->server = strdup(server);
+    cfg->token = token ? strdup(token) : NULL;
+    cfg->source = strdup("test");
+}
+
+/* ---- tests ---- */
+
+static void test_get_and_headers(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, "tok-123");
+    struct kube_client *c = kube_client_new(&cfg, "gputri-test/1.0");
+    assert_non_null(c);
+    struct kube_error err;
+    json_object *obj = NULL;
+    int before = connections();
+
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_OK);
+    assert_int_equal(err.http_status, 200);
+    json_object *meta, *name;
+    assert_true(json_object_object_get_ex(obj, "metadata", &meta));
+    assert_true(json_object_object_get_ex(meta, "name", &name));
+    assert_string_equal(json_object_get_string(name), "p");
+    json_object_put(obj);
+
+    struct seen s = last_seen();
+    assert_string_equal(s.method, "GET");
+    assert_string_equal(s.auth, "Bearer tok-123");
+    assert_string_equal(s.user_agent, "gputri-test/1.0");
+    assert_string_equal(s.accept, "application/json");
+
+    /* Keep-alive: more requests on the same connection. */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_OK);
+        json_object_put(obj);
+    }
+    assert_int_equal(connections() - before, 1);
+
+    assert_int_equal(kube_get(c, "no-slash", &obj, NULL), K_EINVAL);
+    assert_null(obj);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static void test_status_mapping(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    assert_non_null(c);
+    struct kube_error err;
+    json_object *obj = NULL;
+
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/missing", &obj, &err), K_ENOTFOUND);
+    assert_null(obj);
+    assert_int_equal(err.code, K_ENOTFOUND);
+    assert_int_equal(err.http_status, 404);
+    assert_string_equal(err.message, "pods \"missing\" not found");
+    assert_string_equal(last_seen().auth, ""); /* no token configured */
+    assert_string_equal(last_seen().user_agent, "gputri");
+
+    assert_int_equal(kube_get(c, "/throttled", &obj, &err), K_ETHROTTLED);
+    assert_int_equal(err.retry_after, 7);
+    assert_string_equal(err.message, "slow down");
+
+    assert_int_equal(kube_get(c, "/broken", &obj, &err), K_ESERVER);
+    assert_int_equal(err.http_status, 502);
+    assert_int_equal(err.retry_after, 0);
+    assert_string_equal(err.message, "HTTP 502: <html>upstream  failed</html>");
+
+    assert_int_equal(kube_get(c, "/forbidden", &obj, &err), K_EFORBIDDEN);
+    assert_string_equal(err.message, "no RBAC");
+    assert_int_equal(kube_get(c, "/conflict", &obj, &err), K_ECONFLICT);
+    assert_string_equal(err.message, "HTTP 409: {}");
+    assert_int_equal(kube_get(c, "/unauthorized", &obj, &err), K_EUNAUTHORIZED);
+    assert_string_equal(err.message, "HTTP 401");
+    assert_int_equal(kube_get(c, "/teapot", &obj, &err), K_EHTTP);
+    assert_string_equal(err.message, "short and stout");
+    assert_int_equal(kube_get(c, "/notjson", &obj, &err), K_EPARSE);
+    assert_null(obj);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static void test_transport_error(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    /* A port nothing listens on: bind one, close it, and connect there. */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof(addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &alen), 0);
+    close(fd);
+    char server[64];
+    snprintf(server, sizeof(server), "http://127.0.0.1:%d", ntohs(addr.sin_port));
+    cfg.server = server;
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    json_object *obj = NULL;
+    assert_int_equal(kube_get(c, "/x", &obj, &err), K_EIO);
+    assert_int_equal(err.http_status, 0);
+    assert_non_null(strstr(err.message, "127.0.0.1"));
+    kube_client_free(c);
+}
+
+struct pages {
+    char names[256];
+    int calls;
+    int stop_at;
+};
+
+static int on_page(void *ctx, json_object *items)
+{
+    struct pages *p = ctx;
+    p->calls++;
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        json_object *meta, *name;
+        json_object_object_get_ex(json_object_array_get_idx(items, i), "metadata", &meta);
+        json_object_object_get_ex(meta, "name", &name);
+        strncat(p->names, json_object_get_string(name), sizeof(p->names) - strlen(p->names) - 1);
+    }
+    return p->stop_at && p->calls == p->stop_at;
+}
+
+static void test_list_pagination(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    char rv[32];
+
+    struct pages p = {0};
+    assert_int_equal(
+        kube_list(c, "/api/v1/pods?labelSelector=a%3Db", 2, on_page, &p, rv, sizeof(rv), &err),
+        K_OK);
+    assert_int_equal(p.calls, 2);
+    assert_string_equal(p.names, "abc");
+    assert_string_equal(rv, "500");
+
+    /* Stop after the first page. */
+    struct pages stop = {.stop_at = 1};
+    assert_int_equal(
+        kube_list(c, "/api/v1/pods?labelSelector=a%3Db", 2, on_page, &stop, rv, sizeof(rv), &err),
+        K_ECANCELED);
+    assert_int_equal(stop.calls, 1);
+
+    /* A list without items still reaches the handler, with an empty array. */
+    struct pages empty = {0};
+    assert_int_equal(kube_list(c, "/api/v1/nodes", 0, on_page, &empty, rv, sizeof(rv), &err), K_OK);
+    assert_int_equal(empty.calls, 1);
+    assert_string_equal(rv, "9");
+
+    /* The resourceVersion must fit. */
+    char tiny[1];
+    assert_int_equal(kube_list(c, "/api/v1/nodes", 0, on_page, &empty, tiny, sizeof(tiny), &err),
+                     K_ETOOBIG);
+
+    /* An expired continue token: start again. */
+    struct pages gone = {0};
+    assert_int_equal(kube_list(c, "/api/v1/expired", 1, on_page, &gone, rv, sizeof(rv), &err),
+                     K_EGONE);
+    assert_int_equal(err.http_status, 410);
+    assert_string_equal(err.message, "The provided continue parameter is too old");
+    assert_string_equal(rv, "");
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static void test_patch_and_post(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    json_object *out = NULL;
+
+    json_object *patch = json_tokener_parse("{\"metadata\":{\"annotations\":{\"gputri/cause\":"
+                                            "\"no-gpu-node\"}}}");
+    assert_int_equal(
+        kube_patch_merge(c, "/api/v1/namespaces/ns/pods/p?fieldManager=gputri", patch, &out, &err),
+        K_OK);
+    struct seen s = last_seen();
+    assert_string_equal(s.method, "PATCH");
+    assert_string_equal(s.content_type, "application/merge-patch+json");
+    assert_string_equal(s.body,
+                        "{\"metadata\":{\"annotations\":{\"gputri/cause\":\"no-gpu-node\"}}}");
+    assert_non_null(out);
+    json_object_put(out);
+    /* out may be NULL. */
+    assert_int_equal(
+        kube_patch_merge(c, "/api/v1/namespaces/ns/pods/p?fieldManager=gputri", patch, NULL, &err),
+        K_OK);
+    json_object_put(patch);
+
+    json_object *ev = json_tokener_parse("{\"kind\":\"Event\",\"reason\":\"Stuck\"}");
+    assert_int_equal(kube_post(c, "/api/v1/namespaces/ns/events", ev, &out, &err), K_OK);
+    assert_int_equal(err.http_status, 201);
+    s = last_seen();
+    assert_string_equal(s.method, "POST");
+    assert_string_equal(s.content_type, "application/json");
+    json_object_put(out);
+    json_object_put(ev);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+struct events {
+    char log[512];
+    int stop_at;
+    int n;
+};
+
+static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
+{
+    struct events *e = ctx;
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
+    json_object *meta, *rv;
+    const char *rvs = "-";
+    if (json_object_object_get_ex(obj, "metadata", &meta) &&
+        json_object_object_get_ex(meta, "resourceVersion", &rv))
+        rvs = json_object_get_string(rv);
+    size_t len = strlen(e->log);
+    snprintf(e->log + len, sizeof(e->log) - len, "%s %s\n", names[type], rvs);
+    e->n++;
+    return e->stop_at && e->n == e->stop_at;
+}
+
+static void test_watch(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+
+    struct events e = {0};
+    assert_int_equal(kube_watch(c, "/api/v1/nodes", "100", 30, on_event, &e, &err), K_OK);
+    assert_string_equal(e.log, "ADDED 101\nBOOKMARK 150\nMODIFIED 160\n");
+
+    struct events stop = {.stop_at = 2};
+    assert_int_equal(kube_watch(c, "/api/v1/nodes", "100", 30, on_event, &stop, &err), K_ECANCELED);
+    assert_string_equal(stop.log, "ADDED 101\nBOOKMARK 150\n");
+
+    /* An ERROR event ends the watch with K_EGONE and the Status message. */
+    struct events gone = {0};
+    assert_int_equal(kube_watch(c, "/api/v1/gone", "1", 30, on_event, &gone, &err), K_EGONE);
+    assert_int_equal(err.code, K_EGONE);
+    assert_int_equal(err.http_status, 410);
+    assert_string_equal(err.message, "too old resource version: 1 (500)");
+    assert_string_equal(gone.log, "ERROR -\n");
+
+    /* HTTP 410 for the watch request itself. */
+    assert_int_equal(kube_watch(c, "/api/v1/gone410", "1", 0, on_event, &gone, &err), K_EGONE);
+    assert_int_equal(err.http_status, 410);
+
+    /* The server closes the stream inside an event. */
+    struct events trunc = {0};
+    assert_int_equal(kube_watch(c, "/api/v1/truncated", NULL, 5, on_event, &trunc, &err), K_EPARSE);
+    assert_string_equal(trunc.log, "");
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+struct canceler {
+    volatile int *flag;
+    int delay_ms;
+};
+
+static void *cancel_later(void *arg)
+{
+    struct canceler *k = arg;
+    sleep_ms(k->delay_ms);
+    *k->flag = 1;
+    return NULL;
+}
+
+static void test_watch_cancel(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    static volatile int flag;
+    flag = 0;
+    kube_client_set_cancel(c, &flag);
+
+    struct canceler k = {&flag, 200};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, cancel_later, &k), 0);
+    struct events e = {0};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kube_watch(c, "/api/v1/hang", "5", 60, on_event, &e, &err), K_ECANCELED);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_join(t, NULL);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_true(secs < 2.5);
+
+    /* With the flag already set, nothing is sent. */
+    json_object *obj = NULL;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_ECANCELED);
+    kube_client_set_cancel(c, NULL);
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_OK);
+    json_object_put(obj);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static void test_token_file_reread(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gputri-token-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "first\n", 6), 6);
+    close(fd);
+
+    struct kube_config cfg;
+    test_config(&cfg, "initial");
+    cfg.token_file = strdup(path);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    json_object *obj = NULL;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, NULL), K_OK);
+    json_object_put(obj);
+    assert_string_equal(last_seen().auth, "Bearer first");
+
+    FILE *f = fopen(path, "w");
+    fputs("  second  \n", f);
+    fclose(f);
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, NULL), K_OK);
+    json_object_put(obj);
+    assert_string_equal(last_seen().auth, "Bearer second");
+
+    /* The file disappears: the last good token is kept. */
+    unlink(path);
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, NULL), K_OK);
+    json_object_put(obj);
+    assert_string_equal(last_seen().auth, "Bearer second");
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static void test_watch_query(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct events e = {0};
+    /* Unknown route: 404, but the request line shows how the query was built. */
+    assert_int_equal(
+        kube_watch(c, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn", "7 8", 0, on_event, &e, NULL),
+        K_ENOTFOUND);
+    assert_string_equal(last_seen().target, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn&watch=1&"
+                                            "allowWatchBookmarks=true&resourceVersion=7%208");
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static void test_path_escape(void **state)
+{
+    (void)state;
+    char out[32];
+    assert_int_equal(kube_path_escape("a-b.c_d~e", out, sizeof(out)), K_OK);
+    assert_string_equal(out, "a-b.c_d~e");
+    assert_int_equal(kube_path_escape("k=v,x/y z", out, sizeof(out)), K_OK);
+    assert_string_equal(out, "k%3Dv%2Cx%2Fy%20z");
+    assert_int_equal(kube_path_escape("\xc3\xa9", out, sizeof(out)), K_OK);
+    assert_string_equal(out, "%C3%A9");
+    char small[4];
+    assert_int_equal(kube_path_escape("abc", small, sizeof(small)), K_OK);
+    assert_int_equal(kube_path_escape("abcd", small, sizeof(small)), K_ETOOBIG);
+    assert_string_equal(small, "");
+    assert_int_equal(kube_path_escape("/", small, sizeof(small)), K_OK);
+    assert_string_equal(small, "%2F");
+    assert_int_equal(kube_path_escape("a", out, 0), K_ETOOBIG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_get_and_headers), cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error), cmocka_unit_test(test_list_pagination),
+        cmocka_unit_test(test_patch_and_post),  cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),    cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),     cmocka_unit_test(test_path_escape),
+    };
+    return cmocka_run_group_tests(tests, server_start, server_stop);
+}
