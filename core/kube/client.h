@@ -1,6 +1,6 @@
 /*
  * client.h - a small Kubernetes API client over libcurl: GET, LIST with pagination, WATCH,
- * merge-patch PATCH, POST.
+ * merge-patch PATCH, POST, PUT.
  *
  * One struct kube_client per thread: it owns one curl easy handle (connections are reused) and
  * is not thread-safe. Several clients may share one struct kube_config (read-only).
@@ -24,10 +24,10 @@
 #define KUBE_MAX_WATCH_EVENT (16u << 20) /* 16 MiB: one watch event */
 
 struct kube_error {
-    int code;             /* K_* */
-    long http_status;     /* 0 when no response */
-    int retry_after;      /* seconds from Retry-After, 0 when absent */
-    char message[512];    /* Status.message, curl's error text, or a description */
+    int code;          /* K_* */
+    long http_status;  /* 0 when no response */
+    int retry_after;   /* seconds from Retry-After, 0 when absent */
+    char message[512]; /* Status.message, curl's error text, or a description */
 };
 
 struct kube_client;
@@ -71,7 +71,10 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
  * server-side timeoutSeconds of `timeout_seconds`, feeding each event to fn (see watch.h).
  * Returns K_OK when the server closed the stream normally (re-watch from the last
  * resourceVersion), K_EGONE on an ERROR event or HTTP status 410 (relist), K_ECANCELED when fn
- * returned non-zero or the cancel flag was set, or another K_* error.
+ * returned non-zero or the cancel flag was set, or another K_* error (K_EPARSE also when the
+ * stream ends inside an event). ERROR events are passed to fn too; for one, err->http_status is
+ * the Status "code" (e.g. 410, or 0) and err->message its message. The watch has no total
+ * timeout: it fails with K_ETIMEDOUT after timeout_seconds + 60 s without any data.
  */
 int kube_watch(struct kube_client *c, const char *path, const char *resource_version,
                int timeout_seconds, kube_watch_fn fn, void *ctx, struct kube_error *err);
@@ -80,12 +83,34 @@ int kube_watch(struct kube_client *c, const char *path, const char *resource_ver
  * kube_patch_merge() - PATCH `path` with Content-Type application/merge-patch+json and `body`
  * (borrowed). On K_OK and out != NULL, *out is the updated object (owned by the caller).
  */
-int kube_patch_merge(struct kube_client *c, const char *path, json_object *body,
-                     json_object **out, struct kube_error *err);
+int kube_patch_merge(struct kube_client *c, const char *path, json_object *body, json_object **out,
+                     struct kube_error *err);
 
 /* kube_post() - POST `body` to `path` (a collection). Same ownership rules as kube_patch_merge. */
 int kube_post(struct kube_client *c, const char *path, json_object *body, json_object **out,
               struct kube_error *err);
+
+/*
+ * kube_put() - PUT (replace) `body` at `path` with Content-Type application/json. Put
+ * metadata.resourceVersion in the body for an optimistic update: the server answers 409
+ * (K_ECONFLICT) when the object changed since. Same ownership rules as kube_patch_merge.
+ */
+int kube_put(struct kube_client *c, const char *path, json_object *body, json_object **out,
+             struct kube_error *err);
+
+/*
+ * A request observer sees every request any client makes, once it has ended: `method` ("GET" for
+ * lists and watches), the HTTP status (0 when no response arrived: a transport error) and the
+ * K_* result. Called from the thread that made the request, so it must be thread-safe and quick.
+ */
+typedef void (*kube_request_observer_fn)(void *ctx, const char *method, long http_status,
+                                         int result);
+
+/*
+ * kube_set_request_observer() - install `fn` (NULL to remove) for all clients, e.g. to count
+ * requests for metrics. Process-wide; call before any client is in use.
+ */
+void kube_set_request_observer(kube_request_observer_fn fn, void *ctx);
 
 /*
  * kube_path_escape() - percent-encode a value for a URL path segment or query value into out

@@ -7,13 +7,16 @@
  *   2. $KUBECONFIG (a ':'-separated list; for each map entry the first file defining it wins,
  *      current-context from the first file that sets it);
  *   3. in-cluster: $KUBERNETES_SERVICE_HOST and $KUBERNETES_SERVICE_PORT with the service-account
- *      token and CA under /var/run/secrets/kubernetes.io/serviceaccount/;
+ *      token and CA under /var/run/secrets/kubernetes.io/serviceaccount/ (the directory can be
+ *      overridden with $GPUTRI_SERVICEACCOUNT_DIR, for tests);
  *   4. ~/.kube/config.
  * A kubeconfig is read with libyaml: current-context, clusters[].cluster.{server,
  * certificate-authority, certificate-authority-data, insecure-skip-tls-verify},
  * users[].user.{client-certificate, client-certificate-data, client-key, client-key-data,
  * token, tokenFile}. Relative file paths are resolved against the kubeconfig's directory.
- * *-data fields are base64-decoded (OpenSSL EVP_DecodeBlock) into memory.
+ * *-data fields are base64-decoded (OpenSSL EVP_DecodeBlock) into memory and take precedence
+ * over the matching file field, which is then left NULL. Users with only exec, auth-provider or
+ * username credentials are refused with K_EINVAL (not supported).
  */
 #ifndef GPUTRI_KUBE_CONFIG_H
 #define GPUTRI_KUBE_CONFIG_H
@@ -22,18 +25,18 @@
 #include <stddef.h>
 
 struct kube_config {
-    char *server;    /* "https://host:port", no trailing slash */
-    char *ca_file;   /* PEM file, or NULL */
-    char *ca_pem;    /* PEM bytes (decoded certificate-authority-data), or NULL */
+    char *server;  /* "https://host:port", no trailing slash */
+    char *ca_file; /* PEM file, or NULL */
+    char *ca_pem;  /* PEM bytes (decoded certificate-authority-data), or NULL */
     size_t ca_pem_len;
     char *cert_file; /* client certificate PEM file, or NULL */
     char *cert_pem;
     size_t cert_pem_len;
-    char *key_file;  /* client key PEM file, or NULL */
+    char *key_file; /* client key PEM file, or NULL */
     char *key_pem;
     size_t key_pem_len;
     char *token;      /* bearer token, or NULL */
-    char *token_file; /* re-read on every new connection when set (rotated projected tokens) */
+    char *token_file; /* re-read before every request when set (rotated projected tokens) */
     bool insecure;    /* insecure-skip-tls-verify */
     char *source;     /* where it came from: a path or "in-cluster"; for messages */
 };

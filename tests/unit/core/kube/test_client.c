@@ -160,6 +160,14 @@ static int route(int fd, const struct seen *rq)
     } else if (strcmp(t, "/api/v1/namespaces/ns/pods/p?fieldManager=gputri") == 0 &&
                strcmp(rq->method, "PATCH") == 0) {
         reply(fd, "200 OK", NULL, rq->body);
+    } else if (strcmp(t, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l") == 0 &&
+               strcmp(rq->method, "PUT") == 0) {
+        if (strstr(rq->body, "\"resourceVersion\":\"stale\""))
+            reply(fd, "409 Conflict", NULL,
+                  "{\"kind\":\"Status\",\"message\":\"the object has been modified\","
+                  "\"code\":409}");
+        else
+            reply(fd, "200 OK", NULL, rq->body);
     } else if (strcmp(t, "/api/v1/namespaces/ns/events") == 0 && strcmp(rq->method, "POST") == 0) {
         reply(fd, "201 Created", NULL, rq->body);
     } else if (strcmp(t, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=100&"
@@ -562,6 +570,60 @@ static void test_patch_and_post(void **state)
     kube_config_cleanup(&cfg);
 }
 
+struct observed {
+    int calls;
+    char last[64];
+};
+
+static void on_request(void *ctx, const char *method, long http_status, int result)
+{
+    struct observed *o = ctx;
+    o->calls++;
+    snprintf(o->last, sizeof(o->last), "%s %ld %d", method, http_status, result);
+}
+
+static void test_put_and_observer(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    struct observed o = {0};
+    json_object *out = NULL;
+    kube_set_request_observer(on_request, &o);
+
+    json_object *lease = json_tokener_parse("{\"metadata\":{\"name\":\"l\","
+                                            "\"resourceVersion\":\"12\"},\"spec\":{}}");
+    assert_int_equal(
+        kube_put(c, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l", lease, &out, &err),
+        K_OK);
+    assert_string_equal(last_seen().method, "PUT");
+    assert_string_equal(last_seen().content_type, "application/json");
+    assert_non_null(out);
+    json_object_put(out);
+    json_object_put(lease);
+    assert_int_equal(o.calls, 1);
+    assert_string_equal(o.last, "PUT 200 0");
+
+    lease = json_tokener_parse("{\"metadata\":{\"name\":\"l\",\"resourceVersion\":\"stale\"}}");
+    assert_int_equal(
+        kube_put(c, "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l", lease, &out, &err),
+        K_ECONFLICT);
+    assert_null(out);
+    assert_string_equal(err.message, "the object has been modified");
+    json_object_put(lease);
+    assert_int_equal(o.calls, 2);
+    assert_string_equal(o.last, "PUT 409 8");
+
+    kube_set_request_observer(NULL, NULL);
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &out, &err), K_OK);
+    json_object_put(out);
+    assert_int_equal(o.calls, 2);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
 struct events {
     char log[512];
     int stop_at;
@@ -738,11 +800,17 @@ static void test_path_escape(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers), cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error), cmocka_unit_test(test_list_pagination),
-        cmocka_unit_test(test_patch_and_post),  cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),    cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),     cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),
+        cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),
+        cmocka_unit_test(test_list_pagination),
+        cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer),
+        cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),
+        cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),
+        cmocka_unit_test(test_path_escape),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }
