@@ -1,4 +1,7 @@
-/* controller.c - informers -> store -> workqueue -> reconcile workers. */
+/*
+ * controller.c - informers -> store -> workqueue -> reconcile workers, with leader election
+ * gating the writes, and the metrics and probe endpoints.
+ */
 #include "controller.h"
 
 #include <json-c/linkhash.h>
@@ -12,7 +15,12 @@
 #include "cache/informer.h"
 #include "cache/store.h"
 #include "cache/workqueue.h"
+#include "event_recorder.h"
+#include "httpd.h"
 #include "kube/client.h"
+#include "kube/lease.h"
+#include "leader.h"
+#include "metrics.h"
 #include "reconcile.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -33,7 +41,27 @@ struct controller {
     struct lh_table *written;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
     int listing;
+
+    struct metrics *metrics;
+    struct event_recorder *events;
+    struct httpd *metrics_srv, *health_srv;
+
+    /* leader election: NULL le when off */
+    struct leader_elector *le;
+    struct kube_client *le_client;
+    struct kube_lease_lock le_lock;
+    pthread_t le_thread;
+    int le_started;
+    volatile int le_stop;
+    pthread_mutex_t le_mu;
+    pthread_cond_t le_cv;
 };
+
+/* Whether this replica may write now: always without leader election, else while leading. */
+static int may_write(struct controller *c)
+{
+    return !c->le || leader_is_leading(c->le);
+}
 
 static void free_written(struct lh_entry *e)
 {
@@ -82,6 +110,33 @@ static void settle_written(struct controller *c, const char *key, const char *se
     pthread_mutex_unlock(&c->written_mu);
 }
 
+/*
+ * Whether pod `key` may still need a write: it is a pending GPU pod, or it carries a cause (seen
+ * or written by us and not yet seen) that may have to become `ok`. Work queued for any other pod
+ * (placed without a cause, finished, gone) is dropped.
+ */
+static int needs_work(struct controller *c, const char *key)
+{
+    char ns[256], name[256];
+    const char *slash = strchr(key, '/');
+    if (!slash || (size_t)(slash - key) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+        return 1;
+    memcpy(ns, key, (size_t)(slash - key));
+    ns[slash - key] = '\0';
+    snprintf(name, sizeof(name), "%s", slash + 1);
+
+    pthread_mutex_lock(&c->written_mu);
+    int written = lh_table_lookup_entry(c->written, key) != NULL;
+    pthread_mutex_unlock(&c->written_mu);
+    if (written)
+        return 1;
+    store_read_lock(c->store);
+    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    int needed = pod && (store_is_pending_gpu_pod(pod) || pod->cause);
+    store_read_unlock(c->store);
+    return needed;
+}
+
 static void pod_event(struct controller *c, json_object *obj, int deleted)
 {
     char key[STORE_KEY_MAX];
@@ -92,7 +147,7 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         return;
     }
     settle_written(c, key, annotation(obj, ANNOTATION_CAUSE), deleted);
-    if (deleted)
+    if (deleted || !needs_work(c, key))
         workqueue_drop(c->queue, key);
     else if (changed & STORE_CHANGED_POD)
         workqueue_add(c->queue, key);
@@ -118,6 +173,20 @@ static void node_event(struct controller *c, json_object *obj, int deleted)
         return;
     }
     after_change(c, changed);
+}
+
+static void pods_watch_restart(void *ctx, int result)
+{
+    struct controller *c = ctx;
+    (void)result;
+    metrics_watch_restart(c->metrics, "pods");
+}
+
+static void nodes_watch_restart(void *ctx, int result)
+{
+    struct controller *c = ctx;
+    (void)result;
+    metrics_watch_restart(c->metrics, "nodes");
 }
 
 static void node_upsert(void *ctx, json_object *obj)
@@ -189,7 +258,11 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     if (c->opts.resync_seconds <= 0)
         c->opts.resync_seconds = 300;
     pthread_mutex_init(&c->written_mu, NULL);
+    pthread_mutex_init(&c->le_mu, NULL);
+    pthread_cond_init(&c->le_cv, NULL);
     c->written = lh_kchar_table_new(64, free_written);
+    c->metrics = metrics_new();
+    c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, NULL, NULL);
     c->store = store_new(gpus);
     c->queue = workqueue_new(5, 1000 * 1000, NULL, NULL);
     struct informer_handlers ph = {
@@ -198,6 +271,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         .remove = pod_remove,
         .sync_begin = pods_sync_begin,
         .sync_end = pods_sync_end,
+        .watch_restart = pods_watch_restart,
     };
     struct informer_options po = {.name = "pods", .path = "/api/v1/pods"};
     struct informer_handlers nh = {
@@ -206,21 +280,88 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         .remove = node_remove,
         .sync_begin = nodes_sync_begin,
         .sync_end = nodes_sync_end,
+        .watch_restart = nodes_watch_restart,
     };
     struct informer_options no = {.name = "nodes", .path = "/api/v1/nodes"};
     c->pods = informer_new(cfg, &po, &ph);
     c->nodes = informer_new(cfg, &no, &nh);
-    if (!c->written || !c->store || !c->queue || !c->pods || !c->nodes) {
+    if (!c->written || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
+        !c->events) {
         controller_free(c);
         return NULL;
+    }
+    if (c->opts.leader_elect) {
+        struct leader_options lo = {
+            .identity = c->opts.identity,
+            .lease_duration_ms = c->opts.lease_duration_ms,
+            .renew_deadline_ms = c->opts.renew_deadline_ms,
+            .retry_period_ms = c->opts.retry_period_ms,
+        };
+        c->le_client = kube_client_new(cfg, USER_AGENT " leader-election");
+        if (!c->le_client ||
+            kube_lease_lock_init(&c->le_lock, c->le_client, c->opts.lease_namespace,
+                                 c->opts.lease_name) != K_OK) {
+            controller_free(c);
+            return NULL;
+        }
+        struct lease_lock ops = kube_lease_lock_ops(&c->le_lock);
+        c->le = leader_new(&lo, &ops, NULL);
+        if (!c->le) {
+            controller_free(c);
+            return NULL;
+        }
     }
     return c;
 }
 
 /* Handles one key; returns after scheduling any retry. */
-static void process(struct controller *c, struct kube_pod_writer *kw, const char *key)
+/*
+ * The writer the workers use: the Kubernetes writer, behind a check that we still lead right
+ * before each write, counting what succeeded.
+ */
+struct gated_writer {
+    struct controller *c;
+    struct pod_writer inner;
+};
+
+static int gated_annotate(void *ctx, const char *ns, const char *name, const char *cause,
+                          const char *detail, struct kube_error *err)
+{
+    struct gated_writer *g = ctx;
+    if (!may_write(g->c)) {
+        err->code = K_ECANCELED;
+        snprintf(err->message, sizeof(err->message), "not the leader");
+        return K_ECANCELED;
+    }
+    int rc = g->inner.annotate(g->inner.ctx, ns, name, cause, detail, err);
+    if (rc == K_OK)
+        metrics_inc_patches(g->c->metrics);
+    return rc;
+}
+
+static int gated_event(void *ctx, const struct reconcile_plan *plan, struct kube_error *err)
+{
+    struct gated_writer *g = ctx;
+    if (!may_write(g->c)) {
+        err->code = K_ECANCELED;
+        snprintf(err->message, sizeof(err->message), "not the leader");
+        return K_ECANCELED;
+    }
+    int rc = g->inner.event(g->inner.ctx, plan, err);
+    if (rc == K_OK)
+        metrics_inc_events(g->c->metrics);
+    return rc;
+}
+
+static void process(struct controller *c, struct pod_writer *w, const char *key)
 {
     char written[32] = "";
+    /* A follower keeps its caches warm but leaves the work to the leader; a new leader
+     * requeues every pending GPU pod. */
+    if (!may_write(c)) {
+        workqueue_forget(c->queue, key);
+        return;
+    }
     pthread_mutex_lock(&c->written_mu);
     void *v = NULL;
     if (lh_table_lookup_ex(c->written, key, &v))
@@ -232,13 +373,19 @@ static void process(struct controller *c, struct kube_pod_writer *kw, const char
         log_error("invalid key %s", key);
         return;
     }
+    if (plan.classified)
+        metrics_inc_classifications(c->metrics);
     if (plan.kind != RECONCILE_WRITE) {
         workqueue_forget(c->queue, key);
         return;
     }
-    struct pod_writer w = pod_writer_kube(kw);
     struct kube_error err = {0};
-    int rc = reconcile_apply(&plan, &w, &err);
+    int rc = reconcile_apply(&plan, w, &err);
+    if (rc == K_ECANCELED) {
+        log_info(1, "pod %s: not written: leadership lost", key);
+        workqueue_forget(c->queue, key);
+        return;
+    }
     if (rc == K_ENOTFOUND) {
         log_info(1, "pod %s: gone before its cause could be written (%s)", key, err.message);
         workqueue_forget(c->queue, key);
@@ -259,8 +406,9 @@ static void process(struct controller *c, struct kube_pod_writer *kw, const char
         workqueue_forget(c->queue, key);
         return;
     }
-    int64_t delay = rc == K_ECONFLICT ? 0 : workqueue_add_rate_limited(c->queue, key,
-                                                                       err.retry_after * 1000LL);
+    /* 429, 5xx and transport errors back off per key, at least for the server's Retry-After. */
+    int64_t delay =
+        rc == K_ECONFLICT ? 0 : workqueue_add_rate_limited(c->queue, key, err.retry_after * 1000LL);
     if (rc == K_ECONFLICT)
         workqueue_add(c->queue, key);
     log_warn("pod %s: writing cause %s failed: %s%s%s; retrying in %lld ms", key,
@@ -276,12 +424,16 @@ static void *worker(void *arg)
         log_error("worker: out of memory");
         return NULL;
     }
-    struct kube_pod_writer kw = {client, c->opts.instance};
+    struct kube_pod_writer kw = {client, c->opts.instance, c->events};
+    struct gated_writer g = {c, pod_writer_kube(&kw)};
+    struct pod_writer w = {&g, gated_annotate, gated_event};
     for (;;) {
-        char *key = workqueue_get(c->queue, NULL);
+        int64_t queued_ms = 0;
+        char *key = workqueue_get(c->queue, &queued_ms);
         if (!key)
             break;
-        process(c, &kw, key);
+        metrics_queue_latency(c->metrics, queued_ms);
+        process(c, &w, key);
         workqueue_done(c->queue, key);
         free(key);
     }
@@ -289,12 +441,203 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* The elector thread: one step per retry period; a new leader requeues every pending pod. */
+static void *elect(void *arg)
+{
+    struct controller *c = arg;
+    int was = 0;
+    while (!c->le_stop) {
+        int leading = leader_step(c->le);
+        if (leading && !was)
+            enqueue_pending(c);
+        was = leading;
+        int64_t ms = leader_next_delay_ms(c->le);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += ms / 1000;
+        ts.tv_nsec += (ms % 1000) * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_mutex_lock(&c->le_mu);
+        if (!c->le_stop)
+            pthread_cond_timedwait(&c->le_cv, &c->le_mu, &ts);
+        pthread_mutex_unlock(&c->le_mu);
+    }
+    return NULL;
+}
+
+static void stop_elector(struct controller *c)
+{
+    if (!c->le_started)
+        return;
+    pthread_mutex_lock(&c->le_mu);
+    c->le_stop = 1;
+    pthread_cond_broadcast(&c->le_cv);
+    pthread_mutex_unlock(&c->le_mu);
+    pthread_join(c->le_thread, NULL);
+    c->le_started = 0;
+}
+
+/* Every API request of every client, for gputri_api_requests_total. */
+static void on_api_request(void *ctx, const char *method, long http_status, int result)
+{
+    (void)method;
+    (void)result;
+    metrics_api_request(ctx, http_status);
+}
+
+/* One pending_gpu_pods sample being counted. */
+struct pending_row {
+    const char *cause; /* static */
+    char resource[128];
+    int64_t count;
+};
+
+struct pending_count {
+    struct controller *c;
+    struct pending_row *rows;
+    size_t n, cap;
+};
+
+static void count_pending(void *ctx, const char *key)
+{
+    struct pending_count *pc = ctx;
+    char ns[256], name[256];
+    const char *slash = strchr(key, '/');
+    if (!slash || (size_t)(slash - key) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+        return;
+    memcpy(ns, key, (size_t)(slash - key));
+    ns[slash - key] = '\0';
+    snprintf(name, sizeof(name), "%s", slash + 1);
+    const struct kpod *pod = store_pod_get(pc->c->store, ns, name);
+    if (!pod)
+        return;
+    int cause = pod->cause ? cause_from_word(pod->cause) : -1;
+    const char *word = pod->cause ? (cause >= 0 ? cause_word(cause) : "other") : "none";
+    for (size_t i = 0; i < pod->gpu_requests.n; i++) {
+        const char *res = pod->gpu_requests.items[i].name;
+        size_t j;
+        for (j = 0; j < pc->n; j++)
+            if (pc->rows[j].cause == word && strcmp(pc->rows[j].resource, res) == 0)
+                break;
+        if (j == pc->n) {
+            if (pc->n == pc->cap) {
+                size_t cap = pc->cap ? pc->cap * 2 : 16;
+                struct pending_row *rows = realloc(pc->rows, cap * sizeof(*rows));
+                if (!rows)
+                    return;
+                pc->rows = rows;
+                pc->cap = cap;
+            }
+            pc->rows[j].cause = word;
+            snprintf(pc->rows[j].resource, sizeof(pc->rows[j].resource), "%s", res);
+            pc->rows[j].count = 0;
+            pc->n++;
+        }
+        pc->rows[j].count++;
+    }
+}
+
+static unsigned render_metrics(struct controller *c, struct buf *body)
+{
+    struct pending_count pc = {.c = c};
+    store_read_lock(c->store);
+    store_for_each_pending_gpu_pod(c->store, count_pending, &pc);
+    store_read_unlock(c->store);
+    struct metrics_pending *samples = calloc(pc.n ? pc.n : 1, sizeof(*samples));
+    unsigned status = 500;
+    if (samples) {
+        for (size_t i = 0; i < pc.n; i++) {
+            samples[i].cause = pc.rows[i].cause;
+            samples[i].resource = pc.rows[i].resource;
+            samples[i].count = pc.rows[i].count;
+        }
+        struct metrics_gauges g = {
+            .pending = samples,
+            .n_pending = pc.n,
+            .queue_depth = workqueue_len(c->queue),
+            .leader = may_write(c),
+        };
+        status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
+    }
+    free(samples);
+    free(pc.rows);
+    return status;
+}
+
+static unsigned serve(void *ctx, const char *path, struct buf *body, const char **content_type)
+{
+    struct controller *c = ctx;
+    if (strcmp(path, "/metrics") == 0) {
+        *content_type = "text/plain; version=0.0.4; charset=utf-8";
+        return render_metrics(c, body);
+    }
+    if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
+        buf_append_str(body, "ok\n");
+        return 200;
+    }
+    if (strcmp(path, "/readyz") == 0) {
+        if (informer_has_synced(c->nodes) && informer_has_synced(c->pods)) {
+            buf_append_str(body, "ok\n");
+            return 200;
+        }
+        buf_append_str(body, "caches not synced\n");
+        return 503;
+    }
+    buf_append_str(body, "not found\n");
+    return 404;
+}
+
+static int start_server(struct controller *c, const char *what, const char *addr,
+                        struct httpd **out)
+{
+    char host[256], err[300];
+    int port;
+    if (httpd_parse_address(addr, host, sizeof(host), &port) != K_OK) {
+        log_error("invalid %s bind address \"%s\"", what, addr);
+        return K_EINVAL;
+    }
+    if (port < 0)
+        return K_OK; /* off */
+    int rc = httpd_start(addr, serve, c, out, err, sizeof(err));
+    if (rc) {
+        log_error("%s server: %s", what, err);
+        return rc;
+    }
+    log_info(0, "serving %s on %s (port %d)", what, addr, httpd_port(*out));
+    return K_OK;
+}
+
 int controller_run(struct controller *c, const volatile int *stop)
 {
     int started_workers = 0, rc = 1;
+    kube_set_request_observer(on_api_request, c->metrics);
+    if (start_server(c, "metrics", c->opts.metrics_addr, &c->metrics_srv) != K_OK)
+        goto out;
+    /* One address for both (a fixed port, not 0 = any): serve the probes with the metrics. */
+    if (c->opts.health_addr && c->opts.metrics_addr && c->metrics_srv &&
+        strcmp(c->opts.health_addr, c->opts.metrics_addr) == 0 &&
+        !(strlen(c->opts.health_addr) >= 2 &&
+          strcmp(c->opts.health_addr + strlen(c->opts.health_addr) - 2, ":0") == 0)) {
+        log_info(0, "health probes served with the metrics");
+    } else if (start_server(c, "health probes", c->opts.health_addr, &c->health_srv) != K_OK) {
+        goto out;
+    }
     if (informer_start(c->nodes) != K_OK || informer_start(c->pods) != K_OK) {
         log_error("cannot start informers");
         goto out;
+    }
+    if (c->le) {
+        log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,
+                 c->opts.lease_namespace, c->opts.lease_name);
+        kube_client_set_cancel(c->le_client, &c->le_stop);
+        if (pthread_create(&c->le_thread, NULL, elect, c) != 0) {
+            log_error("cannot start leader election");
+            goto out;
+        }
+        c->le_started = 1;
     }
     log_info(0, "waiting for the node and pod caches to sync");
     if (!informer_wait_synced(c->nodes, stop) || !informer_wait_synced(c->pods, stop)) {
@@ -329,8 +672,18 @@ out:
     workqueue_shutdown(c->queue);
     for (int i = 0; i < started_workers; i++)
         pthread_join(c->workers[i], NULL);
+    /* No write is in flight any more: hand the Lease over (client-go ReleaseOnCancel). */
+    stop_elector(c);
+    if (c->le) {
+        kube_client_set_cancel(c->le_client, NULL);
+        leader_release(c->le);
+    }
     informer_stop(c->pods);
     informer_stop(c->nodes);
+    httpd_stop(c->health_srv);
+    httpd_stop(c->metrics_srv);
+    c->health_srv = c->metrics_srv = NULL;
+    kube_set_request_observer(NULL, NULL);
     return rc;
 }
 
@@ -338,6 +691,16 @@ void controller_free(struct controller *c)
 {
     if (!c)
         return;
+    stop_elector(c);
+    leader_free(c->le);
+    kube_lease_lock_cleanup(&c->le_lock);
+    kube_client_free(c->le_client);
+    httpd_stop(c->health_srv);
+    httpd_stop(c->metrics_srv);
+    event_recorder_free(c->events);
+    metrics_free(c->metrics);
+    pthread_cond_destroy(&c->le_cv);
+    pthread_mutex_destroy(&c->le_mu);
     informer_free(c->pods);
     informer_free(c->nodes);
     workqueue_free(c->queue);

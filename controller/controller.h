@@ -7,13 +7,29 @@
 #ifndef GPUTRI_CONTROLLER_H
 #define GPUTRI_CONTROLLER_H
 
+#include <stdint.h>
+
 #include "kube/config.h"
 #include "model/gpu.h"
 
 struct controller_options {
-    int workers;             /* reconcile threads, default 2 */
-    int resync_seconds;      /* re-check every pending GPU pod this often, default 300 */
-    const char *instance;    /* reportingInstance of Events (host name) */
+    int workers;          /* reconcile threads, default 2 */
+    int resync_seconds;   /* re-check every pending GPU pod this often, default 300 */
+    const char *instance; /* reportingInstance of Events (host name) */
+
+    /*
+     * Leader election (leader.h). When off, this replica always writes. When on, every replica
+     * keeps its caches synced, but only the holder of Lease lease_namespace/lease_name writes.
+     */
+    int leader_elect;
+    const char *lease_namespace;
+    const char *lease_name;
+    const char *identity; /* holderIdentity: host name + "_" + random */
+    int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms;
+
+    /* "[host]:port" to serve /metrics and /healthz + /readyz on; NULL or "0" = off. */
+    const char *metrics_addr;
+    const char *health_addr;
 };
 
 struct controller;
@@ -26,9 +42,11 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                   const struct controller_options *opts);
 
 /*
- * controller_run() - start informers and workers, wait for the caches to sync, then serve until
- * *stop becomes non-zero (set from a signal handler or another thread); shuts down cleanly and
- * returns 0, or 1 when it could not start.
+ * controller_run() - start the metrics and probe servers, informers, leader election and
+ * workers, wait for the caches to sync, then serve until *stop becomes non-zero (set from a
+ * signal handler or another thread). Shuts down cleanly: workers finish, then a held Lease is
+ * released, then the informers stop. Returns 0, or 1 when it could not start (e.g. a bind
+ * address in use).
  */
 int controller_run(struct controller *c, const volatile int *stop);
 

@@ -1,9 +1,13 @@
 /* main.c - gputri-controller: flags, signals, and the controller's lifetime. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "controller.h"
@@ -11,6 +15,8 @@
 #include "model/gpu.h"
 #include "util/log.h"
 #include "util/result.h"
+
+#include <time.h>
 
 static volatile sig_atomic_t signalled;
 static volatile int stop;
@@ -38,10 +44,126 @@ static void usage(FILE *out)
             "  --workers N              concurrent reconciles (default 2)\n"
             "  --resync-period SECONDS  re-check every pending GPU pod this often (default 300)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
+            "  --metrics-bind-address ADDR\n"
+            "                           serve Prometheus metrics at /metrics on [host]:port,\n"
+            "                           e.g. :8080 or 127.0.0.1:8080; 0 = off (default 0)\n"
+            "  --health-probe-bind-address ADDR\n"
+            "                           serve /healthz and /readyz on [host]:port; 0 = off\n"
+            "                           (default 0; the manifests use :8081)\n"
+            "  --leader-elect[=BOOL]    only the holder of a Lease writes (default false)\n"
+            "  --leader-elect-lease-duration D   (default 15s)\n"
+            "  --leader-elect-renew-deadline D   (default 10s)\n"
+            "  --leader-elect-retry-period D     (default 2s)\n"
+            "  --leader-elect-resource-namespace NS\n"
+            "                           (default: the pod's namespace in a cluster, else default)\n"
+            "  --leader-elect-resource-name NAME (default gputri-controller)\n"
             "  -v, --v N                log verbosity (default 0)\n"
             "  -h, --help               show this help\n"
             "      --version            print the version\n",
             GPU_SET_DEFAULT);
+}
+
+/* "true"/"false" and the other spellings Go's strconv.ParseBool takes. */
+static int parse_bool(const char *flag, const char *s, int *out)
+{
+    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"};
+    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcmp(s, yes[i]) == 0) {
+            *out = 1;
+            return 0;
+        }
+        if (strcmp(s, no[i]) == 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    fprintf(stderr, "gputri-controller: invalid value %s for %s (want true or false)\n", s, flag);
+    return -1;
+}
+
+/* A Go-style duration: "15s", "500ms", "1m", "1h", "1m30s"; a bare number is seconds. */
+static int parse_duration(const char *flag, const char *s, int64_t *out_ms)
+{
+    int64_t total = 0;
+    const char *p = s;
+    if (!*p)
+        goto bad;
+    while (*p) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || v < 0)
+            goto bad;
+        p = end;
+        double unit;
+        if (strncmp(p, "ms", 2) == 0) {
+            unit = 1;
+            p += 2;
+        } else if (*p == 's') {
+            unit = 1000;
+            p++;
+        } else if (*p == 'm') {
+            unit = 60000;
+            p++;
+        } else if (*p == 'h') {
+            unit = 3600000;
+            p++;
+        } else if (!*p && p == end && total == 0) {
+            unit = 1000; /* bare number */
+        } else {
+            goto bad;
+        }
+        total += (int64_t)(v * unit);
+        if (total > (int64_t)24 * 3600000)
+            goto bad;
+    }
+    if (total <= 0)
+        goto bad;
+    *out_ms = total;
+    return 0;
+bad:
+    fprintf(stderr, "gputri-controller: invalid duration %s for %s (e.g. 15s, 500ms)\n", s, flag);
+    return -1;
+}
+
+/* The namespace this pod runs in, from the service-account mount; "default" outside a cluster. */
+static void default_namespace(char *out, size_t len)
+{
+    char path[512];
+    const char *dir = getenv("GPUTRI_SERVICEACCOUNT_DIR"); /* as kube_config_load() */
+    snprintf(out, len, "default");
+    snprintf(path, sizeof(path), "%.400s/namespace",
+             dir && *dir ? dir : "/var/run/secrets/kubernetes.io/serviceaccount");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char ns[254];
+    ssize_t n = read(fd, ns, sizeof(ns) - 1);
+    close(fd);
+    while (n > 0 && strchr(" \t\r\n", ns[n - 1]))
+        n--;
+    if (n > 0) {
+        ns[n] = '\0';
+        snprintf(out, len, "%s", ns);
+    }
+}
+
+/* client-go's identity: host name + "_" + a random UUID. */
+static void make_identity(const char *host, char *out, size_t len)
+{
+    unsigned char r[16] = {0};
+    if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+        unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+        for (size_t i = 0; i < sizeof(r); i++)
+            r[i] = (unsigned char)rand_r(&seed);
+    }
+    r[6] = (unsigned char)((r[6] & 0x0f) | 0x40); /* version 4 */
+    r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+    snprintf(out, len,
+             "%.200s_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", host,
+             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+             r[14], r[15]);
 }
 
 static int parse_int(const char *flag, const char *s, int min, int *out)
@@ -58,20 +180,55 @@ static int parse_int(const char *flag, const char *s, int min, int *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_KUBECONFIG = 256, OPT_GPU, OPT_WORKERS, OPT_RESYNC, OPT_FORMAT, OPT_VERSION };
+    enum {
+        OPT_KUBECONFIG = 256,
+        OPT_GPU,
+        OPT_WORKERS,
+        OPT_RESYNC,
+        OPT_FORMAT,
+        OPT_VERSION,
+        OPT_METRICS,
+        OPT_HEALTH,
+        OPT_LE,
+        OPT_LE_DURATION,
+        OPT_LE_DEADLINE,
+        OPT_LE_RETRY,
+        OPT_LE_NS,
+        OPT_LE_NAME,
+    };
     static const struct option longopts[] = {
         {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
         {"gpu-resources", required_argument, NULL, OPT_GPU},
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"resync-period", required_argument, NULL, OPT_RESYNC},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
+        {"metrics-bind-address", required_argument, NULL, OPT_METRICS},
+        {"health-probe-bind-address", required_argument, NULL, OPT_HEALTH},
+        {"leader-elect", optional_argument, NULL, OPT_LE},
+        {"leader-elect-lease-duration", required_argument, NULL, OPT_LE_DURATION},
+        {"leader-elect-renew-deadline", required_argument, NULL, OPT_LE_DEADLINE},
+        {"leader-elect-retry-period", required_argument, NULL, OPT_LE_RETRY},
+        {"leader-elect-resource-namespace", required_argument, NULL, OPT_LE_NS},
+        {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *gpu_list = GPU_SET_DEFAULT;
-    struct controller_options opts = {.workers = 2, .resync_seconds = 300};
+    struct controller_options opts = {
+        .workers = 2,
+        .resync_seconds = 300,
+        .lease_name = "gputri-controller",
+        .lease_duration_ms = 15000,
+        .renew_deadline_ms = 10000,
+        .retry_period_ms = 2000,
+        .metrics_addr = "0",
+        .health_addr = "0",
+    };
+    char lease_ns[254];
+    default_namespace(lease_ns, sizeof(lease_ns));
+    opts.lease_namespace = lease_ns;
     int verbosity = 0, opt;
     while ((opt = getopt_long_only(argc, argv, "hv:", longopts, NULL)) != -1) {
         switch (opt) {
@@ -97,6 +254,35 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case OPT_METRICS:
+            opts.metrics_addr = optarg;
+            break;
+        case OPT_HEALTH:
+            opts.health_addr = optarg;
+            break;
+        case OPT_LE:
+            opts.leader_elect = 1;
+            if (optarg && parse_bool("--leader-elect", optarg, &opts.leader_elect))
+                return 2;
+            break;
+        case OPT_LE_DURATION:
+            if (parse_duration("--leader-elect-lease-duration", optarg, &opts.lease_duration_ms))
+                return 2;
+            break;
+        case OPT_LE_DEADLINE:
+            if (parse_duration("--leader-elect-renew-deadline", optarg, &opts.renew_deadline_ms))
+                return 2;
+            break;
+        case OPT_LE_RETRY:
+            if (parse_duration("--leader-elect-retry-period", optarg, &opts.retry_period_ms))
+                return 2;
+            break;
+        case OPT_LE_NS:
+            opts.lease_namespace = optarg;
+            break;
+        case OPT_LE_NAME:
+            opts.lease_name = optarg;
+            break;
         case 'v':
             if (parse_int("--v", optarg, 0, &verbosity))
                 return 2;
@@ -118,6 +304,11 @@ int main(int argc, char **argv)
         return 2;
     }
     log_set_verbosity(verbosity);
+    if (opts.leader_elect && (opts.renew_deadline_ms >= opts.lease_duration_ms ||
+                              opts.retry_period_ms >= opts.renew_deadline_ms)) {
+        fprintf(stderr, "gputri-controller: need retry period < renew deadline < lease duration\n");
+        return 2;
+    }
 
     struct gpu_set gpus;
     if (gpu_set_parse(&gpus, gpu_list) != K_OK) {
@@ -136,6 +327,9 @@ int main(int argc, char **argv)
     char host[256] = "gputri-controller";
     gethostname(host, sizeof(host));
     opts.instance = host;
+    char identity[300];
+    make_identity(host, identity, sizeof(identity));
+    opts.identity = identity;
 
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;

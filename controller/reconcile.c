@@ -4,14 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event_recorder.h"
 #include "kube/event.h"
 #include "util/result.h"
 
 static int split_key(const char *key, char *ns, size_t ns_len, char *name, size_t name_len)
 {
     const char *slash = strchr(key, '/');
-    if (!slash || (size_t)(slash - key) >= ns_len || strlen(slash + 1) >= name_len ||
-        !slash[1])
+    if (!slash || (size_t)(slash - key) >= ns_len || strlen(slash + 1) >= name_len || !slash[1])
         return K_EINVAL;
     memcpy(ns, key, (size_t)(slash - key));
     ns[slash - key] = '\0';
@@ -41,6 +41,7 @@ int reconcile_plan(struct store *s, const char *key, const char *written,
         r.verdicts = NULL; /* no per-node report needed */
         if (classify(&in, &r) != K_OK)
             goto out;
+        out->classified = 1;
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
         if (current && strcmp(current, cause_word(r.cause)) == 0)
@@ -111,6 +112,8 @@ static int kube_event(void *ctx, const struct reconcile_plan *plan, struct kube_
         .component = "gputri",
         .instance = kw->instance,
     };
+    if (kw->events)
+        return event_recorder_record(kw->events, kw->client, &e, NULL, err);
     return kube_event_create(kw->client, &e, err);
 }
 

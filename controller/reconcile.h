@@ -26,9 +26,9 @@
 #define ANNOTATION_DETAIL "gputri/detail"
 
 enum reconcile_kind {
-    RECONCILE_NOTHING,   /* nothing to write */
-    RECONCILE_GONE,      /* the pod is not in the store any more */
-    RECONCILE_WRITE,     /* patch the annotations and record an Event */
+    RECONCILE_NOTHING, /* nothing to write */
+    RECONCILE_GONE,    /* the pod is not in the store any more */
+    RECONCILE_WRITE,   /* patch the annotations and record an Event */
 };
 
 struct reconcile_plan {
@@ -40,6 +40,7 @@ struct reconcile_plan {
     char detail[1024];
     const char *event_type;   /* "Warning" or "Normal" (static) */
     const char *event_reason; /* static */
+    int classified;           /* the classifier ran for this plan (for metrics) */
 };
 
 /*
@@ -70,11 +71,14 @@ int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *
 
 /*
  * pod_writer_kube() - a pod_writer over `client` (borrowed). `instance` is the reportingInstance
- * (borrowed, may be NULL).
+ * (borrowed, may be NULL). With `events` set, Events go through that recorder, which updates the
+ * pod's earlier Event of the same type and reason instead of creating another (event_recorder.h).
  */
+struct event_recorder;
 struct kube_pod_writer {
     struct kube_client *client;
     const char *instance;
+    struct event_recorder *events; /* borrowed, may be NULL */
 };
 struct pod_writer pod_writer_kube(struct kube_pod_writer *kw);
 

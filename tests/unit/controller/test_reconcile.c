@@ -1,4 +1,5 @@
-/* Tests for controller/reconcile.c: which pods get written, and what, through a recording writer. */
+/* Tests for controller/reconcile.c: which pods get written, and what, through a recording writer.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,8 +62,8 @@ static int setup(void **state)
         store_node_apply_json(store, nodes[i], 0, NULL, &ch);
         json_object_put(nodes[i]);
     }
-    json_object *ok = test_pod("gpu-triage", "case-ok", "1", "lab-node-0", "Running",
-                               "lab-node-0", 1, NULL);
+    json_object *ok =
+        test_pod("gpu-triage", "case-ok", "1", "lab-node-0", "Running", "lab-node-0", 1, NULL);
     store_pod_apply_json(store, ok, 0, NULL, &ch);
     json_object_put(ok);
     return 0;
@@ -109,8 +110,7 @@ static void test_blocked_pod_is_annotated_once(void **state)
     r = run("gpu-triage/case-exhaust", "exhausted");
     assert_int_equal(r.annotations + r.events, 0);
     /* seen through the watch: still nothing */
-    put(test_pod("gpu-triage", "case-exhaust", "2", NULL, "Pending", "lab-node-0", 1,
-                 "exhausted"));
+    put(test_pod("gpu-triage", "case-exhaust", "2", NULL, "Pending", "lab-node-0", 1, "exhausted"));
     r = run("gpu-triage/case-exhaust", NULL);
     assert_int_equal(r.annotations + r.events, 0);
 }
@@ -129,8 +129,7 @@ static void test_cause_change_rewrites(void **state)
 static void test_placed_pod_becomes_ok(void **state)
 {
     (void)state;
-    put(test_pod("gpu-triage", "was-blocked", "1", "lab-node-2", "Running", NULL, 1,
-                 "exhausted"));
+    put(test_pod("gpu-triage", "was-blocked", "1", "lab-node-2", "Running", NULL, 1, "exhausted"));
     struct recorder r = run("gpu-triage/was-blocked", NULL);
     assert_int_equal(r.annotations, 1);
     assert_string_equal(r.cause, "ok");

@@ -1,0 +1,235 @@
+/*
+ * Tests for controller/metrics.c (the Prometheus text, compared literally) and
+ * controller/httpd.c's bind-address parsing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "httpd.h"
+#include "metrics.h"
+#include "util/result.h"
+
+static const char expected_empty[] =
+    "# HELP gputri_pending_gpu_pods Pending pods requesting a GPU, by the cause gputri found and "
+    "the resource.\n"
+    "# TYPE gputri_pending_gpu_pods gauge\n"
+    "# HELP gputri_classifications_total Pods classified.\n"
+    "# TYPE gputri_classifications_total counter\n"
+    "gputri_classifications_total 0\n"
+    "# HELP gputri_patches_total gputri/cause annotation patches written.\n"
+    "# TYPE gputri_patches_total counter\n"
+    "gputri_patches_total 0\n"
+    "# HELP gputri_events_total Events created or updated (aggregated).\n"
+    "# TYPE gputri_events_total counter\n"
+    "gputri_events_total 0\n"
+    "# HELP gputri_api_requests_total Kubernetes API requests by HTTP status; code 0 is a "
+    "transport error.\n"
+    "# TYPE gputri_api_requests_total counter\n"
+    "# HELP gputri_workqueue_depth Keys ready to be processed.\n"
+    "# TYPE gputri_workqueue_depth gauge\n"
+    "gputri_workqueue_depth 0\n"
+    "# HELP gputri_workqueue_latency_seconds How long a key waited in the workqueue before a "
+    "worker took it.\n"
+    "# TYPE gputri_workqueue_latency_seconds histogram\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"0.001\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"0.005\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"0.01\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"0.05\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"0.1\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"0.5\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"1\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"5\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"10\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"60\"} 0\n"
+    "gputri_workqueue_latency_seconds_bucket{le=\"+Inf\"} 0\n"
+    "gputri_workqueue_latency_seconds_sum 0.000\n"
+    "gputri_workqueue_latency_seconds_count 0\n"
+    "# HELP gputri_watch_restarts_total Watches that ended (server timeout, error or expiry) and "
+    "were restarted.\n"
+    "# TYPE gputri_watch_restarts_total counter\n"
+    "# HELP gputri_leader 1 while this replica is the leader (or leader election is off), else "
+    "0.\n"
+    "# TYPE gputri_leader gauge\n"
+    "gputri_leader 0\n";
+
+static void test_empty(void **state)
+{
+    (void)state;
+    struct metrics *m = metrics_new();
+    struct metrics_gauges g = {0};
+    struct buf out;
+    buf_init(&out, 1 << 20);
+    assert_int_equal(metrics_render(m, &g, &out), K_OK);
+    assert_string_equal(buf_cstr(&out), expected_empty);
+    buf_cleanup(&out);
+    metrics_free(m);
+}
+
+/* The lines of `text` that start with `prefix`, joined. */
+static void lines_with(const char *text, const char *prefix, char *out, size_t len)
+{
+    size_t o = 0, plen = strlen(prefix);
+    out[0] = '\0';
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if (strncmp(p, prefix, plen) == 0 && o + n < len) {
+            memcpy(out + o, p, n);
+            o += n;
+            out[o] = '\0';
+        }
+        p += n;
+    }
+}
+
+static void test_values(void **state)
+{
+    (void)state;
+    struct metrics *m = metrics_new();
+    metrics_inc_classifications(m);
+    metrics_inc_classifications(m);
+    metrics_inc_patches(m);
+    metrics_inc_events(m);
+    metrics_api_request(m, 200);
+    metrics_api_request(m, 200);
+    metrics_api_request(m, 409);
+    metrics_api_request(m, 0);
+    metrics_api_request(m, 999); /* nonsense status: counted as no response */
+    metrics_watch_restart(m, "pods");
+    metrics_watch_restart(m, "pods");
+    metrics_watch_restart(m, "nodes");
+    metrics_queue_latency(m, 0);
+    metrics_queue_latency(m, 7);
+    metrics_queue_latency(m, 2000);
+    metrics_queue_latency(m, 120000);
+    metrics_inc_patches(NULL); /* NULL-safe */
+
+    struct metrics_pending p[] = {
+        {"exhausted", "nvidia.com/gpu", 3},
+        {"none", "amd.com/gpu", 1},
+        {"we\"ird\\\n", "x", 1},
+    };
+    struct metrics_gauges g = {p, 3, 5, 1};
+    struct buf out;
+    char got[4096];
+    buf_init(&out, 1 << 20);
+    assert_int_equal(metrics_render(m, &g, &out), K_OK);
+    const char *text = buf_cstr(&out);
+
+    lines_with(text, "gputri_pending_gpu_pods{", got, sizeof(got));
+    assert_string_equal(
+        got, "gputri_pending_gpu_pods{cause=\"exhausted\",resource=\"nvidia.com/gpu\"} 3\n"
+             "gputri_pending_gpu_pods{cause=\"none\",resource=\"amd.com/gpu\"} 1\n"
+             "gputri_pending_gpu_pods{cause=\"we\\\"ird\\\\\\n\",resource=\"x\"} 1\n");
+    lines_with(text, "gputri_api_requests_total{", got, sizeof(got));
+    assert_string_equal(got, "gputri_api_requests_total{code=\"0\"} 2\n"
+                             "gputri_api_requests_total{code=\"200\"} 2\n"
+                             "gputri_api_requests_total{code=\"409\"} 1\n");
+    lines_with(text, "gputri_watch_restarts_total{", got, sizeof(got));
+    assert_string_equal(got, "gputri_watch_restarts_total{resource=\"pods\"} 2\n"
+                             "gputri_watch_restarts_total{resource=\"nodes\"} 1\n");
+    lines_with(text, "gputri_workqueue_latency_seconds", got, sizeof(got));
+    assert_string_equal(got, "gputri_workqueue_latency_seconds_bucket{le=\"0.001\"} 1\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"0.005\"} 1\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"0.01\"} 2\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"0.05\"} 2\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"0.1\"} 2\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"0.5\"} 2\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"1\"} 2\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"5\"} 3\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"10\"} 3\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"60\"} 3\n"
+                             "gputri_workqueue_latency_seconds_bucket{le=\"+Inf\"} 4\n"
+                             "gputri_workqueue_latency_seconds_sum 122.007\n"
+                             "gputri_workqueue_latency_seconds_count 4\n");
+    lines_with(text, "gputri_classifications_total ", got, sizeof(got));
+    assert_string_equal(got, "gputri_classifications_total 2\n");
+    lines_with(text, "gputri_workqueue_depth ", got, sizeof(got));
+    assert_string_equal(got, "gputri_workqueue_depth 5\n");
+    lines_with(text, "gputri_leader ", got, sizeof(got));
+    assert_string_equal(got, "gputri_leader 1\n");
+    assert_int_equal(metrics_patches(m), 1);
+    assert_int_equal(metrics_events(m), 1);
+    buf_cleanup(&out);
+    metrics_free(m);
+}
+
+static void test_bind_addresses(void **state)
+{
+    (void)state;
+    char host[64];
+    int port;
+    assert_int_equal(httpd_parse_address("0", host, sizeof(host), &port), K_OK);
+    assert_int_equal(port, -1);
+    assert_int_equal(httpd_parse_address("", host, sizeof(host), &port), K_OK);
+    assert_int_equal(port, -1);
+    assert_int_equal(httpd_parse_address(":8080", host, sizeof(host), &port), K_OK);
+    assert_string_equal(host, "");
+    assert_int_equal(port, 8080);
+    assert_int_equal(httpd_parse_address("127.0.0.1:8081", host, sizeof(host), &port), K_OK);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 8081);
+    assert_int_equal(httpd_parse_address("[::1]:0", host, sizeof(host), &port), K_OK);
+    assert_string_equal(host, "::1");
+    assert_int_equal(port, 0);
+    assert_int_equal(httpd_parse_address("8080", host, sizeof(host), &port), K_EINVAL);
+    assert_int_equal(httpd_parse_address("::1:8080", host, sizeof(host), &port), K_EINVAL);
+    assert_int_equal(httpd_parse_address("host:", host, sizeof(host), &port), K_EINVAL);
+    assert_int_equal(httpd_parse_address("host:65536", host, sizeof(host), &port), K_EINVAL);
+    assert_int_equal(httpd_parse_address("host:80x", host, sizeof(host), &port), K_EINVAL);
+}
+
+/* httpd end to end on loopback: a handler's status, body and content type. */
+static unsigned handler(void *ctx, const char *path, struct buf *body, const char **type)
+{
+    (void)ctx;
+    if (strcmp(path, "/readyz") == 0) {
+        buf_append_str(body, "not yet\n");
+        return 503;
+    }
+    *type = "text/plain; version=0.0.4";
+    buf_append_str(body, "x 1\n");
+    return 200;
+}
+
+static void test_httpd_serves(void **state)
+{
+    (void)state;
+    struct httpd *h = NULL;
+    char err[256];
+    assert_int_equal(httpd_start("127.0.0.1:0", handler, NULL, &h, err, sizeof(err)), K_OK);
+    int port = httpd_port(h);
+    assert_true(port > 0);
+    char cmd[256], line[256] = "";
+    snprintf(cmd, sizeof(cmd),
+             "curl -s -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/readyz; echo;"
+             "curl -s http://127.0.0.1:%d/metrics; curl -s -o /dev/null -w '%%{http_code}' "
+             "-X POST http://127.0.0.1:%d/metrics",
+             port, port, port);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t n = fread(line, 1, sizeof(line) - 1, f);
+    line[n] = '\0';
+    pclose(f);
+    assert_string_equal(line, "503\nx 1\n405");
+    httpd_stop(h);
+    assert_int_equal(httpd_start("nonsense", handler, NULL, &h, err, sizeof(err)), K_EINVAL);
+    assert_null(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_bind_addresses),
+        cmocka_unit_test(test_httpd_serves),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
