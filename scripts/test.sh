@@ -8,6 +8,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO"
 
 
+# The e2e suites run on a cluster of their own, so a demo cluster (the defaults) keeps running.
+export GPUTRI_E2E_DIR=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e-tests}
+export GPUTRI_ETCD_PORT=${GPUTRI_ETCD_PORT:-12479} GPUTRI_ETCD_PEER_PORT=${GPUTRI_ETCD_PEER_PORT:-12480}
+export GPUTRI_APISERVER_PORT=${GPUTRI_APISERVER_PORT:-16543} GPUTRI_KCM_PORT=${GPUTRI_KCM_PORT:-10457}
+export GPUTRI_SCHEDULER_PORT=${GPUTRI_SCHEDULER_PORT:-10459} GPUTRI_KWOK_PORT=${GPUTRI_KWOK_PORT:-10447}
+export GPUTRI_WEBHOOK_PORT=${GPUTRI_WEBHOOK_PORT:-18543}
+
 passed=0
 failed=0
 failures=()
@@ -46,16 +53,15 @@ valgrind_unit() {
   return $rc
 }
 
-e2e() {
-  "$REPO/e2e/cluster" up >/dev/null || return 1
-  "$REPO/e2e/cluster" deploy || return 1
-  local rc=0 t
-  for t in test-lab test-webhook test-manifests; do
-    [ -x "$REPO/e2e/$t" ] || continue
-    say "e2e/$t"
-    "$REPO/e2e/$t" || rc=1
-  done
-  return $rc
+e2e_up() {
+  "$REPO/e2e/cluster" up >/dev/null && "$REPO/e2e/cluster" deploy
+}
+
+e2e_suite() { # e2e_suite PATH: one suite; on failure show the end of gputri's logs
+  "$1" && return 0
+  echo "--- last lines of the gputri logs in $GPUTRI_E2E_DIR/logs:"
+  tail -n 15 "$GPUTRI_E2E_DIR"/logs/gputri-*.log 2>/dev/null
+  return 1
 }
 
 suite "format (clang-format)" format_check
@@ -65,7 +71,12 @@ suite "build with ASan+UBSan" build "$REPO/build-asan" -DGPUTRI_SANITIZE=ON
 suite "unit tests under ASan+UBSan" ctest --test-dir "$REPO/build-asan" --output-on-failure
 suite "unit tests under valgrind" valgrind_unit
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
-suite "e2e on the real control plane" e2e
+suite "e2e: control plane up, gputri deployed" e2e_up
+# The seed lab first, then every other suite; each cleans up after itself.
+suite "e2e/test-lab" e2e_suite "$REPO/e2e/test-lab"
+for t in "$REPO"/e2e/test-*; do
+  [ -x "$t" ] && [ "$t" != "$REPO/e2e/test-lab" ] && suite "e2e/${t##*/}" e2e_suite "$t"
+done
 "$REPO/e2e/cluster" down >/dev/null 2>&1
 
 echo
