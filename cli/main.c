@@ -36,8 +36,8 @@ static void usage(FILE *out)
             GPU_SET_DEFAULT);
 }
 
-static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name,
-                            int rc, const struct kube_error *err)
+static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name, int rc,
+                            const struct kube_error *err)
 {
     switch (rc) {
     case K_ENOTFOUND:
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case OPT_VERSION:
-            printf("gputri 0.1.0\n");
+            printf("gputri %s\n", GPUTRI_VERSION);
             return 0;
         default:
             usage(stderr);
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputri: %s\n", errbuf);
         goto out;
     }
-    client = kube_client_new(&cfg, "gputri/0.1.0");
+    client = kube_client_new(&cfg, "gputri/" GPUTRI_VERSION);
     if (!client) {
         fprintf(stderr, "gputri: out of memory\n");
         goto out;
@@ -136,9 +136,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "triage") == 0)
         printf("%s\n", cause_word(t.result.cause));
     else
-        triage_print_explain(&t, stdout);
+        rc = triage_print_explain(&t, stdout);
     triage_cleanup(&t);
-    status = fflush(stdout) == 0 ? 0 : 1;
+    if (rc)
+        fprintf(stderr, "gputri: %s\n", k_strerror(rc));
+    status = rc == K_OK && fflush(stdout) == 0 ? 0 : 1;
 out:
     kube_client_free(client);
     kube_config_cleanup(&cfg);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache/informer.h"
+#include "table.h"
 #include "util/result.h"
 
 static void upsert_pod(void *ctx, json_object *obj)
@@ -20,8 +21,8 @@ static void upsert_node(void *ctx, json_object *obj)
     store_node_apply_json(ctx, obj, 0, NULL, &changed);
 }
 
-int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
-               const char *name, struct triage *t, struct kube_error *err)
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns, const char *name,
+               struct triage *t, struct kube_error *err)
 {
     memset(t, 0, sizeof(*t));
     char path[1024], ns_esc[256], name_esc[512];
@@ -80,73 +81,257 @@ fail:
     return rc;
 }
 
-static void print_verdict(const struct node_verdict *v, FILE *out)
+/* ---- explain ------------------------------------------------------------------------------ */
+
+#define EXPLAIN_HOLDER_NODES 3 /* exhausted nodes whose GPU holders are listed */
+
+/* The resource outcome alone, as if no taint were there (classify.c resource_step). */
+static enum cause resource_step_of(const struct node_verdict *v)
 {
-    fprintf(out, "  %-30s %-17s", v->node->name, cause_word(v->step));
+    if (v->capacity <= 0)
+        return CAUSE_NO_GPU_NODE;
+    if (v->allocatable <= 0)
+        return CAUSE_ALLOCATABLE_ZERO;
+    if (v->allocatable - v->allocated < v->requested)
+        return CAUSE_EXHAUSTED;
+    return CAUSE_GPU_FITS;
+}
+
+static int64_t free_of(const struct node_verdict *v)
+{
+    return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
+}
+
+/* Closest first, as classify ranks them: full capacity, later step, more free GPUs, then name. */
+static int cmp_verdicts(const void *a, const void *b)
+{
+    const struct node_verdict *x = a, *y = b;
+    int fx = resource_step_of(x) > CAUSE_NO_GPU_NODE, fy = resource_step_of(y) > CAUSE_NO_GPU_NODE;
+    if (fx != fy)
+        return fy - fx;
+    if (x->step != y->step)
+        return (int)y->step - (int)x->step;
+    int64_t gx = free_of(x), gy = free_of(y);
+    if (gx != gy)
+        return gx > gy ? -1 : 1;
+    return strcmp(x->node->name ? x->node->name : "", y->node->name ? y->node->name : "");
+}
+
+static void why(const struct node_verdict *v, char *out, size_t len)
+{
+    const char *res = v->resource ? v->resource : "";
     switch (v->step) {
     case CAUSE_TAINT:
         if (v->taint)
-            fprintf(out, "untolerated taint %s%s%s:%s", v->taint->key,
-                    v->taint->value[0] ? "=" : "", v->taint->value, v->taint->effect);
+            snprintf(out, len, "untolerated taint %s%s%s:%s", v->taint->key,
+                     v->taint->value && v->taint->value[0] ? "=" : "",
+                     v->taint->value ? v->taint->value : "", v->taint->effect);
         else
-            fprintf(out, "cordoned (spec.unschedulable)");
+            snprintf(out, len, "cordoned (spec.unschedulable)");
         break;
     case CAUSE_NO_GPU_NODE:
-        fprintf(out, "%s not in status.capacity", v->resource ? v->resource : "");
+        snprintf(out, len, "%s not in status.capacity", res);
         break;
     case CAUSE_ALLOCATABLE_ZERO:
-        fprintf(out, "%s capacity %" PRId64 ", allocatable %" PRId64, v->resource, v->capacity,
-                v->allocatable);
+        snprintf(out, len, "capacity %" PRId64 " but allocatable 0", v->capacity);
         break;
     case CAUSE_EXHAUSTED:
-    case CAUSE_GPU_FITS: {
-        int64_t free_ = v->allocatable - v->allocated;
-        fprintf(out, "%s allocatable %" PRId64 ", allocated %" PRId64 ", free %" PRId64
-                     ", requested %" PRId64,
-                v->resource ? v->resource : "", v->allocatable, v->allocated,
-                free_ < 0 ? 0 : free_, v->requested);
+        snprintf(out, len, "free %" PRId64 " < request %" PRId64, free_of(v), v->requested);
         break;
-    }
+    case CAUSE_GPU_FITS:
+        snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, free_of(v), v->requested);
+        break;
     default:
-        break;
+        out[0] = '\0';
     }
-    fputc('\n', out);
 }
 
-static void print_holder(void *ctx, const struct kpod *p)
+static void format_requests(const struct resource_list *l, char *out, size_t len)
 {
-    FILE *out = ctx;
-    fprintf(out, "  %s/%s", p->ns, p->name);
-    for (size_t i = 0; i < p->gpu_requests.n; i++)
-        fprintf(out, " %s=%" PRId64, p->gpu_requests.items[i].name, p->gpu_requests.items[i].value);
-    fputc('\n', out);
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < l->n && used < len; i++) {
+        int n = snprintf(out + used, len - used, "%s%s=%" PRId64, i ? "," : "", l->items[i].name,
+                         l->items[i].value);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
 }
 
-void triage_print_explain(const struct triage *t, FILE *out)
+static const char *phase_word(enum pod_phase p)
+{
+    static const char *const words[] = {"Unknown", "Pending", "Running", "Succeeded", "Failed"};
+    return (unsigned)p < sizeof(words) / sizeof(words[0]) ? words[p] : "Unknown";
+}
+
+struct holders {
+    struct table *t;
+    const char *node;
+    const struct kpod **pods;
+    size_t n, cap;
+    int rc;
+};
+
+static void collect_holder(void *ctx, const struct kpod *p)
+{
+    struct holders *h = ctx;
+    if (h->rc)
+        return;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 16;
+        const struct kpod **grown = realloc(h->pods, cap * sizeof(*grown));
+        if (!grown) {
+            h->rc = K_ENOMEM;
+            return;
+        }
+        h->pods = grown;
+        h->cap = cap;
+    }
+    h->pods[h->n++] = p;
+}
+
+static int cmp_holders(const void *a, const void *b)
+{
+    const struct kpod *x = *(const struct kpod *const *)a, *y = *(const struct kpod *const *)b;
+    int c = strcmp(x->ns, y->ns);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static void print_kv(struct table *t, const char *k, const char *v)
+{
+    table_addf(t, k, v && *v ? v : "<none>");
+}
+
+int triage_print_explain(const struct triage *t, FILE *out)
 {
     const struct classify_result *r = &t->result;
-    fprintf(out, "%s/%s: %s\n  %s\n", t->pod->ns, t->pod->name, cause_word(r->cause), r->detail);
-    if (t->pod->gpu_requests.n) {
-        fprintf(out, "requests:");
-        for (size_t i = 0; i < t->pod->gpu_requests.n; i++)
-            fprintf(out, " %s=%" PRId64, t->pod->gpu_requests.items[i].name,
-                    t->pod->gpu_requests.items[i].value);
-        fputc('\n', out);
+    const struct kpod *pod = t->pod;
+    char line[2048], req[512];
+    struct table head;
+    table_init(&head, 2);
+    snprintf(line, sizeof(line), "%s/%s", pod->ns, pod->name);
+    print_kv(&head, "Pod:", line);
+    if (pod->node_name)
+        snprintf(line, sizeof(line), "%s, bound to node %s", phase_word(pod->phase),
+                 pod->node_name);
+    else
+        snprintf(line, sizeof(line), "%s, not bound to a node", phase_word(pod->phase));
+    print_kv(&head, "Phase:", line);
+    format_requests(&pod->gpu_requests, req, sizeof(req));
+    print_kv(&head, "GPU requests:", req);
+    print_kv(&head, "Cause:", cause_word(r->cause));
+    print_kv(&head, "Detail:", r->detail);
+    if (pod->cause)
+        snprintf(line, sizeof(line), "gputri/cause=%s%s", pod->cause,
+                 strcmp(pod->cause, cause_word(r->cause)) == 0 ? ""
+                                                               : " (differs: written earlier)");
+    else
+        snprintf(line, sizeof(line), "none (gputri-controller has not annotated the pod)");
+    print_kv(&head, "Annotation:", line);
+    if (pod->scheduled.status == COND_FALSE && pod->scheduled.message) {
+        snprintf(line, sizeof(line), "%s: %s", pod->scheduled.reason ? pod->scheduled.reason : "",
+                 pod->scheduled.message);
+        print_kv(&head, "Scheduler:", line);
     }
-    if (r->cause == CAUSE_NO_REQUEST || r->cause == CAUSE_OK)
-        return;
+    int rc = table_print(&head, 0, out);
+    table_cleanup(&head);
+    if (rc || r->cause == CAUSE_NO_REQUEST || r->cause == CAUSE_OK)
+        return rc;
+
+    store_read_lock(t->store);
     size_t n_nodes;
     store_nodes(t->store, &n_nodes);
-    fprintf(out, "candidate nodes: %zu of %zu match node selection\n", r->n_candidates, n_nodes);
-    for (size_t i = 0; i < r->n_verdicts; i++)
-        print_verdict(&t->verdicts[i], out);
-    if (r->cause == CAUSE_EXHAUSTED && r->closest.node) {
-        fprintf(out, "pods holding GPUs on %s:\n", r->closest.node->name);
-        store_for_each_gpu_pod_on_node(t->store, r->closest.node->name, print_holder, out);
+    fprintf(out,
+            "\nNode selection: %zu of %zu nodes match the pod's nodeSelector and required "
+            "node affinity.\n",
+            r->n_candidates, n_nodes);
+    if (r->n_verdicts == 0) {
+        store_read_unlock(t->store);
+        return ferror(out) ? K_EIO : K_OK;
     }
-    if (t->pod->scheduled.status == COND_FALSE && t->pod->scheduled.message)
-        fprintf(out, "scheduler: %s: %s\n", t->pod->scheduled.reason ? t->pod->scheduled.reason : "",
-                t->pod->scheduled.message);
+    struct node_verdict *sorted = malloc(r->n_verdicts * sizeof(*sorted));
+    if (!sorted) {
+        store_read_unlock(t->store);
+        return K_ENOMEM;
+    }
+    /* the deciding node first, then the rest closest first */
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_verdicts; i++)
+        if (t->verdicts[i].node == r->closest.node)
+            sorted[n++] = t->verdicts[i];
+    size_t first_rest = n;
+    for (size_t i = 0; i < r->n_verdicts; i++)
+        if (t->verdicts[i].node != r->closest.node)
+            sorted[n++] = t->verdicts[i];
+    qsort(sorted + first_rest, n - first_rest, sizeof(*sorted), cmp_verdicts);
+
+    fprintf(out, "\nLadder: where each candidate node stops (taint, no-gpu-node, "
+                 "allocatable-zero, exhausted;\ngpu-fits when the GPUs fit), closest first:\n");
+    fprintf(out, " ");
+    for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
+        fprintf(out, " %s %zu%s", cause_word((enum cause)c), r->counts[c],
+                c < CAUSE_GPU_FITS ? "," : "\n\n");
+    struct table nodes;
+    table_init(&nodes, 9);
+    rc = table_addf(&nodes, "NODE", "STOPS AT", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE",
+                    "FREE", "REQUEST", "WHY");
+    for (size_t i = 0; i < n && rc == K_OK; i++) {
+        const struct node_verdict *v = &sorted[i];
+        char cap[24], alloc[24], used[24], fr[24], rq[24], w[600];
+        snprintf(cap, sizeof(cap), "%" PRId64, v->capacity);
+        snprintf(alloc, sizeof(alloc), "%" PRId64, v->allocatable);
+        snprintf(used, sizeof(used), "%" PRId64, v->allocated);
+        snprintf(fr, sizeof(fr), "%" PRId64, free_of(v));
+        snprintf(rq, sizeof(rq), "%" PRId64, v->requested);
+        why(v, w, sizeof(w) - 16);
+        if (v->node == r->closest.node)
+            strcat(w, " (closest)");
+        rc = table_addf(&nodes, v->node->name, cause_word(v->step), v->resource ? v->resource : "-",
+                        cap, alloc, used, fr, rq, w);
+    }
+    if (rc == K_OK)
+        rc = table_print(&nodes, 2, out);
+    table_cleanup(&nodes);
+
+    if (rc == K_OK && r->cause == CAUSE_EXHAUSTED) {
+        struct table held;
+        table_init(&held, 4);
+        rc = table_addf(&held, "NODE", "POD", "GPU REQUESTS", "PHASE");
+        size_t shown = 0;
+        for (size_t i = 0; i < n && shown < EXPLAIN_HOLDER_NODES && rc == K_OK; i++) {
+            if (sorted[i].step != CAUSE_EXHAUSTED)
+                continue;
+            shown++;
+            struct holders h = {.node = sorted[i].node->name};
+            store_for_each_gpu_pod_on_node(t->store, h.node, collect_holder, &h);
+            rc = h.rc;
+            if (rc == K_OK)
+                qsort(h.pods, h.n, sizeof(*h.pods), cmp_holders);
+            for (size_t j = 0; j < h.n && rc == K_OK; j++) {
+                const struct kpod *p = h.pods[j];
+                if (p == t->pod || (strcmp(p->ns, pod->ns) == 0 && strcmp(p->name, pod->name) == 0))
+                    continue;
+                snprintf(line, sizeof(line), "%s/%s", p->ns, p->name);
+                format_requests(&p->gpu_requests, req, sizeof(req));
+                rc = table_addf(&held, h.node, line, req, phase_word(p->phase));
+            }
+            if (rc == K_OK && h.n == 0)
+                rc = table_addf(&held, h.node, "<none>", "-", "-");
+            free(h.pods);
+        }
+        if (rc == K_OK) {
+            fprintf(out, "\nPods holding the GPUs on the %zu closest exhausted node%s:\n", shown,
+                    shown == 1 ? "" : "s");
+            rc = table_print(&held, 2, out);
+        }
+        table_cleanup(&held);
+    }
+    free(sorted);
+    store_read_unlock(t->store);
+    if (rc == K_OK && ferror(out))
+        rc = K_EIO;
+    return rc;
 }
 
 void triage_cleanup(struct triage *t)

@@ -12,8 +12,8 @@
 #include "kube/client.h"
 
 struct triage {
-    struct store *store;          /* owned */
-    const struct kpod *pod;       /* borrowed from store */
+    struct store *store;    /* owned */
+    const struct kpod *pod; /* borrowed from store */
     struct classify_result result;
     struct node_verdict *verdicts; /* owned, result.n_verdicts entries */
 };
@@ -23,11 +23,18 @@ struct triage {
  * triage_cleanup(). K_ENOTFOUND when the pod does not exist; other K_* values with err filled.
  * gpus is borrowed and must outlive t.
  */
-int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
-               const char *name, struct triage *t, struct kube_error *err);
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns, const char *name,
+               struct triage *t, struct kube_error *err);
 
-/* triage_print_explain() - the cause, detail, per-node ladder and who holds the GPUs. */
-void triage_print_explain(const struct triage *t, FILE *out);
+/*
+ * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,
+ * the controller's annotation, the scheduler's message), then for a blocked pod how many nodes
+ * pass node selection, the per-outcome counts, a table of every candidate node (the step it stops
+ * at and its GPU numbers; the deciding node first, then closest first), and for `exhausted` the
+ * pods holding the GPUs on the closest exhausted nodes (at most 3). Columns are aligned as kubectl
+ * aligns them. Returns K_OK, K_ENOMEM or K_EIO (write error).
+ */
+int triage_print_explain(const struct triage *t, FILE *out);
 
 void triage_cleanup(struct triage *t);
 

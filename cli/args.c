@@ -1,0 +1,292 @@
+/* args.c - pflag-style parsing of the kubectl plugin's command line, without global state. */
+#include "args.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum flag_id {
+    F_KUBECONFIG,
+    F_NAMESPACE,
+    F_ALL_NAMESPACES,
+    F_OUTPUT,
+    F_GPU_RESOURCES,
+    F_VERBOSITY,
+    F_HELP,
+    F_VERSION,
+    F_CONTEXT,
+};
+
+struct flag {
+    const char *name; /* long name, without "--" */
+    char shorthand;   /* 0 when none */
+    bool takes_value;
+    enum flag_id id;
+};
+
+static const struct flag flags[] = {
+    {"kubeconfig", 0, true, F_KUBECONFIG},
+    {"namespace", 'n', true, F_NAMESPACE},
+    {"all-namespaces", 'A', false, F_ALL_NAMESPACES},
+    {"output", 'o', true, F_OUTPUT},
+    {"gpu-resources", 0, true, F_GPU_RESOURCES},
+    {"v", 'v', true, F_VERBOSITY},
+    {"help", 'h', false, F_HELP},
+    {"version", 0, false, F_VERSION},
+    {"context", 0, true, F_CONTEXT},
+};
+#define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
+#define MAX_POSITIONAL 8
+
+const char *plugin_cmd_name(enum plugin_cmd c)
+{
+    switch (c) {
+    case PLUGIN_CMD_PODS:
+        return "pods";
+    case PLUGIN_CMD_EXPLAIN:
+        return "explain";
+    case PLUGIN_CMD_VERSION:
+        return "version";
+    case PLUGIN_CMD_HELP:
+    default:
+        return "help";
+    }
+}
+
+__attribute__((format(printf, 3, 4))) static int usage_error(char *err, size_t errlen,
+                                                             const char *fmt, ...)
+{
+    if (errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return PLUGIN_EXIT_USAGE;
+}
+
+static const struct flag *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_FLAGS; i++)
+        if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
+            return &flags[i];
+    return NULL;
+}
+
+static const struct flag *find_short(char c)
+{
+    for (size_t i = 0; i < N_FLAGS; i++)
+        if (flags[i].shorthand && flags[i].shorthand == c)
+            return &flags[i];
+    return NULL;
+}
+
+struct state {
+    struct plugin_args *a;
+    bool help, version;
+    char *err;
+    size_t errlen;
+};
+
+/* Stores one flag's value. `shown` is the flag as the user wrote it, for messages. */
+static int set_flag(struct state *st, const struct flag *f, const char *value, const char *shown)
+{
+    struct plugin_args *a = st->a;
+    switch (f->id) {
+    case F_KUBECONFIG:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a file name", shown);
+        a->kubeconfig = value;
+        break;
+    case F_NAMESPACE:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a namespace name", shown);
+        a->ns = value;
+        break;
+    case F_OUTPUT:
+        if (strcmp(value, "wide") == 0)
+            a->output = PLUGIN_OUTPUT_WIDE;
+        else if (strcmp(value, "json") == 0)
+            a->output = PLUGIN_OUTPUT_JSON;
+        else
+            return usage_error(st->err, st->errlen,
+                               "unknown output format \"%s\" for %s: use wide or json", value,
+                               shown);
+        break;
+    case F_GPU_RESOURCES:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a resource list", shown);
+        a->gpu_resources = value;
+        break;
+    case F_VERBOSITY: {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (!*value || *end || errno || v < 0 || v > 10)
+            return usage_error(st->err, st->errlen,
+                               "invalid argument \"%s\" for %s: want a level from 0 to 10", value,
+                               shown);
+        a->verbosity = (int)v;
+        break;
+    }
+    case F_CONTEXT:
+        return usage_error(st->err, st->errlen,
+                           "%s is not supported: the kubeconfig's current-context is used; pass "
+                           "another --kubeconfig or set KUBECONFIG",
+                           shown);
+    case F_ALL_NAMESPACES:
+    case F_HELP:
+    case F_VERSION: {
+        bool on;
+        if (!value || strcmp(value, "true") == 0)
+            on = true;
+        else if (strcmp(value, "false") == 0)
+            on = false;
+        else
+            return usage_error(st->err, st->errlen,
+                               "invalid argument \"%s\" for %s: want true or false", value, shown);
+        if (f->id == F_ALL_NAMESPACES)
+            a->all_namespaces = on;
+        else if (f->id == F_HELP)
+            st->help = on;
+        else
+            st->version = on;
+        break;
+    }
+    }
+    return 0;
+}
+
+/* "--name", "--name=value" or "--name value"; *i advances past a separate value. */
+static int parse_long(struct state *st, int argc, char *const *argv, int *i)
+{
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    const struct flag *f = find_long(arg, len);
+    char shown[64];
+    snprintf(shown, sizeof(shown), "--%.*s", (int)(len < 40 ? len : 40), arg);
+    if (!f)
+        return usage_error(st->err, st->errlen, "unknown flag: %s", shown);
+    if (!f->takes_value)
+        return set_flag(st, f, eq ? eq + 1 : NULL, shown);
+    if (eq)
+        return set_flag(st, f, eq + 1, shown);
+    if (*i + 1 >= argc)
+        return usage_error(st->err, st->errlen, "flag needs an argument: %s", shown);
+    return set_flag(st, f, argv[++*i], shown);
+}
+
+/* "-A", "-Ah", "-n ns", "-nns", "-n=ns"; *i advances past a separate value. */
+static int parse_short(struct state *st, int argc, char *const *argv, int *i)
+{
+    const char *arg = argv[*i];
+    for (const char *p = arg + 1; *p; p++) {
+        const struct flag *f = find_short(*p);
+        char shown[4] = {'-', *p, 0, 0};
+        if (!f)
+            return usage_error(st->err, st->errlen, "unknown shorthand flag: '%c' in %s", *p, arg);
+        if (!f->takes_value) {
+            if (p[1] == '=') /* "-A=false" */
+                return set_flag(st, f, p + 2, shown);
+            int rc = set_flag(st, f, NULL, shown);
+            if (rc)
+                return rc;
+            continue;
+        }
+        const char *value = p + 1;
+        if (*value == '=')
+            value++;
+        if (!*value && p[1] != '=') {
+            if (*i + 1 >= argc)
+                return usage_error(st->err, st->errlen, "flag needs an argument: '%c' in %s", *p,
+                                   arg);
+            value = argv[++*i];
+        }
+        return set_flag(st, f, value, shown);
+    }
+    return 0;
+}
+
+static const char *strip_pod_prefix(const char *name)
+{
+    static const char *const prefixes[] = {"pods/", "pod/", "po/"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        size_t n = strlen(prefixes[i]);
+        if (strncmp(name, prefixes[i], n) == 0)
+            return name + n;
+    }
+    return name;
+}
+
+int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof(*a));
+    if (errlen)
+        err[0] = '\0';
+    struct state st = {.a = a, .err = err, .errlen = errlen};
+    const char *pos[MAX_POSITIONAL];
+    int npos = 0;
+    bool flags_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc = 0;
+        if (!flags_done && strcmp(arg, "--") == 0) {
+            flags_done = true;
+            continue;
+        }
+        if (!flags_done && arg[0] == '-' && arg[1] == '-')
+            rc = parse_long(&st, argc, argv, &i);
+        else if (!flags_done && arg[0] == '-' && arg[1] != '\0')
+            rc = parse_short(&st, argc, argv, &i);
+        else if (npos == MAX_POSITIONAL)
+            rc = usage_error(err, errlen, "too many arguments");
+        else
+            pos[npos++] = arg;
+        if (rc)
+            return rc;
+    }
+    if (st.help) {
+        a->cmd = PLUGIN_CMD_HELP;
+        return 0;
+    }
+    if (st.version) {
+        a->cmd = PLUGIN_CMD_VERSION;
+        return 0;
+    }
+    if (npos == 0)
+        return usage_error(err, errlen, "a command is required: pods or explain");
+    const char *cmd = pos[0];
+    if (strcmp(cmd, "help") == 0) {
+        a->cmd = PLUGIN_CMD_HELP;
+        return 0;
+    }
+    if (strcmp(cmd, "version") == 0) {
+        a->cmd = PLUGIN_CMD_VERSION;
+        return 0;
+    }
+    if (strcmp(cmd, "pods") == 0 || strcmp(cmd, "pod") == 0 || strcmp(cmd, "po") == 0) {
+        a->cmd = PLUGIN_CMD_PODS;
+        if (npos > 1)
+            return usage_error(err, errlen, "pods takes no arguments, got \"%s\"", pos[1]);
+        return 0;
+    }
+    if (strcmp(cmd, "explain") == 0) {
+        a->cmd = PLUGIN_CMD_EXPLAIN;
+        if (npos < 2)
+            return usage_error(err, errlen, "explain needs a pod name: explain POD [-n NAMESPACE]");
+        if (npos > 2)
+            return usage_error(err, errlen, "explain takes one pod, got \"%s\" too", pos[2]);
+        a->pod = strip_pod_prefix(pos[1]);
+        if (!*a->pod || strchr(a->pod, '/'))
+            return usage_error(err, errlen, "explain takes a pod name, got \"%s\"", pos[1]);
+        if (a->all_namespaces)
+            return usage_error(err, errlen, "explain works on one pod: use -n NAMESPACE, not -A");
+        if (a->output != PLUGIN_OUTPUT_TABLE)
+            return usage_error(err, errlen, "explain prints text only: drop -o");
+        return 0;
+    }
+    return usage_error(err, errlen, "unknown command \"%s\": use pods or explain", cmd);
+}

@@ -1,0 +1,59 @@
+/*
+ * args.h - the command line of the kubectl plugin (`kubectl gputri ...`, argv of kubectl-gputri).
+ *
+ * kubectl hands a plugin every argument after the plugin's name, so the plugin parses kubectl's
+ * usual flags itself, the pflag way: flags may come before, between or after the positional
+ * arguments; --flag=value and --flag value; -n value, -nvalue and -n=value; "--" ends the flags.
+ *
+ *   kubectl gputri pods [-n NS | -A] [-o wide|json]
+ *   kubectl gputri explain POD [-n NS]            (POD may be written pod/NAME or pods/NAME)
+ *   kubectl gputri help | --help | -h
+ *   kubectl gputri version | --version
+ * Global flags: --kubeconfig PATH, --gpu-resources LIST, -v/--v N.
+ * --context is refused: the kubeconfig loader (core/kube/config.h) always uses current-context.
+ */
+#ifndef GPUTRI_CLI_ARGS_H
+#define GPUTRI_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum plugin_cmd {
+    PLUGIN_CMD_HELP, /* also: no command and -h/--help anywhere */
+    PLUGIN_CMD_VERSION,
+    PLUGIN_CMD_PODS,
+    PLUGIN_CMD_EXPLAIN,
+};
+
+enum plugin_output {
+    PLUGIN_OUTPUT_TABLE,
+    PLUGIN_OUTPUT_WIDE,
+    PLUGIN_OUTPUT_JSON,
+};
+
+struct plugin_args {
+    enum plugin_cmd cmd;
+    const char *kubeconfig;    /* --kubeconfig, or NULL */
+    const char *ns;            /* -n/--namespace, or NULL (the context's namespace) */
+    bool all_namespaces;       /* -A/--all-namespaces (pods only) */
+    const char *pod;           /* explain's POD, the pod/ or pods/ prefix removed */
+    enum plugin_output output; /* -o/--output */
+    const char *gpu_resources; /* --gpu-resources, or NULL for the default set */
+    int verbosity;             /* -v/--v */
+};
+
+/* Exit status for usage errors, as kubectl's own plugins use it. */
+#define PLUGIN_EXIT_USAGE 2
+
+/*
+ * plugin_parse_args() - parse argv[1..argc-1] into `a` (zeroed first; strings borrowed from
+ * argv). Returns 0 on success, or PLUGIN_EXIT_USAGE with a one-line reason (no "error: "
+ * prefix, no newline) in err (errlen bytes, always NUL-terminated). -h/--help and --version win
+ * over any other error-free arguments. Does not print and keeps no global state (unlike getopt).
+ */
+int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *err, size_t errlen);
+
+/* plugin_cmd_name() - "pods", "explain", "help" or "version". */
+const char *plugin_cmd_name(enum plugin_cmd c);
+
+#endif

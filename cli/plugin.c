@@ -1,0 +1,202 @@
+/*
+ * plugin.c - kubectl-gputri, the kubectl plugin: `kubectl gputri pods` lists the GPU pods that are
+ * not running and why; `kubectl gputri explain POD` shows the per-node ladder.
+ * Exit status: 0 done, 1 error (API, kubeconfig, pod not found), 2 usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kubens.h"
+#include "model/gpu.h"
+#include "pods.h"
+#include "triage.h"
+#include "util/log.h"
+#include "util/result.h"
+
+#ifndef GPUTRI_VERSION
+#define GPUTRI_VERSION "0.0.0"
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Show why GPU pods are not running.\n"
+            "\n"
+            "Usage:\n"
+            "  kubectl gputri pods [-n NAMESPACE | -A] [-o wide|json]\n"
+            "  kubectl gputri explain POD [-n NAMESPACE]\n"
+            "\n"
+            "Commands:\n"
+            "  pods     the GPU pods that are pending or placed but not Running, with their\n"
+            "           cause and detail: from gputri-controller's gputri/cause and\n"
+            "           gputri/detail annotations (SOURCE annotation) or, where the controller\n"
+            "           has not written them, classified now from one LIST of nodes and pods\n"
+            "           (SOURCE live)\n"
+            "  explain  the cause of one pod, each candidate node's step on the ladder with\n"
+            "           its GPU numbers and, for exhausted, the pods holding the GPUs\n"
+            "\n"
+            "Causes: no-request ok label-mismatch taint no-gpu-node allocatable-zero\n"
+            "exhausted, and gpu-fits when the GPUs fit and something else blocks the pod.\n"
+            "\n"
+            "Flags:\n"
+            "  -n, --namespace NS      namespace (default: the kubeconfig context's, else\n"
+            "                          \"default\")\n"
+            "  -A, --all-namespaces    every namespace (pods)\n"
+            "  -o, --output FORMAT     wide (adds PHASE and NODE) or json (pods)\n"
+            "      --kubeconfig PATH   kubeconfig file (default: $KUBECONFIG, in-cluster,\n"
+            "                          ~/.kube/config); its current-context is used\n"
+            "      --gpu-resources LIST comma-separated GPU resource names; a trailing * is a\n"
+            "                          prefix (default: %s)\n"
+            "  -v, --v N               log verbosity\n"
+            "  -h, --help              show this help\n"
+            "      --version           print the version\n"
+            "\n"
+            "Exit status: 0 done, 1 error (API server, kubeconfig, pod not found), 2 usage.\n",
+            GPU_SET_DEFAULT);
+}
+
+static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name, int rc,
+                            const struct kube_error *err)
+{
+    const char *msg = err->message[0] ? err->message : k_strerror(rc);
+    switch (rc) {
+    case K_ENOTFOUND:
+        if (name)
+            fprintf(stderr, "error: pod \"%s\" not found in namespace \"%s\"\n", name, ns);
+        else
+            fprintf(stderr, "error: not found: %s\n", msg);
+        break;
+    case K_EIO:
+    case K_ETIMEDOUT:
+        fprintf(stderr, "error: cannot reach the API server %s: %s\n", cfg->server, msg);
+        break;
+    case K_EFORBIDDEN:
+    case K_EUNAUTHORIZED:
+        fprintf(stderr, "error: %s: %s\n", k_strerror(rc), msg);
+        break;
+    case K_ENOMEM:
+        fprintf(stderr, "error: out of memory\n");
+        break;
+    default:
+        fprintf(stderr, "error: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
+                err->message);
+    }
+}
+
+static int write_all(const struct buf *b)
+{
+    if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
+        return 1;
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int run_pods(const struct plugin_args *a, struct kube_client *client,
+                    const struct kube_config *cfg, const struct gpu_set *gpus, const char *ns)
+{
+    struct pod_rows rows;
+    struct kube_error err = {0};
+    int rc = pods_fetch(client, gpus, a->all_namespaces ? NULL : ns, &rows, &err);
+    if (rc) {
+        print_api_error(cfg, ns, NULL, rc, &err);
+        return 1;
+    }
+    struct buf out;
+    buf_init(&out, (size_t)1 << 30);
+    if (a->output == PLUGIN_OUTPUT_JSON)
+        rc = pods_render_json(&rows, &out);
+    else
+        rc = pods_render_table(&rows, a->output == PLUGIN_OUTPUT_WIDE, &out);
+    int status = 0;
+    if (rc) {
+        fprintf(stderr, "error: %s\n", k_strerror(rc));
+        status = 1;
+    } else if (write_all(&out)) {
+        status = 1;
+    } else if (rows.n == 0 && a->output != PLUGIN_OUTPUT_JSON) {
+        if (a->all_namespaces)
+            fprintf(stderr, "No GPU pods waiting.\n");
+        else
+            fprintf(stderr, "No GPU pods waiting in %s namespace.\n", ns);
+    }
+    buf_cleanup(&out);
+    pod_rows_cleanup(&rows);
+    return status;
+}
+
+static int run_explain(const struct plugin_args *a, struct kube_client *client,
+                       const struct kube_config *cfg, const struct gpu_set *gpus, const char *ns)
+{
+    struct triage t;
+    struct kube_error err = {0};
+    int rc = triage_run(client, gpus, ns, a->pod, &t, &err);
+    if (rc) {
+        print_api_error(cfg, ns, a->pod, rc, &err);
+        return 1;
+    }
+    rc = triage_print_explain(&t, stdout);
+    triage_cleanup(&t);
+    if (rc) {
+        fprintf(stderr, "error: %s\n", k_strerror(rc));
+        return 1;
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    struct plugin_args a;
+    char errbuf[512];
+    if (plugin_parse_args(argc, argv, &a, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "error: %s\nSee 'kubectl gputri --help' for usage.\n", errbuf);
+        return PLUGIN_EXIT_USAGE;
+    }
+    if (a.cmd == PLUGIN_CMD_HELP) {
+        usage(stdout);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    if (a.cmd == PLUGIN_CMD_VERSION) {
+        printf("kubectl-gputri %s\n", GPUTRI_VERSION);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    log_set_verbosity(a.verbosity);
+
+    struct gpu_set gpus = {0};
+    const char *gpu_list = a.gpu_resources ? a.gpu_resources : GPU_SET_DEFAULT;
+    if (gpu_set_parse(&gpus, gpu_list) != K_OK) {
+        fprintf(stderr,
+                "error: invalid --gpu-resources \"%s\": want names separated by ',', a '*' "
+                "only at the end\nSee 'kubectl gputri --help' for usage.\n",
+                gpu_list);
+        return PLUGIN_EXIT_USAGE;
+    }
+    int status = 1;
+    struct kube_config cfg = {0};
+    struct kube_client *client = NULL;
+    char ns[256];
+    if (kube_config_load(a.kubeconfig, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
+        fprintf(stderr, "error: %s\n", errbuf);
+        goto out;
+    }
+    if (a.ns)
+        snprintf(ns, sizeof(ns), "%s", a.ns);
+    else
+        kubeconfig_namespace(a.kubeconfig, ns, sizeof(ns));
+    client = kube_client_new(&cfg, "kubectl-gputri/" GPUTRI_VERSION);
+    if (!client) {
+        fprintf(stderr, "error: out of memory\n");
+        goto out;
+    }
+    if (a.cmd == PLUGIN_CMD_PODS)
+        status = run_pods(&a, client, &cfg, &gpus, ns);
+    else
+        status = run_explain(&a, client, &cfg, &gpus, ns);
+out:
+    kube_client_free(client);
+    kube_config_cleanup(&cfg);
+    gpu_set_cleanup(&gpus);
+    return status;
+}

@@ -1,0 +1,366 @@
+/* pods.c - the GPU pods that are not running, from annotations or classified on the spot. */
+#include "pods.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/informer.h"
+#include "classify/classify.h"
+#include "table.h"
+#include "util/result.h"
+
+#define NON_TERMINAL "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+
+const char *pod_phase_name(enum pod_phase p)
+{
+    switch (p) {
+    case POD_PHASE_PENDING:
+        return "Pending";
+    case POD_PHASE_RUNNING:
+        return "Running";
+    case POD_PHASE_SUCCEEDED:
+        return "Succeeded";
+    case POD_PHASE_FAILED:
+        return "Failed";
+    case POD_PHASE_UNKNOWN:
+    default:
+        return "Unknown";
+    }
+}
+
+int pods_format_requests(const struct resource_list *l, struct buf *out)
+{
+    int rc = buf_append(out, "", 0);
+    for (size_t i = 0; i < l->n && rc == K_OK; i++)
+        rc = buf_printf(out, "%s%s=%" PRId64, i ? "," : "", l->items[i].name, l->items[i].value);
+    return rc;
+}
+
+int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char *ns)
+{
+    memset(q, 0, sizeof(*q));
+    q->ns = ns;
+    q->store = store_new(gpus);
+    return q->store ? K_OK : K_ENOMEM;
+}
+
+static bool is_candidate(const struct kpod *p)
+{
+    return p->gpu_requests.n > 0 && !pod_is_terminal(p) && p->phase != POD_PHASE_RUNNING;
+}
+
+/* An annotation is usable unless it contradicts the binding (stale: the controller is away). */
+static bool annotation_usable(const struct kpod *p)
+{
+    if (!p->cause || !*p->cause)
+        return false;
+    return !p->node_name || strcmp(p->cause, cause_word(CAUSE_OK)) == 0;
+}
+
+static int remember(struct pods_query *q, const char *key)
+{
+    if (q->n_keys == q->cap_keys) {
+        size_t cap = q->cap_keys ? q->cap_keys * 2 : 64;
+        char **grown = realloc(q->keys, cap * sizeof(*grown));
+        if (!grown)
+            return K_ENOMEM;
+        q->keys = grown;
+        q->cap_keys = cap;
+    }
+    q->keys[q->n_keys] = strdup(key);
+    if (!q->keys[q->n_keys])
+        return K_ENOMEM;
+    q->n_keys++;
+    return K_OK;
+}
+
+void pods_query_observe(struct pods_query *q, json_object *obj)
+{
+    char key[STORE_KEY_MAX];
+    unsigned changed = 0;
+    int rc = store_pod_apply_json(q->store, obj, 0, key, &changed);
+    if (rc) {
+        if (rc == K_ENOMEM && !q->error)
+            q->error = rc;
+        return;
+    }
+    store_read_lock(q->store);
+    const char *slash = strchr(key, '/');
+    char ns[STORE_KEY_MAX];
+    snprintf(ns, sizeof(ns), "%.*s", slash ? (int)(slash - key) : 0, key);
+    const struct kpod *p = slash ? store_pod_get(q->store, ns, slash + 1) : NULL;
+    bool take = p && is_candidate(p) && (!q->ns || strcmp(ns, q->ns) == 0);
+    bool live = take && !annotation_usable(p);
+    store_read_unlock(q->store);
+    if (!take)
+        return;
+    rc = remember(q, key);
+    if (rc && !q->error)
+        q->error = rc;
+    if (rc == K_OK && live)
+        q->n_unannotated++;
+}
+
+void pods_query_add_context_pod(struct pods_query *q, json_object *obj)
+{
+    unsigned changed = 0;
+    int rc = store_pod_apply_json(q->store, obj, 0, NULL, &changed);
+    if (rc == K_ENOMEM && !q->error)
+        q->error = rc;
+}
+
+void pods_query_add_node(struct pods_query *q, json_object *obj)
+{
+    unsigned changed = 0;
+    int rc = store_node_apply_json(q->store, obj, 0, NULL, &changed);
+    if (rc == K_ENOMEM && !q->error)
+        q->error = rc;
+}
+
+bool pods_query_needs_live(const struct pods_query *q)
+{
+    return q->n_unannotated > 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct pod_row *x = a, *y = b;
+    int c = strcmp(x->ns, y->ns);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static void row_cleanup(struct pod_row *r)
+{
+    free(r->ns);
+    free(r->name);
+    resource_list_cleanup(&r->gpus);
+    free(r->cause);
+    free(r->detail);
+    free(r->node);
+    free(r->phase);
+    memset(r, 0, sizeof(*r));
+}
+
+/* Fill r from p, classifying when the annotation is missing or stale. Read lock held. */
+static int make_row(struct store *s, const struct kpod *p, struct pod_row *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->ns = strdup(p->ns ? p->ns : "");
+    r->name = strdup(p->name ? p->name : "");
+    r->phase = strdup(pod_phase_name(p->phase));
+    r->node = p->node_name ? strdup(p->node_name) : NULL;
+    if (!r->ns || !r->name || !r->phase || (p->node_name && !r->node))
+        goto nomem;
+    for (size_t i = 0; i < p->gpu_requests.n; i++)
+        if (resource_list_add(&r->gpus, p->gpu_requests.items[i].name,
+                              p->gpu_requests.items[i].value) != K_OK)
+            goto nomem;
+    if (annotation_usable(p)) {
+        r->source = POD_ROW_ANNOTATION;
+        r->cause = strdup(p->cause);
+        r->detail = strdup(p->detail ? p->detail : "");
+    } else {
+        size_t n_nodes;
+        const struct knode *const *nodes = store_nodes(s, &n_nodes);
+        struct classify_input in = {p, nodes, n_nodes, store_node_usage, s};
+        struct classify_result res;
+        res.verdicts = NULL;
+        if (classify(&in, &res) != K_OK)
+            goto nomem; /* only K_EINVAL for a NULL pod, which cannot happen here */
+        r->source = POD_ROW_LIVE;
+        r->cause = strdup(cause_word(res.cause));
+        struct buf d;
+        buf_init(&d, sizeof(res.detail) + 64);
+        if (buf_append_str(&d, res.detail) != K_OK ||
+            (res.cause == CAUSE_OK && buf_printf(&d, "; phase %s", r->phase) != K_OK)) {
+            buf_cleanup(&d);
+            goto nomem;
+        }
+        r->detail = buf_take(&d);
+    }
+    if (!r->cause || !r->detail)
+        goto nomem;
+    return K_OK;
+nomem:
+    row_cleanup(r);
+    return K_ENOMEM;
+}
+
+int pods_query_rows(struct pods_query *q, struct pod_rows *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (q->error)
+        return q->error;
+    out->items = calloc(q->n_keys ? q->n_keys : 1, sizeof(*out->items));
+    if (!out->items)
+        return K_ENOMEM;
+    out->cap = q->n_keys;
+    int rc = K_OK;
+    store_read_lock(q->store);
+    for (size_t i = 0; i < q->n_keys && rc == K_OK; i++) {
+        char *slash = strchr(q->keys[i], '/');
+        *slash = '\0';
+        const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
+        *slash = '/';
+        if (!p)
+            continue;
+        rc = make_row(q->store, p, &out->items[out->n]);
+        if (rc == K_OK)
+            out->n++;
+    }
+    store_read_unlock(q->store);
+    if (rc) {
+        pod_rows_cleanup(out);
+        return rc;
+    }
+    qsort(out->items, out->n, sizeof(*out->items), cmp_rows);
+    return K_OK;
+}
+
+void pods_query_cleanup(struct pods_query *q)
+{
+    store_free(q->store);
+    for (size_t i = 0; i < q->n_keys; i++)
+        free(q->keys[i]);
+    free(q->keys);
+    memset(q, 0, sizeof(*q));
+}
+
+void pod_rows_cleanup(struct pod_rows *rows)
+{
+    for (size_t i = 0; i < rows->n; i++)
+        row_cleanup(&rows->items[i]);
+    free(rows->items);
+    memset(rows, 0, sizeof(*rows));
+}
+
+/* ---- I/O ----------------------------------------------------------------------------------- */
+
+static void observe_cb(void *ctx, json_object *obj)
+{
+    pods_query_observe(ctx, obj);
+}
+
+static void context_pod_cb(void *ctx, json_object *obj)
+{
+    pods_query_add_context_pod(ctx, obj);
+}
+
+static void node_cb(void *ctx, json_object *obj)
+{
+    pods_query_add_node(ctx, obj);
+}
+
+int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
+               struct pod_rows *out, struct kube_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    char path[512], ns_esc[256];
+    if (ns) {
+        if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
+            return K_EINVAL;
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?%s", ns_esc, NON_TERMINAL);
+    } else {
+        snprintf(path, sizeof(path), "/api/v1/pods?%s", NON_TERMINAL);
+    }
+    struct pods_query q;
+    int rc = pods_query_init(&q, gpus, ns);
+    if (rc)
+        return rc;
+    struct informer_handlers ph = {.ctx = &q, .upsert = observe_cb};
+    rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
+    if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {
+        struct informer_handlers nh = {.ctx = &q, .upsert = node_cb};
+        rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
+        if (rc == K_OK && ns) {
+            /* GPU usage needs the pods of every namespace */
+            struct informer_handlers ch = {.ctx = &q, .upsert = context_pod_cb};
+            rc = informer_list_once(c, "/api/v1/pods?" NON_TERMINAL, 500, &ch, NULL, 0, err);
+        }
+    }
+    if (rc == K_OK)
+        rc = pods_query_rows(&q, out);
+    pods_query_cleanup(&q);
+    return rc;
+}
+
+/* ---- rendering ----------------------------------------------------------------------------- */
+
+static const char *source_word(enum pod_row_source s)
+{
+    return s == POD_ROW_ANNOTATION ? "annotation" : "live";
+}
+
+int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out)
+{
+    if (rows->n == 0)
+        return K_OK;
+    struct table t;
+    table_init(&t, wide ? 8 : 6);
+    int rc = wide ? table_addf(&t, "NAMESPACE", "POD", "GPU REQUESTS", "PHASE", "NODE", "CAUSE",
+                               "SOURCE", "DETAIL")
+                  : table_addf(&t, "NAMESPACE", "POD", "GPU REQUESTS", "CAUSE", "SOURCE", "DETAIL");
+    struct buf req;
+    buf_init(&req, 1u << 16);
+    for (size_t i = 0; i < rows->n && rc == K_OK; i++) {
+        const struct pod_row *r = &rows->items[i];
+        buf_reset(&req);
+        rc = pods_format_requests(&r->gpus, &req);
+        if (rc)
+            break;
+        const char *detail = r->detail[0] ? r->detail : "<none>";
+        if (wide)
+            rc = table_addf(&t, r->ns, r->name, buf_cstr(&req), r->phase,
+                            r->node ? r->node : "<none>", r->cause, source_word(r->source), detail);
+        else
+            rc = table_addf(&t, r->ns, r->name, buf_cstr(&req), r->cause, source_word(r->source),
+                            detail);
+    }
+    if (rc == K_OK)
+        rc = table_render(&t, 0, out);
+    buf_cleanup(&req);
+    table_cleanup(&t);
+    return rc;
+}
+
+int pods_render_json(const struct pod_rows *rows, struct buf *out)
+{
+    json_object *list = json_object_new_object();
+    json_object *items = json_object_new_array();
+    if (!list || !items) {
+        json_object_put(list);
+        json_object_put(items);
+        return K_ENOMEM;
+    }
+    json_object_object_add(list, "kind", json_object_new_string("GPUPodList"));
+    json_object_object_add(list, "items", items);
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct pod_row *r = &rows->items[i];
+        json_object *o = json_object_new_object(), *g = json_object_new_object();
+        if (!o || !g) {
+            json_object_put(o);
+            json_object_put(g);
+            json_object_put(list);
+            return K_ENOMEM;
+        }
+        for (size_t j = 0; j < r->gpus.n; j++)
+            json_object_object_add(g, r->gpus.items[j].name,
+                                   json_object_new_int64(r->gpus.items[j].value));
+        json_object_object_add(o, "namespace", json_object_new_string(r->ns));
+        json_object_object_add(o, "name", json_object_new_string(r->name));
+        json_object_object_add(o, "gpuRequests", g);
+        json_object_object_add(o, "phase", json_object_new_string(r->phase));
+        json_object_object_add(o, "node", r->node ? json_object_new_string(r->node) : NULL);
+        json_object_object_add(o, "cause", json_object_new_string(r->cause));
+        json_object_object_add(o, "detail", json_object_new_string(r->detail));
+        json_object_object_add(o, "source", json_object_new_string(source_word(r->source)));
+        json_object_array_add(items, o);
+    }
+    const char *text = json_object_to_json_string_ext(
+        list, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = text ? buf_printf(out, "%s\n", text) : K_ENOMEM;
+    json_object_put(list);
+    return rc;
+}

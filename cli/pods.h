@@ -1,0 +1,115 @@
+/*
+ * pods.h - `kubectl gputri pods`: the GPU pods that are not running, with why.
+ *
+ * A row is a non-terminal pod that requests a GPU resource and whose phase is not Running: pending
+ * pods, and pods placed on a node that has not started them yet. Its cause and detail come from
+ * the controller's annotations (gputri/cause, gputri/detail) when present and still consistent
+ * (an annotation other than "ok" on a pod that is now bound is stale), otherwise from classifying
+ * the pod on the spot against a store filled by one LIST of nodes and one of pods ("live").
+ *
+ * Split for testing: pods_query_* works on JSON objects and a store (no I/O); pods_fetch() does
+ * the LISTs; pods_render_*() format rows.
+ */
+#ifndef GPUTRI_CLI_PODS_H
+#define GPUTRI_CLI_PODS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cache/store.h"
+#include "kube/client.h"
+#include "model/gpu.h"
+#include "util/buf.h"
+
+enum pod_row_source {
+    POD_ROW_ANNOTATION, /* gputri/cause written by the controller */
+    POD_ROW_LIVE,       /* classified by this command */
+};
+
+struct pod_row {
+    char *ns, *name;
+    struct resource_list gpus; /* the pod's effective GPU requests, owned */
+    char *cause;
+    char *detail;
+    char *node;  /* spec.nodeName or NULL */
+    char *phase; /* "Pending", "Unknown", ... */
+    enum pod_row_source source;
+};
+
+struct pod_rows {
+    struct pod_row *items;
+    size_t n, cap;
+};
+
+/* The query state: the store and the keys of the pods that will become rows. */
+struct pods_query {
+    struct store *store; /* owned */
+    const char *ns;      /* namespace filter (borrowed), NULL for all */
+    char **keys;         /* "ns/name" of the candidate pods, owned */
+    size_t n_keys, cap_keys;
+    size_t n_unannotated; /* candidates that need live classification */
+    int error;            /* first K_ENOMEM while observing, else K_OK */
+};
+
+/* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */
+int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char *ns);
+
+/*
+ * pods_query_observe() - put a listed Pod (borrowed) into the store and remember it when it is a
+ * candidate (in q->ns, requests a GPU, not terminal, not Running). Objects that do not project are
+ * skipped. Sets q->error on K_ENOMEM.
+ */
+void pods_query_observe(struct pods_query *q, json_object *pod);
+
+/* pods_query_add_context_pod() / _node() - store-only upserts for live classification. */
+void pods_query_add_context_pod(struct pods_query *q, json_object *pod);
+void pods_query_add_node(struct pods_query *q, json_object *node);
+
+/* pods_query_needs_live() - whether some candidate has no usable annotation. */
+bool pods_query_needs_live(const struct pods_query *q);
+
+/*
+ * pods_query_rows() - build the rows, sorted by namespace then name, classifying the pods
+ * without a usable annotation against the store. Returns K_OK or K_ENOMEM; on K_OK free `out`
+ * with pod_rows_cleanup().
+ */
+int pods_query_rows(struct pods_query *q, struct pod_rows *out);
+
+void pods_query_cleanup(struct pods_query *q);
+
+/*
+ * pods_fetch() - the whole command's I/O: LIST the non-terminal pods of `ns` (NULL: all
+ * namespaces); when some candidate needs live classification, LIST the nodes and (for one
+ * namespace) every namespace's pods for the GPU usage. Returns a K_* value, err filled on API
+ * errors; on K_OK free `out` with pod_rows_cleanup().
+ */
+int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
+               struct pod_rows *out, struct kube_error *err);
+
+/*
+ * pods_render_table() - the kubectl-style table: NAMESPACE POD GPU REQUESTS CAUSE SOURCE DETAIL,
+ * or with `wide` NAMESPACE POD GPU REQUESTS PHASE NODE CAUSE SOURCE DETAIL (NODE "<none>" when
+ * unbound). Rows are printed in their order; nothing at all for zero rows.
+ */
+int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out);
+
+/*
+ * pods_render_json() - {"kind":"GPUPodList","items":[{"namespace","name","gpuRequests":{res:n},
+ * "phase","node","cause","detail","source"}]}, pretty-printed, with a trailing newline.
+ */
+int pods_render_json(const struct pod_rows *rows, struct buf *out);
+
+/*
+ * pods_format_requests() - "nvidia.com/gpu=2", entries joined by ',' in the list's order, "" for
+ * an empty list. Returns K_OK, K_ENOMEM or K_ETOOBIG.
+ */
+int pods_format_requests(const struct resource_list *l, struct buf *out);
+
+/* pod_phase_name() - "Pending", "Running", "Succeeded", "Failed" or "Unknown". */
+const char *pod_phase_name(enum pod_phase p);
+
+/* pod_rows_cleanup() - free the rows. */
+void pod_rows_cleanup(struct pod_rows *rows);
+
+#endif

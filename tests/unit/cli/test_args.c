@@ -1,0 +1,178 @@
+/* Tests for cli/args.c: the kubectl plugin's pflag-style command line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "args.h"
+
+#define ARGV(...) ((char *const[]){"kubectl-gputri", __VA_ARGS__})
+#define ARGC(...) ((int)(sizeof((char *[]){"kubectl-gputri", __VA_ARGS__}) / sizeof(char *)))
+#define PARSE(a, err, ...)                                                                         \
+    plugin_parse_args(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (a), (err), sizeof(err))
+
+static void test_pods_defaults(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "pods"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_PODS);
+    assert_null(a.ns);
+    assert_false(a.all_namespaces);
+    assert_int_equal(a.output, PLUGIN_OUTPUT_TABLE);
+    assert_null(a.kubeconfig);
+    assert_null(a.gpu_resources);
+    assert_int_equal(a.verbosity, 0);
+}
+
+static void test_namespace_spellings(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "pods", "-n", "ml"), 0);
+    assert_string_equal(a.ns, "ml");
+    assert_int_equal(PARSE(&a, err, "pods", "-nml"), 0);
+    assert_string_equal(a.ns, "ml");
+    assert_int_equal(PARSE(&a, err, "pods", "-n=ml"), 0);
+    assert_string_equal(a.ns, "ml");
+    assert_int_equal(PARSE(&a, err, "pods", "--namespace", "ml"), 0);
+    assert_string_equal(a.ns, "ml");
+    assert_int_equal(PARSE(&a, err, "--namespace=ml", "pods"), 0); /* flags before the command */
+    assert_string_equal(a.ns, "ml");
+    assert_int_equal(a.cmd, PLUGIN_CMD_PODS);
+    assert_int_equal(PARSE(&a, err, "pods", "-n", "a", "-n", "b"), 0); /* last wins */
+    assert_string_equal(a.ns, "b");
+}
+
+static void test_all_namespaces_and_output(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "pods", "-A"), 0);
+    assert_true(a.all_namespaces);
+    assert_int_equal(PARSE(&a, err, "pods", "--all-namespaces"), 0);
+    assert_true(a.all_namespaces);
+    assert_int_equal(PARSE(&a, err, "pods", "-A", "--all-namespaces=false"), 0);
+    assert_false(a.all_namespaces);
+    assert_int_equal(PARSE(&a, err, "pods", "-o", "wide"), 0);
+    assert_int_equal(a.output, PLUGIN_OUTPUT_WIDE);
+    assert_int_equal(PARSE(&a, err, "pods", "-ojson"), 0);
+    assert_int_equal(a.output, PLUGIN_OUTPUT_JSON);
+    assert_int_equal(PARSE(&a, err, "pods", "--output=json", "-A"), 0);
+    assert_int_equal(a.output, PLUGIN_OUTPUT_JSON);
+    assert_int_equal(PARSE(&a, err, "pods", "-Ao", "wide"), 0); /* combined shorthands */
+    assert_true(a.all_namespaces);
+    assert_int_equal(a.output, PLUGIN_OUTPUT_WIDE);
+}
+
+static void test_global_flags(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(
+        PARSE(&a, err, "--kubeconfig", "/tmp/kc", "pods", "--gpu-resources=amd.com/gpu", "--v=4"),
+        0);
+    assert_string_equal(a.kubeconfig, "/tmp/kc");
+    assert_string_equal(a.gpu_resources, "amd.com/gpu");
+    assert_int_equal(a.verbosity, 4);
+    assert_int_equal(PARSE(&a, err, "pods", "-v", "2"), 0);
+    assert_int_equal(a.verbosity, 2);
+}
+
+static void test_explain(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "explain", "trainer-0", "-n", "ml"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_EXPLAIN);
+    assert_string_equal(a.pod, "trainer-0");
+    assert_string_equal(a.ns, "ml");
+    assert_int_equal(PARSE(&a, err, "explain", "pod/trainer-0"), 0);
+    assert_string_equal(a.pod, "trainer-0");
+    assert_int_equal(PARSE(&a, err, "explain", "pods/trainer-0"), 0);
+    assert_string_equal(a.pod, "trainer-0");
+    assert_int_equal(PARSE(&a, err, "explain", "--", "-odd-name"), 0); /* "--" ends the flags */
+    assert_string_equal(a.pod, "-odd-name");
+}
+
+static void test_help_and_version(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "--help"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_HELP);
+    assert_int_equal(PARSE(&a, err, "pods", "-h"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_HELP);
+    assert_int_equal(PARSE(&a, err, "explain", "--help"), 0); /* help wins over a missing POD */
+    assert_int_equal(a.cmd, PLUGIN_CMD_HELP);
+    assert_int_equal(PARSE(&a, err, "help"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_HELP);
+    assert_int_equal(PARSE(&a, err, "--version"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_VERSION);
+    assert_int_equal(PARSE(&a, err, "version"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_VERSION);
+    assert_string_equal(plugin_cmd_name(PLUGIN_CMD_EXPLAIN), "explain");
+}
+
+/* Every usage error returns 2 and names the problem in one line. */
+static void expect_usage(int rc, const char *err, const char *needle)
+{
+    assert_int_equal(rc, PLUGIN_EXIT_USAGE);
+    if (!strstr(err, needle))
+        fail_msg("\"%s\" does not contain \"%s\"", err, needle);
+    assert_null(strchr(err, '\n'));
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    expect_usage(plugin_parse_args(1, ARGV(NULL), &a, err, sizeof(err)), err,
+                 "command is required");
+    expect_usage(PARSE(&a, err, "frobnicate"), err, "unknown command \"frobnicate\"");
+    expect_usage(PARSE(&a, err, "pods", "--bogus"), err, "unknown flag: --bogus");
+    expect_usage(PARSE(&a, err, "pods", "-x"), err, "unknown shorthand flag: 'x' in -x");
+    expect_usage(PARSE(&a, err, "pods", "-n"), err, "flag needs an argument");
+    expect_usage(PARSE(&a, err, "pods", "--namespace"), err, "flag needs an argument: --namespace");
+    expect_usage(PARSE(&a, err, "pods", "-n="), err, "needs a namespace name");
+    expect_usage(PARSE(&a, err, "pods", "-o", "yaml"), err, "unknown output format \"yaml\"");
+    expect_usage(PARSE(&a, err, "pods", "extra"), err, "pods takes no arguments");
+    expect_usage(PARSE(&a, err, "pods", "-A=maybe"), err, "want true or false");
+    expect_usage(PARSE(&a, err, "pods", "--v=loud"), err, "invalid argument \"loud\" for --v");
+    expect_usage(PARSE(&a, err, "pods", "--context", "prod"), err, "--context is not supported");
+    expect_usage(PARSE(&a, err, "explain"), err, "explain needs a pod name");
+    expect_usage(PARSE(&a, err, "explain", "a", "b"), err, "explain takes one pod");
+    expect_usage(PARSE(&a, err, "explain", "deploy/x"), err, "explain takes a pod name");
+    expect_usage(PARSE(&a, err, "explain", "p", "-A"), err, "use -n NAMESPACE, not -A");
+    expect_usage(PARSE(&a, err, "explain", "p", "-o", "json"), err, "drop -o");
+    /* a tiny error buffer is still NUL-terminated */
+    char small[8];
+    assert_int_equal(plugin_parse_args(ARGC("pods", "--bogus"), ARGV("pods", "--bogus"), &a, small,
+                                       sizeof(small)),
+                     PLUGIN_EXIT_USAGE);
+    assert_int_equal(strlen(small), 7);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pods_defaults),
+        cmocka_unit_test(test_namespace_spellings),
+        cmocka_unit_test(test_all_namespaces_and_output),
+        cmocka_unit_test(test_global_flags),
+        cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_help_and_version),
+        cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
