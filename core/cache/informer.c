@@ -190,8 +190,8 @@ static void *run(void *arg)
         if (err.retry_after > 0 && err.retry_after * 1000 > wait)
             wait = (int64_t)err.retry_after * 1000;
         log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
-                 rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "",
-                 err.message, (long long)wait);
+                 rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
+                 (long long)wait);
         nap(inf, wait);
     }
     kube_client_free(client);

@@ -36,10 +36,10 @@ struct informer_handlers {
 };
 
 struct informer_options {
-    const char *name;            /* for logs, e.g. "pods" */
-    const char *path;            /* collection path, e.g. "/api/v1/pods" */
-    int page_size;               /* LIST limit, default 500 */
-    int watch_timeout_seconds;   /* server-side watch timeout, default 300 (randomised +-10%) */
+    const char *name;          /* for logs, e.g. "pods" */
+    const char *path;          /* collection path, e.g. "/api/v1/pods" */
+    int page_size;             /* LIST limit, default 500 */
+    int watch_timeout_seconds; /* server-side watch timeout, default 300 (randomised +-10%) */
 };
 
 struct informer;

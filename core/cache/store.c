@@ -418,8 +418,7 @@ static void node_delete_entry(struct store *s, struct lh_entry *e, unsigned *cha
     int found;
     size_t pos = node_pos(s, rec->node.name, &found);
     if (found) {
-        memmove(s->sorted + pos, s->sorted + pos + 1,
-                (s->n_sorted - pos - 1) * sizeof(*s->sorted));
+        memmove(s->sorted + pos, s->sorted + pos + 1, (s->n_sorted - pos - 1) * sizeof(*s->sorted));
         s->n_sorted--;
     }
     lh_table_delete_entry(s->nodes, e);

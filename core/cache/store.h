@@ -30,11 +30,11 @@ struct store;
 /* What a write changed; the controller turns these into workqueue keys. */
 enum store_change {
     STORE_CHANGED_NOTHING = 0,
-    STORE_CHANGED_POD = 1 << 0,       /* a pod that is, or was, a pending GPU pod or carries a
-                                         gputri/cause annotation was written or deleted */
-    STORE_CHANGED_USAGE = 1 << 1,     /* some node's GPU usage changed (a slot freed or taken) */
-    STORE_CHANGED_NODES = 1 << 2,     /* a node appeared, vanished, or changed labels, taints,
-                                         unschedulable, capacity or allocatable */
+    STORE_CHANGED_POD = 1 << 0,   /* a pod that is, or was, a pending GPU pod or carries a
+                                     gputri/cause annotation was written or deleted */
+    STORE_CHANGED_USAGE = 1 << 1, /* some node's GPU usage changed (a slot freed or taken) */
+    STORE_CHANGED_NODES = 1 << 2, /* a node appeared, vanished, or changed labels, taints,
+                                     unschedulable, capacity or allocatable */
 };
 
 /* store_new() - an empty store; `gpus` is borrowed and must outlive it. NULL on ENOMEM. */

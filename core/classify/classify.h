@@ -84,7 +84,7 @@ struct classify_input {
 
 struct classify_result {
     enum cause cause;
-    char detail[1024]; /* one line, the numbers and node names; no trailing newline */
+    char detail[1024];   /* one line, the numbers and node names; no trailing newline */
     size_t n_candidates; /* nodes that pass node selection */
     /* per-outcome counts over the candidates, indexed by enum cause */
     size_t counts[CAUSE_GPU_FITS + 1];

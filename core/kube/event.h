@@ -9,14 +9,14 @@
 #include "kube/client.h"
 
 struct kube_event_spec {
-    const char *ns;       /* the object's namespace; the Event is created there */
-    const char *kind;     /* "Pod", "Deployment", ... */
+    const char *ns;          /* the object's namespace; the Event is created there */
+    const char *kind;        /* "Pod", "Deployment", ... */
     const char *api_version; /* "v1", "apps/v1", ... */
     const char *name;
-    const char *uid;      /* may be NULL (e.g. an object not created yet) */
-    const char *type;     /* "Normal" or "Warning" */
-    const char *reason;   /* CamelCase, e.g. "GPUExhausted" */
-    const char *message;  /* at most 1024 bytes are kept (the API's note limit) */
+    const char *uid;       /* may be NULL (e.g. an object not created yet) */
+    const char *type;      /* "Normal" or "Warning" */
+    const char *reason;    /* CamelCase, e.g. "GPUExhausted" */
+    const char *message;   /* at most 1024 bytes are kept (the API's note limit) */
     const char *component; /* source.component and reportingComponent, e.g. "gputri" */
     const char *instance;  /* reportingInstance, e.g. the host name; may be NULL */
 };

@@ -138,8 +138,8 @@ struct kpod {
     struct toleration *tolerations;
     size_t n_tolerations;
     struct pod_condition scheduled; /* PodScheduled */
-    char *cause;  /* annotation gputri/cause, NULL when absent */
-    char *detail; /* annotation gputri/detail */
+    char *cause;                    /* annotation gputri/cause, NULL when absent */
+    char *detail;                   /* annotation gputri/detail */
 };
 
 struct knode {

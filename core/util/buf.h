@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 struct buf {
-    char *data;    /* owned; NULL until the first append */
-    size_t len;    /* bytes used, without the terminator */
-    size_t cap;    /* bytes allocated */
-    size_t limit;  /* len never exceeds this */
+    char *data;   /* owned; NULL until the first append */
+    size_t len;   /* bytes used, without the terminator */
+    size_t cap;   /* bytes allocated */
+    size_t limit; /* len never exceeds this */
 };
 
 /* buf_init() - an empty buffer that refuses to grow past `limit` bytes. */

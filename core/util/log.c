@@ -68,7 +68,10 @@ void log_write(char sev, int v, const char *file, int line, const char *fmt, ...
                      "{\"ts\":%lld.%06ld,\"level\":\"%s\",\"v\":%d,\"caller\":\"%s:%d\","
                      "\"msg\":\"%s\"}\n",
                      (long long)tv.tv_sec, (long)tv.tv_usec,
-                     sev == 'E' ? "error" : sev == 'W' ? "warning" : "info", v, base, line, esc);
+                     sev == 'E'   ? "error"
+                     : sev == 'W' ? "warning"
+                                  : "info",
+                     v, base, line, esc);
     } else {
         n = snprintf(out, sizeof(out), "%c%02d%02d %02d:%02d:%02d.%06ld %7ld %s:%d] %s\n", sev,
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec,

@@ -60,7 +60,7 @@ static void test_requeue_while_processing(void **state)
     workqueue_add(q, "a");
     char *key = workqueue_try_get(q, NULL);
     assert_string_equal(key, "a");
-    workqueue_add(q, "a"); /* changed while a worker holds it */
+    workqueue_add(q, "a");                   /* changed while a worker holds it */
     assert_null(workqueue_try_get(q, NULL)); /* never two workers on one key */
     workqueue_done(q, key);
     free(key);
@@ -143,12 +143,9 @@ static void test_shutdown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dedup),
-        cmocka_unit_test(test_requeue_while_processing),
-        cmocka_unit_test(test_add_after),
-        cmocka_unit_test(test_rate_limited_backoff),
-        cmocka_unit_test(test_drop),
-        cmocka_unit_test(test_shutdown),
+        cmocka_unit_test(test_dedup),     cmocka_unit_test(test_requeue_while_processing),
+        cmocka_unit_test(test_add_after), cmocka_unit_test(test_rate_limited_backoff),
+        cmocka_unit_test(test_drop),      cmocka_unit_test(test_shutdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
