@@ -5,7 +5,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
   libcurl4-openssl-dev libjson-c-dev libssl-dev libmicrohttpd-dev libyaml-dev libcmocka-dev
-  valgrind clang-format python3)
+  valgrind clang-format python3 jq curl iproute2 procps)
 
 say() { printf '\n==> %s\n' "$*"; }
 
