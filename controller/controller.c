@@ -36,7 +36,7 @@ struct controller {
     pthread_t *workers;
     int n_workers;
     volatile int stopping;
-    /* causes written but not yet seen through the watch: "ns/name" -> strdup'ed cause */
+    /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
     pthread_mutex_t written_mu;
     struct lh_table *written;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
@@ -105,7 +105,8 @@ static void settle_written(struct controller *c, const char *key, const char *se
 {
     pthread_mutex_lock(&c->written_mu);
     struct lh_entry *e = lh_table_lookup_entry(c->written, key);
-    if (e && (gone || (seen && strcmp(seen, lh_entry_v(e)) == 0)))
+    const char *cause = e ? strchr(lh_entry_v(e), ' ') : NULL;
+    if (e && (gone || (seen && cause && strcmp(seen, cause + 1) == 0)))
         lh_table_delete_entry(c->written, e);
     pthread_mutex_unlock(&c->written_mu);
 }
@@ -355,7 +356,7 @@ static int gated_event(void *ctx, const struct reconcile_plan *plan, struct kube
 
 static void process(struct controller *c, struct pod_writer *w, const char *key)
 {
-    char written[32] = "";
+    char written[128] = "";
     /* A follower keeps its caches warm but leaves the work to the leader; a new leader
      * requeues every pending GPU pod. */
     if (!may_write(c)) {
@@ -368,8 +369,14 @@ static void process(struct controller *c, struct pod_writer *w, const char *key)
         snprintf(written, sizeof(written), "%s", (const char *)v);
     pthread_mutex_unlock(&c->written_mu);
 
+    /* The entry is "<uid> <cause>": it only speaks for the pod with that uid, not for a pod
+     * recreated under the same name whose deletion a relist swept away. */
+    char *written_cause = strchr(written, ' ');
+    if (written_cause)
+        *written_cause++ = '\0';
     struct reconcile_plan plan;
-    if (reconcile_plan(c->store, key, written[0] ? written : NULL, &plan) != K_OK) {
+    if (reconcile_plan(c->store, key, written_cause, written_cause ? written : NULL, &plan) !=
+        K_OK) {
         log_error("invalid key %s", key);
         return;
     }
@@ -394,7 +401,9 @@ static void process(struct controller *c, struct pod_writer *w, const char *key)
     if (rc == K_OK) {
         log_info(1, "pod %s: %s (%s)", key, cause_word(plan.cause), plan.detail);
         pthread_mutex_lock(&c->written_mu);
-        char *k = strdup(key), *val = strdup(cause_word(plan.cause));
+        char *k = strdup(key), *val = NULL;
+        if (asprintf(&val, "%s %s", plan.uid, cause_word(plan.cause)) < 0)
+            val = NULL;
         struct lh_entry *e = lh_table_lookup_entry(c->written, key);
         if (e)
             lh_table_delete_entry(c->written, e);

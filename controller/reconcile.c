@@ -19,7 +19,7 @@ static int split_key(const char *key, char *ns, size_t ns_len, char *name, size_
     return K_OK;
 }
 
-int reconcile_plan(struct store *s, const char *key, const char *written,
+int reconcile_plan(struct store *s, const char *key, const char *written, const char *written_uid,
                    struct reconcile_plan *out)
 {
     memset(out, 0, sizeof(*out));
@@ -31,6 +31,8 @@ int reconcile_plan(struct store *s, const char *key, const char *written,
         out->kind = RECONCILE_GONE;
         goto out;
     }
+    if (written && written_uid && (!pod->uid || strcmp(pod->uid, written_uid) != 0))
+        written = NULL; /* written for an earlier pod of the same name */
     const char *current = written ? written : pod->cause;
     snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
     if (store_is_pending_gpu_pod(pod)) {

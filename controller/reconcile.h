@@ -45,10 +45,12 @@ struct reconcile_plan {
 
 /*
  * reconcile_plan() - plan for pod "ns/name". `written` is the cause this controller last wrote
- * for the pod and the watch has not shown yet (NULL when none). Takes the store's read lock.
+ * for the pod and the watch has not shown yet (NULL when none), and `written_uid` the uid of the
+ * pod it was written to: it is ignored for a pod with another uid (deleted and recreated under
+ * the same name). Takes the store's read lock.
  * Returns K_OK, or K_EINVAL for a malformed key.
  */
-int reconcile_plan(struct store *s, const char *key, const char *written,
+int reconcile_plan(struct store *s, const char *key, const char *written, const char *written_uid,
                    struct reconcile_plan *out);
 
 /* The writes reconcile needs; production uses the kube client, tests record the calls. */

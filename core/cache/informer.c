@@ -81,6 +81,7 @@ struct watch_ctx {
     struct informer *inf;
     char *rv; /* the last resourceVersion seen, for resuming */
     size_t rv_len;
+    unsigned long events; /* events delivered by this watch */
 };
 
 static void remember_rv(struct watch_ctx *wc, json_object *obj)
@@ -96,8 +97,10 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
 {
     struct watch_ctx *wc = ctx;
     struct informer *inf = wc->inf;
-    if (type != KUBE_EVENT_ERROR)
+    if (type != KUBE_EVENT_ERROR) {
         remember_rv(wc, obj);
+        wc->events++;
+    }
     switch (type) {
     case KUBE_EVENT_ADDED:
     case KUBE_EVENT_MODIFIED:
@@ -165,16 +168,20 @@ static void *run(void *arg)
                           (int)(rand_r(&seed) % (unsigned)(inf->watch_timeout / 5 + 1));
             char from[RV_MAX];
             snprintf(from, sizeof(from), "%s", rv);
-            struct watch_ctx wc = {inf, rv, sizeof(rv)};
+            struct watch_ctx wc = {inf, rv, sizeof(rv), 0};
             rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
             if (inf->h.watch_restart)
                 inf->h.watch_restart(inf->h.ctx, rc);
+            if (wc.events > 0)
+                backoff = 0; /* the connection worked: the next failure is a new outage */
             if (rc == K_OK) {
                 backoff = 0;
                 continue;
             }
             if (rc == K_EGONE) {
-                log_info(1, "informer %s: resourceVersion %s expired; relisting", inf->name, rv);
+                log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting",
+                         inf->name, from, err.http_status,
+                         err.message[0] ? err.message : "watch error");
                 rv[0] = '\0';
                 continue;
             }

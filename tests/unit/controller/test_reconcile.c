@@ -84,15 +84,22 @@ static void put(json_object *pod)
     json_object_put(pod);
 }
 
-static struct recorder run(const char *key, const char *written)
+#define POD_UID "11111111-2222-3333-4444-555555555555" /* what test_pod() sets */
+
+static struct recorder run_uid(const char *key, const char *written, const char *written_uid)
 {
     struct recorder r = {0};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    assert_int_equal(reconcile_plan(store, key, written, &plan), K_OK);
+    assert_int_equal(reconcile_plan(store, key, written, written_uid, &plan), K_OK);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
     return r;
+}
+
+static struct recorder run(const char *key, const char *written)
+{
+    return run_uid(key, written, written ? POD_UID : NULL);
 }
 
 static void test_blocked_pod_is_annotated_once(void **state)
@@ -109,6 +116,9 @@ static void test_blocked_pod_is_annotated_once(void **state)
     /* written but not yet seen through the watch: no second write */
     r = run("gpu-triage/case-exhaust", "exhausted");
     assert_int_equal(r.annotations + r.events, 0);
+    /* a cause written for an earlier pod of the same name does not count */
+    r = run_uid("gpu-triage/case-exhaust", "exhausted", "00000000-old-pod");
+    assert_int_equal(r.annotations, 1);
     /* seen through the watch: still nothing */
     put(test_pod("gpu-triage", "case-exhaust", "2", NULL, "Pending", "lab-node-0", 1, "exhausted"));
     r = run("gpu-triage/case-exhaust", NULL);
@@ -176,7 +186,7 @@ static void test_vanished_pod_is_not_an_error(void **state)
     struct recorder r = {.fail_annotate = K_ENOTFOUND};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    reconcile_plan(store, "gpu-triage/racy", NULL, &plan);
+    reconcile_plan(store, "gpu-triage/racy", NULL, NULL, &plan);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_ENOTFOUND);
     assert_int_equal(r.events, 0);
