@@ -148,38 +148,6 @@ static void timestamp(int64_t wall_ms, char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The whole Event, as client-go's recorder makes it (legacy core/v1 shape). */
-static json_object *event_body(const struct kube_event_spec *e, const char *name, const char *now,
-                               const char *msg)
-{
-    json_object *ev = json_object_new_object();
-    json_object *meta = json_object_new_object();
-    json_object_object_add(meta, "name", json_object_new_string(name));
-    json_object_object_add(meta, "namespace", json_object_new_string(e->ns));
-    json_object_object_add(ev, "metadata", meta);
-    json_object *inv = json_object_new_object();
-    json_object_object_add(inv, "apiVersion", json_object_new_string(e->api_version));
-    json_object_object_add(inv, "kind", json_object_new_string(e->kind));
-    json_object_object_add(inv, "namespace", json_object_new_string(e->ns));
-    json_object_object_add(inv, "name", json_object_new_string(e->name));
-    if (e->uid)
-        json_object_object_add(inv, "uid", json_object_new_string(e->uid));
-    json_object_object_add(ev, "involvedObject", inv);
-    json_object_object_add(ev, "reason", json_object_new_string(e->reason));
-    json_object_object_add(ev, "message", json_object_new_string(msg));
-    json_object_object_add(ev, "type", json_object_new_string(e->type));
-    json_object *src = json_object_new_object();
-    json_object_object_add(src, "component", json_object_new_string(e->component));
-    json_object_object_add(ev, "source", src);
-    json_object_object_add(ev, "reportingComponent", json_object_new_string(e->component));
-    if (e->instance)
-        json_object_object_add(ev, "reportingInstance", json_object_new_string(e->instance));
-    json_object_object_add(ev, "firstTimestamp", json_object_new_string(now));
-    json_object_object_add(ev, "lastTimestamp", json_object_new_string(now));
-    json_object_object_add(ev, "count", json_object_new_int(1));
-    return ev;
-}
-
 int event_recorder_record(struct event_recorder *r, void *conn, const struct kube_event_spec *e,
                           int *aggregated, struct kube_error *err)
 {
@@ -221,7 +189,9 @@ int event_recorder_record(struct event_recorder *r, void *conn, const struct kub
     /* client-go names Events "<object>.<hex UnixNano>" (tools/record/event.go, makeEvent). */
     snprintf(name, sizeof(name), "%.240s.%llx", e->name,
              (unsigned long long)wall * 1000000ULL + (unsigned long long)(rand() % 1000000));
-    json_object *ev = event_body(e, name, now, msg);
+    json_object *ev = kube_event_body(e, name, now);
+    if (!ev)
+        return K_ENOMEM;
     rc = r->sink->create(conn, e->ns, ev, err);
     json_object_put(ev);
     if (rc == K_OK && e->uid && *e->uid)

@@ -9,24 +9,23 @@
 
 #define NOTE_LIMIT 1024 /* validation.NoteLengthLimit */
 
-int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
-                      struct kube_error *err)
+json_object *kube_event_body(const struct kube_event_spec *e, const char *name, const char *now)
 {
-    char now[32], path[512], ns_esc[256], msg[NOTE_LIMIT + 1];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char msg[NOTE_LIMIT + 1], gen[300];
     snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "");
-    if (kube_path_escape(e->ns, ns_esc, sizeof(ns_esc)) != K_OK)
-        return K_ETOOBIG;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns_esc);
-
     json_object *ev = json_object_new_object();
     json_object *meta = json_object_new_object();
-    char gen[300];
-    snprintf(gen, sizeof(gen), "%.240s.", e->name);
-    json_object_object_add(meta, "generateName", json_object_new_string(gen));
+    if (!ev || !meta) {
+        json_object_put(ev);
+        json_object_put(meta);
+        return NULL;
+    }
+    if (name) {
+        json_object_object_add(meta, "name", json_object_new_string(name));
+    } else {
+        snprintf(gen, sizeof(gen), "%.240s.", e->name);
+        json_object_object_add(meta, "generateName", json_object_new_string(gen));
+    }
     json_object_object_add(meta, "namespace", json_object_new_string(e->ns));
     json_object_object_add(ev, "metadata", meta);
     json_object *inv = json_object_new_object();
@@ -49,7 +48,23 @@ int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
     json_object_object_add(ev, "firstTimestamp", json_object_new_string(now));
     json_object_object_add(ev, "lastTimestamp", json_object_new_string(now));
     json_object_object_add(ev, "count", json_object_new_int(1));
+    return ev;
+}
 
+int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
+                      struct kube_error *err)
+{
+    char now[32], path[512], ns_esc[256];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (kube_path_escape(e->ns, ns_esc, sizeof(ns_esc)) != K_OK)
+        return K_ETOOBIG;
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns_esc);
+    json_object *ev = kube_event_body(e, NULL, now);
+    if (!ev)
+        return K_ENOMEM;
     int rc = kube_post(c, path, ev, NULL, err);
     json_object_put(ev);
     return rc;

@@ -22,6 +22,15 @@ struct kube_event_spec {
 };
 
 /*
+ * kube_event_body() - the Event object for `e` as client-go's recorder writes it (legacy core/v1
+ * shape: involvedObject, source and reportingComponent, first/lastTimestamp, count 1). `name`
+ * sets metadata.name; NULL sets metadata.generateName to "<object name>." instead. `now` is an
+ * RFC 3339 time ("2026-11-30T14:00:00Z"). The message is cut at 1024 bytes. Returns a new object
+ * owned by the caller, or NULL on allocation failure. All arguments are borrowed.
+ */
+json_object *kube_event_body(const struct kube_event_spec *e, const char *name, const char *now);
+
+/*
  * kube_event_create() - POST the Event (name generated from the object's name). All strings are
  * borrowed. Returns a K_* value; err gets the details.
  */
