@@ -22,6 +22,7 @@
 #include "leader.h"
 #include "metrics.h"
 #include "reconcile.h"
+#include "util/deadline.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -461,14 +462,7 @@ static void *elect(void *arg)
             enqueue_pending(c);
         was = leading;
         int64_t ms = leader_next_delay_ms(c->le);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += ms / 1000;
-        ts.tv_nsec += (ms % 1000) * 1000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
+        struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
         pthread_mutex_lock(&c->le_mu);
         if (!c->le_stop)
             pthread_cond_timedwait(&c->le_cv, &c->le_mu, &ts);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/deadline.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -164,13 +165,7 @@ void event_queue_stop(struct event_queue *q, int drain_ms)
     pthread_mutex_lock(&q->mu);
     if (!q->stopping) {
         q->stopping = true;
-        clock_gettime(CLOCK_MONOTONIC, &q->deadline);
-        q->deadline.tv_sec += drain_ms / 1000;
-        q->deadline.tv_nsec += (long)(drain_ms % 1000) * 1000000;
-        if (q->deadline.tv_nsec >= 1000000000) {
-            q->deadline.tv_sec++;
-            q->deadline.tv_nsec -= 1000000000;
-        }
+        q->deadline = deadline_after(CLOCK_MONOTONIC, drain_ms);
     }
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/deadline.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -119,14 +120,7 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
 /* Sleeps up to ms, waking early on stop. */
 static void nap(struct informer *inf, int64_t ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&inf->mu);
     if (!inf->stop)
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
@@ -225,13 +219,7 @@ bool informer_wait_synced(struct informer *inf, const volatile int *cancel)
 {
     pthread_mutex_lock(&inf->mu);
     while (!inf->synced && !(cancel && *cancel)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
+        struct timespec ts = deadline_after(CLOCK_REALTIME, 100);
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
     }
     bool s = inf->synced;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/deadline.h"
 #include "util/result.h"
 
 struct item {
@@ -345,16 +346,9 @@ char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
             pthread_cond_wait(&q->cv, &q->mu);
         } else {
             /* Delays are measured on q->clock; sleep on the monotonic clock for that long. */
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
             if (wait > 1000)
                 wait = 1000; /* re-read an injected clock at least every second */
-            ts.tv_sec += wait / 1000;
-            ts.tv_nsec += (wait % 1000) * 1000000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
+            struct timespec ts = deadline_after(CLOCK_MONOTONIC, wait);
             pthread_cond_timedwait(&q->cv, &q->mu, &ts);
         }
     }
