@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""bench/scale_helper.py - the API work of bench/scale, Python 3 standard library only.
+
+Talks to the e2e cluster's kube-apiserver with the admin client certificate (HTTPS, keep-alive,
+one connection per thread) so that tens of thousands of objects are created with bounded
+parallelism instead of one kubectl process per object.
+
+  populate  create N nodes (kwok-managed, status set at create) and M pods bound to them
+  wait      wait until no pod in the bench namespaces is outside phase Running
+  measure   create K unschedulable GPU pods one at a time; for each, time from the create call
+            returning to the first watch event that shows its gputri/cause annotation
+  count     print the number of pods not Running (paged LIST)
+
+Connection flags: --server https://127.0.0.1:PORT --ca ca.crt --cert admin.crt --key admin.key.
+Results go to stdout as one JSON object; progress to stderr.
+"""
+import argparse
+import http.client
+import json
+import queue
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+
+GPU = "nvidia.com/gpu"
+BULK_NS = "bench"
+BLOCKED_NS = "bench-blocked"
+
+
+class Client:
+    """One keep-alive HTTPS connection; not thread-safe (use one per thread)."""
+
+    def __init__(self, args, timeout=60):
+        u = urllib.parse.urlsplit(args.server)
+        self.host, self.port = u.hostname, u.port or 443
+        self.ctx = ssl.create_default_context(cafile=args.ca)
+        self.ctx.load_cert_chain(args.cert, args.key)
+        self.timeout = timeout
+        self.conn = None
+
+    def _connect(self):
+        self.conn = http.client.HTTPSConnection(self.host, self.port, context=self.ctx,
+                                                timeout=self.timeout)
+
+    def request(self, method, path, body=None, ok=(200, 201)):
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Accept": "application/json", "User-Agent": "gputri-bench/1"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        for attempt in range(8):
+            try:
+                if self.conn is None:
+                    self._connect()
+                self.conn.request(method, path, body=data, headers=headers)
+                resp = self.conn.getresponse()
+                raw = resp.read()
+            except (OSError, http.client.HTTPException):
+                self.conn = None
+                time.sleep(0.2 * (attempt + 1))
+                continue
+            if resp.status in ok:
+                return json.loads(raw) if raw else None
+            if resp.status == 409 and method == "POST":
+                return None  # already exists: a re-run
+            if resp.status in (429, 500, 503, 504):
+                time.sleep(float(resp.getheader("Retry-After") or 0.5))
+                continue
+            raise RuntimeError(f"{method} {path}: HTTP {resp.status}: {raw[:300]!r}")
+        raise RuntimeError(f"{method} {path}: giving up after retries")
+
+
+_local = threading.local()
+
+
+def client(args):
+    c = getattr(_local, "client", None)
+    if c is None:
+        c = _local.client = Client(args)
+    return c
+
+
+def node_name(i):
+    return f"bench-node-{i:05d}"
+
+
+def node_kind(i, n, gpu_fraction, taint_fraction):
+    """'gpu', 'tainted' (a GPU node with a taint) or 'cpu'."""
+    n_gpu = int(n * gpu_fraction)
+    if i >= n_gpu:
+        return "cpu"
+    return "tainted" if i < int(n * taint_fraction) else "gpu"
+
+
+def node_body(i, kind):
+    name = node_name(i)
+    res = {"cpu": "64", "memory": "512Gi", "pods": "110"}
+    if kind != "cpu":
+        res[GPU] = "8"
+    spec = {}
+    if kind == "tainted":
+        spec["taints"] = [{"key": "bench/reserved", "value": "yes", "effect": "NoSchedule"}]
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name,
+                     "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                "type": "kwok", "bench/pool": kind},
+                     "annotations": {"kwok.x-k8s.io/node": "fake"}},
+        "spec": spec,
+        "status": {"capacity": dict(res), "allocatable": dict(res)},
+    }
+
+
+def pod_body(ns, name, node=None, gpus=0, selector=None, tolerate=False):
+    c = {"name": "c", "image": "registry.k8s.io/pause:3.10"}
+    if gpus:
+        c["resources"] = {"limits": {GPU: str(gpus)}}
+    spec = {"containers": [c], "automountServiceAccountToken": False,
+            "terminationGracePeriodSeconds": 0}
+    if node:
+        spec["nodeName"] = node
+    if selector:
+        spec["nodeSelector"] = selector
+    if tolerate:
+        spec["tolerations"] = [{"operator": "Exists"}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+            "spec": spec}
+
+
+def parallel(args, what, items, fn):
+    """Run fn(item) over items with args.parallel threads, reporting progress."""
+    t0 = time.monotonic()
+    done = 0
+    lock = threading.Lock()
+
+    def run(item):
+        nonlocal done
+        fn(item)
+        with lock:
+            done += 1
+            if done % 2000 == 0:
+                el = time.monotonic() - t0
+                print(f"  {what}: {done}/{len(items)} in {el:.0f}s ({done / el:.0f}/s)",
+                      file=sys.stderr, flush=True)
+
+    with ThreadPoolExecutor(max_workers=args.parallel) as ex:
+        for f in [ex.submit(run, it) for it in items]:
+            f.result()
+    return time.monotonic() - t0
+
+
+def ensure_namespace(args, ns):
+    c = client(args)
+    c.request("POST", "/api/v1/namespaces",
+              {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+
+
+def gpu_layout(args):
+    """The bound pods: (name, node, gpus). GPU nodes hold 4..8 GPUs in pods of 1 or 2 GPUs."""
+    pods = []
+    n_gpu_pods = 0
+    for i in range(args.nodes):
+        kind = node_kind(i, args.nodes, args.gpu_fraction, args.taint_fraction)
+        if kind == "cpu":
+            continue
+        used = 4 + (i % 5)  # 4..8 of 8 GPUs in use; at most 4 free anywhere
+        k = 0
+        while used > 0:
+            g = 2 if used >= 2 else 1
+            pods.append((f"gpu-{i:05d}-{k}", node_name(i), g))
+            used -= g
+            k += 1
+            n_gpu_pods += 1
+    rest = max(0, args.pods - len(pods))
+    for j in range(rest):
+        pods.append((f"cpu-{j:06d}", node_name(j % args.nodes), 0))
+    return pods[: args.pods] if len(pods) > args.pods else pods
+
+
+def cmd_populate(args):
+    out = {}
+    ensure_namespace(args, BULK_NS)
+    kinds = [node_kind(i, args.nodes, args.gpu_fraction, args.taint_fraction)
+             for i in range(args.nodes)]
+    print(f"creating {args.nodes} nodes ({kinds.count('gpu')} GPU, {kinds.count('tainted')} "
+          f"tainted GPU, {kinds.count('cpu')} CPU-only)", file=sys.stderr, flush=True)
+    out["nodes_seconds"] = parallel(
+        args, "nodes", list(range(args.nodes)),
+        lambda i: client(args).request("POST", "/api/v1/nodes", node_body(i, kinds[i])))
+    # The ServiceAccount admission plugin refuses pods until the namespace's default SA exists.
+    c = client(args)
+    for _ in range(120):
+        try:
+            c.request("GET", f"/api/v1/namespaces/{BULK_NS}/serviceaccounts/default")
+            break
+        except RuntimeError:
+            time.sleep(0.5)
+    layout = gpu_layout(args)
+    n_gpu = sum(1 for p in layout if p[2])
+    print(f"creating {len(layout)} pods bound to nodes ({n_gpu} holding "
+          f"{sum(p[2] for p in layout)} GPUs)", file=sys.stderr, flush=True)
+    out["pods_seconds"] = parallel(
+        args, "pods", layout,
+        lambda p: client(args).request("POST", f"/api/v1/namespaces/{BULK_NS}/pods",
+                                       pod_body(BULK_NS, p[0], node=p[1], gpus=p[2])))
+    out["nodes"], out["pods"], out["gpu_pods"] = args.nodes, len(layout), n_gpu
+    out["node_kinds"] = {k: kinds.count(k) for k in ("gpu", "tainted", "cpu")}
+    print(json.dumps(out))
+
+
+def not_running(c, ns):
+    sel = urllib.parse.quote("status.phase!=Running")
+    path = f"/api/v1/namespaces/{ns}/pods?fieldSelector={sel}&limit=500"
+    n = 0
+    cont = None
+    while True:
+        p = path + (f"&continue={urllib.parse.quote(cont)}" if cont else "")
+        lst = c.request("GET", p)
+        n += len(lst.get("items", []))
+        cont = lst.get("metadata", {}).get("continue")
+        if not cont:
+            return n
+
+
+def cmd_wait(args):
+    c = Client(args)
+    t0 = time.monotonic()
+    last = None
+    while True:
+        n = not_running(c, BULK_NS)
+        if n == 0:
+            print(json.dumps({"running_wait_seconds": time.monotonic() - t0}))
+            return
+        if n != last:
+            print(f"  {n} pods not Running yet ({time.monotonic() - t0:.0f}s)", file=sys.stderr,
+                  flush=True)
+            last = n
+        if time.monotonic() - t0 > args.timeout:
+            raise SystemExit(f"{n} pods still not Running after {args.timeout}s")
+        time.sleep(2)
+
+
+def cmd_count(args):
+    print(not_running(Client(args), BULK_NS))
+
+
+# ---- measure -------------------------------------------------------------------------------
+
+BLOCKED_KINDS = [
+    # (cause expected, pod spec arguments)
+    ("exhausted", dict(gpus=8, tolerate=True)),  # no node has 8 free GPUs
+    ("label-mismatch", dict(gpus=1, selector={"bench/gpu-product": "H100"})),
+    ("no-gpu-node", dict(gpus=1, selector={"bench/pool": "cpu"})),
+    ("taint", dict(gpus=1, selector={"bench/pool": "tainted"})),
+]
+
+
+class Watcher(threading.Thread):
+    """Watches the blocked namespace; records when each pod first shows gputri/cause."""
+
+    def __init__(self, args, rv):
+        super().__init__(daemon=True)
+        self.args, self.rv = args, rv
+        self.seen = {}  # name -> (monotonic time, cause)
+        self.cond = threading.Condition()
+        self.error = None
+
+    def run(self):
+        try:
+            while True:
+                self._watch()
+        except Exception as e:  # reported by the waiter
+            with self.cond:
+                self.error = e
+                self.cond.notify_all()
+
+    def _watch(self):
+        c = Client(self.args, timeout=600)
+        c._connect()
+        path = (f"/api/v1/namespaces/{BLOCKED_NS}/pods?watch=1&allowWatchBookmarks=true"
+                f"&resourceVersion={self.rv}&timeoutSeconds=540")
+        c.conn.request("GET", path, headers={"Accept": "application/json"})
+        resp = c.conn.getresponse()
+        if resp.status != 200:
+            raise RuntimeError(f"watch: HTTP {resp.status}: {resp.read()[:300]!r}")
+        while True:
+            line = resp.readline()
+            if not line:
+                return  # server timeout: re-watch from the last resourceVersion
+            now = time.monotonic()
+            ev = json.loads(line)
+            obj = ev.get("object", {})
+            meta = obj.get("metadata", {})
+            if meta.get("resourceVersion"):
+                self.rv = meta["resourceVersion"]
+            if ev.get("type") == "ERROR":
+                raise RuntimeError(f"watch ERROR: {obj}")
+            cause = (meta.get("annotations") or {}).get("gputri/cause")
+            name = meta.get("name")
+            if cause and name:
+                with self.cond:
+                    if name not in self.seen:
+                        self.seen[name] = (now, cause)
+                        self.cond.notify_all()
+
+    def wait_for(self, name, deadline):
+        with self.cond:
+            while name not in self.seen and self.error is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+            if self.error is not None:
+                raise self.error
+            return self.seen[name]
+
+
+def pct(values, p):
+    """Nearest-rank percentile."""
+    v = sorted(values)
+    if not v:
+        return None
+    k = max(0, min(len(v) - 1, int(-(-p * len(v) // 100)) - 1))
+    return v[k]
+
+
+def cmd_measure(args):
+    c = Client(args)
+    ensure_namespace(args, BLOCKED_NS)
+    for _ in range(120):
+        try:
+            c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/serviceaccounts/default")
+            break
+        except RuntimeError:
+            time.sleep(0.5)
+    lst = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods?limit=1")
+    w = Watcher(args, lst["metadata"]["resourceVersion"])
+    w.start()
+    time.sleep(0.5)
+    samples = []
+    wrong = []
+    timeouts = []
+    for i in range(args.blocked):
+        want, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
+        name = f"blocked-{i:03d}"
+        body = pod_body(BLOCKED_NS, name, **kw)
+        t_start = time.monotonic()
+        c.request("POST", f"/api/v1/namespaces/{BLOCKED_NS}/pods", body)
+        t_created = time.monotonic()
+        got = w.wait_for(name, t_created + args.timeout)
+        if got is None:
+            timeouts.append(name)
+            print(f"  {name}: no gputri/cause within {args.timeout}s", file=sys.stderr, flush=True)
+            continue
+        t_seen, cause = got
+        if cause != want:
+            wrong.append({"pod": name, "cause": cause, "want": want})
+        samples.append({"pod": name, "cause": cause,
+                        "create_call_ms": (t_created - t_start) * 1000,
+                        # the annotation can arrive before the create call has returned: 0 then
+                        "latency_ms": max(0.0, (t_seen - t_created) * 1000),
+                        "from_call_start_ms": (t_seen - t_start) * 1000})
+        if args.gap:
+            time.sleep(args.gap)
+    lat = [s["latency_ms"] for s in samples]
+    out = {
+        "blocked": args.blocked, "annotated": len(samples), "timeouts": timeouts,
+        "wrong_cause": wrong,
+        "p50_ms": pct(lat, 50), "p90_ms": pct(lat, 90), "p99_ms": pct(lat, 99),
+        "min_ms": min(lat) if lat else None, "max_ms": max(lat) if lat else None,
+        "mean_ms": sum(lat) / len(lat) if lat else None,
+        "create_call_p50_ms": pct([s["create_call_ms"] for s in samples], 50),
+        "from_call_start_p50_ms": pct([s["from_call_start_ms"] for s in samples], 50),
+        "from_call_start_p99_ms": pct([s["from_call_start_ms"] for s in samples], 99),
+        "before_return": sum(1 for s in samples if s["latency_ms"] == 0.0),
+        "samples": samples,
+    }
+    print(json.dumps(out))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=["populate", "wait", "measure", "count"])
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--ca", required=True)
+    ap.add_argument("--cert", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--nodes", type=int, default=1000)
+    ap.add_argument("--pods", type=int, default=30000)
+    ap.add_argument("--blocked", type=int, default=50)
+    ap.add_argument("--gpu-fraction", type=float, default=0.5)
+    ap.add_argument("--taint-fraction", type=float, default=0.05)
+    ap.add_argument("--parallel", type=int, default=16)
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--gap", type=float, default=0.2, help="seconds between blocked pods")
+    args = ap.parse_args()
+    {"populate": cmd_populate, "wait": cmd_wait, "measure": cmd_measure,
+     "count": cmd_count}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
