@@ -40,6 +40,9 @@ struct controller {
     /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
     pthread_mutex_t written_mu;
     struct lh_table *written;
+    /* pods whose GPUs fit: "ns/name" -> (intptr_t) monotonic ms when first seen so; under
+     * written_mu */
+    struct lh_table *fits_since;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
     int listing;
 
@@ -62,6 +65,11 @@ struct controller {
 static int may_write(struct controller *c)
 {
     return !c->le || leader_is_leading(c->le);
+}
+
+static void free_key(struct lh_entry *e)
+{
+    free(lh_entry_k(e));
 }
 
 static void free_written(struct lh_entry *e)
@@ -109,6 +117,11 @@ static void settle_written(struct controller *c, const char *key, const char *se
     const char *cause = e ? strchr(lh_entry_v(e), ' ') : NULL;
     if (e && (gone || (seen && cause && strcmp(seen, cause + 1) == 0)))
         lh_table_delete_entry(c->written, e);
+    if (gone) {
+        struct lh_entry *f = lh_table_lookup_entry(c->fits_since, key);
+        if (f)
+            lh_table_delete_entry(c->fits_since, f);
+    }
     pthread_mutex_unlock(&c->written_mu);
 }
 
@@ -263,6 +276,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     pthread_mutex_init(&c->le_mu, NULL);
     pthread_cond_init(&c->le_cv, NULL);
     c->written = lh_kchar_table_new(64, free_written);
+    c->fits_since = lh_kchar_table_new(64, free_key);
     c->metrics = metrics_new();
     c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, NULL, NULL);
     c->store = store_new(gpus);
@@ -287,8 +301,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     struct informer_options no = {.name = "nodes", .path = "/api/v1/nodes"};
     c->pods = informer_new(cfg, &po, &ph);
     c->nodes = informer_new(cfg, &no, &nh);
-    if (!c->written || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
-        !c->events) {
+    if (!c->written || !c->fits_since || !c->store || !c->queue || !c->pods || !c->nodes ||
+        !c->metrics || !c->events) {
         controller_free(c);
         return NULL;
     }
@@ -355,6 +369,46 @@ static int gated_event(void *ctx, const struct reconcile_plan *plan, struct kube
     return rc;
 }
 
+/*
+ * A pod whose GPUs fit is only reported once it stayed unplaced for GPU_FITS_GRACE_MS: right
+ * after a GPU is freed the scheduler's last PodScheduled=False still stands until its next try,
+ * which its backoff (at most 10 s by default) may delay. Returns the ms left to wait, 0 when the
+ * grace is over.
+ */
+#define GPU_FITS_GRACE_MS 10000
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t fits_wait(struct controller *c, const char *key)
+{
+    int64_t now = now_ms(), wait = GPU_FITS_GRACE_MS;
+    pthread_mutex_lock(&c->written_mu);
+    void *v = NULL;
+    if (lh_table_lookup_ex(c->fits_since, key, &v)) {
+        wait = (int64_t)(intptr_t)v + GPU_FITS_GRACE_MS - now;
+    } else {
+        char *k = strdup(key);
+        if (!k || lh_table_insert(c->fits_since, k, (void *)(intptr_t)now) != 0)
+            free(k);
+    }
+    pthread_mutex_unlock(&c->written_mu);
+    return wait > 0 ? wait : 0;
+}
+
+static void fits_forget(struct controller *c, const char *key)
+{
+    pthread_mutex_lock(&c->written_mu);
+    struct lh_entry *e = lh_table_lookup_entry(c->fits_since, key);
+    if (e)
+        lh_table_delete_entry(c->fits_since, e);
+    pthread_mutex_unlock(&c->written_mu);
+}
+
 static void process(struct controller *c, struct pod_writer *w, const char *key)
 {
     char written[128] = "";
@@ -383,6 +437,15 @@ static void process(struct controller *c, struct pod_writer *w, const char *key)
     }
     if (plan.classified)
         metrics_inc_classifications(c->metrics);
+    if (plan.kind == RECONCILE_WRITE && plan.cause == CAUSE_GPU_FITS) {
+        int64_t wait = fits_wait(c, key);
+        if (wait > 0) {
+            workqueue_add_after(c->queue, key, wait);
+            return;
+        }
+    } else {
+        fits_forget(c, key);
+    }
     if (plan.kind != RECONCILE_WRITE) {
         workqueue_forget(c->queue, key);
         return;
@@ -710,6 +773,8 @@ void controller_free(struct controller *c)
     store_free(c->store);
     if (c->written)
         lh_table_free(c->written);
+    if (c->fits_since)
+        lh_table_free(c->fits_since);
     pthread_mutex_destroy(&c->written_mu);
     free(c->workers);
     free(c);
