@@ -3,7 +3,15 @@
 # (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) on 127.0.0.1, runs
 # gputri-controller against it, applies the seven-case seed lab, and prints for every lab pod:
 # pod | scheduler message | gputri/cause | detail. The cluster keeps running afterwards.
+# It uses the default cluster state dir (/tmp/gputri-e2e) and ports (e2e/README.md); a cluster
+# already running there is reused and its gputri daemons restarted. scripts/test.sh runs its own.
 set -euo pipefail
+case ${1:-} in
+-h | --help)
+  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+  ;;
+esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO"
 
@@ -20,8 +28,9 @@ cat <<MSG
 
 The cluster is still running. Try it:
   eval "\$(e2e/cluster env)"        # KUBECONFIG=$kubeconfig and the matching kubectl
-  kubectl get pods -n gpu-triage -L gputri/cause
+  kubectl get pods -n gpu-triage -o custom-columns='POD:.metadata.name,PHASE:.status.phase,CAUSE:.metadata.annotations.gputri/cause'
   kubectl get events -n gpu-triage --field-selector reportingComponent=gputri
-  build/cli/gputri explain gpu-triage case-exhaust
+  build/cli/gputri explain gpu-triage case-taint
+  PATH=\$PWD/build/cli:\$PATH kubectl gputri pods -n gpu-triage
 Stop everything with: e2e/cluster down
 MSG

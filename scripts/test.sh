@@ -3,7 +3,15 @@
 #   formatting, unit tests (plain, ASan+UBSan, valgrind), and the e2e suites on a real
 #   control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler built from the
 #   official Go modules, kwok for nodes). Ends with one line "N passed, M failed" over all suites.
+# The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
+# cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs.
 set -uo pipefail
+case ${1:-} in
+-h | --help)
+  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+  ;;
+esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO"
 
