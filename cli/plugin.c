@@ -10,7 +10,6 @@
 #include "args.h"
 #include "kube/client.h"
 #include "kube/config.h"
-#include "kubens.h"
 #include "model/gpu.h"
 #include "pods.h"
 #include "triage.h"
@@ -184,7 +183,7 @@ int main(int argc, char **argv)
     if (a.ns)
         snprintf(ns, sizeof(ns), "%s", a.ns);
     else
-        kubeconfig_namespace(a.kubeconfig, ns, sizeof(ns));
+        snprintf(ns, sizeof(ns), "%s", cfg.ns ? cfg.ns : "default");
     client = kube_client_new(&cfg, "kubectl-gputri/" GPUTRI_VERSION);
     if (!client) {
         fprintf(stderr, "error: out of memory\n");

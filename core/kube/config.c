@@ -527,6 +527,9 @@ static int load_from_set(struct kc_set *set, struct kube_config *cfg, char *err,
     cfg->source = strdup(cf->path);
     if (!cfg->source)
         return K_ENOMEM;
+    const char *ns = map_str(&cf->doc, ctx, "namespace");
+    if (ns && *ns && !(cfg->ns = strdup(ns)))
+        return K_ENOMEM;
     rc = load_cluster(set, cluster, cfg, err, errlen);
     if (rc)
         return rc;
@@ -638,6 +641,24 @@ static int load_in_cluster(const char *host, const char *port, struct kube_confi
         set_err(err, errlen, "in-cluster: token %s is empty", cfg->token_file);
         return K_EINVAL;
     }
+    /* The namespace: $POD_NAMESPACE, else the service account's file (optional). */
+    const char *pod_ns = getenv("POD_NAMESPACE");
+    if (pod_ns && *pod_ns) {
+        cfg->ns = strdup(pod_ns);
+    } else {
+        char *path = resolve_path(dir, "namespace");
+        buf_init(&b, 256);
+        if (path && read_file(path, &b) == K_OK) {
+            cfg->ns = buf_take(&b);
+            trim(cfg->ns);
+            if (!cfg->ns[0]) {
+                free(cfg->ns);
+                cfg->ns = NULL;
+            }
+        }
+        buf_cleanup(&b);
+        free(path);
+    }
     return K_OK;
 }
 
@@ -708,5 +729,6 @@ void kube_config_cleanup(struct kube_config *cfg)
     }
     free(cfg->token_file);
     free(cfg->source);
+    free(cfg->ns);
     memset(cfg, 0, sizeof(*cfg));
 }

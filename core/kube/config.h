@@ -39,6 +39,11 @@ struct kube_config {
     char *token_file; /* re-read before every request when set (rotated projected tokens) */
     bool insecure;    /* insecure-skip-tls-verify */
     char *source;     /* where it came from: a path or "in-cluster"; for messages */
+    /* The namespace kubectl would use without -n: the current context's namespace, or
+     * in-cluster $POD_NAMESPACE, else the service account's "namespace" file; NULL when none
+     * is set (kubectl then uses "default"). kubernetes/client-go: tools/clientcmd
+     * client_config.go Namespace(). */
+    char *ns;
 };
 
 /*

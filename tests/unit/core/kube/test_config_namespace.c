@@ -1,4 +1,4 @@
-/* Tests for cli/kubens.c: the default namespace from kubeconfig contexts, as kubectl picks it. */
+/* Tests for the namespace core/kube/config.c reads: the default namespace as kubectl picks it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "kubens.h"
+#include "kube/config.h"
 #include "util/result.h"
 
 static char dir[64];
@@ -18,7 +18,7 @@ static char dir[64];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/gputri-kubens-XXXXXX");
+    snprintf(dir, sizeof(dir), "/tmp/gputri-config-ns-XXXXXX");
     if (!mkdtemp(dir))
         return -1;
     unsetenv("KUBERNETES_SERVICE_HOST");
@@ -48,6 +48,21 @@ static const char *write_file(const char *name, const char *text)
     return p;
 }
 
+/* The namespace kube_config_load() finds, "default" when none is set, "(error)" on failure. */
+static const char *namespace_of(const char *explicit_path)
+{
+    static char ns[256];
+    struct kube_config cfg;
+    char err[256];
+    if (kube_config_load(explicit_path, &cfg, err, sizeof(err)) != K_OK) {
+        snprintf(ns, sizeof(ns), "(error)");
+        return ns;
+    }
+    snprintf(ns, sizeof(ns), "%s", cfg.ns ? cfg.ns : "default");
+    kube_config_cleanup(&cfg);
+    return ns;
+}
+
 #define CONFIG(current, contexts)                                                                  \
     "apiVersion: v1\nkind: Config\n" current "clusters:\n- name: c\n  cluster:\n"                  \
     "    server: https://127.0.0.1:6443\nusers:\n- name: u\n  user: {}\ncontexts:\n" contexts
@@ -60,9 +75,7 @@ static void test_context_namespace(void **state)
         CONFIG("current-context: dev\n",
                "- name: prod\n  context: {cluster: c, user: u, namespace: prod-ns}\n"
                "- name: dev\n  context:\n    cluster: c\n    user: u\n    namespace: team-a\n"));
-    char ns[64];
-    assert_int_equal(kubeconfig_namespace(kc, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "team-a");
+    assert_string_equal(namespace_of(kc), "team-a");
 }
 
 static void test_no_namespace_is_default(void **state)
@@ -70,18 +83,13 @@ static void test_no_namespace_is_default(void **state)
     (void)state;
     const char *kc =
         write_file("b", CONFIG("current-context: dev\n", "- name: dev\n  context: {cluster: c}\n"));
-    char ns[64];
-    assert_int_equal(kubeconfig_namespace(kc, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "default");
-    /* a missing file, or one without current-context, also gives "default" */
-    assert_int_equal(kubeconfig_namespace("/nonexistent/kubeconfig", ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "default");
+    assert_string_equal(namespace_of(kc), "default");
+    /* a missing file is an error, reported by kube_config_load() itself */
+    assert_string_equal(namespace_of("/nonexistent/kubeconfig"), "(error)");
     kc = write_file("c", CONFIG("", "- name: dev\n  context: {cluster: c, namespace: x}\n"));
-    assert_int_equal(kubeconfig_namespace(kc, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "default");
+    assert_string_equal(namespace_of(kc), "(error)"); /* no current-context */
     kc = write_file("d", "{{{ not yaml");
-    assert_int_equal(kubeconfig_namespace(kc, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "default");
+    assert_string_equal(namespace_of(kc), "(error)");
 }
 
 static void test_kubeconfig_list_merges(void **state)
@@ -92,21 +100,19 @@ static void test_kubeconfig_list_merges(void **state)
     const char *two = write_file("two", CONFIG("current-context: dev\n",
                                                "- name: dev\n  context: {cluster: c, namespace: "
                                                "shadowed}\n- name: x\n  context: {cluster: c}\n"));
-    char list[600], ns[64];
+    char list[600];
     snprintf(list, sizeof(list), "%s/missing:%s:%s", dir, one, two);
     setenv("KUBECONFIG", list, 1);
-    assert_int_equal(kubeconfig_namespace(NULL, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "default"); /* "one" defines dev first, without a namespace */
+    assert_string_equal(namespace_of(NULL),
+                        "default"); /* "one" defines dev first, without a namespace */
     snprintf(list, sizeof(list), "%s:%s", two, one);
     setenv("KUBECONFIG", list, 1);
-    assert_int_equal(kubeconfig_namespace(NULL, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "shadowed");
+    assert_string_equal(namespace_of(NULL), "shadowed");
     /* --kubeconfig wins over $KUBECONFIG */
     const char *three =
         write_file("three", CONFIG("current-context: p\n",
                                    "- name: p\n  context: {cluster: c, namespace: z}\n"));
-    assert_int_equal(kubeconfig_namespace(three, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "z");
+    assert_string_equal(namespace_of(three), "z");
     unsetenv("KUBECONFIG");
 }
 
@@ -118,27 +124,14 @@ static void test_in_cluster(void **state)
     setenv("KUBERNETES_SERVICE_PORT", "443", 1);
     setenv("GPUTRI_SERVICEACCOUNT_DIR", dir, 1);
     write_file("namespace", "gputri-system\n");
-    char ns[64];
-    assert_int_equal(kubeconfig_namespace(NULL, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "gputri-system");
+    write_file("token", "abc\n");
+    assert_string_equal(namespace_of(NULL), "gputri-system");
     setenv("POD_NAMESPACE", "from-env", 1);
-    assert_int_equal(kubeconfig_namespace(NULL, ns, sizeof(ns)), K_OK);
-    assert_string_equal(ns, "from-env");
+    assert_string_equal(namespace_of(NULL), "from-env");
     unsetenv("POD_NAMESPACE");
     unsetenv("KUBERNETES_SERVICE_HOST");
     unsetenv("KUBERNETES_SERVICE_PORT");
     unsetenv("GPUTRI_SERVICEACCOUNT_DIR");
-}
-
-static void test_too_long(void **state)
-{
-    (void)state;
-    const char *kc = write_file(
-        "long", CONFIG("current-context: d\n",
-                       "- name: d\n  context: {cluster: c, namespace: a-namespace-name}\n"));
-    char ns[8];
-    assert_int_equal(kubeconfig_namespace(kc, ns, sizeof(ns)), K_ETOOBIG);
-    assert_string_equal(ns, "default");
 }
 
 int main(void)
@@ -148,7 +141,6 @@ int main(void)
         cmocka_unit_test(test_no_namespace_is_default),
         cmocka_unit_test(test_kubeconfig_list_merges),
         cmocka_unit_test(test_in_cluster),
-        cmocka_unit_test(test_too_long),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
