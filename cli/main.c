@@ -36,6 +36,24 @@ static void usage(FILE *out)
             GPU_SET_DEFAULT);
 }
 
+/* Whether s is a DNS label (or, with dots, subdomain) as Kubernetes validates object names:
+ * kubernetes/apimachinery: pkg/util/validation/validation.go IsDNS1123Label/Subdomain. */
+static int dns_name(const char *s, size_t max, int dots)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && c != '-' && !(dots && c == '.'))
+            return 0;
+        if (!alnum && (i == 0 || i == n - 1))
+            return 0;
+    }
+    return 1;
+}
+
 static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name, int rc,
                             const struct kube_error *err)
 {
@@ -80,9 +98,16 @@ int main(int argc, char **argv)
         case OPT_GPU:
             gpu_list = optarg;
             break;
-        case 'v':
-            log_set_verbosity(atoi(optarg));
+        case 'v': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 10) {
+                fprintf(stderr, "gputri: --v must be a number from 0 to 10, not %s\n", optarg);
+                return 2;
+            }
+            log_set_verbosity((int)v);
             break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -107,6 +132,20 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *ns = argv[optind + 1], *name = argv[optind + 2];
+    if (!dns_name(ns, 63, 0)) {
+        fprintf(stderr,
+                "gputri: invalid namespace \"%.80s\": a DNS label of at most 63 "
+                "characters (a-z, 0-9, -)\n",
+                ns);
+        return 2;
+    }
+    if (!dns_name(name, 253, 1)) {
+        fprintf(stderr,
+                "gputri: invalid pod name \"%.80s\": a DNS subdomain of at most 253 "
+                "characters (a-z, 0-9, -, .)\n",
+                name);
+        return 2;
+    }
 
     struct gpu_set gpus;
     if (gpu_set_parse(&gpus, gpu_list) != K_OK) {

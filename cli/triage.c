@@ -306,7 +306,7 @@ int triage_print_explain(const struct triage *t, FILE *out)
             struct holders h = {.node = sorted[i].node->name};
             store_for_each_gpu_pod_on_node(t->store, h.node, collect_holder, &h);
             rc = h.rc;
-            if (rc == K_OK)
+            if (rc == K_OK && h.n > 1)
                 qsort(h.pods, h.n, sizeof(*h.pods), cmp_holders);
             for (size_t j = 0; j < h.n && rc == K_OK; j++) {
                 const struct kpod *p = h.pods[j];

@@ -15,7 +15,18 @@ struct item {
     char ns[254], kind[64], api_version[128], name[254], uid[128], reason[64], message[1025];
 };
 
+/* Events recorded lately, so that re-applying an object (or its UPDATEs) does not repeat them. */
+#define RECENT_MAX 1024
+#define RECENT_TTL_S 600
+
+struct recent {
+    uint64_t hash;
+    time_t at;
+};
+
 struct event_queue {
+    struct recent recent[RECENT_MAX];
+    size_t recent_next, repeated;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct item *items;
@@ -117,11 +128,42 @@ int event_queue_start(struct event_queue *q)
     return K_OK;
 }
 
+/* FNV-1a over the strings that make two Events the same, NUL-separated. */
+static uint64_t event_hash(const char *const *parts, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        for (const char *p = parts[i] ? parts[i] : ""; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        h = (h ^ 0) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* True when the same Event was queued within RECENT_TTL_S; otherwise remembers it. mu held. */
+static bool repeated(struct event_queue *q, uint64_t h, time_t now)
+{
+    for (size_t i = 0; i < RECENT_MAX; i++)
+        if (q->recent[i].hash == h && q->recent[i].at && now - q->recent[i].at < RECENT_TTL_S)
+            return true;
+    q->recent[q->recent_next].hash = h;
+    q->recent[q->recent_next].at = now;
+    q->recent_next = (q->recent_next + 1) % RECENT_MAX;
+    return false;
+}
+
 bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
                       const char *api_version, const char *name, const char *uid,
                       const char *reason, const char *message)
 {
+    const char *parts[] = {ns, kind, name, reason, message};
+    uint64_t h = event_hash(parts, sizeof(parts) / sizeof(parts[0]));
     pthread_mutex_lock(&q->mu);
+    if (repeated(q, h, time(NULL))) {
+        q->repeated++;
+        pthread_mutex_unlock(&q->mu);
+        return true;
+    }
     if (q->stopping || q->len == q->cap) {
         q->dropped++;
         bool stopping = q->stopping;

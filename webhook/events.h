@@ -35,7 +35,9 @@ int event_queue_start(struct event_queue *q);
 /*
  * event_queue_push() - queue a Warning Event about the object (ns, kind, api_version, name, uid)
  * with `reason` and `message`; strings are copied (cut to the Event field limits); uid may be
- * NULL or "". Returns false when the queue is full or stopping (the event is dropped and logged).
+ * NULL or "". The same Event (namespace, kind, name, reason, message) queued again within
+ * 10 minutes is not repeated (re-applies and UPDATEs would otherwise make a storm); that counts
+ * as success. Returns false when the queue is full or stopping (the event is dropped and logged).
  */
 bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
                       const char *api_version, const char *name, const char *uid,

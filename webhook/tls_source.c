@@ -2,6 +2,8 @@
 #include "tls_source.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -70,10 +72,24 @@ static bool id_equal(const struct file_id *a, const struct file_id *b)
 /* Reads a whole file, NUL-terminated (GnuTLS wants NUL-terminated PEM). */
 static int read_file(const char *path, gnutls_datum_t *out, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* Never block here (this runs in the TLS handshake): a FIFO or device at the path is
+     * refused without opening it for reading in blocking mode. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return errno == ENOENT ? K_ENOTFOUND : K_EIO;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return K_EIO;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return K_EIO;
     }
     unsigned char *data = malloc(TLS_SOURCE_MAX_FILE + 1);
     if (!data) {

@@ -272,16 +272,20 @@ static void evaluate_node(const struct classify_input *in, const struct knode *n
 }
 
 /* Whether candidate a came closer than b (strictly). */
+static int64_t free_of(const struct node_verdict *v)
+{
+    return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
+}
+
+/* Whether a came closer than b: lists every resource, then a later step, then (both exhausted)
+ * more free units of the failing resource; otherwise the earlier node stays. */
 static bool closer(const struct candidate *a, const struct candidate *b)
 {
     if (a->full_capacity != b->full_capacity)
         return a->full_capacity;
-    return a->v.step > b->v.step;
-}
-
-static int64_t free_of(const struct node_verdict *v)
-{
-    return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
+    if (a->v.step != b->v.step)
+        return a->v.step > b->v.step;
+    return a->v.step == CAUSE_EXHAUSTED && free_of(&a->v) > free_of(&b->v);
 }
 
 static const char *node_name_of(const struct knode *n)

@@ -391,7 +391,12 @@ static int load_cluster(struct kc_set *set, const char *name, struct kube_config
         set_err(err, errlen, "kubeconfig %s: cluster \"%s\" has no server", f->path, name);
         return K_EINVAL;
     }
-    cfg->server = strdup(server);
+    /* A server without a scheme means https, as in client-go (rest.DefaultServerURL): never send
+     * credentials in clear text because a scheme was left out. */
+    if (strstr(server, "://"))
+        cfg->server = strdup(server);
+    else if (asprintf(&cfg->server, "https://%s", server) < 0)
+        cfg->server = NULL;
     if (!cfg->server)
         return K_ENOMEM;
     size_t n = strlen(cfg->server);

@@ -17,8 +17,8 @@
 
 /*
  * project_pod() - fill `out` (zeroed first) from a Pod object. Returns K_OK, K_EPARSE when
- * metadata.name is missing or a GPU quantity does not parse, or K_ENOMEM. On error `out` is
- * cleaned up.
+ * metadata.name is missing or a GPU quantity does not parse, K_ETOOBIG when the pod names more
+ * than RESOURCE_LIST_MAX distinct GPU resources, or K_ENOMEM. On error `out` is cleaned up.
  */
 int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out);
 

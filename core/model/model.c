@@ -22,6 +22,8 @@ int resource_list_add(struct resource_list *l, const char *name, int64_t value)
             return K_OK;
         }
     }
+    if (l->n >= RESOURCE_LIST_MAX)
+        return K_ETOOBIG;
     struct resource_amount *items = realloc(l->items, (l->n + 1) * sizeof(*items));
     if (!items)
         return K_ENOMEM;

@@ -45,8 +45,14 @@ struct resource_list {
 /* resource_list_get() - the amount for `name`, 0 when absent. */
 int64_t resource_list_get(const struct resource_list *l, const char *name);
 /*
- * resource_list_add() - add `value` to `name` (inserting it when absent). Returns K_OK or
- * K_ENOMEM. Copies `name`.
+ * A list holds at most RESOURCE_LIST_MAX names: lookups are linear, and a real pod or node names a
+ * handful of GPU resources, while a hostile object could name tens of thousands.
+ */
+#define RESOURCE_LIST_MAX 64
+
+/*
+ * resource_list_add() - add `value` to `name` (inserting it when absent). Returns K_OK,
+ * K_ETOOBIG when a new name would pass RESOURCE_LIST_MAX, or K_ENOMEM. Copies `name`.
  */
 int resource_list_add(struct resource_list *l, const char *name, int64_t value);
 /* resource_list_cleanup() - free all entries; the list is empty afterwards. */

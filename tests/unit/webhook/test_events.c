@@ -97,8 +97,11 @@ static void test_push_does_not_wait_for_the_sink(void **state)
     assert_int_equal(event_queue_start(q), K_OK);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < 4; i++)
-        event_queue_push(q, "ns", "Pod", "v1", "p", NULL, "R", "m");
+    for (int i = 0; i < 4; i++) {
+        char msg[8];
+        snprintf(msg, sizeof(msg), "m%d", i);
+        event_queue_push(q, "ns", "Pod", "v1", "p", NULL, "R", msg);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
     assert_true(ms < 100);
@@ -106,6 +109,22 @@ static void test_push_does_not_wait_for_the_sink(void **state)
     event_queue_stop(q, 100);
     assert_true(r.n >= 1 && r.n < 4);
     assert_int_equal(event_queue_sent(q) + event_queue_dropped(q), 4);
+    event_queue_free(q);
+}
+
+static void test_repeats_are_not_recorded_again(void **state)
+{
+    (void)state;
+    struct recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    struct event_queue *q = event_queue_new(16, record, &r, "gputri-webhook", NULL);
+    assert_int_equal(event_queue_start(q), K_OK);
+    /* a re-apply, then the UPDATE of the controller's annotation: the same warning each time */
+    for (int i = 0; i < 5; i++)
+        assert_true(event_queue_push(q, "ns", "Pod", "v1", "p", NULL, "R", "m"));
+    assert_true(event_queue_push(q, "ns", "Pod", "v1", "p", NULL, "R", "another warning"));
+    assert_true(event_queue_push(q, "ns", "Pod", "v1", "other-pod", NULL, "R", "m"));
+    event_queue_stop(q, 1000);
+    assert_int_equal(r.n, 3);
     event_queue_free(q);
 }
 
@@ -136,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_delivers_in_order),
         cmocka_unit_test(test_bounded),
         cmocka_unit_test(test_push_does_not_wait_for_the_sink),
+        cmocka_unit_test(test_repeats_are_not_recorded_again),
         cmocka_unit_test(test_sink_failure_counted),
         cmocka_unit_test(test_bad_args),
     };
