@@ -162,6 +162,17 @@ int admission_handle(const char *body, size_t len, const struct wh_snapshot *sna
         snprintf(out->error, sizeof(out->error), "kind must be AdmissionReview");
         goto done;
     }
+    /* The API server sends a UUID; anything else cannot be echoed faithfully as JSON text. */
+    json_object *uid_obj = jget(req, "uid", json_type_string);
+    size_t uid_len = uid ? strspn(uid, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789-_.:")
+                         : 0;
+    if (uid && *uid &&
+        (uid[uid_len] != '\0' || uid_len > 128 ||
+         (size_t)json_object_get_string_len(uid_obj) != uid_len)) {
+        snprintf(out->error, sizeof(out->error), "request.uid is not a UID");
+        goto done;
+    }
     if (!req || !uid || !*uid) {
         snprintf(out->error, sizeof(out->error), "request.uid is missing");
         goto done;

@@ -171,6 +171,11 @@ static void test_malformed(void **state)
         "{\"apiVersion\":1,\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\"}}",
         "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
         "\"request\":{\"uid\":\"u\"",
+        /* uids that cannot be echoed faithfully */
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+        "\"request\":{\"uid\":\"a\\u0000b\"}}",
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+        "\"request\":{\"uid\":\"a b\\n\"}}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct admission_result r;
