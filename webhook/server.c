@@ -259,9 +259,13 @@ int server_start(const struct server_options *o, struct server **out, char *err,
         NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_HTTPS_CERT_CALLBACK,
         tls_source_retrieve, MHD_OPTION_HTTPS_PRIORITIES, SERVER_TLS_PRIORITIES,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads > 1 ? o->threads : 1),
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)o->connection_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+        /* one client (a slowloris) may hold at most half the connections */
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)(o->max_connections > 1 ? o->max_connections / 2 : 1),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, s, MHD_OPTION_END);
     if (!s->d) {
         snprintf(err, errlen, "cannot listen on %s port %d (address in use or not permitted)",
                  o->bind_address, o->port);
