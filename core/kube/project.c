@@ -503,25 +503,14 @@ out:
     return rc;
 }
 
-/* GPU entries of status.capacity / status.allocatable, as Value(). */
+/* GPU entries of status.capacity / status.allocatable into an empty list, as Value(). */
 static int project_node_resources(json_object *list, const struct gpu_set *gpus,
                                   struct resource_list *out)
 {
-    if (!list || !json_object_is_type(list, json_type_object))
-        return K_OK;
-    json_object_object_foreach(list, name, val)
-    {
-        if (!gpu_set_contains(gpus, name))
-            continue;
-        int64_t milli;
-        int rc = quantity_milli(val, &milli);
-        if (rc != K_OK)
-            return rc;
-        rc = resource_list_add(out, name, milli_to_value(milli));
-        if (rc != K_OK)
-            return rc;
-    }
-    return K_OK;
+    int rc = add_gpu_resources(list, gpus, out);
+    for (size_t i = 0; rc == K_OK && i < out->n; i++)
+        out->items[i].value = milli_to_value(out->items[i].value);
+    return rc;
 }
 
 int project_node(json_object *node, const struct gpu_set *gpus, struct knode *out)
