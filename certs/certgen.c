@@ -27,25 +27,13 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "util/errbuf.h"
 #include "util/buf.h"
 #include "util/result.h"
 
 #define CN_MAX 64 /* ub-common-name (RFC 5280) */
 #define DNS_NAME_MAX 253
 #define DNS_LABEL_MAX 63
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Report an OpenSSL failure: `what` plus the newest entry of this thread's error queue. */
 static int ossl_fail(char *err, size_t errlen, const char *what)
@@ -54,7 +42,7 @@ static int ossl_fail(char *err, size_t errlen, const char *what)
     char reason[256] = "unknown OpenSSL error";
     if (e)
         ERR_error_string_n(e, reason, sizeof(reason));
-    set_err(err, errlen, "%s: %s", what, reason);
+    errbuf_printf(err, errlen, "%s: %s", what, reason);
     ERR_clear_error();
     return K_EIO;
 }
@@ -169,7 +157,8 @@ static int push_san(GENERAL_NAMES *gens, GENERAL_NAME *gn)
 static int add_dns_san(GENERAL_NAMES *gens, const char *name, char *err, size_t errlen)
 {
     if (!is_dns_name(name)) {
-        set_err(err, errlen, "invalid DNS name \"%s\": want lowercase labels of [a-z0-9-]", name);
+        errbuf_printf(err, errlen, "invalid DNS name \"%s\": want lowercase labels of [a-z0-9-]",
+                      name);
         return K_EINVAL;
     }
     GENERAL_NAME *gn = GENERAL_NAME_new();
@@ -182,7 +171,7 @@ static int add_dns_san(GENERAL_NAMES *gens, const char *name, char *err, size_t 
     GENERAL_NAME_set0_value(gn, GEN_DNS, s);
     int rc = push_san(gens, gn);
     if (rc == K_ETOOBIG)
-        set_err(err, errlen, "more than %d subject alternative names", CERTGEN_MAX_SANS);
+        errbuf_printf(err, errlen, "more than %d subject alternative names", CERTGEN_MAX_SANS);
     return rc;
 }
 
@@ -191,7 +180,7 @@ static int add_ip_san(GENERAL_NAMES *gens, const char *ip, char *err, size_t err
     ASN1_OCTET_STRING *os = a2i_IPADDRESS(ip);
     if (!os) {
         ERR_clear_error();
-        set_err(err, errlen, "invalid IP address \"%s\"", ip);
+        errbuf_printf(err, errlen, "invalid IP address \"%s\"", ip);
         return K_EINVAL;
     }
     GENERAL_NAME *gn = GENERAL_NAME_new();
@@ -202,7 +191,7 @@ static int add_ip_san(GENERAL_NAMES *gens, const char *ip, char *err, size_t err
     GENERAL_NAME_set0_value(gn, GEN_IPADD, os);
     int rc = push_san(gens, gn);
     if (rc == K_ETOOBIG)
-        set_err(err, errlen, "more than %d subject alternative names", CERTGEN_MAX_SANS);
+        errbuf_printf(err, errlen, "more than %d subject alternative names", CERTGEN_MAX_SANS);
     return rc;
 }
 
@@ -221,18 +210,18 @@ static int build_sans(const struct certgen_options *o, GENERAL_NAMES **out, char
     if (o->service || o->namespace_name) {
         const char *svc = o->service, *ns = o->namespace_name;
         if (!svc || !ns) {
-            set_err(err, errlen, "service and namespace must be given together");
+            errbuf_printf(err, errlen, "service and namespace must be given together");
             rc = K_EINVAL;
             goto out;
         }
         /* A Service name is a DNS-1035 label: it must start with a letter. */
         if (!is_dns_label(svc, strlen(svc)) || !(svc[0] >= 'a' && svc[0] <= 'z')) {
-            set_err(err, errlen, "invalid service name \"%s\": want a DNS-1035 label", svc);
+            errbuf_printf(err, errlen, "invalid service name \"%s\": want a DNS-1035 label", svc);
             rc = K_EINVAL;
             goto out;
         }
         if (!is_dns_label(ns, strlen(ns))) {
-            set_err(err, errlen, "invalid namespace \"%s\": want a DNS-1123 label", ns);
+            errbuf_printf(err, errlen, "invalid namespace \"%s\": want a DNS-1123 label", ns);
             rc = K_EINVAL;
             goto out;
         }
@@ -243,7 +232,7 @@ static int build_sans(const struct certgen_options *o, GENERAL_NAMES **out, char
             int n = suffixes[i] ? snprintf(name, sizeof(name), "%s.%s%s", svc, ns, suffixes[i])
                                 : snprintf(name, sizeof(name), "%s", svc);
             if (n < 0 || (size_t)n >= sizeof(name)) {
-                set_err(err, errlen, "service DNS name for %s/%s is too long", ns, svc);
+                errbuf_printf(err, errlen, "service DNS name for %s/%s is too long", ns, svc);
                 rc = K_EINVAL;
                 goto out;
             }
@@ -265,7 +254,7 @@ static int build_sans(const struct certgen_options *o, GENERAL_NAMES **out, char
             goto out;
     }
     if (sk_GENERAL_NAME_num(gens) == 0) {
-        set_err(err, errlen, "no names: give a service and namespace, a DNS name or an IP");
+        errbuf_printf(err, errlen, "no names: give a service and namespace, a DNS name or an IP");
         rc = K_EINVAL;
         goto out;
     }
@@ -509,35 +498,35 @@ static int load_ca(const struct certgen_options *o, X509 **ca_out, EVP_PKEY **ke
     char when[32];
     if (!ca) {
         ERR_clear_error();
-        set_err(err, errlen, "CA certificate: no PEM certificate found");
+        errbuf_printf(err, errlen, "CA certificate: no PEM certificate found");
         goto out;
     }
     key = pem_to_key(o->ca_key_pem);
     if (!key) {
         ERR_clear_error();
-        set_err(err, errlen, "CA key: no unencrypted PEM private key found");
+        errbuf_printf(err, errlen, "CA key: no unencrypted PEM private key found");
         goto out;
     }
     if (X509_check_private_key(ca, key) != 1) {
         ERR_clear_error();
-        set_err(err, errlen, "CA key does not match the CA certificate");
+        errbuf_printf(err, errlen, "CA key does not match the CA certificate");
         goto out;
     }
     uint32_t flags = X509_get_extension_flags(ca);
     if (!(flags & EXFLAG_CA) ||
         ((flags & EXFLAG_KUSAGE) && !(X509_get_key_usage(ca) & KU_KEY_CERT_SIGN))) {
-        set_err(err, errlen, "CA certificate is not a CA (needs CA:TRUE and keyCertSign)");
+        errbuf_printf(err, errlen, "CA certificate is not a CA (needs CA:TRUE and keyCertSign)");
         goto out;
     }
     time_t now = o->now;
     if (X509_cmp_time(X509_get0_notAfter(ca), &now) <= 0) {
         format_time(asn1_to_time(X509_get0_notAfter(ca)), when, sizeof(when));
-        set_err(err, errlen, "CA certificate expired at %s; create a new CA", when);
+        errbuf_printf(err, errlen, "CA certificate expired at %s; create a new CA", when);
         goto out;
     }
     if (X509_cmp_time(X509_get0_notBefore(ca), &now) >= 0) {
         format_time(asn1_to_time(X509_get0_notBefore(ca)), when, sizeof(when));
-        set_err(err, errlen, "CA certificate is not valid before %s", when);
+        errbuf_printf(err, errlen, "CA certificate is not valid before %s", when);
         goto out;
     }
     *ca_out = ca;
@@ -554,16 +543,16 @@ out:
 static int check_scalars(const struct certgen_options *o, char *err, size_t errlen)
 {
     if ((size_t)o->key_type >= sizeof(key_type_names) / sizeof(key_type_names[0])) {
-        set_err(err, errlen, "unknown key type %d", (int)o->key_type);
+        errbuf_printf(err, errlen, "unknown key type %d", (int)o->key_type);
         return K_EINVAL;
     }
     if (o->cert_days < 1 || o->cert_days > CERTGEN_MAX_DAYS || o->ca_days < 1 ||
         o->ca_days > CERTGEN_MAX_DAYS) {
-        set_err(err, errlen, "lifetimes must be 1..%d days", CERTGEN_MAX_DAYS);
+        errbuf_printf(err, errlen, "lifetimes must be 1..%d days", CERTGEN_MAX_DAYS);
         return K_EINVAL;
     }
     if (!o->ca_cert_pem != !o->ca_key_pem) {
-        set_err(err, errlen, "the CA certificate and the CA key must be given together");
+        errbuf_printf(err, errlen, "the CA certificate and the CA key must be given together");
         return K_EINVAL;
     }
     return K_OK;
@@ -674,7 +663,7 @@ int certgen_verify(const char *ca_pem, const char *cert_pem, const char *host, t
         goto out;
     }
     if (!leaf) {
-        set_err(err, errlen, "no PEM certificate to verify");
+        errbuf_printf(err, errlen, "no PEM certificate to verify");
         goto out;
     }
     /* Every certificate of the bundle is a trust anchor, as in a webhook caBundle. */
@@ -689,7 +678,7 @@ int certgen_verify(const char *ca_pem, const char *cert_pem, const char *host, t
     }
     ERR_clear_error();
     if (n_ca == 0) {
-        set_err(err, errlen, "no PEM certificate in the CA bundle");
+        errbuf_printf(err, errlen, "no PEM certificate in the CA bundle");
         goto out;
     }
     if (!X509_STORE_CTX_init(ctx, store, leaf, NULL)) {
@@ -706,13 +695,13 @@ int certgen_verify(const char *ca_pem, const char *cert_pem, const char *host, t
         ASN1_OCTET_STRING_free(ip);
         ERR_clear_error();
         if (!ok) {
-            set_err(err, errlen, "invalid host name \"%s\"", host);
+            errbuf_printf(err, errlen, "invalid host name \"%s\"", host);
             goto out;
         }
     }
     if (X509_verify_cert(ctx) != 1) {
-        set_err(err, errlen, "certificate does not verify: %s",
-                X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
+        errbuf_printf(err, errlen, "certificate does not verify: %s",
+                      X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
         goto out;
     }
     rc = K_OK;
@@ -870,7 +859,7 @@ int certgen_inspect(const char *pem, struct certgen_cert_info **out, size_t *n, 
         goto out;
     }
     if (count == 0) {
-        set_err(err, errlen, "no PEM certificate found");
+        errbuf_printf(err, errlen, "no PEM certificate found");
         rc = K_EINVAL;
         goto out;
     }
@@ -914,7 +903,7 @@ int certgen_read_file(const char *path, char **out, char *err, size_t errlen)
     int rc = K_OK;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        errbuf_printf(err, errlen, "%s: %s", path, strerror(errno));
         return errno == ENOENT ? K_ENOTFOUND : K_EIO;
     }
     buf_init(&b, CERTGEN_MAX_PEM_FILE);
@@ -922,12 +911,12 @@ int certgen_read_file(const char *path, char **out, char *err, size_t errlen)
     while (!rc && (n = fread(tmp, 1, sizeof(tmp), f)) > 0)
         rc = buf_append(&b, tmp, n);
     if (!rc && ferror(f)) {
-        set_err(err, errlen, "%s: read error", path);
+        errbuf_printf(err, errlen, "%s: read error", path);
         rc = K_EIO;
     } else if (rc == K_ETOOBIG) {
-        set_err(err, errlen, "%s: larger than %u bytes", path, CERTGEN_MAX_PEM_FILE);
+        errbuf_printf(err, errlen, "%s: larger than %u bytes", path, CERTGEN_MAX_PEM_FILE);
     } else if (rc) {
-        set_err(err, errlen, "%s: %s", path, k_strerror(rc));
+        errbuf_printf(err, errlen, "%s: %s", path, k_strerror(rc));
     }
     fclose(f);
     OPENSSL_cleanse(tmp, sizeof(tmp));
@@ -966,14 +955,14 @@ int certgen_write_file_atomic(const char *dir, const char *name, const char *dat
 
     if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
         snprintf(tmp, sizeof(tmp), "%s/.%s.tmp-XXXXXX", dir, name) >= (int)sizeof(tmp)) {
-        set_err(err, errlen, "%s/%s: path too long", dir, name);
+        errbuf_printf(err, errlen, "%s/%s: path too long", dir, name);
         return K_EINVAL;
     }
     /* The temporary file lives in the same directory, so rename() stays atomic. */
     fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         rc = errno == ENOENT || errno == ENOTDIR ? K_ENOTFOUND : K_EIO;
-        set_err(err, errlen, "%s: %s", dir, strerror(errno));
+        errbuf_printf(err, errlen, "%s: %s", dir, strerror(errno));
         return rc;
     }
     have_tmp = true;
@@ -1008,7 +997,7 @@ int certgen_write_file_atomic(const char *dir, const char *name, const char *dat
     }
     return K_OK;
 fail:
-    set_err(err, errlen, "%s: %s: %s", path, step, strerror(errno));
+    errbuf_printf(err, errlen, "%s: %s: %s", path, step, strerror(errno));
     if (fd >= 0)
         close(fd);
     if (have_tmp)

@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 #include <yaml.h>
 
+#include "util/errbuf.h"
 #include "util/buf.h"
 #include "util/result.h"
 
@@ -39,19 +40,6 @@ struct kc_set {
     size_t n;
     const char *label; /* the path or the $KUBECONFIG list, for messages */
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /*
  * Read a whole file into b (initialised by the caller with its limit). Returns K_OK, K_ENOTFOUND
@@ -283,11 +271,11 @@ static int kc_file_load(struct kc_file *f, const char *path, int missing_ok, cha
         goto out;
     }
     if (rc == K_ENOTFOUND || rc == K_EINVAL) {
-        set_err(err, errlen, "kubeconfig %s: %s", path, strerror(errno));
+        errbuf_printf(err, errlen, "kubeconfig %s: %s", path, strerror(errno));
         goto out;
     }
     if (rc == K_ETOOBIG) {
-        set_err(err, errlen, "kubeconfig %s: larger than %u bytes", path, KUBECONFIG_MAX);
+        errbuf_printf(err, errlen, "kubeconfig %s: larger than %u bytes", path, KUBECONFIG_MAX);
         rc = K_EINVAL;
         goto out;
     }
@@ -304,9 +292,9 @@ static int kc_file_load(struct kc_file *f, const char *path, int missing_ok, cha
         if (parser.error == YAML_MEMORY_ERROR) {
             rc = K_ENOMEM;
         } else {
-            set_err(err, errlen, "kubeconfig %s: invalid YAML at line %zu column %zu: %s", path,
-                    parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                    parser.problem ? parser.problem : "parse error");
+            errbuf_printf(err, errlen, "kubeconfig %s: invalid YAML at line %zu column %zu: %s",
+                          path, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                          parser.problem ? parser.problem : "parse error");
             rc = K_EINVAL;
         }
         goto out;
@@ -314,7 +302,7 @@ static int kc_file_load(struct kc_file *f, const char *path, int missing_ok, cha
     f->has_doc = 1;
     yaml_node_t *root = yaml_document_get_root_node(&f->doc);
     if (root && root->type != YAML_MAPPING_NODE) {
-        set_err(err, errlen, "kubeconfig %s: top level is not a mapping", path);
+        errbuf_printf(err, errlen, "kubeconfig %s: top level is not a mapping", path);
         rc = K_EINVAL;
         goto out;
     }
@@ -352,8 +340,8 @@ static int take_path(struct kc_file *f, yaml_node_t *node, const char *key, cons
         return K_ENOMEM;
     if (access(p, R_OK) != 0) {
         int e = errno;
-        set_err(err, errlen, "kubeconfig %s: %s \"%s\": %s %s: %s", f->path, what, name, key, p,
-                strerror(e));
+        errbuf_printf(err, errlen, "kubeconfig %s: %s \"%s\": %s %s: %s", f->path, what, name, key,
+                      p, strerror(e));
         free(p);
         return e == ENOENT ? K_ENOTFOUND : K_EINVAL;
     }
@@ -370,8 +358,8 @@ static int take_data(struct kc_file *f, yaml_node_t *node, const char *key, cons
         return K_OK;
     int rc = base64_decode(v, out, outlen);
     if (rc == K_EINVAL)
-        set_err(err, errlen, "kubeconfig %s: %s \"%s\": %s is not valid base64", f->path, what,
-                name, key);
+        errbuf_printf(err, errlen, "kubeconfig %s: %s \"%s\": %s is not valid base64", f->path,
+                      what, name, key);
     return rc;
 }
 
@@ -383,12 +371,12 @@ static int load_cluster(struct kc_set *set, const char *name, struct kube_config
     int rc;
 
     if (!c) {
-        set_err(err, errlen, "kubeconfig %s: cluster \"%s\" not found", set->label, name);
+        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\" not found", set->label, name);
         return K_EINVAL;
     }
     const char *server = map_str(&f->doc, c, "server");
     if (!server) {
-        set_err(err, errlen, "kubeconfig %s: cluster \"%s\" has no server", f->path, name);
+        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\" has no server", f->path, name);
         return K_EINVAL;
     }
     /* A server without a scheme means https, as in client-go (rest.DefaultServerURL): never send
@@ -415,10 +403,10 @@ static int load_cluster(struct kc_set *set, const char *name, struct kube_config
     }
     const char *insecure = map_str(&f->doc, c, "insecure-skip-tls-verify");
     if (insecure && parse_bool(insecure, &cfg->insecure) != K_OK) {
-        set_err(err, errlen,
-                "kubeconfig %s: cluster \"%s\": insecure-skip-tls-verify \"%s\" is not "
-                "a boolean",
-                f->path, name, insecure);
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: cluster \"%s\": insecure-skip-tls-verify \"%s\" is not "
+                      "a boolean",
+                      f->path, name, insecure);
         return K_EINVAL;
     }
     return K_OK;
@@ -432,7 +420,7 @@ static int load_user(struct kc_set *set, const char *name, struct kube_config *c
     int rc;
 
     if (!u) {
-        set_err(err, errlen, "kubeconfig %s: user \"%s\" not found", set->label, name);
+        errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\" not found", set->label, name);
         return K_EINVAL;
     }
     rc = take_data(f, u, "client-certificate-data", "user", name, &cfg->cert_pem,
@@ -456,8 +444,9 @@ static int load_user(struct kc_set *set, const char *name, struct kube_config *c
     bool has_cert = cfg->cert_pem || cfg->cert_file;
     bool has_key = cfg->key_pem || cfg->key_file;
     if (has_cert != has_key) {
-        set_err(err, errlen, "kubeconfig %s: user \"%s\" has a client %s but no client %s", f->path,
-                name, has_cert ? "certificate" : "key", has_cert ? "key" : "certificate");
+        errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\" has a client %s but no client %s",
+                      f->path, name, has_cert ? "certificate" : "key",
+                      has_cert ? "key" : "certificate");
         return K_EINVAL;
     }
 
@@ -478,8 +467,8 @@ static int load_user(struct kc_set *set, const char *name, struct kube_config *c
         buf_init(&b, TOKEN_MAX);
         rc = read_file(cfg->token_file, &b);
         if (rc) {
-            set_err(err, errlen, "kubeconfig %s: user \"%s\": tokenFile %s: %s", f->path, name,
-                    cfg->token_file, rc == K_ETOOBIG ? "too large" : strerror(errno));
+            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": tokenFile %s: %s", f->path,
+                          name, cfg->token_file, rc == K_ETOOBIG ? "too large" : strerror(errno));
             buf_cleanup(&b);
             return rc == K_ENOMEM || rc == K_ENOTFOUND ? rc : K_EINVAL;
         }
@@ -491,10 +480,10 @@ static int load_user(struct kc_set *set, const char *name, struct kube_config *c
         static const char *const unsupported[] = {"exec", "auth-provider", "username"};
         for (size_t i = 0; i < 3; i++) {
             if (map_get(&f->doc, u, unsupported[i])) {
-                set_err(err, errlen,
-                        "kubeconfig %s: user \"%s\" uses %s credentials, which are not "
-                        "supported; use a token, tokenFile or client certificate",
-                        f->path, name, unsupported[i]);
+                errbuf_printf(err, errlen,
+                              "kubeconfig %s: user \"%s\" uses %s credentials, which are not "
+                              "supported; use a token, tokenFile or client certificate",
+                              f->path, name, unsupported[i]);
                 return K_EINVAL;
             }
         }
@@ -515,18 +504,19 @@ static int load_from_set(struct kc_set *set, struct kube_config *cfg, char *err,
             current = map_str(&f->doc, yaml_document_get_root_node(&f->doc), "current-context");
     }
     if (!current) {
-        set_err(err, errlen, "kubeconfig %s: no current-context set", set->label);
+        errbuf_printf(err, errlen, "kubeconfig %s: no current-context set", set->label);
         return K_EINVAL;
     }
     yaml_node_t *ctx = set_find(set, "contexts", "context", current, &cf);
     if (!ctx) {
-        set_err(err, errlen, "kubeconfig %s: context \"%s\" not found", set->label, current);
+        errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" not found", set->label, current);
         return K_EINVAL;
     }
     const char *cluster = map_str(&cf->doc, ctx, "cluster");
     const char *user = map_str(&cf->doc, ctx, "user");
     if (!cluster) {
-        set_err(err, errlen, "kubeconfig %s: context \"%s\" names no cluster", cf->path, current);
+        errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" names no cluster", cf->path,
+                      current);
         return K_EINVAL;
     }
     cfg->source = strdup(cf->path);
@@ -575,7 +565,8 @@ static int load_kubeconfig_list(const char *list, struct kube_config *cfg, char 
     char *save = NULL;
     for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
         if (set->n == KUBECONFIG_FILES_MAX) {
-            set_err(err, errlen, "$KUBECONFIG %s: more than %d files", list, KUBECONFIG_FILES_MAX);
+            errbuf_printf(err, errlen, "$KUBECONFIG %s: more than %d files", list,
+                          KUBECONFIG_FILES_MAX);
             rc = K_EINVAL;
             goto out;
         }
@@ -585,7 +576,7 @@ static int load_kubeconfig_list(const char *list, struct kube_config *cfg, char 
         found += set->files[set->n - 1].has_doc;
     }
     if (!found) {
-        set_err(err, errlen, "$KUBECONFIG %s: none of the files exist", list);
+        errbuf_printf(err, errlen, "$KUBECONFIG %s: none of the files exist", list);
         rc = K_ENOTFOUND;
         goto out;
     }
@@ -615,7 +606,7 @@ static int load_in_cluster(const char *host, const char *port, struct kube_confi
         rc = buf_printf(&b, "https://%s:%s", host, port);
     if (rc) {
         buf_cleanup(&b);
-        set_err(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST/PORT too long");
+        errbuf_printf(err, errlen, "in-cluster: KUBERNETES_SERVICE_HOST/PORT too long");
         return rc == K_ENOMEM ? rc : K_EINVAL;
     }
     cfg->server = buf_take(&b);
@@ -635,15 +626,15 @@ static int load_in_cluster(const char *host, const char *port, struct kube_confi
     buf_init(&b, TOKEN_MAX);
     rc = read_file(cfg->token_file, &b);
     if (rc) {
-        set_err(err, errlen, "in-cluster: token %s: %s", cfg->token_file,
-                rc == K_ETOOBIG ? "too large" : strerror(errno));
+        errbuf_printf(err, errlen, "in-cluster: token %s: %s", cfg->token_file,
+                      rc == K_ETOOBIG ? "too large" : strerror(errno));
         buf_cleanup(&b);
         return rc == K_ENOMEM || rc == K_ENOTFOUND ? rc : K_EINVAL;
     }
     cfg->token = buf_take(&b);
     trim(cfg->token);
     if (!cfg->token[0]) {
-        set_err(err, errlen, "in-cluster: token %s is empty", cfg->token_file);
+        errbuf_printf(err, errlen, "in-cluster: token %s is empty", cfg->token_file);
         return K_EINVAL;
     }
     /* The namespace: $POD_NAMESPACE, else the service account's file (optional). */
@@ -672,7 +663,7 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
     int rc;
 
     memset(cfg, 0, sizeof(*cfg));
-    set_err(err, errlen, "%s", "");
+    errbuf_printf(err, errlen, "%s", "");
 
     const char *env = getenv("KUBECONFIG");
     const char *host = getenv("KUBERNETES_SERVICE_HOST");
@@ -689,25 +680,26 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
         char path[4096];
         int n = snprintf(path, sizeof(path), "%s/.kube/config", home);
         if (n < 0 || (size_t)n >= sizeof(path)) {
-            set_err(err, errlen, "$HOME is too long");
+            errbuf_printf(err, errlen, "$HOME is too long");
             rc = K_EINVAL;
         } else if (access(path, F_OK) != 0) {
-            set_err(err, errlen,
-                    "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, not in a "
-                    "cluster ($KUBERNETES_SERVICE_HOST unset) and %s does not exist",
-                    path);
+            errbuf_printf(
+                err, errlen,
+                "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, not in a "
+                "cluster ($KUBERNETES_SERVICE_HOST unset) and %s does not exist",
+                path);
             rc = K_ENOTFOUND;
         } else {
             rc = load_kubeconfig_file(path, cfg, err, errlen);
         }
     } else {
-        set_err(err, errlen,
-                "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, "
-                "not in a cluster and $HOME unset");
+        errbuf_printf(err, errlen,
+                      "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, "
+                      "not in a cluster and $HOME unset");
         rc = K_ENOTFOUND;
     }
     if (rc == K_ENOMEM)
-        set_err(err, errlen, "out of memory reading the Kubernetes configuration");
+        errbuf_printf(err, errlen, "out of memory reading the Kubernetes configuration");
     if (rc)
         kube_config_cleanup(cfg);
     return rc;
