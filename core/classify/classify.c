@@ -203,24 +203,20 @@ static void put_toleration_hint(struct line *l, const struct taint *t)
 
 /* ---- the per-node ladder ------------------------------------------------------------------ */
 
-struct candidate {
-    struct node_verdict v;
-    enum cause resource_step; /* the resource outcome, as if no taint were there */
-    bool full_capacity;       /* lists every requested resource in capacity */
-};
-
-static int64_t usage_of(const struct classify_input *in, const struct knode *node,
+static int64_t usage_of(node_usage_fn usage, void *ctx, const struct knode *node,
                         const char *resource)
 {
-    if (!in->usage || !node->name)
+    if (!usage || !node->name)
         return 0;
-    int64_t u = in->usage(in->usage_ctx, node->name, resource);
+    int64_t u = usage(ctx, node->name, resource);
     return u < 0 ? 0 : u;
 }
 
-static enum cause resource_step(int64_t capacity, int64_t allocatable, int64_t allocated,
-                                int64_t requested)
+enum cause node_resource_step(const struct knode *node, const char *resource, int64_t requested,
+                              int64_t allocated)
 {
+    int64_t capacity = resource_list_get(&node->capacity, resource);
+    int64_t allocatable = resource_list_get(&node->allocatable, resource);
     if (capacity <= 0)
         return CAUSE_NO_GPU_NODE;
     if (allocatable <= 0)
@@ -230,62 +226,67 @@ static enum cause resource_step(int64_t capacity, int64_t allocatable, int64_t a
     return CAUSE_GPU_FITS;
 }
 
-static void evaluate_node(const struct classify_input *in, const struct knode *node,
-                          struct candidate *c)
+bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                   void *usage_ctx, struct node_verdict *v)
 {
-    const struct kpod *pod = in->pod;
-    memset(c, 0, sizeof(*c));
-    c->v.node = node;
-    c->resource_step = CAUSE_GPU_FITS;
+    memset(v, 0, sizeof(*v));
+    v->node = node;
+    if (!pod_matches_node_selection(pod, node)) {
+        v->step = v->resource_step = CAUSE_LABEL_MISMATCH;
+        return false;
+    }
+    v->resource_step = CAUSE_GPU_FITS;
     bool first = true;
     for (size_t i = 0; i < pod->gpu_requests.n; i++) {
         const struct resource_amount *r = &pod->gpu_requests.items[i];
         if (r->value <= 0)
             continue;
-        int64_t cap = resource_list_get(&node->capacity, r->name);
-        int64_t alloc = resource_list_get(&node->allocatable, r->name);
-        int64_t used = usage_of(in, node, r->name);
-        enum cause step = resource_step(cap, alloc, used, r->value);
-        if (first || step < c->resource_step) {
-            c->resource_step = step;
-            c->v.resource = r->name;
-            c->v.capacity = cap;
-            c->v.allocatable = alloc;
-            c->v.allocated = used;
-            c->v.requested = r->value;
+        int64_t used = usage_of(usage, usage_ctx, node, r->name);
+        enum cause step = node_resource_step(node, r->name, r->value, used);
+        if (first || step < v->resource_step) {
+            v->resource_step = step;
+            v->resource = r->name;
+            v->capacity = resource_list_get(&node->capacity, r->name);
+            v->allocatable = resource_list_get(&node->allocatable, r->name);
+            v->allocated = used;
+            v->requested = r->value;
             first = false;
         }
     }
-    c->full_capacity = c->resource_step > CAUSE_NO_GPU_NODE;
-    c->v.step = c->resource_step;
+    v->full_capacity = v->resource_step > CAUSE_NO_GPU_NODE;
+    v->step = v->resource_step;
     if (node_cordon_blocks(node, pod->tolerations, pod->n_tolerations)) {
-        c->v.step = CAUSE_TAINT;
-        c->v.taint = NULL;
+        v->step = CAUSE_TAINT;
+        v->taint = NULL;
     } else {
         const struct taint *t =
             node_first_untolerated_taint(node, pod->tolerations, pod->n_tolerations);
         if (t) {
-            c->v.step = CAUSE_TAINT;
-            c->v.taint = t;
+            v->step = CAUSE_TAINT;
+            v->taint = t;
         }
     }
+    return true;
 }
 
-/* Whether candidate a came closer than b (strictly). */
-static int64_t free_of(const struct node_verdict *v)
+int64_t node_verdict_free(const struct node_verdict *v)
 {
     return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
 }
 
-/* Whether a came closer than b: lists every resource, then a later step, then (both exhausted)
- * more free units of the failing resource; otherwise the earlier node stays. */
-static bool closer(const struct candidate *a, const struct candidate *b)
+int node_verdict_cmp(const void *pa, const void *pb)
 {
+    const struct node_verdict *a = pa, *b = pb;
     if (a->full_capacity != b->full_capacity)
-        return a->full_capacity;
-    if (a->v.step != b->v.step)
-        return a->v.step > b->v.step;
-    return a->v.step == CAUSE_EXHAUSTED && free_of(&a->v) > free_of(&b->v);
+        return a->full_capacity ? -1 : 1;
+    if (a->step != b->step)
+        return a->step > b->step ? -1 : 1;
+    if (a->step == CAUSE_EXHAUSTED) {
+        int64_t fa = node_verdict_free(a), fb = node_verdict_free(b);
+        if (fa != fb)
+            return fa > fb ? -1 : 1;
+    }
+    return 0;
 }
 
 static const char *node_name_of(const struct knode *n)
@@ -306,12 +307,11 @@ static void put_siblings(struct line *l, const struct knode *node, const char *r
 }
 
 /* The resource outcome of one node, e.g. "node n: nvidia.com/gpu capacity 4, allocatable 0". */
-static void put_resource_outcome(struct line *l, const struct candidate *c)
+static void put_resource_outcome(struct line *l, const struct node_verdict *v)
 {
-    const struct node_verdict *v = &c->v;
     const char *name = node_name_of(v->node);
     const char *res = v->resource ? v->resource : "";
-    switch (c->resource_step) {
+    switch (v->resource_step) {
     case CAUSE_NO_GPU_NODE: {
         bool listed = false;
         for (size_t i = 0; i < v->node->capacity.n; i++)
@@ -336,12 +336,12 @@ static void put_resource_outcome(struct line *l, const struct candidate *c)
     case CAUSE_EXHAUSTED:
         line_printf(l, "node %s: %s allocatable %lld, allocated %lld, free %lld, requested %lld",
                     name, res, (long long)v->allocatable, (long long)v->allocated,
-                    (long long)free_of(v), (long long)v->requested);
+                    (long long)node_verdict_free(v), (long long)v->requested);
         return;
     case CAUSE_GPU_FITS:
     default:
         line_printf(l, "%s fits on %s (free %lld, requested %lld)", res, name,
-                    (long long)free_of(v), (long long)v->requested);
+                    (long long)node_verdict_free(v), (long long)v->requested);
         return;
     }
 }
@@ -433,23 +433,22 @@ int classify(const struct classify_input *in, struct classify_result *out)
         goto out;
     }
 
-    struct candidate best = {0};
+    struct node_verdict best = {0};
     bool have_best = false;
     int64_t max_allocatable = 0;
     for (size_t i = 0; i < in->n_nodes; i++) {
         const struct knode *node = in->nodes[i];
-        if (!node || !pod_matches_node_selection(pod, node))
+        struct node_verdict v;
+        if (!node || !classify_node(pod, node, in->usage, in->usage_ctx, &v))
             continue;
-        struct candidate c;
-        evaluate_node(in, node, &c);
         out->n_candidates++;
-        out->counts[c.v.step]++;
+        out->counts[v.step]++;
         if (out->verdicts)
-            out->verdicts[out->n_verdicts++] = c.v;
-        if (c.full_capacity && c.v.allocatable > max_allocatable)
-            max_allocatable = c.v.allocatable;
-        if (!have_best || closer(&c, &best)) {
-            best = c;
+            out->verdicts[out->n_verdicts++] = v;
+        if (v.full_capacity && v.allocatable > max_allocatable)
+            max_allocatable = v.allocatable;
+        if (!have_best || node_verdict_cmp(&v, &best) < 0) {
+            best = v;
             have_best = true;
         }
     }
@@ -460,18 +459,18 @@ int classify(const struct classify_input *in, struct classify_result *out)
         goto out;
     }
 
-    out->closest = best.v;
-    out->cause = best.v.step;
-    const char *name = node_name_of(best.v.node);
+    out->closest = best;
+    out->cause = best.step;
+    const char *name = node_name_of(best.node);
     switch (out->cause) {
     case CAUSE_TAINT:
-        if (!best.v.taint) {
+        if (!best.taint) {
             line_printf(&l, "node %s is cordoned (spec.unschedulable)", name);
         } else {
             line_printf(&l, "node %s has untolerated taint ", name);
-            put_taint(&l, best.v.taint);
+            put_taint(&l, best.taint);
             line_printf(&l, "; ");
-            put_toleration_hint(&l, best.v.taint);
+            put_toleration_hint(&l, best.taint);
         }
         if (best.resource_step != CAUSE_GPU_FITS) {
             line_printf(
@@ -485,7 +484,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
         break;
     case CAUSE_EXHAUSTED:
         put_resource_outcome(&l, &best);
-        if (best.v.requested > max_allocatable)
+        if (best.requested > max_allocatable)
             line_printf(&l, "; the request is larger than any candidate's allocatable, so "
                             "waiting will not help");
         break;

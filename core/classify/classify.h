@@ -19,12 +19,17 @@
  *
  * With several candidates each node runs the per-node ladder (taint, capacity, allocatable, free)
  * and the node that came closest decides: a node that lists every requested resource in capacity
- * beats one that does not, then the later failing step beats the earlier; ties go to the first
- * node in input order. The detail counts the per-node outcomes like the scheduler's histogram.
+ * beats one that does not, then the later failing step beats the earlier, then (both exhausted)
+ * more free units; ties go to the first node in input order. The detail counts the per-node
+ * outcomes like the scheduler's histogram.
+ *
+ * The per-node ladder (classify_node) and the ranking (node_verdict_cmp) are exported so that
+ * every consumer (explain, the admission webhook) evaluates nodes with this one implementation.
  */
 #ifndef GPUTRI_CLASSIFY_H
 #define GPUTRI_CLASSIFY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,15 +59,26 @@ const char *cause_event_reason(enum cause c);
 int cause_is_blocking(enum cause c);
 
 /*
- * How far one candidate node got on the per-node ladder. `step` is the cause the node fails with
- * (CAUSE_TAINT .. CAUSE_EXHAUSTED) or CAUSE_GPU_FITS when the GPU request fits there.
+ * How far one node got on the per-node ladder (classify_node() fills it). `step` is where the
+ * node stops: CAUSE_LABEL_MISMATCH when it fails node selection (then nothing else is set), the
+ * failing step CAUSE_TAINT .. CAUSE_EXHAUSTED, or CAUSE_GPU_FITS when the GPU request fits there.
  */
 struct node_verdict {
     const struct knode *node; /* borrowed from the input */
     enum cause step;
+    /*
+     * The resource outcome alone, as if no taint or cordon were there: the earliest resource step
+     * (CAUSE_NO_GPU_NODE .. CAUSE_EXHAUSTED) any requested resource fails, or CAUSE_GPU_FITS.
+     * Equal to `step` unless step is CAUSE_TAINT (or CAUSE_LABEL_MISMATCH).
+     */
+    enum cause resource_step;
+    /* Every requested GPU resource is listed in status.capacity above 0 (resource_step is past
+     * CAUSE_NO_GPU_NODE). */
+    bool full_capacity;
     /* For CAUSE_TAINT: the first untolerated taint (borrowed), or NULL for spec.unschedulable. */
     const struct taint *taint;
-    /* For the resource steps: the first resource that failed (borrowed) and its numbers. */
+    /* The resource behind resource_step (borrowed from the pod) and its numbers on this node;
+     * with several requested resources the first in request order that fails earliest. */
     const char *resource;
     int64_t capacity, allocatable, allocated, requested;
 };
@@ -73,6 +89,52 @@ struct node_verdict {
  * classified excluded. The cache keeps these sums up to date; tests compute them from fixtures.
  */
 typedef int64_t (*node_usage_fn)(void *ctx, const char *node, const char *resource);
+
+/*
+ * node_resource_step() - the resource steps of the ladder for one requested resource on one node,
+ * from status.capacity and status.allocatable of `node` (a missing entry reads as 0) and the units
+ * `allocated` to the node's pods: CAUSE_NO_GPU_NODE when capacity <= 0, CAUSE_ALLOCATABLE_ZERO
+ * when allocatable <= 0, CAUSE_EXHAUSTED when allocatable - allocated < requested (computed
+ * without overflow), else CAUSE_GPU_FITS. Units are the resource's whole units (model.h).
+ * kubernetes/kubernetes: pkg/scheduler/framework/plugins/noderesources/fit.go fitsRequest (one
+ * "Insufficient" for all three; the ladder tells them apart). Pure; thread-safe.
+ */
+enum cause node_resource_step(const struct knode *node, const char *resource, int64_t requested,
+                              int64_t allocated);
+
+/*
+ * classify_node() - the per-node ladder for `pod` on one node, the filters in the scheduler's
+ * order: node selection (spec.nodeSelector and required node affinity,
+ * kubernetes/kubernetes: pkg/scheduler/framework/plugins/nodeaffinity), cordon
+ * (pkg/scheduler/framework/plugins/nodeunschedulable: spec.unschedulable blocks unless the pod
+ * tolerates node.kubernetes.io/unschedulable:NoSchedule), taints
+ * (pkg/scheduler/framework/plugins/tainttoleration: the first NoSchedule/NoExecute taint not
+ * tolerated), then node_resource_step() for every requested GPU resource (amounts <= 0 skipped)
+ * with usage(usage_ctx, node name, resource) as `allocated` (usage may be NULL: nothing
+ * allocated; a negative sum reads as 0). Unlike the scheduler it evaluates the resources of a
+ * tainted node too, so `resource_step` says what would follow once the taint is tolerated.
+ * Fills *out (zeroed first; pointers borrowed from pod and node) and returns true when the node
+ * passes node selection (a candidate), false otherwise (out->step CAUSE_LABEL_MISMATCH). The pod's
+ * spec.nodeName is not looked at. Reads nothing but its arguments; thread-safe on read-only input.
+ */
+bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                   void *usage_ctx, struct node_verdict *out);
+
+/*
+ * node_verdict_free() - the free units of the verdict's resource: allocatable - allocated, 0
+ * when that is not positive. Pure.
+ */
+int64_t node_verdict_free(const struct node_verdict *v);
+
+/*
+ * node_verdict_cmp() - the closest-node ranking, qsort-compatible over struct node_verdict
+ * (a and b point to verdicts): negative when a came closer than b, positive when b did, 0 when
+ * equally close. Closer means, in this order: lists every requested resource in capacity
+ * (full_capacity), then a later step on the ladder, then (both CAUSE_EXHAUSTED) more free units
+ * of the failing resource. classify() keeps the first node in input order among equally close
+ * ones; qsort callers add their own tie-break for a stable order. Pure; thread-safe.
+ */
+int node_verdict_cmp(const void *a, const void *b);
 
 struct classify_input {
     const struct kpod *pod;
