@@ -44,8 +44,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
     json_object_put(pod);
     if (rc)
         goto fail;
-    t->pod = store_pod_get(t->store, ns, name);
-    if (store_is_pending_gpu_pod(t->pod)) {
+    if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
         struct informer_handlers nh = {.ctx = t->store, .upsert = upsert_node};
         struct informer_handlers ph = {.ctx = t->store, .upsert = upsert_pod};
         rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
@@ -57,11 +56,24 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
                                 500, &ph, NULL, 0, err);
         if (rc)
             goto fail;
-        t->pod = store_pod_get(t->store, ns, name);
-        if (!t->pod) { /* deleted between the GET and the LIST */
-            rc = K_ENOTFOUND;
-            goto fail;
-        }
+    }
+    struct store *s = t->store;
+    t->store = NULL;
+    return triage_from_store(s, ns, name, t);
+fail:
+    triage_cleanup(t);
+    return rc;
+}
+
+int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->store = s;
+    int rc;
+    t->pod = store_pod_get(t->store, ns, name);
+    if (!t->pod) { /* deleted between the GET and the LIST */
+        rc = K_ENOTFOUND;
+        goto fail;
     }
     size_t n_nodes;
     const struct knode *const *nodes = store_nodes(t->store, &n_nodes);
@@ -85,33 +97,15 @@ fail:
 
 #define EXPLAIN_HOLDER_NODES 3 /* exhausted nodes whose GPU holders are listed */
 
-/* The resource outcome alone, as if no taint were there (classify.c resource_step). */
-static enum cause resource_step_of(const struct node_verdict *v)
-{
-    if (v->capacity <= 0)
-        return CAUSE_NO_GPU_NODE;
-    if (v->allocatable <= 0)
-        return CAUSE_ALLOCATABLE_ZERO;
-    if (v->allocatable - v->allocated < v->requested)
-        return CAUSE_EXHAUSTED;
-    return CAUSE_GPU_FITS;
-}
-
-static int64_t free_of(const struct node_verdict *v)
-{
-    return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
-}
-
-/* Closest first, as classify ranks them: full capacity, later step, more free GPUs, then name. */
+/* Closest first by the ladder's ranking; among equally close nodes more free GPUs first, then
+ * by node name, for a stable order. */
 static int cmp_verdicts(const void *a, const void *b)
 {
+    int c = node_verdict_cmp(a, b);
+    if (c)
+        return c;
     const struct node_verdict *x = a, *y = b;
-    int fx = resource_step_of(x) > CAUSE_NO_GPU_NODE, fy = resource_step_of(y) > CAUSE_NO_GPU_NODE;
-    if (fx != fy)
-        return fy - fx;
-    if (x->step != y->step)
-        return (int)y->step - (int)x->step;
-    int64_t gx = free_of(x), gy = free_of(y);
+    int64_t gx = node_verdict_free(x), gy = node_verdict_free(y);
     if (gx != gy)
         return gx > gy ? -1 : 1;
     return strcmp(x->node->name ? x->node->name : "", y->node->name ? y->node->name : "");
@@ -136,10 +130,12 @@ static void why(const struct node_verdict *v, char *out, size_t len)
         snprintf(out, len, "capacity %" PRId64 " but allocatable 0", v->capacity);
         break;
     case CAUSE_EXHAUSTED:
-        snprintf(out, len, "free %" PRId64 " < request %" PRId64, free_of(v), v->requested);
+        snprintf(out, len, "free %" PRId64 " < request %" PRId64, node_verdict_free(v),
+                 v->requested);
         break;
     case CAUSE_GPU_FITS:
-        snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, free_of(v), v->requested);
+        snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, node_verdict_free(v),
+                 v->requested);
         break;
     default:
         out[0] = '\0';
@@ -282,7 +278,7 @@ int triage_print_explain(const struct triage *t, FILE *out)
         snprintf(cap, sizeof(cap), "%" PRId64, v->capacity);
         snprintf(alloc, sizeof(alloc), "%" PRId64, v->allocatable);
         snprintf(used, sizeof(used), "%" PRId64, v->allocated);
-        snprintf(fr, sizeof(fr), "%" PRId64, free_of(v));
+        snprintf(fr, sizeof(fr), "%" PRId64, node_verdict_free(v));
         snprintf(rq, sizeof(rq), "%" PRId64, v->requested);
         why(v, w, sizeof(w) - 16);
         if (v->node == r->closest.node)

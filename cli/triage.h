@@ -27,10 +27,20 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
                struct triage *t, struct kube_error *err);
 
 /*
+ * triage_from_store() - classify ns/name from a store already holding the pod, the nodes and the
+ * non-terminal pods (triage_run's second half; tests fill the store from fixtures). Takes
+ * ownership of `s` in every case: on K_OK it is released by triage_cleanup(), on error already
+ * released. K_ENOTFOUND when the store has no such pod, K_ENOMEM. The store must not be written
+ * while `t` lives (one thread; no lock is taken).
+ */
+int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t);
+
+/*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,
  * the controller's annotation, the scheduler's message), then for a blocked pod how many nodes
  * pass node selection, the per-outcome counts, a table of every candidate node (the step it stops
- * at and its GPU numbers; the deciding node first, then closest first), and for `exhausted` the
+ * at and its GPU numbers, as classify_node() found them; the deciding node first, then closest
+ * first by node_verdict_cmp(), then more free GPUs, then by name), and for `exhausted` the
  * pods holding the GPUs on the closest exhausted nodes (at most 3). Columns are aligned as kubectl
  * aligns them. Returns K_OK, K_ENOMEM or K_EIO (write error).
  */
