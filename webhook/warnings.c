@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify/match.h"
 #include "kube/project.h"
 #include "util/result.h"
 
@@ -300,35 +299,170 @@ static void taint_str(const struct taint *t, char *out, size_t len)
         snprintf(out, len, "%s:%s", t->key, t->effect);
 }
 
+int wh_node_verdicts(const struct wh_snapshot *snap, const struct kpod *pod, node_usage_fn usage,
+                     void *usage_ctx, struct node_verdict *verdicts, size_t *closest)
+{
+    *closest = SIZE_MAX;
+    const struct wh_runtime_class *rtc =
+        snap->runtime_classes_synced ? wh_snapshot_runtime_class(snap, pod->runtime_class) : NULL;
+    size_t n_sel = pod->node_selector.n + (rtc ? rtc->node_selector.n : 0);
+    size_t n_tols = pod->n_tolerations + (rtc ? rtc->n_tolerations : 0) +
+                    (snap->assume_ert ? pod->gpu_requests.n : 0);
+    struct kv *sel = calloc(n_sel + 1, sizeof(*sel));
+    struct toleration *tols = calloc(n_tols + 1, sizeof(*tols));
+    if (!sel || !tols) {
+        free(sel);
+        free(tols);
+        return K_ENOMEM;
+    }
+    /* the pod as the scheduler will see it: what the RuntimeClass and ExtendedResourceToleration
+     * admission plugins merge in (a RuntimeClass selector that conflicts with the pod's is
+     * rejected at admission; here both must match, so no node does) */
+    struct kpod view = *pod;
+    size_t k = 0;
+    for (size_t i = 0; i < pod->node_selector.n; i++)
+        sel[k++] = pod->node_selector.items[i];
+    for (size_t i = 0; rtc && i < rtc->node_selector.n; i++)
+        sel[k++] = rtc->node_selector.items[i];
+    view.node_selector = (struct kv_list){sel, k};
+    k = 0;
+    for (size_t i = 0; i < pod->n_tolerations; i++)
+        tols[k++] = pod->tolerations[i];
+    for (size_t i = 0; rtc && i < rtc->n_tolerations; i++)
+        tols[k++] = rtc->tolerations[i];
+    for (size_t r = 0; snap->assume_ert && r < pod->gpu_requests.n; r++)
+        tols[k++] = (struct toleration){.key = pod->gpu_requests.items[r].name,
+                                        .op = "Exists",
+                                        .value = "",
+                                        .effect = "NoSchedule"};
+    view.tolerations = tols;
+    view.n_tolerations = k;
+    for (size_t i = 0; i < snap->n_nodes; i++) {
+        if (!classify_node(&view, snap->nodes[i], usage, usage_ctx, &verdicts[i]))
+            continue;
+        if (*closest == SIZE_MAX || node_verdict_cmp(&verdicts[i], &verdicts[*closest]) < 0)
+            *closest = i;
+    }
+    free(sel);
+    free(tols);
+    return K_OK;
+}
+
+/* Whether some selected node lists `resource` in capacity: the ladder's no-gpu-node step. */
+static bool listed_by_selected(const struct node_verdict *v, size_t n, const char *resource)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].step != CAUSE_LABEL_MISMATCH &&
+            node_resource_step(v[i].node, resource, 1, 0) != CAUSE_NO_GPU_NODE)
+            return true;
+    return false;
+}
+
+/* Up to three GPU resources the selected nodes list that the pod does not request. */
+static void sibling_resources(const struct node_verdict *v, size_t n, const struct kpod *pod,
+                              char *out, size_t len)
+{
+    size_t ns = 0, used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && ns < 3; i++) {
+        if (v[i].step == CAUSE_LABEL_MISMATCH)
+            continue;
+        const struct resource_list *cap = &v[i].node->capacity;
+        for (size_t k = 0; k < cap->n && ns < 3; k++) {
+            const struct resource_amount *a = &cap->items[k];
+            if (a->value <= 0 || resource_list_get(&pod->gpu_requests, a->name) > 0 ||
+                strstr(out, a->name))
+                continue;
+            int w = snprintf(out + used, len - used, "%s%s", ns ? ", " : "", a->name);
+            if (w < 0 || (size_t)w >= len - used)
+                return;
+            used += (size_t)w;
+            ns++;
+        }
+    }
+}
+
+/* The taint check over the GPU candidates, every one of them stopped at the taint step: a
+ * cordoned node (taint NULL) gets no toleration advice, as the controller gives none. */
+static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
+                         const struct node_verdict *const *cand, size_t n_cand,
+                         const struct node_verdict *closest, struct warn_list *out)
+{
+    const struct knode *all[2], *cordoned[2]; /* name_list reads at most two */
+    const struct node_verdict *tainted = NULL;
+    size_t n_cordoned = 0;
+    bool same = true;
+    for (size_t i = 0; i < n_cand; i++) {
+        const struct taint *t = cand[i]->taint;
+        if (i < 2)
+            all[i] = cand[i]->node;
+        if (!t) {
+            if (n_cordoned < 2)
+                cordoned[n_cordoned] = cand[i]->node;
+            n_cordoned++;
+        } else if (!tainted) {
+            tainted = cand[i];
+        } else if (strcmp(t->key, tainted->taint->key) != 0 ||
+                   strcmp(t->effect, tainted->taint->effect) != 0) {
+            same = false;
+        }
+    }
+    char names[160], taint[200];
+    name_list(all, n_cand, names, sizeof(names));
+    const char *res0 = pod->gpu_requests.items[0].name;
+    if (!tainted) {
+        warn_add(out, WARN_REASON_TAINT,
+                 "%s: every node with %s (%s) is cordoned (spec.unschedulable); pods will stay "
+                 "Pending until one is uncordoned",
+                 o->spec_path, res0, names);
+        return;
+    }
+    if (closest->taint)
+        tainted = closest;
+    taint_str(tainted->taint, taint, sizeof(taint));
+    if (same && n_cordoned) {
+        name_list(cordoned, n_cordoned, names, sizeof(names));
+        warn_add(out, WARN_REASON_TAINT,
+                 "%s.tolerations: every node with %s has taint %s or is cordoned (%s); add "
+                 "toleration {key: %s, operator: Exists, effect: %s}",
+                 o->spec_path, res0, taint, names, tainted->taint->key, tainted->taint->effect);
+    } else if (same) {
+        warn_add(out, WARN_REASON_TAINT,
+                 "%s.tolerations: every node with %s (%s) has taint %s; add toleration {key: %s, "
+                 "operator: Exists, effect: %s}",
+                 o->spec_path, res0, names, taint, tainted->taint->key, tainted->taint->effect);
+    } else {
+        warn_add(out, WARN_REASON_TAINT,
+                 "%s.tolerations: every node with %s (%s) %shas an untolerated taint, e.g. %s on "
+                 "%s",
+                 o->spec_path, res0, names, n_cordoned ? "is cordoned or " : "", taint,
+                 tainted->node->name);
+    }
+}
+
+/* Node selection, GPU listed in capacity, request above every node's capacity, and taints or
+ * cordons, all read from the ladder's per-node verdicts (wh_node_verdicts). */
 static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o,
                        const struct kpod *pod, struct warn_list *out)
 {
     if (!snap->nodes_synced || snap->n_nodes == 0)
         return K_OK; /* an empty cluster may be waiting for an autoscaler: say nothing */
-    int rc = K_ENOMEM;
     const struct wh_runtime_class *rtc =
         snap->runtime_classes_synced ? wh_snapshot_runtime_class(snap, pod->runtime_class) : NULL;
-    const struct knode **sel = calloc(snap->n_nodes, sizeof(*sel));
-    const struct knode **cand = calloc(snap->n_nodes, sizeof(*cand));
-    const struct taint **blocking = calloc(snap->n_nodes, sizeof(*blocking));
-    size_t n_extra = (rtc ? rtc->n_tolerations : 0) + (snap->assume_ert ? pod->gpu_requests.n : 0);
-    struct toleration *tols = calloc(pod->n_tolerations + n_extra + 1, sizeof(*tols));
-    if (!sel || !cand || !blocking || !tols)
+    struct node_verdict *v = calloc(snap->n_nodes, sizeof(*v));
+    const struct node_verdict **cand = calloc(snap->n_nodes, sizeof(*cand));
+    size_t closest;
+    int rc = K_ENOMEM;
+    if (!v || !cand)
         goto out;
-    rc = K_OK;
+    /* usage NULL: what is in use now changes by the minute; only lasting faults are warned */
+    rc = wh_node_verdicts(snap, pod, NULL, NULL, v, &closest);
+    if (rc != K_OK)
+        goto out;
 
-    size_t n_sel = 0;
-    for (size_t i = 0; i < snap->n_nodes; i++) {
-        const struct knode *node = snap->nodes[i];
-        if (!pod_matches_node_selection(pod, node))
-            continue;
-        if (rtc && !node_selector_matches(&rtc->node_selector, &node->labels))
-            continue;
-        sel[n_sel++] = node;
-    }
     bool selective =
         pod->node_selector.n > 0 || pod->affinity.present || (rtc && rtc->node_selector.n > 0);
-    if (n_sel == 0) {
+    if (closest == SIZE_MAX) {
         warn_add(out, WARN_REASON_SELECTOR,
                  "%s.%s: no node matches the pod's node selection (%zu nodes checked); pods will "
                  "stay Pending",
@@ -341,30 +475,13 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
     bool missing = false;
     for (size_t r = 0; r < pod->gpu_requests.n; r++) {
         const char *res = pod->gpu_requests.items[r].name;
-        bool listed = false;
-        for (size_t i = 0; i < n_sel && !listed; i++)
-            listed = resource_list_get(&sel[i]->capacity, res) > 0;
-        if (listed)
+        if (listed_by_selected(v, snap->n_nodes, res))
             continue;
         missing = true;
-        char siblings[160] = "", path[400];
-        size_t ns = 0, used = 0;
-        for (size_t i = 0; i < n_sel && ns < 3; i++) {
-            for (size_t k = 0; k < sel[i]->capacity.n && ns < 3; k++) {
-                const struct resource_amount *a = &sel[i]->capacity.items[k];
-                if (a->value <= 0 || resource_list_get(&pod->gpu_requests, a->name) > 0 ||
-                    strstr(siblings, a->name))
-                    continue;
-                int w = snprintf(siblings + used, sizeof(siblings) - used, "%s%s", ns ? ", " : "",
-                                 a->name);
-                if (w < 0 || (size_t)w >= sizeof(siblings) - used)
-                    break;
-                used += (size_t)w;
-                ns++;
-            }
-        }
+        char siblings[160], path[400];
+        sibling_resources(v, snap->n_nodes, pod, siblings, sizeof(siblings));
         resource_path(o, res, path, sizeof(path));
-        if (ns)
+        if (siblings[0])
             warn_add(out, WARN_REASON_NO_GPU_NODE,
                      "%s: no %snode lists %s in capacity; nodes offer %s", path,
                      selective ? "selected " : "", res, siblings);
@@ -379,13 +496,9 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
 
     /* GPU candidates: selected nodes listing every requested resource */
     size_t n_cand = 0;
-    for (size_t i = 0; i < n_sel; i++) {
-        bool all = true;
-        for (size_t r = 0; r < pod->gpu_requests.n && all; r++)
-            all = resource_list_get(&sel[i]->capacity, pod->gpu_requests.items[r].name) > 0;
-        if (all)
-            cand[n_cand++] = sel[i];
-    }
+    for (size_t i = 0; i < snap->n_nodes; i++)
+        if (v[i].step != CAUSE_LABEL_MISMATCH && v[i].full_capacity)
+            cand[n_cand++] = &v[i];
     if (n_cand == 0)
         goto out; /* each resource exists, but on different nodes: nothing tolerations can fix */
 
@@ -398,10 +511,10 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
         int64_t want = pod->gpu_requests.items[r].value, most = 0;
         const struct knode *largest = NULL;
         for (size_t i = 0; i < n_cand; i++) {
-            int64_t c = resource_list_get(&cand[i]->capacity, res);
+            int64_t c = resource_list_get(&cand[i]->node->capacity, res);
             if (c > most) {
                 most = c;
-                largest = cand[i];
+                largest = cand[i]->node;
             }
         }
         if (largest && want > most) {
@@ -417,43 +530,13 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
     if (missing)
         goto out;
 
-    size_t nt = 0;
-    for (size_t i = 0; i < pod->n_tolerations; i++)
-        tols[nt++] = pod->tolerations[i];
-    for (size_t i = 0; rtc && i < rtc->n_tolerations; i++)
-        tols[nt++] = rtc->tolerations[i];
-    for (size_t r = 0; snap->assume_ert && r < pod->gpu_requests.n; r++)
-        tols[nt++] = (struct toleration){.key = pod->gpu_requests.items[r].name,
-                                         .op = "Exists",
-                                         .value = "",
-                                         .effect = "NoSchedule"};
-    bool same = true;
-    for (size_t i = 0; i < n_cand; i++) {
-        blocking[i] = node_first_untolerated_taint(cand[i], tols, nt);
-        if (!blocking[i])
+    for (size_t i = 0; i < n_cand; i++)
+        if (cand[i]->step != CAUSE_TAINT)
             goto out; /* one candidate admits the pod */
-        if (strcmp(blocking[i]->key, blocking[0]->key) != 0 ||
-            strcmp(blocking[i]->effect, blocking[0]->effect) != 0)
-            same = false;
-    }
-    char names[160], taint[200];
-    name_list(cand, n_cand, names, sizeof(names));
-    taint_str(blocking[0], taint, sizeof(taint));
-    const char *res0 = pod->gpu_requests.items[0].name;
-    if (same)
-        warn_add(out, WARN_REASON_TAINT,
-                 "%s.tolerations: every node with %s (%s) has taint %s; add toleration {key: %s, "
-                 "operator: Exists, effect: %s}",
-                 o->spec_path, res0, names, taint, blocking[0]->key, blocking[0]->effect);
-    else
-        warn_add(out, WARN_REASON_TAINT,
-                 "%s.tolerations: every node with %s (%s) has an untolerated taint, e.g. %s on %s",
-                 o->spec_path, res0, names, taint, cand[0]->name);
+    warn_blocked(o, pod, cand, n_cand, &v[closest], out);
 out:
-    free(sel);
+    free(v);
     free(cand);
-    free(blocking);
-    free(tols);
     return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "classify/classify.h"
 #include "snapshot.h"
 
 #define WARN_MAX_ITEMS 10
@@ -91,5 +92,23 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *ob
  * (https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources).
  */
 void wh_check_quota_object(json_object *quota, const struct gpu_set *gpus, struct warn_list *out);
+
+/*
+ * wh_node_verdicts() - the classifier's per-node ladder (core/classify/classify.h classify_node)
+ * for `pod` as the scheduler will see it once admitted: spec.nodeSelector merged with the
+ * RuntimeClass's scheduling.nodeSelector and its scheduling.tolerations added
+ * (kubernetes/kubernetes: plugin/pkg/admission/runtimeclass/admission.go; the RuntimeClass is
+ * looked up only when runtime_classes_synced), and with snap->assume_ert a toleration
+ * {key: <resource>, operator: Exists, effect: NoSchedule} per requested GPU resource
+ * (plugin/pkg/admission/extendedresourcetoleration/admission.go). `verdicts` is caller storage
+ * for snap->n_nodes entries, filled in snapshot order (CAUSE_LABEL_MISMATCH for a node outside
+ * the selection); *closest receives the index of the closest candidate by node_verdict_cmp (the
+ * first among equals, as classify() picks), or SIZE_MAX when no node is selected. `usage` is
+ * classify_node's usage callback; the admission checks pass NULL (nothing allocated), tests may
+ * pass a real one. Pointers in the verdicts borrow from `pod` and the snapshot. Returns K_OK or
+ * K_ENOMEM (*closest SIZE_MAX). Pure; thread-safe on distinct `verdicts`.
+ */
+int wh_node_verdicts(const struct wh_snapshot *snap, const struct kpod *pod, node_usage_fn usage,
+                     void *usage_ctx, struct node_verdict *verdicts, size_t *closest);
 
 #endif
