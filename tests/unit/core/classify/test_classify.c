@@ -291,6 +291,87 @@ static void test_no_nodes(void **state)
     assert_null(res.closest.node);
 }
 
+/* The exported per-node ladder: selection, cordon before taints, resource steps, the ranking. */
+static void test_node_ladder(void **state)
+{
+    (void)state;
+    struct resource_amount req = {(char *)"nvidia.com/gpu", 2};
+    struct resource_amount cap = {(char *)"nvidia.com/gpu", 4};
+    struct kv label = {(char *)"pool", (char *)"gpu"};
+    struct taint taint = {(char *)"nvidia.com/gpu", (char *)"present", (char *)"NoSchedule"};
+    struct knode node = {.name = (char *)"n1"};
+    node.capacity = (struct resource_list){&cap, 1};
+    node.allocatable = (struct resource_list){&cap, 1};
+    struct kpod pod = {.ns = (char *)"ns", .name = (char *)"p"};
+    pod.gpu_requests = (struct resource_list){&req, 1};
+
+    /* outside the selection: label-mismatch and nothing else */
+    pod.node_selector = (struct kv_list){&label, 1};
+    struct node_verdict v;
+    assert_false(classify_node(&pod, &node, NULL, NULL, &v));
+    assert_int_equal(v.step, CAUSE_LABEL_MISMATCH);
+    assert_false(v.full_capacity);
+    assert_null(v.resource);
+    pod.node_selector = (struct kv_list){0};
+
+    /* usage NULL: nothing allocated */
+    assert_true(classify_node(&pod, &node, NULL, NULL, &v));
+    assert_int_equal(v.step, CAUSE_GPU_FITS);
+    assert_true(v.full_capacity);
+    assert_int_equal(node_verdict_free(&v), 4);
+
+    /* cordoned and tainted: the cordon is reported (NodeUnschedulable runs first), the
+     * resource outcome kept */
+    node.unschedulable = true;
+    node.taints = &taint;
+    node.n_taints = 1;
+    assert_true(classify_node(&pod, &node, NULL, NULL, &v));
+    assert_int_equal(v.step, CAUSE_TAINT);
+    assert_null(v.taint);
+    assert_int_equal(v.resource_step, CAUSE_GPU_FITS);
+    /* tolerating the cordon leaves the taint */
+    struct toleration uns = {(char *)"node.kubernetes.io/unschedulable", (char *)"Exists",
+                             (char *)"", (char *)"NoSchedule"};
+    pod.tolerations = &uns;
+    pod.n_tolerations = 1;
+    assert_true(classify_node(&pod, &node, NULL, NULL, &v));
+    assert_int_equal(v.step, CAUSE_TAINT);
+    assert_ptr_equal(v.taint, &taint);
+    node.unschedulable = false;
+    node.n_taints = 0;
+    pod.n_tolerations = 0;
+
+    /* resource steps, overflow-free */
+    assert_int_equal(node_resource_step(&node, "amd.com/gpu", 1, 0), CAUSE_NO_GPU_NODE);
+    assert_int_equal(node_resource_step(&node, "nvidia.com/gpu", 4, 0), CAUSE_GPU_FITS);
+    assert_int_equal(node_resource_step(&node, "nvidia.com/gpu", 5, 0), CAUSE_EXHAUSTED);
+    assert_int_equal(node_resource_step(&node, "nvidia.com/gpu", INT64_MAX, INT64_MIN),
+                     CAUSE_GPU_FITS);
+    assert_int_equal(node_resource_step(&node, "nvidia.com/gpu", 1, INT64_MAX), CAUSE_EXHAUSTED);
+    struct resource_amount zero = {(char *)"nvidia.com/gpu", 0};
+    node.allocatable = (struct resource_list){&zero, 1};
+    assert_int_equal(node_resource_step(&node, "nvidia.com/gpu", 1, 0), CAUSE_ALLOCATABLE_ZERO);
+
+    /* the ranking: full capacity, then the later step, then (exhausted) more free */
+    struct node_verdict a = {.full_capacity = true, .step = CAUSE_TAINT};
+    struct node_verdict b = {.full_capacity = false, .step = CAUSE_GPU_FITS};
+    assert_true(node_verdict_cmp(&a, &b) < 0);
+    assert_true(node_verdict_cmp(&b, &a) > 0);
+    b.full_capacity = true;
+    assert_true(node_verdict_cmp(&b, &a) < 0);
+    struct node_verdict e1 = {
+        .full_capacity = true, .step = CAUSE_EXHAUSTED, .allocatable = 4, .allocated = 3};
+    struct node_verdict e2 = e1;
+    e2.allocated = 1;
+    assert_true(node_verdict_cmp(&e2, &e1) < 0);
+    e2.allocated = 3;
+    assert_int_equal(node_verdict_cmp(&e1, &e2), 0);
+    /* free counts only between exhausted nodes */
+    struct node_verdict f1 = {.full_capacity = true, .step = CAUSE_GPU_FITS, .allocatable = 8};
+    struct node_verdict f2 = {.full_capacity = true, .step = CAUSE_GPU_FITS, .allocatable = 2};
+    assert_int_equal(node_verdict_cmp(&f1, &f2), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_detail_sanitized_and_bounded),
         cmocka_unit_test(test_no_nodes),
+        cmocka_unit_test(test_node_ladder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
