@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache/informer.h"
+#include "pods.h"
 #include "table.h"
 #include "util/result.h"
 
@@ -96,6 +97,8 @@ fail:
 /* ---- explain ------------------------------------------------------------------------------ */
 
 #define EXPLAIN_HOLDER_NODES 3 /* exhausted nodes whose GPU holders are listed */
+/* a GPU requests cell: RESOURCE_LIST_MAX names of at most 317 bytes, each "=<int64>," */
+#define EXPLAIN_REQUESTS_MAX 32768
 
 /* Closest first by the ladder's ranking; among equally close nodes more free GPUs first, then
  * by node name, for a stable order. */
@@ -142,25 +145,6 @@ static void why(const struct node_verdict *v, char *out, size_t len)
     }
 }
 
-static void format_requests(const struct resource_list *l, char *out, size_t len)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < l->n && used < len; i++) {
-        int n = snprintf(out + used, len - used, "%s%s=%" PRId64, i ? "," : "", l->items[i].name,
-                         l->items[i].value);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-}
-
-static const char *phase_word(enum pod_phase p)
-{
-    static const char *const words[] = {"Unknown", "Pending", "Running", "Succeeded", "Failed"};
-    return (unsigned)p < sizeof(words) / sizeof(words[0]) ? words[p] : "Unknown";
-}
-
 struct holders {
     struct table *t;
     const char *node;
@@ -203,19 +187,22 @@ int triage_print_explain(const struct triage *t, FILE *out)
 {
     const struct classify_result *r = &t->result;
     const struct kpod *pod = t->pod;
-    char line[2048], req[512];
+    char line[2048];
+    struct buf req;
+    buf_init(&req, EXPLAIN_REQUESTS_MAX);
     struct table head;
     table_init(&head, 2);
     snprintf(line, sizeof(line), "%s/%s", pod->ns, pod->name);
     print_kv(&head, "Pod:", line);
     if (pod->node_name)
-        snprintf(line, sizeof(line), "%s, bound to node %s", phase_word(pod->phase),
+        snprintf(line, sizeof(line), "%s, bound to node %s", pod_phase_name(pod->phase),
                  pod->node_name);
     else
-        snprintf(line, sizeof(line), "%s, not bound to a node", phase_word(pod->phase));
+        snprintf(line, sizeof(line), "%s, not bound to a node", pod_phase_name(pod->phase));
     print_kv(&head, "Phase:", line);
-    format_requests(&pod->gpu_requests, req, sizeof(req));
-    print_kv(&head, "GPU requests:", req);
+    int rc = pods_format_requests(&pod->gpu_requests, &req);
+    print_kv(&head, "GPU requests:", buf_cstr(&req));
+    buf_cleanup(&req);
     print_kv(&head, "Cause:", cause_word(r->cause));
     print_kv(&head, "Detail:", r->detail);
     if (pod->cause)
@@ -230,7 +217,8 @@ int triage_print_explain(const struct triage *t, FILE *out)
                  pod->scheduled.message);
         print_kv(&head, "Scheduler:", line);
     }
-    int rc = table_print(&head, 0, out);
+    if (rc == K_OK)
+        rc = table_print(&head, 0, out);
     table_cleanup(&head);
     if (rc || r->cause == CAUSE_NO_REQUEST || r->cause == CAUSE_OK)
         return rc;
@@ -294,6 +282,7 @@ int triage_print_explain(const struct triage *t, FILE *out)
         struct table held;
         table_init(&held, 4);
         rc = table_addf(&held, "NODE", "POD", "GPU REQUESTS", "PHASE");
+        buf_init(&req, EXPLAIN_REQUESTS_MAX);
         size_t shown = 0;
         for (size_t i = 0; i < n && shown < EXPLAIN_HOLDER_NODES && rc == K_OK; i++) {
             if (sorted[i].step != CAUSE_EXHAUSTED)
@@ -309,13 +298,16 @@ int triage_print_explain(const struct triage *t, FILE *out)
                 if (p == t->pod || (strcmp(p->ns, pod->ns) == 0 && strcmp(p->name, pod->name) == 0))
                     continue;
                 snprintf(line, sizeof(line), "%s/%s", p->ns, p->name);
-                format_requests(&p->gpu_requests, req, sizeof(req));
-                rc = table_addf(&held, h.node, line, req, phase_word(p->phase));
+                buf_reset(&req);
+                rc = pods_format_requests(&p->gpu_requests, &req);
+                if (rc == K_OK)
+                    rc = table_addf(&held, h.node, line, buf_cstr(&req), pod_phase_name(p->phase));
             }
             if (rc == K_OK && h.n == 0)
                 rc = table_addf(&held, h.node, "<none>", "-", "-");
             free(h.pods);
         }
+        buf_cleanup(&req);
         if (rc == K_OK) {
             fprintf(out, "\nPods holding the GPUs on the %zu closest exhausted node%s:\n", shown,
                     shown == 1 ? "" : "s");
