@@ -1,7 +1,7 @@
 /*
  * test_ladder_agreement.c - one ladder: for every classifier fixture (tests/fixtures/classify,
- * loaded as tests/unit/core/classify/test_classify.c loads them) the three consumers of the
- * per-node ladder see every node the same way:
+ * loaded with tests/lib/classify_world.h as test_classify.c loads them) the three consumers of
+ * the per-node ladder see every node the same way:
  *   - classify() on the fixture's projections, nodes in name order (the order the store and the
  *     webhook snapshot hold them in), usage summed over the fixture's bound non-terminal pods;
  *   - `explain` (cli/triage.c): the fixture loaded into a store, triage_from_store() and
@@ -14,7 +14,6 @@
  * The target's spec.nodeName is removed first, so that bound targets (cause ok) are compared on
  * their nodes too.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -29,69 +28,23 @@
 
 #include "cache/store.h"
 #include "classify/classify.h"
+#include "classify_world.h"
 #include "kube/project.h"
 #include "triage.h"
 #include "util/result.h"
 #include "warnings.h"
 
-static struct gpu_set gpus;
+static struct gpu_set gpus; /* the default set, parsed by the test */
 
-static int setup(void **state)
-{
-    (void)state;
-    return gpu_set_parse(&gpus, GPU_SET_DEFAULT);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    gpu_set_cleanup(&gpus);
-    return 0;
-}
-
+/* A fixture's world plus its nodes in name order. */
 struct world {
-    struct knode *nodes;
-    const struct knode **sorted; /* by name */
-    size_t n_nodes;
-    struct kpod *pods;
-    size_t n_pods;
-    size_t target;
+    struct classify_world cw;
+    const struct knode **sorted;
 };
-
-static int64_t fixture_usage(void *ctx, const char *node, const char *resource)
-{
-    const struct world *w = ctx;
-    int64_t sum = 0;
-    for (size_t i = 0; i < w->n_pods; i++) {
-        const struct kpod *p = &w->pods[i];
-        if (i == w->target || !p->node_name || strcmp(p->node_name, node) != 0 ||
-            pod_is_terminal(p))
-            continue;
-        sum += resource_list_get(&p->gpu_requests, resource);
-    }
-    return sum;
-}
 
 static int cmp_node_ptrs(const void *a, const void *b)
 {
     return strcmp((*(const struct knode *const *)a)->name, (*(const struct knode *const *)b)->name);
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void world_cleanup(struct world *w)
-{
-    for (size_t i = 0; i < w->n_nodes; i++)
-        node_cleanup(&w->nodes[i]);
-    for (size_t i = 0; i < w->n_pods; i++)
-        pod_cleanup(&w->pods[i]);
-    free(w->nodes);
-    free(w->sorted);
-    free(w->pods);
-    memset(w, 0, sizeof(*w));
 }
 
 static json_object *member(json_object *o, const char *key)
@@ -233,17 +186,18 @@ static int check_webhook(const char *file, json_object *target, struct world *w,
     struct wh_snapshot snap = {
         .gpus = &gpus,
         .nodes = w->sorted,
-        .n_nodes = w->n_nodes,
+        .n_nodes = w->cw.n_nodes,
         .nodes_synced = true,
         .runtime_classes_synced = true,
         .quotas_synced = true,
         .namespaces_synced = true,
     };
-    struct node_verdict *v = calloc(w->n_nodes + 1, sizeof(*v));
+    struct node_verdict *v = calloc(w->cw.n_nodes + 1, sizeof(*v));
     assert_non_null(v);
     size_t closest;
-    assert_int_equal(wh_node_verdicts(&snap, &pod, fixture_usage, w, v, &closest), K_OK);
-    for (size_t i = 0; i < w->n_nodes; i++) {
+    assert_int_equal(wh_node_verdicts(&snap, &pod, classify_world_usage, &w->cw, v, &closest),
+                     K_OK);
+    for (size_t i = 0; i < w->cw.n_nodes; i++) {
         const struct node_verdict *c = verdict_of(want, w->sorted[i]->name);
         if (!c && v[i].step != CAUSE_LABEL_MISMATCH) {
             print_error("%s: the webhook selects %s, classify does not\n", file,
@@ -272,10 +226,10 @@ static int check_webhook(const char *file, json_object *target, struct world *w,
     return failures;
 }
 
-static int run_fixture(const char *file)
+static int run_fixture(const char *file, void *ctx)
 {
+    (void)ctx;
     int failures = 0;
-    struct world w = {0};
     json_object *root = json_object_from_file(file);
     assert_non_null(root);
     json_object *nodes = member(root, "nodes"), *pods = member(root, "pods");
@@ -287,34 +241,23 @@ static int run_fixture(const char *file)
     assert_non_null(target);
     json_object_object_del(member(target, "spec"), "nodeName");
 
-    w.n_nodes = json_object_array_length(nodes);
-    w.n_pods = json_object_array_length(pods);
-    w.nodes = calloc(w.n_nodes + 1, sizeof(*w.nodes));
-    w.sorted = calloc(w.n_nodes + 1, sizeof(*w.sorted));
-    w.pods = calloc(w.n_pods + 1, sizeof(*w.pods));
-    assert_true(w.nodes && w.sorted && w.pods);
-    for (size_t i = 0; i < w.n_nodes; i++) {
-        assert_int_equal(project_node(json_object_array_get_idx(nodes, i), &gpus, &w.nodes[i]),
-                         K_OK);
-        w.sorted[i] = &w.nodes[i];
-    }
-    qsort(w.sorted, w.n_nodes, sizeof(*w.sorted), cmp_node_ptrs);
-    w.target = SIZE_MAX;
-    for (size_t i = 0; i < w.n_pods; i++) {
-        json_object *p = json_object_array_get_idx(pods, i);
-        assert_int_equal(project_pod(p, &gpus, &w.pods[i]), K_OK);
-        if (p == target)
-            w.target = i;
-    }
-    assert_true(w.target != SIZE_MAX);
+    struct world w;
+    char err[256];
+    if (classify_world_load(root, &gpus, &w.cw, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", file, err);
+    w.sorted = calloc(w.cw.n_nodes + 1, sizeof(*w.sorted));
+    assert_non_null(w.sorted);
+    for (size_t i = 0; i < w.cw.n_nodes; i++)
+        w.sorted[i] = &w.cw.nodes[i];
+    qsort(w.sorted, w.cw.n_nodes, sizeof(*w.sorted), cmp_node_ptrs);
 
-    struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
+    struct node_verdict *verdicts = calloc(w.cw.n_nodes + 1, sizeof(*verdicts));
     assert_non_null(verdicts);
-    struct classify_input in = {&w.pods[w.target], w.sorted, w.n_nodes, fixture_usage, &w};
+    const struct kpod *tp = &w.cw.pods[w.cw.target];
+    struct classify_input in = {tp, w.sorted, w.cw.n_nodes, classify_world_usage, &w.cw};
     struct classify_result want = {.verdicts = verdicts};
     assert_int_equal(classify(&in, &want), K_OK);
 
-    const struct kpod *tp = &w.pods[w.target];
     failures += check_explain(file, nodes, pods, tp->ns, tp->name, &want);
     failures += check_webhook(file, target, &w, &want);
     printf("  %-48s %-16s %zu candidate(s), closest %s\n", strrchr(file, '/') + 1,
@@ -322,7 +265,8 @@ static int run_fixture(const char *file)
            want.closest.node ? want.closest.node->name : "-");
 
     free(verdicts);
-    world_cleanup(&w);
+    free(w.sorted);
+    classify_world_cleanup(&w.cw);
     json_object_put(root);
     return failures;
 }
@@ -330,31 +274,12 @@ static int run_fixture(const char *file)
 static void test_every_classify_fixture(void **state)
 {
     (void)state;
-    const char *dir = FIXTURES_DIR "/classify";
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        names = realloc(names, (n + 1) * sizeof(*names));
-        assert_non_null(names);
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof(*names), cmp_names);
+    assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
+    size_t n;
+    int failures = classify_fixtures_each(FIXTURES_DIR, run_fixture, NULL, &n);
+    gpu_set_cleanup(&gpus);
+    assert_true(failures >= 0);
     assert_true(n >= 7);
-    int failures = 0;
-    for (size_t i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        failures += run_fixture(path);
-        free(names[i]);
-    }
-    free(names);
     if (failures)
         fail_msg("%d disagreement(s) between classify, explain and the webhook", failures);
 }
@@ -364,5 +289,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_classify_fixture),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

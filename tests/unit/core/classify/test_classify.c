@@ -1,12 +1,10 @@
 /*
  * test_classify.c - table-driven over the JSON files in tests/fixtures/classify.
  *
- * Each fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
- * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}. Every file
+ * Each fixture holds real API objects (tests/lib/classify_world.h describes the format). Every file
  * is projected with the default GPU set, node usage is summed over the bound non-terminal pods
  * (the target excluded), classify() runs, and the word and detail substrings are checked.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,99 +17,29 @@
 #include <json-c/json.h>
 
 #include "classify/classify.h"
-#include "kube/project.h"
+#include "classify_world.h"
 #include "model/gpu.h"
 #include "util/result.h"
 
-struct world {
-    struct knode *nodes;
-    size_t n_nodes;
-    struct kpod *pods;
-    size_t n_pods;
-    size_t target;
-};
-
-static int64_t fixture_usage(void *ctx, const char *node, const char *resource)
-{
-    const struct world *w = ctx;
-    int64_t sum = 0;
-    for (size_t i = 0; i < w->n_pods; i++) {
-        const struct kpod *p = &w->pods[i];
-        if (i == w->target || !p->node_name || strcmp(p->node_name, node) != 0 ||
-            pod_is_terminal(p))
-            continue;
-        sum += resource_list_get(&p->gpu_requests, resource);
-    }
-    return sum;
-}
-
-static void world_cleanup(struct world *w)
-{
-    for (size_t i = 0; i < w->n_nodes; i++)
-        node_cleanup(&w->nodes[i]);
-    for (size_t i = 0; i < w->n_pods; i++)
-        pod_cleanup(&w->pods[i]);
-    free(w->nodes);
-    free(w->pods);
-    memset(w, 0, sizeof(*w));
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Returns the number of failed checks in one fixture, printing each. */
-static int run_fixture(const char *path, const struct gpu_set *gpus)
+static int run_fixture(const char *path, void *ctx)
 {
+    const struct gpu_set *gpus = ctx;
     int failures = 0;
-    struct world w = {0};
+    struct classify_world w = {0};
     json_object *root = json_object_from_file(path);
     if (!root) {
         print_error("%s: not valid JSON\n", path);
         return 1;
     }
-    json_object *nodes = NULL, *pods = NULL, *target = NULL, *want = NULL, *contains = NULL;
-    json_object_object_get_ex(root, "nodes", &nodes);
-    json_object_object_get_ex(root, "pods", &pods);
-    json_object_object_get_ex(root, "target", &target);
+    json_object *want = NULL, *contains = NULL;
     json_object_object_get_ex(root, "want", &want);
     json_object_object_get_ex(root, "detail_contains", &contains);
-    if (!nodes || !pods || !target || !want) {
-        print_error("%s: missing nodes, pods, target or want\n", path);
-        failures++;
-        goto out;
-    }
-    w.n_nodes = json_object_array_length(nodes);
-    w.n_pods = json_object_array_length(pods);
-    w.nodes = calloc(w.n_nodes + 1, sizeof(*w.nodes));
-    w.pods = calloc(w.n_pods + 1, sizeof(*w.pods));
-    assert_non_null(w.nodes);
-    assert_non_null(w.pods);
-    for (size_t i = 0; i < w.n_nodes; i++) {
-        if (project_node(json_object_array_get_idx(nodes, i), gpus, &w.nodes[i]) != K_OK) {
-            print_error("%s: node %zu does not project\n", path, i);
-            failures++;
-            goto out;
-        }
-    }
-    w.target = (size_t)-1;
-    const char *tname = json_object_get_string(target);
-    for (size_t i = 0; i < w.n_pods; i++) {
-        if (project_pod(json_object_array_get_idx(pods, i), gpus, &w.pods[i]) != K_OK) {
-            print_error("%s: pod %zu does not project\n", path, i);
-            failures++;
-            goto out;
-        }
-        char full[512];
-        snprintf(full, sizeof(full), "%s/%s", w.pods[i].ns ? w.pods[i].ns : "", w.pods[i].name);
-        if (strcmp(full, tname) == 0)
-            w.target = i;
-    }
-    if (w.target == (size_t)-1) {
-        print_error("%s: target %s not among the pods\n", path, tname);
-        failures++;
-        goto out;
+    char err[256];
+    if (!want || classify_world_load(root, gpus, &w, err, sizeof(err)) != 0) {
+        print_error("%s: %s\n", path, want ? err : "missing want");
+        json_object_put(root);
+        return 1;
     }
 
     const struct knode **ptrs = calloc(w.n_nodes + 1, sizeof(*ptrs));
@@ -124,7 +52,7 @@ static int run_fixture(const char *path, const struct gpu_set *gpus)
         .pod = &w.pods[w.target],
         .nodes = ptrs,
         .n_nodes = w.n_nodes,
-        .usage = fixture_usage,
+        .usage = classify_world_usage,
         .usage_ctx = &w,
     };
     struct classify_result res = {.verdicts = verdicts};
@@ -181,8 +109,7 @@ static int run_fixture(const char *path, const struct gpu_set *gpus)
     printf("  %-48s %-16s %s\n", strrchr(path, '/') + 1, got, res.detail);
     free(ptrs);
     free(verdicts);
-out:
-    world_cleanup(&w);
+    classify_world_cleanup(&w);
     json_object_put(root);
     return failures;
 }
@@ -192,31 +119,10 @@ static void test_fixtures(void **state)
     (void)state;
     struct gpu_set gpus;
     assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
-    const char *dir = FIXTURES_DIR "/classify";
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        names = realloc(names, (n + 1) * sizeof(*names));
-        assert_non_null(names);
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof(*names), cmp_names);
+    size_t n;
+    int failures = classify_fixtures_each(FIXTURES_DIR, run_fixture, &gpus, &n);
+    assert_true(failures >= 0);
     assert_true(n >= 7);
-    int failures = 0;
-    for (size_t i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        failures += run_fixture(path, &gpus);
-        free(names[i]);
-    }
-    free(names);
     gpu_set_cleanup(&gpus);
     if (failures)
         fail_msg("%d fixture check(s) failed", failures);

@@ -1,0 +1,137 @@
+/* classify_world.c - loading the classifier fixtures for unit tests. */
+#include "classify_world.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/project.h"
+#include "util/result.h"
+
+int classify_world_load(json_object *root, const struct gpu_set *gpus, struct classify_world *w,
+                        char *err, size_t errlen)
+{
+    memset(w, 0, sizeof(*w));
+    json_object *nodes = NULL, *pods = NULL, *target = NULL;
+    json_object_object_get_ex(root, "nodes", &nodes);
+    json_object_object_get_ex(root, "pods", &pods);
+    json_object_object_get_ex(root, "target", &target);
+    if (!json_object_is_type(nodes, json_type_array) ||
+        !json_object_is_type(pods, json_type_array) || !target) {
+        snprintf(err, errlen, "missing nodes, pods or target");
+        return -1;
+    }
+    size_t n_nodes = json_object_array_length(nodes), n_pods = json_object_array_length(pods);
+    w->nodes = calloc(n_nodes + 1, sizeof(*w->nodes));
+    w->pods = calloc(n_pods + 1, sizeof(*w->pods));
+    if (!w->nodes || !w->pods) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    for (; w->n_nodes < n_nodes; w->n_nodes++) {
+        if (project_node(json_object_array_get_idx(nodes, w->n_nodes), gpus,
+                         &w->nodes[w->n_nodes]) != K_OK) {
+            snprintf(err, errlen, "node %zu does not project", w->n_nodes);
+            goto fail;
+        }
+    }
+    w->target = (size_t)-1;
+    const char *tname = json_object_get_string(target);
+    for (; w->n_pods < n_pods; w->n_pods++) {
+        struct kpod *p = &w->pods[w->n_pods];
+        if (project_pod(json_object_array_get_idx(pods, w->n_pods), gpus, p) != K_OK) {
+            snprintf(err, errlen, "pod %zu does not project", w->n_pods);
+            goto fail;
+        }
+        char full[512];
+        snprintf(full, sizeof(full), "%s/%s", p->ns ? p->ns : "", p->name);
+        if (strcmp(full, tname) == 0)
+            w->target = w->n_pods;
+    }
+    if (w->target == (size_t)-1) {
+        snprintf(err, errlen, "target %s not among the pods", tname);
+        goto fail;
+    }
+    return 0;
+fail:
+    classify_world_cleanup(w);
+    return -1;
+}
+
+void classify_world_cleanup(struct classify_world *w)
+{
+    for (size_t i = 0; i < w->n_nodes; i++)
+        node_cleanup(&w->nodes[i]);
+    for (size_t i = 0; i < w->n_pods; i++)
+        pod_cleanup(&w->pods[i]);
+    free(w->nodes);
+    free(w->pods);
+    memset(w, 0, sizeof(*w));
+}
+
+int64_t classify_world_usage(void *ctx, const char *node, const char *resource)
+{
+    const struct classify_world *w = ctx;
+    int64_t sum = 0;
+    for (size_t i = 0; i < w->n_pods; i++) {
+        const struct kpod *p = &w->pods[i];
+        if (i == w->target || !p->node_name || strcmp(p->node_name, node) != 0 ||
+            pod_is_terminal(p))
+            continue;
+        sum += resource_list_get(&p->gpu_requests, resource);
+    }
+    return sum;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_free(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),
+                           void *ctx, size_t *n)
+{
+    *n = 0;
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/classify", fixtures_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **names = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char **grown = realloc(names, (*n + 1) * sizeof(*names));
+        char *copy = strdup(e->d_name);
+        if (!grown || !copy) {
+            free(copy);
+            names_free(grown ? grown : names, *n);
+            closedir(d);
+            *n = 0;
+            return -1;
+        }
+        names = grown;
+        names[(*n)++] = copy;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(names, *n, sizeof(*names), cmp_names);
+    int failures = 0;
+    for (size_t i = 0; i < *n; i++) {
+        char path[8192];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        failures += fn(path, ctx);
+    }
+    names_free(names, *n);
+    return failures;
+}

@@ -1,0 +1,49 @@
+/*
+ * classify_world.h - the classifier fixtures of tests/fixtures/classify, shared by the tests that
+ * run them (tests/unit/core/classify/test_classify.c, tests/unit/webhook/test_ladder_agreement.c).
+ *
+ * A fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
+ * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}.
+ */
+#ifndef GPUTRI_TEST_CLASSIFY_WORLD_H
+#define GPUTRI_TEST_CLASSIFY_WORLD_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/gpu.h"
+#include "model/model.h"
+
+/* One fixture's objects, projected with core/kube/project.h. */
+struct classify_world {
+    struct knode *nodes; /* fixture order */
+    size_t n_nodes;
+    struct kpod *pods;
+    size_t n_pods;
+    size_t target; /* index into pods */
+};
+
+/*
+ * classify_world_load() - project root's "nodes" and "pods" and find "target". Returns 0, or -1
+ * with a message in err (w is then cleaned up).
+ */
+int classify_world_load(json_object *root, const struct gpu_set *gpus, struct classify_world *w,
+                        char *err, size_t errlen);
+void classify_world_cleanup(struct classify_world *w);
+
+/*
+ * classify_world_usage() - the classifier's node_usage_fn over a world (ctx): the GPU requests of
+ * the non-terminal pods bound to `node`, the target excluded.
+ */
+int64_t classify_world_usage(void *ctx, const char *node, const char *resource);
+
+/*
+ * classify_fixtures_each() - call fn with the path of every *.json file under
+ * <fixtures_dir>/classify, in name order, and return the sum of what fn returns (its failures).
+ * *n receives the number of files; -1 when the directory cannot be read.
+ */
+int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),
+                           void *ctx, size_t *n);
+
+#endif
