@@ -271,7 +271,8 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
 
 int64_t node_verdict_free(const struct node_verdict *v)
 {
-    return v->allocatable > v->allocated ? v->allocatable - v->allocated : 0;
+    __int128 f = (__int128)v->allocatable - (__int128)v->allocated;
+    return f <= 0 ? 0 : f > INT64_MAX ? INT64_MAX : (int64_t)f;
 }
 
 int node_verdict_cmp(const void *pa, const void *pb)

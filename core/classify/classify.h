@@ -122,7 +122,7 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
 
 /*
  * node_verdict_free() - the free units of the verdict's resource: allocatable - allocated, 0
- * when that is not positive. Pure.
+ * when that is not positive, INT64_MAX when it is larger. Pure; thread-safe.
  */
 int64_t node_verdict_free(const struct node_verdict *v);
 

@@ -225,6 +225,10 @@ static void test_node_ladder(void **state)
     assert_int_equal(v.step, CAUSE_GPU_FITS);
     assert_true(v.full_capacity);
     assert_int_equal(node_verdict_free(&v), 4);
+    struct node_verdict huge = {.allocatable = INT64_MAX, .allocated = -1};
+    assert_int_equal(node_verdict_free(&huge), INT64_MAX);
+    huge.allocated = INT64_MAX;
+    assert_int_equal(node_verdict_free(&huge), 0);
 
     /* cordoned and tainted: the cordon is reported (NodeUnschedulable runs first), the
      * resource outcome kept */
