@@ -37,6 +37,7 @@
 #define WARN_REASON_TOO_LARGE "GPURequestTooLarge"
 #define WARN_REASON_QGPU_MIXED "QGPUMixedResources"
 #define WARN_REASON_QGPU_NS "QGPUNamespaceUnlabeled"
+#define WARN_REASON_NOT_CHECKED "GPUChecksSkipped"
 
 #define QGPU_PREFIX "tke.cloud.tencent.com/qgpu-"
 #define QGPU_POLICY_LABEL "tke.cloud.tencent.com/qgpu-schedule-policy"
