@@ -199,6 +199,15 @@ static bool quota_get(const struct resource_list *l, const char *name, int64_t *
     return false;
 }
 
+/* hard - used, at least 0, saturating at INT64_MAX (used may be negative in a forged status). */
+static int64_t quota_left(int64_t hard, int64_t used)
+{
+    int64_t left;
+    if (__builtin_sub_overflow(hard, used, &left))
+        return used < 0 ? INT64_MAX : 0;
+    return left > 0 ? left : 0;
+}
+
 static void check_quota(const struct wh_snapshot *snap, const struct wh_object *o,
                         const struct kpod *pod, struct warn_list *out)
 {
@@ -227,9 +236,9 @@ static void check_quota(const struct wh_snapshot *snap, const struct wh_object *
             }
             if (!o->create)
                 continue;
-            int64_t left = hard - used > 0 ? hard - used : 0;
-            int64_t n = o->replicas < 0 ? 1 : o->replicas;
-            if (n > INT64_MAX / per_pod || n * per_pod > left) {
+            int64_t left = quota_left(hard, used);
+            int64_t n = o->replicas < 0 ? 1 : o->replicas, want;
+            if (__builtin_mul_overflow(n, per_pod, &want) || want > left) {
                 if (o->is_pod || o->replicas < 0)
                     warn_add(out, WARN_REASON_QUOTA,
                              "%s: %s %" PRId64 " %s but quota \"%s\" has %" PRId64

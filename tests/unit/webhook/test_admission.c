@@ -444,6 +444,62 @@ static void test_cost_estimate_is_an_upper_bound(void **state)
     }
 }
 
+/* The quota check at the int64 limits: saturating, never wrapping (UBSan build: no report). */
+static void test_quota_int64_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t hard, used;
+        const char *replicas; /* JSON number */
+        const char *per_pod;  /* quantity */
+        const char *want;     /* substring of the one quota warning, NULL for none */
+    } cases[] = {
+        /* hard - used overflows upwards: all of it is left */
+        {INT64_MAX, INT64_MIN, "1", "1", NULL},
+        {INT64_MAX, -1, "1", "9223372036854775", NULL},
+        /* and downwards: nothing is left */
+        {-2, INT64_MAX, "1", "1", "can never be admitted"},
+        {INT64_MAX, INT64_MAX, "1", "1", "has 0 left"},
+        /* replicas x per pod overflows: more than any quota holds */
+        {INT64_MAX, 0, "9223372036854775807", "2",
+         "9223372036854775807 replicas x 2 nvidia.com/gpu but quota \"q\" has "
+         "9223372036854775807 left"},
+        {INT64_MAX, 0, "2000", "9223372036854775", "left (used 0/9223372036854775807); only 1000"},
+        /* exactly fits */
+        {INT64_MAX, 0, "1", "9223372036854775", NULL},
+        {INT64_MAX, 1, "1", "9223372036854775", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct wh_quota q = {.ns = "ns", .name = "q", .has_status = true};
+        assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", cases[i].hard),
+                         K_OK);
+        assert_int_equal(resource_list_add(&q.used, "requests.nvidia.com/gpu", cases[i].used),
+                         K_OK);
+        struct wh_snapshot snap = {
+            .gpus = &gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
+        char body[1024];
+        snprintf(body, sizeof(body),
+                 REVIEW_HEAD ",\"kind\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":"
+                             "\"Deployment\"},\"operation\":\"CREATE\",\"namespace\":\"ns\","
+                             "\"object\":{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":%s,"
+                             "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\","
+                             "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"%s\"}}}]}}}}}}",
+                 cases[i].replicas, cases[i].per_pod);
+        struct admission_result r;
+        assert_int_equal(admission_handle(body, strlen(body), &snap, &r), K_OK);
+        check_response(&r, "u-1");
+        size_t n = count_reason(&r, WARN_REASON_QUOTA);
+        if (!cases[i].want && n != 0)
+            fail_msg("case %zu: unexpected warning %s", i, r.warnings.items[0].text);
+        if (cases[i].want && (n != 1 || !strstr(r.warnings.items[0].text, cases[i].want)))
+            fail_msg("case %zu: want \"%s\", got %zu warning(s): %s", i, cases[i].want, n,
+                     r.warnings.n ? r.warnings.items[0].text : "");
+        admission_result_cleanup(&r);
+        resource_list_cleanup(&q.hard);
+        resource_list_cleanup(&q.used);
+    }
+}
+
 static void test_unsynced_snapshot_is_quiet(void **state)
 {
     (void)state;
@@ -525,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_object_over_budget),
         cmocka_unit_test(test_cost_estimate_is_an_upper_bound),
+        cmocka_unit_test(test_quota_int64_limits),
         cmocka_unit_test(test_length_not_terminated),
         cmocka_unit_test(test_unsynced_snapshot_is_quiet),
         cmocka_unit_test(test_event_identity),
