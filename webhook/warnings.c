@@ -436,14 +436,28 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
                       struct warn_list *out)
 {
     struct kpod pod;
-    int rc = project_pod_spec(o->spec, o->meta, snap->gpus, &pod);
+    struct project_excess ex;
+    int rc = project_pod_spec(o->spec, o->meta, snap->gpus, &pod, &ex);
     if (rc != K_OK)
         return rc;
     if (pod.gpu_requests.n > 0) {
         check_qgpu(snap, o, &pod, out);
         check_runtime_class(snap, o, &pod, out);
         check_quota(snap, o, &pod, out);
-        rc = check_nodes(snap, o, &pod, out);
+        /* what was not projected must not be evaluated: say so instead */
+        if (ex.selector_requirements || ex.selector_values)
+            warn_add(out, WARN_REASON_NOT_CHECKED,
+                     "%s.affinity: node selection of %zu requirements and %zu values, above the "
+                     "%d and %d gputri-webhook evaluates per node; node checks skipped",
+                     o->spec_path, ex.selector_requirements, ex.selector_values,
+                     PROJECT_MAX_SELECTOR_REQUIREMENTS, PROJECT_MAX_SELECTOR_VALUES);
+        if (ex.tolerations)
+            warn_add(out, WARN_REASON_NOT_CHECKED,
+                     "%s.tolerations: %zu tolerations, above the %d gputri-webhook evaluates per "
+                     "node; node checks skipped",
+                     o->spec_path, ex.tolerations, PROJECT_MAX_TOLERATIONS);
+        if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations)
+            rc = check_nodes(snap, o, &pod, out);
     }
     pod_cleanup(&pod);
     return rc;

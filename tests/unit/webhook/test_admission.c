@@ -500,6 +500,84 @@ static void test_quota_int64_limits(void **state)
     }
 }
 
+/*
+ * A pod above the projection caps: the node checks are skipped with one warning naming the cap;
+ * the quota check still runs.
+ */
+static void test_caps_warn(void **state)
+{
+    (void)state;
+    json_object *nj = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"}},\"spec\":{\"taints\":[{\"key\":"
+        "\"t\",\"effect\":\"NoSchedule\"}]},\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"}}}");
+    struct knode node;
+    assert_int_equal(project_node(nj, &gpus, &node), K_OK);
+    const struct knode *nodes[] = {&node};
+    struct wh_quota q = {.ns = "ns", .name = "q", .has_status = true};
+    assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", 0), K_OK);
+    struct wh_snapshot snap = {.gpus = &gpus,
+                               .nodes = nodes,
+                               .n_nodes = 1,
+                               .quotas = &q,
+                               .n_quotas = 1,
+                               .nodes_synced = true,
+                               .quotas_synced = true};
+    static const struct {
+        size_t tols, sel;
+        const char *want; /* the NOT_CHECKED warning; NULL: the node checks run */
+    } cases[] = {
+        {PROJECT_MAX_TOLERATIONS, 1, NULL},
+        {PROJECT_MAX_TOLERATIONS + 1, 1,
+         "spec.tolerations: 257 tolerations, above the 256 gputri-webhook evaluates per node; "
+         "node checks skipped"},
+        {1, PROJECT_MAX_SELECTOR_REQUIREMENTS + 1,
+         "spec.affinity: node selection of 129 requirements and 0 values, above the 128 and "
+         "1024 gputri-webhook evaluates per node; node checks skipped"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t cap = 4096 + cases[i].tols * 64 + cases[i].sel * 32;
+        char *b = malloc(cap);
+        assert_non_null(b);
+        size_t off = (size_t)snprintf(
+            b, cap,
+            REVIEW_HEAD ",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+                        "\"operation\":\"CREATE\",\"namespace\":\"ns\",\"object\":{\"metadata\":"
+                        "{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+                        "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}],\"tolerations\":[");
+        for (size_t t = 0; t < cases[i].tols; t++)
+            off += (size_t)snprintf(b + off, cap - off,
+                                    "%s{\"key\":\"other-%zu\",\"operator\":\"Exists\"}",
+                                    t ? "," : "", t);
+        off += (size_t)snprintf(b + off, cap - off, "],\"nodeSelector\":{\"a\":\"b\"");
+        for (size_t k = 1; k < cases[i].sel; k++)
+            off += (size_t)snprintf(b + off, cap - off, ",\"k%zu\":\"v\"", k);
+        off += (size_t)snprintf(b + off, cap - off, "}}}}}");
+        assert_true(off < cap);
+        struct admission_result r;
+        assert_int_equal(admission_handle(b, off, &snap, &r), K_OK);
+        check_response(&r, "u-1");
+        assert_int_equal(count_reason(&r, WARN_REASON_QUOTA), 1); /* still checked */
+        if (cases[i].want) {
+            assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 1);
+            assert_int_equal(count_reason(&r, WARN_REASON_TAINT), 0);
+            assert_int_equal(count_reason(&r, WARN_REASON_SELECTOR), 0);
+            bool found = false;
+            for (size_t k = 0; k < r.warnings.n; k++)
+                found |= strcmp(r.warnings.items[k].text, cases[i].want) == 0;
+            if (!found)
+                fail_msg("case %zu: no warning \"%s\"", i, cases[i].want);
+        } else {
+            assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 0);
+            assert_int_equal(count_reason(&r, WARN_REASON_TAINT), 1); /* taint t untolerated */
+        }
+        admission_result_cleanup(&r);
+        free(b);
+    }
+    resource_list_cleanup(&q.hard);
+    node_cleanup(&node);
+    json_object_put(nj);
+}
+
 static void test_unsynced_snapshot_is_quiet(void **state)
 {
     (void)state;
@@ -582,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_object_over_budget),
         cmocka_unit_test(test_cost_estimate_is_an_upper_bound),
         cmocka_unit_test(test_quota_int64_limits),
+        cmocka_unit_test(test_caps_warn),
         cmocka_unit_test(test_length_not_terminated),
         cmocka_unit_test(test_unsynced_snapshot_is_quiet),
         cmocka_unit_test(test_event_identity),
