@@ -35,9 +35,9 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out);
  *                  and matchFields;
  *   values       = the values of those requirements.
  */
-#define PROJECT_MAX_SELECTOR_REQUIREMENTS 128
-#define PROJECT_MAX_SELECTOR_VALUES 1024
-#define PROJECT_MAX_TOLERATIONS 256
+#define PROJECT_MAX_SELECTOR_REQUIREMENTS 64
+#define PROJECT_MAX_SELECTOR_VALUES 512
+#define PROJECT_MAX_TOLERATIONS 128
 
 /* What project_pod_spec() did not project because it was above a cap. */
 struct project_excess {

@@ -528,11 +528,11 @@ static void test_caps_warn(void **state)
     } cases[] = {
         {PROJECT_MAX_TOLERATIONS, 1, NULL},
         {PROJECT_MAX_TOLERATIONS + 1, 1,
-         "spec.tolerations: 257 tolerations, above the 256 gputri-webhook evaluates per node; "
+         "spec.tolerations: 129 tolerations, above the 128 gputri-webhook evaluates per node; "
          "node checks skipped"},
         {1, PROJECT_MAX_SELECTOR_REQUIREMENTS + 1,
-         "spec.affinity: node selection of 129 requirements and 0 values, above the 128 and "
-         "1024 gputri-webhook evaluates per node; node checks skipped"},
+         "spec.affinity: node selection of 65 requirements and 0 values, above the 64 and "
+         "512 gputri-webhook evaluates per node; node checks skipped"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         size_t cap = 4096 + cases[i].tols * 64 + cases[i].sel * 32;
