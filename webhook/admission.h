@@ -13,7 +13,8 @@
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is
  * allowed without warnings.
  *
- * Pure given the snapshot: no I/O, no globals; thread-safe on distinct results.
+ * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below); thread-safe on
+ * distinct results.
  */
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
@@ -24,7 +25,41 @@
 #include "snapshot.h"
 #include "warnings.h"
 
-#define ADMISSION_MAX_DEPTH 64 /* JSON nesting accepted */
+/*
+ * Bounded work per request. The body (at most the server's max_body, 3 MiB by default, the API
+ * server's own limit) is first validated in one pass without allocating: strict RFC 8259 (UTF-8
+ * without overlong forms or surrogates, no control characters in strings, no NaN or Infinity,
+ * no trailing commas, nothing after the value), at most ADMISSION_MAX_DEPTH nested containers.
+ * The same pass estimates what json-c would allocate for the tree, per value:
+ *   object ADMISSION_COST_OBJECT, array ADMISSION_COST_ARRAY, object member ADMISSION_COST_MEMBER
+ *   plus its name's bytes, array element ADMISSION_COST_ELEMENT, string/number/true/false/null
+ *   ADMISSION_COST_SCALAR plus the string's bytes
+ * (json-c 0.16 on x86-64, measured: an empty object 792 bytes, an empty array 152, a one-byte
+ * string 88, a number 72; a member ~130 besides its value). Only then is the tree built:
+ *   - request.oldObject is never read and always parsed as null;
+ *   - request.object above ADMISSION_MAX_OBJECT_COST is parsed as null and the answer is allowed
+ *     with one warning (WARN_REASON_NOT_CHECKED) saying the object was too large to check (for
+ *     the kinds checked, on CREATE/UPDATE);
+ *   - the rest of the review above ADMISSION_MAX_ENVELOPE_COST is refused (K_EPARSE; the API
+ *     server builds that part itself and never comes near it).
+ * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the tree
+ * (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST), json-c's string buffer (up to twice
+ * the largest string) and the pod projection (at most the body's bytes plus the capped lists of
+ * core/kube/project.h): about 20 MiB whatever the body; measured worst 9 MiB
+ * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
+ * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
+ * linear; the checks run on the capped projection (warnings.h wh_check_pod_spec), at most about
+ * 40 ms against 5,000 nodes.
+ */
+#define ADMISSION_MAX_DEPTH 64 /* nested objects and arrays */
+#define ADMISSION_MAX_OBJECT_COST (8u << 20)
+#define ADMISSION_MAX_ENVELOPE_COST (1u << 20)
+#define ADMISSION_TRIM_ABOVE (1u << 20)
+#define ADMISSION_COST_OBJECT 1024
+#define ADMISSION_COST_ARRAY 256
+#define ADMISSION_COST_MEMBER 160
+#define ADMISSION_COST_ELEMENT 16
+#define ADMISSION_COST_SCALAR 96
 
 struct admission_result {
     char *response; /* the AdmissionReview JSON (malloc'd), NULL on error */
@@ -45,10 +80,13 @@ struct admission_result {
  * admission_handle() - decode `body` (len bytes, need not be NUL-terminated), run the checks
  * against `snap`, encode the response. Returns:
  *   K_OK      response set (HTTP 200), warnings and the object's identity filled;
- *   K_EPARSE  not an AdmissionReview we can answer: malformed JSON, nesting above
- *             ADMISSION_MAX_DEPTH, trailing garbage, apiVersion other than admission.k8s.io/v1,
- *             kind other than AdmissionReview, no request object or no request.uid (answer
- *             HTTP 400 with `error`);
+ *   K_OK      also when request.object is over its budget (one warning, no checks);
+ *   K_EPARSE  not an AdmissionReview we can answer: JSON that is not strict RFC 8259 (see
+ *             above: invalid UTF-8, NaN, trailing commas, ...), nesting above
+ *             ADMISSION_MAX_DEPTH, trailing garbage, the envelope over its budget, a duplicate
+ *             request, request.object or request.oldObject member, apiVersion other than
+ *             admission.k8s.io/v1, kind other than AdmissionReview, no request object or no
+ *             request.uid (answer HTTP 400 with `error`);
  *   K_ENOMEM.
  * Call admission_result_cleanup() in every case.
  */

@@ -1,4 +1,5 @@
 /* main.c - gputri-webhook: flags, signals, and wiring of caches, admission, events and HTTPS. */
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -129,6 +130,10 @@ int main(int argc, char **argv)
     }
     log_set_verbosity(o.verbosity);
     log_set_format(o.log_format);
+    /* Blocks of 128 KiB and more (request bodies, large JSON strings and arrays) are mmapped
+     * and go back to the system when freed. Setting the threshold turns off glibc's dynamic
+     * raise of it, which after the first 3 MiB body would keep later ones in the arenas. */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
     struct gpu_set gpus = {0};
     if (gpu_set_parse(&gpus, o.gpu_resources) != K_OK) {

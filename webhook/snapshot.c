@@ -129,8 +129,9 @@ static int quota_gpu_keys(json_object *list, const struct gpu_set *gpus, struct 
         if (!json_object_is_type(v, json_type_string) ||
             quantity_parse(json_object_get_string(v), &value) != K_OK)
             continue;
-        if (resource_list_add(out, k, value) != K_OK)
-            return K_ENOMEM;
+        int rc = resource_list_add(out, k, value);
+        if (rc != K_OK)
+            return rc; /* K_ETOOBIG past RESOURCE_LIST_MAX keys, or K_ENOMEM */
     }
     return K_OK;
 }

@@ -67,7 +67,8 @@ struct wh_snapshot {
 /*
  * wh_project_runtime_class() / wh_project_quota() / wh_project_namespace() - fill `out` (zeroed
  * first) from the API object. Return K_OK, K_EPARSE when metadata.name (and for quotas
- * metadata.namespace) is missing, or K_ENOMEM; `out` is cleaned up on error. Quota quantities
+ * metadata.namespace) is missing, K_ETOOBIG when a quota's hard or used list names more than
+ * RESOURCE_LIST_MAX GPU keys, or K_ENOMEM; `out` is cleaned up on error. Quota quantities
  * that do not parse are skipped. `gpus` selects the quota keys kept.
  */
 int wh_project_runtime_class(json_object *obj, struct wh_runtime_class *out);

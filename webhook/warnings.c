@@ -9,47 +9,13 @@
 
 #include "kube/project.h"
 #include "util/result.h"
+#include "util/utf8.h"
 
 /* ------------------------------------------------------------------ the list */
 
 void warn_list_init(struct warn_list *l)
 {
     memset(l, 0, sizeof(*l));
-}
-
-/*
- * Decodes the UTF-8 sequence at s (at most `avail` bytes): its length 1..4 and code point, or 0
- * for an invalid, overlong, surrogate or truncated sequence.
- */
-static size_t utf8_decode(const unsigned char *s, size_t avail, unsigned *cp_out)
-{
-    unsigned char c = s[0];
-    size_t n;
-    unsigned cp;
-    if (c < 0x80) {
-        *cp_out = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (n > avail)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    *cp_out = cp;
-    return n;
 }
 
 bool warn_add(struct warn_list *l, const char *reason, const char *fmt, ...)
@@ -232,6 +198,15 @@ static bool quota_get(const struct resource_list *l, const char *name, int64_t *
     return false;
 }
 
+/* hard - used, at least 0, saturating at INT64_MAX (used may be negative in a forged status). */
+static int64_t quota_left(int64_t hard, int64_t used)
+{
+    int64_t left;
+    if (__builtin_sub_overflow(hard, used, &left))
+        return used < 0 ? INT64_MAX : 0;
+    return left > 0 ? left : 0;
+}
+
 static void check_quota(const struct wh_snapshot *snap, const struct wh_object *o,
                         const struct kpod *pod, struct warn_list *out)
 {
@@ -260,9 +235,9 @@ static void check_quota(const struct wh_snapshot *snap, const struct wh_object *
             }
             if (!o->create)
                 continue;
-            int64_t left = hard - used > 0 ? hard - used : 0;
-            int64_t n = o->replicas < 0 ? 1 : o->replicas;
-            if (n > INT64_MAX / per_pod || n * per_pod > left) {
+            int64_t left = quota_left(hard, used);
+            int64_t n = o->replicas < 0 ? 1 : o->replicas, want;
+            if (__builtin_mul_overflow(n, per_pod, &want) || want > left) {
                 if (o->is_pod || o->replicas < 0)
                     warn_add(out, WARN_REASON_QUOTA,
                              "%s: %s %" PRId64 " %s but quota \"%s\" has %" PRId64
@@ -544,14 +519,28 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
                       struct warn_list *out)
 {
     struct kpod pod;
-    int rc = project_pod_spec(o->spec, o->meta, snap->gpus, &pod);
+    struct project_excess ex;
+    int rc = project_pod_spec(o->spec, o->meta, snap->gpus, &pod, &ex);
     if (rc != K_OK)
         return rc;
     if (pod.gpu_requests.n > 0) {
         check_qgpu(snap, o, &pod, out);
         check_runtime_class(snap, o, &pod, out);
         check_quota(snap, o, &pod, out);
-        rc = check_nodes(snap, o, &pod, out);
+        /* what was not projected must not be evaluated: say so instead */
+        if (ex.selector_requirements || ex.selector_values)
+            warn_add(out, WARN_REASON_NOT_CHECKED,
+                     "%s.affinity: node selection of %zu requirements and %zu values, above the "
+                     "%d and %d gputri-webhook evaluates per node; node checks skipped",
+                     o->spec_path, ex.selector_requirements, ex.selector_values,
+                     PROJECT_MAX_SELECTOR_REQUIREMENTS, PROJECT_MAX_SELECTOR_VALUES);
+        if (ex.tolerations)
+            warn_add(out, WARN_REASON_NOT_CHECKED,
+                     "%s.tolerations: %zu tolerations, above the %d gputri-webhook evaluates per "
+                     "node; node checks skipped",
+                     o->spec_path, ex.tolerations, PROJECT_MAX_TOLERATIONS);
+        if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations)
+            rc = check_nodes(snap, o, &pod, out);
     }
     pod_cleanup(&pod);
     return rc;

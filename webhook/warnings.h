@@ -38,6 +38,7 @@
 #define WARN_REASON_TOO_LARGE "GPURequestTooLarge"
 #define WARN_REASON_QGPU_MIXED "QGPUMixedResources"
 #define WARN_REASON_QGPU_NS "QGPUNamespaceUnlabeled"
+#define WARN_REASON_NOT_CHECKED "GPUChecksSkipped"
 
 #define QGPU_PREFIX "tke.cloud.tencent.com/qgpu-"
 #define QGPU_POLICY_LABEL "tke.cloud.tencent.com/qgpu-schedule-policy"
@@ -80,8 +81,10 @@ struct wh_object {
  * wh_check_pod_spec() - run every pod check (qGPU, RuntimeClass, quota, node selection, GPU
  * listed in capacity, request above every node's capacity, taints) and append warnings to `out`.
  * Objects requesting no GPU resource get none. Checks whose list is not synced in the snapshot are
- * skipped. Returns K_OK, K_EPARSE when the spec does not project (core/kube/project.h
- * project_pod_spec), or K_ENOMEM.
+ * skipped. The spec is projected with the caps of core/kube/project.h: a node selection or a
+ * toleration list above them skips the node checks (selection, capacity, size, taints) with one
+ * WARN_REASON_NOT_CHECKED warning saying which cap; the other checks still run. Returns K_OK,
+ * K_EPARSE when the spec does not project (core/kube/project.h project_pod_spec), or K_ENOMEM.
  */
 int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *obj,
                       struct warn_list *out);

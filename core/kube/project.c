@@ -6,6 +6,7 @@
  */
 #include "kube/project.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -400,11 +401,66 @@ static int project_meta(json_object *meta, struct kpod *out)
     return K_OK;
 }
 
-static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kpod *out)
+/* Entries of an array member, 0 when absent or not an array. */
+static size_t array_len(json_object *o, const char *key)
+{
+    json_object *a = get_type(o, key, json_type_array);
+    return a ? json_object_array_length(a) : 0;
+}
+
+/* The requirements of a matchExpressions / matchFields list and their values. */
+static void count_requirements(json_object *arr, size_t *reqs, size_t *values)
+{
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    *reqs += n;
+    for (size_t i = 0; i < n; i++)
+        *values += array_len(json_object_array_get_idx(arr, i), "values");
+}
+
+/*
+ * The size of the node selection as the caps count it: requirements = nodeSelector entries +
+ * required node-affinity terms + their matchExpressions and matchFields; values = the values of
+ * those requirements.
+ */
+static void count_selection(json_object *spec, size_t *reqs, size_t *values)
+{
+    json_object *sel = get_type(spec, "nodeSelector", json_type_object);
+    *reqs = sel ? (size_t)json_object_object_length(sel) : 0;
+    *values = 0;
+    json_object *na =
+        get_type(get_type(spec, "affinity", json_type_object), "nodeAffinity", json_type_object);
+    json_object *terms =
+        get_type(get_type(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object),
+                 "nodeSelectorTerms", json_type_array);
+    size_t n = terms ? json_object_array_length(terms) : 0;
+    *reqs += n;
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(terms, i);
+        count_requirements(get(t, "matchExpressions"), reqs, values);
+        count_requirements(get(t, "matchFields"), reqs, values);
+    }
+}
+
+static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kpod *out,
+                        struct project_excess *excess)
 {
     if (!spec)
         return K_OK;
     int rc;
+    bool skip_selection = false, skip_tolerations = false;
+    if (excess) {
+        size_t reqs, values, tols = array_len(spec, "tolerations");
+        count_selection(spec, &reqs, &values);
+        if (reqs > PROJECT_MAX_SELECTOR_REQUIREMENTS || values > PROJECT_MAX_SELECTOR_VALUES) {
+            excess->selector_requirements = reqs;
+            excess->selector_values = values;
+            skip_selection = true;
+        }
+        if (tols > PROJECT_MAX_TOLERATIONS) {
+            excess->tolerations = tols;
+            skip_tolerations = true;
+        }
+    }
     const char *node_name = get_str(spec, "nodeName");
     if (node_name && !*node_name)
         node_name = NULL;
@@ -412,15 +468,19 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
         dup_opt(get_str(spec, "schedulerName"), &out->scheduler_name) != K_OK ||
         dup_opt(get_str(spec, "runtimeClassName"), &out->runtime_class) != K_OK)
         return K_ENOMEM;
-    rc = project_string_map(get(spec, "nodeSelector"), &out->node_selector);
-    if (rc != K_OK)
-        return rc;
-    rc = project_affinity(spec, &out->affinity);
-    if (rc != K_OK)
-        return rc;
-    rc = project_tolerations(spec, out);
-    if (rc != K_OK)
-        return rc;
+    if (!skip_selection) {
+        rc = project_string_map(get(spec, "nodeSelector"), &out->node_selector);
+        if (rc != K_OK)
+            return rc;
+        rc = project_affinity(spec, &out->affinity);
+        if (rc != K_OK)
+            return rc;
+    }
+    if (!skip_tolerations) {
+        rc = project_tolerations(spec, out);
+        if (rc != K_OK)
+            return rc;
+    }
     return project_requests(spec, gpus, &out->gpu_requests);
 }
 
@@ -476,7 +536,7 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
     rc = project_meta(meta, out);
     if (rc != K_OK)
         goto out;
-    rc = project_spec(get_type(pod, "spec", json_type_object), gpus, out);
+    rc = project_spec(get_type(pod, "spec", json_type_object), gpus, out, NULL);
     if (rc != K_OK)
         goto out;
     rc = project_status(get_type(pod, "status", json_type_object), out);
@@ -487,16 +547,18 @@ out:
 }
 
 int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set *gpus,
-                     struct kpod *out)
+                     struct kpod *out, struct project_excess *excess)
 {
     memset(out, 0, sizeof(*out));
+    if (excess)
+        memset(excess, 0, sizeof(*excess));
     int rc = K_EPARSE;
     if (!spec || !gpus || !json_object_is_type(spec, json_type_object))
         goto out;
     rc = project_meta(meta && json_object_is_type(meta, json_type_object) ? meta : NULL, out);
     if (rc != K_OK)
         goto out;
-    rc = project_spec(spec, gpus, out);
+    rc = project_spec(spec, gpus, out, excess);
 out:
     if (rc != K_OK)
         pod_cleanup(out);

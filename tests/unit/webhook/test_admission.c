@@ -4,6 +4,7 @@
  * substrings), response invariants, and malformed input.
  */
 #include <dirent.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,359 @@ static void test_length_not_terminated(void **state)
     admission_result_cleanup(&r);
 }
 
+#define REVIEW_HEAD                                                                                \
+    "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":"   \
+    "\"u-1\""
+
+/* Not strict RFC 8259 JSON: answered 400 (K_EPARSE), never 200. */
+static void test_strict_json(void **state)
+{
+    (void)state;
+    static const char *bad[] = {
+        REVIEW_HEAD ",\"x\":NaN}}",
+        REVIEW_HEAD ",\"x\":nan}}",
+        REVIEW_HEAD ",\"x\":Infinity}}",
+        REVIEW_HEAD ",\"x\":-Infinity}}",
+        REVIEW_HEAD ",\"x\":[1,2,]}}",
+        REVIEW_HEAD ",\"x\":{\"a\":1,}}}",
+        REVIEW_HEAD ",}}",
+        REVIEW_HEAD ",\"x\":\"\xff\"}}",             /* invalid byte */
+        REVIEW_HEAD ",\"x\":\"\xc0\x80\"}}",         /* overlong NUL */
+        REVIEW_HEAD ",\"x\":\"\xed\xa0\x80\"}}",     /* UTF-8 encoded surrogate */
+        REVIEW_HEAD ",\"x\":\"\xf4\x90\x80\x80\"}}", /* above U+10FFFF */
+        REVIEW_HEAD ",\"x\":\"\xe2\x82\"}}",         /* truncated sequence */
+        REVIEW_HEAD ",\"\xff\":1}}",                 /* in a member name */
+        REVIEW_HEAD ",\"x\":\"a\tb\"}}",             /* raw control character */
+        REVIEW_HEAD ",\"x\":\"\\x41\"}}",
+        REVIEW_HEAD ",\"x\":\"\\u12\"}}",
+        REVIEW_HEAD ",\"x\":01}}",
+        REVIEW_HEAD ",\"x\":1.}}",
+        REVIEW_HEAD ",\"x\":.5}}",
+        REVIEW_HEAD ",\"x\":+1}}",
+        REVIEW_HEAD ",\"x\":1e}}",
+        REVIEW_HEAD ",\"x\":0x10}}",
+        REVIEW_HEAD ",\"x\":TRUE}}",
+        REVIEW_HEAD ",\"x\":'a'}}",
+        REVIEW_HEAD ",/*c*/\"x\":1}}",
+        REVIEW_HEAD ",x:1}}",
+        REVIEW_HEAD ",\"x\" 1}}",
+        REVIEW_HEAD "}}\n,",
+        "\xef\xbb\xbf" REVIEW_HEAD "}}", /* byte order mark */
+        /* duplicate members the checks depend on */
+        REVIEW_HEAD ",\"object\":{},\"object\":{}}}",
+        REVIEW_HEAD ",\"oldObject\":{},\"oldObject\":{}}}",
+        REVIEW_HEAD ",\"ob\\u006aect\":{},\"object\":{}}}",
+        REVIEW_HEAD "},\"request\":{\"uid\":\"u-2\"}}",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct admission_result r;
+        int rc = handle_raw(bad[i], strlen(bad[i]), &r);
+        if (rc != K_EPARSE)
+            fail_msg("input %zu (%s): expected K_EPARSE, got %d", i, bad[i], rc);
+        assert_null(r.response);
+        assert_true(strncmp(r.error, "malformed JSON: ", 16) == 0);
+        admission_result_cleanup(&r);
+    }
+    /* strict is not stricter than RFC 8259 */
+    static const char *good[] = {
+        REVIEW_HEAD ",\"x\":[-0.5e+10,0,1E2,true,false,null,{},[]]}}",
+        REVIEW_HEAD ",\"x\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"}}",
+        REVIEW_HEAD ",\"x\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}}",
+        " \t\r\n" REVIEW_HEAD "} } \n",
+    };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        struct admission_result r;
+        int rc = handle_raw(good[i], strlen(good[i]), &r);
+        if (rc != K_OK)
+            fail_msg("input %zu (%s): expected K_OK, got %d (%s)", i, good[i], rc, r.error);
+        check_response(&r, "u-1");
+        admission_result_cleanup(&r);
+    }
+}
+
+/* ADMISSION_MAX_DEPTH containers are accepted, one more is not. */
+static void test_depth_limit(void **state)
+{
+    (void)state;
+    for (int extra = 0; extra < 2; extra++) {
+        /* the envelope and request objects are 2 levels */
+        size_t depth = ADMISSION_MAX_DEPTH - 2 + (size_t)extra;
+        char *b = malloc(depth * 2 + 200);
+        assert_non_null(b);
+        int off = sprintf(b, REVIEW_HEAD ",\"x\":");
+        memset(b + off, '[', depth);
+        memset(b + off + depth, ']', depth);
+        strcpy(b + off + 2 * depth, "}}");
+        struct admission_result r;
+        int rc = handle_raw(b, strlen(b), &r);
+        assert_int_equal(rc, extra ? K_EPARSE : K_OK);
+        admission_result_cleanup(&r);
+        free(b);
+    }
+}
+
+/* A review whose request.object is `n` copies of `item` in an array under metadata.x. */
+static char *pod_review_with(const char *op, const char *where, const char *item, size_t n,
+                             size_t *len)
+{
+    size_t il = strlen(item);
+    char *b = malloc(n * (il + 1) + 1024);
+    assert_non_null(b);
+    size_t off = (size_t)sprintf(b,
+                                 REVIEW_HEAD
+                                 ",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+                                 "\"operation\":\"%s\",\"namespace\":\"ns\",\"name\":\"p\",\"%s\":"
+                                 "{\"metadata\":{\"name\":\"p\",\"x\":[",
+                                 op, where);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            b[off++] = ',';
+        memcpy(b + off, item, il);
+        off += il;
+    }
+    off += (size_t)sprintf(b + off, "]},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+                                    "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]}}}}");
+    *len = off;
+    return b;
+}
+
+static size_t count_reason(const struct admission_result *r, const char *reason)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->warnings.n; i++)
+        n += strcmp(r->warnings.items[i].reason, reason) == 0;
+    return n;
+}
+
+/* An object over the tree budget is allowed with one warning and not parsed. */
+static void test_object_over_budget(void **state)
+{
+    (void)state;
+    /* 1,048,576 empty objects: about 1 GiB as a json-c tree, 2 MiB of JSON */
+    size_t len, n = (size_t)1 << 20;
+    char *b = pod_review_with("CREATE", "object", "{}", n, &len);
+    struct admission_result r;
+    assert_int_equal(handle_raw(b, len, &r), K_OK);
+    check_response(&r, "u-1");
+    assert_int_equal(r.warnings.n, 1);
+    assert_string_equal(r.warnings.items[0].reason, WARN_REASON_NOT_CHECKED);
+    assert_non_null(strstr(r.warnings.items[0].text, "Pod too large to check"));
+    assert_non_null(strstr(r.warnings.items[0].text, "GPU checks skipped"));
+    assert_string_equal(r.name, "p"); /* from request.name */
+    admission_result_cleanup(&r);
+
+    /* just under the budget: parsed and checked (no nodes: no warning at all) */
+    size_t fit =
+        (ADMISSION_MAX_OBJECT_COST - 16384) / (ADMISSION_COST_OBJECT + ADMISSION_COST_ELEMENT);
+    char *small = pod_review_with("CREATE", "object", "{}", fit, &len);
+    assert_int_equal(handle_raw(small, len, &r), K_OK);
+    assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 0);
+    admission_result_cleanup(&r);
+    free(small);
+
+    /* the same object as oldObject of an UPDATE is never parsed, and says nothing */
+    free(b);
+    b = pod_review_with("UPDATE", "oldObject", "{}", n, &len);
+    assert_int_equal(handle_raw(b, len, &r), K_OK);
+    check_response(&r, "u-1");
+    assert_int_equal(r.warnings.n, 0);
+    admission_result_cleanup(&r);
+    free(b);
+
+    /* an escaped member name is the same member */
+    b = pod_review_with("CREATE", "ob\\u006aect", "{}", n, &len);
+    assert_int_equal(handle_raw(b, len, &r), K_OK);
+    assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 1);
+    admission_result_cleanup(&r);
+    free(b);
+
+    /* the same bulk outside request.object is refused */
+    b = pod_review_with("CREATE", "userInfo", "{}", n, &len);
+    assert_int_equal(handle_raw(b, len, &r), K_EPARSE);
+    assert_non_null(strstr(r.error, "outside request.object is too large"));
+    admission_result_cleanup(&r);
+    free(b);
+}
+
+/*
+ * The estimate bounds what json-c really allocates, for every kind of value (measured with
+ * mallinfo2; under a sanitizer's allocator it reads 0 and the check is vacuous).
+ */
+static void test_cost_estimate_is_an_upper_bound(void **state)
+{
+    (void)state;
+    enum {
+        O = ADMISSION_COST_OBJECT,
+        A = ADMISSION_COST_ARRAY,
+        M = ADMISSION_COST_MEMBER,
+        E = ADMISSION_COST_ELEMENT,
+        S = ADMISSION_COST_SCALAR
+    };
+    static const struct {
+        const char *item;
+        size_t estimate; /* in an array */
+    } cases[] = {
+        {"{}", O + E},
+        {"[]", A + E},
+        {"\"a\"", S + 1 + E},
+        {"1", S + E},
+        {"1.5", S + E},
+        {"true", S + E},
+        {"null", S + E},
+        {"{\"a\":1}", O + M + 1 + S + E},
+        {"{\"k\":\"v\",\"l\":[1]}", O + 2 * (M + 1) + S + 1 + A + E + S + E},
+        {"[[],[],[]]", A + 3 * (A + E) + E},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = 20000, len;
+        char *b = pod_review_with("CREATE", "object", cases[i].item, n, &len);
+        struct mallinfo2 before = mallinfo2();
+        json_object *o = json_tokener_parse(b);
+        struct mallinfo2 after = mallinfo2();
+        assert_non_null(o);
+        size_t used = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+        json_object_put(o);
+        free(b);
+        if (used / n > cases[i].estimate)
+            fail_msg("%s: json-c used %zu bytes per item, estimate %zu", cases[i].item, used / n,
+                     cases[i].estimate);
+    }
+}
+
+/* The quota check at the int64 limits: saturating, never wrapping (UBSan build: no report). */
+static void test_quota_int64_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t hard, used;
+        const char *replicas; /* JSON number */
+        const char *per_pod;  /* quantity */
+        const char *want;     /* substring of the one quota warning, NULL for none */
+    } cases[] = {
+        /* hard - used overflows upwards: all of it is left */
+        {INT64_MAX, INT64_MIN, "1", "1", NULL},
+        {INT64_MAX, -1, "1", "9223372036854775", NULL},
+        /* and downwards: nothing is left */
+        {-2, INT64_MAX, "1", "1", "can never be admitted"},
+        {INT64_MAX, INT64_MAX, "1", "1", "has 0 left"},
+        /* replicas x per pod overflows: more than any quota holds */
+        {INT64_MAX, 0, "9223372036854775807", "2",
+         "9223372036854775807 replicas x 2 nvidia.com/gpu but quota \"q\" has "
+         "9223372036854775807 left"},
+        {INT64_MAX, 0, "2000", "9223372036854775", "left (used 0/9223372036854775807); only 1000"},
+        /* exactly fits */
+        {INT64_MAX, 0, "1", "9223372036854775", NULL},
+        {INT64_MAX, 1, "1", "9223372036854775", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct wh_quota q = {.ns = "ns", .name = "q", .has_status = true};
+        assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", cases[i].hard),
+                         K_OK);
+        assert_int_equal(resource_list_add(&q.used, "requests.nvidia.com/gpu", cases[i].used),
+                         K_OK);
+        struct wh_snapshot snap = {
+            .gpus = &gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
+        char body[1024];
+        snprintf(body, sizeof(body),
+                 REVIEW_HEAD ",\"kind\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":"
+                             "\"Deployment\"},\"operation\":\"CREATE\",\"namespace\":\"ns\","
+                             "\"object\":{\"metadata\":{\"name\":\"d\"},\"spec\":{\"replicas\":%s,"
+                             "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\","
+                             "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"%s\"}}}]}}}}}}",
+                 cases[i].replicas, cases[i].per_pod);
+        struct admission_result r;
+        assert_int_equal(admission_handle(body, strlen(body), &snap, &r), K_OK);
+        check_response(&r, "u-1");
+        size_t n = count_reason(&r, WARN_REASON_QUOTA);
+        if (!cases[i].want && n != 0)
+            fail_msg("case %zu: unexpected warning %s", i, r.warnings.items[0].text);
+        if (cases[i].want && (n != 1 || !strstr(r.warnings.items[0].text, cases[i].want)))
+            fail_msg("case %zu: want \"%s\", got %zu warning(s): %s", i, cases[i].want, n,
+                     r.warnings.n ? r.warnings.items[0].text : "");
+        admission_result_cleanup(&r);
+        resource_list_cleanup(&q.hard);
+        resource_list_cleanup(&q.used);
+    }
+}
+
+/*
+ * A pod above the projection caps: the node checks are skipped with one warning naming the cap;
+ * the quota check still runs.
+ */
+static void test_caps_warn(void **state)
+{
+    (void)state;
+    json_object *nj = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"}},\"spec\":{\"taints\":[{\"key\":"
+        "\"t\",\"effect\":\"NoSchedule\"}]},\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"}}}");
+    struct knode node;
+    assert_int_equal(project_node(nj, &gpus, &node), K_OK);
+    const struct knode *nodes[] = {&node};
+    struct wh_quota q = {.ns = "ns", .name = "q", .has_status = true};
+    assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", 0), K_OK);
+    struct wh_snapshot snap = {.gpus = &gpus,
+                               .nodes = nodes,
+                               .n_nodes = 1,
+                               .quotas = &q,
+                               .n_quotas = 1,
+                               .nodes_synced = true,
+                               .quotas_synced = true};
+    static const struct {
+        size_t tols, sel;
+        const char *want; /* the NOT_CHECKED warning; NULL: the node checks run */
+    } cases[] = {
+        {PROJECT_MAX_TOLERATIONS, 1, NULL},
+        {PROJECT_MAX_TOLERATIONS + 1, 1,
+         "spec.tolerations: 129 tolerations, above the 128 gputri-webhook evaluates per node; "
+         "node checks skipped"},
+        {1, PROJECT_MAX_SELECTOR_REQUIREMENTS + 1,
+         "spec.affinity: node selection of 65 requirements and 0 values, above the 64 and "
+         "512 gputri-webhook evaluates per node; node checks skipped"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t cap = 4096 + cases[i].tols * 64 + cases[i].sel * 32;
+        char *b = malloc(cap);
+        assert_non_null(b);
+        size_t off = (size_t)snprintf(
+            b, cap,
+            REVIEW_HEAD ",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+                        "\"operation\":\"CREATE\",\"namespace\":\"ns\",\"object\":{\"metadata\":"
+                        "{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+                        "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}],\"tolerations\":[");
+        for (size_t t = 0; t < cases[i].tols; t++)
+            off += (size_t)snprintf(b + off, cap - off,
+                                    "%s{\"key\":\"other-%zu\",\"operator\":\"Exists\"}",
+                                    t ? "," : "", t);
+        off += (size_t)snprintf(b + off, cap - off, "],\"nodeSelector\":{\"a\":\"b\"");
+        for (size_t k = 1; k < cases[i].sel; k++)
+            off += (size_t)snprintf(b + off, cap - off, ",\"k%zu\":\"v\"", k);
+        off += (size_t)snprintf(b + off, cap - off, "}}}}}");
+        assert_true(off < cap);
+        struct admission_result r;
+        assert_int_equal(admission_handle(b, off, &snap, &r), K_OK);
+        check_response(&r, "u-1");
+        assert_int_equal(count_reason(&r, WARN_REASON_QUOTA), 1); /* still checked */
+        if (cases[i].want) {
+            assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 1);
+            assert_int_equal(count_reason(&r, WARN_REASON_TAINT), 0);
+            assert_int_equal(count_reason(&r, WARN_REASON_SELECTOR), 0);
+            bool found = false;
+            for (size_t k = 0; k < r.warnings.n; k++)
+                found |= strcmp(r.warnings.items[k].text, cases[i].want) == 0;
+            if (!found)
+                fail_msg("case %zu: no warning \"%s\"", i, cases[i].want);
+        } else {
+            assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 0);
+            assert_int_equal(count_reason(&r, WARN_REASON_TAINT), 1); /* taint t untolerated */
+        }
+        admission_result_cleanup(&r);
+        free(b);
+    }
+    resource_list_cleanup(&q.hard);
+    node_cleanup(&node);
+    json_object_put(nj);
+}
+
 static void test_unsynced_snapshot_is_quiet(void **state)
 {
     (void)state;
@@ -301,6 +655,12 @@ int main(void)
     const struct CMUnitTest fixed[] = {
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_strict_json),
+        cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_object_over_budget),
+        cmocka_unit_test(test_cost_estimate_is_an_upper_bound),
+        cmocka_unit_test(test_quota_int64_limits),
+        cmocka_unit_test(test_caps_warn),
         cmocka_unit_test(test_length_not_terminated),
         cmocka_unit_test(test_unsynced_snapshot_is_quiet),
         cmocka_unit_test(test_event_identity),

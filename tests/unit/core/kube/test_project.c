@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -253,15 +254,120 @@ static void test_pod_spec(void **state)
         "{\"containers\":[{\"name\":\"a\",\"resources\":{\"limits\":{\"amd.com/gpu\":\"2\"}}}]}");
     json_object *meta = json_tokener_parse("{\"name\":\"deploy-x\",\"namespace\":\"ml\"}");
     struct kpod p;
-    assert_int_equal(project_pod_spec(spec, meta, &gpus, &p), K_OK);
+    assert_int_equal(project_pod_spec(spec, meta, &gpus, &p, NULL), K_OK);
     assert_string_equal(p.name, "deploy-x");
     assert_int_equal(resource_list_get(&p.gpu_requests, "amd.com/gpu"), 2);
     pod_cleanup(&p);
-    assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p), K_OK);
+    assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p, NULL), K_OK);
     assert_null(p.name);
     pod_cleanup(&p);
     json_object_put(spec);
     json_object_put(meta);
+}
+
+/*
+ * A spec with `tols` tolerations, `sel` nodeSelector entries and one required node-affinity
+ * term holding `exprs` NotIn expressions with `values` values spread over them.
+ */
+static json_object *capped_spec(size_t tols, size_t sel, size_t exprs, size_t values)
+{
+    json_object *spec = json_tokener_parse(
+        "{\"runtimeClassName\":\"nvidia\",\"containers\":[{\"name\":\"c\",\"resources\":"
+        "{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]}");
+    json_object *ta = json_object_new_array();
+    for (size_t i = 0; i < tols; i++) {
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "key", json_object_new_string("k"));
+        json_object_object_add(t, "operator", json_object_new_string("Exists"));
+        json_object_array_add(ta, t);
+    }
+    json_object_object_add(spec, "tolerations", ta);
+    json_object *ns = json_object_new_object();
+    for (size_t i = 0; i < sel; i++) {
+        char k[32];
+        snprintf(k, sizeof(k), "label-%zu", i);
+        json_object_object_add(ns, k, json_object_new_string("v"));
+    }
+    json_object_object_add(spec, "nodeSelector", ns);
+    json_object *ea = json_object_new_array();
+    for (size_t i = 0; i < exprs; i++) {
+        json_object *e = json_object_new_object(), *va = json_object_new_array();
+        json_object_object_add(e, "key", json_object_new_string("k"));
+        json_object_object_add(e, "operator", json_object_new_string("NotIn"));
+        for (size_t j = i; j < values; j += exprs)
+            json_object_array_add(va, json_object_new_string("v"));
+        json_object_object_add(e, "values", va);
+        json_object_array_add(ea, e);
+    }
+    json_object *term = json_object_new_object(), *terms = json_object_new_array();
+    json_object_object_add(term, "matchExpressions", ea);
+    json_object_array_add(terms, term);
+    json_object *req = json_object_new_object(), *na = json_object_new_object(),
+                *aff = json_object_new_object();
+    json_object_object_add(req, "nodeSelectorTerms", terms);
+    json_object_object_add(na, "requiredDuringSchedulingIgnoredDuringExecution", req);
+    json_object_object_add(aff, "nodeAffinity", na);
+    json_object_object_add(spec, "affinity", aff);
+    return spec;
+}
+
+static void test_pod_spec_caps(void **state)
+{
+    (void)state;
+    /* requirements: nodeSelector entries + 1 term + its expressions */
+    static const struct {
+        size_t tols, sel, exprs, values;
+        bool tols_cut, sel_cut;
+    } cases[] = {
+        {0, 0, 0, 0, false, false},
+        {PROJECT_MAX_TOLERATIONS, 0, 1, 1, false, false},
+        {PROJECT_MAX_TOLERATIONS + 1, 0, 1, 1, true, false},
+        {1, 1, PROJECT_MAX_SELECTOR_REQUIREMENTS - 2, PROJECT_MAX_SELECTOR_VALUES, false, false},
+        {1, 2, PROJECT_MAX_SELECTOR_REQUIREMENTS - 2, 1, false, true},
+        {1, 0, PROJECT_MAX_SELECTOR_REQUIREMENTS, 1, false, true},
+        {1, 0, 4, PROJECT_MAX_SELECTOR_VALUES + 1, false, true},
+        {PROJECT_MAX_TOLERATIONS + 1, 0, 4, PROJECT_MAX_SELECTOR_VALUES + 1, true, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_object *spec =
+            capped_spec(cases[i].tols, cases[i].sel, cases[i].exprs, cases[i].values);
+        struct kpod p;
+        struct project_excess ex = {99, 99, 99};
+        assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p, &ex), K_OK);
+        /* what is never capped */
+        assert_int_equal(gpu_of(&p, "nvidia.com/gpu"), 1);
+        assert_string_equal(p.runtime_class, "nvidia");
+        if (cases[i].tols_cut) {
+            assert_int_equal(ex.tolerations, cases[i].tols);
+            assert_int_equal(p.n_tolerations, 0);
+        } else {
+            assert_int_equal(ex.tolerations, 0);
+            assert_int_equal(p.n_tolerations, cases[i].tols);
+        }
+        if (cases[i].sel_cut) {
+            assert_int_equal(ex.selector_requirements, cases[i].sel + 1 + cases[i].exprs);
+            assert_int_equal(ex.selector_values, cases[i].values);
+            assert_int_equal(p.node_selector.n, 0);
+            assert_false(p.affinity.present);
+            assert_int_equal(p.affinity.n_terms, 0);
+        } else {
+            assert_int_equal(ex.selector_requirements, 0);
+            assert_int_equal(ex.selector_values, 0);
+            assert_int_equal(p.node_selector.n, cases[i].sel);
+            assert_true(p.affinity.present);
+            size_t nv = 0;
+            for (size_t e = 0; e < p.affinity.terms[0].n_exprs; e++)
+                nv += p.affinity.terms[0].exprs[e].n_values;
+            assert_int_equal(nv, cases[i].values);
+        }
+        pod_cleanup(&p);
+        /* without `excess`: no caps */
+        assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p, NULL), K_OK);
+        assert_int_equal(p.n_tolerations, cases[i].tols);
+        assert_int_equal(p.node_selector.n, cases[i].sel);
+        pod_cleanup(&p);
+        json_object_put(spec);
+    }
 }
 
 static void test_node(void **state)
@@ -308,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_selection_and_tolerations),
         cmocka_unit_test(test_pod_spec),
+        cmocka_unit_test(test_pod_spec_caps),
         cmocka_unit_test(test_node),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
