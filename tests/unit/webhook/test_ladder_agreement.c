@@ -173,7 +173,8 @@ static int check_webhook(const char *file, json_object *target, struct world *w,
     int failures = 0;
     struct kpod pod;
     assert_int_equal(
-        project_pod_spec(member(target, "spec"), member(target, "metadata"), &gpus, &pod), K_OK);
+        project_pod_spec(member(target, "spec"), member(target, "metadata"), &gpus, &pod, NULL),
+        K_OK);
     if (want->cause == CAUSE_NO_REQUEST) {
         /* wh_check_pod_spec runs no node check for it */
         if (pod.gpu_requests.n != 0) {
