@@ -450,7 +450,10 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     c->errbuf[0] = '\0';
     SETOPT(CURLOPT_ERRORBUFFER, c->errbuf);
     SETOPT(CURLOPT_URL, url.data);
+    /* Only http and https, and https for a URL without a scheme: a token is never sent in clear
+     * text because a scheme was left out or misread. */
     SETOPT(CURLOPT_PROTOCOLS_STR, "https,http");
+    SETOPT(CURLOPT_DEFAULT_PROTOCOL, "https");
     SETOPT(CURLOPT_NOSIGNAL, 1L);
     SETOPT(CURLOPT_USERAGENT, c->user_agent);
     SETOPT(CURLOPT_HTTPHEADER, headers);

@@ -51,6 +51,7 @@ static struct {
     struct seen seen[MAX_SEEN];
     int nseen;
     int connections;
+    int tls_hellos; /* connections that opened with a TLS handshake record, closed at once */
 } srv;
 
 static void send_all(int fd, const char *data, size_t len)
@@ -237,6 +238,12 @@ static void serve_connection(int fd)
             ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
             if (n <= 0)
                 return;
+            if (have == 0 && buf[0] == 0x16) { /* TLS ClientHello: this server speaks HTTP */
+                pthread_mutex_lock(&srv.lock);
+                srv.tls_hellos++;
+                pthread_mutex_unlock(&srv.lock);
+                return;
+            }
             have += (size_t)n;
         }
         *end = '\0';
@@ -464,6 +471,33 @@ static void test_transport_error(void **state)
     assert_int_equal(err.http_status, 0);
     assert_non_null(strstr(err.message, "127.0.0.1"));
     kube_client_free(c);
+}
+
+/* A server without a scheme is reached over TLS: the token never goes out in clear text. */
+static void test_default_protocol_https(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, "secret-token");
+    char server[64];
+    snprintf(server, sizeof(server), "127.0.0.1:%d", srv.port);
+    free(cfg.server);
+    cfg.server = strdup(server);
+    cfg.insecure = true;
+    pthread_mutex_lock(&srv.lock);
+    int hellos = srv.tls_hellos, seen = srv.nseen;
+    pthread_mutex_unlock(&srv.lock);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    json_object *obj = NULL;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_EIO);
+    assert_null(obj);
+    pthread_mutex_lock(&srv.lock);
+    assert_int_equal(srv.tls_hellos, hellos + 1);
+    assert_int_equal(srv.nseen, seen); /* no plain HTTP request, so no token, arrived */
+    pthread_mutex_unlock(&srv.lock);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
 }
 
 struct pages {
@@ -800,17 +834,12 @@ static void test_path_escape(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),
-        cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error),
-        cmocka_unit_test(test_list_pagination),
-        cmocka_unit_test(test_patch_and_post),
-        cmocka_unit_test(test_put_and_observer),
-        cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),
-        cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),
-        cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),  cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),  cmocka_unit_test(test_default_protocol_https),
+        cmocka_unit_test(test_list_pagination),  cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer), cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),     cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),      cmocka_unit_test(test_path_escape),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }
