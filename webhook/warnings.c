@@ -261,7 +261,9 @@ static void check_quota(const struct wh_snapshot *snap, const struct wh_object *
             }
             if (!o->create)
                 continue;
-            int64_t left = hard - used > 0 ? hard - used : 0;
+            int64_t left = int64_sub_sat(hard, used); /* quantities may be huge or negative */
+            if (left < 0)
+                left = 0;
             int64_t n = o->replicas < 0 ? 1 : o->replicas;
             if (n > INT64_MAX / per_pod || n * per_pod > left) {
                 if (o->is_pod || o->replicas < 0)
