@@ -2,6 +2,7 @@
 #include "metrics.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,9 @@ static const int64_t bounds_ms[] = {1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 6
 #define N_BOUNDS (sizeof(bounds_ms) / sizeof(bounds_ms[0]))
 
 struct metrics {
-    uint64_t classifications, patches, events;
-    uint64_t api[STATUS_MAX];
+    /* counters bumped by any thread without the lock */
+    _Atomic uint64_t classifications, patches, events;
+    _Atomic uint64_t api[STATUS_MAX];
     pthread_mutex_t mu; /* guards the watch labels and the histogram */
     char watch_name[METRICS_MAX_RESOURCES + 1][64];
     uint64_t watch_count[METRICS_MAX_RESOURCES + 1];
@@ -43,14 +45,14 @@ void metrics_free(struct metrics *m)
     free(m);
 }
 
-static void inc(uint64_t *v)
+static void inc(_Atomic uint64_t *v)
 {
-    __atomic_add_fetch(v, 1, __ATOMIC_RELAXED);
+    atomic_fetch_add_explicit(v, 1, memory_order_relaxed);
 }
 
-static uint64_t get(const uint64_t *v)
+static uint64_t get(const _Atomic uint64_t *v)
 {
-    return __atomic_load_n(v, __ATOMIC_RELAXED);
+    return atomic_load_explicit(v, memory_order_relaxed);
 }
 
 void metrics_inc_classifications(struct metrics *m)

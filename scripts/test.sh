@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every gputri test on this machine, installing what is missing first:
-#   formatting, unit tests (plain, ASan+UBSan, valgrind), and the e2e suites on a real
+#   formatting, unit tests (plain, ASan+UBSan, TSan, valgrind), and the e2e suites on a real
 #   control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler built from the
 #   official Go modules, kwok for nodes). Ends with one line "N passed, M failed" over all suites.
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
@@ -61,6 +61,23 @@ valgrind_unit() {
   return $rc
 }
 
+# ThreadSanitizer's runtime (gcc 12, clang before 18) aborts with "FATAL: ThreadSanitizer:
+# unexpected memory mapping" on kernels that randomise mmap with more bits than it expects
+# (vm.mmap_rnd_bits above 28). One test binary is run first to see whether that happens; if it
+# does, the suite runs with address-space randomisation off for the test processes only
+# (setarch -R). Any TSan report fails the test (its exit code is then 66).
+tsan_unit() {
+  local probe err run=()
+  for probe in "$REPO"/build-tsan/tests/*_test_*; do [ -x "$probe" ] && break; done
+  err=$("$probe" 2>&1 >/dev/null)
+  if [[ $err == *"unexpected memory mapping"* ]]; then
+    echo "ThreadSanitizer cannot map its shadow memory here; running the tests under setarch -R"
+    run=(setarch "$(uname -m)" -R)
+  fi
+  TSAN_OPTIONS="second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+    "${run[@]}" ctest --test-dir "$REPO/build-tsan" --output-on-failure
+}
+
 e2e_up() {
   "$REPO/e2e/cluster" up >/dev/null && "$REPO/e2e/cluster" deploy
 }
@@ -77,6 +94,8 @@ suite "build" build "$REPO/build"
 suite "unit tests" ctest --test-dir "$REPO/build" --output-on-failure
 suite "build with ASan+UBSan" build "$REPO/build-asan" -DGPUTRI_SANITIZE=ON
 suite "unit tests under ASan+UBSan" ctest --test-dir "$REPO/build-asan" --output-on-failure
+suite "build with TSan" build "$REPO/build-tsan" -DGPUTRI_TSAN=ON
+suite "unit tests under TSan" tsan_unit
 suite "unit tests under valgrind" valgrind_unit
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
 suite "e2e: control plane up, gputri deployed" e2e_up

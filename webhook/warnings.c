@@ -201,9 +201,7 @@ static bool quota_get(const struct resource_list *l, const char *name, int64_t *
 /* hard - used, at least 0, saturating at INT64_MAX (used may be negative in a forged status). */
 static int64_t quota_left(int64_t hard, int64_t used)
 {
-    int64_t left;
-    if (__builtin_sub_overflow(hard, used, &left))
-        return used < 0 ? INT64_MAX : 0;
+    int64_t left = int64_sub_sat(hard, used);
     return left > 0 ? left : 0;
 }
 

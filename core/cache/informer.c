@@ -2,6 +2,7 @@
 #include "informer.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ struct informer {
     struct informer_handlers h;
     pthread_t thread;
     int started;
-    volatile int stop;
+    atomic_int stop; /* set by informer_stop(), read by the thread and its client */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool synced;
@@ -114,7 +115,7 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
     case KUBE_EVENT_ERROR:
         break;
     }
-    return inf->stop;
+    return atomic_load(&inf->stop);
 }
 
 /* Sleeps up to ms, waking early on stop. */
@@ -122,7 +123,7 @@ static void nap(struct informer *inf, int64_t ms)
 {
     struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&inf->mu);
-    if (!inf->stop)
+    if (!atomic_load(&inf->stop))
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
     pthread_mutex_unlock(&inf->mu);
 }
@@ -141,7 +142,7 @@ static void *run(void *arg)
     char rv[RV_MAX] = "";
     int64_t backoff = 0;
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)inf;
-    while (!inf->stop) {
+    while (!atomic_load(&inf->stop)) {
         struct kube_error err = {0};
         int rc;
         if (!rv[0]) {
@@ -180,7 +181,7 @@ static void *run(void *arg)
                 continue;
             }
         }
-        if (rc == K_OK || inf->stop)
+        if (rc == K_OK || atomic_load(&inf->stop))
             continue;
         if (inf->h.api_error)
             inf->h.api_error(inf->h.ctx, err.http_status);
@@ -215,10 +216,10 @@ bool informer_has_synced(struct informer *inf)
     return s;
 }
 
-bool informer_wait_synced(struct informer *inf, const volatile int *cancel)
+bool informer_wait_synced(struct informer *inf, const atomic_int *cancel)
 {
     pthread_mutex_lock(&inf->mu);
-    while (!inf->synced && !(cancel && *cancel)) {
+    while (!inf->synced && !(cancel && atomic_load(cancel))) {
         struct timespec ts = deadline_after(CLOCK_REALTIME, 100);
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
     }
@@ -230,7 +231,7 @@ bool informer_wait_synced(struct informer *inf, const volatile int *cancel)
 void informer_stop(struct informer *inf)
 {
     pthread_mutex_lock(&inf->mu);
-    inf->stop = 1;
+    atomic_store(&inf->stop, 1);
     pthread_cond_broadcast(&inf->cv);
     pthread_mutex_unlock(&inf->mu);
     if (inf->started) {

@@ -20,12 +20,32 @@ struct node_rec {
     int stale;
 };
 
+/*
+ * One resource's usage on one node: the exact sum of the requests of the pods counted there, and
+ * how many pods contribute to it. The sum is kept in 128 bits, so it never saturates: each
+ * contribution is an int64_t (|v| <= 2^63) and there are fewer than 2^64 pods, so |sum| < 2^127.
+ * Removing a pod therefore always gives back exactly the sum before it was added, even after the
+ * value readers see (clamped to int64_t by store_node_usage) had saturated at INT64_MAX. An entry
+ * is dropped when its last pod leaves, so a node's list names only what its pods request now.
+ */
+struct usage_entry {
+    char *name;
+    __int128 sum;
+    size_t pods;
+};
+
+/* A node's usage: at most RESOURCE_LIST_MAX entries. */
+struct node_usage {
+    struct usage_entry *items;
+    size_t n, cap;
+};
+
 struct store {
     const struct gpu_set *gpus;
     pthread_rwlock_t lock;
     struct lh_table *pods;    /* "ns/name" -> struct pod_rec* */
     struct lh_table *nodes;   /* name -> struct node_rec* */
-    struct lh_table *usage;   /* node name -> struct resource_list* */
+    struct lh_table *usage;   /* node name -> struct node_usage* */
     struct lh_table *pending; /* "ns/name" -> NULL: pending GPU pods */
     struct knode **sorted;    /* nodes sorted by name; points into node_rec */
     size_t n_sorted, cap_sorted;
@@ -53,11 +73,13 @@ static void free_node_entry(struct lh_entry *e)
 
 static void free_usage_entry(struct lh_entry *e)
 {
-    struct resource_list *l = lh_entry_v(e);
+    struct node_usage *u = lh_entry_v(e);
     free(lh_entry_k(e));
-    if (l) {
-        resource_list_cleanup(l);
-        free(l);
+    if (u) {
+        for (size_t i = 0; i < u->n; i++)
+            free(u->items[i].name);
+        free(u->items);
+        free(u);
     }
 }
 
@@ -154,53 +176,178 @@ static int make_key(char *key, const char *ns, const char *name)
     return n < 0 || n >= STORE_KEY_MAX ? K_ETOOBIG : K_OK;
 }
 
-/* Adds (sign +1) or removes (sign -1) a pod's GPU requests from its node's usage. */
-static int account(struct store *s, const struct kpod *p, int sign, unsigned *changed)
+/* Whether the pod's requests count on its node: bound, not terminal, requesting a GPU. */
+static int counts(const struct kpod *p)
 {
-    if (!p->node_name || pod_is_terminal(p) || p->gpu_requests.n == 0)
-        return K_OK;
+    return p && p->node_name && !pod_is_terminal(p) && p->gpu_requests.n > 0;
+}
+
+static struct node_usage *usage_of_node(struct store *s, const char *node)
+{
     void *v = NULL;
-    struct resource_list *l;
-    if (lh_table_lookup_ex(s->usage, p->node_name, &v)) {
-        l = v;
-    } else {
-        char *k = strdup(p->node_name);
-        l = calloc(1, sizeof(*l));
-        if (!k || !l || lh_table_insert(s->usage, k, l) != 0) {
-            free(k);
-            free(l);
-            return K_ENOMEM;
+    return lh_table_lookup_ex(s->usage, node, &v) ? v : NULL;
+}
+
+static struct usage_entry *usage_find(struct node_usage *u, const char *name)
+{
+    for (size_t i = 0; u && i < u->n; i++)
+        if (strcmp(u->items[i].name, name) == 0)
+            return &u->items[i];
+    return NULL;
+}
+
+/* How many of the first `n` entries of `l` are named `name` (a list from a hand-built pod may
+ * repeat a name; resource_list_add never does). */
+static size_t names_in(const struct resource_list *l, size_t n, const char *name)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && i < l->n; i++)
+        k += strcmp(l->items[i].name, name) == 0;
+    return k;
+}
+
+/* Drops the entries no pod contributes to any more; frees the node's usage when it is empty. */
+static void usage_prune(struct store *s, const char *node, struct node_usage *u)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < u->n; i++) {
+        if (u->items[i].pods == 0)
+            free(u->items[i].name);
+        else
+            u->items[j++] = u->items[i];
+    }
+    u->n = j;
+    if (u->n == 0)
+        lh_table_delete(s->usage, node); /* frees u */
+}
+
+/*
+ * Moves the node usage from what `old` requested to what `nw` requests (either may be NULL or a
+ * pod that does not count), all or nothing: every allocation and the RESOURCE_LIST_MAX check
+ * happen before anything is changed, so on K_ENOMEM or K_ETOOBIG the usage is exactly as before.
+ * Removing a pod alone (nw NULL) allocates nothing and never fails.
+ */
+static int usage_update(struct store *s, const struct kpod *old, const struct kpod *nw,
+                        unsigned *changed)
+{
+    if (!counts(old))
+        old = NULL;
+    if (!counts(nw))
+        nw = NULL;
+    if (!old && !nw)
+        return K_OK;
+
+    struct node_usage *to = NULL;
+    char *fresh[RESOURCE_LIST_MAX];
+    size_t n_fresh = 0;
+    if (nw) {
+        const struct resource_list *r = &nw->gpu_requests;
+        int created = 0;
+        to = usage_of_node(s, nw->node_name);
+        if (!to) {
+            char *k = strdup(nw->node_name);
+            to = calloc(1, sizeof(*to));
+            if (!k || !to || lh_table_insert(s->usage, k, to) != 0) {
+                free(k);
+                free(to);
+                return K_ENOMEM;
+            }
+            created = 1;
+        }
+        /* Names the node's list lacks, and entries that only `old` holds and `nw` drops. */
+        size_t needed = 0, freed = 0;
+        for (size_t i = 0; i < r->n; i++)
+            if (!usage_find(to, r->items[i].name) && names_in(r, i, r->items[i].name) == 0)
+                needed++;
+        if (old && strcmp(old->node_name, nw->node_name) == 0)
+            for (size_t i = 0; i < to->n; i++)
+                if (names_in(r, r->n, to->items[i].name) == 0 &&
+                    names_in(&old->gpu_requests, old->gpu_requests.n, to->items[i].name) ==
+                        to->items[i].pods)
+                    freed++;
+        int rc = K_OK;
+        if (to->n + needed - freed > RESOURCE_LIST_MAX) {
+            rc = K_ETOOBIG;
+        } else if (to->cap < to->n + needed) {
+            struct usage_entry *items = realloc(to->items, (to->n + needed) * sizeof(*items));
+            if (items) {
+                to->items = items;
+                to->cap = to->n + needed;
+            } else {
+                rc = K_ENOMEM;
+            }
+        }
+        for (size_t i = 0; rc == K_OK && i < r->n; i++) {
+            if (usage_find(to, r->items[i].name) || names_in(r, i, r->items[i].name) > 0)
+                continue;
+            if (!(fresh[n_fresh] = strdup(r->items[i].name)))
+                rc = K_ENOMEM;
+            else
+                n_fresh++;
+        }
+        if (rc != K_OK) {
+            while (n_fresh > 0)
+                free(fresh[--n_fresh]);
+            if (created)
+                lh_table_delete(s->usage, nw->node_name);
+            return rc;
         }
     }
-    for (size_t i = 0; i < p->gpu_requests.n; i++) {
-        int rc = resource_list_add(l, p->gpu_requests.items[i].name,
-                                   sign * p->gpu_requests.items[i].value);
-        if (rc)
-            return rc;
+
+    /* Commit: nothing below can fail. Entries are pruned only at the end, so a name both pods
+     * request keeps its entry (and the capacity reserved above stays enough). */
+    struct node_usage *from = old ? usage_of_node(s, old->node_name) : NULL;
+    for (size_t i = 0; from && i < old->gpu_requests.n; i++) {
+        struct usage_entry *e = usage_find(from, old->gpu_requests.items[i].name);
+        if (e && e->pods > 0) {
+            e->sum -= old->gpu_requests.items[i].value;
+            e->pods--;
+        }
     }
+    for (size_t i = 0, k = 0; to && i < nw->gpu_requests.n; i++) {
+        struct usage_entry *e = usage_find(to, nw->gpu_requests.items[i].name);
+        if (!e) {
+            e = &to->items[to->n++];
+            e->name = fresh[k++];
+            e->sum = 0;
+            e->pods = 0;
+        }
+        e->sum += nw->gpu_requests.items[i].value;
+        e->pods++;
+    }
+    if (from && from != to)
+        usage_prune(s, old->node_name, from);
+    if (to)
+        usage_prune(s, nw->node_name, to);
     *changed |= STORE_CHANGED_USAGE;
     return K_OK;
 }
 
-static int set_pending(struct store *s, const char *key, int pending)
+/* The pending set: adding may fail (K_ENOMEM), removing never does. */
+static int pending_add(struct store *s, const char *key, int *added)
+{
+    *added = 0;
+    if (lh_table_lookup_entry(s->pending, key))
+        return K_OK;
+    char *k = strdup(key);
+    if (!k || lh_table_insert(s->pending, k, NULL) != 0) {
+        free(k);
+        return K_ENOMEM;
+    }
+    *added = 1;
+    return K_OK;
+}
+
+static void pending_remove(struct store *s, const char *key)
 {
     struct lh_entry *e = lh_table_lookup_entry(s->pending, key);
-    if (pending && !e) {
-        char *k = strdup(key);
-        if (!k || lh_table_insert(s->pending, k, NULL) != 0) {
-            free(k);
-            return K_ENOMEM;
-        }
-    } else if (!pending && e) {
+    if (e)
         lh_table_delete_entry(s->pending, e);
-    }
-    return K_OK;
 }
 
 static int same_usage(const struct kpod *a, const struct kpod *b)
 {
-    int ca = a->node_name && !pod_is_terminal(a) && a->gpu_requests.n;
-    int cb = b->node_name && !pod_is_terminal(b) && b->gpu_requests.n;
+    int ca = counts(a), cb = counts(b);
     if (ca != cb)
         return 0;
     if (!ca)
@@ -214,6 +361,11 @@ static int same_usage(const struct kpod *a, const struct kpod *b)
     return 1;
 }
 
+/*
+ * All or nothing: the pending set is grown first, then the usage moved (usage_update), and only
+ * then the record replaced; a failure at any step undoes the steps before it, so the store keeps
+ * the old record with the old accounting, or no record and no accounting for a new pod.
+ */
 static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed)
 {
     char key[STORE_KEY_MAX];
@@ -225,39 +377,54 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
     compact(pod);
     struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
     struct pod_rec *rec = e ? lh_entry_v(e) : NULL;
+    struct pod_rec *fresh_rec = NULL;
+    char *fresh_key = NULL;
+    int pending = store_is_pending_gpu_pod(pod), added = 0;
+    unsigned ch = 0;
+
     if (rec) {
-        if (!same_usage(&rec->pod, pod)) {
-            unsigned ignored = 0;
-            account(s, &rec->pod, -1, &ignored);
-            if ((rc = account(s, pod, +1, &ignored)) != K_OK)
-                goto fail;
-            *changed |= STORE_CHANGED_USAGE;
-        }
-        if (interesting(&rec->pod) || interesting(pod))
-            *changed |= STORE_CHANGED_POD;
-        pod_cleanup(&rec->pod);
-        rec->pod = *pod;
+        /* The pod exists whether or not this version can be accounted: a relist keeps it. */
         rec->stale = 0;
     } else {
-        rec = calloc(1, sizeof(*rec));
-        char *k = strdup(key);
-        if (!rec || !k || lh_table_insert(s->pods, k, rec) != 0) {
-            free(rec);
-            free(k);
+        fresh_rec = calloc(1, sizeof(*fresh_rec));
+        fresh_key = strdup(key);
+        if (!fresh_rec || !fresh_key) {
             rc = K_ENOMEM;
             goto fail;
         }
-        rec->pod = *pod;
-        if ((rc = account(s, &rec->pod, +1, changed)) != K_OK) {
-            memset(pod, 0, sizeof(*pod));
-            return rc;
-        }
-        if (interesting(&rec->pod))
-            *changed |= STORE_CHANGED_POD;
     }
+    if (pending && (rc = pending_add(s, key, &added)) != K_OK)
+        goto fail;
+    if (!rec || !same_usage(&rec->pod, pod)) {
+        if ((rc = usage_update(s, rec ? &rec->pod : NULL, pod, &ch)) != K_OK)
+            goto fail;
+    }
+    if (fresh_rec) {
+        if (lh_table_insert(s->pods, fresh_key, fresh_rec) != 0) {
+            unsigned ignored = 0;
+            usage_update(s, pod, NULL, &ignored); /* a removal: cannot fail */
+            rc = K_ENOMEM;
+            goto fail;
+        }
+        rec = fresh_rec;
+        if (interesting(pod))
+            ch |= STORE_CHANGED_POD;
+    } else {
+        if (interesting(&rec->pod) || interesting(pod))
+            ch |= STORE_CHANGED_POD;
+        pod_cleanup(&rec->pod);
+    }
+    rec->pod = *pod;
     memset(pod, 0, sizeof(*pod));
-    return set_pending(s, key, store_is_pending_gpu_pod(&rec->pod));
+    if (!pending)
+        pending_remove(s, key);
+    *changed |= ch;
+    return K_OK;
 fail:
+    if (added)
+        pending_remove(s, key);
+    free(fresh_rec);
+    free(fresh_key);
     pod_cleanup(pod);
     return rc;
 }
@@ -273,10 +440,10 @@ int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
 static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed)
 {
     struct pod_rec *rec = lh_entry_v(e);
-    account(s, &rec->pod, -1, changed);
+    usage_update(s, &rec->pod, NULL, changed); /* a removal: cannot fail */
     if (interesting(&rec->pod))
         *changed |= STORE_CHANGED_POD;
-    set_pending(s, lh_entry_k(e), 0);
+    pending_remove(s, lh_entry_k(e));
     lh_table_delete_entry(s->pods, e);
 }
 
@@ -542,11 +709,14 @@ const struct knode *const *store_nodes(struct store *s, size_t *n)
 
 int64_t store_node_usage(void *ctx, const char *node, const char *resource)
 {
-    struct store *s = ctx;
-    void *v = NULL;
-    if (!lh_table_lookup_ex(s->usage, node, &v))
+    struct usage_entry *e = usage_find(usage_of_node(ctx, node), resource);
+    if (!e)
         return 0;
-    return resource_list_get(v, resource);
+    if (e->sum > INT64_MAX)
+        return INT64_MAX;
+    if (e->sum < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)e->sum;
 }
 
 void store_for_each_pending_gpu_pod(struct store *s, void (*fn)(void *ctx, const char *key),

@@ -8,7 +8,10 @@
  *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little;
  *   - per node, the sum of the GPU requests of its non-terminal bound pods (the scheduler's
  *     NodeInfo.Requested, kubernetes/kubernetes: pkg/scheduler/framework/types.go), so
- *     classifying one pod costs time proportional to the nodes, not to the pods;
+ *     classifying one pod costs time proportional to the nodes, not to the pods. The sums are
+ *     exact (128-bit) inside the store and read saturated to INT64_MAX, so a node holding more
+ *     than INT64_MAX looks full, and removing pods later gives back the exact sum again. A node's
+ *     sums name at most RESOURCE_LIST_MAX resources;
  *   - the set of pending GPU pods (unbound, non-terminal, requesting a GPU resource).
  *
  * Locking: writers (the store_*_upsert/delete/sync functions) take the write lock themselves.
@@ -45,8 +48,12 @@ void store_free(struct store *s);
 const struct gpu_set *store_gpus(const struct store *s);
 
 /*
- * store_pod_upsert() - insert or replace the pod; takes the contents of *pod (which is zeroed).
- * *changed receives STORE_CHANGED_* bits. Returns K_OK or K_ENOMEM (the pod is then cleaned up).
+ * store_pod_upsert() - insert or replace the pod; takes the contents of *pod (which is zeroed, or
+ * cleaned up on an error). *changed receives STORE_CHANGED_* bits. Returns K_OK, K_ENOMEM, or
+ * K_ETOOBIG when the key passes STORE_KEY_MAX or the pod's node would then be using more than
+ * RESOURCE_LIST_MAX resource names. All or nothing: on an error the store is as before (an
+ * existing record keeps its old version and its old accounting, and is not swept by the running
+ * relist; a new pod is not stored).
  */
 int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed);
 /* store_pod_delete() - remove "ns/name" if present. Same change bits. */
@@ -88,7 +95,8 @@ const struct knode *const *store_nodes(struct store *s, size_t *n);
 
 /*
  * store_node_usage() - the classifier's node_usage_fn: the GPU `resource` requested by the
- * non-terminal pods bound to `node` (0 for an unknown node). ctx is the store. Read lock held.
+ * non-terminal pods bound to `node` (0 for an unknown node), saturated to INT64_MAX (INT64_MIN
+ * for hand-built negative requests). ctx is the store. Read lock held.
  */
 int64_t store_node_usage(void *ctx, const char *node, const char *resource);
 

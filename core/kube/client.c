@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ struct kube_client {
     const struct kube_config *cfg;
     CURL *curl;
     char *user_agent;
-    const volatile int *cancel;
+    const atomic_int *cancel;
     char *token; /* last token read from cfg->token_file, or NULL */
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -65,13 +66,13 @@ struct watch_state {
     char message[sizeof(((struct kube_error *)0)->message)];
 };
 
-static kube_request_observer_fn observer_fn;
-static void *observer_ctx;
+static _Atomic(kube_request_observer_fn) observer_fn;
+static _Atomic(void *) observer_ctx;
 
 void kube_set_request_observer(kube_request_observer_fn fn, void *ctx)
 {
-    __atomic_store_n(&observer_ctx, ctx, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&observer_fn, fn, __ATOMIC_SEQ_CST);
+    atomic_store(&observer_ctx, ctx);
+    atomic_store(&observer_fn, fn);
 }
 
 static void err_set(struct kube_error *err, int code, const char *fmt, ...)
@@ -115,14 +116,14 @@ void kube_client_free(struct kube_client *c)
     free(c);
 }
 
-void kube_client_set_cancel(struct kube_client *c, const volatile int *cancel)
+void kube_client_set_cancel(struct kube_client *c, const atomic_int *cancel)
 {
     c->cancel = cancel;
 }
 
 static int canceled(const struct kube_client *c)
 {
-    return c->cancel && *c->cancel;
+    return c->cancel && atomic_load(c->cancel);
 }
 
 int kube_path_escape(const char *in, char *out, size_t outlen)
@@ -450,7 +451,10 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     c->errbuf[0] = '\0';
     SETOPT(CURLOPT_ERRORBUFFER, c->errbuf);
     SETOPT(CURLOPT_URL, url.data);
+    /* Only http and https, and https for a URL without a scheme: a token is never sent in clear
+     * text because a scheme was left out or misread. */
     SETOPT(CURLOPT_PROTOCOLS_STR, "https,http");
+    SETOPT(CURLOPT_DEFAULT_PROTOCOL, "https");
     SETOPT(CURLOPT_NOSIGNAL, 1L);
     SETOPT(CURLOPT_USERAGENT, c->user_agent);
     SETOPT(CURLOPT_HTTPHEADER, headers);
@@ -555,9 +559,9 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     }
 out:
     if (observed) {
-        kube_request_observer_fn fn = __atomic_load_n(&observer_fn, __ATOMIC_SEQ_CST);
+        kube_request_observer_fn fn = atomic_load(&observer_fn);
         if (fn)
-            fn(__atomic_load_n(&observer_ctx, __ATOMIC_SEQ_CST), method, status, rc);
+            fn(atomic_load(&observer_ctx), method, status, rc);
     }
     curl_slist_free_all(headers);
     if (auth.data)

@@ -363,6 +363,24 @@ static int take_data(struct kc_file *f, yaml_node_t *node, const char *key, cons
     return rc;
 }
 
+/*
+ * The length of the URL scheme `s` starts with (RFC 3986 section 3.1, scheme = ALPHA *( ALPHA /
+ * DIGIT / "+" / "-" / "." ), case-insensitive), when "://" follows it; else 0.
+ */
+static size_t scheme_len(const char *s)
+{
+    size_t n = 0;
+    for (;; n++) {
+        char c = s[n];
+        int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alpha && (n == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')))
+            break;
+    }
+    if (n == 0)
+        return 0;
+    return strncmp(s + n, "://", 3) == 0 ? n : 0;
+}
+
 static int load_cluster(struct kc_set *set, const char *name, struct kube_config *cfg, char *err,
                         size_t errlen)
 {
@@ -380,8 +398,17 @@ static int load_cluster(struct kc_set *set, const char *name, struct kube_config
         return K_EINVAL;
     }
     /* A server without a scheme means https, as in client-go (rest.DefaultServerURL): never send
-     * credentials in clear text because a scheme was left out. */
-    if (strstr(server, "://"))
+     * credentials in clear text because a scheme was left out. Only a prefix is a scheme: a
+     * "://" later in the text ("127.0.0.1:28080/x?a=://") is not one. */
+    size_t slen = scheme_len(server);
+    if (slen && !((slen == 5 && strncasecmp(server, "https", 5) == 0) ||
+                  (slen == 4 && strncasecmp(server, "http", 4) == 0))) {
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: cluster \"%s\": server %.*s:// is not http or https", f->path,
+                      name, (int)slen, server);
+        return K_EINVAL;
+    }
+    if (slen)
         cfg->server = strdup(server);
     else if (asprintf(&cfg->server, "https://%s", server) < 0)
         cfg->server = NULL;

@@ -25,7 +25,11 @@
 #include <stddef.h>
 
 struct kube_config {
-    char *server;  /* "https://host:port", no trailing slash */
+    /* "https://host:port", no trailing slash. A kubeconfig server without a scheme (one only as
+     * a prefix, RFC 3986: ALPHA *(ALPHA / DIGIT / "+" / "-" / ".") "://") gets "https://", as
+     * in client-go (kubernetes/client-go: rest/url_utils.go DefaultServerURL); a scheme other
+     * than http or https is refused with K_EINVAL. */
+    char *server;
     char *ca_file; /* PEM file, or NULL */
     char *ca_pem;  /* PEM bytes (decoded certificate-authority-data), or NULL */
     size_t ca_pem_len;
@@ -50,9 +54,9 @@ struct kube_config {
  * kube_config_load() - find and read the configuration as described above.
  * explicit_path: the --kubeconfig flag or NULL. On failure returns K_ENOTFOUND (no source at
  * all, or a named file missing), K_EINVAL (unparsable YAML, unknown context, cluster or user,
- * bad base64, no server) or K_ENOMEM, and writes a one-line reason naming the file into err.
- * On success `cfg` owns its strings; release with kube_config_cleanup(). Not thread-safe with
- * respect to the environment; call once at start-up.
+ * bad base64, no server, a server scheme other than http/https) or K_ENOMEM, and writes a one-line
+ * reason naming the file into err. On success `cfg` owns its strings; release with
+ * kube_config_cleanup(). Not thread-safe with respect to the environment; call once at start-up.
  */
 int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *err, size_t errlen);
 

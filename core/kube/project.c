@@ -98,26 +98,7 @@ static int quantity_milli(json_object *v, int64_t *milli)
     return rc;
 }
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
-/* resource_list helpers on milli-unit values */
-static int rl_add(struct resource_list *l, const char *name, int64_t v)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        if (strcmp(l->items[i].name, name) == 0) {
-            l->items[i].value = sat_add(l->items[i].value, v);
-            return K_OK;
-        }
-    }
-    return resource_list_add(l, name, v);
-}
-
+/* resource_list helpers on milli-unit values (sums saturate: resource_list_add) */
 static int rl_max(struct resource_list *l, const char *name, int64_t v)
 {
     for (size_t i = 0; i < l->n; i++) {
@@ -133,7 +114,7 @@ static int rl_max(struct resource_list *l, const char *name, int64_t v)
 static int rl_add_list(struct resource_list *dst, const struct resource_list *src)
 {
     for (size_t i = 0; i < src->n; i++) {
-        int rc = rl_add(dst, src->items[i].name, src->items[i].value);
+        int rc = resource_list_add(dst, src->items[i].name, src->items[i].value);
         if (rc != K_OK)
             return rc;
     }
@@ -154,7 +135,7 @@ static int add_gpu_resources(json_object *list, const struct gpu_set *gpus,
         int rc = quantity_milli(val, &milli);
         if (rc != K_OK)
             return rc;
-        rc = rl_add(out, name, milli);
+        rc = resource_list_add(out, name, milli);
         if (rc != K_OK)
             return rc;
     }
@@ -184,7 +165,7 @@ static int container_requests(json_object *container, const struct gpu_set *gpus
         rc = quantity_milli(val, &milli);
         if (rc != K_OK)
             return rc;
-        rc = rl_add(out, name, milli);
+        rc = resource_list_add(out, name, milli);
         if (rc != K_OK)
             return rc;
     }

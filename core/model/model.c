@@ -14,23 +14,41 @@ int64_t resource_list_get(const struct resource_list *l, const char *name)
     return 0;
 }
 
+int64_t int64_add_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+int64_t int64_sub_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 int resource_list_add(struct resource_list *l, const char *name, int64_t value)
 {
     for (size_t i = 0; i < l->n; i++) {
         if (strcmp(l->items[i].name, name) == 0) {
-            l->items[i].value += value;
+            l->items[i].value = int64_add_sat(l->items[i].value, value);
             return K_OK;
         }
     }
     if (l->n >= RESOURCE_LIST_MAX)
         return K_ETOOBIG;
-    struct resource_amount *items = realloc(l->items, (l->n + 1) * sizeof(*items));
-    if (!items)
-        return K_ENOMEM;
-    l->items = items;
     char *copy = strdup(name);
     if (!copy)
         return K_ENOMEM;
+    struct resource_amount *items = realloc(l->items, (l->n + 1) * sizeof(*items));
+    if (!items) {
+        free(copy);
+        return K_ENOMEM;
+    }
+    l->items = items;
     items[l->n].name = copy;
     items[l->n].value = value;
     l->n++;

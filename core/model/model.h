@@ -51,8 +51,20 @@ int64_t resource_list_get(const struct resource_list *l, const char *name);
 #define RESOURCE_LIST_MAX 64
 
 /*
- * resource_list_add() - add `value` to `name` (inserting it when absent). Returns K_OK,
- * K_ETOOBIG when a new name would pass RESOURCE_LIST_MAX, or K_ENOMEM. Copies `name`.
+ * int64_add_sat() / int64_sub_sat() - a + b and a - b, saturated to [INT64_MIN, INT64_MAX]
+ * instead of overflowing. Resource amounts come from API objects (a quantity may be as large as
+ * 9223372036854775807), so every sum or difference of them goes through these. Pure, thread-safe.
+ */
+int64_t int64_add_sat(int64_t a, int64_t b);
+int64_t int64_sub_sat(int64_t a, int64_t b);
+
+/*
+ * resource_list_add() - add `value` to `name` (inserting it when absent), saturating at
+ * INT64_MAX / INT64_MIN (int64_add_sat). A saturated amount has lost information and cannot be
+ * taken apart again by subtracting: a caller that must remove contributions later keeps exact
+ * sums of its own (the store's per-node usage does, core/cache/store.c). Returns K_OK, K_ETOOBIG
+ * when a new name would pass RESOURCE_LIST_MAX, or K_ENOMEM; on an error the list is unchanged.
+ * Copies `name`.
  */
 int resource_list_add(struct resource_list *l, const char *name, int64_t value);
 /* resource_list_cleanup() - free all entries; the list is empty afterwards. */

@@ -192,12 +192,38 @@ static void test_long_names_stay_within_limits(void **state)
     gpu_set_cleanup(&big);
 }
 
+/* hard - used is saturating: hard 9223372036854775807 with used -5 leaves INT64_MAX, not a
+ * wrapped negative (undefined behaviour, and a false "0 left" warning). */
+static void test_quota_arithmetic_saturates(void **state)
+{
+    (void)state;
+    struct wh_quota q = {.ns = "ns", .name = "q"};
+    assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", INT64_MAX), K_OK);
+    assert_int_equal(resource_list_add(&q.used, "requests.nvidia.com/gpu", -5), K_OK);
+    struct wh_snapshot snap = {.gpus = &gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
+    static const char body[] =
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"
+        "\"uid\":\"u\",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+        "\"operation\":\"CREATE\",\"namespace\":\"ns\",\"object\":{\"metadata\":{\"name\":"
+        "\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{"
+        "\"nvidia.com/gpu\":\"1\"}}}]}}}}";
+    struct admission_result r;
+    assert_int_equal(admission_handle(body, strlen(body), &snap, &r), K_OK);
+    for (size_t i = 0; i < r.warnings.n; i++)
+        if (strstr(r.warnings.items[i].text, "quota"))
+            fail_msg("unexpected quota warning: %s", r.warnings.items[i].text);
+    admission_result_cleanup(&r);
+    resource_list_cleanup(&q.hard);
+    resource_list_cleanup(&q.used);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_cut_and_dedupe),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_quota_arithmetic_saturates),
         cmocka_unit_test(test_long_names_stay_within_limits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -144,6 +146,138 @@ static void test_sync_sweeps_vanished(void **state)
     store_free(s);
 }
 
+/* 1,001 pods each asking for 9223372036854775807 GPUs on one node: the usage saturates at
+ * INT64_MAX (the node looks full, not free), and taking the pods away again is exact. */
+static void test_usage_saturates_and_unwinds(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&gpus);
+    apply_pod(s, test_pod("ns", "p0", "9223372036854775807", "n0", "Running", NULL, 1, NULL), 0);
+    int64_t one = store_node_usage(s, "n0", "nvidia.com/gpu");
+    assert_true(one > 0);
+    char name[32];
+    for (int i = 1; i < 1001; i++) {
+        snprintf(name, sizeof(name), "p%d", i);
+        apply_pod(s, test_pod("ns", name, "9223372036854775807", "n0", "Running", NULL, 1, NULL),
+                  0);
+    }
+    assert_true((__int128)one * 1001 > INT64_MAX);
+    assert_true(store_node_usage(s, "n0", "nvidia.com/gpu") == INT64_MAX);
+    for (int i = 1000; i >= 1; i--) {
+        snprintf(name, sizeof(name), "p%d", i);
+        apply_pod(s, test_pod("ns", name, "1", "n0", "Running", NULL, 1, NULL), 1);
+        if (i == 2)
+            assert_true(store_node_usage(s, "n0", "nvidia.com/gpu") == 2 * one);
+    }
+    assert_true(store_node_usage(s, "n0", "nvidia.com/gpu") == one);
+    apply_pod(s, test_pod("ns", "p0", "1", "n0", "Running", NULL, 1, NULL), 1);
+    assert_true(store_node_usage(s, "n0", "nvidia.com/gpu") == 0);
+    store_free(s);
+}
+
+/* A Running pod bound to `node` (NULL: unbound) requesting `amount` of example.com/r<a> and, when
+ * b >= 0, of example.com/r<b>. */
+static int upsert_pod(struct store *s, const char *name, const char *node, int a, int b,
+                      int64_t amount)
+{
+    struct kpod p = {0};
+    p.ns = strdup("ns");
+    p.name = strdup(name);
+    p.node_name = node ? strdup(node) : NULL;
+    p.phase = POD_PHASE_RUNNING;
+    for (int k = 0; k < 2; k++) {
+        int i = k ? b : a;
+        char res[32];
+        snprintf(res, sizeof(res), "example.com/r%d", i);
+        if (i >= 0)
+            assert_int_equal(resource_list_add(&p.gpu_requests, res, amount), K_OK);
+    }
+    unsigned changed = 0;
+    return store_pod_upsert(s, &p, &changed);
+}
+
+static int64_t usage_r(struct store *s, const char *node, int i)
+{
+    char res[32];
+    snprintf(res, sizeof(res), "example.com/r%d", i);
+    return store_node_usage(s, node, res);
+}
+
+/* Once a node's usage names RESOURCE_LIST_MAX resources, an update that cannot be accounted
+ * leaves the old record and the old accounting untouched; deleting everything gives back 0. */
+static void test_update_at_name_cap_is_all_or_nothing(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&gpus);
+    char name[32];
+    for (int i = 0; i < RESOURCE_LIST_MAX; i++) {
+        snprintf(name, sizeof(name), "p%d", i);
+        assert_int_equal(upsert_pod(s, name, "n0", i, -1, 1), K_OK);
+    }
+    /* p0 now also asks for a 65th name: refused, nothing moves */
+    assert_int_equal(upsert_pod(s, "p0", "n0", 0, RESOURCE_LIST_MAX, 3), K_ETOOBIG);
+    assert_true(usage_r(s, "n0", 0) == 1);
+    assert_true(usage_r(s, "n0", RESOURCE_LIST_MAX) == 0);
+    store_read_lock(s);
+    const struct kpod *p0 = store_pod_get(s, "ns", "p0");
+    assert_non_null(p0);
+    assert_int_equal(p0->gpu_requests.n, 1);
+    assert_true(resource_list_get(&p0->gpu_requests, "example.com/r0") == 1);
+    store_read_unlock(s);
+    /* a new pod with a 65th name is refused and not stored */
+    assert_int_equal(upsert_pod(s, "extra", "n0", RESOURCE_LIST_MAX + 1, -1, 1), K_ETOOBIG);
+    assert_int_equal(store_pod_count(s), RESOURCE_LIST_MAX);
+    assert_true(usage_r(s, "n0", RESOURCE_LIST_MAX + 1) == 0);
+    /* p1 swaps r1 (only its own) for r64: fits, since r1 leaves with it */
+    assert_int_equal(upsert_pod(s, "p1", "n0", RESOURCE_LIST_MAX, -1, 2), K_OK);
+    assert_true(usage_r(s, "n0", 1) == 0);
+    assert_true(usage_r(s, "n0", RESOURCE_LIST_MAX) == 2);
+    /* p2 moves to another node; p3 is unbound (a new version without spec.nodeName) */
+    assert_int_equal(upsert_pod(s, "p2", "n1", 2, -1, 5), K_OK);
+    assert_true(usage_r(s, "n0", 2) == 0);
+    assert_true(usage_r(s, "n1", 2) == 5);
+    assert_int_equal(upsert_pod(s, "p3", NULL, 3, -1, 1), K_OK);
+    assert_true(usage_r(s, "n0", 3) == 0);
+    /* and now the refused update fits */
+    assert_int_equal(upsert_pod(s, "p0", "n0", 0, RESOURCE_LIST_MAX, 3), K_OK);
+    assert_true(usage_r(s, "n0", 0) == 3);
+    assert_true(usage_r(s, "n0", RESOURCE_LIST_MAX) == 5);
+    for (int i = 0; i < RESOURCE_LIST_MAX; i++) {
+        snprintf(name, sizeof(name), "p%d", i);
+        unsigned changed = 0;
+        assert_int_equal(store_pod_delete(s, "ns", name, &changed), K_OK);
+    }
+    assert_int_equal(store_pod_count(s), 0);
+    for (int i = 0; i <= RESOURCE_LIST_MAX + 1; i++) {
+        assert_true(usage_r(s, "n0", i) == 0);
+        assert_true(usage_r(s, "n1", i) == 0);
+    }
+    store_free(s);
+}
+
+/* A pod whose new version cannot be accounted still exists: a relist does not sweep it. */
+static void test_refused_update_survives_relist(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&gpus);
+    char name[32];
+    for (int i = 0; i < RESOURCE_LIST_MAX; i++) {
+        snprintf(name, sizeof(name), "p%d", i);
+        assert_int_equal(upsert_pod(s, name, "n0", i, -1, 1), K_OK);
+    }
+    store_pods_sync_begin(s);
+    for (int i = 1; i < RESOURCE_LIST_MAX; i++) {
+        snprintf(name, sizeof(name), "p%d", i);
+        assert_int_equal(upsert_pod(s, name, "n0", i, -1, 1), K_OK);
+    }
+    assert_int_equal(upsert_pod(s, "p0", "n0", 0, RESOURCE_LIST_MAX, 1), K_ETOOBIG);
+    unsigned ch = 0;
+    store_pods_sync_end(s, &ch);
+    assert_int_equal(store_pod_count(s), RESOURCE_LIST_MAX);
+    assert_true(usage_r(s, "n0", 0) == 1);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +285,9 @@ int main(void)
         cmocka_unit_test(test_pending_set),
         cmocka_unit_test(test_nodes_sorted_and_changes),
         cmocka_unit_test(test_sync_sweeps_vanished),
+        cmocka_unit_test(test_usage_saturates_and_unwinds),
+        cmocka_unit_test(test_update_at_name_cap_is_all_or_nothing),
+        cmocka_unit_test(test_refused_update_survives_relist),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,11 +47,12 @@ static struct {
     int listen_fd;
     int port;
     pthread_t thread;
-    volatile int stop;
+    atomic_int stop;
     pthread_mutex_t lock;
     struct seen seen[MAX_SEEN];
     int nseen;
     int connections;
+    int tls_hellos; /* connections that opened with a TLS handshake record, closed at once */
 } srv;
 
 static void send_all(int fd, const char *data, size_t len)
@@ -88,7 +90,7 @@ static void sleep_ms(int ms)
 /* Wait up to ms for the client to hang up; returns early when it does. */
 static void hold_open(int fd, int ms)
 {
-    for (int waited = 0; waited < ms && !srv.stop; waited += 20) {
+    for (int waited = 0; waited < ms && !atomic_load(&srv.stop); waited += 20) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 20) > 0) {
             char tmp[256];
@@ -230,13 +232,19 @@ static void serve_connection(int fd)
         char *end;
         while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
             struct pollfd p = {.fd = fd, .events = POLLIN};
-            if (srv.stop || have == sizeof(buf))
+            if (atomic_load(&srv.stop) || have == sizeof(buf))
                 return;
             if (poll(&p, 1, 50) <= 0)
                 continue;
             ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
             if (n <= 0)
                 return;
+            if (have == 0 && buf[0] == 0x16) { /* TLS ClientHello: this server speaks HTTP */
+                pthread_mutex_lock(&srv.lock);
+                srv.tls_hellos++;
+                pthread_mutex_unlock(&srv.lock);
+                return;
+            }
             have += (size_t)n;
         }
         *end = '\0';
@@ -281,7 +289,7 @@ static void *serve_one(void *arg)
 static void *serve(void *arg)
 {
     (void)arg;
-    while (!srv.stop) {
+    while (!atomic_load(&srv.stop)) {
         struct pollfd p = {.fd = srv.listen_fd, .events = POLLIN};
         if (poll(&p, 1, 50) <= 0)
             continue;
@@ -323,7 +331,7 @@ static int server_start(void **state)
 static int server_stop(void **state)
 {
     (void)state;
-    srv.stop = 1;
+    atomic_store(&srv.stop, 1);
     pthread_join(srv.thread, NULL);
     close(srv.listen_fd);
     pthread_mutex_destroy(&srv.lock);
@@ -464,6 +472,33 @@ static void test_transport_error(void **state)
     assert_int_equal(err.http_status, 0);
     assert_non_null(strstr(err.message, "127.0.0.1"));
     kube_client_free(c);
+}
+
+/* A server without a scheme is reached over TLS: the token never goes out in clear text. */
+static void test_default_protocol_https(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, "secret-token");
+    char server[64];
+    snprintf(server, sizeof(server), "127.0.0.1:%d", srv.port);
+    free(cfg.server);
+    cfg.server = strdup(server);
+    cfg.insecure = true;
+    pthread_mutex_lock(&srv.lock);
+    int hellos = srv.tls_hellos, seen = srv.nseen;
+    pthread_mutex_unlock(&srv.lock);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    json_object *obj = NULL;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_EIO);
+    assert_null(obj);
+    pthread_mutex_lock(&srv.lock);
+    assert_int_equal(srv.tls_hellos, hellos + 1);
+    assert_int_equal(srv.nseen, seen); /* no plain HTTP request, so no token, arrived */
+    pthread_mutex_unlock(&srv.lock);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
 }
 
 struct pages {
@@ -682,7 +717,7 @@ static void test_watch(void **state)
 }
 
 struct canceler {
-    volatile int *flag;
+    atomic_int *flag;
     int delay_ms;
 };
 
@@ -690,7 +725,7 @@ static void *cancel_later(void *arg)
 {
     struct canceler *k = arg;
     sleep_ms(k->delay_ms);
-    *k->flag = 1;
+    atomic_store(k->flag, 1);
     return NULL;
 }
 
@@ -701,8 +736,8 @@ static void test_watch_cancel(void **state)
     test_config(&cfg, NULL);
     struct kube_client *c = kube_client_new(&cfg, NULL);
     struct kube_error err;
-    static volatile int flag;
-    flag = 0;
+    static atomic_int flag;
+    atomic_store(&flag, 0);
     kube_client_set_cancel(c, &flag);
 
     struct canceler k = {&flag, 200};
@@ -800,17 +835,12 @@ static void test_path_escape(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),
-        cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error),
-        cmocka_unit_test(test_list_pagination),
-        cmocka_unit_test(test_patch_and_post),
-        cmocka_unit_test(test_put_and_observer),
-        cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),
-        cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),
-        cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),  cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),  cmocka_unit_test(test_default_protocol_https),
+        cmocka_unit_test(test_list_pagination),  cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer), cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),     cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),      cmocka_unit_test(test_path_escape),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }

@@ -221,6 +221,59 @@ static void test_home_config(void **state)
     rmdir(dir);
 }
 
+/* Writes a kubeconfig whose one cluster has `server` (YAML-quoted) into a temporary file. */
+static void write_server_config(char *path, size_t len, const char *server)
+{
+    snprintf(path, len, "/tmp/gputri-kc-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "current-context: s\nclusters:\n- name: s\n  cluster: {server: \"%s\"}\n"
+            "contexts:\n- name: s\n  context: {cluster: s, user: u}\n"
+            "users:\n- name: u\n  user: {token: secret}\n",
+            server);
+    fclose(f);
+}
+
+/* Only a prefix is a scheme: "://" later in the server (a query) must not turn off https. */
+static void test_server_scheme(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *server, *want;
+    } cases[] = {
+        /* trailing slashes are trimmed, as before */
+        {"127.0.0.1:28080/x?a=://", "https://127.0.0.1:28080/x?a=:"},
+        {"127.0.0.1:28080", "https://127.0.0.1:28080"},
+        {"api.example:6443/p/", "https://api.example:6443/p"},
+        {"1http://x.example", "https://1http://x.example"},
+        {"x_y://h.example", "https://x_y://h.example"},
+        {"https://a.example:6443", "https://a.example:6443"},
+        {"HTTPS://a.example", "HTTPS://a.example"},
+        {"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+    };
+    char path[64];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        write_server_config(path, sizeof(path), cases[i].server);
+        struct kube_config cfg;
+        load_ok(path, &cfg);
+        if (strcmp(cfg.server, cases[i].want) != 0)
+            fail_msg("server \"%s\" loaded as \"%s\", want \"%s\"", cases[i].server, cfg.server,
+                     cases[i].want);
+        kube_config_cleanup(&cfg);
+        unlink(path);
+    }
+    /* A scheme that is neither http nor https is refused, not handed to libcurl. */
+    write_server_config(path, sizeof(path), "ftp://files.example");
+    expect_fail(path, K_EINVAL, "ftp://", "not http or https");
+    unlink(path);
+    write_server_config(path, sizeof(path), "a+b.c-d://h.example");
+    expect_fail(path, K_EINVAL, "a+b.c-d://", NULL);
+    unlink(path);
+}
+
 static void test_unknown_names(void **state)
 {
     (void)state;
@@ -306,6 +359,7 @@ int main(void)
         cmocka_unit_test_setup(test_kubeconfig_list, clean_env),
         cmocka_unit_test_setup(test_missing_file, clean_env),
         cmocka_unit_test_setup(test_home_config, clean_env),
+        cmocka_unit_test_setup(test_server_scheme, clean_env),
         cmocka_unit_test_setup(test_unknown_names, clean_env),
         cmocka_unit_test_setup(test_bad_input, clean_env),
         cmocka_unit_test_setup(test_in_cluster, clean_env),
