@@ -6,14 +6,15 @@
  * table {method, path, handler}, and the per-request bookkeeping both need. The query string is
  * ignored (the API server appends ?timeout=Ns to a webhook's URL).
  *
- * HTTP rules, checked by the server before a handler runs (the answers follow Go's net/http,
- * which kube-apiserver and controller-runtime serve with, golang/go: src/net/http/transfer.go):
- *   - Content-Length given twice with different values: 400 (an identical repeat is accepted);
- *     Content-Length together with Transfer-Encoding: 400 (RFC 9112 section 6.1 lets a server
- *     reject it, and it is the request-smuggling shape).
- *   - Transfer-Encoding other than exactly one "chunked": 501 for an unknown coding (e.g.
- *     "gzip, chunked"; libmicrohttpd itself would wait for the connection to close), 400 for
- *     "chunked" applied twice.
+ * HTTP rules, checked by the server before a handler runs (as Go's net/http, which
+ * kube-apiserver and controller-runtime serve with, answers them, golang/go:
+ * src/net/http/transfer.go, readTransfer, except where said):
+ *   - Content-Length given twice with different values: 400 (an identical repeat is accepted).
+ *   - Transfer-Encoding other than one header saying "chunked": 501 (e.g. "gzip, chunked", which
+ *     libmicrohttpd would read as a body ending only when the connection closes).
+ *   - Content-Length together with Transfer-Encoding: 400, where Go lets Transfer-Encoding win:
+ *     RFC 9112 section 6.3 says such a message "ought to be handled as an error" (request
+ *     smuggling).
  *   - unknown path 404; known path, other method 405 with Allow. A "GET" route answers HEAD too
  *     (libmicrohttpd drops the body).
  *   - a route with content_type: the request's media type (parameters ignored, case-insensitive)
@@ -32,6 +33,9 @@
  *     ReadTimeout is used").
  *   - body deadline: from the end of the headers the body must be complete within
  *     body_timeout_ms, however steadily its bytes arrive.
+ *   libmicrohttpd 0.9.75 has neither: its only timeouts are for inactivity
+ *   (MHD_OPTION_CONNECTION_TIMEOUT, MHD_CONNECTION_OPTION_TIMEOUT), which a client defeats by
+ *   sending a byte now and then, and the connection memory limit bounds only the headers' size.
  *   Past either the connection is closed without an answer: libmicrohttpd 0.9.75 calls no handler
  *   before the headers are complete, and accepts a response only before the body or after all of
  *   it (MHD_queue_response: MHD_CONNECTION_HEADERS_PROCESSED or MHD_CONNECTION_FULL_REQ_RECEIVED),
@@ -131,7 +135,7 @@ struct http_server_stats {
  * http_server_start() - listen and serve. Returns K_OK and *out; K_EINVAL (bad or unresolvable
  * host, no route, TLS wanted but not built into libmicrohttpd) or K_EIO (cannot listen: address in
  * use or not permitted) with a reason in err (errlen bytes); K_ENOMEM. *out is NULL on failure.
- * Not thread-safe with respect to other starts sharing the same routes' handlers' state.
+ * Thread-safe (every call makes its own daemon and threads).
  */
 int http_server_start(const struct http_server_options *o, struct http_server **out, char *err,
                       size_t errlen);
@@ -156,7 +160,7 @@ void http_server_stop(struct http_server *s, int64_t drain_ms);
 /*
  * http_json_error() - fill resp with status and a small JSON body {"error": msg} (msg copied,
  * at most 255 bytes, control characters, quotes and backslashes dropped), freeing a body already
- * there. On allocation failure the body stays empty.
+ * there. On allocation failure the body stays empty. Thread-safe for distinct resp.
  */
 void http_json_error(struct http_response *resp, unsigned status, const char *msg);
 

@@ -222,7 +222,7 @@ static void test_framing(void **state)
                               "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
                               "3\r\nabc\r\n0\r\n\r\n",
                               NULL, 0),
-                     400);
+                     501);
     assert_int_equal(exchange(s,
                               POST_P "Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n"
                                      "3\r\nabc\r\n0\r\n\r\n",
