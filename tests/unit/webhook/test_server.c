@@ -71,6 +71,8 @@ static void install(const char *src_name, const char *dst)
 }
 
 static size_t max_buffered; /* 0: the server's default */
+/* Generous by default: a TLS handshake under valgrind takes a while. */
+static int request_timeout_ms = 10000, header_timeout_ms = 10000;
 
 static int setup(void **state)
 {
@@ -93,8 +95,8 @@ static int setup(void **state)
         .connection_timeout = 5,
         .max_body = MAX_BODY,
         .max_buffered = max_buffered,
-        .request_timeout_ms = 400,
-        .header_timeout_ms = 400,
+        .request_timeout_ms = request_timeout_ms,
+        .header_timeout_ms = header_timeout_ms,
         .tls = f->tls,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
@@ -411,6 +413,22 @@ static void test_cert_rotation(void **state)
     assert_int_equal(tls_source_generation(f->tls), 2);
 }
 
+static int setup_short_body(void **state)
+{
+    request_timeout_ms = 400;
+    int rc = setup(state);
+    request_timeout_ms = 10000;
+    return rc;
+}
+
+static int setup_short_headers(void **state)
+{
+    header_timeout_ms = 400;
+    int rc = setup(state);
+    header_timeout_ms = 10000;
+    return rc;
+}
+
 static int setup_small_budget(void **state)
 {
     max_buffered = 1000;
@@ -443,8 +461,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_routes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_body_cap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slow_body, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_header_deadline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_body, setup_short_body, teardown),
+        cmocka_unit_test_setup_teardown(test_header_deadline, setup_short_headers, teardown),
         cmocka_unit_test_setup_teardown(test_content_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_framing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_versions, setup, teardown),
