@@ -33,6 +33,10 @@ int server_start(const struct server_options *o, struct server **out, char *err,
         .max_buffered = o->max_buffered,
         .header_timeout_ms = o->header_timeout_ms,
         .body_timeout_ms = o->request_timeout_ms,
+        /* the API server keeps connections to the webhook: keep an idle one as long as the
+         * inactivity timeout allows rather than make it reconnect */
+        .keepalive_timeout_ms =
+            o->connection_timeout > 0 ? (int64_t)o->connection_timeout * 1000 : 0,
         .routes = o->routes,
         .n_routes = o->n_routes,
         .tls_cert_callback = (http_fn_ptr)tls_source_retrieve,

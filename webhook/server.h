@@ -4,7 +4,8 @@
  *
  * TLS 1.2 and 1.3 only (MHD_OPTION_HTTPS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
  * the certificate chosen per handshake by tls_source_retrieve() (MHD_OPTION_HTTPS_CERT_CALLBACK),
- * one client address may hold at most half the connections (a slowloris cannot take them all).
+ * one client address may hold at most half the connections (a slowloris cannot take them all),
+ * a kept-alive connection may wait connection_timeout seconds for its next request.
  * Everything else - the route table, the HTTP rules (400/404/405/413/501/503), the header and
  * body deadlines, the drain on stop without MHD_quiesce_daemon - is core/http/server.h's; routes
  * are http_route and handlers http_handler_fn. The API server sends AdmissionReviews as

@@ -477,7 +477,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         log_info(2, "%s: request ended early (code %d)", s->name, (int)toe);
     buf_cleanup(&st->body);
     atomic_fetch_sub(&s->buffered, st->counted);
-    int64_t next = add_ms(now_ms(s), s->o.header_timeout_ms);
+    int64_t next = add_ms(now_ms(s), s->o.keepalive_timeout_ms);
     pthread_mutex_lock(&s->mu);
     if (st->track) { /* kept alive: the next request's headers are due */
         st->track->phase = PHASE_HEADERS;
@@ -621,6 +621,8 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         s->o.header_timeout_ms = DEFAULT_TIMEOUT_MS;
     if (s->o.body_timeout_ms <= 0)
         s->o.body_timeout_ms = DEFAULT_TIMEOUT_MS;
+    if (s->o.keepalive_timeout_ms <= 0)
+        s->o.keepalive_timeout_ms = s->o.header_timeout_ms;
     if (s->o.sweep_interval_ms <= 0)
         s->o.sweep_interval_ms = DEFAULT_SWEEP_MS;
     if (!s->o.tls_priorities)

@@ -25,12 +25,12 @@
  *     rest; all bodies being received at once over max_buffered: 503.
  *
  * Deadlines, measured on opts.clock:
- *   - header deadline: from accepting a connection (TLS handshake included), or from the end of
- *     the previous request on a kept-alive connection, the request's headers must be complete
- *     within header_timeout_ms. An idle kept-alive connection is therefore closed after
- *     header_timeout_ms too, as Go's http.Server does with ReadTimeout and no IdleTimeout
- *     (golang/go: src/net/http/server.go, Server.IdleTimeout: "If zero, the value of
- *     ReadTimeout is used").
+ *   - header deadline: from accepting a connection (TLS handshake included) the request's
+ *     headers must be complete within header_timeout_ms; on a kept-alive connection the next
+ *     request's headers within keepalive_timeout_ms of the end of the previous request (so an
+ *     idle kept-alive connection is closed then too; with 0 it is header_timeout_ms, as Go's
+ *     http.Server does with ReadTimeout and no IdleTimeout, golang/go: src/net/http/server.go,
+ *     Server.IdleTimeout: "If zero, the value of ReadTimeout is used").
  *   - body deadline: from the end of the headers the body must be complete within
  *     body_timeout_ms, however steadily its bytes arrive.
  *   libmicrohttpd 0.9.75 has neither: its only timeouts are for inactivity
@@ -108,6 +108,7 @@ struct http_server_options {
     size_t max_buffered;             /* bodies held at once over all requests; 0: 16 x max_body */
     int64_t header_timeout_ms;       /* 0: 10 s */
     int64_t body_timeout_ms;         /* 0: 10 s */
+    int64_t keepalive_timeout_ms;    /* 0: header_timeout_ms */
     int64_t sweep_interval_ms;       /* how often deadlines are checked; 0: 100 ms */
     const struct http_route *routes; /* borrowed; must outlive the server */
     size_t n_routes;

@@ -52,6 +52,8 @@ static const struct http_route routes[] = {
     {"POST", "/json", echo, NULL, "application/json"},
 };
 
+static int64_t keepalive_ms; /* 0: the header deadline */
+
 static struct http_server *start(int64_t sweep_ms, unsigned threads, unsigned max_conn)
 {
     struct http_server_options o = {
@@ -63,6 +65,7 @@ static struct http_server *start(int64_t sweep_ms, unsigned threads, unsigned ma
         .max_body = 4096,
         .header_timeout_ms = HEADER_MS,
         .body_timeout_ms = BODY_MS,
+        .keepalive_timeout_ms = keepalive_ms,
         .sweep_interval_ms = sweep_ms,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
@@ -288,6 +291,30 @@ static void test_header_deadline(void **state)
     http_server_stop(s, 1000);
 }
 
+/* A kept-alive connection may wait keepalive_timeout_ms for its next request when set. */
+static void test_keepalive_deadline(void **state)
+{
+    (void)state;
+    keepalive_ms = 5 * HEADER_MS;
+    struct http_server *s = start(5, 1, 0);
+    keepalive_ms = 0;
+    int fd = dial(http_server_port(s));
+    send_all(fd, "GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
+    char r[512];
+    assert_true(recv(fd, r, sizeof(r) - 1, 0) > 0);
+    assert_true(wait_for(s, has_in_flight, 0));
+    atomic_fetch_add(&fake_now, HEADER_MS + 1);
+    usleep(50 * 1000); /* give a wrong sweep a chance to happen; not needed to pass */
+    assert_false(closed_now(fd));
+    atomic_fetch_add(&fake_now, 4 * HEADER_MS);
+    assert_true(closed_eventually(fd));
+    close(fd);
+    struct http_server_stats st;
+    http_server_stats(s, &st);
+    assert_int_equal(st.header_timeouts, 1);
+    http_server_stop(s, 1000);
+}
+
 /* A body that stops arriving is closed by the sweeper at the body deadline. */
 static void test_body_deadline_stalled(void **state)
 {
@@ -435,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_framing),
         cmocka_unit_test(test_content_type),
         cmocka_unit_test(test_header_deadline),
+        cmocka_unit_test(test_keepalive_deadline),
         cmocka_unit_test(test_body_deadline_stalled),
         cmocka_unit_test(test_body_deadline_trickle),
         cmocka_unit_test(test_stop_at_connection_limit),
