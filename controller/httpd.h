@@ -1,6 +1,8 @@
 /*
- * httpd.h - a plain-HTTP server for metrics and health probes (libmicrohttpd, one internal
- * polling thread). GET and HEAD only; every request is answered by one handler callback.
+ * httpd.h - a plain-HTTP server for metrics and health probes on core/http/server.h (one polling
+ * thread, 64 connections, 10 s inactivity timeout, and that server's HTTP rules and header/body
+ * deadlines). GET and HEAD only (405 with "Allow: GET, HEAD" otherwise); every request is
+ * answered by one handler callback.
  */
 #ifndef GPUTRI_HTTPD_H
 #define GPUTRI_HTTPD_H
@@ -39,7 +41,8 @@ int httpd_start(const char *addr, httpd_handler_fn handler, void *ctx, struct ht
 /* httpd_port() - the port actually bound (useful with port 0). */
 int httpd_port(struct httpd *h);
 
-/* httpd_stop() - stop listening, finish, free. NULL-safe. */
+/* httpd_stop() - stop listening, close every connection, free (http_server_stop without a
+ * drain). NULL-safe. */
 void httpd_stop(struct httpd *h);
 
 #endif

@@ -45,15 +45,14 @@ static char *dup_body(const char *s, size_t *len)
     return b;
 }
 
-static void handle_healthz(void *ctx, const struct server_request *req,
-                           struct server_response *resp)
+static void handle_healthz(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     (void)ctx;
     (void)req;
     resp->body = dup_body("ok\n", &resp->body_len);
 }
 
-static void handle_readyz(void *ctx, const struct server_request *req, struct server_response *resp)
+static void handle_readyz(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     (void)req;
     struct app *app = ctx;
@@ -65,13 +64,12 @@ static void handle_readyz(void *ctx, const struct server_request *req, struct se
     }
 }
 
-static void handle_validate(void *ctx, const struct server_request *req,
-                            struct server_response *resp)
+static void handle_validate(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct app *app = ctx;
     struct admission_result *r = malloc(sizeof(*r));
     if (!r) {
-        server_json_error(resp, 500, "out of memory");
+        http_json_error(resp, 500, "out of memory");
         return;
     }
     struct wh_snapshot snap;
@@ -80,10 +78,10 @@ static void handle_validate(void *ctx, const struct server_request *req,
     wh_cache_release(app->cache);
     if (rc == K_EPARSE) {
         log_warn("POST /validate: bad request: %s", r->error);
-        server_json_error(resp, 400, r->error);
+        http_json_error(resp, 400, r->error);
     } else if (rc != K_OK) {
         log_error("POST /validate: %s", k_strerror(rc));
-        server_json_error(resp, 500, k_strerror(rc));
+        http_json_error(resp, 500, k_strerror(rc));
     } else {
         log_info(1, "%s %s %s/%s: %zu warning(s)%s", r->operation, r->kind, r->ns, r->name,
                  r->warnings.n, r->dry_run ? " (dry run)" : "");
@@ -183,10 +181,10 @@ int main(int argc, char **argv)
         log_error("start-up failed: out of memory");
         goto out;
     }
-    const struct server_route routes[] = {
-        {"POST", "/validate", handle_validate, &app},
-        {"GET", "/healthz", handle_healthz, &app},
-        {"GET", "/readyz", handle_readyz, &app},
+    const struct http_route routes[] = {
+        {"POST", "/validate", handle_validate, &app, "application/json"},
+        {"GET", "/healthz", handle_healthz, &app, NULL},
+        {"GET", "/readyz", handle_readyz, &app, NULL},
     };
     struct server_options so = {
         .bind_address = o.bind_address,
@@ -196,6 +194,7 @@ int main(int argc, char **argv)
         .connection_timeout = o.connection_timeout,
         .max_body = o.max_body,
         .request_timeout_ms = 10000,
+        .header_timeout_ms = 10000,
         .tls = tls,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),

@@ -1,19 +1,16 @@
 /*
- * server.h - the HTTPS front of gputri-webhook on libmicrohttpd 0.9.75 (GnuTLS inside).
+ * server.h - the HTTPS front of gputri-webhook: core/http/server.h (libmicrohttpd 0.9.75, GnuTLS
+ * inside) with the webhook's TLS and limits.
  *
- * One daemon: internal polling thread + epoll + a thread pool, MHD_USE_TLS with the certificate
- * chosen per handshake by tls_source_retrieve() (MHD_OPTION_HTTPS_CERT_CALLBACK), TLS 1.2 and 1.3
- * only (MHD_OPTION_HTTPS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"), a connection
- * limit and an inactivity timeout (libmicrohttpd's default is none). Requests are dispatched by a
- * route table {method, path, handler}; the query string is ignored (the API server appends
- * ?timeout=Ns).
- *
- * Errors answered by the server itself, never by a handler: unknown path 404, wrong method 405,
- * a body over max_body 413 (at once when Content-Length says so, otherwise after discarding the
- * rest), a body still arriving after request_timeout_ms 408. A client that stalls completely is
- * disconnected by the inactivity timeout. Memory per request is bounded by max_body, and all
- * bodies being received at once by max_buffered: past it a request gets 503 (the API server's
- * failurePolicy then applies).
+ * TLS 1.2 and 1.3 only (MHD_OPTION_HTTPS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
+ * the certificate chosen per handshake by tls_source_retrieve() (MHD_OPTION_HTTPS_CERT_CALLBACK),
+ * one client address may hold at most half the connections (a slowloris cannot take them all),
+ * a kept-alive connection may wait connection_timeout seconds for its next request.
+ * Everything else - the route table, the HTTP rules (400/404/405/413/501/503), the header and
+ * body deadlines, the drain on stop without MHD_quiesce_daemon - is core/http/server.h's; routes
+ * are http_route and handlers http_handler_fn. The API server sends AdmissionReviews as
+ * "Content-Type: application/json" (kubernetes/kubernetes:
+ * staging/src/k8s.io/apiserver/pkg/util/webhook/webhook.go), so /validate's route requires it.
  *
  * Thread-safety: handlers run concurrently on the pool threads; their ctx must be thread-safe.
  */
@@ -23,33 +20,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "http/server.h"
 #include "tls_source.h"
 
 #define SERVER_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
-
-struct server_request {
-    const char *method;
-    const char *path;
-    const char *body; /* NUL-terminated, "" when none; valid during the handler call */
-    size_t body_len;
-};
-
-struct server_response {
-    unsigned status;          /* HTTP status; the server preset 200 */
-    const char *content_type; /* static string; the server preset "text/plain" */
-    char *body;               /* malloc'd by the handler; the server frees it. NULL = empty */
-    size_t body_len;
-};
-
-typedef void (*server_handler_fn)(void *ctx, const struct server_request *req,
-                                  struct server_response *resp);
-
-struct server_route {
-    const char *method; /* "GET", "POST" */
-    const char *path;   /* exact match, e.g. "/validate" */
-    server_handler_fn fn;
-    void *ctx;
-};
 
 struct server_options {
     const char *bind_address; /* numeric IPv4/IPv6 */
@@ -59,9 +33,10 @@ struct server_options {
     int connection_timeout; /* seconds of inactivity */
     size_t max_body;
     size_t max_buffered;    /* bodies buffered at once over all connections; 0: 16 x max_body */
-    int request_timeout_ms; /* a body must be complete this long after the headers */
+    int request_timeout_ms; /* a body must be complete this long after the headers; 0: 10 s */
+    int header_timeout_ms;  /* headers complete this long after accept (TLS included); 0: 10 s */
     struct tls_source *tls; /* borrowed; installed for the callback */
-    const struct server_route *routes; /* borrowed; must outlive the server */
+    const struct http_route *routes; /* borrowed; must outlive the server */
     size_t n_routes;
 };
 
@@ -69,7 +44,7 @@ struct server;
 
 /*
  * server_start() - listen and serve. Returns K_OK and *out, K_EINVAL (bad address, TLS not
- * supported by this libmicrohttpd) or K_EIO (bind failed) with a reason in err.
+ * supported by this libmicrohttpd), K_EIO (bind failed) or K_ENOMEM with a reason in err.
  */
 int server_start(const struct server_options *o, struct server **out, char *err, size_t errlen);
 
@@ -79,17 +54,14 @@ int server_port(struct server *s);
 /* server_in_flight() - requests begun and not yet completed. Thread-safe. */
 unsigned server_in_flight(struct server *s);
 
+/* server_stats() - http_server_stats() of the server. Thread-safe. */
+void server_stats(struct server *s, struct http_server_stats *out);
+
 /*
- * server_stop() - stop accepting (MHD_quiesce_daemon), wait up to drain_ms for in-flight
- * requests to finish, then stop the daemon and free everything. NULL-safe. Not concurrent with
+ * server_stop() - refuse new connections, wait up to drain_ms for in-flight requests to finish,
+ * then stop the daemon and free everything (http_server_stop). NULL-safe. Not concurrent with
  * itself.
  */
 void server_stop(struct server *s, int drain_ms);
-
-/*
- * server_json_error() - fill resp with status and a small JSON body {"error": msg}. For
- * handlers; msg is copied (control characters dropped).
- */
-void server_json_error(struct server_response *resp, unsigned status, const char *msg);
 
 #endif

@@ -1,10 +1,14 @@
 /*
  * Tests for webhook/server.c over real HTTPS (libcurl as the client): routing (404, 405 with
- * Allow), the body cap (413 from Content-Length and from a chunked body), the request timeout
- * (408), the budget over all bodies (503), TLS versions, and a certificate replaced on disk being
- * served to new connections.
+ * Allow), the body cap (413 from Content-Length and from a chunked body), the body and header
+ * deadlines, Content-Type (400), Transfer-Encoding (501) and duplicate Content-Length (400), the
+ * budget over all bodies (503), TLS versions, and a certificate replaced on disk being served to
+ * new connections.
  */
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,7 +30,7 @@
 #define TLS_DIR FIXTURES_DIR "/admission/tls"
 #define MAX_BODY 4096
 
-static void echo_len(void *ctx, const struct server_request *req, struct server_response *resp)
+static void echo_len(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     (void)ctx;
     char tmp[32];
@@ -33,7 +39,7 @@ static void echo_len(void *ctx, const struct server_request *req, struct server_
     resp->body_len = (size_t)n;
 }
 
-static void ok(void *ctx, const struct server_request *req, struct server_response *resp)
+static void ok(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     (void)ctx;
     (void)req;
@@ -41,9 +47,10 @@ static void ok(void *ctx, const struct server_request *req, struct server_respon
     resp->body_len = 2;
 }
 
-static const struct server_route routes[] = {
-    {"POST", "/echo", echo_len, NULL},
-    {"GET", "/healthz", ok, NULL},
+static const struct http_route routes[] = {
+    {"POST", "/echo", echo_len, NULL, NULL},
+    {"POST", "/json", echo_len, NULL, "application/json"},
+    {"GET", "/healthz", ok, NULL, NULL},
 };
 
 struct fx {
@@ -64,6 +71,8 @@ static void install(const char *src_name, const char *dst)
 }
 
 static size_t max_buffered; /* 0: the server's default */
+/* Generous by default: a TLS handshake under valgrind takes a while. */
+static int request_timeout_ms = 10000, header_timeout_ms = 10000;
 
 static int setup(void **state)
 {
@@ -86,7 +95,8 @@ static int setup(void **state)
         .connection_timeout = 5,
         .max_body = MAX_BODY,
         .max_buffered = max_buffered,
-        .request_timeout_ms = 400,
+        .request_timeout_ms = request_timeout_ms,
+        .header_timeout_ms = header_timeout_ms,
         .tls = f->tls,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
@@ -139,8 +149,10 @@ struct call {
     const char *method, *path, *ca;
     const char *body;
     size_t body_len;
-    struct slow *slow; /* chunked upload without a length */
-    long tls_max;      /* CURL_SSLVERSION_MAX_* or 0 */
+    struct slow *slow;  /* chunked upload without a length */
+    long tls_max;       /* CURL_SSLVERSION_MAX_* or 0 */
+    const char *te;     /* the slow upload's Transfer-Encoding header; NULL: chunked */
+    const char *hdr[3]; /* more request headers */
 };
 
 /* Returns the HTTP status (0 on a transport/TLS error); body into out when non-NULL. */
@@ -171,13 +183,15 @@ static long call(const struct fx *f, const struct call *c, struct buf *out, char
         curl_easy_setopt(h, CURLOPT_POST, 1L);
         curl_easy_setopt(h, CURLOPT_READFUNCTION, slow_read);
         curl_easy_setopt(h, CURLOPT_READDATA, c->slow);
-        hl = curl_slist_append(hl, "Transfer-Encoding: chunked");
+        hl = curl_slist_append(hl, c->te ? c->te : "Transfer-Encoding: chunked");
         hl = curl_slist_append(hl, "Expect:");
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
     } else if (c->body) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, c->body);
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)c->body_len);
     }
+    for (size_t i = 0; i < sizeof(c->hdr) / sizeof(c->hdr[0]) && c->hdr[i]; i++)
+        hl = curl_slist_append(hl, c->hdr[i]);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
     if (c->method)
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
     long status = 0;
@@ -216,7 +230,7 @@ static void test_routes(void **state)
     assert_int_equal(call(f, &(struct call){.path = "/healthz", .body = "x", .body_len = 1}, NULL,
                           allow, sizeof(allow)),
                      405);
-    assert_string_equal(allow, "GET");
+    assert_string_equal(allow, "GET, HEAD");
     buf_reset(&b);
     char body[1000];
     memset(body, 'y', sizeof(body));
@@ -251,11 +265,114 @@ static void test_body_cap(void **state)
     buf_cleanup(&b);
 }
 
+/* A body trickling in faster than any inactivity timeout is still cut at the body deadline
+ * (400 ms here): the client, which would go on for 20 s, finds its connection closed. */
 static void test_slow_body(void **state)
 {
     struct fx *f = *state;
-    struct slow s = {.chunks = 5, .delay_ms = 150, .chunk = 10};
-    assert_int_equal(call(f, &(struct call){.path = "/echo", .slow = &s}, NULL, NULL, 0), 408);
+    struct slow s = {.chunks = 1000, .delay_ms = 20, .chunk = 1};
+    assert_int_equal(call(f, &(struct call){.path = "/echo", .slow = &s}, NULL, NULL, 0), 0);
+    assert_true(s.chunks > 0);
+    struct http_server_stats st;
+    server_stats(f->srv, &st);
+    assert_int_equal(st.body_timeouts, 1);
+}
+
+/* A connection that never completes its TLS handshake and headers is closed at the header
+ * deadline (400 ms here), long before the 5 s inactivity timeout would matter. */
+static void test_header_deadline(void **state)
+{
+    struct fx *f = *state;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)f->port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    /* keep it busy below the inactivity timeout: one byte of a ClientHello now and then */
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 200 * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char c;
+    ssize_t n = -1;
+    int sent = 0;
+    for (; sent < 50; sent++) { /* 50 x 200 ms: far past the deadline */
+        if (send(fd, "\x16", 1, MSG_NOSIGNAL) != 1)
+            break;
+        n = recv(fd, &c, 1, 0);
+        if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+            break;
+    }
+    close(fd);
+    assert_true(sent < 50);
+    struct http_server_stats st;
+    server_stats(f->srv, &st);
+    assert_int_equal(st.header_timeouts, 1);
+}
+
+static void test_content_type(void **state)
+{
+    struct fx *f = *state;
+    const char *body = "{}";
+    /* curl's default for a POST is application/x-www-form-urlencoded */
+    assert_int_equal(
+        call(f, &(struct call){.path = "/json", .body = body, .body_len = 2}, NULL, NULL, 0), 400);
+    assert_int_equal(
+        call(f,
+             &(struct call){.path = "/json", .body = body, .body_len = 2, .hdr = {"Content-Type:"}},
+             NULL, NULL, 0),
+        400);
+    assert_int_equal(
+        call(f,
+             &(struct call){
+                 .path = "/json", .body = body, .body_len = 2, .hdr = {"Content-Type: text/json"}},
+             NULL, NULL, 0),
+        400);
+    assert_int_equal(call(f,
+                          &(struct call){.path = "/json",
+                                         .body = body,
+                                         .body_len = 2,
+                                         .hdr = {"Content-Type: application/json"}},
+                          NULL, NULL, 0),
+                     200);
+    assert_int_equal(call(f,
+                          &(struct call){.path = "/json",
+                                         .body = body,
+                                         .body_len = 2,
+                                         .hdr = {"Content-Type: Application/JSON; charset=utf-8"}},
+                          NULL, NULL, 0),
+                     200);
+}
+
+static void test_framing(void **state)
+{
+    struct fx *f = *state;
+    /* a coding libmicrohttpd does not decode: answered at once, not after the inactivity timeout */
+    struct slow s = {.chunks = 1, .delay_ms = 0, .chunk = 4};
+    assert_int_equal(
+        call(f,
+             &(struct call){.path = "/echo", .slow = &s, .te = "Transfer-Encoding: gzip, chunked"},
+             NULL, NULL, 0),
+        501);
+    s.chunks = 1;
+    assert_int_equal(call(f, &(struct call){.path = "/echo", .slow = &s}, NULL, NULL, 0), 200);
+    /* two different lengths: which one frames the body is ambiguous */
+    assert_int_equal(call(f,
+                          &(struct call){.path = "/echo",
+                                         .body = "abcd",
+                                         .body_len = 4,
+                                         .hdr = {"Content-Length: 4", "Content-Length: 5"}},
+                          NULL, NULL, 0),
+                     400);
+    struct buf b;
+    buf_init(&b, 1 << 10);
+    assert_int_equal(call(f,
+                          &(struct call){.path = "/echo",
+                                         .body = "abcd",
+                                         .body_len = 4,
+                                         .hdr = {"Content-Length: 4", "Content-Length: 4"}},
+                          &b, NULL, 0),
+                     200);
+    assert_string_equal(buf_cstr(&b), "4");
+    buf_cleanup(&b);
 }
 
 static void test_tls_versions(void **state)
@@ -296,6 +413,22 @@ static void test_cert_rotation(void **state)
     assert_int_equal(tls_source_generation(f->tls), 2);
 }
 
+static int setup_short_body(void **state)
+{
+    request_timeout_ms = 400;
+    int rc = setup(state);
+    request_timeout_ms = 10000;
+    return rc;
+}
+
+static int setup_short_headers(void **state)
+{
+    header_timeout_ms = 400;
+    int rc = setup(state);
+    header_timeout_ms = 10000;
+    return rc;
+}
+
 static int setup_small_budget(void **state)
 {
     max_buffered = 1000;
@@ -328,7 +461,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_routes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_body_cap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slow_body, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_body, setup_short_body, teardown),
+        cmocka_unit_test_setup_teardown(test_header_deadline, setup_short_headers, teardown),
+        cmocka_unit_test_setup_teardown(test_content_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_framing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cert_rotation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_buffer_budget, setup_small_budget, teardown),

@@ -1,0 +1,700 @@
+/* server.c - the libmicrohttpd server of both daemons: routes, HTTP rules, deadlines, drain. */
+#include "http/server.h"
+
+#include <errno.h>
+#include <gnutls/abstract.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "util/buf.h"
+#include "util/deadline.h"
+#include "util/errbuf.h"
+#include "util/log.h"
+#include "util/result.h"
+
+#define DEFAULT_TIMEOUT_MS 10000
+#define DEFAULT_SWEEP_MS 100
+#define NO_DEADLINE INT64_MAX
+
+enum phase {
+    PHASE_HEADERS,  /* waiting for (the rest of) a request's headers */
+    PHASE_BODY,     /* headers in, body arriving */
+    PHASE_RESPONSE, /* answered, the response is being sent */
+};
+
+/* One open connection, from MHD_CONNECTION_NOTIFY_STARTED to MHD_CONNECTION_NOTIFY_CLOSED. */
+struct conn_track {
+    struct conn_track *prev, *next;
+    int fd;
+    enum phase phase;
+    int64_t deadline; /* on the server's clock; NO_DEADLINE for none */
+    bool shut;        /* shut down at a deadline */
+};
+
+struct http_server {
+    struct MHD_Daemon *d;
+    struct http_server_options o;
+    const char *name;
+    int port;
+    atomic_size_t buffered; /* body bytes held over all requests */
+    atomic_bool stopping;
+    pthread_mutex_t mu; /* guards everything below */
+    pthread_cond_t cv;  /* the sweeper's tick and quit, and in_flight reaching 0 */
+    struct conn_track *conns;
+    unsigned n_conns;
+    unsigned in_flight;
+    uint64_t header_timeouts, body_timeouts, refused;
+    bool quit;
+    pthread_t sweeper;
+    bool sweeper_started;
+};
+
+struct req_state {
+    const struct http_route *route;
+    struct conn_track *track; /* NULL when untracked (allocation failed) */
+    unsigned error;           /* a status the server answers itself, 0 = none */
+    const char *reason;       /* for that status */
+    int64_t deadline;         /* the body's */
+    size_t counted;           /* bytes of this body counted in server.buffered */
+    struct buf body;
+};
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t now_ms(const struct http_server *s)
+{
+    return s->o.clock ? s->o.clock(s->o.clock_ctx) : monotonic_ms();
+}
+
+static int64_t add_ms(int64_t t, int64_t ms)
+{
+    return t > NO_DEADLINE - ms ? NO_DEADLINE : t + ms;
+}
+
+void http_json_error(struct http_response *resp, unsigned status, const char *msg)
+{
+    char clean[256];
+    size_t j = 0;
+    for (size_t i = 0; msg && msg[i] && j + 1 < sizeof(clean); i++) {
+        unsigned char c = (unsigned char)msg[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+            clean[j++] = (char)c;
+    }
+    clean[j] = 0;
+    free(resp->body);
+    resp->status = status;
+    resp->content_type = "application/json";
+    resp->body = NULL;
+    resp->body_len = 0;
+    char *b = malloc(j + 16);
+    if (b) {
+        int n = snprintf(b, j + 16, "{\"error\":\"%s\"}\n", clean);
+        resp->body = b;
+        resp->body_len = (size_t)n;
+    }
+}
+
+static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn,
+                             struct http_response *r, const char *allow)
+{
+    struct MHD_Response *mr;
+    if (r->body)
+        mr = MHD_create_response_from_buffer(r->body_len, r->body, MHD_RESPMEM_MUST_FREE);
+    else
+        mr = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (!mr) {
+        free(r->body);
+        r->body = NULL;
+        return MHD_NO;
+    }
+    r->body = NULL; /* owned by the response now */
+    MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            r->content_type ? r->content_type : "text/plain; charset=utf-8");
+    if (allow)
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_ALLOW, allow);
+    if (atomic_load(&s->stopping)) /* the client should go elsewhere for the next request */
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ret = MHD_queue_response(conn, r->status, mr);
+    MHD_destroy_response(mr);
+    return ret;
+}
+
+static enum MHD_Result answer_error(struct http_server *s, struct MHD_Connection *conn,
+                                    unsigned status, const char *reason, const char *allow)
+{
+    struct http_response r = {0};
+    http_json_error(&r, status, reason);
+    return queue(s, conn, &r, allow);
+}
+
+static bool method_matches(const char *route_method, const char *method)
+{
+    return strcmp(route_method, method) == 0 ||
+           (strcmp(method, "HEAD") == 0 && strcmp(route_method, "GET") == 0);
+}
+
+/* The route for method and path, or NULL with the methods the path allows in allow ("" when the
+ * path is unknown). */
+static const struct http_route *find_route(const struct http_server *s, const char *method,
+                                           const char *path, char *allow, size_t allow_len)
+{
+    allow[0] = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < s->o.n_routes; i++) {
+        const struct http_route *r = &s->o.routes[i];
+        if (r->path && strcmp(r->path, path) != 0)
+            continue;
+        if (method_matches(r->method, method))
+            return r;
+        bool get = strcmp(r->method, "GET") == 0;
+        int n = snprintf(allow + used, allow_len - used, "%s%s%s", used ? ", " : "", r->method,
+                         get ? ", HEAD" : "");
+        if (n > 0 && (size_t)n < allow_len - used)
+            used += (size_t)n;
+    }
+    return NULL;
+}
+
+/* ---- framing: Content-Length and Transfer-Encoding ---- */
+
+struct framing {
+    unsigned n_cl, n_te;
+    bool cl_differ;
+    const char *cl;
+    const char *te; /* the first */
+};
+
+static bool is_ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    struct framing *f = cls;
+    if (!value)
+        value = "";
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        if (f->n_cl++ && strcmp(f->cl, value) != 0)
+            f->cl_differ = true;
+        else
+            f->cl = value;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        if (!f->n_te++)
+            f->te = value;
+    }
+    return MHD_YES;
+}
+
+/* Returns 0 when the request's framing is one libmicrohttpd reads correctly, else the status to
+ * answer with and *reason. The header list is bounded by the connection's memory. */
+static unsigned check_framing(struct MHD_Connection *conn, const char **reason)
+{
+    struct framing f = {0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, scan_header, &f);
+    if (f.cl_differ) {
+        *reason = "multiple Content-Length headers with different values";
+        return MHD_HTTP_BAD_REQUEST;
+    }
+    if (f.n_te == 0)
+        return 0;
+    /* libmicrohttpd decodes chunked only for one header whose whole value is "chunked"; Go's
+     * net/http answers anything else with 501 too (transfer.go, parseTransferEncoding) */
+    if (f.n_te != 1 || strcasecmp(f.te, "chunked") != 0) {
+        *reason = "unsupported transfer encoding (only chunked is implemented)";
+        return MHD_HTTP_NOT_IMPLEMENTED;
+    }
+    if (f.n_cl) {
+        *reason = "both Content-Length and Transfer-Encoding";
+        return MHD_HTTP_BAD_REQUEST;
+    }
+    return 0;
+}
+
+/* True when the request's media type (before any parameter) is `want`, case-insensitively. */
+static bool media_type_is(struct MHD_Connection *conn, const char *want)
+{
+    const char *v =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!v)
+        return false;
+    while (is_ows(*v))
+        v++;
+    size_t n = strcspn(v, ";");
+    while (n && is_ows(v[n - 1]))
+        n--;
+    return n == strlen(want) && strncasecmp(v, want, n) == 0;
+}
+
+/* ---- connection tracking and the deadline sweeper ---- */
+
+static void track_set(struct http_server *s, struct conn_track *t, enum phase ph, int64_t deadline)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&s->mu);
+    t->phase = ph;
+    t->deadline = deadline;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct http_server *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct conn_track *t = calloc(1, sizeof(*t));
+        *socket_context = t;
+        if (!t)
+            return; /* untracked: only the inactivity timeout bounds it */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        t->fd = ci ? ci->connect_fd : -1;
+        t->phase = PHASE_HEADERS;
+        t->deadline = add_ms(now_ms(s), s->o.header_timeout_ms);
+        pthread_mutex_lock(&s->mu);
+        t->next = s->conns;
+        if (s->conns)
+            s->conns->prev = t;
+        s->conns = t;
+        s->n_conns++;
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
+    /* MHD_CONNECTION_NOTIFY_CLOSED: libmicrohttpd closes the socket after this returns. */
+    struct conn_track *t = *socket_context;
+    if (!t)
+        return;
+    pthread_mutex_lock(&s->mu);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        s->conns = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    s->n_conns--;
+    pthread_mutex_unlock(&s->mu);
+    free(t);
+    *socket_context = NULL;
+}
+
+/* Marks t closed at a deadline; true the first time (the caller counts it). Caller holds mu. */
+static bool expire_locked(struct conn_track *t)
+{
+    if (t->shut)
+        return false;
+    t->shut = true;
+    if (t->fd >= 0)
+        shutdown(t->fd, SHUT_RDWR); /* libmicrohttpd sees the end of the stream and closes */
+    return true;
+}
+
+static void *sweep(void *arg)
+{
+    struct http_server *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->quit) {
+        struct timespec ts = deadline_after(CLOCK_MONOTONIC, s->o.sweep_interval_ms);
+        pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+        if (s->quit)
+            break;
+        int64_t now = now_ms(s);
+        unsigned headers = 0, bodies = 0;
+        for (struct conn_track *t = s->conns; t; t = t->next) { /* at most max_connections */
+            if (t->deadline >= now || !expire_locked(t))
+                continue;
+            if (t->phase == PHASE_HEADERS)
+                headers++;
+            else
+                bodies++;
+        }
+        s->header_timeouts += headers;
+        s->body_timeouts += bodies;
+        if (headers || bodies) {
+            pthread_mutex_unlock(&s->mu);
+            log_info(2,
+                     "%s: closed %u connection(s) past the header deadline, %u past the body "
+                     "deadline",
+                     s->name, headers, bodies);
+            pthread_mutex_lock(&s->mu);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* ---- requests ---- */
+
+static struct conn_track *track_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The first call for a request: headers only. Returns the answer or MHD_YES to read the body. */
+static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn, const char *url,
+                             const char *method, struct req_state *st)
+{
+    const char *reason = NULL;
+    unsigned status = check_framing(conn, &reason);
+    if (status) {
+        log_info(2, "%s: %s %s: %u %s", s->name, method, url, status, reason);
+        return answer_error(s, conn, status, reason, NULL);
+    }
+    char allow[64];
+    st->route = find_route(s, method, url, allow, sizeof(allow));
+    if (!st->route) {
+        log_info(2, "%s: %s %s: %s", s->name, method, url, allow[0] ? "405" : "404");
+        return allow[0]
+                   ? answer_error(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed", allow)
+                   : answer_error(s, conn, MHD_HTTP_NOT_FOUND, "not found", NULL);
+    }
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(cl, &end, 10);
+        if (*end || errno || n > s->o.max_body) {
+            log_warn("%s: %s %s: Content-Length %s above the %zu-byte cap", s->name, method, url,
+                     cl, s->o.max_body);
+            return answer_error(s, conn, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large",
+                                NULL);
+        }
+    }
+    if (st->route->content_type && !media_type_is(conn, st->route->content_type)) {
+        const char *ct =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        log_info(2, "%s: %s %s: 400 Content-Type %s", s->name, method, url, ct ? ct : "(none)");
+        char msg[96];
+        snprintf(msg, sizeof(msg), "Content-Type must be %s", st->route->content_type);
+        return answer_error(s, conn, MHD_HTTP_BAD_REQUEST, msg, NULL);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    (void)version;
+    struct http_server *s = cls;
+    struct req_state *st = *con_cls;
+    if (!st) {
+        st = calloc(1, sizeof(*st));
+        if (!st)
+            return MHD_NO;
+        *con_cls = st;
+        buf_init(&st->body, s->o.max_body);
+        st->track = track_of(conn);
+        st->deadline = add_ms(now_ms(s), s->o.body_timeout_ms);
+        pthread_mutex_lock(&s->mu);
+        s->in_flight++;
+        if (st->track) {
+            st->track->phase = PHASE_BODY;
+            st->track->deadline = st->deadline;
+        }
+        pthread_mutex_unlock(&s->mu);
+        return begin(s, conn, url, method, st);
+    }
+    if (*upload_data_size) {
+        if (now_ms(s) > st->deadline) {
+            pthread_mutex_lock(&s->mu);
+            bool first = st->track ? expire_locked(st->track) : true;
+            if (first)
+                s->body_timeouts++;
+            pthread_mutex_unlock(&s->mu);
+            log_info(2, "%s: %s %s: body not complete within %lld ms, closing", s->name, method,
+                     url, (long long)s->o.body_timeout_ms);
+            return MHD_NO; /* no response can be queued mid-body in libmicrohttpd 0.9.75 */
+        }
+        if (!st->error) {
+            size_t now = atomic_fetch_add(&s->buffered, *upload_data_size) + *upload_data_size;
+            st->counted += *upload_data_size;
+            if (now > s->o.max_buffered) {
+                st->error = MHD_HTTP_SERVICE_UNAVAILABLE;
+                st->reason = "too many request bodies in flight";
+                buf_cleanup(&st->body);
+            }
+        }
+        if (!st->error) {
+            int rc = buf_append(&st->body, upload_data, *upload_data_size);
+            if (rc != K_OK) {
+                st->error =
+                    rc == K_ETOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE : MHD_HTTP_INTERNAL_SERVER_ERROR;
+                st->reason = rc == K_ETOOBIG ? "request body too large" : "out of memory";
+                buf_cleanup(&st->body);
+            }
+        }
+        *upload_data_size = 0; /* consumed (or discarded) */
+        return MHD_YES;
+    }
+    track_set(s, st->track, PHASE_RESPONSE, NO_DEADLINE);
+    if (st->error) {
+        log_warn("%s: %s %s: %u %s", s->name, method, url, st->error, st->reason);
+        return answer_error(s, conn, st->error, st->reason, NULL);
+    }
+    struct http_request req = {
+        .method = method,
+        .path = url,
+        .body = buf_cstr(&st->body),
+        .body_len = st->body.len,
+    };
+    struct http_response resp = {.status = 200, .content_type = "text/plain; charset=utf-8"};
+    st->route->fn(st->route->ctx, &req, &resp);
+    buf_cleanup(&st->body);
+    return queue(s, conn, &resp, NULL);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)conn;
+    struct http_server *s = cls;
+    struct req_state *st = *con_cls;
+    if (!st)
+        return;
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        log_info(2, "%s: request ended early (code %d)", s->name, (int)toe);
+    buf_cleanup(&st->body);
+    atomic_fetch_sub(&s->buffered, st->counted);
+    int64_t next = add_ms(now_ms(s), s->o.keepalive_timeout_ms);
+    pthread_mutex_lock(&s->mu);
+    if (st->track) { /* kept alive: the next request's headers are due */
+        st->track->phase = PHASE_HEADERS;
+        st->track->deadline = next;
+    }
+    if (--s->in_flight == 0)
+        pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    free(st);
+    *con_cls = NULL;
+}
+
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)addr;
+    (void)addrlen;
+    struct http_server *s = cls;
+    if (!atomic_load(&s->stopping))
+        return MHD_YES;
+    pthread_mutex_lock(&s->mu);
+    s->refused++;
+    pthread_mutex_unlock(&s->mu);
+    return MHD_NO;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    const struct http_server *s = cls;
+    char line[512];
+    vsnprintf(line, sizeof(line), fmt, ap);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = 0;
+    log_info(2, "%s: libmicrohttpd: %s", s->name, line);
+}
+
+/* ---- start and stop ---- */
+
+static struct MHD_Daemon *start_daemon(struct http_server *s, unsigned flags,
+                                       const struct sockaddr *sa)
+{
+    const struct http_server_options *o = &s->o;
+    bool tls = o->tls_cert_callback != NULL;
+    if (tls)
+        flags |= MHD_USE_TLS;
+    /* Without TLS the option list ends before the TLS options (MHD_OPTION_END stops parsing). */
+    return MHD_start_daemon(
+        flags, 0, on_accept, s, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+        MHD_OPTION_SOCK_ADDR, sa,
+        /* a pool of 1 is logged as a warning: pass the connection limit twice instead */
+        o->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_CONNECTION_LIMIT,
+        o->threads > 1 ? o->threads : o->max_connections, MHD_OPTION_CONNECTION_LIMIT,
+        o->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        o->connection_memory, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+        tls ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END,
+        (gnutls_certificate_retrieve_function2 *)o->tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES,
+        o->tls_priorities, MHD_OPTION_END);
+}
+
+/* Binds as o->host says; returns K_OK with s->d, or K_EINVAL/K_EIO with err. */
+static int listen_on(struct http_server *s, char *err, size_t errlen)
+{
+    const struct http_server_options *o = &s->o;
+    unsigned flags =
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    if (!o->host || !o->host[0]) {
+        struct sockaddr_in6 in6 = {.sin6_family = AF_INET6,
+                                   .sin6_port = htons((uint16_t)o->port),
+                                   .sin6_addr = in6addr_any};
+        s->d = start_daemon(s, flags | MHD_USE_DUAL_STACK, (struct sockaddr *)&in6);
+        if (!s->d) {
+            struct sockaddr_in in4 = {.sin_family = AF_INET,
+                                      .sin_port = htons((uint16_t)o->port),
+                                      .sin_addr.s_addr = htonl(INADDR_ANY)};
+            s->d = start_daemon(s, flags, (struct sockaddr *)&in4);
+        }
+    } else {
+        struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                                 .ai_socktype = SOCK_STREAM,
+                                 .ai_flags =
+                                     AI_NUMERICSERV | (o->numeric_host ? AI_NUMERICHOST : 0)};
+        struct addrinfo *ai = NULL;
+        char service[16];
+        snprintf(service, sizeof(service), "%d", o->port);
+        int gai = getaddrinfo(o->host, service, &hints, &ai);
+        if (gai != 0) {
+            if (o->numeric_host)
+                errbuf_printf(err, errlen, "%s is not a numeric IPv4 or IPv6 address", o->host);
+            else
+                errbuf_printf(err, errlen, "cannot resolve %s: %s", o->host, gai_strerror(gai));
+            return K_EINVAL;
+        }
+        for (struct addrinfo *a = ai; a && !s->d; a = a->ai_next)
+            s->d = start_daemon(s, a->ai_family == AF_INET6 ? flags | MHD_USE_IPv6 : flags,
+                                a->ai_addr);
+        freeaddrinfo(ai);
+    }
+    if (!s->d) {
+        errbuf_printf(err, errlen, "cannot listen on %s port %d (address in use or not permitted)",
+                      o->host && o->host[0] ? o->host : "every interface", o->port);
+        return K_EIO;
+    }
+    return K_OK;
+}
+
+int http_server_start(const struct http_server_options *o, struct http_server **out, char *err,
+                      size_t errlen)
+{
+    *out = NULL;
+    errbuf_printf(err, errlen, "%s", "");
+    if (!o->routes || o->n_routes == 0 || o->port < 0 || o->port > 65535) {
+        errbuf_printf(err, errlen, "no routes or a port outside 0-65535");
+        return K_EINVAL;
+    }
+    if (o->tls_cert_callback &&
+        (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES ||
+         MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK) != MHD_YES)) {
+        errbuf_printf(err, errlen, "libmicrohttpd lacks TLS or the HTTPS certificate callback");
+        return K_EINVAL;
+    }
+    struct http_server *s = calloc(1, sizeof(*s));
+    if (!s) {
+        errbuf_printf(err, errlen, "out of memory");
+        return K_ENOMEM;
+    }
+    s->o = *o;
+    s->name = o->name ? o->name : "http";
+    if (s->o.threads < 1)
+        s->o.threads = 1;
+    if (s->o.max_connections == 0)
+        s->o.max_connections = 64;
+    if (s->o.connection_memory == 0)
+        s->o.connection_memory = 32768;
+    if (s->o.max_buffered == 0)
+        s->o.max_buffered = 16 * s->o.max_body;
+    if (s->o.header_timeout_ms <= 0)
+        s->o.header_timeout_ms = DEFAULT_TIMEOUT_MS;
+    if (s->o.body_timeout_ms <= 0)
+        s->o.body_timeout_ms = DEFAULT_TIMEOUT_MS;
+    if (s->o.keepalive_timeout_ms <= 0)
+        s->o.keepalive_timeout_ms = s->o.header_timeout_ms;
+    if (s->o.sweep_interval_ms <= 0)
+        s->o.sweep_interval_ms = DEFAULT_SWEEP_MS;
+    if (!s->o.tls_priorities)
+        s->o.tls_priorities = "NORMAL";
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&s->mu, NULL);
+    int rc = listen_on(s, err, errlen);
+    if (rc == K_OK && pthread_create(&s->sweeper, NULL, sweep, s) != 0) {
+        errbuf_printf(err, errlen, "cannot start the deadline thread");
+        MHD_stop_daemon(s->d);
+        rc = K_ENOMEM;
+    }
+    if (rc != K_OK) {
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        free(s);
+        return rc;
+    }
+    s->sweeper_started = true;
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : o->port;
+    *out = s;
+    return K_OK;
+}
+
+int http_server_port(const struct http_server *s)
+{
+    return s->port;
+}
+
+unsigned http_server_in_flight(struct http_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    unsigned n = s->in_flight;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+void http_server_stats(struct http_server *s, struct http_server_stats *out)
+{
+    pthread_mutex_lock(&s->mu);
+    out->connections = s->n_conns;
+    out->header_timeouts = s->header_timeouts;
+    out->body_timeouts = s->body_timeouts;
+    out->refused = s->refused;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void http_server_stop(struct http_server *s, int64_t drain_ms)
+{
+    if (!s)
+        return;
+    atomic_store(&s->stopping, true);
+    pthread_mutex_lock(&s->mu);
+    struct timespec until = deadline_after(CLOCK_MONOTONIC, drain_ms);
+    while (s->in_flight > 0 && pthread_cond_timedwait(&s->cv, &s->mu, &until) != ETIMEDOUT)
+        ;
+    if (s->in_flight > 0)
+        log_warn("%s: stopping with %u request(s) still in flight", s->name, s->in_flight);
+    s->quit = true;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    if (s->sweeper_started)
+        pthread_join(s->sweeper, NULL);
+    /* Signals every worker through its ITC and joins it; the listen socket never leaves an epoll
+     * set from this thread (no MHD_quiesce_daemon), so there is nothing to race with. */
+    MHD_stop_daemon(s->d);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}

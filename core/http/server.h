@@ -1,0 +1,168 @@
+/*
+ * http/server.h - the one libmicrohttpd (0.9.75) server of both daemons: gputri-webhook's HTTPS
+ * admission endpoint and gputri-controller's metrics and probe endpoints.
+ *
+ * One daemon: an internal polling thread (a pool of them when threads > 1) with epoll, a route
+ * table {method, path, handler}, and the per-request bookkeeping both need. The query string is
+ * ignored (the API server appends ?timeout=Ns to a webhook's URL).
+ *
+ * HTTP rules, checked by the server before a handler runs (as Go's net/http, which
+ * kube-apiserver and controller-runtime serve with, answers them, golang/go:
+ * src/net/http/transfer.go, readTransfer, except where said):
+ *   - Content-Length given twice with different values: 400 (an identical repeat is accepted).
+ *   - Transfer-Encoding other than one header saying "chunked": 501 (e.g. "gzip, chunked", which
+ *     libmicrohttpd would read as a body ending only when the connection closes).
+ *   - Content-Length together with Transfer-Encoding: 400, where Go lets Transfer-Encoding win:
+ *     RFC 9112 section 6.3 says such a message "ought to be handled as an error" (request
+ *     smuggling).
+ *   - unknown path 404; known path, other method 405 with Allow. A "GET" route answers HEAD too
+ *     (libmicrohttpd drops the body).
+ *   - a route with content_type: the request's media type (parameters ignored, case-insensitive)
+ *     must be it, else 400 - what controller-runtime's webhook server answers
+ *     (kubernetes-sigs/controller-runtime: pkg/webhook/admission/http.go, ServeHTTP: a
+ *     Content-Type other than application/json gets Errored(http.StatusBadRequest, ...)).
+ *   - a body over max_body: 413, at once when Content-Length says so, else after discarding the
+ *     rest; all bodies being received at once over max_buffered: 503.
+ *
+ * Deadlines, measured on opts.clock:
+ *   - header deadline: from accepting a connection (TLS handshake included) the request's
+ *     headers must be complete within header_timeout_ms; on a kept-alive connection the next
+ *     request's headers within keepalive_timeout_ms of the end of the previous request (so an
+ *     idle kept-alive connection is closed then too; with 0 it is header_timeout_ms, as Go's
+ *     http.Server does with ReadTimeout and no IdleTimeout, golang/go: src/net/http/server.go,
+ *     Server.IdleTimeout: "If zero, the value of ReadTimeout is used").
+ *   - body deadline: from the end of the headers the body must be complete within
+ *     body_timeout_ms, however steadily its bytes arrive.
+ *   libmicrohttpd 0.9.75 has neither: its only timeouts are for inactivity
+ *   (MHD_OPTION_CONNECTION_TIMEOUT, MHD_CONNECTION_OPTION_TIMEOUT), which a client defeats by
+ *   sending a byte now and then, and the connection memory limit bounds only the headers' size.
+ *   Past either the connection is closed without an answer: libmicrohttpd 0.9.75 calls no handler
+ *   before the headers are complete, and accepts a response only before the body or after all of
+ *   it (MHD_queue_response: MHD_CONNECTION_HEADERS_PROCESSED or MHD_CONNECTION_FULL_REQ_RECEIVED),
+ *   so there is no point at which a 408 could be sent. A sweeper thread enforces both: every
+ *   sweep_interval_ms it shuts down (shutdown(2)) the socket of each connection past its deadline,
+ *   and libmicrohttpd then closes the connection as closed by the peer. The connection list is
+ *   kept with MHD_OPTION_NOTIFY_CONNECTION, whose CLOSED notification comes before libmicrohttpd
+ *   closes the socket, so a descriptor is never shut down after reuse. Besides, libmicrohttpd's
+ *   inactivity timeout (idle_timeout_s) closes a connection with no traffic at all.
+ *
+ * Stopping never calls MHD_quiesce_daemon(): in 0.9.75 it edits every worker's epoll set from the
+ * calling thread while the worker may be adding or removing the listen socket itself (at the
+ * connection limit), and the loser of that race panics ("Failed to remove listen FD from epoll
+ * set.", src/microhttpd/daemon.c MHD_epoll and MHD_quiesce_daemon). Instead http_server_stop()
+ * refuses new connections in the accept policy callback, answers requests on kept-alive
+ * connections with "Connection: close", waits for the requests in flight by its own count, and
+ * then calls MHD_stop_daemon(), which only signals and joins the workers.
+ */
+#ifndef GPUTRI_HTTP_SERVER_H
+#define GPUTRI_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct http_request {
+    const char *method;
+    const char *path; /* without the query string */
+    const char *body; /* NUL-terminated, "" when none; valid during the handler call */
+    size_t body_len;
+};
+
+struct http_response {
+    unsigned status;          /* HTTP status; preset 200 */
+    const char *content_type; /* static string; preset "text/plain; charset=utf-8" */
+    char *body;               /* malloc'd by the handler; the server frees it. NULL = empty */
+    size_t body_len;
+};
+
+/* A handler fills resp. It runs on a server thread, concurrently with other handlers when
+ * threads > 1: its ctx must be thread-safe. */
+typedef void (*http_handler_fn)(void *ctx, const struct http_request *req,
+                                struct http_response *resp);
+
+struct http_route {
+    const char *method; /* "GET" (also answers HEAD), "POST", ... */
+    const char *path;   /* exact match, e.g. "/validate"; NULL matches every path */
+    http_handler_fn fn;
+    void *ctx;
+    const char *content_type; /* required request media type, e.g. "application/json"; NULL: any */
+};
+
+/* A monotonic clock in milliseconds. */
+typedef int64_t (*http_clock_fn)(void *ctx);
+
+/* A type-erased function pointer for the TLS certificate callback (see tls_cert_callback). */
+typedef void (*http_fn_ptr)(void);
+
+struct http_server_options {
+    const char *host;  /* numeric IPv4/IPv6 or a name; NULL or "": every interface (dual-stack
+                          [::] when the kernel has IPv6, else 0.0.0.0) */
+    bool numeric_host; /* refuse names (no DNS lookup) */
+    int port;          /* 0: any free port (see http_server_port) */
+    unsigned threads;  /* 0 or 1: one polling thread; more: a pool */
+    unsigned max_connections;        /* 0: 64 */
+    unsigned per_ip_connections;     /* per client address; 0: no limit */
+    unsigned idle_timeout_s;         /* close a connection this long without traffic; 0: none */
+    size_t connection_memory;        /* per connection, holds the headers; 0: 32 KiB */
+    size_t max_body;                 /* request body cap in bytes */
+    size_t max_buffered;             /* bodies held at once over all requests; 0: 16 x max_body */
+    int64_t header_timeout_ms;       /* 0: 10 s */
+    int64_t body_timeout_ms;         /* 0: 10 s */
+    int64_t keepalive_timeout_ms;    /* 0: header_timeout_ms */
+    int64_t sweep_interval_ms;       /* how often deadlines are checked; 0: 100 ms */
+    const struct http_route *routes; /* borrowed; must outlive the server */
+    size_t n_routes;
+    /* TLS when set: a gnutls_certificate_retrieve_function2 cast to http_fn_ptr, passed as
+     * MHD_OPTION_HTTPS_CERT_CALLBACK; tls_priorities is MHD_OPTION_HTTPS_PRIORITIES (NULL:
+     * GnuTLS's default). */
+    http_fn_ptr tls_cert_callback;
+    const char *tls_priorities;
+    http_clock_fn clock; /* for the deadlines; NULL: CLOCK_MONOTONIC */
+    void *clock_ctx;
+    const char *name; /* for log lines, e.g. "metrics"; NULL: "http" */
+};
+
+struct http_server;
+
+/* Counters since start. */
+struct http_server_stats {
+    unsigned connections;     /* open now */
+    uint64_t header_timeouts; /* connections closed at the header deadline */
+    uint64_t body_timeouts;   /* connections closed at the body deadline */
+    uint64_t refused;         /* connections refused while stopping */
+};
+
+/*
+ * http_server_start() - listen and serve. Returns K_OK and *out; K_EINVAL (bad or unresolvable
+ * host, no route, TLS wanted but not built into libmicrohttpd) or K_EIO (cannot listen: address in
+ * use or not permitted) with a reason in err (errlen bytes); K_ENOMEM. *out is NULL on failure.
+ * Thread-safe (every call makes its own daemon and threads).
+ */
+int http_server_start(const struct http_server_options *o, struct http_server **out, char *err,
+                      size_t errlen);
+
+/* http_server_port() - the port actually bound. Thread-safe. */
+int http_server_port(const struct http_server *s);
+
+/* http_server_in_flight() - requests whose headers arrived and whose completion has not been
+ * noted yet (a client may already hold the response). Thread-safe. */
+unsigned http_server_in_flight(struct http_server *s);
+
+/* http_server_stats() - a snapshot of the counters. Thread-safe. */
+void http_server_stats(struct http_server *s, struct http_server_stats *out);
+
+/*
+ * http_server_stop() - refuse new connections, wait up to drain_ms (real time) for the requests
+ * in flight, then stop the daemon (open connections are closed) and free everything. Never calls
+ * MHD_quiesce_daemon (see above). NULL-safe. Not concurrent with itself or with other calls on s.
+ */
+void http_server_stop(struct http_server *s, int64_t drain_ms);
+
+/*
+ * http_json_error() - fill resp with status and a small JSON body {"error": msg} (msg copied,
+ * at most 255 bytes, control characters, quotes and backslashes dropped), freeing a body already
+ * there. On allocation failure the body stays empty. Thread-safe for distinct resp.
+ */
+void http_json_error(struct http_response *resp, unsigned status, const char *msg);
+
+#endif
