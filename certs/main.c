@@ -16,12 +16,12 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "util/result.h"
+#include "util/version.h"
 
 #include "certgen.h"
 #include "publish.h"
 
 #define PROG "gputri-certs"
-#define VERSION "0.1.0"
 #define MAX_NAMES 32 /* --dns or --ip values */
 
 static void usage(FILE *out)
@@ -182,7 +182,7 @@ static int publish(const struct generate_flags *f, const struct certgen_bundle *
         fprintf(stderr, PROG ": %s\n", err);
         goto out;
     }
-    client = kube_client_new(&cfg, PROG "/" VERSION);
+    client = kube_client_new(&cfg, PROG "/" GPUTRI_VERSION);
     if (!client) {
         fprintf(stderr, PROG ": out of memory\n");
         goto out;
@@ -472,7 +472,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf(PROG " " VERSION "\n");
+        printf(PROG " " GPUTRI_VERSION "\n");
         return 0;
     }
     int status;

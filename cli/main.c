@@ -10,6 +10,7 @@
 #include "triage.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/version.h"
 
 static void usage(FILE *out)
 {

@@ -25,8 +25,9 @@
 #include "util/deadline.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/version.h"
 
-#define USER_AGENT "gputri-controller/0.1.0"
+#define USER_AGENT "gputri-controller/" GPUTRI_VERSION
 
 struct controller {
     const struct kube_config *cfg;

@@ -15,6 +15,7 @@
 #include "model/gpu.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/version.h"
 
 #include <time.h>
 
@@ -291,7 +292,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case OPT_VERSION:
-            printf("gputri-controller 0.1.0\n");
+            printf("gputri-controller %s\n", GPUTRI_VERSION);
             return 0;
         default:
             usage(stderr);
@@ -322,7 +323,8 @@ int main(int argc, char **argv)
         gpu_set_cleanup(&gpus);
         return 1;
     }
-    log_info(0, "gputri-controller 0.1.0 talking to %s (config from %s)", cfg.server, cfg.source);
+    log_info(0, "gputri-controller %s talking to %s (config from %s)", GPUTRI_VERSION, cfg.server,
+             cfg.source);
 
     char host[256] = "gputri-controller";
     gethostname(host, sizeof(host));

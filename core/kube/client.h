@@ -34,7 +34,7 @@ struct kube_client;
 
 /*
  * kube_client_new() - a client for `cfg` (borrowed: it must outlive the client).
- * user_agent: e.g. "gputri-controller/0.1.0". Returns NULL on allocation failure.
+ * user_agent: e.g. "gputri-controller/" GPUTRI_VERSION (util/version.h). Returns NULL on allocation failure.
  */
 struct kube_client *kube_client_new(const struct kube_config *cfg, const char *user_agent);
 void kube_client_free(struct kube_client *c);
