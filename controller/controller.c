@@ -279,9 +279,9 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     c->written = lh_kchar_table_new(64, free_written);
     c->fits_since = lh_kchar_table_new(64, free_key);
     c->metrics = metrics_new();
-    c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, NULL, NULL);
+    c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, NULL);
     c->store = store_new(gpus);
-    c->queue = workqueue_new(5, 1000 * 1000, NULL, NULL);
+    c->queue = workqueue_new(5, 1000 * 1000, NULL);
     struct informer_handlers ph = {
         .ctx = c,
         .upsert = pod_upsert,
