@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/deadline.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -24,6 +25,10 @@ struct informer {
     pthread_t thread;
     int started;
     volatile int stop;
+    /* the loop's state, used by informer_step() only */
+    char rv[RV_MAX]; /* resourceVersion to watch from; "" = LIST first */
+    int64_t backoff; /* ms of the last failure's backoff, 0 after a success */
+    unsigned seed;   /* jitter */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool synced;
@@ -41,6 +46,7 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
     inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
     inf->watch_timeout = opts->watch_timeout_seconds > 0 ? opts->watch_timeout_seconds : 300;
     inf->h = *handlers;
+    inf->seed = (unsigned)clock_mono_ns(NULL) ^ (unsigned)(uintptr_t)inf;
     pthread_mutex_init(&inf->mu, NULL);
     pthread_cond_init(&inf->cv, NULL);
     return inf;
@@ -127,6 +133,61 @@ static void nap(struct informer *inf, int64_t ms)
     pthread_mutex_unlock(&inf->mu);
 }
 
+int64_t informer_step(struct informer *inf, struct kube_client *client)
+{
+    char *rv = inf->rv;
+    struct kube_error err = {0};
+    int rc;
+    if (!rv[0]) {
+        rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX, &err);
+        if (rc == K_OK) {
+            log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
+            pthread_mutex_lock(&inf->mu);
+            inf->synced = true;
+            pthread_cond_broadcast(&inf->cv);
+            pthread_mutex_unlock(&inf->mu);
+            inf->backoff = 0;
+        } else {
+            rv[0] = '\0';
+        }
+    } else {
+        int timeout = inf->watch_timeout - inf->watch_timeout / 10 +
+                      (int)(rand_r(&inf->seed) % (unsigned)(inf->watch_timeout / 5 + 1));
+        char from[RV_MAX];
+        snprintf(from, sizeof(from), "%s", rv);
+        struct watch_ctx wc = {inf, rv, RV_MAX, 0};
+        rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
+        if (inf->h.watch_restart)
+            inf->h.watch_restart(inf->h.ctx, rc);
+        if (wc.events > 0)
+            inf->backoff = 0; /* the connection worked: the next failure is a new outage */
+        if (rc == K_OK) {
+            inf->backoff = 0;
+            return 0;
+        }
+        if (rc == K_EGONE) {
+            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting", inf->name,
+                     from, err.http_status, err.message[0] ? err.message : "watch error");
+            rv[0] = '\0';
+            return 0;
+        }
+    }
+    if (rc == K_OK || inf->stop)
+        return 0;
+    if (inf->h.api_error)
+        inf->h.api_error(inf->h.ctx, err.http_status);
+    inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
+    if (inf->backoff > 30000)
+        inf->backoff = 30000;
+    int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
+    if (err.retry_after > 0 && err.retry_after * 1000 > wait)
+        wait = (int64_t)err.retry_after * 1000;
+    log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
+             rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
+             (long long)wait);
+    return wait;
+}
+
 static void *run(void *arg)
 {
     struct informer *inf = arg;
@@ -138,62 +199,10 @@ static void *run(void *arg)
         return NULL;
     }
     kube_client_set_cancel(client, &inf->stop);
-    char rv[RV_MAX] = "";
-    int64_t backoff = 0;
-    unsigned seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)inf;
     while (!inf->stop) {
-        struct kube_error err = {0};
-        int rc;
-        if (!rv[0]) {
-            rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, sizeof(rv),
-                                    &err);
-            if (rc == K_OK) {
-                log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
-                pthread_mutex_lock(&inf->mu);
-                inf->synced = true;
-                pthread_cond_broadcast(&inf->cv);
-                pthread_mutex_unlock(&inf->mu);
-                backoff = 0;
-            } else {
-                rv[0] = '\0';
-            }
-        } else {
-            int timeout = inf->watch_timeout - inf->watch_timeout / 10 +
-                          (int)(rand_r(&seed) % (unsigned)(inf->watch_timeout / 5 + 1));
-            char from[RV_MAX];
-            snprintf(from, sizeof(from), "%s", rv);
-            struct watch_ctx wc = {inf, rv, sizeof(rv), 0};
-            rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
-            if (inf->h.watch_restart)
-                inf->h.watch_restart(inf->h.ctx, rc);
-            if (wc.events > 0)
-                backoff = 0; /* the connection worked: the next failure is a new outage */
-            if (rc == K_OK) {
-                backoff = 0;
-                continue;
-            }
-            if (rc == K_EGONE) {
-                log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting",
-                         inf->name, from, err.http_status,
-                         err.message[0] ? err.message : "watch error");
-                rv[0] = '\0';
-                continue;
-            }
-        }
-        if (rc == K_OK || inf->stop)
-            continue;
-        if (inf->h.api_error)
-            inf->h.api_error(inf->h.ctx, err.http_status);
-        backoff = backoff ? backoff * 2 : 800;
-        if (backoff > 30000)
-            backoff = 30000;
-        int64_t wait = backoff / 2 + rand_r(&seed) % (backoff / 2 + 1);
-        if (err.retry_after > 0 && err.retry_after * 1000 > wait)
-            wait = (int64_t)err.retry_after * 1000;
-        log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
-                 rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
-                 (long long)wait);
-        nap(inf, wait);
+        int64_t wait = informer_step(inf, client);
+        if (wait > 0)
+            nap(inf, wait);
     }
     kube_client_free(client);
     return NULL;

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "kube/client.h"
 #include "kube/config.h"
@@ -66,6 +67,17 @@ bool informer_wait_synced(struct informer *inf, const volatile int *cancel);
 /* informer_stop() - end the watch, join the thread. Safe to call once, from one thread. */
 void informer_stop(struct informer *inf);
 void informer_free(struct informer *inf);
+
+/*
+ * informer_step() - one turn of the informer's loop through `client`: a LIST when there is no
+ * resourceVersion to resume from (first, or after 410 Gone), else one WATCH until it ends.
+ * Handlers are called from the calling thread. Returns how long to wait before the next step in
+ * ms: 0 after a success or a 410 (go on at once), else the backoff (0.8 s doubling to 30 s,
+ * jittered to [backoff/2, backoff], at least the server's Retry-After). The informer's thread
+ * calls it in a loop; tests call it directly with a fake client instead of informer_start().
+ * Not thread-safe: one caller at a time, and not while the informer's thread runs.
+ */
+int64_t informer_step(struct informer *inf, struct kube_client *client);
 
 /*
  * informer_list_once() - one paged LIST through `client`, calling handlers->sync_begin, upsert

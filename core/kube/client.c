@@ -41,7 +41,8 @@ struct kube_client {
     CURL *curl;
     char *user_agent;
     const volatile int *cancel;
-    char *token; /* last token read from cfg->token_file, or NULL */
+    char *token;                            /* last token read from cfg->token_file, or NULL */
+    const struct kube_transport *transport; /* instead of curl, for tests; NULL for HTTP */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -98,6 +99,16 @@ struct kube_client *kube_client_new(const struct kube_config *cfg, const char *u
         kube_client_free(c);
         return NULL;
     }
+    return c;
+}
+
+struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
+                                              const struct kube_transport *t,
+                                              const char *user_agent)
+{
+    struct kube_client *c = kube_client_new(cfg, user_agent);
+    if (c)
+        c->transport = t;
     return c;
 }
 
@@ -209,33 +220,29 @@ static const char *current_token(struct kube_client *c)
     return c->token ? c->token : c->cfg->token;
 }
 
+/* Take n bytes of a response with HTTP `status`. Returns K_OK, or the K_* that ends it. */
+static int deliver(struct request *rq, long status, const char *data, size_t n)
+{
+    if (rq->parser) {
+        if (status >= 200 && status < 300)
+            return kube_watch_parser_feed(rq->parser, data, n);
+        /* A failed watch: keep the start of the body for the Status message, drop the rest. */
+        size_t room = rq->body.limit - rq->body.len;
+        int rc = buf_append(&rq->body, data, n < room ? n : room);
+        return rc == K_ENOMEM ? rc : K_OK;
+    }
+    return buf_append(&rq->body, data, n);
+}
+
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
 {
     struct request *rq = userdata;
     size_t n = size * nmemb;
-    int rc;
+    long status = 0;
 
-    if (rq->parser) {
-        long status = 0;
+    if (rq->parser)
         curl_easy_getinfo(rq->c->curl, CURLINFO_RESPONSE_CODE, &status);
-        if (status >= 200 && status < 300) {
-            rc = kube_watch_parser_feed(rq->parser, data, n);
-            if (rc) {
-                rq->write_rc = rc;
-                return 0;
-            }
-            return n;
-        }
-        /* A failed watch: keep the start of the body for the Status message, drop the rest. */
-        size_t room = rq->body.limit - rq->body.len;
-        rc = buf_append(&rq->body, data, n < room ? n : room);
-        if (rc == K_ENOMEM) {
-            rq->write_rc = rc;
-            return 0;
-        }
-        return n;
-    }
-    rc = buf_append(&rq->body, data, n);
+    int rc = deliver(rq, status, data, n);
     if (rc) {
         rq->write_rc = rc;
         return 0;
@@ -375,6 +382,54 @@ static void status_message(struct kube_error *err, long status, const struct buf
     json_object_put(obj);
 }
 
+static void observe(const char *method, long status, int rc)
+{
+    kube_request_observer_fn fn = __atomic_load_n(&observer_fn, __ATOMIC_SEQ_CST);
+    if (fn)
+        fn(__atomic_load_n(&observer_ctx, __ATOMIC_SEQ_CST), method, status, rc);
+}
+
+/* The message for a response the write side refused (rc from deliver()). */
+static void write_error(struct kube_error *err, int rc, const char *method, const char *path,
+                        const struct request *rq)
+{
+    if (rc == K_ETOOBIG)
+        err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
+                rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
+    else if (rc == K_EPARSE)
+        err_set(err, rc, "%s %s: malformed watch stream", method, path);
+    else
+        err_set(err, rc, "%s", k_strerror(rc));
+}
+
+/* perform() through a kube_transport instead of libcurl. */
+static int perform_transport(struct kube_client *c, const char *method, const char *path,
+                             const char *body, size_t body_len, struct request *rq,
+                             struct kube_error *err)
+{
+    long status = 0;
+    int retry_after = 0;
+    const char *resp = NULL;
+    size_t resp_len = 0;
+    int rc = c->transport->round_trip(c->transport->ctx, method, path, body, body_len, &status,
+                                      &retry_after, &resp, &resp_len);
+    err->http_status = status;
+    err->retry_after = retry_after;
+    if (rc != K_OK) {
+        err_set(err, rc, "%s %s: %s", method, path, k_strerror(rc));
+    } else if (resp_len && (rc = deliver(rq, status, resp, resp_len)) != K_OK) {
+        write_error(err, rc, method, path, rq);
+    } else if (status < 200 || status >= 300) {
+        rc = status >= 400 ? status_result(status) : K_EHTTP;
+        err->code = rc;
+        status_message(err, status, &rq->body);
+    }
+    observe(method, status, rc);
+    if (rc)
+        err->code = rc;
+    return rc;
+}
+
 #define SETOPT(opt, val)                                                                           \
     do {                                                                                           \
         if (cres == CURLE_OK)                                                                      \
@@ -408,6 +463,11 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     if (path[0] != '/') {
         err_set(err, K_EINVAL, "request path \"%.100s\" does not start with '/'", path);
         return K_EINVAL;
+    }
+    if (c->transport) {
+        buf_cleanup(&auth);
+        buf_cleanup(&url);
+        return perform_transport(c, method, path, body, body_len, rq, err);
     }
     rc = buf_append_str(&url, cfg->server);
     if (!rc)
@@ -528,13 +588,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
             err_set(err, rc, "canceled");
         } else if (cres == CURLE_WRITE_ERROR && rq->write_rc) {
             rc = rq->write_rc;
-            if (rc == K_ETOOBIG)
-                err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
-                        rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
-            else if (rc == K_EPARSE)
-                err_set(err, rc, "%s %s: malformed watch stream", method, path);
-            else
-                err_set(err, rc, "%s", k_strerror(rc));
+            write_error(err, rc, method, path, rq);
         } else {
             if (cres == CURLE_OPERATION_TIMEDOUT)
                 rc = K_ETIMEDOUT;
@@ -554,11 +608,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         goto out;
     }
 out:
-    if (observed) {
-        kube_request_observer_fn fn = __atomic_load_n(&observer_fn, __ATOMIC_SEQ_CST);
-        if (fn)
-            fn(__atomic_load_n(&observer_ctx, __ATOMIC_SEQ_CST), method, status, rc);
-    }
+    if (observed)
+        observe(method, status, rc);
     curl_slist_free_all(headers);
     if (auth.data)
         OPENSSL_cleanse(auth.data, auth.len);
