@@ -6,6 +6,7 @@
 
 #include <json-c/linkhash.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,6 @@ struct controller {
     struct informer *pods, *nodes;
     pthread_t *workers;
     int n_workers;
-    volatile int stopping;
     /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
     pthread_mutex_t written_mu;
     struct lh_table *written;
@@ -45,7 +45,7 @@ struct controller {
      * written_mu */
     struct lh_table *fits_since;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
-    int listing;
+    atomic_int listing;
 
     struct metrics *metrics;
     struct event_recorder *events;
@@ -57,7 +57,7 @@ struct controller {
     struct kube_lease_lock le_lock;
     pthread_t le_thread;
     int le_started;
-    volatile int le_stop;
+    atomic_int le_stop;
     pthread_mutex_t le_mu;
     pthread_cond_t le_cv;
 };
@@ -96,7 +96,7 @@ static void after_change(struct controller *c, unsigned changed)
 {
     if (!(changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
         return;
-    if (!__atomic_load_n(&c->listing, __ATOMIC_SEQ_CST))
+    if (!atomic_load(&c->listing))
         enqueue_pending(c);
 }
 
@@ -222,12 +222,12 @@ static void node_remove(void *ctx, json_object *obj)
  */
 static void list_begin(struct controller *c)
 {
-    __atomic_add_fetch(&c->listing, 1, __ATOMIC_SEQ_CST);
+    atomic_fetch_add(&c->listing, 1);
 }
 
 static void list_end(struct controller *c)
 {
-    __atomic_sub_fetch(&c->listing, 1, __ATOMIC_SEQ_CST);
+    atomic_fetch_sub(&c->listing, 1);
     enqueue_pending(c);
 }
 
@@ -520,7 +520,7 @@ static void *elect(void *arg)
 {
     struct controller *c = arg;
     int was = 0;
-    while (!c->le_stop) {
+    while (!atomic_load(&c->le_stop)) {
         int leading = leader_step(c->le);
         if (leading && !was)
             enqueue_pending(c);
@@ -528,7 +528,7 @@ static void *elect(void *arg)
         int64_t ms = leader_next_delay_ms(c->le);
         struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
         pthread_mutex_lock(&c->le_mu);
-        if (!c->le_stop)
+        if (!atomic_load(&c->le_stop))
             pthread_cond_timedwait(&c->le_cv, &c->le_mu, &ts);
         pthread_mutex_unlock(&c->le_mu);
     }
@@ -540,7 +540,7 @@ static void stop_elector(struct controller *c)
     if (!c->le_started)
         return;
     pthread_mutex_lock(&c->le_mu);
-    c->le_stop = 1;
+    atomic_store(&c->le_stop, 1);
     pthread_cond_broadcast(&c->le_cv);
     pthread_mutex_unlock(&c->le_mu);
     pthread_join(c->le_thread, NULL);
@@ -677,7 +677,7 @@ static int start_server(struct controller *c, const char *what, const char *addr
     return K_OK;
 }
 
-int controller_run(struct controller *c, const volatile int *stop)
+int controller_run(struct controller *c, const atomic_int *stop)
 {
     int started_workers = 0, rc = 1;
     kube_set_request_observer(on_api_request, c->metrics);
@@ -724,7 +724,7 @@ int controller_run(struct controller *c, const volatile int *stop)
             goto out;
     enqueue_pending(c);
     time_t next_resync = time(NULL) + c->opts.resync_seconds;
-    while (!*stop) {
+    while (!atomic_load(stop)) {
         struct timespec ts = {0, 100 * 1000000};
         nanosleep(&ts, NULL);
         if (time(NULL) >= next_resync) {

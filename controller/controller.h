@@ -7,6 +7,7 @@
 #ifndef GPUTRI_CONTROLLER_H
 #define GPUTRI_CONTROLLER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "kube/config.h"
@@ -48,7 +49,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
  * released, then the informers stop. Returns 0, or 1 when it could not start (e.g. a bind
  * address in use).
  */
-int controller_run(struct controller *c, const volatile int *stop);
+int controller_run(struct controller *c, const atomic_int *stop);
 
 void controller_free(struct controller *c);
 

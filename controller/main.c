@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,15 @@
 
 #include <time.h>
 
-static volatile sig_atomic_t signalled;
-static volatile int stop;
+/* Set by the signal handler, which may run on any thread; atomic_int is lock-free, so safe there.
+ */
+static atomic_int signalled, stop;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    signalled = 1;
-    stop = 1;
+    atomic_store(&signalled, 1);
+    atomic_store(&stop, 1);
 }
 
 static void usage(FILE *out)
@@ -347,7 +349,7 @@ int main(int argc, char **argv)
     } else {
         log_error("out of memory");
     }
-    if (signalled)
+    if (atomic_load(&signalled))
         log_info(0, "stopped by signal");
     kube_config_cleanup(&cfg);
     gpu_set_cleanup(&gpus);

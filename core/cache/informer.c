@@ -2,6 +2,7 @@
 #include "informer.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ struct informer {
     struct informer_handlers h;
     pthread_t thread;
     int started;
-    volatile int stop;
+    atomic_int stop; /* set by informer_stop(), read by the thread and its client */
     /* the loop's state, used by informer_step() only */
     char rv[RV_MAX]; /* resourceVersion to watch from; "" = LIST first */
     int64_t backoff; /* ms of the last failure's backoff, 0 after a success */
@@ -120,7 +121,7 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
     case KUBE_EVENT_ERROR:
         break;
     }
-    return inf->stop;
+    return atomic_load(&inf->stop);
 }
 
 /* Sleeps up to ms, waking early on stop. */
@@ -128,7 +129,7 @@ static void nap(struct informer *inf, int64_t ms)
 {
     struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&inf->mu);
-    if (!inf->stop)
+    if (!atomic_load(&inf->stop))
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
     pthread_mutex_unlock(&inf->mu);
 }
@@ -172,7 +173,7 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
             return 0;
         }
     }
-    if (rc == K_OK || inf->stop)
+    if (rc == K_OK || atomic_load(&inf->stop))
         return 0;
     if (inf->h.api_error)
         inf->h.api_error(inf->h.ctx, err.http_status);
@@ -199,7 +200,7 @@ static void *run(void *arg)
         return NULL;
     }
     kube_client_set_cancel(client, &inf->stop);
-    while (!inf->stop) {
+    while (!atomic_load(&inf->stop)) {
         int64_t wait = informer_step(inf, client);
         if (wait > 0)
             nap(inf, wait);
@@ -224,10 +225,10 @@ bool informer_has_synced(struct informer *inf)
     return s;
 }
 
-bool informer_wait_synced(struct informer *inf, const volatile int *cancel)
+bool informer_wait_synced(struct informer *inf, const atomic_int *cancel)
 {
     pthread_mutex_lock(&inf->mu);
-    while (!inf->synced && !(cancel && *cancel)) {
+    while (!inf->synced && !(cancel && atomic_load(cancel))) {
         struct timespec ts = deadline_after(CLOCK_REALTIME, 100);
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
     }
@@ -239,7 +240,7 @@ bool informer_wait_synced(struct informer *inf, const volatile int *cancel)
 void informer_stop(struct informer *inf)
 {
     pthread_mutex_lock(&inf->mu);
-    inf->stop = 1;
+    atomic_store(&inf->stop, 1);
     pthread_cond_broadcast(&inf->cv);
     pthread_mutex_unlock(&inf->mu);
     if (inf->started) {

@@ -15,6 +15,7 @@
 #define GPUTRI_INFORMER_H
 
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -59,10 +60,10 @@ int informer_start(struct informer *inf);
 bool informer_has_synced(struct informer *inf);
 
 /*
- * informer_wait_synced() - block until the first LIST completed or `cancel` becomes non-zero.
- * Returns true when synced.
+ * informer_wait_synced() - block until the first LIST completed or `cancel` (may be NULL; set
+ * from any thread, polled every 100 ms) becomes non-zero. Returns true when synced. Thread-safe.
  */
-bool informer_wait_synced(struct informer *inf, const volatile int *cancel);
+bool informer_wait_synced(struct informer *inf, const atomic_int *cancel);
 
 /* informer_stop() - end the watch, join the thread. Safe to call once, from one thread. */
 void informer_stop(struct informer *inf);

@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ struct kube_client {
     const struct kube_config *cfg;
     CURL *curl;
     char *user_agent;
-    const volatile int *cancel;
+    const atomic_int *cancel;
     char *token;                            /* last token read from cfg->token_file, or NULL */
     const struct kube_transport *transport; /* instead of curl, for tests; NULL for HTTP */
     char errbuf[CURL_ERROR_SIZE];
@@ -66,13 +67,13 @@ struct watch_state {
     char message[sizeof(((struct kube_error *)0)->message)];
 };
 
-static kube_request_observer_fn observer_fn;
-static void *observer_ctx;
+static _Atomic(kube_request_observer_fn) observer_fn;
+static _Atomic(void *) observer_ctx;
 
 void kube_set_request_observer(kube_request_observer_fn fn, void *ctx)
 {
-    __atomic_store_n(&observer_ctx, ctx, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&observer_fn, fn, __ATOMIC_SEQ_CST);
+    atomic_store(&observer_ctx, ctx);
+    atomic_store(&observer_fn, fn);
 }
 
 static void err_set(struct kube_error *err, int code, const char *fmt, ...)
@@ -126,14 +127,14 @@ void kube_client_free(struct kube_client *c)
     free(c);
 }
 
-void kube_client_set_cancel(struct kube_client *c, const volatile int *cancel)
+void kube_client_set_cancel(struct kube_client *c, const atomic_int *cancel)
 {
     c->cancel = cancel;
 }
 
 static int canceled(const struct kube_client *c)
 {
-    return c->cancel && *c->cancel;
+    return c->cancel && atomic_load(c->cancel);
 }
 
 int kube_path_escape(const char *in, char *out, size_t outlen)
@@ -384,9 +385,9 @@ static void status_message(struct kube_error *err, long status, const struct buf
 
 static void observe(const char *method, long status, int rc)
 {
-    kube_request_observer_fn fn = __atomic_load_n(&observer_fn, __ATOMIC_SEQ_CST);
+    kube_request_observer_fn fn = atomic_load(&observer_fn);
     if (fn)
-        fn(__atomic_load_n(&observer_ctx, __ATOMIC_SEQ_CST), method, status, rc);
+        fn(atomic_load(&observer_ctx), method, status, rc);
 }
 
 /* The message for a response the write side refused (rc from deliver()). */

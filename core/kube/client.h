@@ -14,6 +14,7 @@
 #define GPUTRI_KUBE_CLIENT_H
 
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -66,10 +67,11 @@ struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
                                               const char *user_agent);
 
 /*
- * kube_client_set_cancel() - a flag polled during long requests (watches); when it becomes true
- * the request ends with K_ECANCELED. Borrowed; may be NULL.
+ * kube_client_set_cancel() - a flag polled (atomic_load) during long requests (watches); when it
+ * becomes non-zero the request ends with K_ECANCELED. Another thread may set it at any time.
+ * Borrowed; may be NULL. Call while no request of `c` is running.
  */
-void kube_client_set_cancel(struct kube_client *c, const volatile int *cancel);
+void kube_client_set_cancel(struct kube_client *c, const atomic_int *cancel);
 
 /*
  * kube_get() - GET `path` (e.g. "/api/v1/namespaces/ns/pods/p"), parse the JSON body.

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static struct {
     int listen_fd;
     int port;
     pthread_t thread;
-    volatile int stop;
+    atomic_int stop;
     pthread_mutex_t lock;
     struct seen seen[MAX_SEEN];
     int nseen;
@@ -88,7 +89,7 @@ static void sleep_ms(int ms)
 /* Wait up to ms for the client to hang up; returns early when it does. */
 static void hold_open(int fd, int ms)
 {
-    for (int waited = 0; waited < ms && !srv.stop; waited += 20) {
+    for (int waited = 0; waited < ms && !atomic_load(&srv.stop); waited += 20) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 20) > 0) {
             char tmp[256];
@@ -230,7 +231,7 @@ static void serve_connection(int fd)
         char *end;
         while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
             struct pollfd p = {.fd = fd, .events = POLLIN};
-            if (srv.stop || have == sizeof(buf))
+            if (atomic_load(&srv.stop) || have == sizeof(buf))
                 return;
             if (poll(&p, 1, 50) <= 0)
                 continue;
@@ -281,7 +282,7 @@ static void *serve_one(void *arg)
 static void *serve(void *arg)
 {
     (void)arg;
-    while (!srv.stop) {
+    while (!atomic_load(&srv.stop)) {
         struct pollfd p = {.fd = srv.listen_fd, .events = POLLIN};
         if (poll(&p, 1, 50) <= 0)
             continue;
@@ -323,7 +324,7 @@ static int server_start(void **state)
 static int server_stop(void **state)
 {
     (void)state;
-    srv.stop = 1;
+    atomic_store(&srv.stop, 1);
     pthread_join(srv.thread, NULL);
     close(srv.listen_fd);
     pthread_mutex_destroy(&srv.lock);
@@ -682,7 +683,7 @@ static void test_watch(void **state)
 }
 
 struct canceler {
-    volatile int *flag;
+    atomic_int *flag;
     int delay_ms;
 };
 
@@ -690,7 +691,7 @@ static void *cancel_later(void *arg)
 {
     struct canceler *k = arg;
     sleep_ms(k->delay_ms);
-    *k->flag = 1;
+    atomic_store(k->flag, 1);
     return NULL;
 }
 
@@ -701,8 +702,8 @@ static void test_watch_cancel(void **state)
     test_config(&cfg, NULL);
     struct kube_client *c = kube_client_new(&cfg, NULL);
     struct kube_error err;
-    static volatile int flag;
-    flag = 0;
+    static atomic_int flag;
+    atomic_store(&flag, 0);
     kube_client_set_cancel(c, &flag);
 
     struct canceler k = {&flag, 200};
