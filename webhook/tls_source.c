@@ -28,13 +28,14 @@ struct generation {
     unsigned n_pcerts;
     gnutls_privkey_t key;
     struct file_id cert_id, key_id;
-    time_t retired_at;       /* 0 while current */
+    int64_t retired_ms;      /* monotonic; 0 while current */
     struct generation *next; /* retired list */
 };
 
 struct tls_source {
     char *cert_file, *key_file;
     _Atomic(struct generation *) current;
+    struct clock clock;
     atomic_llong last_check_ms;
     atomic_ulong generation;
     pthread_mutex_t mu; /* reloads, the retired list, failed ids */
@@ -45,11 +46,9 @@ struct tls_source {
 
 static _Atomic(struct tls_source *) installed;
 
-static long long now_ms(void)
+static long long now_ms(const struct tls_source *s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return clock_mono_ms(&s->clock);
 }
 
 static int stat_id(const char *path, struct file_id *id)
@@ -210,6 +209,7 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
     struct tls_source *s = calloc(1, sizeof(*s));
     if (!s)
         return K_ENOMEM;
+    s->clock = *clock_system();
     s->cert_file = strdup(cert_file);
     s->key_file = strdup(key_file);
     if (!s->cert_file || !s->key_file) {
@@ -225,17 +225,23 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
     }
     atomic_store(&s->current, g);
     atomic_store(&s->generation, 1);
-    atomic_store(&s->last_check_ms, now_ms());
+    atomic_store(&s->last_check_ms, now_ms(s));
     *out = s;
     return K_OK;
 }
 
-static void free_old_retired(struct tls_source *s, time_t now)
+void tls_source_set_clock(struct tls_source *s, const struct clock *clock)
+{
+    s->clock = clock ? *clock : *clock_system();
+    atomic_store(&s->last_check_ms, now_ms(s));
+}
+
+static void free_old_retired(struct tls_source *s, int64_t now_ms)
 {
     struct generation **pp = &s->retired;
     while (*pp) {
         struct generation *g = *pp;
-        if (now - g->retired_at >= TLS_SOURCE_RETIRE_SECONDS) {
+        if (now_ms - g->retired_ms >= TLS_SOURCE_RETIRE_SECONDS * 1000LL) {
             *pp = g->next;
             generation_free(g);
         } else {
@@ -248,7 +254,7 @@ int tls_source_check(struct tls_source *s, bool force)
 {
     if (!s)
         return 0;
-    long long now = now_ms();
+    long long now = now_ms(s);
     long long last = atomic_load(&s->last_check_ms);
     if (!force) {
         /* one thread per second wins the right to look at the files */
@@ -262,7 +268,7 @@ int tls_source_check(struct tls_source *s, bool force)
     else if (pthread_mutex_trylock(&s->mu) != 0)
         return 0;
     int published = 0;
-    free_old_retired(s, time(NULL));
+    free_old_retired(s, now);
     struct generation *cur = atomic_load(&s->current);
     struct file_id cid, kid;
     if (stat_id(s->cert_file, &cid) != K_OK || stat_id(s->key_file, &kid) != K_OK)
@@ -282,7 +288,7 @@ int tls_source_check(struct tls_source *s, bool force)
     }
     s->have_failed = false;
     atomic_store(&s->current, g);
-    cur->retired_at = time(NULL);
+    cur->retired_ms = now;
     cur->next = s->retired;
     s->retired = cur;
     unsigned long gen = atomic_fetch_add(&s->generation, 1) + 1;
