@@ -1,6 +1,5 @@
 /* main.c - gputri-controller: flags, signals, and the controller's lifetime. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -14,6 +13,8 @@
 #include "controller.h"
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "util/buf.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
 #include "util/version.h"
@@ -138,18 +139,16 @@ static void default_namespace(char *out, size_t len)
     snprintf(out, len, "default");
     snprintf(path, sizeof(path), "%.400s/namespace",
              dir && *dir ? dir : "/var/run/secrets/kubernetes.io/serviceaccount");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char ns[254];
-    ssize_t n = read(fd, ns, sizeof(ns) - 1);
-    close(fd);
-    while (n > 0 && strchr(" \t\r\n", ns[n - 1]))
-        n--;
-    if (n > 0) {
-        ns[n] = '\0';
-        snprintf(out, len, "%s", ns);
+    struct buf b;
+    buf_init(&b, 253); /* a namespace name is at most 63 bytes; a DNS subdomain 253 */
+    if (file_read(path, &b, 0) == K_OK) {
+        size_t n = b.len;
+        while (n > 0 && strchr(" \t\r\n", b.data[n - 1]))
+            n--;
+        if (n > 0)
+            snprintf(out, len, "%.*s", (int)n, b.data);
     }
+    buf_cleanup(&b);
 }
 
 /* client-go's identity: host name + "_" + a random UUID. */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -13,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "util/buf.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -68,49 +69,27 @@ static bool id_equal(const struct file_id *a, const struct file_id *b)
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
 }
 
-/* Reads a whole file, NUL-terminated (GnuTLS wants NUL-terminated PEM). */
+/*
+ * Reads a whole file, NUL-terminated (GnuTLS wants NUL-terminated PEM). Never blocks (this runs
+ * in the TLS handshake): a FIFO or device at the path is refused without waiting on it.
+ */
 static int read_file(const char *path, gnutls_datum_t *out, char *err, size_t errlen)
 {
-    /* Never block here (this runs in the TLS handshake): a FIFO or device at the path is
-     * refused without opening it for reading in blocking mode. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return errno == ENOENT ? K_ENOTFOUND : K_EIO;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(err, errlen, "%s: not a regular file", path);
-        return K_EIO;
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return K_EIO;
-    }
-    unsigned char *data = malloc(TLS_SOURCE_MAX_FILE + 1);
-    if (!data) {
-        fclose(f);
-        return K_ENOMEM;
-    }
-    size_t n = fread(data, 1, TLS_SOURCE_MAX_FILE + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(data);
-        snprintf(err, errlen, "%s: read error", path);
-        return K_EIO;
-    }
-    if (n > TLS_SOURCE_MAX_FILE) {
-        free(data);
+    struct buf b;
+    buf_init(&b, TLS_SOURCE_MAX_FILE);
+    int rc = file_read(path, &b, FILE_REGULAR_ONLY);
+    if (rc == K_ETOOBIG)
         snprintf(err, errlen, "%s: larger than %u bytes", path, TLS_SOURCE_MAX_FILE);
-        return K_ETOOBIG;
+    else if (rc == K_EIO && errno == EINVAL)
+        snprintf(err, errlen, "%s: not a regular file", path);
+    else if (rc != K_OK && rc != K_ENOMEM)
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (rc != K_OK) {
+        buf_cleanup(&b);
+        return rc;
     }
-    data[n] = 0;
-    out->data = data;
-    out->size = (unsigned)n;
+    out->size = (unsigned)b.len;
+    out->data = (unsigned char *)buf_take(&b);
     return K_OK;
 }
 

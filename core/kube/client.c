@@ -9,7 +9,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,11 +17,11 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <openssl/crypto.h>
 
 #include "util/buf.h"
+#include "util/file.h"
 #include "util/result.h"
 
 #define CONNECT_TIMEOUT_S 10L
@@ -187,37 +186,26 @@ static int append_escaped(struct buf *b, const char *value)
 static const char *current_token(struct kube_client *c)
 {
     const char *path = c->cfg->token_file;
-    if (path) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            char *tok = malloc(TOKEN_FILE_MAX + 1);
-            size_t len = 0;
-            ssize_t n = 0;
-            while (tok && len < TOKEN_FILE_MAX &&
-                   (n = read(fd, tok + len, TOKEN_FILE_MAX - len)) > 0)
-                len += (size_t)n;
-            close(fd);
-            if (tok && n >= 0 && len < TOKEN_FILE_MAX) {
-                tok[len] = '\0';
-                while (len > 0 && strchr(" \t\r\n", tok[len - 1]))
-                    tok[--len] = '\0';
-                size_t start = strspn(tok, " \t\r\n");
-                if (tok[start] && !memchr(tok, '\0', len)) {
-                    memmove(tok, tok + start, len - start + 1);
-                    if (c->token) {
-                        OPENSSL_cleanse(c->token, strlen(c->token));
-                        free(c->token);
-                    }
-                    c->token = tok;
-                    tok = NULL;
-                }
+    struct buf b;
+    buf_init(&b, TOKEN_FILE_MAX - 1);
+    if (path && file_read(path, &b, 0) == K_OK) {
+        char *tok = b.data;
+        size_t len = b.len;
+        while (len > 0 && strchr(" \t\r\n", tok[len - 1]))
+            tok[--len] = '\0';
+        size_t start = strspn(tok, " \t\r\n");
+        if (tok[start] && !memchr(tok, '\0', len)) {
+            memmove(tok, tok + start, len - start + 1);
+            if (c->token) {
+                OPENSSL_cleanse(c->token, strlen(c->token));
+                free(c->token);
             }
-            if (tok) {
-                OPENSSL_cleanse(tok, TOKEN_FILE_MAX + 1);
-                free(tok);
-            }
+            c->token = buf_take(&b);
         }
     }
+    if (b.data)
+        OPENSSL_cleanse(b.data, b.len);
+    buf_cleanup(&b);
     return c->token ? c->token : c->cfg->token;
 }
 
