@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cache/key.h"
 #include "controller_internal.h"
 #include "metrics.h"
 #include "util/log.h"
@@ -66,12 +67,8 @@ static void settle_written(struct controller *c, const char *key, const char *se
 static int needs_work(struct controller *c, const char *key)
 {
     char ns[256], name[256];
-    const char *slash = strchr(key, '/');
-    if (!slash || (size_t)(slash - key) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
         return 1;
-    memcpy(ns, key, (size_t)(slash - key));
-    ns[slash - key] = '\0';
-    snprintf(name, sizeof(name), "%s", slash + 1);
 
     pthread_mutex_lock(&c->written_mu);
     int written = lh_table_lookup_entry(c->written, key) != NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/key.h"
 #include "controller_internal.h"
 #include "metrics.h"
 #include "util/log.h"
@@ -37,12 +38,8 @@ static void count_pending(void *ctx, const char *key)
 {
     struct pending_count *pc = ctx;
     char ns[256], name[256];
-    const char *slash = strchr(key, '/');
-    if (!slash || (size_t)(slash - key) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
         return;
-    memcpy(ns, key, (size_t)(slash - key));
-    ns[slash - key] = '\0';
-    snprintf(name, sizeof(name), "%s", slash + 1);
     const struct kpod *pod = store_pod_get(pc->c->store, ns, name);
     if (!pod)
         return;

@@ -150,8 +150,7 @@ static void compact(struct kpod *p)
 
 static int make_key(char *key, const char *ns, const char *name)
 {
-    int n = snprintf(key, STORE_KEY_MAX, "%s/%s", ns ? ns : "", name);
-    return n < 0 || n >= STORE_KEY_MAX ? K_ETOOBIG : K_OK;
+    return meta_namespace_key(key, STORE_KEY_MAX, ns, name);
 }
 
 /* Adds (sign +1) or removes (sign -1) a pod's GPU requests from its node's usage. */
@@ -468,7 +467,7 @@ int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *
     const char *name = meta_string(obj, "name");
     if (!name)
         return K_EPARSE;
-    if (key && snprintf(key, STORE_KEY_MAX, "%s", name) >= STORE_KEY_MAX)
+    if (key && meta_namespace_key(key, STORE_KEY_MAX, NULL, name) != K_OK)
         return K_ETOOBIG;
     if (deleted)
         return store_node_delete(s, name, changed);
