@@ -9,6 +9,7 @@
 
 #include "cache/key.h"
 #include "controller_internal.h"
+#include "kube/json.h"
 #include "metrics.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -31,16 +32,6 @@ static void after_change(struct controller *c, unsigned changed)
         return;
     if (!atomic_load(&c->listing))
         controller_enqueue_pending(c);
-}
-
-static const char *annotation(json_object *obj, const char *name)
-{
-    json_object *meta, *ann, *v;
-    if (json_object_object_get_ex(obj, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "annotations", &ann) &&
-        json_object_object_get_ex(ann, name, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
 }
 
 /* Forget a written cause once the watch shows it, or once the pod is gone. */
@@ -91,7 +82,7 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         log_warn("skipping a pod that cannot be read: %s", k_strerror(rc));
         return;
     }
-    settle_written(c, key, annotation(obj, ANNOTATION_CAUSE), deleted);
+    settle_written(c, key, kube_json_annotation(obj, ANNOTATION_CAUSE), deleted);
     if (deleted || !needs_work(c, key))
         workqueue_drop(c->queue, key);
     else if (changed & STORE_CHANGED_POD)

@@ -4,22 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "model/quantity.h"
 #include "util/result.h"
 
+/* Short names for the shared getters (kube/json.h). */
 static json_object *get(json_object *o, const char *key, json_type type)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
-        !json_object_is_type(v, type))
-        return NULL;
-    return v;
+    return kube_json_get(o, key, type);
 }
 
 static const char *get_str(json_object *o, const char *key)
 {
-    json_object *v = get(o, key, json_type_string);
-    return v ? json_object_get_string(v) : NULL;
+    return kube_json_str(o, key);
 }
 
 static int dup_str(const char *s, char **out)

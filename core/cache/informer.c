@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kube/json.h"
 #include "util/clock.h"
 #include "util/deadline.h"
 #include "util/log.h"
@@ -94,11 +95,9 @@ struct watch_ctx {
 
 static void remember_rv(struct watch_ctx *wc, json_object *obj)
 {
-    json_object *meta, *v;
-    if (json_object_object_get_ex(obj, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "resourceVersion", &v) &&
-        json_object_is_type(v, json_type_string))
-        snprintf(wc->rv, wc->rv_len, "%s", json_object_get_string(v));
+    const char *rv = kube_json_meta_str(obj, "resourceVersion");
+    if (rv)
+        snprintf(wc->rv, wc->rv_len, "%s", rv);
 }
 
 static int on_event(void *ctx, enum kube_event_type type, json_object *obj)

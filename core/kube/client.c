@@ -6,6 +6,7 @@
  * connections, so keep-alive and TLS session reuse still work.
  */
 #include "kube/client.h"
+#include "kube/json.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -350,13 +351,12 @@ static int parse_json(const char *data, size_t len, json_object **out)
  */
 static void status_message(struct kube_error *err, long status, const struct buf *body)
 {
-    json_object *obj = NULL, *msg;
+    json_object *obj = NULL;
+    const char *msg;
 
     if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
-        json_object_is_type(obj, json_type_object) &&
-        json_object_object_get_ex(obj, "message", &msg) &&
-        json_object_is_type(msg, json_type_string)) {
-        snprintf(err->message, sizeof(err->message), "%s", json_object_get_string(msg));
+        (msg = kube_json_str(obj, "message")) != NULL) {
+        snprintf(err->message, sizeof(err->message), "%s", msg);
     } else if (body->len) {
         int n = snprintf(err->message, sizeof(err->message), "HTTP %ld: ", status);
         size_t o = n > 0 ? (size_t)n : 0;
@@ -696,16 +696,6 @@ int kube_put(struct kube_client *c, const char *path, json_object *body, json_ob
     return request_json(c, "PUT", path, body, out, err);
 }
 
-/* metadata.<field> of obj as a string, or NULL. */
-static const char *meta_string(json_object *obj, const char *field)
-{
-    json_object *meta, *v;
-    if (!json_object_object_get_ex(obj, "metadata", &meta) ||
-        !json_object_object_get_ex(meta, field, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_fn fn, void *ctx,
               char *resource_version, size_t rv_len, struct kube_error *err)
 {
@@ -760,7 +750,7 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
             }
             items = empty;
         }
-        const char *rv = meta_string(page, "resourceVersion");
+        const char *rv = kube_json_meta_str(page, "resourceVersion");
         if (!rv) {
             rc = K_EPARSE;
             err_set(err, rc, "LIST %s: response without metadata.resourceVersion", path);
@@ -780,7 +770,7 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
             err_set(err, rc, "canceled");
             goto out;
         }
-        const char *next = meta_string(page, "continue");
+        const char *next = kube_json_meta_str(page, "continue");
         free(cont);
         cont = NULL;
         if (next && *next) {
@@ -816,12 +806,11 @@ static int on_watch_event(void *ctx, enum kube_event_type type, json_object *obj
 {
     struct watch_state *w = ctx;
     if (type == KUBE_EVENT_ERROR) {
-        json_object *msg;
+        const char *msg = kube_json_str(object, "message");
         w->error_event = 1;
         w->error_code = kube_watch_error_code(object);
-        if (json_object_object_get_ex(object, "message", &msg) &&
-            json_object_is_type(msg, json_type_string))
-            snprintf(w->message, sizeof(w->message), "%s", json_object_get_string(msg));
+        if (msg)
+            snprintf(w->message, sizeof(w->message), "%s", msg);
         else
             snprintf(w->message, sizeof(w->message), "watch ERROR event, code %d", w->error_code);
         w->fn(w->ctx, type, object);

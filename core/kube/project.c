@@ -9,31 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "model/quantity.h"
 #include "util/result.h"
 
-/* ---- small json helpers (all borrowed) ---------------------------------------------------- */
+/* ---- short names for the shared getters (kube/json.h; all borrowed) ---------------------- */
 
 static json_object *get(json_object *o, const char *key)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object))
-        return NULL;
-    if (!json_object_object_get_ex(o, key, &v))
-        return NULL;
-    return v;
+    return kube_json_field(o, key);
 }
 
 static json_object *get_type(json_object *o, const char *key, json_type type)
 {
-    json_object *v = get(o, key);
-    return v && json_object_is_type(v, type) ? v : NULL;
+    return kube_json_get(o, key, type);
 }
 
 static const char *get_str(json_object *o, const char *key)
 {
-    json_object *v = get_type(o, key, json_type_string);
-    return v ? json_object_get_string(v) : NULL;
+    return kube_json_str(o, key);
 }
 
 /* Copy a string or leave NULL; returns K_ENOMEM only when a copy was needed and failed. */
