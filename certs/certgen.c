@@ -30,6 +30,7 @@
 #include "util/errbuf.h"
 #include "util/buf.h"
 #include "util/file.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 #define CN_MAX 64 /* ub-common-name (RFC 5280) */
@@ -482,11 +483,7 @@ static time_t asn1_to_time(const ASN1_TIME *t)
 
 static void format_time(time_t t, char *out, size_t outlen)
 {
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(out, outlen, "%lld", (long long)t);
+    clock_format_rfc3339((int64_t)t * 1000, false, out, outlen);
 }
 
 /* Load and check a CA given for renewal: parses, matches its key, may sign, valid at now. */

@@ -15,6 +15,7 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "util/clock.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -98,11 +99,7 @@ static int add_names(struct name_list *l, char *arg)
 
 static void format_time(time_t t, char *out, size_t outlen)
 {
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(out, outlen, "?");
+    clock_format_rfc3339((int64_t)t * 1000, false, out, outlen);
 }
 
 /* mkdir -p with mode 0755 for new directories. */

@@ -131,10 +131,7 @@ static void remember(struct event_recorder *r, const struct kube_event_spec *e, 
 
 static void timestamp(int64_t wall_ms, char out[32])
 {
-    time_t t = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    clock_format_rfc3339(wall_ms, false, out, 32);
 }
 
 int event_recorder_record(struct event_recorder *r, void *conn, const struct kube_event_spec *e,

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "kube/json.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 #define LEASES "/apis/coordination.k8s.io/v1/namespaces/"
@@ -20,12 +21,7 @@ int lease_record_equal(const struct lease_record *a, const struct lease_record *
 
 void lease_format_time(int64_t wall_ms, char out[LEASE_TIME_MAX])
 {
-    time_t secs = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    char date[32];
-    gmtime_r(&secs, &tm);
-    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, LEASE_TIME_MAX, "%.20s.%06dZ", date, (int)(wall_ms % 1000) * 1000);
+    clock_format_rfc3339(wall_ms, true, out, LEASE_TIME_MAX);
 }
 
 static void copy_string(json_object *obj, const char *field, char *out, size_t len)

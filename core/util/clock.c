@@ -2,6 +2,7 @@
 #include "clock.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 static int64_t read_clock(clockid_t id)
@@ -52,6 +53,28 @@ int64_t clock_wall_ms(const struct clock *c)
 int64_t clock_wall_s(const struct clock *c)
 {
     return clock_wall_ms(c) / 1000;
+}
+
+void clock_format_rfc3339(int64_t wall_ms, bool micro, char *out, size_t len)
+{
+    int64_t secs = wall_ms / 1000, ms = wall_ms % 1000;
+    if (ms < 0) { /* floor, for times before the epoch */
+        secs--;
+        ms += 1000;
+    }
+    time_t t = (time_t)secs;
+    struct tm tm;
+    char date[CLOCK_RFC3339_MAX];
+    if (!len)
+        return;
+    if (!gmtime_r(&t, &tm) || strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+        snprintf(out, len, "%lld", (long long)secs);
+        return;
+    }
+    if (micro)
+        snprintf(out, len, "%.20s.%06dZ", date, (int)ms * 1000);
+    else
+        snprintf(out, len, "%.20sZ", date);
 }
 
 static int64_t fake_mono_ns(void *ctx)

@@ -11,6 +11,8 @@
 #define GPUTRI_CLOCK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct clock {
@@ -32,6 +34,18 @@ int64_t clock_mono_ns(const struct clock *c);
 int64_t clock_mono_ms(const struct clock *c);
 int64_t clock_wall_ms(const struct clock *c);
 int64_t clock_wall_s(const struct clock *c);
+
+/* Room for clock_format_rfc3339()'s text, with the terminator. */
+#define CLOCK_RFC3339_MAX 32
+
+/*
+ * clock_format_rfc3339() - wall time `wall_ms` (ms since the epoch) in UTC as the API writes a
+ * metav1.Time, "2006-01-02T15:04:05Z", or with `micro` a metav1.MicroTime,
+ * "2006-01-02T15:04:05.000000Z" (kubernetes/apimachinery: pkg/apis/meta/v1/time.go and
+ * micro_time.go), into out (len bytes, CLOCK_RFC3339_MAX is enough; always NUL-terminated). A time
+ * gmtime_r cannot represent is written as its number of seconds.
+ */
+void clock_format_rfc3339(int64_t wall_ms, bool micro, char *out, size_t len);
 
 /*
  * A clock for tests: both times stand still until clock_fake_advance_ms() moves them together.

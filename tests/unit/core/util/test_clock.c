@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -37,11 +38,26 @@ static void test_fake_clock_moves_only_when_told(void **state)
     assert_int_equal(clock_mono_ms(&c), 2500);
 }
 
+static void test_rfc3339(void **state)
+{
+    (void)state;
+    char out[CLOCK_RFC3339_MAX];
+    clock_format_rfc3339(1764513000123, false, out, sizeof(out));
+    assert_string_equal(out, "2025-11-30T14:30:00Z");
+    clock_format_rfc3339(1764513000123, true, out, sizeof(out));
+    assert_string_equal(out, "2025-11-30T14:30:00.123000Z");
+    clock_format_rfc3339(-1, true, out, sizeof(out));
+    assert_string_equal(out, "1969-12-31T23:59:59.999000Z");
+    clock_format_rfc3339(0, false, out, 8); /* cut, but terminated */
+    assert_string_equal(out, "1970-01");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_system_clock),
         cmocka_unit_test(test_fake_clock_moves_only_when_told),
+        cmocka_unit_test(test_rfc3339),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
