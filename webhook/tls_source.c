@@ -36,7 +36,7 @@ struct generation {
 struct tls_source {
     char *cert_file, *key_file;
     _Atomic(struct generation *) current;
-    struct clock clock;
+    _Atomic(const struct clock *) clock; /* NULL: the system clock */
     atomic_llong last_check_ms;
     atomic_ulong generation;
     pthread_mutex_t mu; /* reloads, the retired list, failed ids */
@@ -49,7 +49,7 @@ static _Atomic(struct tls_source *) installed;
 
 static long long now_ms(const struct tls_source *s)
 {
-    return clock_mono_ms(&s->clock);
+    return clock_mono_ms(atomic_load(&s->clock));
 }
 
 static int stat_id(const char *path, struct file_id *id)
@@ -188,7 +188,6 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
     struct tls_source *s = calloc(1, sizeof(*s));
     if (!s)
         return K_ENOMEM;
-    s->clock = *clock_system();
     s->cert_file = strdup(cert_file);
     s->key_file = strdup(key_file);
     if (!s->cert_file || !s->key_file) {
@@ -211,8 +210,8 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
 
 void tls_source_set_clock(struct tls_source *s, const struct clock *clock)
 {
-    s->clock = clock ? *clock : *clock_system();
-    atomic_store(&s->last_check_ms, now_ms(s));
+    atomic_store(&s->clock, clock);
+    atomic_store(&s->last_check_ms, now_ms(s) - 1000);
 }
 
 static void free_old_retired(struct tls_source *s, int64_t now_ms)

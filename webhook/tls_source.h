@@ -42,9 +42,9 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
                    size_t errlen);
 
 /*
- * tls_source_set_clock() - read time from `clock` (copied, its ctx borrowed; NULL: the system
- * clock) for the once-a-second check and the retirement of replaced pairs, e.g. a fake one in
- * tests. Call before the source is used by other threads.
+ * tls_source_set_clock() - read time from `clock` (borrowed: it must outlive the source; NULL:
+ * the system clock) for the once-a-second check and the retirement of replaced pairs, e.g. a
+ * fake one in tests. The next check may come at once. Thread-safe.
  */
 void tls_source_set_clock(struct tls_source *s, const struct clock *clock);
 
