@@ -1,7 +1,7 @@
 /*
  * Tests for controller/workers.c: one key through controller_process() with the Kubernetes
  * writer over a recording fake API (the PATCH and the Event POST it makes), a fake clock for the
- * gpu-fits grace and the backoff, and leadership gating.
+ * gpu-fits grace and the backoff, and leadership gating with the Lease lock over the same fake.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,6 +175,44 @@ static void test_failed_writes_back_off(void **state)
     assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 0);
 }
 
+static void test_only_the_leader_writes(void **state)
+{
+    struct fixture *f = *state;
+    struct kube_lease_lock lock;
+    assert_int_equal(kube_lease_lock_init(&lock, f->client, "gputri", "gputri-controller"), K_OK);
+    struct lease_lock ops = kube_lease_lock_ops(&lock);
+    struct leader_options lo = {"me", 15000, 10000, 2000};
+    f->c->le = leader_new(&lo, &ops, &f->clock);
+    assert_non_null(f->c->le);
+    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    /* not leading yet: the work is left to the leader, nothing is written */
+    work(f, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 0);
+    assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 0);
+    /* no Lease yet: it is created holding our identity, and we lead */
+    fake_kube_answer(&f->api, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+    fake_kube_answer(&f->api, 201, 0,
+                     "{\"kind\":\"Lease\",\"metadata\":{\"name\":\"gputri-controller\","
+                     "\"namespace\":\"gputri\",\"resourceVersion\":\"1\"},\"spec\":{"
+                     "\"holderIdentity\":\"me\",\"leaseDurationSeconds\":15}}");
+    assert_true(leader_step(f->c->le));
+    assert_string_equal(fake_kube_request(&f->api, 0)->method, "GET");
+    assert_string_equal(fake_kube_request(&f->api, 0)->path,
+                        "/apis/coordination.k8s.io/v1/namespaces/gputri/leases/gputri-controller");
+    assert_string_equal(fake_kube_request(&f->api, 1)->method, "POST");
+    assert_non_null(strstr(fake_kube_request(&f->api, 1)->body, "\"holderIdentity\":\"me\""));
+    controller_enqueue_pending(f->c);
+    work(f, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 4);
+    assert_string_equal(fake_kube_request(&f->api, 2)->method, "PATCH");
+    /* no renewal for the renew deadline: leadership ends and writes stop */
+    clock_fake_advance_ms(&f->clk, 10000);
+    put_pod(f, test_pod("team", "other", "4", NULL, "Pending", NULL, 1, NULL));
+    work(f, "team/other");
+    assert_int_equal(fake_kube_count(&f->api), 4);
+    kube_lease_lock_cleanup(&lock);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +220,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_gpu_fits_waits_for_the_grace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_writes_back_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_only_the_leader_writes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
