@@ -17,6 +17,7 @@
 #include "kube/config.h"
 #include "util/clock.h"
 #include "util/result.h"
+#include "util/strconv.h"
 #include "util/version.h"
 
 #include "certgen.h"
@@ -71,10 +72,8 @@ static int usage_error(const char *msg, const char *arg)
 
 static int parse_days(const char *s, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > CERTGEN_MAX_DAYS)
+    long v;
+    if (strconv_long(s, 1, CERTGEN_MAX_DAYS, &v) != K_OK)
         return K_EINVAL;
     *out = (int)v;
     return K_OK;

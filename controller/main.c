@@ -17,6 +17,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/strconv.h"
 #include "util/version.h"
 
 #include <time.h>
@@ -170,9 +171,8 @@ static void make_identity(const char *host, char *out, size_t len)
 
 static int parse_int(const char *flag, const char *s, int min, int *out)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < min || v > 1000000) {
+    long v;
+    if (strconv_long(s, min, 1000000, &v) != K_OK) {
         fprintf(stderr, "gputri-controller: invalid value %s for %s\n", s, flag);
         return -1;
     }
