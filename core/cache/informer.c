@@ -24,13 +24,16 @@ struct informer {
     int page_size;
     int watch_timeout;
     struct informer_handlers h;
+    const struct clock *clock;              /* NULL: the system clock */
+    const struct kube_transport *transport; /* NULL: HTTP */
     pthread_t thread;
     int started;
     atomic_int stop; /* set by informer_stop(), read by the thread and its client */
     /* the loop's state, used by informer_step() only */
-    char rv[RV_MAX]; /* resourceVersion to watch from; "" = LIST first */
-    int64_t backoff; /* ms of the last failure's backoff, 0 after a success */
-    unsigned seed;   /* jitter */
+    char rv[RV_MAX];  /* resourceVersion to watch from; "" = LIST first */
+    int64_t backoff;  /* ms of the last failure's backoff, 0 after a success */
+    int64_t retry_at; /* when the step after a failure may run, on the clock */
+    unsigned seed;    /* jitter */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool synced;
@@ -48,6 +51,8 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
     inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
     inf->watch_timeout = opts->watch_timeout_seconds > 0 ? opts->watch_timeout_seconds : 300;
     inf->h = *handlers;
+    inf->clock = opts->clock;
+    inf->transport = opts->transport;
     inf->seed = (unsigned)clock_mono_ns(NULL) ^ (unsigned)(uintptr_t)inf;
     pthread_mutex_init(&inf->mu, NULL);
     pthread_cond_init(&inf->cv, NULL);
@@ -124,12 +129,19 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
 }
 
 /* Sleeps up to ms, waking early on stop. */
-static void nap(struct informer *inf, int64_t ms)
+/* Sleeps until `until` on the informer's clock, waking early on stop. */
+static void nap(struct informer *inf, int64_t until)
 {
-    struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&inf->mu);
-    if (!atomic_load(&inf->stop))
+    for (;;) {
+        int64_t left = until - clock_mono_ms(inf->clock);
+        if (atomic_load(&inf->stop) || left <= 0)
+            break;
+        if (inf->clock && left > 100)
+            left = 100; /* an injected clock may be moved by hand: look again soon */
+        struct timespec ts = deadline_after(CLOCK_REALTIME, left);
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
+    }
     pthread_mutex_unlock(&inf->mu);
 }
 
@@ -174,6 +186,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     }
     if (rc == K_OK || atomic_load(&inf->stop))
         return 0;
+    /* The backoff counts from the failure, before the handler runs (a test's clock may move). */
+    int64_t failed_at = clock_mono_ms(inf->clock);
     if (inf->h.api_error)
         inf->h.api_error(inf->h.ctx, err.http_status);
     inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
@@ -182,6 +196,7 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
     if (err.retry_after > 0 && err.retry_after * 1000 > wait)
         wait = (int64_t)err.retry_after * 1000;
+    inf->retry_at = failed_at + wait;
     log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
              rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
              (long long)wait);
@@ -193,16 +208,17 @@ static void *run(void *arg)
     struct informer *inf = arg;
     char agent[128];
     snprintf(agent, sizeof(agent), "gputri/informer-%s", inf->name);
-    struct kube_client *client = kube_client_new(inf->cfg, agent);
+    struct kube_client *client = inf->transport
+                                     ? kube_client_new_transport(inf->cfg, inf->transport, agent)
+                                     : kube_client_new(inf->cfg, agent);
     if (!client) {
         log_error("informer %s: out of memory", inf->name);
         return NULL;
     }
     kube_client_set_cancel(client, &inf->stop);
     while (!atomic_load(&inf->stop)) {
-        int64_t wait = informer_step(inf, client);
-        if (wait > 0)
-            nap(inf, wait);
+        if (informer_step(inf, client) > 0)
+            nap(inf, inf->retry_at);
     }
     kube_client_free(client);
     return NULL;

@@ -21,6 +21,7 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "util/clock.h"
 
 struct informer_handlers {
     void *ctx;
@@ -42,6 +43,12 @@ struct informer_options {
     const char *path;          /* collection path, e.g. "/api/v1/pods" */
     int page_size;             /* LIST limit, default 500 */
     int watch_timeout_seconds; /* server-side watch timeout, default 300 (randomised +-10%) */
+    /* The time the backoff waits on (borrowed; NULL: the system clock). With another clock the
+     * thread re-reads it at least every 100 ms while it waits, so a test can move it. */
+    const struct clock *clock;
+    /* Requests go through this instead of HTTP (kube_client_new_transport; borrowed); NULL for
+     * HTTP. For tests. */
+    const struct kube_transport *transport;
 };
 
 struct informer;

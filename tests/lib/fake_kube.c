@@ -51,6 +51,7 @@ static int round_trip(void *ctx, const char *method, const char *path, const cha
     }
     *resp = f->current;
     *resp_len = f->current ? strlen(f->current) : 0;
+    pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
     return rc;
 }
@@ -59,6 +60,7 @@ void fake_kube_init(struct fake_kube *f)
 {
     memset(f, 0, sizeof(*f));
     pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
     f->transport.ctx = f;
     f->transport.round_trip = round_trip;
 }
@@ -73,6 +75,7 @@ void fake_kube_cleanup(struct fake_kube *f)
     for (size_t i = 0; i < f->n_answers; i++)
         free(f->answers[i].body);
     free(f->current);
+    pthread_cond_destroy(&f->cv);
     pthread_mutex_destroy(&f->mu);
 }
 
@@ -112,6 +115,14 @@ const struct fake_request *fake_kube_request(struct fake_kube *f, size_t i)
     pthread_mutex_unlock(&f->mu);
     assert_true(i < n && i < FAKE_KUBE_MAX);
     return &f->requests[i];
+}
+
+void fake_kube_wait(struct fake_kube *f, size_t n)
+{
+    pthread_mutex_lock(&f->mu);
+    while (f->n_requests < n)
+        pthread_cond_wait(&f->cv, &f->mu);
+    pthread_mutex_unlock(&f->mu);
 }
 
 size_t fake_kube_count(struct fake_kube *f)

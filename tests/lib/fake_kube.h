@@ -33,6 +33,7 @@ struct fake_answer {
 
 struct fake_kube {
     pthread_mutex_t mu;
+    pthread_cond_t cv;      /* a request arrived */
     struct kube_config cfg; /* all empty: the transport needs no server */
     struct kube_transport transport;
     struct fake_answer answers[FAKE_KUBE_MAX];
@@ -57,5 +58,11 @@ void fake_kube_fail(struct fake_kube *f, int rc);
 const struct fake_request *fake_kube_request(struct fake_kube *f, size_t i);
 /* fake_kube_count() - requests recorded so far. */
 size_t fake_kube_count(struct fake_kube *f);
+
+/*
+ * fake_kube_wait() - block until at least n requests have arrived (from another thread's
+ * client), without a time limit: ctest's timeout ends a test that waits for nothing.
+ */
+void fake_kube_wait(struct fake_kube *f, size_t n);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * Tests for core/cache/informer.c: the list-and-watch loop step by step over a recording fake
  * API (tests/lib/fake_kube.h): the requests it makes, the handler calls, relisting on 410 Gone and
- * the backoff after failures. No thread and no waiting: informer_step() returns the delay.
+ * the backoff after failures. informer_step() returns the delay, so most tests need no thread;
+ * one runs the informer's thread on a fake clock.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +21,10 @@
 /* What the handlers saw, as one line per call: "begin", "up NAME", "rm NAME", "end". */
 struct seen {
     char calls[32][64];
-    int n, restarts, api_errors;
+    int n, restarts;
+    pthread_mutex_t mu; /* for api_errors, which a test may wait for */
+    pthread_cond_t cv;
+    int api_errors;
     long last_api_status;
 };
 
@@ -63,8 +68,11 @@ static void on_restart(void *ctx, int result)
 static void on_api_error(void *ctx, long status)
 {
     struct seen *s = ctx;
+    pthread_mutex_lock(&s->mu);
     s->api_errors++;
     s->last_api_status = status;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
 }
 
 struct fixture {
@@ -79,6 +87,8 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     fake_kube_init(&f->api);
+    pthread_mutex_init(&f->seen.mu, NULL);
+    pthread_cond_init(&f->seen.cv, NULL);
     f->client = fake_kube_client(&f->api);
     struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
                                   on_end,   on_restart, on_api_error};
@@ -96,6 +106,8 @@ static int teardown(void **state)
     informer_free(f->inf);
     kube_client_free(f->client);
     fake_kube_cleanup(&f->api);
+    pthread_cond_destroy(&f->seen.cv);
+    pthread_mutex_destroy(&f->seen.mu);
     free(f);
     return 0;
 }
@@ -224,12 +236,52 @@ static void test_failures_back_off(void **state)
         strstr(fake_kube_request(&f->api, fake_kube_count(&f->api) - 1)->path, "watch=1"));
 }
 
+/* The informer's own thread, on the fake API and the fake clock. */
+static void test_thread_waits_on_its_clock(void **state)
+{
+    struct fixture *f = *state;
+    struct clock_fake clk;
+    clock_fake_init(&clk, 0);
+    struct clock fake = clock_fake_clock(&clk);
+    struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
+                                  on_end,   on_restart, on_api_error};
+    struct informer_options o = {
+        .name = "pods", .path = "/api/v1/pods", .clock = &fake, .transport = &f->api.transport};
+    struct informer *inf = informer_new(&f->api.cfg, &o, &h);
+    assert_non_null(inf);
+    answer_page(&f->api, "10", "", "a", NULL);
+    fake_kube_fail(&f->api, K_EIO); /* the first watch fails: back off */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"b\","
+                     "\"resourceVersion\":\"11\"}}}\n");
+    assert_int_equal(informer_start(inf), K_OK);
+    assert_true(informer_wait_synced(inf, NULL));
+    /* the watch failed: the thread backs off on a clock that stands still, so no third
+     * request comes until the clock moves */
+    pthread_mutex_lock(&f->seen.mu);
+    while (f->seen.api_errors < 1)
+        pthread_cond_wait(&f->seen.cv, &f->seen.mu);
+    pthread_mutex_unlock(&f->seen.mu);
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    clock_fake_advance_ms(&clk, 800); /* the longest first backoff */
+    fake_kube_wait(&f->api, 4);       /* the watch that delivers b, then the next one */
+    assert_non_null(strstr(fake_kube_request(&f->api, 2)->path, "watch=1"));
+    assert_non_null(strstr(fake_kube_request(&f->api, 3)->path, "&resourceVersion=11&"));
+    informer_stop(inf); /* wakes the thread wherever it waits; what it did is now visible */
+    const char *calls[] = {"begin", "up a", "end", "up b"};
+    expect_calls(&f->seen, calls, 4);
+    /* the first watch failed; the fourth request ("{}") may have failed too before the stop */
+    assert_true(f->seen.api_errors >= 1 && f->seen.api_errors <= 2);
+    informer_free(inf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_lists_in_pages_then_watches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_relists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
