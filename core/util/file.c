@@ -26,8 +26,8 @@ int file_read(const char *path, struct buf *b, unsigned flags)
         return fail(b, errno == ENOENT || errno == ENOTDIR ? K_ENOTFOUND : K_EIO, errno);
     if (flags & FILE_REGULAR_ONLY) {
         struct stat st;
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            int e = S_ISREG(st.st_mode) ? errno : EINVAL;
+        int e = fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+        if (e) {
             close(fd);
             return fail(b, K_EIO, e);
         }
