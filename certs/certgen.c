@@ -29,6 +29,8 @@
 
 #include "util/errbuf.h"
 #include "util/buf.h"
+#include "util/file.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 #define CN_MAX 64 /* ub-common-name (RFC 5280) */
@@ -481,11 +483,7 @@ static time_t asn1_to_time(const ASN1_TIME *t)
 
 static void format_time(time_t t, char *out, size_t outlen)
 {
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(out, outlen, "%lld", (long long)t);
+    clock_format_rfc3339((int64_t)t * 1000, false, out, outlen);
 }
 
 /* Load and check a CA given for renewal: parses, matches its key, may sign, valid at now. */
@@ -898,31 +896,15 @@ int certgen_base64(const void *data, size_t len, char **out)
 int certgen_read_file(const char *path, char **out, char *err, size_t errlen)
 {
     struct buf b;
-    char tmp[8192];
-    size_t n;
-    int rc = K_OK;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        errbuf_printf(err, errlen, "%s: %s", path, strerror(errno));
-        return errno == ENOENT ? K_ENOTFOUND : K_EIO;
-    }
     buf_init(&b, CERTGEN_MAX_PEM_FILE);
-    rc = buf_append(&b, "", 0);
-    while (!rc && (n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-        rc = buf_append(&b, tmp, n);
-    if (!rc && ferror(f)) {
-        errbuf_printf(err, errlen, "%s: read error", path);
-        rc = K_EIO;
-    } else if (rc == K_ETOOBIG) {
+    int rc = file_read(path, &b, 0);
+    if (rc == K_ETOOBIG)
         errbuf_printf(err, errlen, "%s: larger than %u bytes", path, CERTGEN_MAX_PEM_FILE);
-    } else if (rc) {
+    else if (rc == K_ENOMEM)
         errbuf_printf(err, errlen, "%s: %s", path, k_strerror(rc));
-    }
-    fclose(f);
-    OPENSSL_cleanse(tmp, sizeof(tmp));
-    if (rc) {
-        if (b.data)
-            OPENSSL_cleanse(b.data, b.len);
+    else if (rc != K_OK)
+        errbuf_printf(err, errlen, "%s: %s", path, strerror(errno));
+    if (rc != K_OK) {
         buf_cleanup(&b);
         return rc;
     }

@@ -15,13 +15,15 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "util/clock.h"
 #include "util/result.h"
+#include "util/strconv.h"
+#include "util/version.h"
 
 #include "certgen.h"
 #include "publish.h"
 
 #define PROG "gputri-certs"
-#define VERSION "0.1.0"
 #define MAX_NAMES 32 /* --dns or --ip values */
 
 static void usage(FILE *out)
@@ -70,10 +72,8 @@ static int usage_error(const char *msg, const char *arg)
 
 static int parse_days(const char *s, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > CERTGEN_MAX_DAYS)
+    long v;
+    if (strconv_long(s, 1, CERTGEN_MAX_DAYS, &v) != K_OK)
         return K_EINVAL;
     *out = (int)v;
     return K_OK;
@@ -98,11 +98,7 @@ static int add_names(struct name_list *l, char *arg)
 
 static void format_time(time_t t, char *out, size_t outlen)
 {
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else
-        snprintf(out, outlen, "?");
+    clock_format_rfc3339((int64_t)t * 1000, false, out, outlen);
 }
 
 /* mkdir -p with mode 0755 for new directories. */
@@ -182,7 +178,7 @@ static int publish(const struct generate_flags *f, const struct certgen_bundle *
         fprintf(stderr, PROG ": %s\n", err);
         goto out;
     }
-    client = kube_client_new(&cfg, PROG "/" VERSION);
+    client = kube_client_new(&cfg, PROG "/" GPUTRI_VERSION);
     if (!client) {
         fprintf(stderr, PROG ": out of memory\n");
         goto out;
@@ -472,7 +468,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf(PROG " " VERSION "\n");
+        printf(PROG " " GPUTRI_VERSION "\n");
         return 0;
     }
     int status;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "util/result.h"
 
 #define CA_BUNDLE_ATTEMPTS 5 /* GET + PATCH rounds before a 409 is given up */
@@ -110,10 +111,9 @@ int publish_tls_secret(struct kube_client *c, const char *namespace_name, const 
     }
     if (rc)
         goto out;
-    json_object *type = NULL;
-    const char *t = json_object_object_get_ex(existing, "type", &type) && type
-                        ? json_object_get_string(type)
-                        : "Opaque";
+    const char *t = kube_json_str(existing, "type");
+    if (!t)
+        t = "Opaque";
     if (strcmp(t, SECRET_TYPE_TLS) != 0) {
         rc = fail(err, K_EINVAL, "secret %s has type %s, not kubernetes.io/tls; delete it first",
                   name, t);
@@ -134,21 +134,20 @@ out:
 static int inject_once(struct kube_client *c, const char *path, const char *name,
                        const char *ca_b64, int *n_webhooks, struct kube_error *err)
 {
-    json_object *obj = NULL, *patch = NULL, *meta = NULL, *rv = NULL, *hooks = NULL;
+    json_object *obj = NULL, *patch = NULL, *rv = NULL, *hooks = NULL;
     int rc = kube_get(c, path, &obj, err);
     if (rc)
         return rc;
-    if (!json_object_object_get_ex(obj, "webhooks", &hooks) ||
-        !json_object_is_type(hooks, json_type_array) || json_object_array_length(hooks) == 0) {
+    hooks = kube_json_get(obj, "webhooks", json_type_array);
+    if (!hooks || json_object_array_length(hooks) == 0) {
         rc = fail(err, K_EINVAL, "validatingwebhookconfiguration %s has no webhooks", name);
         goto out;
     }
     size_t n = json_object_array_length(hooks);
     for (size_t i = 0; i < n; i++) {
-        json_object *hook = json_object_array_get_idx(hooks, i), *cc = NULL;
-        if (!json_object_is_type(hook, json_type_object) ||
-            !json_object_object_get_ex(hook, "clientConfig", &cc) ||
-            !json_object_is_type(cc, json_type_object)) {
+        json_object *cc =
+            kube_json_get(json_object_array_get_idx(hooks, i), "clientConfig", json_type_object);
+        if (!cc) {
             rc = fail(err, K_EPARSE, "validatingwebhookconfiguration %s: webhook without %s", name,
                       "clientConfig");
             goto out;
@@ -156,8 +155,8 @@ static int inject_once(struct kube_client *c, const char *path, const char *name
         json_object_object_add(cc, "caBundle", json_object_new_string(ca_b64));
     }
     patch = json_object_new_object();
-    if (json_object_object_get_ex(obj, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "resourceVersion", &rv)) {
+    rv = kube_json_field(kube_json_get(obj, "metadata", json_type_object), "resourceVersion");
+    if (rv) {
         json_object *pmeta = json_object_new_object();
         json_object_object_add(pmeta, "resourceVersion", json_object_get(rv));
         json_object_object_add(patch, "metadata", pmeta);

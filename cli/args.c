@@ -1,11 +1,13 @@
 /* args.c - pflag-style parsing of the kubectl plugin's command line, without global state. */
 #include "args.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/result.h"
+#include "util/strconv.h"
 
 enum flag_id {
     F_KUBECONFIG,
@@ -121,10 +123,8 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
         a->gpu_resources = value;
         break;
     case F_VERBOSITY: {
-        char *end;
-        errno = 0;
-        long v = strtol(value, &end, 10);
-        if (!*value || *end || errno || v < 0 || v > 10)
+        long v;
+        if (strconv_long(value, 0, 10, &v) != K_OK)
             return usage_error(st->err, st->errlen,
                                "invalid argument \"%s\" for %s: want a level from 0 to 10", value,
                                shown);

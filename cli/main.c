@@ -10,6 +10,8 @@
 #include "triage.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/strconv.h"
+#include "util/version.h"
 
 static void usage(FILE *out)
 {
@@ -99,9 +101,8 @@ int main(int argc, char **argv)
             gpu_list = optarg;
             break;
         case 'v': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 0 || v > 10) {
+            long v;
+            if (strconv_long(optarg, 0, 10, &v) != K_OK) {
                 fprintf(stderr, "gputri: --v must be a number from 0 to 10, not %s\n", optarg);
                 return 2;
             }

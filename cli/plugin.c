@@ -15,10 +15,7 @@
 #include "triage.h"
 #include "util/log.h"
 #include "util/result.h"
-
-#ifndef GPUTRI_VERSION
-#define GPUTRI_VERSION "0.0.0"
-#endif
+#include "util/version.h"
 
 static void usage(FILE *out)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache/informer.h"
+#include "cache/key.h"
 #include "classify/classify.h"
 #include "table.h"
 #include "util/result.h"
@@ -87,10 +88,10 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         return;
     }
     store_read_lock(q->store);
-    const char *slash = strchr(key, '/');
-    char ns[STORE_KEY_MAX];
-    snprintf(ns, sizeof(ns), "%.*s", slash ? (int)(slash - key) : 0, key);
-    const struct kpod *p = slash ? store_pod_get(q->store, ns, slash + 1) : NULL;
+    char ns[META_KEY_MAX], name[META_KEY_MAX];
+    const struct kpod *p = split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) == K_OK
+                               ? store_pod_get(q->store, ns, name)
+                               : NULL;
     bool take = p && is_candidate(p) && (!q->ns || strcmp(ns, q->ns) == 0);
     bool live = take && !annotation_usable(p);
     store_read_unlock(q->store);

@@ -12,6 +12,7 @@
 
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "util/clock.h"
 
 struct controller_options {
     int workers;          /* reconcile threads, default 2 */
@@ -31,6 +32,10 @@ struct controller_options {
     /* "[host]:port" to serve /metrics and /healthz + /readyz on; NULL or "0" = off. */
     const char *metrics_addr;
     const char *health_addr;
+
+    /* Time for backoff, the gpu-fits grace, Event timestamps, leader election and resync
+     * (borrowed, must outlive the controller); NULL for the system clocks. */
+    const struct clock *clock;
 };
 
 struct controller;

@@ -26,24 +26,14 @@ struct event_recorder {
     const struct event_sink *sink;
     int64_t ttl_ms;
     size_t max;
-    int64_t (*wall_ms)(void *ctx);
-    void *clock_ctx;
+    struct clock clock;
     pthread_mutex_t mu;
     struct entry *entries;
     size_t n;
 };
 
-static int64_t real_wall(void *ctx)
-{
-    (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct event_recorder *event_recorder_new(const struct event_sink *sink, int64_t ttl_ms,
-                                          size_t max_entries, int64_t (*wall_ms)(void *ctx),
-                                          void *clock_ctx)
+                                          size_t max_entries, const struct clock *clock)
 {
     struct event_recorder *r = calloc(1, sizeof(*r));
     if (!r)
@@ -51,8 +41,7 @@ struct event_recorder *event_recorder_new(const struct event_sink *sink, int64_t
     r->sink = sink;
     r->ttl_ms = ttl_ms > 0 ? ttl_ms : 600000;
     r->max = max_entries > 0 ? max_entries : 4096;
-    r->wall_ms = wall_ms ? wall_ms : real_wall;
-    r->clock_ctx = clock_ctx;
+    r->clock = clock ? *clock : *clock_system();
     r->entries = calloc(r->max, sizeof(*r->entries));
     if (!r->entries) {
         free(r);
@@ -142,17 +131,14 @@ static void remember(struct event_recorder *r, const struct kube_event_spec *e, 
 
 static void timestamp(int64_t wall_ms, char out[32])
 {
-    time_t t = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    clock_format_rfc3339(wall_ms, false, out, 32);
 }
 
 int event_recorder_record(struct event_recorder *r, void *conn, const struct kube_event_spec *e,
                           int *aggregated, struct kube_error *err)
 {
     char now[32], msg[NOTE_LIMIT + 1], name[320], old_name[320] = "";
-    int64_t wall = r->wall_ms(r->clock_ctx);
+    int64_t wall = clock_wall_ms(&r->clock);
     int count = 0, rc;
     timestamp(wall, now);
     snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "");

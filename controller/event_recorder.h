@@ -21,6 +21,7 @@
 
 #include "kube/client.h"
 #include "kube/event.h"
+#include "util/clock.h"
 
 /* Where Events are written. `conn` is the per-call connection passed to event_recorder_record. */
 struct event_sink {
@@ -40,12 +41,12 @@ struct event_recorder;
  * event_recorder_new() - a recorder writing through `sink` (borrowed, must outlive it).
  * ttl_ms: how long a created Event is remembered for aggregation (client-go keeps its cache
  * without expiry; the API server drops Events after an hour, so 10 minutes is a sane default).
- * wall_ms: the clock for timestamps and the ttl (NULL: CLOCK_REALTIME), with its ctx.
+ * clock: its wall time stamps Events and runs the ttl (copied, ctx borrowed; NULL: the system
+ * clock).
  * Returns NULL on allocation failure.
  */
 struct event_recorder *event_recorder_new(const struct event_sink *sink, int64_t ttl_ms,
-                                          size_t max_entries, int64_t (*wall_ms)(void *ctx),
-                                          void *clock_ctx);
+                                          size_t max_entries, const struct clock *clock);
 void event_recorder_free(struct event_recorder *r);
 
 /*

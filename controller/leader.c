@@ -14,7 +14,7 @@ struct leader_elector {
     struct leader_options opts;
     char identity[256];
     struct lease_lock lock;
-    struct leader_clock clock;
+    struct clock clock;
     unsigned seed;
 
     /* Only the stepping thread writes these; mu guards what other threads read. */
@@ -26,27 +26,13 @@ struct leader_elector {
     bool have_observed;
 };
 
-static int64_t clock_ms(clockid_t id)
+static int64_t mono_ms(struct leader_elector *le)
 {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t real_mono(void *ctx)
-{
-    (void)ctx;
-    return clock_ms(CLOCK_MONOTONIC);
-}
-
-static int64_t real_wall(void *ctx)
-{
-    (void)ctx;
-    return clock_ms(CLOCK_REALTIME);
+    return clock_mono_ms(&le->clock);
 }
 
 struct leader_elector *leader_new(const struct leader_options *opts, const struct lease_lock *lock,
-                                  const struct leader_clock *clock)
+                                  const struct clock *clock)
 {
     struct leader_options o = *opts;
     if (o.lease_duration_ms <= 0)
@@ -66,13 +52,8 @@ struct leader_elector *leader_new(const struct leader_options *opts, const struc
     snprintf(le->identity, sizeof(le->identity), "%s", o.identity);
     le->opts.identity = le->identity;
     le->lock = *lock;
-    if (clock) {
-        le->clock = *clock;
-    } else {
-        le->clock.mono_ms = real_mono;
-        le->clock.wall_ms = real_wall;
-    }
-    le->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)le;
+    le->clock = clock ? *clock : *clock_system();
+    le->seed = (unsigned)clock_mono_ns(&le->clock) ^ (unsigned)(uintptr_t)le;
     pthread_mutex_init(&le->mu, NULL);
     return le;
 }
@@ -108,7 +89,7 @@ static enum attempt try_acquire_or_renew(struct leader_elector *le)
     struct lease_record old, rec;
     struct kube_error err = {0};
     char now_text[LEASE_TIME_MAX];
-    lease_format_time(le->clock.wall_ms(le->clock.ctx), now_text);
+    lease_format_time(clock_wall_ms(&le->clock), now_text);
 
     memset(&rec, 0, sizeof(rec));
     snprintf(rec.holder, sizeof(rec.holder), "%s", le->identity);
@@ -124,7 +105,7 @@ static enum attempt try_acquire_or_renew(struct leader_elector *le)
                      err.message);
             return ATTEMPT_FAILED;
         }
-        observe(le, &rec, le->clock.mono_ms(le->clock.ctx));
+        observe(le, &rec, mono_ms(le));
         return ATTEMPT_OK;
     }
     if (rc) {
@@ -132,7 +113,7 @@ static enum attempt try_acquire_or_renew(struct leader_elector *le)
         return ATTEMPT_FAILED;
     }
 
-    int64_t now = le->clock.mono_ms(le->clock.ctx);
+    int64_t now = mono_ms(le);
     observe(le, &old, now);
     bool ours = strcmp(old.holder, le->identity) == 0;
     pthread_mutex_lock(&le->mu);
@@ -153,15 +134,15 @@ static enum attempt try_acquire_or_renew(struct leader_elector *le)
                  err.message);
         return ATTEMPT_FAILED;
     }
-    observe(le, &rec, le->clock.mono_ms(le->clock.ctx));
+    observe(le, &rec, mono_ms(le));
     return ATTEMPT_OK;
 }
 
 bool leader_step(struct leader_elector *le)
 {
-    int64_t start = le->clock.mono_ms(le->clock.ctx);
+    int64_t start = mono_ms(le);
     enum attempt a = try_acquire_or_renew(le);
-    int64_t now = le->clock.mono_ms(le->clock.ctx);
+    int64_t now = mono_ms(le);
 
     pthread_mutex_lock(&le->mu);
     bool was = le->leading;
@@ -188,7 +169,7 @@ bool leader_step(struct leader_elector *le)
 
 bool leader_is_leading(struct leader_elector *le)
 {
-    int64_t now = le->clock.mono_ms(le->clock.ctx);
+    int64_t now = mono_ms(le);
     pthread_mutex_lock(&le->mu);
     bool leading = le->leading && now - le->renewed_ms < le->opts.renew_deadline_ms;
     pthread_mutex_unlock(&le->mu);
@@ -210,7 +191,7 @@ int leader_release(struct leader_elector *le)
     memset(&rec, 0, sizeof(rec));
     rec.duration_s = 1;
     rec.transitions = transitions;
-    lease_format_time(le->clock.wall_ms(le->clock.ctx), rec.renew_time);
+    lease_format_time(clock_wall_ms(&le->clock), rec.renew_time);
     memcpy(rec.acquire_time, rec.renew_time, sizeof(rec.acquire_time));
     int rc = le->lock.update(le->lock.ctx, &rec, &err);
     if (rc) {
@@ -218,7 +199,7 @@ int leader_release(struct leader_elector *le)
                  err.message);
         return rc;
     }
-    observe(le, &rec, le->clock.mono_ms(le->clock.ctx));
+    observe(le, &rec, mono_ms(le));
     log_info(0, "leader election: %s released the lease", le->identity);
     return K_OK;
 }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "kube/lease.h"
+#include "util/clock.h"
 
 struct leader_options {
     const char *identity;      /* e.g. "host_1f2e..." (copied) */
@@ -35,23 +36,17 @@ struct leader_options {
     int64_t retry_period_ms;   /* time between attempts, default 2000 */
 };
 
-/* Clocks in milliseconds: a monotonic one for deadlines, the wall clock for the record. */
-struct leader_clock {
-    void *ctx;
-    int64_t (*mono_ms)(void *ctx);
-    int64_t (*wall_ms)(void *ctx);
-};
-
 struct leader_elector;
 
 /*
  * leader_new() - a candidate using `lock` (copied; its ctx is borrowed and must outlive the
- * elector). `clock` may be NULL for the real clocks (CLOCK_MONOTONIC and CLOCK_REALTIME).
+ * elector). `clock` (copied; its ctx borrowed): the monotonic time for deadlines and the wall
+ * time for the record; NULL for the system clocks.
  * Returns NULL on allocation failure or invalid options (renew_deadline >= lease_duration, or
  * retry_period >= renew_deadline, as client-go refuses them).
  */
 struct leader_elector *leader_new(const struct leader_options *opts, const struct lease_lock *lock,
-                                  const struct leader_clock *clock);
+                                  const struct clock *clock);
 void leader_free(struct leader_elector *le);
 
 /*

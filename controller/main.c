@@ -1,6 +1,5 @@
 /* main.c - gputri-controller: flags, signals, and the controller's lifetime. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -14,8 +13,12 @@
 #include "controller.h"
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "util/buf.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/strconv.h"
+#include "util/version.h"
 
 #include <time.h>
 
@@ -137,18 +140,16 @@ static void default_namespace(char *out, size_t len)
     snprintf(out, len, "default");
     snprintf(path, sizeof(path), "%.400s/namespace",
              dir && *dir ? dir : "/var/run/secrets/kubernetes.io/serviceaccount");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char ns[254];
-    ssize_t n = read(fd, ns, sizeof(ns) - 1);
-    close(fd);
-    while (n > 0 && strchr(" \t\r\n", ns[n - 1]))
-        n--;
-    if (n > 0) {
-        ns[n] = '\0';
-        snprintf(out, len, "%s", ns);
+    struct buf b;
+    buf_init(&b, 253); /* a namespace name is at most 63 bytes; a DNS subdomain 253 */
+    if (file_read(path, &b, 0) == K_OK) {
+        size_t n = b.len;
+        while (n > 0 && strchr(" \t\r\n", b.data[n - 1]))
+            n--;
+        if (n > 0)
+            snprintf(out, len, "%.*s", (int)n, b.data);
     }
+    buf_cleanup(&b);
 }
 
 /* client-go's identity: host name + "_" + a random UUID. */
@@ -170,9 +171,8 @@ static void make_identity(const char *host, char *out, size_t len)
 
 static int parse_int(const char *flag, const char *s, int min, int *out)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < min || v > 1000000) {
+    long v;
+    if (strconv_long(s, min, 1000000, &v) != K_OK) {
         fprintf(stderr, "gputri-controller: invalid value %s for %s\n", s, flag);
         return -1;
     }
@@ -293,7 +293,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case OPT_VERSION:
-            printf("gputri-controller 0.1.0\n");
+            printf("gputri-controller %s\n", GPUTRI_VERSION);
             return 0;
         default:
             usage(stderr);
@@ -324,7 +324,8 @@ int main(int argc, char **argv)
         gpu_set_cleanup(&gpus);
         return 1;
     }
-    log_info(0, "gputri-controller 0.1.0 talking to %s (config from %s)", cfg.server, cfg.source);
+    log_info(0, "gputri-controller %s talking to %s (config from %s)", GPUTRI_VERSION, cfg.server,
+             cfg.source);
 
     char host[256] = "gputri-controller";
     gethostname(host, sizeof(host));

@@ -4,27 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cache/key.h"
 #include "event_recorder.h"
 #include "kube/event.h"
 #include "util/result.h"
-
-static int split_key(const char *key, char *ns, size_t ns_len, char *name, size_t name_len)
-{
-    const char *slash = strchr(key, '/');
-    if (!slash || (size_t)(slash - key) >= ns_len || strlen(slash + 1) >= name_len || !slash[1])
-        return K_EINVAL;
-    memcpy(ns, key, (size_t)(slash - key));
-    ns[slash - key] = '\0';
-    strcpy(name, slash + 1);
-    return K_OK;
-}
 
 int reconcile_plan(struct store *s, const char *key, const char *written, const char *written_uid,
                    struct reconcile_plan *out)
 {
     memset(out, 0, sizeof(*out));
-    if (split_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name)) != K_OK)
-        return K_EINVAL;
+    if (split_meta_namespace_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name)) !=
+            K_OK ||
+        !out->ns[0])
+        return K_EINVAL; /* a pod's key has a namespace */
     store_read_lock(s);
     const struct kpod *pod = store_pod_get(s, out->ns, out->name);
     if (!pod) {

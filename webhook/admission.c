@@ -8,33 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "util/result.h"
 #include "util/utf8.h"
 
 #define REVIEW_API_VERSION "admission.k8s.io/v1"
 
+/* Short names for the shared getters (kube/json.h). */
 static json_object *jget(json_object *o, const char *key, json_type type)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
-        !json_object_is_type(v, type))
-        return NULL;
-    return v;
+    return kube_json_get(o, key, type);
 }
 
 static const char *jstr(json_object *o, const char *key)
 {
-    json_object *v = jget(o, key, json_type_string);
-    return v ? json_object_get_string(v) : NULL;
+    return kube_json_str(o, key);
 }
 
 /* A replica count from an int field, `def` when absent; negative values read as 0. */
 static int64_t jcount(json_object *o, const char *key, int64_t def)
 {
-    json_object *v = jget(o, key, json_type_int);
-    if (!v)
-        return def;
-    int64_t n = json_object_get_int64(v);
+    int64_t n = kube_json_int(o, key, def);
     return n < 0 ? 0 : n;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache/informer.h"
+#include "cache/key.h"
 #include "cache/store.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -53,7 +54,7 @@ static int project_q(json_object *obj, const struct gpu_set *gpus, void *rec, ch
     struct wh_quota *q = rec;
     int r = wh_project_quota(obj, gpus, q);
     if (r == K_OK)
-        snprintf(key, STORE_KEY_MAX, "%s/%s", q->ns, q->name);
+        meta_namespace_key(key, STORE_KEY_MAX, q->ns, q->name);
     return r;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/deadline.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -21,7 +21,7 @@ struct item {
 
 struct recent {
     uint64_t hash;
-    time_t at;
+    int64_t at_ms; /* monotonic; 0 = empty */
 };
 
 struct event_queue {
@@ -32,7 +32,8 @@ struct event_queue {
     struct item *items;
     size_t cap, head, len;
     bool stopping, started, joined;
-    struct timespec deadline; /* drain deadline once stopping */
+    struct clock clock;
+    int64_t deadline_ms; /* drain deadline once stopping, monotonic */
     size_t dropped, sent;
     event_sink_fn sink;
     void *ctx;
@@ -54,6 +55,7 @@ struct event_queue *event_queue_new(size_t capacity, event_sink_fn sink, void *c
         free(q);
         return NULL;
     }
+    q->clock = *clock_system();
     q->cap = capacity;
     q->sink = sink;
     q->ctx = ctx;
@@ -69,11 +71,14 @@ struct event_queue *event_queue_new(size_t capacity, event_sink_fn sink, void *c
     return q;
 }
 
-static bool past(const struct timespec *t)
+void event_queue_set_clock(struct event_queue *q, const struct clock *clock)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+    q->clock = clock ? *clock : *clock_system();
+}
+
+static bool past(const struct event_queue *q, int64_t deadline_ms)
+{
+    return clock_mono_ms(&q->clock) >= deadline_ms;
 }
 
 static void *worker(void *arg)
@@ -84,7 +89,7 @@ static void *worker(void *arg)
     for (;;) {
         while (!q->len && !q->stopping)
             pthread_cond_wait(&q->cv, &q->mu);
-        if (!q->len || (q->stopping && past(&q->deadline)))
+        if (!q->len || (q->stopping && past(q, q->deadline_ms)))
             break;
         it = q->items[q->head];
         q->head = (q->head + 1) % q->cap;
@@ -141,13 +146,16 @@ static uint64_t event_hash(const char *const *parts, size_t n)
 }
 
 /* True when the same Event was queued within RECENT_TTL_S; otherwise remembers it. mu held. */
-static bool repeated(struct event_queue *q, uint64_t h, time_t now)
+static bool repeated(struct event_queue *q, uint64_t h, int64_t now_ms)
 {
+    if (now_ms <= 0)
+        now_ms = 1; /* 0 marks an empty slot */
     for (size_t i = 0; i < RECENT_MAX; i++)
-        if (q->recent[i].hash == h && q->recent[i].at && now - q->recent[i].at < RECENT_TTL_S)
+        if (q->recent[i].hash == h && q->recent[i].at_ms &&
+            now_ms - q->recent[i].at_ms < RECENT_TTL_S * 1000LL)
             return true;
     q->recent[q->recent_next].hash = h;
-    q->recent[q->recent_next].at = now;
+    q->recent[q->recent_next].at_ms = now_ms;
     q->recent_next = (q->recent_next + 1) % RECENT_MAX;
     return false;
 }
@@ -159,7 +167,7 @@ bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
     const char *parts[] = {ns, kind, name, reason, message};
     uint64_t h = event_hash(parts, sizeof(parts) / sizeof(parts[0]));
     pthread_mutex_lock(&q->mu);
-    if (repeated(q, h, time(NULL))) {
+    if (repeated(q, h, clock_mono_ms(&q->clock))) {
         q->repeated++;
         pthread_mutex_unlock(&q->mu);
         return true;
@@ -202,15 +210,20 @@ size_t event_queue_sent(struct event_queue *q)
     return n;
 }
 
-void event_queue_stop(struct event_queue *q, int drain_ms)
+void event_queue_close(struct event_queue *q, int drain_ms)
 {
     pthread_mutex_lock(&q->mu);
     if (!q->stopping) {
         q->stopping = true;
-        q->deadline = deadline_after(CLOCK_MONOTONIC, drain_ms);
+        q->deadline_ms = clock_mono_ms(&q->clock) + (drain_ms > 0 ? drain_ms : 0);
     }
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
+}
+
+void event_queue_stop(struct event_queue *q, int drain_ms)
+{
+    event_queue_close(q, drain_ms);
     if (q->started && !q->joined) {
         pthread_join(q->thread, NULL);
         q->joined = true;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "kube/event.h"
+#include "util/clock.h"
 
 /* Delivers one event; returns a K_* value. Called from the worker thread only. */
 typedef int (*event_sink_fn)(void *ctx, const struct kube_event_spec *e);
@@ -28,6 +29,12 @@ struct event_queue;
  */
 struct event_queue *event_queue_new(size_t capacity, event_sink_fn sink, void *ctx,
                                     const char *component, const char *instance);
+
+/*
+ * event_queue_set_clock() - the monotonic clock for the 10-minute repeat window and the drain
+ * deadline (copied, its ctx borrowed; NULL: the system clock). Call before start.
+ */
+void event_queue_set_clock(struct event_queue *q, const struct clock *clock);
 
 /* event_queue_start() - start the worker. Returns K_OK or K_ENOMEM. */
 int event_queue_start(struct event_queue *q);
@@ -48,8 +55,15 @@ size_t event_queue_dropped(struct event_queue *q);
 size_t event_queue_sent(struct event_queue *q);
 
 /*
- * event_queue_stop() - refuse new events, let the worker deliver what is queued for at most
- * drain_ms, drop (and count) the rest, join the worker. Safe without start. Idempotent.
+ * event_queue_close() - refuse new events and let the worker deliver what is queued until
+ * drain_ms from now; what is left then is dropped (and counted) when the worker ends. Does not
+ * wait. Idempotent (the first deadline stays).
+ */
+void event_queue_close(struct event_queue *q, int drain_ms);
+
+/*
+ * event_queue_stop() - event_queue_close(q, drain_ms), then join the worker. Safe without start
+ * (what is queued is dropped). Idempotent.
  */
 void event_queue_stop(struct event_queue *q, int drain_ms);
 

@@ -18,6 +18,7 @@
 #include "tls_source.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/version.h"
 
 #define EVENT_QUEUE_CAPACITY 512
 #define DRAIN_MS 5000

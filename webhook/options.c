@@ -7,6 +7,7 @@
 
 #include "model/gpu.h"
 #include "util/result.h"
+#include "util/strconv.h"
 
 void wh_options_usage(FILE *out)
 {
@@ -46,9 +47,8 @@ void wh_options_usage(FILE *out)
 static int parse_long(const char *flag, const char *s, long min, long max, long *out, char *err,
                       size_t errlen)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < min || v > max) {
+    long v;
+    if (strconv_long(s, min, max, &v) != K_OK) {
         snprintf(err, errlen, "invalid value \"%s\" for --%s (%ld..%ld)", s, flag, min, max);
         return K_EINVAL;
     }

@@ -4,22 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
+#include "kube/project.h"
 #include "model/quantity.h"
 #include "util/result.h"
 
+/* Short names for the shared getters (kube/json.h). */
 static json_object *get(json_object *o, const char *key, json_type type)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
-        !json_object_is_type(v, type))
-        return NULL;
-    return v;
+    return kube_json_get(o, key, type);
 }
 
 static const char *get_str(json_object *o, const char *key)
 {
-    json_object *v = get(o, key, json_type_string);
-    return v ? json_object_get_string(v) : NULL;
+    return kube_json_str(o, key);
 }
 
 static int dup_str(const char *s, char **out)
@@ -28,44 +26,13 @@ static int dup_str(const char *s, char **out)
     return *out ? K_OK : K_ENOMEM;
 }
 
-static int project_map(json_object *map, struct kv_list *out)
-{
-    if (!map)
-        return K_OK;
-    size_t n = (size_t)json_object_object_length(map);
-    if (!n)
-        return K_OK;
-    out->items = calloc(n, sizeof(*out->items));
-    if (!out->items)
-        return K_ENOMEM;
-    json_object_object_foreach(map, k, v)
-    {
-        if (!json_object_is_type(v, json_type_string))
-            continue;
-        struct kv *kv = &out->items[out->n];
-        if (dup_str(k, &kv->key) != K_OK || dup_str(json_object_get_string(v), &kv->value)) {
-            free(kv->key);
-            kv->key = NULL;
-            return K_ENOMEM;
-        }
-        out->n++;
-    }
-    return K_OK;
-}
-
 void wh_runtime_class_cleanup(struct wh_runtime_class *rc)
 {
     if (!rc)
         return;
     free(rc->name);
     kv_list_cleanup(&rc->node_selector);
-    for (size_t i = 0; i < rc->n_tolerations; i++) {
-        free(rc->tolerations[i].key);
-        free(rc->tolerations[i].op);
-        free(rc->tolerations[i].value);
-        free(rc->tolerations[i].effect);
-    }
-    free(rc->tolerations);
+    tolerations_free(rc->tolerations, rc->n_tolerations);
     memset(rc, 0, sizeof(*rc));
 }
 
@@ -79,26 +46,12 @@ int wh_project_runtime_class(json_object *obj, struct wh_runtime_class *out)
     if (dup_str(name, &out->name) != K_OK)
         goto fail;
     json_object *sched = get(obj, "scheduling", json_type_object);
-    if ((rc = project_map(get(sched, "nodeSelector", json_type_object), &out->node_selector)) !=
-        K_OK)
+    if ((rc = project_string_map(get(sched, "nodeSelector", json_type_object),
+                                 &out->node_selector)) != K_OK)
         goto fail;
-    json_object *tols = get(sched, "tolerations", json_type_array);
-    size_t n = tols ? json_object_array_length(tols) : 0;
-    if (n) {
-        rc = K_ENOMEM;
-        out->tolerations = calloc(n, sizeof(*out->tolerations));
-        if (!out->tolerations)
-            goto fail;
-        for (size_t i = 0; i < n; i++) {
-            json_object *t = json_object_array_get_idx(tols, i);
-            struct toleration *tol = &out->tolerations[out->n_tolerations++];
-            if (dup_str(get_str(t, "key"), &tol->key) ||
-                dup_str(get_str(t, "operator"), &tol->op) ||
-                dup_str(get_str(t, "value"), &tol->value) ||
-                dup_str(get_str(t, "effect"), &tol->effect))
-                goto fail;
-        }
-    }
+    if ((rc = project_toleration_list(get(sched, "tolerations", json_type_array), &out->tolerations,
+                                      &out->n_tolerations)) != K_OK)
+        goto fail;
     return K_OK;
 fail:
     wh_runtime_class_cleanup(out);
@@ -182,7 +135,7 @@ int wh_project_namespace(json_object *obj, struct wh_namespace *out)
     int rc = K_ENOMEM;
     if (dup_str(name, &out->name) != K_OK)
         goto fail;
-    if ((rc = project_map(get(meta, "labels", json_type_object), &out->labels)) != K_OK)
+    if ((rc = project_string_map(get(meta, "labels", json_type_object), &out->labels)) != K_OK)
         goto fail;
     return K_OK;
 fail:

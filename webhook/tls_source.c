@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -13,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "util/buf.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -28,13 +29,14 @@ struct generation {
     unsigned n_pcerts;
     gnutls_privkey_t key;
     struct file_id cert_id, key_id;
-    time_t retired_at;       /* 0 while current */
+    int64_t retired_ms;      /* monotonic; 0 while current */
     struct generation *next; /* retired list */
 };
 
 struct tls_source {
     char *cert_file, *key_file;
     _Atomic(struct generation *) current;
+    _Atomic(const struct clock *) clock; /* NULL: the system clock */
     atomic_llong last_check_ms;
     atomic_ulong generation;
     pthread_mutex_t mu; /* reloads, the retired list, failed ids */
@@ -45,11 +47,9 @@ struct tls_source {
 
 static _Atomic(struct tls_source *) installed;
 
-static long long now_ms(void)
+static long long now_ms(const struct tls_source *s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return clock_mono_ms(atomic_load(&s->clock));
 }
 
 static int stat_id(const char *path, struct file_id *id)
@@ -69,49 +69,27 @@ static bool id_equal(const struct file_id *a, const struct file_id *b)
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
 }
 
-/* Reads a whole file, NUL-terminated (GnuTLS wants NUL-terminated PEM). */
+/*
+ * Reads a whole file, NUL-terminated (GnuTLS wants NUL-terminated PEM). Never blocks (this runs
+ * in the TLS handshake): a FIFO or device at the path is refused without waiting on it.
+ */
 static int read_file(const char *path, gnutls_datum_t *out, char *err, size_t errlen)
 {
-    /* Never block here (this runs in the TLS handshake): a FIFO or device at the path is
-     * refused without opening it for reading in blocking mode. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return errno == ENOENT ? K_ENOTFOUND : K_EIO;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(err, errlen, "%s: not a regular file", path);
-        return K_EIO;
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return K_EIO;
-    }
-    unsigned char *data = malloc(TLS_SOURCE_MAX_FILE + 1);
-    if (!data) {
-        fclose(f);
-        return K_ENOMEM;
-    }
-    size_t n = fread(data, 1, TLS_SOURCE_MAX_FILE + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(data);
-        snprintf(err, errlen, "%s: read error", path);
-        return K_EIO;
-    }
-    if (n > TLS_SOURCE_MAX_FILE) {
-        free(data);
+    struct buf b;
+    buf_init(&b, TLS_SOURCE_MAX_FILE);
+    int rc = file_read(path, &b, FILE_REGULAR_ONLY);
+    if (rc == K_ETOOBIG)
         snprintf(err, errlen, "%s: larger than %u bytes", path, TLS_SOURCE_MAX_FILE);
-        return K_ETOOBIG;
+    else if (rc == K_EIO && errno == EINVAL)
+        snprintf(err, errlen, "%s: not a regular file", path);
+    else if (rc != K_OK && rc != K_ENOMEM)
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (rc != K_OK) {
+        buf_cleanup(&b);
+        return rc;
     }
-    data[n] = 0;
-    out->data = data;
-    out->size = (unsigned)n;
+    out->size = (unsigned)b.len;
+    out->data = (unsigned char *)buf_take(&b);
     return K_OK;
 }
 
@@ -225,17 +203,23 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
     }
     atomic_store(&s->current, g);
     atomic_store(&s->generation, 1);
-    atomic_store(&s->last_check_ms, now_ms());
+    atomic_store(&s->last_check_ms, now_ms(s));
     *out = s;
     return K_OK;
 }
 
-static void free_old_retired(struct tls_source *s, time_t now)
+void tls_source_set_clock(struct tls_source *s, const struct clock *clock)
+{
+    atomic_store(&s->clock, clock);
+    atomic_store(&s->last_check_ms, now_ms(s) - 1000);
+}
+
+static void free_old_retired(struct tls_source *s, int64_t now_ms)
 {
     struct generation **pp = &s->retired;
     while (*pp) {
         struct generation *g = *pp;
-        if (now - g->retired_at >= TLS_SOURCE_RETIRE_SECONDS) {
+        if (now_ms - g->retired_ms >= TLS_SOURCE_RETIRE_SECONDS * 1000LL) {
             *pp = g->next;
             generation_free(g);
         } else {
@@ -248,7 +232,7 @@ int tls_source_check(struct tls_source *s, bool force)
 {
     if (!s)
         return 0;
-    long long now = now_ms();
+    long long now = now_ms(s);
     long long last = atomic_load(&s->last_check_ms);
     if (!force) {
         /* one thread per second wins the right to look at the files */
@@ -262,7 +246,7 @@ int tls_source_check(struct tls_source *s, bool force)
     else if (pthread_mutex_trylock(&s->mu) != 0)
         return 0;
     int published = 0;
-    free_old_retired(s, time(NULL));
+    free_old_retired(s, now);
     struct generation *cur = atomic_load(&s->current);
     struct file_id cid, kid;
     if (stat_id(s->cert_file, &cid) != K_OK || stat_id(s->key_file, &kid) != K_OK)
@@ -282,7 +266,7 @@ int tls_source_check(struct tls_source *s, bool force)
     }
     s->have_failed = false;
     atomic_store(&s->current, g);
-    cur->retired_at = time(NULL);
+    cur->retired_ms = now;
     cur->next = s->retired;
     s->retired = cur;
     unsigned long gen = atomic_fetch_add(&s->generation, 1) + 1;

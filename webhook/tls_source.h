@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/clock.h"
+
 #define TLS_SOURCE_MAX_FILE (1u << 20) /* PEM files above 1 MiB are refused */
 #define TLS_SOURCE_MAX_CHAIN 16        /* certificates in the chain file */
 #define TLS_SOURCE_RETIRE_SECONDS 300
@@ -38,6 +40,13 @@ struct tls_source;
  */
 int tls_source_new(const char *cert_file, const char *key_file, struct tls_source **out, char *err,
                    size_t errlen);
+
+/*
+ * tls_source_set_clock() - read time from `clock` (borrowed: it must outlive the source; NULL:
+ * the system clock) for the once-a-second check and the retirement of replaced pairs, e.g. a
+ * fake one in tests. The next check may come at once. Thread-safe.
+ */
+void tls_source_set_clock(struct tls_source *s, const struct clock *clock);
 
 /*
  * tls_source_check() - reload when the files changed. Without `force` it does nothing when the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "kube/project.h"
 #include "util/result.h"
 #include "util/utf8.h"
@@ -76,13 +77,10 @@ bool warn_add(struct warn_list *l, const char *reason, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ JSON helpers */
 
+/* A short name for the shared getter (kube/json.h). */
 static json_object *jget(json_object *o, const char *key, json_type type)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
-        !json_object_is_type(v, type))
-        return NULL;
-    return v;
+    return kube_json_get(o, key, type);
 }
 
 static const char *const container_lists[] = {"containers", "initContainers"};

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kube/json.h"
+#include "util/clock.h"
 #include "util/deadline.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -22,9 +24,16 @@ struct informer {
     int page_size;
     int watch_timeout;
     struct informer_handlers h;
+    const struct clock *clock;              /* NULL: the system clock */
+    const struct kube_transport *transport; /* NULL: HTTP */
     pthread_t thread;
     int started;
     atomic_int stop; /* set by informer_stop(), read by the thread and its client */
+    /* the loop's state, used by informer_step() only */
+    char rv[RV_MAX];  /* resourceVersion to watch from; "" = LIST first */
+    int64_t backoff;  /* ms of the last failure's backoff, 0 after a success */
+    int64_t retry_at; /* when the step after a failure may run, on the clock */
+    unsigned seed;    /* jitter */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool synced;
@@ -42,6 +51,9 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
     inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
     inf->watch_timeout = opts->watch_timeout_seconds > 0 ? opts->watch_timeout_seconds : 300;
     inf->h = *handlers;
+    inf->clock = opts->clock;
+    inf->transport = opts->transport;
+    inf->seed = (unsigned)clock_mono_ns(NULL) ^ (unsigned)(uintptr_t)inf;
     pthread_mutex_init(&inf->mu, NULL);
     pthread_cond_init(&inf->cv, NULL);
     return inf;
@@ -88,11 +100,9 @@ struct watch_ctx {
 
 static void remember_rv(struct watch_ctx *wc, json_object *obj)
 {
-    json_object *meta, *v;
-    if (json_object_object_get_ex(obj, "metadata", &meta) &&
-        json_object_object_get_ex(meta, "resourceVersion", &v) &&
-        json_object_is_type(v, json_type_string))
-        snprintf(wc->rv, wc->rv_len, "%s", json_object_get_string(v));
+    const char *rv = kube_json_meta_str(obj, "resourceVersion");
+    if (rv)
+        snprintf(wc->rv, wc->rv_len, "%s", rv);
 }
 
 static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
@@ -119,13 +129,78 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
 }
 
 /* Sleeps up to ms, waking early on stop. */
-static void nap(struct informer *inf, int64_t ms)
+/* Sleeps until `until` on the informer's clock, waking early on stop. */
+static void nap(struct informer *inf, int64_t until)
 {
-    struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&inf->mu);
-    if (!atomic_load(&inf->stop))
+    for (;;) {
+        int64_t left = until - clock_mono_ms(inf->clock);
+        if (atomic_load(&inf->stop) || left <= 0)
+            break;
+        if (inf->clock && left > 100)
+            left = 100; /* an injected clock may be moved by hand: look again soon */
+        struct timespec ts = deadline_after(CLOCK_REALTIME, left);
         pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
+    }
     pthread_mutex_unlock(&inf->mu);
+}
+
+int64_t informer_step(struct informer *inf, struct kube_client *client)
+{
+    char *rv = inf->rv;
+    struct kube_error err = {0};
+    int rc;
+    if (!rv[0]) {
+        rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX, &err);
+        if (rc == K_OK) {
+            log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
+            pthread_mutex_lock(&inf->mu);
+            inf->synced = true;
+            pthread_cond_broadcast(&inf->cv);
+            pthread_mutex_unlock(&inf->mu);
+            inf->backoff = 0;
+        } else {
+            rv[0] = '\0';
+        }
+    } else {
+        int timeout = inf->watch_timeout - inf->watch_timeout / 10 +
+                      (int)(rand_r(&inf->seed) % (unsigned)(inf->watch_timeout / 5 + 1));
+        char from[RV_MAX];
+        snprintf(from, sizeof(from), "%s", rv);
+        struct watch_ctx wc = {inf, rv, RV_MAX, 0};
+        rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
+        if (inf->h.watch_restart)
+            inf->h.watch_restart(inf->h.ctx, rc);
+        if (wc.events > 0)
+            inf->backoff = 0; /* the connection worked: the next failure is a new outage */
+        if (rc == K_OK) {
+            inf->backoff = 0;
+            return 0;
+        }
+        if (rc == K_EGONE) {
+            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting", inf->name,
+                     from, err.http_status, err.message[0] ? err.message : "watch error");
+            rv[0] = '\0';
+            return 0;
+        }
+    }
+    if (rc == K_OK || atomic_load(&inf->stop))
+        return 0;
+    /* The backoff counts from the failure, before the handler runs (a test's clock may move). */
+    int64_t failed_at = clock_mono_ms(inf->clock);
+    if (inf->h.api_error)
+        inf->h.api_error(inf->h.ctx, err.http_status);
+    inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
+    if (inf->backoff > 30000)
+        inf->backoff = 30000;
+    int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
+    if (err.retry_after > 0 && err.retry_after * 1000 > wait)
+        wait = (int64_t)err.retry_after * 1000;
+    inf->retry_at = failed_at + wait;
+    log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
+             rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
+             (long long)wait);
+    return wait;
 }
 
 static void *run(void *arg)
@@ -133,68 +208,17 @@ static void *run(void *arg)
     struct informer *inf = arg;
     char agent[128];
     snprintf(agent, sizeof(agent), "gputri/informer-%s", inf->name);
-    struct kube_client *client = kube_client_new(inf->cfg, agent);
+    struct kube_client *client = inf->transport
+                                     ? kube_client_new_transport(inf->cfg, inf->transport, agent)
+                                     : kube_client_new(inf->cfg, agent);
     if (!client) {
         log_error("informer %s: out of memory", inf->name);
         return NULL;
     }
     kube_client_set_cancel(client, &inf->stop);
-    char rv[RV_MAX] = "";
-    int64_t backoff = 0;
-    unsigned seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)inf;
     while (!atomic_load(&inf->stop)) {
-        struct kube_error err = {0};
-        int rc;
-        if (!rv[0]) {
-            rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, sizeof(rv),
-                                    &err);
-            if (rc == K_OK) {
-                log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
-                pthread_mutex_lock(&inf->mu);
-                inf->synced = true;
-                pthread_cond_broadcast(&inf->cv);
-                pthread_mutex_unlock(&inf->mu);
-                backoff = 0;
-            } else {
-                rv[0] = '\0';
-            }
-        } else {
-            int timeout = inf->watch_timeout - inf->watch_timeout / 10 +
-                          (int)(rand_r(&seed) % (unsigned)(inf->watch_timeout / 5 + 1));
-            char from[RV_MAX];
-            snprintf(from, sizeof(from), "%s", rv);
-            struct watch_ctx wc = {inf, rv, sizeof(rv), 0};
-            rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
-            if (inf->h.watch_restart)
-                inf->h.watch_restart(inf->h.ctx, rc);
-            if (wc.events > 0)
-                backoff = 0; /* the connection worked: the next failure is a new outage */
-            if (rc == K_OK) {
-                backoff = 0;
-                continue;
-            }
-            if (rc == K_EGONE) {
-                log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting",
-                         inf->name, from, err.http_status,
-                         err.message[0] ? err.message : "watch error");
-                rv[0] = '\0';
-                continue;
-            }
-        }
-        if (rc == K_OK || atomic_load(&inf->stop))
-            continue;
-        if (inf->h.api_error)
-            inf->h.api_error(inf->h.ctx, err.http_status);
-        backoff = backoff ? backoff * 2 : 800;
-        if (backoff > 30000)
-            backoff = 30000;
-        int64_t wait = backoff / 2 + rand_r(&seed) % (backoff / 2 + 1);
-        if (err.retry_after > 0 && err.retry_after * 1000 > wait)
-            wait = (int64_t)err.retry_after * 1000;
-        log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
-                 rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
-                 (long long)wait);
-        nap(inf, wait);
+        if (informer_step(inf, client) > 0)
+            nap(inf, inf->retry_at);
     }
     kube_client_free(client);
     return NULL;

@@ -17,9 +17,11 @@
 #include <json-c/json.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "util/clock.h"
 
 struct informer_handlers {
     void *ctx;
@@ -41,6 +43,12 @@ struct informer_options {
     const char *path;          /* collection path, e.g. "/api/v1/pods" */
     int page_size;             /* LIST limit, default 500 */
     int watch_timeout_seconds; /* server-side watch timeout, default 300 (randomised +-10%) */
+    /* The time the backoff waits on (borrowed; NULL: the system clock). With another clock the
+     * thread re-reads it at least every 100 ms while it waits, so a test can move it. */
+    const struct clock *clock;
+    /* Requests go through this instead of HTTP (kube_client_new_transport; borrowed); NULL for
+     * HTTP. For tests. */
+    const struct kube_transport *transport;
 };
 
 struct informer;
@@ -67,6 +75,17 @@ bool informer_wait_synced(struct informer *inf, const atomic_int *cancel);
 /* informer_stop() - end the watch, join the thread. Safe to call once, from one thread. */
 void informer_stop(struct informer *inf);
 void informer_free(struct informer *inf);
+
+/*
+ * informer_step() - one turn of the informer's loop through `client`: a LIST when there is no
+ * resourceVersion to resume from (first, or after 410 Gone), else one WATCH until it ends.
+ * Handlers are called from the calling thread. Returns how long to wait before the next step in
+ * ms: 0 after a success or a 410 (go on at once), else the backoff (0.8 s doubling to 30 s,
+ * jittered to [backoff/2, backoff], at least the server's Retry-After). The informer's thread
+ * calls it in a loop; tests call it directly with a fake client instead of informer_start().
+ * Not thread-safe: one caller at a time, and not while the informer's thread runs.
+ */
+int64_t informer_step(struct informer *inf, struct kube_client *client);
 
 /*
  * informer_list_once() - one paged LIST through `client`, calling handlers->sync_begin, upsert

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "kube/project.h"
 #include "util/result.h"
 
@@ -172,8 +173,7 @@ static void compact(struct kpod *p)
 
 static int make_key(char *key, const char *ns, const char *name)
 {
-    int n = snprintf(key, STORE_KEY_MAX, "%s/%s", ns ? ns : "", name);
-    return n < 0 || n >= STORE_KEY_MAX ? K_ETOOBIG : K_OK;
+    return meta_namespace_key(key, STORE_KEY_MAX, ns, name);
 }
 
 /* Whether the pod's requests count on its node: bound, not terminal, requesting a GPU. */
@@ -602,20 +602,11 @@ int store_node_delete(struct store *s, const char *name, unsigned *changed)
     return K_OK;
 }
 
-static const char *meta_string(json_object *obj, const char *field)
-{
-    json_object *meta, *v;
-    if (!json_object_object_get_ex(obj, "metadata", &meta) ||
-        !json_object_object_get_ex(meta, field, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
                          unsigned *changed)
 {
-    const char *name = meta_string(obj, "name");
-    const char *ns = meta_string(obj, "namespace");
+    const char *name = kube_json_meta_str(obj, "name");
+    const char *ns = kube_json_meta_str(obj, "namespace");
     if (!name)
         return K_EPARSE;
     if (key && make_key(key, ns, name) != K_OK)
@@ -632,10 +623,10 @@ int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *k
 int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
                           unsigned *changed)
 {
-    const char *name = meta_string(obj, "name");
+    const char *name = kube_json_meta_str(obj, "name");
     if (!name)
         return K_EPARSE;
-    if (key && snprintf(key, STORE_KEY_MAX, "%s", name) >= STORE_KEY_MAX)
+    if (key && meta_namespace_key(key, STORE_KEY_MAX, NULL, name) != K_OK)
         return K_ETOOBIG;
     if (deleted)
         return store_node_delete(s, name, changed);

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/key.h"
 #include "model/gpu.h"
 #include "model/model.h"
 
@@ -68,7 +69,7 @@ int store_node_delete(struct store *s, const char *name, unsigned *changed);
  * project (logged by the caller, skipped), or K_ENOMEM. On K_OK *key (may be NULL) receives the
  * pod's "namespace/name" or the node's name, in a caller buffer of STORE_KEY_MAX bytes.
  */
-#define STORE_KEY_MAX 320
+#define STORE_KEY_MAX META_KEY_MAX
 int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
                          unsigned *changed);
 int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,

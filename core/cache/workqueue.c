@@ -27,8 +27,7 @@ struct workqueue {
     pthread_cond_t cv;
     int shutting_down;
     int64_t base_delay, max_delay;
-    workqueue_clock_fn clock;
-    void *clock_ctx;
+    struct clock clock;
     struct item *head, *tail; /* ready keys, FIFO */
     size_t len;
     struct lh_table *dirty;      /* keys queued (ready) or to be requeued after done */
@@ -38,12 +37,9 @@ struct workqueue {
     size_t n_heap, cap_heap;
 };
 
-static int64_t monotonic_ms(void *ctx)
+static int64_t now_ms(struct workqueue *q)
 {
-    (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return clock_mono_ms(&q->clock);
 }
 
 static void free_key(struct lh_entry *e)
@@ -52,7 +48,7 @@ static void free_key(struct lh_entry *e)
 }
 
 struct workqueue *workqueue_new(int64_t base_delay_ms, int64_t max_delay_ms,
-                                workqueue_clock_fn clock, void *clock_ctx)
+                                const struct clock *clock)
 {
     struct workqueue *q = calloc(1, sizeof(*q));
     if (!q)
@@ -65,8 +61,7 @@ struct workqueue *workqueue_new(int64_t base_delay_ms, int64_t max_delay_ms,
     pthread_condattr_destroy(&attr);
     q->base_delay = base_delay_ms > 0 ? base_delay_ms : 5;
     q->max_delay = max_delay_ms > 0 ? max_delay_ms : 1000 * 1000;
-    q->clock = clock ? clock : monotonic_ms;
-    q->clock_ctx = clock_ctx;
+    q->clock = clock ? *clock : *clock_system();
     q->dirty = lh_kchar_table_new(64, free_key);
     q->processing = lh_kchar_table_new(64, free_key);
     q->failures = lh_kchar_table_new(64, free_key);
@@ -127,7 +122,7 @@ static int push_ready(struct workqueue *q, const char *key)
         free(it);
         return K_ENOMEM;
     }
-    it->ready_at = q->clock(q->clock_ctx);
+    it->ready_at = now_ms(q);
     if (q->tail)
         q->tail->next = it;
     else
@@ -211,7 +206,7 @@ static int add_after_locked(struct workqueue *q, const char *key, int64_t delay)
         return K_OK;
     if (delay <= 0)
         return add_locked(q, key);
-    int64_t at = q->clock(q->clock_ctx) + delay;
+    int64_t at = now_ms(q) + delay;
     for (size_t i = 0; i < q->n_heap; i++) {
         if (strcmp(q->heap[i].key, key) == 0) {
             if (at < q->heap[i].at) {
@@ -296,7 +291,7 @@ int workqueue_failures(struct workqueue *q, const char *key)
 /* Moves delayed keys whose time has come to the ready queue; returns ms until the next one. */
 static int64_t promote_locked(struct workqueue *q)
 {
-    int64_t now = q->clock(q->clock_ctx);
+    int64_t now = now_ms(q);
     while (q->n_heap && q->heap[0].at <= now) {
         char *key = q->heap[0].key;
         q->heap[0].key = NULL;
@@ -318,7 +313,7 @@ static char *pop_locked(struct workqueue *q, int64_t *queued_ms)
     q->len--;
     char *key = it->key;
     if (queued_ms)
-        *queued_ms = q->clock(q->clock_ctx) - it->ready_at;
+        *queued_ms = now_ms(q) - it->ready_at;
     free(it);
     set_del(q->dirty, key);
     if (set_add(q->processing, key) != K_OK) {

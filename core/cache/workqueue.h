@@ -8,7 +8,8 @@
  *   - workqueue_add_after() delays an add; workqueue_add_rate_limited() delays it by a per-key
  *     exponential backoff (base_delay * 2^failures, capped at max_delay) until
  *     workqueue_forget().
- * Times are milliseconds on the clock passed in (CLOCK_MONOTONIC by default; tests inject one).
+ * Times are milliseconds on the monotonic clock passed in (util/clock.h; NULL for the system
+ * clock, tests inject a fake one).
  * All functions are thread-safe.
  */
 #ifndef GPUTRI_WORKQUEUE_H
@@ -17,17 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct workqueue;
+#include "util/clock.h"
 
-/* A clock in milliseconds; NULL selects CLOCK_MONOTONIC. */
-typedef int64_t (*workqueue_clock_fn)(void *ctx);
+struct workqueue;
 
 /*
  * workqueue_new() - an empty queue. base_delay_ms/max_delay_ms: the rate limiter's bounds
- * (client-go uses 5 ms and 1000 s). Returns NULL on allocation failure.
+ * (client-go uses 5 ms and 1000 s). `clock` (copied; its ctx borrowed, must outlive the queue) is
+ * read for delays and latencies; NULL selects the system clock. Returns NULL on allocation failure.
  */
 struct workqueue *workqueue_new(int64_t base_delay_ms, int64_t max_delay_ms,
-                                workqueue_clock_fn clock, void *clock_ctx);
+                                const struct clock *clock);
 /* workqueue_free() - free a queue no thread uses any more. */
 void workqueue_free(struct workqueue *q);
 

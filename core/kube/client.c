@@ -6,10 +6,10 @@
  * connections, so keep-alive and TLS session reuse still work.
  */
 #include "kube/client.h"
+#include "kube/json.h"
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,11 +18,11 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <openssl/crypto.h>
 
 #include "util/buf.h"
+#include "util/file.h"
 #include "util/result.h"
 
 #define CONNECT_TIMEOUT_S 10L
@@ -42,7 +42,8 @@ struct kube_client {
     CURL *curl;
     char *user_agent;
     const atomic_int *cancel;
-    char *token; /* last token read from cfg->token_file, or NULL */
+    char *token;                            /* last token read from cfg->token_file, or NULL */
+    const struct kube_transport *transport; /* instead of curl, for tests; NULL for HTTP */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -99,6 +100,16 @@ struct kube_client *kube_client_new(const struct kube_config *cfg, const char *u
         kube_client_free(c);
         return NULL;
     }
+    return c;
+}
+
+struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
+                                              const struct kube_transport *t,
+                                              const char *user_agent)
+{
+    struct kube_client *c = kube_client_new(cfg, user_agent);
+    if (c)
+        c->transport = t;
     return c;
 }
 
@@ -176,67 +187,52 @@ static int append_escaped(struct buf *b, const char *value)
 static const char *current_token(struct kube_client *c)
 {
     const char *path = c->cfg->token_file;
-    if (path) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            char *tok = malloc(TOKEN_FILE_MAX + 1);
-            size_t len = 0;
-            ssize_t n = 0;
-            while (tok && len < TOKEN_FILE_MAX &&
-                   (n = read(fd, tok + len, TOKEN_FILE_MAX - len)) > 0)
-                len += (size_t)n;
-            close(fd);
-            if (tok && n >= 0 && len < TOKEN_FILE_MAX) {
-                tok[len] = '\0';
-                while (len > 0 && strchr(" \t\r\n", tok[len - 1]))
-                    tok[--len] = '\0';
-                size_t start = strspn(tok, " \t\r\n");
-                if (tok[start] && !memchr(tok, '\0', len)) {
-                    memmove(tok, tok + start, len - start + 1);
-                    if (c->token) {
-                        OPENSSL_cleanse(c->token, strlen(c->token));
-                        free(c->token);
-                    }
-                    c->token = tok;
-                    tok = NULL;
-                }
+    struct buf b;
+    buf_init(&b, TOKEN_FILE_MAX - 1);
+    if (path && file_read(path, &b, 0) == K_OK) {
+        char *tok = b.data;
+        size_t len = b.len;
+        while (len > 0 && strchr(" \t\r\n", tok[len - 1]))
+            tok[--len] = '\0';
+        size_t start = strspn(tok, " \t\r\n");
+        if (tok[start] && !memchr(tok, '\0', len)) {
+            memmove(tok, tok + start, len - start + 1);
+            if (c->token) {
+                OPENSSL_cleanse(c->token, strlen(c->token));
+                free(c->token);
             }
-            if (tok) {
-                OPENSSL_cleanse(tok, TOKEN_FILE_MAX + 1);
-                free(tok);
-            }
+            c->token = buf_take(&b);
         }
     }
+    if (b.data)
+        OPENSSL_cleanse(b.data, b.len);
+    buf_cleanup(&b);
     return c->token ? c->token : c->cfg->token;
+}
+
+/* Take n bytes of a response with HTTP `status`. Returns K_OK, or the K_* that ends it. */
+static int deliver(struct request *rq, long status, const char *data, size_t n)
+{
+    if (rq->parser) {
+        if (status >= 200 && status < 300)
+            return kube_watch_parser_feed(rq->parser, data, n);
+        /* A failed watch: keep the start of the body for the Status message, drop the rest. */
+        size_t room = rq->body.limit - rq->body.len;
+        int rc = buf_append(&rq->body, data, n < room ? n : room);
+        return rc == K_ENOMEM ? rc : K_OK;
+    }
+    return buf_append(&rq->body, data, n);
 }
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
 {
     struct request *rq = userdata;
     size_t n = size * nmemb;
-    int rc;
+    long status = 0;
 
-    if (rq->parser) {
-        long status = 0;
+    if (rq->parser)
         curl_easy_getinfo(rq->c->curl, CURLINFO_RESPONSE_CODE, &status);
-        if (status >= 200 && status < 300) {
-            rc = kube_watch_parser_feed(rq->parser, data, n);
-            if (rc) {
-                rq->write_rc = rc;
-                return 0;
-            }
-            return n;
-        }
-        /* A failed watch: keep the start of the body for the Status message, drop the rest. */
-        size_t room = rq->body.limit - rq->body.len;
-        rc = buf_append(&rq->body, data, n < room ? n : room);
-        if (rc == K_ENOMEM) {
-            rq->write_rc = rc;
-            return 0;
-        }
-        return n;
-    }
-    rc = buf_append(&rq->body, data, n);
+    int rc = deliver(rq, status, data, n);
     if (rc) {
         rq->write_rc = rc;
         return 0;
@@ -355,13 +351,12 @@ static int parse_json(const char *data, size_t len, json_object **out)
  */
 static void status_message(struct kube_error *err, long status, const struct buf *body)
 {
-    json_object *obj = NULL, *msg;
+    json_object *obj = NULL;
+    const char *msg;
 
     if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
-        json_object_is_type(obj, json_type_object) &&
-        json_object_object_get_ex(obj, "message", &msg) &&
-        json_object_is_type(msg, json_type_string)) {
-        snprintf(err->message, sizeof(err->message), "%s", json_object_get_string(msg));
+        (msg = kube_json_str(obj, "message")) != NULL) {
+        snprintf(err->message, sizeof(err->message), "%s", msg);
     } else if (body->len) {
         int n = snprintf(err->message, sizeof(err->message), "HTTP %ld: ", status);
         size_t o = n > 0 ? (size_t)n : 0;
@@ -374,6 +369,54 @@ static void status_message(struct kube_error *err, long status, const struct buf
         snprintf(err->message, sizeof(err->message), "HTTP %ld", status);
     }
     json_object_put(obj);
+}
+
+static void observe(const char *method, long status, int rc)
+{
+    kube_request_observer_fn fn = atomic_load(&observer_fn);
+    if (fn)
+        fn(atomic_load(&observer_ctx), method, status, rc);
+}
+
+/* The message for a response the write side refused (rc from deliver()). */
+static void write_error(struct kube_error *err, int rc, const char *method, const char *path,
+                        const struct request *rq)
+{
+    if (rc == K_ETOOBIG)
+        err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
+                rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
+    else if (rc == K_EPARSE)
+        err_set(err, rc, "%s %s: malformed watch stream", method, path);
+    else
+        err_set(err, rc, "%s", k_strerror(rc));
+}
+
+/* perform() through a kube_transport instead of libcurl. */
+static int perform_transport(struct kube_client *c, const char *method, const char *path,
+                             const char *body, size_t body_len, struct request *rq,
+                             struct kube_error *err)
+{
+    long status = 0;
+    int retry_after = 0;
+    const char *resp = NULL;
+    size_t resp_len = 0;
+    int rc = c->transport->round_trip(c->transport->ctx, method, path, body, body_len, &status,
+                                      &retry_after, &resp, &resp_len);
+    err->http_status = status;
+    err->retry_after = retry_after;
+    if (rc != K_OK) {
+        err_set(err, rc, "%s %s: %s", method, path, k_strerror(rc));
+    } else if (resp_len && (rc = deliver(rq, status, resp, resp_len)) != K_OK) {
+        write_error(err, rc, method, path, rq);
+    } else if (status < 200 || status >= 300) {
+        rc = status >= 400 ? status_result(status) : K_EHTTP;
+        err->code = rc;
+        status_message(err, status, &rq->body);
+    }
+    observe(method, status, rc);
+    if (rc)
+        err->code = rc;
+    return rc;
 }
 
 #define SETOPT(opt, val)                                                                           \
@@ -409,6 +452,11 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     if (path[0] != '/') {
         err_set(err, K_EINVAL, "request path \"%.100s\" does not start with '/'", path);
         return K_EINVAL;
+    }
+    if (c->transport) {
+        buf_cleanup(&auth);
+        buf_cleanup(&url);
+        return perform_transport(c, method, path, body, body_len, rq, err);
     }
     rc = buf_append_str(&url, cfg->server);
     if (!rc)
@@ -532,13 +580,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
             err_set(err, rc, "canceled");
         } else if (cres == CURLE_WRITE_ERROR && rq->write_rc) {
             rc = rq->write_rc;
-            if (rc == K_ETOOBIG)
-                err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
-                        rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
-            else if (rc == K_EPARSE)
-                err_set(err, rc, "%s %s: malformed watch stream", method, path);
-            else
-                err_set(err, rc, "%s", k_strerror(rc));
+            write_error(err, rc, method, path, rq);
         } else {
             if (cres == CURLE_OPERATION_TIMEDOUT)
                 rc = K_ETIMEDOUT;
@@ -558,11 +600,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         goto out;
     }
 out:
-    if (observed) {
-        kube_request_observer_fn fn = atomic_load(&observer_fn);
-        if (fn)
-            fn(atomic_load(&observer_ctx), method, status, rc);
-    }
+    if (observed)
+        observe(method, status, rc);
     curl_slist_free_all(headers);
     if (auth.data)
         OPENSSL_cleanse(auth.data, auth.len);
@@ -660,16 +699,6 @@ int kube_put(struct kube_client *c, const char *path, json_object *body, json_ob
     return request_json(c, "PUT", path, body, out, err);
 }
 
-/* metadata.<field> of obj as a string, or NULL. */
-static const char *meta_string(json_object *obj, const char *field)
-{
-    json_object *meta, *v;
-    if (!json_object_object_get_ex(obj, "metadata", &meta) ||
-        !json_object_object_get_ex(meta, field, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_fn fn, void *ctx,
               char *resource_version, size_t rv_len, struct kube_error *err)
 {
@@ -724,7 +753,7 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
             }
             items = empty;
         }
-        const char *rv = meta_string(page, "resourceVersion");
+        const char *rv = kube_json_meta_str(page, "resourceVersion");
         if (!rv) {
             rc = K_EPARSE;
             err_set(err, rc, "LIST %s: response without metadata.resourceVersion", path);
@@ -744,7 +773,7 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
             err_set(err, rc, "canceled");
             goto out;
         }
-        const char *next = meta_string(page, "continue");
+        const char *next = kube_json_meta_str(page, "continue");
         free(cont);
         cont = NULL;
         if (next && *next) {
@@ -780,12 +809,11 @@ static int on_watch_event(void *ctx, enum kube_event_type type, json_object *obj
 {
     struct watch_state *w = ctx;
     if (type == KUBE_EVENT_ERROR) {
-        json_object *msg;
+        const char *msg = kube_json_str(object, "message");
         w->error_event = 1;
         w->error_code = kube_watch_error_code(object);
-        if (json_object_object_get_ex(object, "message", &msg) &&
-            json_object_is_type(msg, json_type_string))
-            snprintf(w->message, sizeof(w->message), "%s", json_object_get_string(msg));
+        if (msg)
+            snprintf(w->message, sizeof(w->message), "%s", msg);
         else
             snprintf(w->message, sizeof(w->message), "watch ERROR event, code %d", w->error_code);
         w->fn(w->ctx, type, object);

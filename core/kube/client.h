@@ -35,10 +35,36 @@ struct kube_client;
 
 /*
  * kube_client_new() - a client for `cfg` (borrowed: it must outlive the client).
- * user_agent: e.g. "gputri-controller/0.1.0". Returns NULL on allocation failure.
+ * user_agent: e.g. "gputri-controller/" GPUTRI_VERSION from util/version.h. Returns NULL on
+ * allocation failure.
  */
 struct kube_client *kube_client_new(const struct kube_config *cfg, const char *user_agent);
 void kube_client_free(struct kube_client *c);
+
+/*
+ * A transport replaces HTTP under a client, so tests can answer requests without a server and
+ * record them. round_trip() gets the method ("GET" also for lists and watches), the path with
+ * its query, and the request body (NULL when none, body_len bytes). It returns K_OK with the
+ * HTTP *status, *retry_after (seconds, 0 when none) and the response body in *resp and *resp_len
+ * (borrowed until the next call; a watch's body is its event stream), or a transport error
+ * (K_EIO, K_ETIMEDOUT, ...) as libcurl would. Everything above the transport - paging, the
+ * watch parser, status mapping, the request observer - runs as for HTTP.
+ */
+struct kube_transport {
+    void *ctx;
+    int (*round_trip)(void *ctx, const char *method, const char *path, const char *body,
+                      size_t body_len, long *status, int *retry_after, const char **resp,
+                      size_t *resp_len);
+};
+
+/*
+ * kube_client_new_transport() - a client that sends every request through `t` (borrowed, with
+ * its ctx; must outlive the client) instead of libcurl. `cfg` is borrowed as for
+ * kube_client_new (its server and credentials are not used). NULL on allocation failure.
+ */
+struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
+                                              const struct kube_transport *t,
+                                              const char *user_agent);
 
 /*
  * kube_client_set_cancel() - a flag polled (atomic_load) during long requests (watches); when it

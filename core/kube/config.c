@@ -18,6 +18,7 @@
 
 #include "util/errbuf.h"
 #include "util/buf.h"
+#include "util/file.h"
 #include "util/result.h"
 
 #define KUBECONFIG_MAX (16u << 20) /* a kubeconfig or token file larger than this is refused */
@@ -42,34 +43,13 @@ struct kc_set {
 };
 
 /*
- * Read a whole file into b (initialised by the caller with its limit). Returns K_OK, K_ENOTFOUND
- * when it does not exist, K_ETOOBIG above the limit, K_EINVAL for other I/O errors (errno kept),
- * or K_ENOMEM.
+ * Read a whole file into b (initialised by the caller with its limit): file_read(), with other
+ * I/O errors as K_EINVAL (errno kept for the message).
  */
 static int read_file(const char *path, struct buf *b)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT || errno == ENOTDIR ? K_ENOTFOUND : K_EINVAL;
-    int rc = K_OK;
-    int e = 0;
-    char tmp[8192];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-        rc = buf_append(b, tmp, n);
-        if (rc)
-            goto out;
-    }
-    if (ferror(f)) {
-        e = errno;
-        rc = K_EINVAL;
-    } else if (!b->data) {
-        rc = buf_append(b, "", 0); /* an empty file still yields "" */
-    }
-out:
-    fclose(f);
-    errno = e; /* for the caller's message */
-    return rc;
+    int rc = file_read(path, b, 0);
+    return rc == K_EIO ? K_EINVAL : rc;
 }
 
 static char *dirname_of(const char *path)

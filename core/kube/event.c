@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/result.h"
 
 #define NOTE_LIMIT 1024 /* validation.NoteLengthLimit */
@@ -54,11 +55,8 @@ json_object *kube_event_body(const struct kube_event_spec *e, const char *name, 
 int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
                       struct kube_error *err)
 {
-    char now[32], path[512], ns_esc[256];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char now[CLOCK_RFC3339_MAX], path[512], ns_esc[256];
+    clock_format_rfc3339(clock_wall_ms(NULL), false, now, sizeof(now));
     if (kube_path_escape(e->ns, ns_esc, sizeof(ns_esc)) != K_OK)
         return K_ETOOBIG;
     snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns_esc);

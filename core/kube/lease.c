@@ -1,10 +1,13 @@
 /* lease.c - the Lease lock used by leader election (see lease.h). */
 #include "kube/lease.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "kube/json.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 #define LEASES "/apis/coordination.k8s.io/v1/namespaces/"
@@ -18,37 +21,27 @@ int lease_record_equal(const struct lease_record *a, const struct lease_record *
 
 void lease_format_time(int64_t wall_ms, char out[LEASE_TIME_MAX])
 {
-    time_t secs = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    char date[32];
-    gmtime_r(&secs, &tm);
-    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, LEASE_TIME_MAX, "%.20s.%06dZ", date, (int)(wall_ms % 1000) * 1000);
+    clock_format_rfc3339(wall_ms, true, out, LEASE_TIME_MAX);
 }
 
 static void copy_string(json_object *obj, const char *field, char *out, size_t len)
 {
-    json_object *v;
-    out[0] = '\0';
-    if (json_object_object_get_ex(obj, field, &v) && json_object_is_type(v, json_type_string))
-        snprintf(out, len, "%s", json_object_get_string(v));
+    const char *v = kube_json_str(obj, field);
+    snprintf(out, len, "%s", v ? v : "");
 }
 
+/* An int32 field (leaseDurationSeconds, leaseTransitions), 0 when absent or out of range. */
 static int get_int(json_object *obj, const char *field)
 {
-    json_object *v;
-    if (json_object_object_get_ex(obj, field, &v) && json_object_is_type(v, json_type_int))
-        return json_object_get_int(v);
-    return 0;
+    int64_t v = kube_json_int(obj, field, 0);
+    return v >= INT32_MIN && v <= INT32_MAX ? (int)v : 0;
 }
 
 int lease_record_from_json(json_object *lease, struct lease_record *rec)
 {
-    json_object *spec;
+    json_object *spec = kube_json_get(lease, "spec", json_type_object);
     memset(rec, 0, sizeof(*rec));
-    if (!json_object_is_type(lease, json_type_object) ||
-        !json_object_object_get_ex(lease, "spec", &spec) ||
-        !json_object_is_type(spec, json_type_object))
+    if (!spec)
         return K_EPARSE;
     copy_string(spec, "holderIdentity", rec->holder, sizeof(rec->holder));
     copy_string(spec, "acquireTime", rec->acquire_time, sizeof(rec->acquire_time));
@@ -61,9 +54,8 @@ int lease_record_from_json(json_object *lease, struct lease_record *rec)
 /* Write `rec` into obj.spec, replacing the election fields and keeping any others. */
 static int set_spec(json_object *obj, const struct lease_record *rec)
 {
-    json_object *spec;
-    if (!json_object_object_get_ex(obj, "spec", &spec) ||
-        !json_object_is_type(spec, json_type_object)) {
+    json_object *spec = kube_json_get(obj, "spec", json_type_object);
+    if (!spec) {
         spec = json_object_new_object();
         if (!spec || json_object_object_add(obj, "spec", spec) != 0) {
             json_object_put(spec);

@@ -10,31 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/json.h"
 #include "model/quantity.h"
 #include "util/result.h"
 
-/* ---- small json helpers (all borrowed) ---------------------------------------------------- */
+/* ---- short names for the shared getters (kube/json.h; all borrowed) ---------------------- */
 
 static json_object *get(json_object *o, const char *key)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object))
-        return NULL;
-    if (!json_object_object_get_ex(o, key, &v))
-        return NULL;
-    return v;
+    return kube_json_field(o, key);
 }
 
 static json_object *get_type(json_object *o, const char *key, json_type type)
 {
-    json_object *v = get(o, key);
-    return v && json_object_is_type(v, type) ? v : NULL;
+    return kube_json_get(o, key, type);
 }
 
 static const char *get_str(json_object *o, const char *key)
 {
-    json_object *v = get_type(o, key, json_type_string);
-    return v ? json_object_get_string(v) : NULL;
+    return kube_json_str(o, key);
 }
 
 /* Copy a string or leave NULL; returns K_ENOMEM only when a copy was needed and failed. */
@@ -54,8 +48,7 @@ static int dup_or_empty(const char *s, char **out)
     return *out ? K_OK : K_ENOMEM;
 }
 
-/* A string map ({"k": "v"}) into a kv_list; non-string values are skipped. */
-static int project_string_map(json_object *map, struct kv_list *out)
+int project_string_map(json_object *map, struct kv_list *out)
 {
     if (!map || !json_object_is_type(map, json_type_object))
         return K_OK;
@@ -344,19 +337,20 @@ static int project_affinity(json_object *spec, struct node_affinity *out)
     return K_OK;
 }
 
-static int project_tolerations(json_object *spec, struct kpod *out)
+int project_toleration_list(json_object *arr, struct toleration **out, size_t *n_out)
 {
-    json_object *arr = get_type(spec, "tolerations", json_type_array);
-    size_t n = arr ? json_object_array_length(arr) : 0;
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    *out = NULL;
+    *n_out = 0;
     if (n == 0)
         return K_OK;
-    out->tolerations = calloc(n, sizeof(*out->tolerations));
-    if (!out->tolerations)
+    *out = calloc(n, sizeof(**out));
+    if (!*out)
         return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         json_object *t = json_object_array_get_idx(arr, i);
-        struct toleration *tol = &out->tolerations[i];
-        out->n_tolerations++;
+        struct toleration *tol = &(*out)[i];
+        (*n_out)++;
         if (dup_or_empty(get_str(t, "key"), &tol->key) != K_OK ||
             dup_or_empty(get_str(t, "operator"), &tol->op) != K_OK ||
             dup_or_empty(get_str(t, "value"), &tol->value) != K_OK ||
@@ -364,6 +358,12 @@ static int project_tolerations(json_object *spec, struct kpod *out)
             return K_ENOMEM;
     }
     return K_OK;
+}
+
+static int project_tolerations(json_object *spec, struct kpod *out)
+{
+    return project_toleration_list(get_type(spec, "tolerations", json_type_array),
+                                   &out->tolerations, &out->n_tolerations);
 }
 
 static int project_meta(json_object *meta, struct kpod *out)

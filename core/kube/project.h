@@ -61,4 +61,18 @@ int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set 
 /* project_node() - fill `out` (zeroed first) from a Node object. Same results as project_pod. */
 int project_node(json_object *node, const struct gpu_set *gpus, struct knode *out);
 
+/*
+ * project_string_map() - a string map such as labels or nodeSelector ({"k": "v"}) into `out`
+ * (empty on entry); values that are not strings are skipped, NULL or a non-object gives an
+ * empty list. Returns K_OK or K_ENOMEM (out then holds what was copied: kv_list_cleanup it).
+ */
+int project_string_map(json_object *map, struct kv_list *out);
+
+/*
+ * project_toleration_list() - a tolerations array (core/v1 Toleration: key, operator, value,
+ * effect; absent fields as "") into a new array *out of *n entries. NULL or a non-array gives
+ * none. Returns K_OK or K_ENOMEM (*out and *n then hold what was copied: tolerations_free them).
+ */
+int project_toleration_list(json_object *arr, struct toleration **out, size_t *n);
+
 #endif

@@ -94,6 +94,17 @@ static void requirements_cleanup(struct selector_requirement *r, size_t n)
     free(r);
 }
 
+void tolerations_free(struct toleration *t, size_t n)
+{
+    for (size_t i = 0; t && i < n; i++) {
+        free(t[i].key);
+        free(t[i].op);
+        free(t[i].value);
+        free(t[i].effect);
+    }
+    free(t);
+}
+
 void pod_cleanup(struct kpod *p)
 {
     if (!p)
@@ -111,13 +122,7 @@ void pod_cleanup(struct kpod *p)
         requirements_cleanup(p->affinity.terms[i].fields, p->affinity.terms[i].n_fields);
     }
     free(p->affinity.terms);
-    for (size_t i = 0; i < p->n_tolerations; i++) {
-        free(p->tolerations[i].key);
-        free(p->tolerations[i].op);
-        free(p->tolerations[i].value);
-        free(p->tolerations[i].effect);
-    }
-    free(p->tolerations);
+    tolerations_free(p->tolerations, p->n_tolerations);
     free(p->scheduled.reason);
     free(p->scheduled.message);
     free(p->cause);

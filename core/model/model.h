@@ -182,4 +182,7 @@ bool pod_is_terminal(const struct kpod *p);
 const char *kv_list_get(const struct kv_list *l, const char *key);
 void kv_list_cleanup(struct kv_list *l);
 
+/* tolerations_free() - free n tolerations and their strings, then the array. NULL-safe. */
+void tolerations_free(struct toleration *t, size_t n);
+
 #endif

@@ -66,11 +66,15 @@ static int rec_patch(void *conn, const char *ns, const char *name, json_object *
 
 static const struct event_sink sink = {rec_create, rec_patch};
 
-static int64_t now_ms;
-static int64_t fake_wall(void *ctx)
+static struct clock_fake fake;
+
+/* The fake clock, reset to wall time `ms`. */
+static const struct clock *clock_at(int64_t ms)
 {
-    (void)ctx;
-    return now_ms;
+    static struct clock c;
+    clock_fake_init(&fake, ms);
+    c = clock_fake_clock(&fake);
+    return &c;
 }
 
 static struct kube_event_spec spec(const char *uid, const char *reason, const char *message)
@@ -94,8 +98,8 @@ static void test_repeat_is_aggregated(void **state)
 {
     (void)state;
     struct recorder r = {0};
-    now_ms = 1764513000000; /* 2025-11-30T14:30:00Z */
-    struct event_recorder *er = event_recorder_new(&sink, 600000, 16, fake_wall, NULL);
+    struct event_recorder *er =
+        event_recorder_new(&sink, 600000, 16, clock_at(1764513000000)); /* 2025-11-30T14:30:00Z */
     struct kube_event_spec e = spec("uid-1", "GPUExhausted", "0/1 free");
     struct kube_error err = {0};
     int agg = -1;
@@ -112,7 +116,7 @@ static void test_repeat_is_aggregated(void **state)
     assert_non_null(strstr(r.actions[0].body, "\"reportingComponent\":\"gputri\""));
 
     /* The same pod and reason a minute later: the Event is patched, not created again. */
-    now_ms += 60000;
+    clock_fake_advance_ms(&fake, 60000);
     e.message = "0/2 free";
     assert_int_equal(event_recorder_record(er, &r, &e, &agg, &err), K_OK);
     assert_int_equal(agg, 1);
@@ -122,7 +126,7 @@ static void test_repeat_is_aggregated(void **state)
     assert_string_equal(r.actions[1].body,
                         "{\"count\":2,\"lastTimestamp\":\"2025-11-30T14:31:00Z\","
                         "\"message\":\"0\\/2 free\"}");
-    now_ms += 1000;
+    clock_fake_advance_ms(&fake, 1000);
     assert_int_equal(event_recorder_record(er, &r, &e, &agg, &err), K_OK);
     assert_non_null(strstr(r.actions[2].body, "\"count\":3"));
     assert_int_equal(event_recorder_size(er), 1);
@@ -133,16 +137,15 @@ static void test_other_reason_or_pod_is_a_new_event(void **state)
 {
     (void)state;
     struct recorder r = {0};
-    now_ms = 1764513000000;
-    struct event_recorder *er = event_recorder_new(&sink, 600000, 16, fake_wall, NULL);
+    struct event_recorder *er = event_recorder_new(&sink, 600000, 16, clock_at(1764513000000));
     struct kube_event_spec e1 = spec("uid-1", "GPUExhausted", "m");
     struct kube_event_spec e2 = spec("uid-1", "GPUTaint", "m");
     struct kube_event_spec e3 = spec("uid-2", "GPUExhausted", "m"); /* same name, new pod */
     struct kube_error err = {0};
     assert_int_equal(event_recorder_record(er, &r, &e1, NULL, &err), K_OK);
-    now_ms += 1;
+    clock_fake_advance_ms(&fake, 1);
     assert_int_equal(event_recorder_record(er, &r, &e2, NULL, &err), K_OK);
-    now_ms += 1;
+    clock_fake_advance_ms(&fake, 1);
     assert_int_equal(event_recorder_record(er, &r, &e3, NULL, &err), K_OK);
     assert_int_equal(r.n, 3);
     for (int i = 0; i < 3; i++)
@@ -156,26 +159,25 @@ static void test_expired_or_vanished_event_is_created_again(void **state)
 {
     (void)state;
     struct recorder r = {0};
-    now_ms = 1764513000000;
-    struct event_recorder *er = event_recorder_new(&sink, 600000, 16, fake_wall, NULL);
+    struct event_recorder *er = event_recorder_new(&sink, 600000, 16, clock_at(1764513000000));
     struct kube_event_spec e = spec("uid-1", "GPUExhausted", "m");
     struct kube_error err = {0};
     assert_int_equal(event_recorder_record(er, &r, &e, NULL, &err), K_OK);
 
     /* Past the ttl: forgotten, so a new Event. */
-    now_ms += 600000;
+    clock_fake_advance_ms(&fake, 600000);
     assert_int_equal(event_recorder_record(er, &r, &e, NULL, &err), K_OK);
     assert_string_equal(r.actions[1].verb, "create");
 
     /* The server lost it (404): created again, and remembered under the new name. */
-    now_ms += 1000;
+    clock_fake_advance_ms(&fake, 1000);
     r.patch_fails = K_ENOTFOUND;
     int agg = -1;
     assert_int_equal(event_recorder_record(er, &r, &e, &agg, &err), K_OK);
     assert_int_equal(agg, 0);
     assert_int_equal(r.n, 3);
     assert_string_equal(r.actions[2].verb, "create");
-    now_ms += 1000;
+    clock_fake_advance_ms(&fake, 1000);
     assert_int_equal(event_recorder_record(er, &r, &e, &agg, &err), K_OK);
     assert_int_equal(agg, 1);
     assert_string_equal(r.actions[3].name, r.actions[2].name);
@@ -191,8 +193,7 @@ static void test_no_uid_is_never_aggregated_and_lru_bounds_memory(void **state)
 {
     (void)state;
     struct recorder r = {0};
-    now_ms = 1764513000000;
-    struct event_recorder *er = event_recorder_new(&sink, 600000, 2, fake_wall, NULL);
+    struct event_recorder *er = event_recorder_new(&sink, 600000, 2, clock_at(1764513000000));
     struct kube_event_spec e = spec(NULL, "GPUExhausted", "m");
     struct kube_error err = {0};
     assert_int_equal(event_recorder_record(er, &r, &e, NULL, &err), K_OK);
@@ -203,15 +204,15 @@ static void test_no_uid_is_never_aggregated_and_lru_bounds_memory(void **state)
     struct kube_event_spec a = spec("uid-a", "R", "m"), b = spec("uid-b", "R", "m"),
                            c = spec("uid-c", "R", "m");
     event_recorder_record(er, &r, &a, NULL, &err);
-    now_ms += 1;
+    clock_fake_advance_ms(&fake, 1);
     event_recorder_record(er, &r, &b, NULL, &err);
-    now_ms += 1;
+    clock_fake_advance_ms(&fake, 1);
     event_recorder_record(er, &r, &a, NULL, &err); /* a used again: b is least recent */
-    now_ms += 1;
+    clock_fake_advance_ms(&fake, 1);
     event_recorder_record(er, &r, &c, NULL, &err); /* evicts b */
     assert_int_equal(event_recorder_size(er), 2);
     int before = r.n;
-    now_ms += 1;
+    clock_fake_advance_ms(&fake, 1);
     event_recorder_record(er, &r, &a, NULL, &err);
     assert_string_equal(r.actions[before].verb, "patch");
     event_recorder_record(er, &r, &b, NULL, &err);

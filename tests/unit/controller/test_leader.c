@@ -16,24 +16,9 @@
 
 /* ---------------------------------------------------------------- fakes */
 
-struct fake_clock {
-    int64_t mono, wall;
-};
-
-static int64_t fake_mono(void *ctx)
+static void advance(struct clock_fake *c, int64_t ms)
 {
-    return ((struct fake_clock *)ctx)->mono;
-}
-
-static int64_t fake_wall(void *ctx)
-{
-    return ((struct fake_clock *)ctx)->wall;
-}
-
-static void advance(struct fake_clock *c, int64_t ms)
-{
-    c->mono += ms;
-    c->wall += ms;
+    clock_fake_advance_ms(c, ms);
 }
 
 /* The API server's copy of the Lease. */
@@ -98,7 +83,7 @@ struct candidate {
     struct leader_elector *le;
 };
 
-static struct fake_clock clk;
+static struct clock_fake clk;
 static struct fake_server srv;
 
 static void candidate_init(struct candidate *c, const char *id)
@@ -107,7 +92,7 @@ static void candidate_init(struct candidate *c, const char *id)
     c->lock.seen_version = 0;
     struct lease_lock ops = {&c->lock, fl_get, fl_create, fl_update};
     struct leader_options o = {id, 6000, 4000, 1000};
-    struct leader_clock lc = {&clk, fake_mono, fake_wall};
+    struct clock lc = clock_fake_clock(&clk);
     c->le = leader_new(&o, &ops, &lc);
     assert_non_null(c->le);
 }
@@ -116,8 +101,7 @@ static int setup(void **state)
 {
     (void)state;
     memset(&srv, 0, sizeof(srv));
-    clk.mono = 1000000;
-    clk.wall = 1764513000000; /* 2025-11-30T14:30:00Z */
+    clock_fake_init(&clk, 1764513000000); /* 2025-11-30T14:30:00Z */
     return 0;
 }
 

@@ -395,11 +395,17 @@ static void test_tls_versions(void **state)
 static void test_cert_rotation(void **state)
 {
     struct fx *f = *state;
+    /* the reloader looks at the files at most once a second: of the fake clock */
+    static struct clock_fake clk;
+    clock_fake_init(&clk, 0);
+    static struct clock fake;
+    fake = clock_fake_clock(&clk);
+    tls_source_set_clock(f->tls, &fake);
     assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "a.crt"}, NULL, NULL, 0),
                      200);
     install("b.key", f->key);
     install("b.crt", f->cert);
-    usleep(1100 * 1000);
+    clock_fake_advance_ms(&clk, 1000);
     /* the first handshake after a second notices the change and already gets b */
     assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "b.crt"}, NULL, NULL, 0),
                      200);
@@ -407,7 +413,7 @@ static void test_cert_rotation(void **state)
     assert_int_equal(tls_source_generation(f->tls), 2);
     /* a broken replacement keeps b */
     install("garbage.pem", f->cert);
-    usleep(1100 * 1000);
+    clock_fake_advance_ms(&clk, 1000);
     assert_int_equal(call(f, &(struct call){.path = "/healthz", .ca = "b.crt"}, NULL, NULL, 0),
                      200);
     assert_int_equal(tls_source_generation(f->tls), 2);

@@ -10,18 +10,14 @@
 
 #include "cache/workqueue.h"
 
-static int64_t fake_now;
-
-static int64_t fake_clock(void *ctx)
-{
-    (void)ctx;
-    return fake_now;
-}
+static struct clock_fake fake;
+static struct clock fake_clock;
 
 static struct workqueue *new_queue(void)
 {
-    fake_now = 1000;
-    struct workqueue *q = workqueue_new(5, 1000, fake_clock, NULL);
+    clock_fake_init(&fake, 0);
+    fake_clock = clock_fake_clock(&fake);
+    struct workqueue *q = workqueue_new(5, 1000, &fake_clock);
     assert_non_null(q);
     return q;
 }
@@ -77,10 +73,10 @@ static void test_add_after(void **state)
     workqueue_add_after(q, "early", 10);
     assert_int_equal(workqueue_delayed_len(q), 2);
     expect_key(q, NULL);
-    fake_now += 10;
+    clock_fake_advance_ms(&fake, 10);
     expect_key(q, "early");
     expect_key(q, NULL);
-    fake_now += 90;
+    clock_fake_advance_ms(&fake, 90);
     expect_key(q, "late");
     workqueue_free(q);
 }
@@ -90,18 +86,18 @@ static void test_rate_limited_backoff(void **state)
     (void)state;
     struct workqueue *q = new_queue();
     assert_int_equal(workqueue_add_rate_limited(q, "k", 0), 5);
-    fake_now += 5;
+    clock_fake_advance_ms(&fake, 5);
     expect_key(q, "k");
     assert_int_equal(workqueue_add_rate_limited(q, "k", 0), 10);
-    fake_now += 10;
+    clock_fake_advance_ms(&fake, 10);
     expect_key(q, "k");
     assert_int_equal(workqueue_add_rate_limited(q, "k", 0), 20);
     assert_int_equal(workqueue_failures(q, "k"), 3);
-    fake_now += 20;
+    clock_fake_advance_ms(&fake, 20);
     expect_key(q, "k");
     /* Retry-After wins when it is longer */
     assert_int_equal(workqueue_add_rate_limited(q, "k", 3000), 3000);
-    fake_now += 3000;
+    clock_fake_advance_ms(&fake, 3000);
     expect_key(q, "k");
     /* capped at max */
     for (int i = 0; i < 20; i++)
@@ -124,7 +120,7 @@ static void test_drop(void **state)
     assert_int_equal(workqueue_len(q), 1);
     assert_int_equal(workqueue_delayed_len(q), 0);
     expect_key(q, "b");
-    fake_now += 100;
+    clock_fake_advance_ms(&fake, 100);
     expect_key(q, NULL);
     workqueue_free(q);
 }

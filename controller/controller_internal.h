@@ -1,0 +1,128 @@
+/*
+ * controller_internal.h - the state the controller's parts share, and how they call each other.
+ * Not the controller's API (controller.h); the controller's own files and its unit tests include
+ * it. Where each concern lives:
+ *   controller.c - lifecycle: wiring (controller_new), startup and shutdown (controller_run),
+ *                  the leader-election thread
+ *   handlers.c   - informer event handlers: objects into the store, pod keys onto the workqueue
+ *   workers.c    - the reconcile workers: one key at a time, writes gated by leadership
+ *   probes.c     - /metrics, /healthz, /livez, /readyz and the API request counter
+ */
+#ifndef GPUTRI_CONTROLLER_INTERNAL_H
+#define GPUTRI_CONTROLLER_INTERNAL_H
+
+#include <json-c/linkhash.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "cache/informer.h"
+#include "cache/store.h"
+#include "cache/workqueue.h"
+#include "controller.h"
+#include "httpd.h"
+#include "kube/client.h"
+#include "kube/lease.h"
+#include "leader.h"
+#include "reconcile.h"
+#include "util/clock.h"
+#include "util/version.h"
+
+#define USER_AGENT "gputri-controller/" GPUTRI_VERSION
+
+/*
+ * A pod whose GPUs fit is only reported once it stayed unplaced for GPU_FITS_GRACE_MS: right
+ * after a GPU is freed the scheduler's last PodScheduled=False still stands until its next try,
+ * which its backoff (at most 10 s by default) may delay.
+ */
+#define GPU_FITS_GRACE_MS 10000
+
+struct controller {
+    const struct kube_config *cfg;
+    struct controller_options opts;
+    struct clock clock; /* opts.clock, or the system clock */
+    struct store *store;
+    struct workqueue *queue;
+    struct informer *pods, *nodes;
+    pthread_t *workers;
+    int n_workers;
+    /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
+    pthread_mutex_t written_mu;
+    struct lh_table *written;
+    /* pods whose GPUs fit: "ns/name" -> (intptr_t) monotonic ms when first seen so; under
+     * written_mu */
+    struct lh_table *fits_since;
+    /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
+    atomic_int listing;
+
+    struct metrics *metrics;
+    struct event_recorder *events;
+    struct httpd *metrics_srv, *health_srv;
+
+    /* leader election: NULL le when off */
+    struct leader_elector *le;
+    struct kube_client *le_client;
+    struct kube_lease_lock le_lock;
+    pthread_t le_thread;
+    int le_started;
+    atomic_int le_stop;
+    pthread_mutex_t le_mu;
+    pthread_cond_t le_cv;
+};
+
+/* ---- handlers.c */
+
+/*
+ * controller_pod_handlers() / controller_node_handlers() - the informer handlers for pods and
+ * nodes (ctx = c): apply the object to the store; queue the pod's key when its work may have
+ * changed and drop it when the pod needs none; after node or usage changes (batched while a LIST
+ * is applied) queue every pending GPU pod. Called from the informers' threads.
+ */
+struct informer_handlers controller_pod_handlers(struct controller *c);
+struct informer_handlers controller_node_handlers(struct controller *c);
+
+/* controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer). */
+void controller_enqueue_pending(struct controller *c);
+
+/* ---- workers.c */
+
+/* controller_may_write() - true without leader election, else while this replica leads. */
+bool controller_may_write(struct controller *c);
+
+/*
+ * A pod_writer around `inner` that refuses (K_ECANCELED, "not the leader") when this replica may
+ * not write, checked right before each write, and counts successful writes in the metrics.
+ */
+struct gated_writer {
+    struct controller *c;
+    struct pod_writer inner;
+};
+struct pod_writer controller_gated_writer(struct gated_writer *g);
+
+/*
+ * controller_process() - reconcile key "ns/name" once through `w`: plan (reconcile.h); hold a
+ * gpu-fits verdict back until GPU_FITS_GRACE_MS after it was first seen (requeued with a delay);
+ * write; remember what was written until the watch shows it; requeue with backoff on 429, 5xx
+ * and transport errors (at least Retry-After), at once on 409. Thread-safe for different keys
+ * (the workqueue never hands one key to two workers).
+ */
+void controller_process(struct controller *c, struct pod_writer *w, const char *key);
+
+/* controller_worker() - the worker thread (arg = c): workqueue_get, process, done, until shut. */
+void *controller_worker(void *arg);
+
+/* ---- probes.c */
+
+/*
+ * controller_probes_start() - serve /metrics on opts.metrics_addr and the probes on
+ * opts.health_addr (on the metrics server when both name one fixed address), and count every API
+ * request in the metrics. Returns K_OK, or the error of a server that could not start (logged).
+ */
+int controller_probes_start(struct controller *c);
+/* controller_probes_stop() - stop both servers and the request counting. Idempotent. */
+void controller_probes_stop(struct controller *c);
+
+/* controller_serve() - answer one probe or metrics request (an httpd_handler_fn, ctx = c). */
+unsigned controller_serve(void *ctx, const char *path, struct buf *body, const char **content_type);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * handlers.c - the informers' event handlers: every pod and node change goes into the store, and
+ * the pods whose answer may have changed go onto the workqueue (the event handlers of
+ * kubernetes/sample-controller: controller.go, enqueueFoo / handleObject).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/key.h"
+#include "controller_internal.h"
+#include "kube/json.h"
+#include "metrics.h"
+#include "util/log.h"
+#include "util/result.h"
+
+static void enqueue_one(void *ctx, const char *key)
+{
+    workqueue_add(ctx, key);
+}
+
+void controller_enqueue_pending(struct controller *c)
+{
+    store_read_lock(c->store);
+    store_for_each_pending_gpu_pod(c->store, enqueue_one, c->queue);
+    store_read_unlock(c->store);
+}
+
+static void after_change(struct controller *c, unsigned changed)
+{
+    if (!(changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
+        return;
+    if (!atomic_load(&c->listing))
+        controller_enqueue_pending(c);
+}
+
+/* Forget a written cause once the watch shows it, or once the pod is gone. */
+static void settle_written(struct controller *c, const char *key, const char *seen, int gone)
+{
+    pthread_mutex_lock(&c->written_mu);
+    struct lh_entry *e = lh_table_lookup_entry(c->written, key);
+    const char *cause = e ? strchr(lh_entry_v(e), ' ') : NULL;
+    if (e && (gone || (seen && cause && strcmp(seen, cause + 1) == 0)))
+        lh_table_delete_entry(c->written, e);
+    if (gone) {
+        struct lh_entry *f = lh_table_lookup_entry(c->fits_since, key);
+        if (f)
+            lh_table_delete_entry(c->fits_since, f);
+    }
+    pthread_mutex_unlock(&c->written_mu);
+}
+
+/*
+ * Whether pod `key` may still need a write: it is a pending GPU pod, or it carries a cause (seen
+ * or written by us and not yet seen) that may have to become `ok`. Work queued for any other pod
+ * (placed without a cause, finished, gone) is dropped.
+ */
+static int needs_work(struct controller *c, const char *key)
+{
+    char ns[256], name[256];
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+        return 1;
+
+    pthread_mutex_lock(&c->written_mu);
+    int written = lh_table_lookup_entry(c->written, key) != NULL;
+    pthread_mutex_unlock(&c->written_mu);
+    if (written)
+        return 1;
+    store_read_lock(c->store);
+    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    int needed = pod && (store_is_pending_gpu_pod(pod) || pod->cause);
+    store_read_unlock(c->store);
+    return needed;
+}
+
+static void pod_event(struct controller *c, json_object *obj, int deleted)
+{
+    char key[STORE_KEY_MAX];
+    unsigned changed = 0;
+    int rc = store_pod_apply_json(c->store, obj, deleted, key, &changed);
+    if (rc) {
+        log_warn("skipping a pod that cannot be read: %s", k_strerror(rc));
+        return;
+    }
+    settle_written(c, key, kube_json_annotation(obj, ANNOTATION_CAUSE), deleted);
+    if (deleted || !needs_work(c, key))
+        workqueue_drop(c->queue, key);
+    else if (changed & STORE_CHANGED_POD)
+        workqueue_add(c->queue, key);
+    after_change(c, changed);
+}
+
+static void pod_upsert(void *ctx, json_object *obj)
+{
+    pod_event(ctx, obj, 0);
+}
+
+static void pod_remove(void *ctx, json_object *obj)
+{
+    pod_event(ctx, obj, 1);
+}
+
+static void node_event(struct controller *c, json_object *obj, int deleted)
+{
+    unsigned changed = 0;
+    int rc = store_node_apply_json(c->store, obj, deleted, NULL, &changed);
+    if (rc) {
+        log_warn("skipping a node that cannot be read: %s", k_strerror(rc));
+        return;
+    }
+    after_change(c, changed);
+}
+
+static void node_upsert(void *ctx, json_object *obj)
+{
+    node_event(ctx, obj, 0);
+}
+
+static void node_remove(void *ctx, json_object *obj)
+{
+    node_event(ctx, obj, 1);
+}
+
+static void pods_watch_restart(void *ctx, int result)
+{
+    struct controller *c = ctx;
+    (void)result;
+    metrics_watch_restart(c->metrics, "pods");
+}
+
+static void nodes_watch_restart(void *ctx, int result)
+{
+    struct controller *c = ctx;
+    (void)result;
+    metrics_watch_restart(c->metrics, "nodes");
+}
+
+/*
+ * Both informers share `listing`: they run in different threads, so the flag is only a hint to
+ * batch work; a change seen outside a list is requeued directly, and every list ends with a
+ * requeue of all pending GPU pods.
+ */
+static void list_begin(struct controller *c)
+{
+    atomic_fetch_add(&c->listing, 1);
+}
+
+static void list_end(struct controller *c)
+{
+    atomic_fetch_sub(&c->listing, 1);
+    controller_enqueue_pending(c);
+}
+
+static void pods_sync_begin(void *ctx)
+{
+    struct controller *c = ctx;
+    list_begin(c);
+    store_pods_sync_begin(c->store);
+}
+
+static void pods_sync_end(void *ctx)
+{
+    struct controller *c = ctx;
+    unsigned changed = 0;
+    store_pods_sync_end(c->store, &changed);
+    list_end(c);
+}
+
+static void nodes_sync_begin(void *ctx)
+{
+    struct controller *c = ctx;
+    list_begin(c);
+    store_nodes_sync_begin(c->store);
+}
+
+static void nodes_sync_end(void *ctx)
+{
+    struct controller *c = ctx;
+    unsigned changed = 0;
+    store_nodes_sync_end(c->store, &changed);
+    list_end(c);
+}
+
+struct informer_handlers controller_pod_handlers(struct controller *c)
+{
+    return (struct informer_handlers){
+        .ctx = c,
+        .upsert = pod_upsert,
+        .remove = pod_remove,
+        .sync_begin = pods_sync_begin,
+        .sync_end = pods_sync_end,
+        .watch_restart = pods_watch_restart,
+    };
+}
+
+struct informer_handlers controller_node_handlers(struct controller *c)
+{
+    return (struct informer_handlers){
+        .ctx = c,
+        .upsert = node_upsert,
+        .remove = node_remove,
+        .sync_begin = nodes_sync_begin,
+        .sync_end = nodes_sync_end,
+        .watch_restart = nodes_watch_restart,
+    };
+}

@@ -1,0 +1,165 @@
+/*
+ * probes.c - the controller's HTTP endpoints: Prometheus metrics on --metrics-bind-address and
+ * /healthz, /livez and /readyz on --health-probe-bind-address (controller-runtime's flags), and
+ * the API request counter behind gputri_api_requests_total.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/key.h"
+#include "controller_internal.h"
+#include "metrics.h"
+#include "util/log.h"
+#include "util/result.h"
+
+/* Every API request of every client, for gputri_api_requests_total. */
+static void on_api_request(void *ctx, const char *method, long http_status, int result)
+{
+    (void)method;
+    (void)result;
+    metrics_api_request(ctx, http_status);
+}
+
+/* One pending_gpu_pods sample being counted. */
+struct pending_row {
+    const char *cause; /* static */
+    char resource[128];
+    int64_t count;
+};
+
+struct pending_count {
+    struct controller *c;
+    struct pending_row *rows;
+    size_t n, cap;
+};
+
+static void count_pending(void *ctx, const char *key)
+{
+    struct pending_count *pc = ctx;
+    char ns[256], name[256];
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+        return;
+    const struct kpod *pod = store_pod_get(pc->c->store, ns, name);
+    if (!pod)
+        return;
+    int cause = pod->cause ? cause_from_word(pod->cause) : -1;
+    const char *word = pod->cause ? (cause >= 0 ? cause_word(cause) : "other") : "none";
+    for (size_t i = 0; i < pod->gpu_requests.n; i++) {
+        const char *res = pod->gpu_requests.items[i].name;
+        size_t j;
+        for (j = 0; j < pc->n; j++)
+            if (pc->rows[j].cause == word && strcmp(pc->rows[j].resource, res) == 0)
+                break;
+        if (j == pc->n) {
+            if (pc->n == pc->cap) {
+                size_t cap = pc->cap ? pc->cap * 2 : 16;
+                struct pending_row *rows = realloc(pc->rows, cap * sizeof(*rows));
+                if (!rows)
+                    return;
+                pc->rows = rows;
+                pc->cap = cap;
+            }
+            pc->rows[j].cause = word;
+            snprintf(pc->rows[j].resource, sizeof(pc->rows[j].resource), "%s", res);
+            pc->rows[j].count = 0;
+            pc->n++;
+        }
+        pc->rows[j].count++;
+    }
+}
+
+static unsigned render_metrics(struct controller *c, struct buf *body)
+{
+    struct pending_count pc = {.c = c};
+    store_read_lock(c->store);
+    store_for_each_pending_gpu_pod(c->store, count_pending, &pc);
+    store_read_unlock(c->store);
+    struct metrics_pending *samples = calloc(pc.n ? pc.n : 1, sizeof(*samples));
+    unsigned status = 500;
+    if (samples) {
+        for (size_t i = 0; i < pc.n; i++) {
+            samples[i].cause = pc.rows[i].cause;
+            samples[i].resource = pc.rows[i].resource;
+            samples[i].count = pc.rows[i].count;
+        }
+        struct metrics_gauges g = {
+            .pending = samples,
+            .n_pending = pc.n,
+            .queue_depth = workqueue_len(c->queue),
+            .leader = controller_may_write(c),
+        };
+        status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
+    }
+    free(samples);
+    free(pc.rows);
+    return status;
+}
+
+unsigned controller_serve(void *ctx, const char *path, struct buf *body, const char **content_type)
+{
+    struct controller *c = ctx;
+    if (strcmp(path, "/metrics") == 0) {
+        *content_type = "text/plain; version=0.0.4; charset=utf-8";
+        return render_metrics(c, body);
+    }
+    if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
+        buf_append_str(body, "ok\n");
+        return 200;
+    }
+    if (strcmp(path, "/readyz") == 0) {
+        if (informer_has_synced(c->nodes) && informer_has_synced(c->pods)) {
+            buf_append_str(body, "ok\n");
+            return 200;
+        }
+        buf_append_str(body, "caches not synced\n");
+        return 503;
+    }
+    buf_append_str(body, "not found\n");
+    return 404;
+}
+
+static int start_server(struct controller *c, const char *what, const char *addr,
+                        struct httpd **out)
+{
+    char host[256], err[300];
+    int port;
+    if (httpd_parse_address(addr, host, sizeof(host), &port) != K_OK) {
+        log_error("invalid %s bind address \"%s\"", what, addr);
+        return K_EINVAL;
+    }
+    if (port < 0)
+        return K_OK; /* off */
+    int rc = httpd_start(addr, controller_serve, c, out, err, sizeof(err));
+    if (rc) {
+        log_error("%s server: %s", what, err);
+        return rc;
+    }
+    log_info(0, "serving %s on %s (port %d)", what, addr, httpd_port(*out));
+    return K_OK;
+}
+
+int controller_probes_start(struct controller *c)
+{
+    kube_set_request_observer(on_api_request, c->metrics);
+    int rc = start_server(c, "metrics", c->opts.metrics_addr, &c->metrics_srv);
+    if (rc != K_OK)
+        return rc;
+    /* One address for both (a fixed port, not 0 = any): serve the probes with the metrics. */
+    if (c->opts.health_addr && c->opts.metrics_addr && c->metrics_srv &&
+        strcmp(c->opts.health_addr, c->opts.metrics_addr) == 0 &&
+        !(strlen(c->opts.health_addr) >= 2 &&
+          strcmp(c->opts.health_addr + strlen(c->opts.health_addr) - 2, ":0") == 0)) {
+        log_info(0, "health probes served with the metrics");
+        return K_OK;
+    }
+    return start_server(c, "health probes", c->opts.health_addr, &c->health_srv);
+}
+
+void controller_probes_stop(struct controller *c)
+{
+    httpd_stop(c->health_srv);
+    httpd_stop(c->metrics_srv);
+    c->health_srv = c->metrics_srv = NULL;
+    kube_set_request_observer(NULL, NULL);
+}

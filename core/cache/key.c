@@ -1,0 +1,34 @@
+/* key.c - "namespace/name" keys (see key.h). */
+#include "key.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/result.h"
+
+int meta_namespace_key(char *out, size_t len, const char *ns, const char *name)
+{
+    if (!len)
+        return K_ETOOBIG;
+    int n = ns && *ns ? snprintf(out, len, "%s/%s", ns, name) : snprintf(out, len, "%s", name);
+    if (n < 0 || (size_t)n >= len) {
+        out[0] = '\0';
+        return K_ETOOBIG;
+    }
+    return K_OK;
+}
+
+int split_meta_namespace_key(const char *key, char *ns, size_t ns_len, char *name, size_t name_len)
+{
+    const char *slash = strchr(key, '/');
+    const char *n = slash ? slash + 1 : key;
+    size_t ns_n = slash ? (size_t)(slash - key) : 0;
+    if (!*n || strchr(n, '/'))
+        return K_EINVAL;
+    if (ns_n >= ns_len || strlen(n) >= name_len)
+        return K_ETOOBIG;
+    memcpy(ns, key, ns_n);
+    ns[ns_n] = '\0';
+    memcpy(name, n, strlen(n) + 1);
+    return K_OK;
+}

@@ -1,0 +1,192 @@
+/*
+ * Tests for controller/handlers.c: informer events into the store and pod keys onto the
+ * workqueue - which pods are queued, dropped, and requeued after node changes or a LIST.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "controller_internal.h"
+#include "fake_kube.h"
+#include "objects.h"
+#include "util/result.h"
+
+struct fixture {
+    struct fake_kube api;
+    struct gpu_set gpus;
+    struct clock_fake clk;
+    struct clock clock;
+    struct controller *c;
+    struct informer_handlers pods, nodes;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fake_kube_init(&f->api);
+    gpu_set_parse(&f->gpus, GPU_SET_DEFAULT);
+    clock_fake_init(&f->clk, 1764513000000);
+    f->clock = clock_fake_clock(&f->clk);
+    struct controller_options o = {.instance = "test", .clock = &f->clock};
+    f->c = controller_new(&f->api.cfg, &f->gpus, &o);
+    assert_non_null(f->c);
+    f->pods = controller_pod_handlers(f->c);
+    f->nodes = controller_node_handlers(f->c);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    controller_free(f->c);
+    gpu_set_cleanup(&f->gpus);
+    fake_kube_cleanup(&f->api);
+    free(f);
+    return 0;
+}
+
+/* Apply `obj` (consumed) through handler fn. */
+static void feed(void (*fn)(void *, json_object *), void *ctx, json_object *obj)
+{
+    fn(ctx, obj);
+    json_object_put(obj);
+}
+
+/* The keys ready on the queue, in order, joined by spaces; the queue is left empty. */
+static void expect_queue_at(struct controller *c, const char *want, int line)
+{
+    char got[512] = "";
+    char *key;
+    while ((key = workqueue_try_get(c->queue, NULL)) != NULL) {
+        if (got[0])
+            strcat(got, " ");
+        strcat(got, key);
+        workqueue_done(c->queue, key);
+        free(key);
+    }
+    if (strcmp(got, want) != 0)
+        fail_msg("line %d: queue \"%s\", want \"%s\"", line, got, want);
+}
+
+#define expect_queue(c, want) expect_queue_at(c, want, __LINE__)
+
+static void lab_nodes(struct fixture *f)
+{
+    f->nodes.sync_begin(f->nodes.ctx);
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-0", "2", "2", NULL, NULL));
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", NULL, NULL, NULL, NULL));
+    f->nodes.sync_end(f->nodes.ctx);
+}
+
+static void test_pending_gpu_pods_are_queued(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    expect_queue(f->c, "");
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/train");
+    /* no GPU request: nothing to do */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "web", NULL, NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "");
+    /* running without a cause: nothing to do for it, but it takes a GPU, so every pending GPU
+     * pod may have a new answer */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "placed", "1", "lab-node-0", "Running", NULL, 1, NULL));
+    expect_queue(f->c, "team/train");
+    /* a placed pod that still carries a cause must be set to ok */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "was-blocked", "1", "lab-node-0", "Running", NULL, 1, "exhausted"));
+    expect_queue(f->c, "team/was-blocked team/train");
+    /* every update of a pending GPU pod is looked at again, once however many arrive */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/train");
+}
+
+static void test_deleted_or_placed_pods_are_dropped(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "b", "4", NULL, "Pending", NULL, 1, NULL));
+    /* train is deleted, b is placed without ever carrying a cause, before a worker ran */
+    feed(f->pods.remove, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "b", "4", "lab-node-0", "Running", NULL, 1, NULL));
+    expect_queue(f->c, "");
+    assert_int_equal(workqueue_delayed_len(f->c->queue), 0);
+}
+
+static void test_node_changes_requeue_pending_pods(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "other", "1", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/train team/other");
+    /* the device plugin on lab-node-1 comes back: every pending GPU pod may have a new answer */
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", "8", "8", NULL, NULL));
+    char *a = workqueue_try_get(f->c->queue, NULL), *b = workqueue_try_get(f->c->queue, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(strcmp(a, b) != 0);
+    workqueue_done(f->c->queue, a);
+    workqueue_done(f->c->queue, b);
+    free(a);
+    free(b);
+    expect_queue(f->c, "");
+    /* a pod placed on a node frees or takes GPUs: requeued too */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "holder", "1", "lab-node-0", "Running", NULL, 1, NULL));
+    assert_int_equal(workqueue_len(f->c->queue), 2);
+}
+
+static void test_changes_during_a_list_are_batched(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/train");
+    /* a relist of nodes: no requeue per node, one at the end */
+    f->nodes.sync_begin(f->nodes.ctx);
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-0", "2", "1", NULL, NULL));
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", "8", "8", NULL, NULL));
+    expect_queue(f->c, "");
+    f->nodes.sync_end(f->nodes.ctx);
+    expect_queue(f->c, "team/train");
+    /* a relist that no longer has lab-node-1 sweeps it */
+    f->nodes.sync_begin(f->nodes.ctx);
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-0", "2", "1", NULL, NULL));
+    f->nodes.sync_end(f->nodes.ctx);
+    store_read_lock(f->c->store);
+    assert_int_equal(store_node_count(f->c->store), 1);
+    store_read_unlock(f->c->store);
+    expect_queue(f->c, "team/train");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pending_gpu_pods_are_queued, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deleted_or_placed_pods_are_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_changes_requeue_pending_pods, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,287 @@
+/*
+ * Tests for core/cache/informer.c: the list-and-watch loop step by step over a recording fake
+ * API (tests/lib/fake_kube.h): the requests it makes, the handler calls, relisting on 410 Gone and
+ * the backoff after failures. informer_step() returns the delay, so most tests need no thread;
+ * one runs the informer's thread on a fake clock.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cache/informer.h"
+#include "fake_kube.h"
+#include "util/result.h"
+
+/* What the handlers saw, as one line per call: "begin", "up NAME", "rm NAME", "end". */
+struct seen {
+    char calls[32][64];
+    int n, restarts;
+    pthread_mutex_t mu; /* for api_errors, which a test may wait for */
+    pthread_cond_t cv;
+    int api_errors;
+    long last_api_status;
+};
+
+static void add(struct seen *s, const char *what, json_object *obj)
+{
+    json_object *meta, *name;
+    const char *n = "";
+    if (obj && json_object_object_get_ex(obj, "metadata", &meta) &&
+        json_object_object_get_ex(meta, "name", &name))
+        n = json_object_get_string(name);
+    assert_true(s->n < 32);
+    snprintf(s->calls[s->n++], sizeof(s->calls[0]), "%s%s%s", what, *n ? " " : "", n);
+}
+
+static void on_upsert(void *ctx, json_object *obj)
+{
+    add(ctx, "up", obj);
+}
+
+static void on_remove(void *ctx, json_object *obj)
+{
+    add(ctx, "rm", obj);
+}
+
+static void on_begin(void *ctx)
+{
+    add(ctx, "begin", NULL);
+}
+
+static void on_end(void *ctx)
+{
+    add(ctx, "end", NULL);
+}
+
+static void on_restart(void *ctx, int result)
+{
+    (void)result;
+    ((struct seen *)ctx)->restarts++;
+}
+
+static void on_api_error(void *ctx, long status)
+{
+    struct seen *s = ctx;
+    pthread_mutex_lock(&s->mu);
+    s->api_errors++;
+    s->last_api_status = status;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+struct fixture {
+    struct fake_kube api;
+    struct kube_client *client;
+    struct seen seen;
+    struct informer *inf;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fake_kube_init(&f->api);
+    pthread_mutex_init(&f->seen.mu, NULL);
+    pthread_cond_init(&f->seen.cv, NULL);
+    f->client = fake_kube_client(&f->api);
+    struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
+                                  on_end,   on_restart, on_api_error};
+    struct informer_options o = {
+        .name = "pods", .path = "/api/v1/pods", .page_size = 2, .watch_timeout_seconds = 100};
+    f->inf = informer_new(&f->api.cfg, &o, &h);
+    assert_non_null(f->inf);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    informer_free(f->inf);
+    kube_client_free(f->client);
+    fake_kube_cleanup(&f->api);
+    pthread_cond_destroy(&f->seen.cv);
+    pthread_mutex_destroy(&f->seen.mu);
+    free(f);
+    return 0;
+}
+
+static void expect_calls(struct seen *s, const char *const *want, int n)
+{
+    assert_int_equal(s->n, n);
+    for (int i = 0; i < n; i++)
+        assert_string_equal(s->calls[i], want[i]);
+    s->n = 0;
+}
+
+/* A LIST page of pods `names` ("" for none) at resourceVersion rv, with a continue token. */
+static void answer_page(struct fake_kube *api, const char *rv, const char *cont, const char *a,
+                        const char *b)
+{
+    char body[512];
+    snprintf(body, sizeof(body),
+             "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"%s\",\"continue\":\"%s\"},"
+             "\"items\":[{\"metadata\":{\"name\":\"%s\",\"resourceVersion\":\"1\"}}%s%s%s]}",
+             rv, cont, a, b ? ",{\"metadata\":{\"name\":\"" : "", b ? b : "", b ? "\"}}" : "");
+    fake_kube_answer(api, 200, 0, body);
+}
+
+static void test_lists_in_pages_then_watches(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "tok", "a", "b");
+    answer_page(&f->api, "10", "", "c", NULL);
+    assert_false(informer_has_synced(f->inf));
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_true(informer_has_synced(f->inf));
+    const char *listed[] = {"begin", "up a", "up b", "up c", "end"};
+    expect_calls(&f->seen, listed, 5);
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    assert_string_equal(fake_kube_request(&f->api, 0)->method, "GET");
+    assert_string_equal(fake_kube_request(&f->api, 0)->path, "/api/v1/pods?limit=2");
+    assert_string_equal(fake_kube_request(&f->api, 1)->path, "/api/v1/pods?limit=2&continue=tok");
+    assert_null(fake_kube_request(&f->api, 1)->body);
+
+    /* The watch resumes from the list's resourceVersion; events reach the handlers. */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"d\","
+                     "\"resourceVersion\":\"11\"}}}\n"
+                     "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"a\","
+                     "\"resourceVersion\":\"12\"}}}\n"
+                     "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":"
+                     "\"15\"}}}\n");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    const char *watched[] = {"up d", "rm a"};
+    expect_calls(&f->seen, watched, 2);
+    assert_int_equal(f->seen.restarts, 1);
+    const char *path = fake_kube_request(&f->api, 2)->path;
+    assert_non_null(strstr(path, "/api/v1/pods?watch=1&allowWatchBookmarks=true"));
+    assert_non_null(strstr(path, "&resourceVersion=10&timeoutSeconds="));
+    int timeout = atoi(strstr(path, "timeoutSeconds=") + strlen("timeoutSeconds="));
+    assert_true(timeout >= 90 && timeout <= 110);
+
+    /* The stream ended normally: watch again from the bookmark's resourceVersion. */
+    fake_kube_answer(&f->api, 200, 0, "");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_non_null(strstr(fake_kube_request(&f->api, 3)->path, "&resourceVersion=15&"));
+}
+
+static void test_gone_relists(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    f->seen.n = 0;
+    /* An ERROR event with 410: the version was compacted away. */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                     "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_int_equal(f->seen.n, 0);
+    answer_page(&f->api, "20", "", "b", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    /* a full relist, bracketed so the store can sweep what was deleted meanwhile */
+    const char *relisted[] = {"begin", "up b", "end"};
+    expect_calls(&f->seen, relisted, 3);
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
+    /* a 410 answer to the watch request itself relists too */
+    fake_kube_answer(&f->api, 410, 0, "{\"kind\":\"Status\",\"message\":\"gone\"}");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    answer_page(&f->api, "30", "", "c", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, 4)->path, "/api/v1/pods?limit=2");
+    assert_int_equal(f->seen.api_errors, 0);
+}
+
+static void test_failures_back_off(void **state)
+{
+    struct fixture *f = *state;
+    /* list failures: 0.8 s doubling, jittered to [backoff/2, backoff] */
+    int64_t backoff = 800;
+    for (int i = 0; i < 8; i++) {
+        fake_kube_fail(&f->api, K_EIO);
+        int64_t wait = informer_step(f->inf, f->client);
+        assert_true(wait >= backoff / 2 && wait <= backoff);
+        backoff = backoff * 2 > 30000 ? 30000 : backoff * 2;
+    }
+    assert_int_equal(f->seen.api_errors, 8);
+    assert_int_equal(f->seen.last_api_status, 0);
+    assert_false(informer_has_synced(f->inf));
+    /* an incomplete list never ends with sync_end: nothing is swept */
+    for (int i = 0; i < f->seen.n; i++)
+        assert_string_equal(f->seen.calls[i], "begin");
+    f->seen.n = 0;
+    /* the server's Retry-After wins over a shorter backoff */
+    answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    fake_kube_answer(&f->api, 429, 7, "{\"kind\":\"Status\",\"message\":\"slow down\"}");
+    assert_int_equal(informer_step(f->inf, f->client), 7000);
+    assert_int_equal(f->seen.last_api_status, 429);
+    /* after a success the backoff starts again from 0.8 s */
+    fake_kube_answer(&f->api, 200, 0, "");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    fake_kube_answer(&f->api, 503, 0, "");
+    int64_t wait = informer_step(f->inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
+    /* the watch failed, not the list: it resumes from where it was */
+    fake_kube_answer(&f->api, 200, 0, "");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_non_null(
+        strstr(fake_kube_request(&f->api, fake_kube_count(&f->api) - 1)->path, "watch=1"));
+}
+
+/* The informer's own thread, on the fake API and the fake clock. */
+static void test_thread_waits_on_its_clock(void **state)
+{
+    struct fixture *f = *state;
+    struct clock_fake clk;
+    clock_fake_init(&clk, 0);
+    struct clock fake = clock_fake_clock(&clk);
+    struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
+                                  on_end,   on_restart, on_api_error};
+    struct informer_options o = {
+        .name = "pods", .path = "/api/v1/pods", .clock = &fake, .transport = &f->api.transport};
+    struct informer *inf = informer_new(&f->api.cfg, &o, &h);
+    assert_non_null(inf);
+    answer_page(&f->api, "10", "", "a", NULL);
+    fake_kube_fail(&f->api, K_EIO); /* the first watch fails: back off */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"b\","
+                     "\"resourceVersion\":\"11\"}}}\n");
+    assert_int_equal(informer_start(inf), K_OK);
+    assert_true(informer_wait_synced(inf, NULL));
+    /* the watch failed: the thread backs off on a clock that stands still, so no third
+     * request comes until the clock moves */
+    pthread_mutex_lock(&f->seen.mu);
+    while (f->seen.api_errors < 1)
+        pthread_cond_wait(&f->seen.cv, &f->seen.mu);
+    pthread_mutex_unlock(&f->seen.mu);
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    clock_fake_advance_ms(&clk, 800); /* the longest first backoff */
+    fake_kube_wait(&f->api, 4);       /* the watch that delivers b, then the next one */
+    assert_non_null(strstr(fake_kube_request(&f->api, 2)->path, "watch=1"));
+    assert_non_null(strstr(fake_kube_request(&f->api, 3)->path, "&resourceVersion=11&"));
+    informer_stop(inf); /* wakes the thread wherever it waits; what it did is now visible */
+    const char *calls[] = {"begin", "up a", "end", "up b"};
+    expect_calls(&f->seen, calls, 4);
+    /* the first watch failed; the fourth request ("{}") may have failed too before the stop */
+    assert_true(f->seen.api_errors >= 1 && f->seen.api_errors <= 2);
+    informer_free(inf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_lists_in_pages_then_watches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_relists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,63 @@
+/* Tests for core/util/clock.c: the system clocks and the fake one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "util/clock.h"
+
+static void test_system_clock(void **state)
+{
+    (void)state;
+    int64_t a = clock_mono_ns(NULL), b = clock_mono_ns(clock_system());
+    assert_true(b >= a);
+    /* the wall clock is the epoch time */
+    int64_t wall = clock_wall_s(NULL), now = (int64_t)time(NULL);
+    assert_true(wall >= now - 1 && wall <= now + 1);
+}
+
+static void test_fake_clock_moves_only_when_told(void **state)
+{
+    (void)state;
+    struct clock_fake f;
+    clock_fake_init(&f, 1764513000000);
+    struct clock c = clock_fake_clock(&f);
+    assert_int_equal(clock_mono_ms(&c), 1000);
+    assert_int_equal(clock_wall_ms(&c), 1764513000000);
+    assert_int_equal(clock_wall_s(&c), 1764513000);
+    assert_int_equal(clock_mono_ms(&c), 1000);
+    clock_fake_advance_ms(&f, 1500);
+    assert_int_equal(clock_mono_ms(&c), 2500);
+    assert_int_equal(clock_mono_ns(&c), 2500000000);
+    assert_int_equal(clock_wall_ms(&c), 1764513001500);
+    clock_fake_advance_ms(&f, -5); /* never backwards */
+    assert_int_equal(clock_mono_ms(&c), 2500);
+}
+
+static void test_rfc3339(void **state)
+{
+    (void)state;
+    char out[CLOCK_RFC3339_MAX];
+    clock_format_rfc3339(1764513000123, false, out, sizeof(out));
+    assert_string_equal(out, "2025-11-30T14:30:00Z");
+    clock_format_rfc3339(1764513000123, true, out, sizeof(out));
+    assert_string_equal(out, "2025-11-30T14:30:00.123000Z");
+    clock_format_rfc3339(-1, true, out, sizeof(out));
+    assert_string_equal(out, "1969-12-31T23:59:59.999000Z");
+    clock_format_rfc3339(0, false, out, 8); /* cut, but terminated */
+    assert_string_equal(out, "1970-01");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_system_clock),
+        cmocka_unit_test(test_fake_clock_moves_only_when_told),
+        cmocka_unit_test(test_rfc3339),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
