@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/deadline.h"
 #include "util/errbuf.h"
 #include "util/log.h"
@@ -70,16 +71,9 @@ struct req_state {
     struct buf body;
 };
 
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int64_t now_ms(const struct http_server *s)
 {
-    return s->o.clock ? s->o.clock(s->o.clock_ctx) : monotonic_ms();
+    return clock_mono_ms(s->o.clock);
 }
 
 static int64_t add_ms(int64_t t, int64_t ms)

@@ -61,6 +61,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/clock.h"
+
 struct http_request {
     const char *method;
     const char *path; /* without the query string */
@@ -88,9 +90,6 @@ struct http_route {
     const char *content_type; /* required request media type, e.g. "application/json"; NULL: any */
 };
 
-/* A monotonic clock in milliseconds. */
-typedef int64_t (*http_clock_fn)(void *ctx);
-
 /* A type-erased function pointer for the TLS certificate callback (see tls_cert_callback). */
 typedef void (*http_fn_ptr)(void);
 
@@ -117,9 +116,9 @@ struct http_server_options {
      * GnuTLS's default). */
     http_fn_ptr tls_cert_callback;
     const char *tls_priorities;
-    http_clock_fn clock; /* for the deadlines; NULL: CLOCK_MONOTONIC */
-    void *clock_ctx;
-    const char *name; /* for log lines, e.g. "metrics"; NULL: "http" */
+    const struct clock *clock; /* for the deadlines (borrowed, must outlive the server); NULL:
+                                  the system monotonic clock (util/clock.h) */
+    const char *name;          /* for log lines, e.g. "metrics"; NULL: "http" */
 };
 
 struct http_server;

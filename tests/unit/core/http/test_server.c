@@ -24,18 +24,15 @@
 #include <cmocka.h>
 
 #include "http/server.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 #define HEADER_MS 1000
 #define BODY_MS 2000
 
-static _Atomic int64_t fake_now = 1000000;
-
-static int64_t fake_clock(void *ctx)
-{
-    (void)ctx;
-    return atomic_load(&fake_now);
-}
+/* The servers' clock, set up in main() and moved by hand by the deadline tests. */
+static struct clock_fake fake;
+static struct clock fake_clock;
 
 static void echo(void *ctx, const struct http_request *req, struct http_response *resp)
 {
@@ -69,7 +66,7 @@ static struct http_server *start(int64_t sweep_ms, unsigned threads, unsigned ma
         .sweep_interval_ms = sweep_ms,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
-        .clock = fake_clock,
+        .clock = &fake_clock,
         .name = "test",
     };
     struct http_server *s = NULL;
@@ -264,11 +261,11 @@ static void test_header_deadline(void **state)
     int fd = dial(http_server_port(s));
     send_all(fd, "GET /a HTTP/1.1\r\nHost: t\r\n");
     assert_true(wait_for(s, has_connections, 1));
-    atomic_fetch_add(&fake_now, HEADER_MS - 1);
+    clock_fake_advance_ms(&fake, HEADER_MS - 1);
     send_all(fd, "X-A: 1\r\n");
     usleep(50 * 1000); /* give a wrong sweep a chance to happen; not needed to pass */
     assert_false(closed_now(fd));
-    atomic_fetch_add(&fake_now, 2);
+    clock_fake_advance_ms(&fake, 2);
     assert_true(closed_eventually(fd));
     close(fd);
     struct http_server_stats st;
@@ -283,7 +280,7 @@ static void test_header_deadline(void **state)
     assert_true(n > 0);
     assert_true(wait_for(s, has_in_flight, 0));
     assert_false(closed_now(fd));
-    atomic_fetch_add(&fake_now, HEADER_MS + 1);
+    clock_fake_advance_ms(&fake, HEADER_MS + 1);
     assert_true(closed_eventually(fd));
     close(fd);
     http_server_stats(s, &st);
@@ -303,10 +300,10 @@ static void test_keepalive_deadline(void **state)
     char r[512];
     assert_true(recv(fd, r, sizeof(r) - 1, 0) > 0);
     assert_true(wait_for(s, has_in_flight, 0));
-    atomic_fetch_add(&fake_now, HEADER_MS + 1);
+    clock_fake_advance_ms(&fake, HEADER_MS + 1);
     usleep(50 * 1000); /* give a wrong sweep a chance to happen; not needed to pass */
     assert_false(closed_now(fd));
-    atomic_fetch_add(&fake_now, 4 * HEADER_MS);
+    clock_fake_advance_ms(&fake, 4 * HEADER_MS);
     assert_true(closed_eventually(fd));
     close(fd);
     struct http_server_stats st;
@@ -323,10 +320,10 @@ static void test_body_deadline_stalled(void **state)
     int fd = dial(http_server_port(s));
     send_all(fd, "POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc");
     assert_true(wait_for(s, has_in_flight, 1));
-    atomic_fetch_add(&fake_now, BODY_MS - 1);
+    clock_fake_advance_ms(&fake, BODY_MS - 1);
     usleep(50 * 1000);
     assert_false(closed_now(fd));
-    atomic_fetch_add(&fake_now, 2);
+    clock_fake_advance_ms(&fake, 2);
     assert_true(closed_eventually(fd));
     close(fd);
     assert_true(wait_for(s, has_in_flight, 0));
@@ -347,10 +344,10 @@ static void test_body_deadline_trickle(void **state)
     send_all(fd, "POST /p HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n");
     assert_true(wait_for(s, has_in_flight, 1));
     for (int i = 0; i < 3; i++) {
-        atomic_fetch_add(&fake_now, BODY_MS / 4);
+        clock_fake_advance_ms(&fake, BODY_MS / 4);
         send_all(fd, "1\r\nb\r\n");
     }
-    atomic_fetch_add(&fake_now, BODY_MS / 2);
+    clock_fake_advance_ms(&fake, BODY_MS / 2);
     send_all(fd, "1\r\nc\r\n");
     assert_true(closed_eventually(fd));
     close(fd);
@@ -469,5 +466,7 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_json_error),
     };
+    clock_fake_init(&fake, 0);
+    fake_clock = clock_fake_clock(&fake);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
