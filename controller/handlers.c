@@ -73,13 +73,32 @@ static int needs_work(struct controller *c, const char *key)
     return needed;
 }
 
+/* Logs why an object from a watch or list was not applied to the store (rc from
+ * store_*_apply_json): K_ETOOBIG is the store refusing an object it cannot account, not a parse
+ * failure. */
+static void skipped(json_object *obj, const char *kind, int rc)
+{
+    const char *ns = kube_json_meta_str(obj, "namespace");
+    const char *name = kube_json_meta_str(obj, "name");
+    char who[320];
+    snprintf(who, sizeof(who), "%s%s%s", ns ? ns : "", ns ? "/" : "", name ? name : "?");
+    if (rc == K_ETOOBIG)
+        log_warn("%s %s not cached: the store refused it (its key is too long, or its node would "
+                 "then account more than %d resource names)",
+                 kind, who, RESOURCE_LIST_MAX);
+    else if (rc == K_ENOMEM)
+        log_warn("%s %s not cached: out of memory", kind, who);
+    else
+        log_warn("skipping a %s that cannot be read: %s", kind, k_strerror(rc));
+}
+
 static void pod_event(struct controller *c, json_object *obj, int deleted)
 {
     char key[STORE_KEY_MAX];
     unsigned changed = 0;
     int rc = store_pod_apply_json(c->store, obj, deleted, key, &changed);
     if (rc) {
-        log_warn("skipping a pod that cannot be read: %s", k_strerror(rc));
+        skipped(obj, "pod", rc);
         return;
     }
     settle_written(c, key, kube_json_annotation(obj, ANNOTATION_CAUSE), deleted);
@@ -105,7 +124,7 @@ static void node_event(struct controller *c, json_object *obj, int deleted)
     unsigned changed = 0;
     int rc = store_node_apply_json(c->store, obj, deleted, NULL, &changed);
     if (rc) {
-        log_warn("skipping a node that cannot be read: %s", k_strerror(rc));
+        skipped(obj, "node", rc);
         return;
     }
     after_change(c, changed);

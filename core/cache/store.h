@@ -66,8 +66,10 @@ int store_node_delete(struct store *s, const char *name, unsigned *changed);
 /*
  * JSON entry points used by informers and the CLI: project the object (core/kube/project.h)
  * and upsert or delete it. `obj` is borrowed. Return K_OK, K_EPARSE for an object that does not
- * project (logged by the caller, skipped), or K_ENOMEM. On K_OK *key (may be NULL) receives the
- * pod's "namespace/name" or the node's name, in a caller buffer of STORE_KEY_MAX bytes.
+ * project (logged by the caller, skipped), K_ETOOBIG when the store refuses it (its key passes
+ * STORE_KEY_MAX, or an upsert it cannot account, see store_pod_upsert), or K_ENOMEM. On K_OK *key
+ * (may be NULL) receives the pod's "namespace/name" or the node's name, in a caller buffer of
+ * STORE_KEY_MAX bytes.
  */
 #define STORE_KEY_MAX META_KEY_MAX
 int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
