@@ -1,5 +1,4 @@
 /* main.c - gputri-controller: flags, signals, and the controller's lifetime. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -32,6 +31,9 @@ static void on_signal(int sig)
     atomic_store(&signalled, 1);
     atomic_store(&stop, 1);
 }
+
+/* The longest leader-election duration accepted. */
+#define MAX_DURATION_MS ((int64_t)24 * 3600000)
 
 static void usage(FILE *out)
 {
@@ -87,49 +89,17 @@ static int parse_bool(const char *flag, const char *s, int *out)
     return -1;
 }
 
-/* A Go-style duration: "15s", "500ms", "1m", "1h", "1m30s"; a bare number is seconds. */
+/* A Go-style duration ("15s", "500ms", "1m30s"; a bare number is seconds) of at most a day. */
 static int parse_duration(const char *flag, const char *s, int64_t *out_ms)
 {
-    int64_t total = 0;
-    const char *p = s;
-    if (!*p)
-        goto bad;
-    while (*p) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || v < 0)
-            goto bad;
-        p = end;
-        double unit;
-        if (strncmp(p, "ms", 2) == 0) {
-            unit = 1;
-            p += 2;
-        } else if (*p == 's') {
-            unit = 1000;
-            p++;
-        } else if (*p == 'm') {
-            unit = 60000;
-            p++;
-        } else if (*p == 'h') {
-            unit = 3600000;
-            p++;
-        } else if (!*p && p == end && total == 0) {
-            unit = 1000; /* bare number */
-        } else {
-            goto bad;
-        }
-        total += (int64_t)(v * unit);
-        if (total > (int64_t)24 * 3600000)
-            goto bad;
-    }
-    if (total <= 0)
-        goto bad;
-    *out_ms = total;
-    return 0;
-bad:
-    fprintf(stderr, "gputri-controller: invalid duration %s for %s (e.g. 15s, 500ms)\n", s, flag);
-    return -1;
+    int rc = strconv_duration_ms(s, MAX_DURATION_MS, out_ms);
+    if (rc == K_ETOOBIG)
+        fprintf(stderr, "gputri-controller: duration %s for %s is too long (at most 24h)\n", s,
+                flag);
+    else if (rc != K_OK)
+        fprintf(stderr, "gputri-controller: invalid duration %s for %s (e.g. 15s, 500ms)\n", s,
+                flag);
+    return rc == K_OK ? 0 : -1;
 }
 
 /* The namespace this pod runs in, from the service-account mount; "default" outside a cluster. */

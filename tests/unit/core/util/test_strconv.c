@@ -1,4 +1,4 @@
-/* Tests for core/util/strconv.c: whole-string integers in a range. */
+/* Tests for core/util/strconv.c: whole-string integers in a range, and durations. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,10 +30,48 @@ static void test_strconv_long(void **state)
     assert_int_equal(v, LONG_MAX);
 }
 
+#define DAY_MS ((int64_t)24 * 3600000)
+
+static void test_strconv_duration_ms(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        int64_t ms;
+    } good[] = {
+        {"15s", 15000}, {"500ms", 500}, {"1m", 60000},          {"1h", 3600000}, {"1m30s", 90000},
+        {"10", 10000},  {"1.5s", 1500}, {"1h1m1s1ms", 3661001}, {"24h", DAY_MS}, {"0.5ms", 0},
+    };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        int64_t v = -1;
+        int rc = strconv_duration_ms(good[i].s, DAY_MS, &v);
+        if (good[i].ms == 0) {
+            assert_int_equal(rc, K_EINVAL); /* truncates to zero */
+            continue;
+        }
+        assert_int_equal(rc, K_OK);
+        assert_int_equal(v, good[i].ms);
+    }
+    int64_t v = 42;
+    const char *bad[] = {"",   "s",   "-1s", "0",   "0s",   "1x",    "1m30",  "5 s",
+                         "ms", "1sm", "nan", "inf", "infh", "nanms", "1e999s"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(strconv_duration_ms(bad[i], DAY_MS, &v), K_EINVAL);
+    assert_int_equal(strconv_duration_ms(NULL, DAY_MS, &v), K_EINVAL);
+    /* Above the bound, however large: the term is bounded before it is converted. */
+    const char *big[] = {"25h",    "24h1ms",  "86400001ms",
+                         "1e300h", "1e308ms", "9223372036854775808s",
+                         "23h61m", "1e18"};
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+        assert_int_equal(strconv_duration_ms(big[i], DAY_MS, &v), K_ETOOBIG);
+    assert_int_equal(v, 42);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strconv_long),
+        cmocka_unit_test(test_strconv_duration_ms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
