@@ -8,24 +8,10 @@
 
 #include <cmocka.h>
 
+#include "gpus.h"
 #include "objects.h"
 #include "pods.h"
 #include "util/result.h"
-
-static struct gpu_set gpus;
-
-static int setup(void **state)
-{
-    (void)state;
-    return gpu_set_parse(&gpus, GPU_SET_DEFAULT);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    gpu_set_cleanup(&gpus);
-    return 0;
-}
 
 static void observe(struct pods_query *q, json_object *pod)
 {
@@ -79,7 +65,7 @@ static void test_rows_pick_gpu_pods_not_running(void **state)
 {
     (void)state;
     struct pods_query q;
-    assert_int_equal(pods_query_init(&q, &gpus, NULL), K_OK);
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
     fill(&q);
     assert_true(pods_query_needs_live(&q));
     struct pod_rows rows;
@@ -122,7 +108,7 @@ static void test_namespace_filter(void **state)
 {
     (void)state;
     struct pods_query q;
-    assert_int_equal(pods_query_init(&q, &gpus, "other"), K_OK);
+    assert_int_equal(pods_query_init(&q, &test_gpus, "other"), K_OK);
     fill(&q);
     struct pod_rows rows;
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
@@ -136,7 +122,7 @@ static void test_annotations_only_need_no_live_lists(void **state)
 {
     (void)state;
     struct pods_query q;
-    assert_int_equal(pods_query_init(&q, &gpus, NULL), K_OK);
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
     json_object *p = test_pod("ml", "a", "1", NULL, "Pending", NULL, 1, NULL);
     set_annotation(p, "taint", "node n0 has untolerated taint x=y:NoSchedule");
     observe(&q, p);
@@ -154,7 +140,7 @@ static void test_stale_annotation_on_bound_pod_is_ignored(void **state)
 {
     (void)state;
     struct pods_query q;
-    assert_int_equal(pods_query_init(&q, &gpus, NULL), K_OK);
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
     node(&q, test_node("n0", "2", "2", NULL, NULL));
     json_object *p = test_pod("ml", "now-bound", "1", "n0", "Pending", NULL, 1, NULL);
     set_annotation(p, "exhausted", "old");
@@ -182,7 +168,7 @@ static void test_render_table(void **state)
 {
     (void)state;
     struct pods_query q;
-    assert_int_equal(pods_query_init(&q, &gpus, "other"), K_OK);
+    assert_int_equal(pods_query_init(&q, &test_gpus, "other"), K_OK);
     fill(&q);
     struct pod_rows rows;
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
@@ -212,7 +198,7 @@ static void test_render_json(void **state)
 {
     (void)state;
     struct pods_query q;
-    assert_int_equal(pods_query_init(&q, &gpus, NULL), K_OK);
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
     fill(&q);
     struct pod_rows rows;
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
@@ -269,5 +255,5 @@ int main(void)
         cmocka_unit_test(test_render_json),
         cmocka_unit_test(test_format_requests),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -15,24 +15,10 @@
 
 #include <cmocka.h>
 
+#include "gpus.h"
 #include "admission.h"
 #include "objects.h"
 #include "wh_testutil.h"
-
-static struct gpu_set gpus;
-
-static int setup(void **state)
-{
-    (void)state;
-    return gpu_set_parse(&gpus, GPU_SET_DEFAULT);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    gpu_set_cleanup(&gpus);
-    return 0;
-}
 
 /* What every answer must satisfy: a valid AdmissionReview v1, uid echoed, allowed, and
  * warnings within the limits. */
@@ -83,7 +69,7 @@ static void run_fixture(void **state)
     assert_true(json_object_object_get_ex(c, "review", &review));
     assert_true(json_object_object_get_ex(c, "expect", &expect));
     struct owned_snapshot os;
-    assert_int_equal(owned_snapshot_build(&os, snapj, &gpus), K_OK);
+    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
 
     const char *body = json_object_to_json_string_ext(review, JSON_C_TO_STRING_PLAIN);
     struct admission_result *r = malloc(sizeof(*r));
@@ -140,7 +126,7 @@ static void run_fixture(void **state)
 
 static struct wh_snapshot empty_snap(void)
 {
-    struct wh_snapshot s = {.gpus = &gpus, .nodes_synced = true};
+    struct wh_snapshot s = {.gpus = &test_gpus, .nodes_synced = true};
     return s;
 }
 
@@ -188,7 +174,8 @@ static void test_malformed(void **state)
     }
     /* NULL body */
     struct admission_result r;
-    assert_int_equal(admission_handle(NULL, 5, &(struct wh_snapshot){.gpus = &gpus}, &r), K_EPARSE);
+    assert_int_equal(admission_handle(NULL, 5, &(struct wh_snapshot){.gpus = &test_gpus}, &r),
+                     K_EPARSE);
     admission_result_cleanup(&r);
 }
 
@@ -476,7 +463,7 @@ static void test_quota_int64_limits(void **state)
         assert_int_equal(resource_list_add(&q.used, "requests.nvidia.com/gpu", cases[i].used),
                          K_OK);
         struct wh_snapshot snap = {
-            .gpus = &gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
+            .gpus = &test_gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
         char body[1024];
         snprintf(body, sizeof(body),
                  REVIEW_HEAD ",\"kind\":{\"group\":\"apps\",\"version\":\"v1\",\"kind\":"
@@ -511,11 +498,11 @@ static void test_caps_warn(void **state)
         "{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"}},\"spec\":{\"taints\":[{\"key\":"
         "\"t\",\"effect\":\"NoSchedule\"}]},\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"}}}");
     struct knode node;
-    assert_int_equal(project_node(nj, &gpus, &node), K_OK);
+    assert_int_equal(project_node(nj, &test_gpus, &node), K_OK);
     const struct knode *nodes[] = {&node};
     struct wh_quota q = {.ns = "ns", .name = "q", .has_status = true};
     assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", 0), K_OK);
-    struct wh_snapshot snap = {.gpus = &gpus,
+    struct wh_snapshot snap = {.gpus = &test_gpus,
                                .nodes = nodes,
                                .n_nodes = 1,
                                .quotas = &q,
@@ -587,7 +574,7 @@ static void test_unsynced_snapshot_is_quiet(void **state)
     json_object_object_get_ex(c, "snapshot", &snapj);
     json_object_object_get_ex(c, "review", &review);
     struct owned_snapshot os;
-    assert_int_equal(owned_snapshot_build(&os, snapj, &gpus), K_OK);
+    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
     os.snap.nodes_synced = false;
     const char *body = json_object_to_json_string(review);
     struct admission_result r;
@@ -607,7 +594,7 @@ static void test_event_identity(void **state)
     json_object_object_get_ex(c, "snapshot", &snapj);
     json_object_object_get_ex(c, "review", &review);
     struct owned_snapshot os;
-    assert_int_equal(owned_snapshot_build(&os, snapj, &gpus), K_OK);
+    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
     const char *body = json_object_to_json_string(review);
     struct admission_result r;
     assert_int_equal(admission_handle(body, strlen(body), &os.snap, &r), K_OK);
@@ -673,7 +660,8 @@ int main(void)
         tests[i].initial_state = files[i];
     }
     memcpy(tests + n, fixed, sizeof(fixed));
-    int rc = _cmocka_run_group_tests("webhook_admission", tests, n + nf, setup, teardown);
+    int rc = _cmocka_run_group_tests("webhook_admission", tests, n + nf, test_gpus_setup,
+                                     test_gpus_teardown);
     for (size_t i = 0; i < n; i++)
         free(files[i]);
     free(files);

@@ -13,24 +13,10 @@
 
 #include <cmocka.h>
 
+#include "gpus.h"
 #include "admission.h"
 #include "warnings.h"
 #include "wh_testutil.h"
-
-static struct gpu_set gpus;
-
-static int setup(void **state)
-{
-    (void)state;
-    return gpu_set_parse(&gpus, GPU_SET_DEFAULT);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    gpu_set_cleanup(&gpus);
-    return 0;
-}
 
 static void test_control_characters(void **state)
 {
@@ -200,7 +186,8 @@ static void test_quota_arithmetic_saturates(void **state)
     struct wh_quota q = {.ns = "ns", .name = "q"};
     assert_int_equal(resource_list_add(&q.hard, "requests.nvidia.com/gpu", INT64_MAX), K_OK);
     assert_int_equal(resource_list_add(&q.used, "requests.nvidia.com/gpu", -5), K_OK);
-    struct wh_snapshot snap = {.gpus = &gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
+    struct wh_snapshot snap = {
+        .gpus = &test_gpus, .quotas = &q, .n_quotas = 1, .quotas_synced = true};
     static const char body[] =
         "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"
         "\"uid\":\"u\",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
@@ -226,5 +213,5 @@ int main(void)
         cmocka_unit_test(test_quota_arithmetic_saturates),
         cmocka_unit_test(test_long_names_stay_within_limits),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -9,24 +9,10 @@
 
 #include <cmocka.h>
 
+#include "gpus.h"
 #include "cache/store.h"
 #include "objects.h"
 #include "util/result.h"
-
-static struct gpu_set gpus;
-
-static int setup(void **state)
-{
-    (void)state;
-    return gpu_set_parse(&gpus, GPU_SET_DEFAULT);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    gpu_set_cleanup(&gpus);
-    return 0;
-}
 
 static unsigned apply_pod(struct store *s, json_object *pod, int deleted)
 {
@@ -47,7 +33,7 @@ static unsigned apply_node(struct store *s, json_object *node)
 static void test_usage_follows_pod_lifecycle(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     assert_non_null(s);
     unsigned ch = apply_pod(s, test_pod("ns", "a", "1", "n0", "Running", NULL, 1, NULL), 0);
     assert_true(ch & STORE_CHANGED_USAGE);
@@ -77,7 +63,7 @@ static void count_key(void *ctx, const char *key)
 static void test_pending_set(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     unsigned ch = apply_pod(s, test_pod("ns", "p", "1", NULL, "Pending", "n0", 1, NULL), 0);
     assert_true(ch & STORE_CHANGED_POD);
     apply_pod(s, test_pod("ns", "cpu-only", NULL, NULL, "Pending", NULL, 0, NULL), 0);
@@ -104,7 +90,7 @@ static void test_pending_set(void **state)
 static void test_nodes_sorted_and_changes(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     assert_true(apply_node(s, test_node("n2", "4", "0", NULL, NULL)) & STORE_CHANGED_NODES);
     apply_node(s, test_node("n0", "2", "2", "nvidia.com/gpu=present:NoSchedule", NULL));
     apply_node(s, test_node("n1", NULL, NULL, NULL, NULL));
@@ -126,7 +112,7 @@ static void test_nodes_sorted_and_changes(void **state)
 static void test_sync_sweeps_vanished(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     apply_pod(s, test_pod("ns", "stays", "1", "n0", "Running", NULL, 1, NULL), 0);
     apply_pod(s, test_pod("ns", "vanished", "1", "n0", "Running", NULL, 1, NULL), 0);
     apply_node(s, test_node("n0", "2", "2", NULL, NULL));
@@ -151,7 +137,7 @@ static void test_sync_sweeps_vanished(void **state)
 static void test_usage_saturates_and_unwinds(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     apply_pod(s, test_pod("ns", "p0", "9223372036854775807", "n0", "Running", NULL, 1, NULL), 0);
     int64_t one = store_node_usage(s, "n0", "nvidia.com/gpu");
     assert_true(one > 0);
@@ -208,7 +194,7 @@ static int64_t usage_r(struct store *s, const char *node, int i)
 static void test_update_at_name_cap_is_all_or_nothing(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     char name[32];
     for (int i = 0; i < RESOURCE_LIST_MAX; i++) {
         snprintf(name, sizeof(name), "p%d", i);
@@ -259,7 +245,7 @@ static void test_update_at_name_cap_is_all_or_nothing(void **state)
 static void test_refused_update_survives_relist(void **state)
 {
     (void)state;
-    struct store *s = store_new(&gpus);
+    struct store *s = store_new(&test_gpus);
     char name[32];
     for (int i = 0; i < RESOURCE_LIST_MAX; i++) {
         snprintf(name, sizeof(name), "p%d", i);
@@ -289,5 +275,5 @@ int main(void)
         cmocka_unit_test(test_update_at_name_cap_is_all_or_nothing),
         cmocka_unit_test(test_refused_update_survives_relist),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

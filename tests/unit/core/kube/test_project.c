@@ -9,30 +9,16 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "gpus.h"
 #include "kube/project.h"
 #include "model/gpu.h"
 #include "util/result.h"
-
-static struct gpu_set gpus;
-
-static int setup(void **state)
-{
-    (void)state;
-    return gpu_set_parse(&gpus, GPU_SET_DEFAULT) == K_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    gpu_set_cleanup(&gpus);
-    return 0;
-}
 
 static int pod_from(const char *text, struct kpod *out)
 {
     json_object *o = json_tokener_parse(text);
     assert_non_null(o);
-    int rc = project_pod(o, &gpus, out);
+    int rc = project_pod(o, &test_gpus, out);
     json_object_put(o);
     return rc;
 }
@@ -254,11 +240,11 @@ static void test_pod_spec(void **state)
         "{\"containers\":[{\"name\":\"a\",\"resources\":{\"limits\":{\"amd.com/gpu\":\"2\"}}}]}");
     json_object *meta = json_tokener_parse("{\"name\":\"deploy-x\",\"namespace\":\"ml\"}");
     struct kpod p;
-    assert_int_equal(project_pod_spec(spec, meta, &gpus, &p, NULL), K_OK);
+    assert_int_equal(project_pod_spec(spec, meta, &test_gpus, &p, NULL), K_OK);
     assert_string_equal(p.name, "deploy-x");
     assert_int_equal(resource_list_get(&p.gpu_requests, "amd.com/gpu"), 2);
     pod_cleanup(&p);
-    assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p, NULL), K_OK);
+    assert_int_equal(project_pod_spec(spec, NULL, &test_gpus, &p, NULL), K_OK);
     assert_null(p.name);
     pod_cleanup(&p);
     json_object_put(spec);
@@ -333,7 +319,7 @@ static void test_pod_spec_caps(void **state)
             capped_spec(cases[i].tols, cases[i].sel, cases[i].exprs, cases[i].values);
         struct kpod p;
         struct project_excess ex = {99, 99, 99};
-        assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p, &ex), K_OK);
+        assert_int_equal(project_pod_spec(spec, NULL, &test_gpus, &p, &ex), K_OK);
         /* what is never capped */
         assert_int_equal(gpu_of(&p, "nvidia.com/gpu"), 1);
         assert_string_equal(p.runtime_class, "nvidia");
@@ -362,7 +348,7 @@ static void test_pod_spec_caps(void **state)
         }
         pod_cleanup(&p);
         /* without `excess`: no caps */
-        assert_int_equal(project_pod_spec(spec, NULL, &gpus, &p, NULL), K_OK);
+        assert_int_equal(project_pod_spec(spec, NULL, &test_gpus, &p, NULL), K_OK);
         assert_int_equal(p.n_tolerations, cases[i].tols);
         assert_int_equal(p.node_selector.n, cases[i].sel);
         pod_cleanup(&p);
@@ -382,7 +368,7 @@ static void test_node(void **state)
         "\"nvidia.com/gpu.shared\":\"0\"},\"allocatable\":{\"cpu\":\"7800m\","
         "\"nvidia.com/gpu\":\"0\"}}}");
     struct knode n;
-    assert_int_equal(project_node(o, &gpus, &n), K_OK);
+    assert_int_equal(project_node(o, &test_gpus, &n), K_OK);
     assert_string_equal(n.name, "lab-node-2");
     assert_string_equal(kv_list_get(&n.labels, "kubernetes.io/hostname"), "lab-node-2");
     assert_true(n.unschedulable);
@@ -397,12 +383,12 @@ static void test_node(void **state)
     json_object_put(o);
 
     o = json_tokener_parse("{\"metadata\":{}}");
-    assert_int_equal(project_node(o, &gpus, &n), K_EPARSE);
+    assert_int_equal(project_node(o, &test_gpus, &n), K_EPARSE);
     assert_null(n.name);
     json_object_put(o);
     o = json_tokener_parse("{\"metadata\":{\"name\":\"x\"},\"status\":{\"capacity\":"
                            "{\"nvidia.com/gpu\":\"4x\"}}}");
-    assert_int_equal(project_node(o, &gpus, &n), K_EPARSE);
+    assert_int_equal(project_node(o, &test_gpus, &n), K_EPARSE);
     assert_null(n.name);
     json_object_put(o);
 }
@@ -417,5 +403,5 @@ int main(void)
         cmocka_unit_test(test_pod_spec_caps),
         cmocka_unit_test(test_node),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
