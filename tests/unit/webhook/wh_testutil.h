@@ -10,6 +10,7 @@
 #include "kube/project.h"
 #include "snapshot.h"
 #include "util/result.h"
+#include "util/utf8.h"
 #include "warnings.h"
 
 /* A snapshot that owns its objects, built from a fixture's "snapshot" member. */
@@ -142,30 +143,14 @@ static inline void owned_snapshot_cleanup(struct owned_snapshot *o)
 static inline bool clean_utf8(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p, cp, n;
-        if (c < 0x20 || c == 0x7f)
-            return false;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf)
-            n = 2, cp = c & 0x1f;
-        else if (c >= 0xe0 && c <= 0xef)
-            n = 3, cp = c & 0x0f;
-        else if (c >= 0xf0 && c <= 0xf4)
-            n = 4, cp = c & 0x07;
-        else
-            return false;
-        for (unsigned i = 1; i < n; i++) {
-            if ((p[i] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i] & 0x3f);
-        }
-        if (cp <= 0x9f || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+    size_t left = strlen(s);
+    while (left) { /* every pass consumes 1..4 bytes */
+        unsigned cp;
+        size_t n = utf8_decode(p, left, &cp);
+        if (!n || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
             return false;
         p += n;
+        left -= n;
     }
     return true;
 }
