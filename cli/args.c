@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util/result.h"
-#include "util/strconv.h"
+#include "util/flags.h"
 
 enum flag_id {
     F_KUBECONFIG,
@@ -122,15 +122,12 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
             return usage_error(st->err, st->errlen, "%s needs a resource list", shown);
         a->gpu_resources = value;
         break;
-    case F_VERBOSITY: {
-        long v;
-        if (strconv_long(value, 0, 10, &v) != K_OK)
+    case F_VERBOSITY:
+        if (flags_verbosity(value, &a->verbosity) != K_OK)
             return usage_error(st->err, st->errlen,
-                               "invalid argument \"%s\" for %s: want a level from 0 to 10", value,
-                               shown);
-        a->verbosity = (int)v;
+                               "invalid argument \"%s\" for %s: want a level from 0 to %d", value,
+                               shown, FLAGS_V_MAX);
         break;
-    }
     case F_CONTEXT:
         return usage_error(st->err, st->errlen,
                            "%s is not supported: the kubeconfig's current-context is used; pass "

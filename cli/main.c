@@ -10,7 +10,7 @@
 #include "triage.h"
 #include "util/log.h"
 #include "util/result.h"
-#include "util/strconv.h"
+#include "util/flags.h"
 #include "util/version.h"
 
 static void usage(FILE *out)
@@ -81,45 +81,28 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
 
 int main(int argc, char **argv)
 {
-    enum { OPT_KUBECONFIG = 256, OPT_GPU, OPT_VERSION };
     static const struct option longopts[] = {
-        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-        {"gpu-resources", required_argument, NULL, OPT_GPU},
-        {"v", required_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
+        FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    const char *kubeconfig = NULL, *gpu_list = GPU_SET_DEFAULT;
+    struct flags_common flags = {0};
+    char ferr[256];
     int opt;
-    while ((opt = getopt_long_only(argc, argv, "hv:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case OPT_KUBECONFIG:
-            kubeconfig = optarg;
-            break;
-        case OPT_GPU:
-            gpu_list = optarg;
-            break;
-        case 'v': {
-            long v;
-            if (strconv_long(optarg, 0, 10, &v) != K_OK) {
-                fprintf(stderr, "gputri: --v must be a number from 0 to 10, not %s\n", optarg);
-                return 2;
-            }
-            log_set_verbosity((int)v);
-            break;
-        }
-        case 'h':
-            usage(stdout);
-            return 0;
-        case OPT_VERSION:
-            printf("gputri %s\n", GPUTRI_VERSION);
-            return 0;
-        default:
-            usage(stderr);
+    while ((opt = getopt_long_only(argc, argv, FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
+        if (fr == FLAGS_INVALID)
+            fprintf(stderr, "gputri: %s\n", ferr);
+        if (fr != FLAGS_STORED) {
+            if (fr == FLAGS_OTHER)
+                usage(stderr);
             return 2;
         }
+        if (flags_answer(&flags, "gputri", usage))
+            return 0;
     }
+    log_set_verbosity(flags.verbosity);
+    const char *kubeconfig = flags.kubeconfig;
+    const char *gpu_list = flags.gpu_resources ? flags.gpu_resources : GPU_SET_DEFAULT;
     int nargs = argc - optind;
     const char *cmd = nargs > 0 ? argv[optind] : NULL;
     if (!cmd || (strcmp(cmd, "triage") != 0 && strcmp(cmd, "explain") != 0)) {

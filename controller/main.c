@@ -14,6 +14,7 @@
 #include "model/gpu.h"
 #include "util/buf.h"
 #include "util/file.h"
+#include "util/flags.h"
 #include "util/log.h"
 #include "util/result.h"
 #include "util/strconv.h"
@@ -153,12 +154,9 @@ static int parse_int(const char *flag, const char *s, int min, int *out)
 int main(int argc, char **argv)
 {
     enum {
-        OPT_KUBECONFIG = 256,
-        OPT_GPU,
-        OPT_WORKERS,
+        OPT_WORKERS = FLAG_FIRST_OWN,
         OPT_RESYNC,
         OPT_FORMAT,
-        OPT_VERSION,
         OPT_METRICS,
         OPT_HEALTH,
         OPT_LE,
@@ -169,8 +167,7 @@ int main(int argc, char **argv)
         OPT_LE_NAME,
     };
     static const struct option longopts[] = {
-        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-        {"gpu-resources", required_argument, NULL, OPT_GPU},
+        FLAGS_COMMON_LONGOPTS,
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"resync-period", required_argument, NULL, OPT_RESYNC},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
@@ -182,12 +179,9 @@ int main(int argc, char **argv)
         {"leader-elect-retry-period", required_argument, NULL, OPT_LE_RETRY},
         {"leader-elect-resource-namespace", required_argument, NULL, OPT_LE_NS},
         {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
-        {"v", required_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    const char *kubeconfig = NULL, *gpu_list = GPU_SET_DEFAULT;
+    struct flags_common flags = {0};
     struct controller_options opts = {
         .workers = 2,
         .resync_seconds = 300,
@@ -201,15 +195,9 @@ int main(int argc, char **argv)
     char lease_ns[254];
     default_namespace(lease_ns, sizeof(lease_ns));
     opts.lease_namespace = lease_ns;
-    int verbosity = 0, opt;
-    while ((opt = getopt_long_only(argc, argv, "hv:", longopts, NULL)) != -1) {
+    int opt;
+    while ((opt = getopt_long_only(argc, argv, FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (opt) {
-        case OPT_KUBECONFIG:
-            kubeconfig = optarg;
-            break;
-        case OPT_GPU:
-            gpu_list = optarg;
-            break;
         case OPT_WORKERS:
             if (parse_int("--workers", optarg, 1, &opts.workers))
                 return 2;
@@ -255,19 +243,18 @@ int main(int argc, char **argv)
         case OPT_LE_NAME:
             opts.lease_name = optarg;
             break;
-        case 'v':
-            if (parse_int("--v", optarg, 0, &verbosity))
+        default: {
+            char ferr[256];
+            enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
+            if (fr == FLAGS_INVALID)
+                fprintf(stderr, "gputri-controller: %s\n", ferr);
+            if (fr == FLAGS_OTHER)
+                usage(stderr);
+            if (fr != FLAGS_STORED)
                 return 2;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case OPT_VERSION:
-            printf("gputri-controller %s\n", GPUTRI_VERSION);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
+            if (flags_answer(&flags, "gputri-controller", usage))
+                return 0;
+        }
         }
     }
     if (optind < argc) {
@@ -275,7 +262,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    log_set_verbosity(verbosity);
+    log_set_verbosity(flags.verbosity);
+    const char *kubeconfig = flags.kubeconfig;
+    const char *gpu_list = flags.gpu_resources ? flags.gpu_resources : GPU_SET_DEFAULT;
     if (opts.leader_elect && (opts.renew_deadline_ms >= opts.lease_duration_ms ||
                               opts.retry_period_ms >= opts.renew_deadline_ms)) {
         fprintf(stderr, "gputri-controller: need retry period < renew deadline < lease duration\n");

@@ -18,6 +18,7 @@
 #include "tls_source.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/flags.h"
 #include "util/version.h"
 
 #define EVENT_QUEUE_CAPACITY 512
@@ -119,14 +120,9 @@ int main(int argc, char **argv)
         wh_options_usage(stderr);
         return 2;
     }
-    if (o.help) {
-        wh_options_usage(stdout);
+    if (flags_answer(&(struct flags_common){.help = o.help, .version = o.version}, "gputri-webhook",
+                     wh_options_usage))
         return 0;
-    }
-    if (o.version) {
-        printf("gputri-webhook %s\n", GPUTRI_VERSION);
-        return 0;
-    }
     log_set_verbosity(o.verbosity);
     log_set_format(o.log_format);
     /* Blocks of 128 KiB and more (request bodies, large JSON strings and arrays) are mmapped

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/gpu.h"
+#include "util/flags.h"
 #include "util/result.h"
 #include "util/strconv.h"
 
@@ -59,36 +60,29 @@ static int parse_long(const char *flag, const char *s, long min, long max, long 
 int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, size_t errlen)
 {
     enum {
-        OPT_CERT = 256,
+        OPT_CERT = FLAG_FIRST_OWN,
         OPT_KEY,
         OPT_BIND,
         OPT_PORT,
-        OPT_KUBECONFIG,
-        OPT_GPU,
         OPT_ERT,
         OPT_MAXBODY,
         OPT_THREADS,
         OPT_MAXCONN,
         OPT_TIMEOUT,
         OPT_FORMAT,
-        OPT_VERSION,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
         {"tls-private-key-file", required_argument, NULL, OPT_KEY},
         {"bind-address", required_argument, NULL, OPT_BIND},
         {"port", required_argument, NULL, OPT_PORT},
-        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-        {"gpu-resources", required_argument, NULL, OPT_GPU},
         {"assume-extended-resource-toleration", no_argument, NULL, OPT_ERT},
         {"max-request-bytes", required_argument, NULL, OPT_MAXBODY},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"max-connections", required_argument, NULL, OPT_MAXCONN},
         {"connection-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
-        {"v", required_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
+        FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
@@ -104,9 +98,10 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
 
     optind = 1;
     opterr = 0;
+    struct flags_common flags = {0};
     int opt;
     long v;
-    while ((opt = getopt_long_only(argc, argv, ":hv:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_CERT:
             o->tls_cert_file = optarg;
@@ -121,12 +116,6 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
             if (parse_long("port", optarg, 1, 65535, &v, err, errlen) != K_OK)
                 return K_EINVAL;
             o->port = (int)v;
-            break;
-        case OPT_KUBECONFIG:
-            o->kubeconfig = optarg;
-            break;
-        case OPT_GPU:
-            o->gpu_resources = optarg;
             break;
         case OPT_ERT:
             o->assume_ert = true;
@@ -162,25 +151,24 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
                 return K_EINVAL;
             }
             break;
-        case 'v':
-            if (parse_long("v", optarg, 0, 10, &v, err, errlen) != K_OK)
-                return K_EINVAL;
-            o->verbosity = (int)v;
-            break;
-        case 'h':
-            o->help = true;
-            break;
-        case OPT_VERSION:
-            o->version = true;
-            break;
         case ':':
             snprintf(err, errlen, "flag %s needs a value", argv[optind - 1]);
             return K_EINVAL;
-        default:
-            snprintf(err, errlen, "unknown flag %s", argv[optind - 1]);
-            return K_EINVAL;
+        default: {
+            enum flags_result fr = flags_common_apply(&flags, opt, optarg, err, errlen);
+            if (fr == FLAGS_OTHER)
+                snprintf(err, errlen, "unknown flag %s", argv[optind - 1]);
+            if (fr != FLAGS_STORED)
+                return K_EINVAL;
+        }
         }
     }
+    o->kubeconfig = flags.kubeconfig;
+    if (flags.gpu_resources)
+        o->gpu_resources = flags.gpu_resources;
+    o->verbosity = flags.verbosity;
+    o->help = flags.help;
+    o->version = flags.version;
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument \"%s\"", argv[optind]);
         return K_EINVAL;

@@ -1,0 +1,83 @@
+/*
+ * flags.h - the flags every gputri program takes, spelled as kubectl and the Kubernetes
+ * components spell them: --kubeconfig PATH, --gpu-resources LIST, -v/--v N (klog's verbosity,
+ * kubernetes/component-base: logs/api/v1/options.go), -h/--help and --version.
+ *
+ * A program keeps its own getopt_long table: FLAGS_COMMON_LONGOPTS are the table's rows for
+ * these flags and FLAGS_COMMON_SHORTOPTS their short letters; flags_common_apply() stores what
+ * getopt_long returned for one of them. The kubectl plugin, which parses argv itself
+ * (cli/args.c), uses flags_verbosity() for --v's value.
+ */
+#ifndef GPUTRI_FLAGS_H
+#define GPUTRI_FLAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* getopt_long ids of the long-only common flags; a program numbers its own from FLAG_FIRST_OWN. */
+enum flag_common_id {
+    FLAG_KUBECONFIG = 0x100,
+    FLAG_GPU_RESOURCES,
+    FLAG_VERSION,
+    FLAG_FIRST_OWN,
+};
+
+/* The short options of the common flags, for getopt_long's optstring: -h and -v N. */
+#define FLAGS_COMMON_SHORTOPTS "hv:"
+
+/* The common flags' rows of a `struct option` table (needs <getopt.h>); the table still ends
+ * with {NULL, 0, NULL, 0}. */
+#define FLAGS_COMMON_LONGOPTS                                                                      \
+    {"kubeconfig", required_argument, NULL, FLAG_KUBECONFIG},                                      \
+        {"gpu-resources", required_argument, NULL, FLAG_GPU_RESOURCES},                            \
+        {"v", required_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'},                     \
+    {                                                                                              \
+        "version", no_argument, NULL, FLAG_VERSION                                                 \
+    }
+
+/* The highest --v accepted: klog's levels as this project logs them (util/log.h) go up to 4. */
+#define FLAGS_V_MAX 10
+
+/* The common flags' values. Zero-initialise; strings are borrowed from argv. */
+struct flags_common {
+    const char *kubeconfig;    /* --kubeconfig, or NULL */
+    const char *gpu_resources; /* --gpu-resources, or NULL (the program's default set) */
+    int verbosity;             /* --v, 0 when not given */
+    bool help;                 /* -h/--help */
+    bool version;              /* --version */
+};
+
+/*
+ * flags_verbosity() - --v's value: a whole decimal number from 0 to FLAGS_V_MAX (strconv_long's
+ * rules: no blanks, no trailing text), into *out. Returns K_OK, or K_EINVAL (*out unchanged).
+ * Thread-safe.
+ */
+int flags_verbosity(const char *s, int *out);
+
+/* What flags_common_apply() did with an option. */
+enum flags_result {
+    FLAGS_INVALID = -1, /* a common flag with a bad value; the reason is in err */
+    FLAGS_OTHER = 0,    /* not a common flag: the program's own, or getopt's '?' / ':' */
+    FLAGS_STORED = 1,   /* a common flag, stored in *c */
+};
+
+/*
+ * flags_common_apply() - if `opt` (what getopt_long returned) is a common flag, store `arg`
+ * (its optarg, borrowed) into *c and return FLAGS_STORED; return FLAGS_OTHER for any other opt.
+ * For a bad --v value return FLAGS_INVALID with a one-line reason (no program name, no newline)
+ * in err (errlen bytes, always NUL-terminated when errlen > 0). Does not print. Thread-safe
+ * (getopt itself is not).
+ */
+enum flags_result flags_common_apply(struct flags_common *c, int opt, const char *arg, char *err,
+                                     size_t errlen);
+
+/*
+ * flags_answer() - answer -h/--help and --version as every program does: with c->help call
+ * usage(stdout); else with c->version print "<program> <GPUTRI_VERSION>" and a newline to
+ * stdout. Returns true when it answered (the program then exits with status 0), false when
+ * neither flag is set (nothing printed). Not thread-safe (writes stdout).
+ */
+bool flags_answer(const struct flags_common *c, const char *program, void (*usage)(FILE *out));
+
+#endif

@@ -1,0 +1,128 @@
+/* Tests for core/util/flags.c: the common flags through getopt_long_only, and --v's range. */
+#include <getopt.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/flags.h"
+#include "util/result.h"
+
+enum { OPT_OWN = FLAG_FIRST_OWN };
+
+/* Runs getopt_long_only over argv (NULL-terminated) with the common rows and one own flag;
+ * returns the first result other than FLAGS_STORED, or FLAGS_STORED; *own counts --own. */
+static enum flags_result parse(char **argv, struct flags_common *c, int *own, char *err,
+                               size_t errlen)
+{
+    static const struct option longopts[] = {
+        FLAGS_COMMON_LONGOPTS,
+        {"own", no_argument, NULL, OPT_OWN},
+        {NULL, 0, NULL, 0},
+    };
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    optind = 1;
+    opterr = 0;
+    memset(c, 0, sizeof(*c));
+    *own = 0;
+    int opt;
+    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == OPT_OWN) {
+            (*own)++;
+            continue;
+        }
+        enum flags_result fr = flags_common_apply(c, opt, optarg, err, errlen);
+        if (fr != FLAGS_STORED)
+            return fr;
+    }
+    return FLAGS_STORED;
+}
+
+static void test_common_flags(void **state)
+{
+    (void)state;
+    struct flags_common c;
+    char err[128];
+    int own;
+    char *all[] = {"prog", "--kubeconfig=/kc", "-gpu-resources", "amd.com/gpu", "--own", "--v=4",
+                   NULL};
+    assert_int_equal(parse(all, &c, &own, err, sizeof(err)), FLAGS_STORED);
+    assert_string_equal(c.kubeconfig, "/kc");
+    assert_string_equal(c.gpu_resources, "amd.com/gpu");
+    assert_int_equal(c.verbosity, 4);
+    assert_int_equal(own, 1);
+    assert_false(c.help);
+    assert_false(c.version);
+
+    char *none[] = {"prog", NULL};
+    assert_int_equal(parse(none, &c, &own, err, sizeof(err)), FLAGS_STORED);
+    assert_null(c.kubeconfig);
+    assert_null(c.gpu_resources);
+    assert_int_equal(c.verbosity, 0);
+
+    char *short_v[] = {"prog", "-v", "10", "-h", "--version", NULL};
+    assert_int_equal(parse(short_v, &c, &own, err, sizeof(err)), FLAGS_STORED);
+    assert_int_equal(c.verbosity, 10);
+    assert_true(c.help);
+    assert_true(c.version);
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    struct flags_common c;
+    char err[128];
+    int own;
+    const char *bad[] = {"--v=11", "--v=-1", "--v=x", "--v=", "--v=3 "};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *argv[] = {"prog", (char *)bad[i], NULL};
+        err[0] = 0;
+        assert_int_equal(parse(argv, &c, &own, err, sizeof(err)), FLAGS_INVALID);
+        assert_non_null(strstr(err, "for --v (0..10)"));
+    }
+    char *unknown[] = {"prog", "--nope", NULL};
+    assert_int_equal(parse(unknown, &c, &own, err, sizeof(err)), FLAGS_OTHER);
+    char *missing[] = {"prog", "--kubeconfig", NULL};
+    assert_int_equal(parse(missing, &c, &own, err, sizeof(err)), FLAGS_OTHER);
+
+    int v = 7;
+    assert_int_equal(flags_verbosity("0", &v), K_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(flags_verbosity("11", &v), K_EINVAL);
+    assert_int_equal(flags_verbosity(NULL, &v), K_EINVAL);
+    assert_int_equal(v, 0);
+}
+
+static int usage_calls;
+static void usage(FILE *out)
+{
+    (void)out;
+    usage_calls++;
+}
+
+static void test_answer(void **state)
+{
+    (void)state;
+    usage_calls = 0;
+    assert_false(flags_answer(&(struct flags_common){0}, "prog", usage));
+    assert_int_equal(usage_calls, 0);
+    assert_true(flags_answer(&(struct flags_common){.help = true, .version = true}, "prog", usage));
+    assert_int_equal(usage_calls, 1); /* help wins */
+    assert_true(flags_answer(&(struct flags_common){.version = true}, "prog", usage));
+    assert_int_equal(usage_calls, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_common_flags),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_answer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
