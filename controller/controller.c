@@ -98,11 +98,10 @@ static void *elect(void *arg)
         if (leading && !was)
             controller_enqueue_pending(c);
         was = leading;
-        int64_t ms = leader_next_delay_ms(c->le);
-        struct timespec ts = deadline_after(CLOCK_REALTIME, ms);
+        int64_t until = clock_mono_ms(NULL) + leader_next_delay_ms(c->le); /* real time */
         pthread_mutex_lock(&c->le_mu);
         if (!atomic_load(&c->le_stop))
-            pthread_cond_timedwait(&c->le_cv, &c->le_mu, &ts);
+            deadline_wait(&c->le_cv, &c->le_mu, CLOCK_REALTIME, NULL, until, 0);
         pthread_mutex_unlock(&c->le_mu);
     }
     return NULL;

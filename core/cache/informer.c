@@ -133,15 +133,10 @@ static int on_event(void *ctx, enum kube_event_type type, json_object *obj)
 static void nap(struct informer *inf, int64_t until)
 {
     pthread_mutex_lock(&inf->mu);
-    for (;;) {
-        int64_t left = until - clock_mono_ms(inf->clock);
-        if (atomic_load(&inf->stop) || left <= 0)
-            break;
-        if (inf->clock && left > 100)
-            left = 100; /* an injected clock may be moved by hand: look again soon */
-        struct timespec ts = deadline_after(CLOCK_REALTIME, left);
-        pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
-    }
+    /* An injected clock may be moved by hand: look at it again every 100 ms. */
+    while (!atomic_load(&inf->stop) &&
+           !deadline_wait(&inf->cv, &inf->mu, CLOCK_REALTIME, inf->clock, until, 100))
+        ;
     pthread_mutex_unlock(&inf->mu);
 }
 

@@ -340,11 +340,8 @@ char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
         if (wait < 0) {
             pthread_cond_wait(&q->cv, &q->mu);
         } else {
-            /* Delays are measured on q->clock; sleep on the monotonic clock for that long. */
-            if (wait > 1000)
-                wait = 1000; /* re-read an injected clock at least every second */
-            struct timespec ts = deadline_after(CLOCK_MONOTONIC, wait);
-            pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+            /* Delays are measured on q->clock; an injected one is re-read every second. */
+            deadline_wait(&q->cv, &q->mu, CLOCK_MONOTONIC, &q->clock, now_ms(q) + wait, 1000);
         }
     }
 }

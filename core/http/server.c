@@ -306,8 +306,9 @@ static void *sweep(void *arg)
     struct http_server *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->quit) {
-        struct timespec ts = deadline_after(CLOCK_MONOTONIC, s->o.sweep_interval_ms);
-        pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+        /* One tick of real time: the deadlines themselves are on s->o.clock. */
+        deadline_wait(&s->cv, &s->mu, CLOCK_MONOTONIC, NULL,
+                      clock_mono_ms(NULL) + s->o.sweep_interval_ms, 0);
         if (s->quit)
             break;
         int64_t now = now_ms(s);
@@ -675,8 +676,8 @@ void http_server_stop(struct http_server *s, int64_t drain_ms)
         return;
     atomic_store(&s->stopping, true);
     pthread_mutex_lock(&s->mu);
-    struct timespec until = deadline_after(CLOCK_MONOTONIC, drain_ms);
-    while (s->in_flight > 0 && pthread_cond_timedwait(&s->cv, &s->mu, &until) != ETIMEDOUT)
+    int64_t until = clock_mono_ms(NULL) + (drain_ms > 0 ? drain_ms : 0); /* real time */
+    while (s->in_flight > 0 && !deadline_wait(&s->cv, &s->mu, CLOCK_MONOTONIC, NULL, until, 0))
         ;
     if (s->in_flight > 0)
         log_warn("%s: stopping with %u request(s) still in flight", s->name, s->in_flight);
