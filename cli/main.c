@@ -24,18 +24,11 @@ static void usage(FILE *out)
             "Causes, checked in this order: no-request ok label-mismatch taint no-gpu-node\n"
             "allocatable-zero exhausted; gpu-fits when the GPUs fit and something else blocks.\n"
             "\n"
-            "Flags:\n"
-            "  --kubeconfig PATH     kubeconfig file (default: $KUBECONFIG, in-cluster,\n"
-            "                        ~/.kube/config)\n"
-            "  --gpu-resources LIST  comma-separated GPU resource names; a trailing * is a\n"
-            "                        prefix (default: %s)\n"
-            "  -v, --v N             log verbosity\n"
-            "  -h, --help            show this help\n"
-            "      --version         print the version\n"
-            "\n"
-            "Exit status: 0 answered, 1 the pod does not exist or the API could not be read,\n"
-            "2 usage error.\n",
-            GPU_SET_DEFAULT);
+            "Flags:\n");
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
+    fprintf(out, "\n"
+                 "Exit status: 0 answered, 1 the pod does not exist or the API could not be read,\n"
+                 "2 usage error.\n");
 }
 
 /* Whether s is a DNS label (or, with dots, subdomain) as Kubernetes validates object names:

@@ -14,6 +14,7 @@
 #include "pods.h"
 #include "triage.h"
 #include "util/log.h"
+#include "util/flags.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -42,17 +43,11 @@ static void usage(FILE *out)
             "  -n, --namespace NS      namespace (default: the kubeconfig context's, else\n"
             "                          \"default\")\n"
             "  -A, --all-namespaces    every namespace (pods)\n"
-            "  -o, --output FORMAT     wide (adds PHASE and NODE) or json (pods)\n"
-            "      --kubeconfig PATH   kubeconfig file (default: $KUBECONFIG, in-cluster,\n"
-            "                          ~/.kube/config); its current-context is used\n"
-            "      --gpu-resources LIST comma-separated GPU resource names; a trailing * is a\n"
-            "                          prefix (default: %s)\n"
-            "  -v, --v N               log verbosity\n"
-            "  -h, --help              show this help\n"
-            "      --version           print the version\n"
+            "  -o, --output FORMAT     wide (adds PHASE and NODE) or json (pods)\n");
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 6, 26, GPU_SET_DEFAULT);
+    fprintf(out,
             "\n"
-            "Exit status: 0 done, 1 error (API server, kubeconfig, pod not found), 2 usage.\n",
-            GPU_SET_DEFAULT);
+            "Exit status: 0 done, 1 error (API server, kubeconfig, pod not found), 2 usage.\n");
 }
 
 static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name, int rc,

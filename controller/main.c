@@ -44,11 +44,9 @@ static void usage(FILE *out)
             "Watches pods and nodes and annotates every pending GPU pod with why it cannot be\n"
             "placed (gputri/cause, gputri/detail), recording an Event when the cause changes.\n"
             "\n"
-            "Flags:\n"
-            "  --kubeconfig PATH        kubeconfig file (default: $KUBECONFIG, in-cluster,\n"
-            "                           ~/.kube/config)\n"
-            "  --gpu-resources LIST     comma-separated GPU resource names; a trailing * is a\n"
-            "                           prefix (default: %s)\n"
+            "Flags:\n");
+    flags_usage(out, FLAGS_USAGE_CONFIG, 2, 27, GPU_SET_DEFAULT);
+    fprintf(out,
             "  --workers N              concurrent reconciles (default 2)\n"
             "  --resync-period SECONDS  re-check every pending GPU pod this often (default 300)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
@@ -64,11 +62,8 @@ static void usage(FILE *out)
             "  --leader-elect-retry-period D     (default 2s)\n"
             "  --leader-elect-resource-namespace NS\n"
             "                           (default: the pod's namespace in a cluster, else default)\n"
-            "  --leader-elect-resource-name NAME (default gputri-controller)\n"
-            "  -v, --v N                log verbosity (default 0)\n"
-            "  -h, --help               show this help\n"
-            "      --version            print the version\n",
-            GPU_SET_DEFAULT);
+            "  --leader-elect-resource-name NAME (default gputri-controller)\n");
+    flags_usage(out, FLAGS_USAGE_BASIC, 2, 27, NULL);
 }
 
 /* "true"/"false" and the other spellings Go's strconv.ParseBool takes. */

@@ -25,11 +25,10 @@ void wh_options_usage(FILE *out)
             "  --tls-cert-file PATH         serving certificate (PEM, leaf first)\n"
             "  --tls-private-key-file PATH  its private key (PEM)\n"
             "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
-            "  --port N                     port (default %d)\n"
-            "  --kubeconfig PATH            kubeconfig (default: $KUBECONFIG, in-cluster,\n"
-            "                               ~/.kube/config)\n"
-            "  --gpu-resources LIST         comma-separated GPU resource names; a trailing *\n"
-            "                               is a prefix (default: %s)\n"
+            "  --port N                     port (default %d)\n",
+            WH_DEFAULT_PORT);
+    flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
+    fprintf(out,
             "  --assume-extended-resource-toleration\n"
             "                               the API server runs the ExtendedResourceToleration\n"
             "                               admission plugin (adds <resource>:Exists:NoSchedule)\n"
@@ -37,12 +36,10 @@ void wh_options_usage(FILE *out)
             "  --threads N                  HTTPS worker threads (default %d)\n"
             "  --max-connections N          concurrent connections (default %d)\n"
             "  --connection-timeout SECONDS close idle or stalled connections (default %d)\n"
-            "  --logging-format FORMAT      text (klog) or json (default text)\n"
-            "  -v, --v N                    log verbosity (default 0)\n"
-            "  -h, --help                   show this help\n"
-            "      --version                print the version\n",
-            WH_DEFAULT_PORT, GPU_SET_DEFAULT, WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS,
-            WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT);
+            "  --logging-format FORMAT      text (klog) or json (default text)\n",
+            WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS, WH_DEFAULT_MAX_CONNECTIONS,
+            WH_DEFAULT_CONNECTION_TIMEOUT);
+    flags_usage(out, FLAGS_USAGE_BASIC, 2, 31, NULL);
 }
 
 static int parse_long(const char *flag, const char *s, long min, long max, long *out, char *err,

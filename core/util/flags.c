@@ -1,6 +1,8 @@
 /* flags.c - the flags every gputri program takes (see flags.h). */
 #include "flags.h"
 
+#include <string.h>
+
 #include "errbuf.h"
 #include "result.h"
 #include "strconv.h"
@@ -54,4 +56,28 @@ bool flags_answer(const struct flags_common *c, const char *program, void (*usag
         return true;
     }
     return false;
+}
+
+/* One help line: `flag` after `indent` spaces, `text` from column `col` (or one space on). */
+static void usage_line(FILE *out, int indent, const char *flag, int col, const char *text)
+{
+    int used = indent + (int)strlen(flag);
+    fprintf(out, "%*s%s%*s%s\n", indent, "", flag, used < col ? col - used : 1, "", text);
+}
+
+void flags_usage(FILE *out, unsigned parts, int indent, int col, const char *gpu_default)
+{
+    if (parts & FLAGS_USAGE_CONFIG) {
+        usage_line(out, indent, "--kubeconfig PATH", col,
+                   "kubeconfig (default: $KUBECONFIG, in-cluster,");
+        usage_line(out, 0, "", col, "~/.kube/config); its current-context is used");
+        usage_line(out, indent, "--gpu-resources LIST", col,
+                   "comma-separated GPU resource names; a trailing *");
+        fprintf(out, "%*sis a prefix (default: %s)\n", col, "", gpu_default ? gpu_default : "");
+    }
+    if (parts & FLAGS_USAGE_BASIC) {
+        usage_line(out, 2, "-v, --v N", col, "log verbosity (default 0)");
+        usage_line(out, 2, "-h, --help", col, "show this help");
+        usage_line(out, 6, "--version", col, "print the version");
+    }
 }

@@ -80,4 +80,20 @@ enum flags_result flags_common_apply(struct flags_common *c, int opt, const char
  */
 bool flags_answer(const struct flags_common *c, const char *program, void (*usage)(FILE *out));
 
+/* Which help lines flags_usage() prints. */
+enum flags_usage_part {
+    FLAGS_USAGE_CONFIG = 1, /* --kubeconfig, --gpu-resources */
+    FLAGS_USAGE_BASIC = 2,  /* -v/--v, -h/--help, --version */
+};
+
+/*
+ * flags_usage() - the --help lines of the common flags in `parts` (FLAGS_USAGE_* bits, CONFIG
+ * first), so every program describes them alike. A long-only flag of CONFIG starts after
+ * `indent` spaces (2, or 6 where short flags are aligned beside it); -v and -h start at 2 and
+ * --version at 6. Descriptions start at column `col` (at least one space after the flag; every
+ * line fits 80 columns for col <= 31). gpu_default: the default GPU set's text (model/gpu.h,
+ * GPU_SET_DEFAULT), shown for --gpu-resources. Not thread-safe (writes `out`).
+ */
+void flags_usage(FILE *out, unsigned parts, int indent, int col, const char *gpu_default);
+
 #endif

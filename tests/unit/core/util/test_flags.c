@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -117,12 +118,38 @@ static void test_answer(void **state)
     assert_int_equal(usage_calls, 1);
 }
 
+static void test_usage(void **state)
+{
+    (void)state;
+    char buf[2048] = {0};
+    FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+    assert_non_null(f);
+    flags_usage(f, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 6, 26, "nvidia.com/gpu");
+    fclose(f);
+    assert_string_equal(
+        buf, "      --kubeconfig PATH   kubeconfig (default: $KUBECONFIG, in-cluster,\n"
+             "                          ~/.kube/config); its current-context is used\n"
+             "      --gpu-resources LIST comma-separated GPU resource names; a trailing *\n"
+             "                          is a prefix (default: nvidia.com/gpu)\n"
+             "  -v, --v N               log verbosity (default 0)\n"
+             "  -h, --help              show this help\n"
+             "      --version           print the version\n");
+    /* Every line fits 80 columns up to column 31. */
+    memset(buf, 0, sizeof(buf));
+    f = fmemopen(buf, sizeof(buf) - 1, "w");
+    flags_usage(f, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 31, "");
+    fclose(f);
+    for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+        assert_true(nl - line <= 80);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_common_flags),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_answer),
+        cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
