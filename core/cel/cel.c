@@ -1057,6 +1057,18 @@ static int32_t parse_primary(struct parser *p)
                      tyname(NODE(p, item)->ty));
                 return -1;
             }
+            /* HomogeneousAggregateLiterals (apiserver/pkg/cel/environment/base.go): element
+             * types must agree, dyn joins with anything */
+            uint8_t it = NODE(p, item)->ty;
+            if (last < 0) {
+                NODE(p, n)->sub = it;
+            } else if (NODE(p, n)->sub != it) {
+                if (NODE(p, n)->sub != TY_DYN && it != TY_DYN) {
+                    fail(p, CEL_UNSUPPORTED, NODE(p, item)->off, "mixed-type list literal");
+                    return -1;
+                }
+                NODE(p, n)->sub = TY_DYN;
+            }
             if (last < 0)
                 NODE(p, n)->a = item;
             else
@@ -1363,6 +1375,11 @@ static int32_t make_in(struct parser *p, int32_t l, int32_t r, size_t off)
     if (rn->op == OP_LIST) {
         if (!scalar(ln->ty)) {
             fail(p, CEL_UNSUPPORTED, off, "'in' with a %s on the left", tyname(ln->ty));
+            return -1;
+        }
+        /* in_list is (A, list(A)): a known element type must match a known left type */
+        if (rn->a >= 0 && ln->ty != rn->sub && ln->ty != TY_DYN && rn->sub != TY_DYN) {
+            fail(p, CEL_UNSUPPORTED, off, "%s in list of %s", tyname(ln->ty), tyname(rn->sub));
             return -1;
         }
         int32_t n = mk(p, OP_IN_LIST, TY_BOOL, off);
