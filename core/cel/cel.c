@@ -1533,6 +1533,40 @@ static int32_t parse_expr(struct parser *p)
     return p->status == CEL_OK ? x : -1;
 }
 
+/* Offset of the first byte that is not well-formed UTF-8, or len. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 1, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 2, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 3, cp = c & 0x07, min = 0x10000;
+        } else {
+            return i;
+        }
+        if (len - i <= n)
+            return i;
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return len;
+}
+
 void cel_program_free(struct cel_program *prog)
 {
     if (!prog)
@@ -1559,6 +1593,13 @@ int cel_compile(const char *expr, size_t len, struct cel_program **out, char *er
     if (len > CEL_MAX_EXPR_LEN) {
         errbuf_printf(err, errlen, "limit: expression longer than %d bytes", CEL_MAX_EXPR_LEN);
         return CEL_LIMIT;
+    }
+    /* API objects arrive as JSON, so their text is UTF-8; cel-go would read other bytes as
+     * U+FFFD. Do not guess. */
+    size_t bad = utf8_invalid_at((const unsigned char *)expr, len);
+    if (bad < len) {
+        errbuf_printf(err, errlen, "unsupported: bytes that are not UTF-8 at offset %zu", bad);
+        return CEL_UNSUPPORTED;
     }
     struct cel_program *prog = calloc(1, sizeof(*prog));
     if (!prog || !(prog->source = malloc(len + 1))) {
