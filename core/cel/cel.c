@@ -642,8 +642,7 @@ static int lex_number(struct parser *p)
     size_t i = p->pos;
     uint64_t v = 0;
     bool over = false;
-    if (s[i] == '0' && i + 2 < p->len && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-        hexval(s[i + 2]) >= 0) {
+    if (s[i] == '0' && i + 2 < p->len && s[i + 1] == 'x' && hexval(s[i + 2]) >= 0) {
         i += 2;
         while (i < p->len && hexval(s[i]) >= 0) {
             if (v >> 60)
@@ -1057,17 +1056,14 @@ static int32_t parse_primary(struct parser *p)
                      tyname(NODE(p, item)->ty));
                 return -1;
             }
-            /* HomogeneousAggregateLiterals (apiserver/pkg/cel/environment/base.go): element
-             * types must agree, dyn joins with anything */
+            /* HomogeneousAggregateLiterals (apiserver/pkg/cel/environment/base.go): every
+             * element has the same type; dyn does not join with string or int */
             uint8_t it = NODE(p, item)->ty;
             if (last < 0) {
                 NODE(p, n)->sub = it;
             } else if (NODE(p, n)->sub != it) {
-                if (NODE(p, n)->sub != TY_DYN && it != TY_DYN) {
-                    fail(p, CEL_UNSUPPORTED, NODE(p, item)->off, "mixed-type list literal");
-                    return -1;
-                }
-                NODE(p, n)->sub = TY_DYN;
+                fail(p, CEL_UNSUPPORTED, NODE(p, item)->off, "mixed-type list literal");
+                return -1;
             }
             if (last < 0)
                 NODE(p, n)->a = item;
@@ -1267,7 +1263,9 @@ static int32_t parse_postfix(struct parser *p, int32_t x)
                 fail(p, CEL_UNSUPPORTED, p->tstart, "optional field selection .?");
                 return -1;
             }
-            if (p->tok != T_IDENT || tok_reserved(p)) {
+            /* reserved words other than the keywords are valid field names in cel-go */
+            if (p->tok != T_IDENT || tok_is(p, "in") || tok_is(p, "true") || tok_is(p, "false") ||
+                tok_is(p, "null")) {
                 fail(p, CEL_INVALID, p->tstart, "expected a field name after '.'");
                 return -1;
             }
@@ -1828,8 +1826,10 @@ static struct val eval_cmp(const struct evalctx *c, int32_t idx, const struct no
         return *worst(&l, &r);
     if (n->sub == CMP_EQ || n->sub == CMP_NE) {
         struct val e = eq(&l, &r, idx);
-        if (e.k == V_BOOL && n->sub == CMP_NE)
-            e.b = !e.b;
+        /* cel-go evalNe: Bool(Equal(l, r) != True), so a "no such overload" from Equal
+         * makes != true while == stays an error */
+        if (n->sub == CMP_NE)
+            return vbool(!(e.k == V_BOOL && e.b));
         return e;
     }
     int o;
@@ -1857,6 +1857,10 @@ static struct val eval_in(const struct evalctx *c, int32_t idx, const struct nod
 {
     /* cel-go builds the list literal before `in` runs, so an error or unknown in the left side
      * or in any element decides first; then lhs.Equal(element) for each element. */
+    /* `x in []` is false even when x is an error (observed with
+     * k8s.io/dynamic-resource-allocation v0.34.4: cel-go never evaluates x) */
+    if (c->prog->nodes[n->b].a < 0)
+        return vbool(false);
     struct val l = eval(c, n->a);
     struct val w = l, firsterr = {.k = V_BOOL};
     bool found = false;
