@@ -1640,6 +1640,7 @@ struct val {
 struct evalctx {
     const struct cel_program *prog;
     const struct cel_device *dev;
+    int32_t aborted; /* node whose evaluation aborted the whole program (a Go panic), or -1 */
 };
 
 static struct val verr(int32_t node, const char *msg)
@@ -1722,9 +1723,9 @@ static struct val eq(const struct val *l, const struct val *r, int32_t node)
     }
 }
 
-static struct val eval(const struct evalctx *c, int32_t idx);
+static struct val eval(struct evalctx *c, int32_t idx);
 
-static struct val eval_attr(const struct evalctx *c, int32_t idx, const struct node *n)
+static struct val eval_attr(struct evalctx *c, int32_t idx, const struct node *n)
 {
     const char *pool = c->prog->pool;
     const struct cel_device *d = c->dev;
@@ -1773,7 +1774,7 @@ static struct val eval_attr(const struct evalctx *c, int32_t idx, const struct n
     return v;
 }
 
-static struct val eval_has(const struct evalctx *c, int32_t idx, const struct node *n)
+static struct val eval_has(struct evalctx *c, int32_t idx, const struct node *n)
 {
     const char *pool = c->prog->pool;
     const struct cel_device *d = c->dev;
@@ -1793,12 +1794,14 @@ static struct val eval_has(const struct evalctx *c, int32_t idx, const struct no
     return vbool(l != CEL_LOOKUP_MISSING);
 }
 
-static struct val eval_logic(const struct evalctx *c, const struct node *n)
+static struct val eval_logic(struct evalctx *c, const struct node *n)
 {
     bool absorb = n->op == OP_OR; /* the value that decides: false for &&, true for || */
     struct val firsterr = {.k = V_BOOL}, firstunk = {.k = V_BOOL};
     for (int32_t k = n->a; k >= 0; k = c->prog->nodes[k].next) {
         struct val v = eval(c, k);
+        if (c->aborted >= 0)
+            return v;
         if (v.k == V_BOOL) {
             if (v.b == absorb)
                 return v;
@@ -1819,7 +1822,7 @@ static struct val eval_logic(const struct evalctx *c, const struct node *n)
     return vbool(!absorb);
 }
 
-static struct val eval_cmp(const struct evalctx *c, int32_t idx, const struct node *n)
+static struct val eval_cmp(struct evalctx *c, int32_t idx, const struct node *n)
 {
     struct val l = eval(c, n->a), r = eval(c, n->b);
     if (bad(&l) || bad(&r))
@@ -1853,33 +1856,52 @@ static struct val eval_cmp(const struct evalctx *c, int32_t idx, const struct no
     }
 }
 
-static struct val eval_in(const struct evalctx *c, int32_t idx, const struct node *n)
+static bool is_literal(uint8_t op)
 {
-    /* cel-go builds the list literal before `in` runs, so an error or unknown in the left side
-     * or in any element decides first; then lhs.Equal(element) for each element. */
-    /* `x in []` is false even when x is an error (observed with
-     * k8s.io/dynamic-resource-allocation v0.34.4: cel-go never evaluates x) */
-    if (c->prog->nodes[n->b].a < 0)
+    return op == OP_INT || op == OP_STR || op == OP_BOOL;
+}
+
+/*
+ * `x in [list]`. The Kubernetes CEL programs are planned with cel-go's OptOptimize: a list
+ * literal of constants becomes a set (interpreter/planner.go maybeOptimizeSetMembership), an
+ * empty one the constant false. The set lookup hashes x, and a version value is not hashable:
+ * the Go runtime panics and the whole evaluation fails ("hash of unhashable type cel.Semver",
+ * observed with k8s.io/dynamic-resource-allocation v0.34.4). Other lists use
+ * baseList.Contains, where an element whose Equal is an error simply does not match.
+ */
+static struct val eval_in(struct evalctx *c, int32_t idx, const struct node *n)
+{
+    const struct node *list = &c->prog->nodes[n->b];
+    if (list->a < 0)
         return vbool(false);
+    bool constant = true;
+    for (int32_t k = list->a; k >= 0; k = c->prog->nodes[k].next)
+        constant = constant && is_literal(c->prog->nodes[k].op);
     struct val l = eval(c, n->a);
-    struct val w = l, firsterr = {.k = V_BOOL};
+    if (constant) {
+        if (bad(&l))
+            return l;
+        if (l.k == V_SEMVER) {
+            c->aborted = idx;
+            return verr(idx, "internal error: hash of unhashable type (a version in a list of "
+                             "literals)");
+        }
+    }
+    struct val w = l;
     bool found = false;
-    for (int32_t k = c->prog->nodes[n->b].a; k >= 0; k = c->prog->nodes[k].next) {
+    for (int32_t k = list->a; k >= 0; k = c->prog->nodes[k].next) {
         struct val item = eval(c, k);
+        if (c->aborted >= 0)
+            return item;
         w = *worst(&w, &item);
         if (bad(&w) || found)
             continue;
         struct val e = eq(&l, &item, idx);
-        if (e.k == V_BOOL && e.b)
-            found = true;
-        else if (e.k == V_ERR && firsterr.k != V_ERR)
-            firsterr = e;
+        found = e.k == V_BOOL && e.b;
     }
     if (bad(&w))
         return w;
-    if (found)
-        return vbool(true);
-    return firsterr.k == V_ERR ? firsterr : vbool(false);
+    return vbool(found);
 }
 
 static bool has_sub(const char *s, size_t sl, const char *sub, size_t subl)
@@ -1892,7 +1914,7 @@ static bool has_sub(const char *s, size_t sl, const char *sub, size_t subl)
     return false;
 }
 
-static struct val eval_method(const struct evalctx *c, int32_t idx, const struct node *n)
+static struct val eval_method(struct evalctx *c, int32_t idx, const struct node *n)
 {
     struct val r = eval(c, n->a), a = eval(c, n->b);
     if (bad(&r) || bad(&a))
@@ -1918,9 +1940,11 @@ static struct val eval_method(const struct evalctx *c, int32_t idx, const struct
     return vbool(n->sub == M_IS_GREATER ? o > 0 : o < 0);
 }
 
-static struct val eval(const struct evalctx *c, int32_t idx)
+static struct val eval(struct evalctx *c, int32_t idx)
 {
     const struct node *n = &c->prog->nodes[idx];
+    if (c->aborted >= 0)
+        return verr(c->aborted, "aborted");
     struct val v = {.k = V_BOOL};
     switch (n->op) {
     case OP_BOOL:
@@ -1979,8 +2003,11 @@ enum cel_result cel_eval(const struct cel_program *prog, const struct cel_device
                          size_t errlen)
 {
     errbuf_printf(err, errlen, "%s", "");
-    struct evalctx c = {.prog = prog, .dev = dev};
+    struct evalctx c = {.prog = prog, .dev = dev, .aborted = -1};
     struct val v = eval(&c, prog->root);
+    if (c.aborted >= 0)
+        v = verr(c.aborted, "internal error: hash of unhashable type (a version in a list of "
+                            "literals)");
     if (v.k == V_BOOL)
         return v.b ? CEL_TRUE : CEL_FALSE;
     if (v.k != V_ERR && v.k != V_UNK) {
