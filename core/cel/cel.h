@@ -31,13 +31,26 @@
  * `x in [list literal]`; `'D' in device.attributes`, `'N' in device.attributes[D]` (and for
  * capacity); `has(device.attributes[D].N)`; `!`, `&&`, `||`, `-` before an integer literal,
  * parentheses, `//` comments. Equality follows cel-go's heterogeneous equality (1 == 'a' is
- * false; a version or quantity compared with another type is an error). && and || are
- * commutative over errors: `false && error` is false, `true || error` is true.
+ * false; a version or quantity == another type is an error, but != is then true, as cel-go's
+ * evalNe is "Equal is not true"). && and || are commutative over errors: `false && error` is
+ * false, `true || error` is true; operands are evaluated left to right and stop at the first
+ * deciding value, as cel-go does. `in` on a list literal follows cel-go's planner (Kubernetes
+ * plans with its optimizer): `x in []` is false without evaluating x; a list of literals is a
+ * hash-set lookup, so a version on the left makes the Go runtime panic and the whole
+ * evaluation fails ("hash of unhashable type"), whatever surrounds it; in other lists an
+ * element whose equality is an error does not match. List literals must be homogeneous
+ * (HomogeneousAggregateLiterals in apiserver/pkg/cel/environment/base.go).
+ *
+ * The rules above were checked by evaluating the unit-test expressions, the fuzz corpus and
+ * generated expressions with k8s.io/dynamic-resource-allocation v0.34.4 (the scheduler's code
+ * in Kubernetes 1.34.4) and comparing results.
  *
  * Everything else (other functions and methods, macros such as exists/all, cel.bind, the
  * ternary operator, arithmetic, doubles, uints, bytes, null, maps, field names of `device`
- * other than the three above, expressions whose types the subset cannot check) is never
- * guessed: cel_compile() returns CEL_UNSUPPORTED and names the construct.
+ * other than the three above, expressions whose types the subset cannot check, quantities
+ * finer than milli-units, source bytes that are not UTF-8) is never guessed: cel_compile()
+ * returns CEL_UNSUPPORTED and names the construct. Type errors that the upstream checker
+ * reports are also CEL_UNSUPPORTED (such expressions never pass API validation).
  *
  * Bounds: the expression is at most CEL_MAX_EXPR_LEN bytes, nesting at most CEL_MAX_DEPTH
  * levels (parser recursion and tree depth; evaluation recursion follows the tree). Evaluation
@@ -72,7 +85,7 @@ enum cel_status {
 enum cel_result {
     CEL_FALSE = 0,
     CEL_TRUE,
-    CEL_ERROR,   /* certainly a runtime error in upstream CEL (e.g. "no such key") */
+    CEL_ERROR,   /* certainly a runtime error upstream ("no such key", "no such overload") */
     CEL_UNKNOWN, /* depends on a value the device view could not supply (CEL_LOOKUP_UNKNOWN) */
 };
 
