@@ -5,7 +5,7 @@
 # The rule (documented in core/CMakeLists.txt):
 #   core/<layer>/ may include "<other>/..." only for the layers listed for it below, and a bare
 #   "name.h" only when that file is in its own directory;
-#   util, model and classify include no network, JSON or TLS library headers;
+#   util, model, cel and classify include no network, JSON or TLS library headers;
 #   the programs (controller/ cli/ webhook/ certs/) may include any core layer and bare names
 #   from their own directory, never another program's headers.
 # Every core/ directory must have a rule here, so a new layer is placed explicitly.
@@ -14,12 +14,13 @@ cmake_minimum_required(VERSION 3.18)
 
 set(ALLOWED_util "util")
 set(ALLOWED_model "util;model")
-set(ALLOWED_classify "util;model;classify")
+set(ALLOWED_cel "util;model;cel")
+set(ALLOWED_classify "util;model;cel;classify")
 set(ALLOWED_kube "util;model;kube")
 set(ALLOWED_cache "util;model;kube;cache")
 set(ALLOWED_http "util;http")
-set(CORE_LAYERS "util;model;classify;kube;cache;http")
-set(PURE_LAYERS "util;model;classify")
+set(CORE_LAYERS "util;model;cel;classify;kube;cache;http")
+set(PURE_LAYERS "util;model;cel;classify")
 set(PROGRAMS "controller;cli;webhook;certs")
 # System headers the pure layers must not use.
 set(IMPURE_SYSTEM_HEADERS "^(curl|json-c|openssl|gnutls)/|^(yaml|microhttpd)\\.h$")
