@@ -24,11 +24,11 @@ struct kube_watch_parser {
     kube_watch_fn fn;
     void *ctx;
     size_t max_event;
-    size_t event_bytes;     /* bytes of the current, incomplete event given to the tokener */
-    int failed;             /* a K_* error was returned; refuse further input */
-    unsigned char carry[4]; /* an incomplete UTF-8 sequence held back from the last chunk */
-    size_t carry_len;
-    char *last_rv; /* owned; NULL means "" */
+    size_t event_bytes; /* bytes of the current, incomplete event given to the tokener */
+    int failed;         /* a K_* error was returned; refuse further input */
+    unsigned utf8_need; /* continuation bytes the current UTF-8 sequence still needs */
+    unsigned char utf8_lo, utf8_hi; /* the range the next continuation byte must lie in */
+    char *last_rv;                  /* owned; NULL means "" */
 };
 
 struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn fn, void *ctx)
@@ -43,10 +43,12 @@ struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn 
     }
     /*
      * The stream is untrusted: accept only strict JSON (no trailing commas, single quotes or
-     * NaN) and valid UTF-8. Trailing characters are allowed because the next event follows.
+     * NaN). Trailing characters are allowed because the next event follows. UTF-8 is checked
+     * here (utf8_valid_prefix) rather than by json-c: json-c 0.16 validates the byte after a
+     * complete value and then drops the value, so an event followed by a bad byte in the same
+     * chunk would be lost while the same bytes in two chunks deliver it.
      */
-    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
-                                       JSON_TOKENER_VALIDATE_UTF8);
+    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     p->fn = fn;
     p->ctx = ctx;
     p->max_event = max_event;
@@ -214,73 +216,61 @@ static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len
     return K_OK;
 }
 
-/* The length of the UTF-8 sequence started by lead byte c, 0 when c does not start one. */
-static size_t utf8_seq_len(unsigned char c)
-{
-    if (c >= 0xc0 && c <= 0xdf)
-        return 2;
-    if (c >= 0xe0 && c <= 0xef)
-        return 3;
-    if (c >= 0xf0 && c <= 0xf7)
-        return 4;
-    return 0;
-}
-
 /*
- * How many bytes at the end of data form the start of a multi-byte UTF-8 sequence that the next
- * chunk completes. json-c 0.16 validates UTF-8 per call and rejects a sequence cut by a chunk
- * boundary, so those bytes are held back and fed together with the rest.
+ * How many leading bytes of data continue a valid UTF-8 stream (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF) without a NUL byte, which can never be part of JSON text
+ * and which json-c takes for the end of its input. The state carries a sequence cut by a chunk
+ * boundary into the next call, so the answer does not depend on where the stream is cut.
  */
-static size_t utf8_incomplete_tail(const char *data, size_t len)
+static size_t utf8_valid_prefix(struct kube_watch_parser *p, const char *data, size_t len)
 {
-    for (size_t back = 1; back <= 3 && back <= len; back++) {
-        unsigned char c = (unsigned char)data[len - back];
-        if (c < 0x80)
-            return 0;
-        if (c >= 0xc0) {
-            size_t need = utf8_seq_len(c);
-            return need > back ? back : 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+        if (p->utf8_need > 0) {
+            if (c < p->utf8_lo || c > p->utf8_hi)
+                return i;
+            p->utf8_need--;
+            p->utf8_lo = 0x80;
+            p->utf8_hi = 0xbf;
+            continue;
+        }
+        if (c >= 0x01 && c <= 0x7f)
+            continue;
+        p->utf8_lo = 0x80;
+        p->utf8_hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf) {
+            p->utf8_need = 1;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            p->utf8_need = 2;
+            if (c == 0xe0)
+                p->utf8_lo = 0xa0; /* overlong below U+0800 */
+            else if (c == 0xed)
+                p->utf8_hi = 0x9f; /* surrogates U+D800..U+DFFF */
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            p->utf8_need = 3;
+            if (c == 0xf0)
+                p->utf8_lo = 0x90; /* overlong below U+10000 */
+            else if (c == 0xf4)
+                p->utf8_hi = 0x8f; /* above U+10FFFF */
+        } else {
+            return i; /* NUL, a stray continuation byte, 0xc0, 0xc1 or 0xf5..0xff */
         }
     }
-    return 0;
+    return len;
 }
 
 int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t len)
 {
-    int rc = K_OK;
-
     if (p->failed)
         return p->failed;
     /*
-     * A NUL byte can never be part of valid JSON text, and json-c treats it as end of input;
-     * refuse it here rather than let it cut an event short.
+     * Everything before the first bad byte is parsed, so the events it completes are delivered
+     * exactly as when the bad byte arrives in a later chunk; then the stream is refused.
      */
-    if (len && memchr(data, '\0', len)) {
+    size_t good = utf8_valid_prefix(p, data, len);
+    int rc = parse_bytes(p, data, good);
+    if (rc == K_OK && good < len)
         rc = K_EPARSE;
-        goto out;
-    }
-    if (p->carry_len > 0) {
-        size_t need = utf8_seq_len(p->carry[0]) - p->carry_len;
-        size_t take = need < len ? need : len;
-        memcpy(p->carry + p->carry_len, data, take);
-        p->carry_len += take;
-        data += take;
-        len -= take;
-        if (take < need)
-            goto out; /* still incomplete: wait for more */
-        size_t n = p->carry_len;
-        p->carry_len = 0;
-        rc = parse_bytes(p, (const char *)p->carry, n);
-        if (rc)
-            goto out;
-    }
-    size_t tail = utf8_incomplete_tail(data, len);
-    rc = parse_bytes(p, data, len - tail);
-    if (rc)
-        goto out;
-    memcpy(p->carry, data + len - tail, tail);
-    p->carry_len = tail;
-out:
     if (rc)
         p->failed = rc;
     return rc;
@@ -290,5 +280,5 @@ int kube_watch_parser_finish(struct kube_watch_parser *p)
 {
     if (p->failed)
         return p->failed;
-    return p->event_bytes || p->carry_len ? K_EPARSE : K_OK;
+    return p->event_bytes || p->utf8_need ? K_EPARSE : K_OK;
 }
