@@ -1,16 +1,22 @@
 /*
  * watch.c - incremental splitter for Kubernetes watch streams (see watch.h).
  *
- * Bytes go straight into one json_tokener that keeps its own partial state between chunks, so an
- * event split at any byte is parsed once, without re-scanning or copying the stream. The client
- * (client.c) feeds it from curl's write callback.
+ * A small scanner follows strings, escapes and nesting to find where each top-level object ends,
+ * collects the event's bytes (at most max_event) and hands the complete event to json-c in one
+ * call. json-c's own incremental parsing is not used because its result depends on where the
+ * chunks are cut: a number split across calls is checked piece by piece (`1-2` fed byte by byte
+ * reads as 1), and with UTF-8 validation on it drops a finished value when the byte after it is
+ * bad. Parsing whole events makes the events delivered independent of the chunking. The client
+ * (client.c) feeds the parser from curl's write callback.
  */
 #include "kube/watch.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/result.h"
 
 /*
@@ -23,10 +29,14 @@ struct kube_watch_parser {
     struct json_tokener *tok;
     kube_watch_fn fn;
     void *ctx;
-    size_t max_event;
-    size_t event_bytes; /* bytes of the current, incomplete event given to the tokener */
-    int failed;         /* a K_* error was returned; refuse further input */
-    unsigned utf8_need; /* continuation bytes the current UTF-8 sequence still needs */
+    struct buf event; /* the bytes of the current, incomplete event; limit max_event */
+    int failed;       /* a K_* error was returned; refuse further input */
+    /* the scanner, inside an event */
+    bool in_event;
+    bool in_string;
+    bool escape;                    /* the previous byte in a string was a backslash */
+    size_t depth;                   /* open objects and arrays */
+    unsigned utf8_need;             /* continuation bytes the current UTF-8 sequence still needs */
     unsigned char utf8_lo, utf8_hi; /* the range the next continuation byte must lie in */
     char *last_rv;                  /* owned; NULL means "" */
 };
@@ -43,15 +53,14 @@ struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn 
     }
     /*
      * The stream is untrusted: accept only strict JSON (no trailing commas, single quotes or
-     * NaN). Trailing characters are allowed because the next event follows. UTF-8 is checked
-     * here (utf8_valid_prefix) rather than by json-c: json-c 0.16 validates the byte after a
-     * complete value and then drops the value, so an event followed by a bad byte in the same
-     * chunk would be lost while the same bytes in two chunks deliver it.
+     * NaN). UTF-8 is checked before the bytes reach json-c (utf8_valid_prefix), with state
+     * carried across chunks.
      */
-    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT);
     p->fn = fn;
     p->ctx = ctx;
-    p->max_event = max_event;
+    /* json_tokener_parse_ex takes an int length */
+    buf_init(&p->event, max_event < INT32_MAX ? max_event : INT32_MAX);
     return p;
 }
 
@@ -60,6 +69,7 @@ void kube_watch_parser_free(struct kube_watch_parser *p)
     if (!p)
         return;
     json_tokener_free(p->tok);
+    buf_cleanup(&p->event);
     free(p->last_rv);
     free(p);
 }
@@ -152,13 +162,31 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Run `len` bytes through the tokener, dispatching every event that completes. */
+/* The collected event is complete: parse it in one call and hand it on. */
+static int finish_event(struct kube_watch_parser *p)
+{
+    int rc = K_EPARSE;
+    json_tokener_reset(p->tok);
+    json_object *ev = json_tokener_parse_ex(p->tok, p->event.data, (int)p->event.len);
+    /* The scanner ends the event at the brace that closes it, so json-c must use every byte. */
+    if (ev && json_tokener_get_error(p->tok) == json_tokener_success &&
+        json_tokener_get_parse_end(p->tok) == p->event.len)
+        rc = dispatch(p, ev);
+    json_object_put(ev);
+    p->in_event = false;
+    /* Keep a small buffer for the next event; give back what a large one needed. */
+    if (p->event.cap > (1u << 20))
+        buf_cleanup(&p->event);
+    else
+        buf_reset(&p->event);
+    return rc;
+}
+
+/* Scan `len` bytes for event boundaries, collecting and dispatching every event that completes. */
 static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len)
 {
-    int rc = K_OK;
-
     while (len > 0) {
-        if (p->event_bytes == 0) {
+        if (!p->in_event) {
             /* Between events: skip the newlines the server writes after each one. */
             while (len > 0 && is_space(*data)) {
                 data++;
@@ -166,52 +194,43 @@ static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len
             }
             if (len == 0)
                 break;
+            if (*data != '{')
+                return K_EPARSE; /* an event is a JSON object */
+            p->in_event = true;
+            p->in_string = false;
+            p->escape = false;
+            p->depth = 0;
         }
-        /*
-         * Give the tokener at most one byte more than the event may still grow, so an oversize
-         * event is caught after max_event + 1 bytes whatever the chunk size.
-         */
-        size_t room = p->max_event - p->event_bytes;
-        size_t n = len;
-        if (n > room)
-            n = room + 1;
-        if (n > INT32_MAX)
-            n = INT32_MAX;
-
-        json_object *ev = json_tokener_parse_ex(p->tok, data, (int)n);
-        enum json_tokener_error jerr = json_tokener_get_error(p->tok);
-        size_t used = json_tokener_get_parse_end(p->tok);
-        if (used > n)
-            used = n;
-
-        if (!ev) {
-            if (jerr != json_tokener_continue)
-                return K_EPARSE;
-            /* The tokener consumed all n bytes and wants more. */
-            p->event_bytes += n;
-            if (p->event_bytes > p->max_event)
-                return K_ETOOBIG;
-            data += n;
-            len -= n;
-            continue;
+        size_t i = 0;
+        bool complete = false;
+        for (; i < len && !complete; i++) {
+            char c = data[i];
+            if (p->in_string) {
+                if (p->escape)
+                    p->escape = false;
+                else if (c == '\\')
+                    p->escape = true;
+                else if (c == '"')
+                    p->in_string = false;
+            } else if (c == '"') {
+                p->in_string = true;
+            } else if (c == '{' || c == '[') {
+                p->depth++;
+            } else if (c == '}' || c == ']') {
+                complete = --p->depth == 0;
+            }
         }
-        /* The tokener also eats the whitespace after a value; that is not part of the event. */
-        size_t body = used;
-        while (body > 0 && is_space(data[body - 1]))
-            body--;
-        p->event_bytes += body;
-        json_tokener_reset(p->tok);
-        if (p->event_bytes > p->max_event) {
-            json_object_put(ev);
-            return K_ETOOBIG;
-        }
-        p->event_bytes = 0;
-        data += used;
-        len -= used;
-        rc = dispatch(p, ev);
-        json_object_put(ev);
+        /* Refused without growing when the event would pass max_event. */
+        int rc = buf_append(&p->event, data, i);
         if (rc)
             return rc;
+        data += i;
+        len -= i;
+        if (complete) {
+            rc = finish_event(p);
+            if (rc)
+                return rc;
+        }
     }
     return K_OK;
 }
@@ -280,5 +299,5 @@ int kube_watch_parser_finish(struct kube_watch_parser *p)
 {
     if (p->failed)
         return p->failed;
-    return p->event_bytes || p->utf8_need ? K_EPARSE : K_OK;
+    return p->in_event || p->utf8_need ? K_EPARSE : K_OK;
 }
