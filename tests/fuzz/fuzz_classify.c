@@ -3,12 +3,12 @@
  * classifier (core/classify/classify.c).
  *
  * The input is JSON in the shape of tests/fixtures/classify: {"nodes": [Node...], "pods":
- * [Pod...]}. Every node and pod is projected with the default GPU set (and every pod's spec
- * again through project_pod_spec), then every projected pod is classified against the projected
- * nodes, usage summed over the other bound, non-terminal pods. Besides the sanitizers, the target
- * checks what classify.h promises: K_OK, a known cause, a NUL-terminated detail without control
- * characters, verdicts and counts that add up to the candidates, a deciding node among the
- * inputs, and the same answer on a second call.
+ * [Pod...]}. Every node and pod is projected with the default GPU set, then every projected pod
+ * is classified against the projected nodes, usage summed over the other bound, non-terminal
+ * pods. (project_pod_spec, the webhook's entry, is reached through fuzz_admission.) Besides the
+ * sanitizers, the target checks what classify.h promises: K_OK, a known cause, a NUL-terminated
+ * detail without control characters, verdicts and counts that add up to the candidates, a deciding
+ * node among the inputs, and the same answer on a second call.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -140,13 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             w->n_nodes++;
     n = json_object_is_type(pods, json_type_array) ? json_object_array_length(pods) : 0;
     for (size_t i = 0; i < n && w->n_pods < MAX_OBJECTS; i++) {
-        json_object *pod = json_object_array_get_idx(pods, i), *spec = NULL, *meta = NULL;
-        json_object_object_get_ex(pod, "spec", &spec);
-        json_object_object_get_ex(pod, "metadata", &meta);
-        struct kpod from_spec;
-        if (project_pod_spec(spec, meta, &gpus, &from_spec) == K_OK)
-            pod_cleanup(&from_spec);
-        if (project_pod(pod, &gpus, &w->pods[w->n_pods]) == K_OK)
+        if (project_pod(json_object_array_get_idx(pods, i), &gpus, &w->pods[w->n_pods]) == K_OK)
             w->n_pods++;
     }
 
