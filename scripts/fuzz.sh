@@ -33,6 +33,11 @@ for a in "$@"; do
   esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=("${ALL_TARGETS[@]}")
+# libFuzzer reads -max_total_time=0 as "no limit"
+[ "$((10#$secs))" -gt 0 ] || {
+  echo "fuzz.sh: SECONDS must be at least 1" >&2
+  exit 2
+}
 B=$REPO/build-fuzz
 
 if [ $build = 1 ]; then
