@@ -3,6 +3,7 @@
 #   formatting, unit tests (plain, ASan+UBSan, TSan, valgrind), and the e2e suites on a real
 #   control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler built from the
 #   official Go modules, kwok for nodes). Ends with one line "N passed, M failed" over all suites.
+#   Also a build with clang, and each libFuzzer target of tests/fuzz run for 20 s (scripts/fuzz.sh).
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
 # cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs.
 set -uo pipefail
@@ -97,6 +98,9 @@ suite "unit tests under ASan+UBSan" ctest --test-dir "$REPO/build-asan" --output
 suite "build with TSan" build "$REPO/build-tsan" -DGPUTRI_TSAN=ON
 suite "unit tests under TSan" tsan_unit
 suite "unit tests under valgrind" valgrind_unit
+suite "build with clang" build "$REPO/build-clang" -DCMAKE_C_COMPILER=clang
+suite "build fuzz targets (clang, libFuzzer)" "$REPO/scripts/fuzz.sh" --build-only
+suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself.

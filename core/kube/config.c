@@ -397,6 +397,13 @@ static int load_cluster(struct kc_set *set, const char *name, struct kube_config
     size_t n = strlen(cfg->server);
     while (n > 0 && cfg->server[n - 1] == '/')
         cfg->server[--n] = '\0';
+    /* "/" or "https://" leave no host: say so now, not at the first request. */
+    const char *sep = strstr(cfg->server, "://");
+    if (!sep || sep[3] == '\0') {
+        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\": server \"%s\" names no host",
+                      f->path, name, server);
+        return K_EINVAL;
+    }
 
     /* Inline data wins over a file, as in client-go. */
     rc = take_data(f, c, "certificate-authority-data", "cluster", name, &cfg->ca_pem,

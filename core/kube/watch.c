@@ -1,16 +1,22 @@
 /*
  * watch.c - incremental splitter for Kubernetes watch streams (see watch.h).
  *
- * Bytes go straight into one json_tokener that keeps its own partial state between chunks, so an
- * event split at any byte is parsed once, without re-scanning or copying the stream. The client
- * (client.c) feeds it from curl's write callback.
+ * A small scanner follows strings, escapes and nesting to find where each top-level object ends,
+ * collects the event's bytes (at most max_event) and hands the complete event to json-c in one
+ * call. json-c's own incremental parsing is not used because its result depends on where the
+ * chunks are cut: a number split across calls is checked piece by piece (`1-2` fed byte by byte
+ * reads as 1), and with UTF-8 validation on it drops a finished value when the byte after it is
+ * bad. Parsing whole events makes the events delivered independent of the chunking. The client
+ * (client.c) feeds the parser from curl's write callback.
  */
 #include "kube/watch.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/result.h"
 
 /*
@@ -23,12 +29,16 @@ struct kube_watch_parser {
     struct json_tokener *tok;
     kube_watch_fn fn;
     void *ctx;
-    size_t max_event;
-    size_t event_bytes;     /* bytes of the current, incomplete event given to the tokener */
-    int failed;             /* a K_* error was returned; refuse further input */
-    unsigned char carry[4]; /* an incomplete UTF-8 sequence held back from the last chunk */
-    size_t carry_len;
-    char *last_rv; /* owned; NULL means "" */
+    struct buf event; /* the bytes of the current, incomplete event; limit max_event */
+    int failed;       /* a K_* error was returned; refuse further input */
+    /* the scanner, inside an event */
+    bool in_event;
+    bool in_string;
+    bool escape;                    /* the previous byte in a string was a backslash */
+    size_t depth;                   /* open objects and arrays */
+    unsigned utf8_need;             /* continuation bytes the current UTF-8 sequence still needs */
+    unsigned char utf8_lo, utf8_hi; /* the range the next continuation byte must lie in */
+    char *last_rv;                  /* owned; NULL means "" */
 };
 
 struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn fn, void *ctx)
@@ -43,13 +53,14 @@ struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn 
     }
     /*
      * The stream is untrusted: accept only strict JSON (no trailing commas, single quotes or
-     * NaN) and valid UTF-8. Trailing characters are allowed because the next event follows.
+     * NaN). UTF-8 is checked before the bytes reach json-c (utf8_valid_prefix), with state
+     * carried across chunks.
      */
-    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
-                                       JSON_TOKENER_VALIDATE_UTF8);
+    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT);
     p->fn = fn;
     p->ctx = ctx;
-    p->max_event = max_event;
+    /* json_tokener_parse_ex takes an int length */
+    buf_init(&p->event, max_event < INT32_MAX ? max_event : INT32_MAX);
     return p;
 }
 
@@ -58,6 +69,7 @@ void kube_watch_parser_free(struct kube_watch_parser *p)
     if (!p)
         return;
     json_tokener_free(p->tok);
+    buf_cleanup(&p->event);
     free(p->last_rv);
     free(p);
 }
@@ -150,13 +162,31 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Run `len` bytes through the tokener, dispatching every event that completes. */
+/* The collected event is complete: parse it in one call and hand it on. */
+static int finish_event(struct kube_watch_parser *p)
+{
+    int rc = K_EPARSE;
+    json_tokener_reset(p->tok);
+    json_object *ev = json_tokener_parse_ex(p->tok, p->event.data, (int)p->event.len);
+    /* The scanner ends the event at the brace that closes it, so json-c must use every byte. */
+    if (ev && json_tokener_get_error(p->tok) == json_tokener_success &&
+        json_tokener_get_parse_end(p->tok) == p->event.len)
+        rc = dispatch(p, ev);
+    json_object_put(ev);
+    p->in_event = false;
+    /* Keep a small buffer for the next event; give back what a large one needed. */
+    if (p->event.cap > (1u << 20))
+        buf_cleanup(&p->event);
+    else
+        buf_reset(&p->event);
+    return rc;
+}
+
+/* Scan `len` bytes for event boundaries, collecting and dispatching every event that completes. */
 static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len)
 {
-    int rc = K_OK;
-
     while (len > 0) {
-        if (p->event_bytes == 0) {
+        if (!p->in_event) {
             /* Between events: skip the newlines the server writes after each one. */
             while (len > 0 && is_space(*data)) {
                 data++;
@@ -164,123 +194,102 @@ static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len
             }
             if (len == 0)
                 break;
+            if (*data != '{')
+                return K_EPARSE; /* an event is a JSON object */
+            p->in_event = true;
+            p->in_string = false;
+            p->escape = false;
+            p->depth = 0;
         }
-        /*
-         * Give the tokener at most one byte more than the event may still grow, so an oversize
-         * event is caught after max_event + 1 bytes whatever the chunk size.
-         */
-        size_t room = p->max_event - p->event_bytes;
-        size_t n = len;
-        if (n > room)
-            n = room + 1;
-        if (n > INT32_MAX)
-            n = INT32_MAX;
-
-        json_object *ev = json_tokener_parse_ex(p->tok, data, (int)n);
-        enum json_tokener_error jerr = json_tokener_get_error(p->tok);
-        size_t used = json_tokener_get_parse_end(p->tok);
-        if (used > n)
-            used = n;
-
-        if (!ev) {
-            if (jerr != json_tokener_continue)
-                return K_EPARSE;
-            /* The tokener consumed all n bytes and wants more. */
-            p->event_bytes += n;
-            if (p->event_bytes > p->max_event)
-                return K_ETOOBIG;
-            data += n;
-            len -= n;
-            continue;
+        size_t i = 0;
+        bool complete = false;
+        for (; i < len && !complete; i++) {
+            char c = data[i];
+            if (p->in_string) {
+                if (p->escape)
+                    p->escape = false;
+                else if (c == '\\')
+                    p->escape = true;
+                else if (c == '"')
+                    p->in_string = false;
+            } else if (c == '"') {
+                p->in_string = true;
+            } else if (c == '{' || c == '[') {
+                p->depth++;
+            } else if (c == '}' || c == ']') {
+                complete = --p->depth == 0;
+            }
         }
-        /* The tokener also eats the whitespace after a value; that is not part of the event. */
-        size_t body = used;
-        while (body > 0 && is_space(data[body - 1]))
-            body--;
-        p->event_bytes += body;
-        json_tokener_reset(p->tok);
-        if (p->event_bytes > p->max_event) {
-            json_object_put(ev);
-            return K_ETOOBIG;
-        }
-        p->event_bytes = 0;
-        data += used;
-        len -= used;
-        rc = dispatch(p, ev);
-        json_object_put(ev);
+        /* Refused without growing when the event would pass max_event. */
+        int rc = buf_append(&p->event, data, i);
         if (rc)
             return rc;
+        data += i;
+        len -= i;
+        if (complete) {
+            rc = finish_event(p);
+            if (rc)
+                return rc;
+        }
     }
     return K_OK;
 }
 
-/* The length of the UTF-8 sequence started by lead byte c, 0 when c does not start one. */
-static size_t utf8_seq_len(unsigned char c)
-{
-    if (c >= 0xc0 && c <= 0xdf)
-        return 2;
-    if (c >= 0xe0 && c <= 0xef)
-        return 3;
-    if (c >= 0xf0 && c <= 0xf7)
-        return 4;
-    return 0;
-}
-
 /*
- * How many bytes at the end of data form the start of a multi-byte UTF-8 sequence that the next
- * chunk completes. json-c 0.16 validates UTF-8 per call and rejects a sequence cut by a chunk
- * boundary, so those bytes are held back and fed together with the rest.
+ * How many leading bytes of data continue a valid UTF-8 stream (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF) without a NUL byte, which can never be part of JSON text
+ * and which json-c takes for the end of its input. The state carries a sequence cut by a chunk
+ * boundary into the next call, so the answer does not depend on where the stream is cut.
  */
-static size_t utf8_incomplete_tail(const char *data, size_t len)
+static size_t utf8_valid_prefix(struct kube_watch_parser *p, const char *data, size_t len)
 {
-    for (size_t back = 1; back <= 3 && back <= len; back++) {
-        unsigned char c = (unsigned char)data[len - back];
-        if (c < 0x80)
-            return 0;
-        if (c >= 0xc0) {
-            size_t need = utf8_seq_len(c);
-            return need > back ? back : 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+        if (p->utf8_need > 0) {
+            if (c < p->utf8_lo || c > p->utf8_hi)
+                return i;
+            p->utf8_need--;
+            p->utf8_lo = 0x80;
+            p->utf8_hi = 0xbf;
+            continue;
+        }
+        if (c >= 0x01 && c <= 0x7f)
+            continue;
+        p->utf8_lo = 0x80;
+        p->utf8_hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf) {
+            p->utf8_need = 1;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            p->utf8_need = 2;
+            if (c == 0xe0)
+                p->utf8_lo = 0xa0; /* overlong below U+0800 */
+            else if (c == 0xed)
+                p->utf8_hi = 0x9f; /* surrogates U+D800..U+DFFF */
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            p->utf8_need = 3;
+            if (c == 0xf0)
+                p->utf8_lo = 0x90; /* overlong below U+10000 */
+            else if (c == 0xf4)
+                p->utf8_hi = 0x8f; /* above U+10FFFF */
+        } else {
+            return i; /* NUL, a stray continuation byte, 0xc0, 0xc1 or 0xf5..0xff */
         }
     }
-    return 0;
+    return len;
 }
 
 int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t len)
 {
-    int rc = K_OK;
-
     if (p->failed)
         return p->failed;
     /*
-     * A NUL byte can never be part of valid JSON text, and json-c treats it as end of input;
-     * refuse it here rather than let it cut an event short.
+     * Everything before the first bad byte is parsed, so the events it completes are delivered
+     * exactly as when the bad byte arrives in a later chunk; then the stream is refused.
      */
-    if (len && memchr(data, '\0', len)) {
+    size_t good = utf8_valid_prefix(p, data, len);
+    int rc = parse_bytes(p, data, good);
+    if (rc == K_OK && good < len)
         rc = K_EPARSE;
-        goto out;
-    }
-    if (p->carry_len > 0) {
-        size_t need = utf8_seq_len(p->carry[0]) - p->carry_len;
-        size_t take = need < len ? need : len;
-        memcpy(p->carry + p->carry_len, data, take);
-        p->carry_len += take;
-        data += take;
-        len -= take;
-        if (take < need)
-            goto out; /* still incomplete: wait for more */
-        size_t n = p->carry_len;
-        p->carry_len = 0;
-        rc = parse_bytes(p, (const char *)p->carry, n);
-        if (rc)
-            goto out;
-    }
-    size_t tail = utf8_incomplete_tail(data, len);
-    rc = parse_bytes(p, data, len - tail);
-    if (rc)
-        goto out;
-    memcpy(p->carry, data + len - tail, tail);
-    p->carry_len = tail;
-out:
     if (rc)
         p->failed = rc;
     return rc;
@@ -290,5 +299,5 @@ int kube_watch_parser_finish(struct kube_watch_parser *p)
 {
     if (p->failed)
         return p->failed;
-    return p->event_bytes || p->carry_len ? K_EPARSE : K_OK;
+    return p->in_event || p->utf8_need ? K_EPARSE : K_OK;
 }

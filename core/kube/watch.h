@@ -36,9 +36,12 @@ struct kube_watch_parser;
 struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn fn, void *ctx);
 
 /*
- * kube_watch_parser_feed() - consume `len` bytes. Returns K_OK; K_EPARSE for malformed JSON, an
- * object without a known "type" or without an "object"; K_ETOOBIG for an event above the limit;
- * K_ECANCELED when the handler returned non-zero. After an error the parser must be freed.
+ * kube_watch_parser_feed() - consume `len` bytes. Returns K_OK; K_EPARSE for malformed JSON, a
+ * byte that is not UTF-8 (RFC 3629) or is NUL, an object without a known "type" or without an
+ * "object"; K_ETOOBIG for an event above the limit; K_ECANCELED when the handler returned
+ * non-zero. Events that complete before the offending byte are delivered first. The events
+ * delivered and the result do not depend on how the stream is cut into chunks. After an error
+ * the parser must be freed.
  */
 int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t len);
 

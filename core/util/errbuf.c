@@ -10,6 +10,14 @@ void errbuf_printf(char *err, size_t errlen, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    int n = vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    if (n < 0) {
+        err[0] = '\0';
+        return;
+    }
+    /* Names and values quoted from a file may hold newlines or escapes; keep one line. */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
 }

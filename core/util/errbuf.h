@@ -8,7 +8,9 @@
 
 /*
  * errbuf_printf() - format a message into err (errlen bytes, always NUL-terminated, cut when
- * longer). Does nothing when err is NULL or errlen is 0. Thread-safe for distinct buffers.
+ * longer). Control characters (newlines, tabs, escapes, DEL) become spaces, so text quoted from
+ * a file cannot break the message over lines. Does nothing when err is NULL or errlen is 0.
+ * Thread-safe for distinct buffers.
  */
 void errbuf_printf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

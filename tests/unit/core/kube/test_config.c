@@ -298,6 +298,8 @@ static void test_bad_input(void **state)
                 "has a client certificate but no client key", NULL);
     /* A directory is not a kubeconfig. */
     expect_fail(KC_DIR, K_EINVAL, "kubeconfig " KC_DIR, NULL);
+    /* A server that is only a scheme used to load as "https:". */
+    expect_fail(KC_DIR "/no_host.yaml", K_EINVAL, "server \"https://\" names no host", NULL);
 }
 
 static void test_in_cluster(void **state)

@@ -123,16 +123,13 @@ static void run_free(struct run *r)
  * The stream must give the same result whether fed whole, in two chunks cut at every offset, in
  * three chunks, or one byte at a time.
  */
-static void check_all_splits(const char *fixture, int want_rc, const char *want_log,
-                             const char *want_rv)
+static void check_all_splits_data(const char *fixture, const char *data, size_t len, int want_rc,
+                                  const char *want_log, const char *want_rv)
 {
-    size_t len;
-    char *data = read_fixture(fixture, &len);
-
     struct run whole = feed_cut(data, len, NULL, 0, MAX_EVENT, 0);
-    assert_int_equal(whole.rc, want_rc);
-    assert_string_equal(whole.log, want_log);
-    assert_string_equal(whole.last_rv, want_rv);
+    if (whole.rc != want_rc || strcmp(whole.log, want_log) != 0 ||
+        strcmp(whole.last_rv, want_rv) != 0)
+        fail_msg("%s whole: rc %d log\n%s", fixture, whole.rc, whole.log);
     run_free(&whole);
 
     for (size_t i = 0; i <= len; i++) {
@@ -161,6 +158,14 @@ static void check_all_splits(const char *fixture, int want_rc, const char *want_
     assert_string_equal(one.last_rv, want_rv);
     run_free(&one);
     free(bytes);
+}
+
+static void check_all_splits(const char *fixture, int want_rc, const char *want_log,
+                             const char *want_rv)
+{
+    size_t len;
+    char *data = read_fixture(fixture, &len);
+    check_all_splits_data(fixture, data, len, want_rc, want_log, want_rv);
     free(data);
 }
 
@@ -255,6 +260,95 @@ static void test_garbage_and_nul(void **state)
     r = feed_cut(num, sizeof(num) - 1, NULL, 0, MAX_EVENT, 0);
     assert_int_equal(r.rc, K_EPARSE);
     run_free(&r);
+}
+
+/*
+ * A complete event followed by a bad byte in the same chunk is delivered, as it is when the bad
+ * byte comes in the next chunk; then the stream is refused. (json-c used to drop the event when
+ * it validated UTF-8 itself.)
+ */
+static void test_event_then_bad_byte(void **state)
+{
+    (void)state;
+    static const char *const tails[] = {
+        "\xff",             /* never UTF-8 */
+        "\x80",             /* stray continuation byte */
+        "\xc0\xaf",         /* overlong '/' */
+        "\xe0\x80\xaf",     /* overlong '/' */
+        "\xed\xa0\x80",     /* surrogate U+D800 */
+        "\xf4\x90\x80\x80", /* above U+10FFFF */
+        "\xf5",             /* lead byte past U+10FFFF */
+        "\xc3\x28",         /* lead byte without its continuation */
+    };
+    static const char ev[] = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\","
+                             "\"resourceVersion\":\"3\"}}}";
+    static const char *const seps[] = {"", "\n", " \r\n\t"};
+    char data[256];
+    for (size_t s = 0; s < sizeof(seps) / sizeof(seps[0]); s++) {
+        for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+            int n = snprintf(data, sizeof(data), "%s%s%s", ev, seps[s], tails[t]);
+            check_all_splits_data("event then bad byte", data, (size_t)n, K_EPARSE, "ADDED a 3\n",
+                                  "3");
+        }
+        /* A NUL is refused the same way, wherever the chunk boundary falls. */
+        int n = snprintf(data, sizeof(data), "%s%s", ev, seps[s]);
+        data[n++] = '\0';
+        data[n++] = '{';
+        check_all_splits_data("event then NUL", data, (size_t)n, K_EPARSE, "ADDED a 3\n", "3");
+    }
+    /* A multi-byte character cut at the end of the stream is a truncated stream. */
+    int n = snprintf(data, sizeof(data), "%s\n\xe2\x98", ev);
+    check_all_splits_data("cut character", data, (size_t)n, K_EPARSE, "ADDED a 3\n", "3");
+    /* Valid characters of every length, inside a string, split anywhere. */
+    n = snprintf(data, sizeof(data),
+                 "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"\x7f\xc2\x80\xdf\xbf"
+                 "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\","
+                 "\"resourceVersion\":\"4\"}}}\n");
+    struct run r = feed_cut(data, (size_t)n, NULL, 0, MAX_EVENT, 0);
+    assert_int_equal(r.rc, K_OK);
+    assert_int_equal(strlen(r.log), strlen("ADDED  4\n") + 22);
+    check_all_splits_data("valid characters", data, (size_t)n, K_OK, r.log, "4");
+    run_free(&r);
+}
+
+/*
+ * json-c checks a number piece by piece when it arrives in several calls, so fed byte by byte
+ * `1-2` used to read as 1 and the event was delivered, while fed whole it was refused. Every
+ * chunking must refuse it, and accept the well-formed numbers around it.
+ */
+static void test_numbers_split_anywhere(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"1-2",   "--1",  "01", ".5",  "1e",    "1e+-5",
+                                      "1.2.3", "1ee5", "-",  "tru", "truex", "nul"};
+    static const char *const good[] = {"-0", "0.5", "-1.25e+3", "1E5", "0e0", "true", "null"};
+    char data[128];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int n =
+            snprintf(data, sizeof(data),
+                     "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\","
+                     "\"resourceVersion\":\"1\"}}}\n{\"type\":\"ADDED\",\"object\":{\"n\":%s}}\n",
+                     bad[i]);
+        check_all_splits_data(bad[i], data, (size_t)n, K_EPARSE, "ADDED a 1\n", "1");
+    }
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        int n = snprintf(data, sizeof(data),
+                         "{\"type\":\"ADDED\",\"object\":{\"n\":[%s],\"metadata\":{\"name\":"
+                         "\"a\",\"resourceVersion\":\"2\"}}}",
+                         good[i]);
+        check_all_splits_data(good[i], data, (size_t)n, K_OK, "ADDED a 2\n", "2");
+    }
+}
+
+/* Braces and brackets inside strings and escapes do not end an event early. */
+static void test_braces_in_strings(void **state)
+{
+    (void)state;
+    static const char data[] =
+        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":"
+        "\"}]\\\"{[\\\\\",\"resourceVersion\":\"5\"},\"x\":[[{}],{\"\":[]}]}}\n";
+    check_all_splits_data("braces in strings", data, sizeof(data) - 1, K_OK, "ADDED }]\"{[\\ 5\n",
+                          "5");
 }
 
 static void test_truncated_stream(void **state)
@@ -355,6 +449,9 @@ int main(void)
         cmocka_unit_test(test_error_code_helper),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_garbage_and_nul),
+        cmocka_unit_test(test_event_then_bad_byte),
+        cmocka_unit_test(test_numbers_split_anywhere),
+        cmocka_unit_test(test_braces_in_strings),
         cmocka_unit_test(test_truncated_stream),
         cmocka_unit_test(test_oversize_event),
         cmocka_unit_test(test_handler_stop),

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Usage: tests/fuzz/seed-corpus.sh OUT_DIR
+# Fills OUT_DIR/<target>/ with seed inputs for each fuzz target, derived from tests/fixtures (so
+# no fixture is copied into git twice) and from tests/fuzz/corpus/<target>/ (small inputs kept as
+# regression cases). Files are named by the SHA-1 of their content, as libFuzzer names its own,
+# so running this again over a grown corpus adds nothing twice. Needs jq.
+set -euo pipefail
+case ${1:-} in
+'' | -h | --help)
+  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  [ -n "${1:-}" ]
+  exit
+  ;;
+esac
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+fixtures=$here/../fixtures
+out=$1
+mkdir -p "$out"/{quantity,watch,classify,admission,kubeconfig,cel}
+
+put() { # put TARGET: stdin becomes one seed of TARGET
+  local tmp
+  tmp=$(mktemp "$out/$1/.seed.XXXXXX")
+  cat >"$tmp"
+  mv "$tmp" "$out/$1/$(sha1sum <"$tmp" | cut -c1-40)"
+}
+
+# quantity: every quantity string in the fixtures' resource lists, and a few hand-picked edges.
+jq -r '.. | objects | to_entries[]
+       | select(.key | test("^(capacity|allocatable|limits|requests|hard|used)$"))
+       | .value | objects | .[] | strings' "$fixtures"/classify/*.json "$fixtures"/admission/*.json |
+  sort -u | while IFS= read -r q; do printf '%s' "$q" | put quantity; done
+for q in 0 -0 +1 1.5 .5 5. 100m 0.001 1n 1u 1k 1M 1G 1T 1P 1E 1Ki 1Mi 1Gi 1Ti 1Pi 1Ei 1e3 1E-3 \
+  1e-30 -1.5Gi 9223372036854775807 9223372036854775808 -9223372036854775808 8Ei 9.3E 1e19 \
+  0.000000000000000000001Ei 123456789012345678901234567890e-20; do
+  printf '%s' "$q" | put quantity
+done
+
+# watch: a 2-byte header (no cuts, no stop; see fuzz_watch.c), then a stream. The fixture
+# streams, and the real objects of a classifier fixture as ADDED events.
+for f in "$fixtures"/watch/*.jsonl; do
+  { printf '\0\0'; cat "$f"; } | put watch
+done
+{
+  printf '\3\0\20\0\100\0\0\1'
+  jq -c '(.nodes[], .pods[]) | {type: "ADDED", object: .}' "$fixtures"/classify/seed-06-exhaust.json
+} | put watch
+
+# classify: the classifier fixtures, compacted ({"nodes", "pods", ...} is the target's input).
+for f in "$fixtures"/classify/*.json; do
+  jq -c . "$f" | put classify
+done
+
+# admission: the AdmissionReview of every webhook fixture.
+for f in "$fixtures"/admission/*.json; do
+  review=$(jq -c '.review // empty' "$f")
+  [ -z "$review" ] || printf '%s' "$review" | put admission
+done
+
+# kubeconfig: the loader's fixtures.
+for f in "$fixtures"/kubeconfig/*.yaml "$fixtures"/kubeconfig/nested/*.yaml; do
+  put kubeconfig <"$f"
+done
+
+# cel: every selector expression of the DRA fixtures (DeviceClasses, claims, templates), and a few
+# shapes from the GPU drivers' examples.
+jq -r '.. | objects | select(has("cel")) | .cel.expression // empty | strings' \
+  "$fixtures"/dra/*.json 2>/dev/null | sort -u | while IFS= read -r e; do printf '%s' "$e" | put cel; done
+for e in "device.driver == 'gpu.nvidia.com'" \
+  "device.attributes['gpu.nvidia.com'].productName in ['NVIDIA A100-SXM4-40GB', 'NVIDIA H100']" \
+  "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0" \
+  "device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan(semver('550.0.0'))" \
+  "!(device.attributes['gpu.intel.com'].family.startsWith('Max')) || device.driver != 'x'"; do
+  printf '%s' "$e" | put cel
+done
+
+# regression inputs kept in git
+for d in "$here"/corpus/*/; do
+  [ -d "$d" ] || continue
+  t=$(basename "$d")
+  for f in "$d"*; do
+    [ -f "$f" ] && put "$t" <"$f"
+  done
+done
+rm -f "$out"/*/.seed.*
