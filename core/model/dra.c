@@ -175,6 +175,38 @@ static const char *eat_literal(const char *p, const char **s, size_t *len)
     return end + 1;
 }
 
+/* Whether `p` has no `||` or `?` outside string literals and parentheses, and balanced
+ * parentheses: then `device.driver == 'x' && p` is false whenever the driver differs. */
+static bool conjunct_rest_ok(const char *p)
+{
+    int depth = 0;
+    while (*p) {
+        char c = *p;
+        if (c == '\'' || c == '"') {
+            p++;
+            while (*p && *p != c) {
+                if (*p == '\\' && p[1])
+                    p++;
+                p++;
+            }
+            if (!*p)
+                return false;
+            p++;
+            continue;
+        }
+        if (c == '(' || c == '[')
+            depth++;
+        else if (c == ')' || c == ']')
+            depth--;
+        else if (depth == 0 && (c == '?' || (c == '|' && p[1] == '|')))
+            return false;
+        if (depth < 0)
+            return false;
+        p++;
+    }
+    return depth == 0;
+}
+
 char *dra_selector_driver(const char *expr)
 {
     if (!expr)
@@ -212,7 +244,11 @@ char *dra_selector_driver(const char *expr)
             return NULL;
         q = skip_ws(q + 1);
     }
-    if (*q != '\0' || len == 0)
+    if (len == 0)
+        return NULL;
+    if (*q == '&' && q[1] == '&' && conjunct_rest_ok(q + 2))
+        return strndup(lit, len);
+    if (*q != '\0')
         return NULL;
     return strndup(lit, len);
 }

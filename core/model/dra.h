@@ -197,9 +197,12 @@ void pod_claim_statuses_free(struct pod_claim_status *s, size_t n);
 /*
  * dra_selector_driver() - the driver a CEL selector names when it is literally
  * `device.driver == '<x>'` or `'<x>' == device.driver` (single or double quotes, no escapes,
- * whitespace around tokens allowed, optionally in one pair of parentheses). Returns a new
- * string the caller frees, or NULL when the expression has another form (or on ENOMEM).
- * Pure; thread-safe.
+ * whitespace around tokens allowed, optionally in one pair of parentheses), alone or as the
+ * first operand of a top-level `&&` whose rest has no `||` or `?` outside parentheses and
+ * strings (so the whole expression is false for any other driver: NVIDIA's class
+ * `device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'`).
+ * Returns a new string the caller frees, or NULL when the expression has another form (or on
+ * ENOMEM). Pure; thread-safe.
  */
 char *dra_selector_driver(const char *expr);
 

@@ -32,7 +32,13 @@ static void test_selector_driver(void **state)
     expect_driver("  device.driver==\"gpu.amd.com\"  ", "gpu.amd.com");
     expect_driver("'gpu.intel.com' == device.driver", "gpu.intel.com");
     expect_driver("(device.driver == 'x.example.com')", "x.example.com");
-    expect_driver("device.driver == 'a' && device.attributes['a'].type == 'gpu'", NULL);
+    expect_driver("device.driver == 'a' && device.attributes['a'].type == 'gpu'", "a");
+    expect_driver("device.driver == 'a' && (x || y)", "a");
+    expect_driver("device.driver == 'a' && x || y", NULL);
+    expect_driver("device.driver == 'a' && x == '||'", "a");
+    expect_driver("device.driver == 'a' && x ? y : z", NULL);
+    expect_driver("device.driver == 'a' && (x", NULL);
+    expect_driver("device.driver == 'a' || x", NULL);
     expect_driver("device.driver != 'a'", NULL);
     expect_driver("device.drivers == 'a'", NULL);
     expect_driver("device.driver == 'a\\'b'", NULL);
