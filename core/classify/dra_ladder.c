@@ -35,6 +35,7 @@ struct alt {
 
 struct req {
     const char *claim; /* claim name, or the template's */
+    bool from_template;
     const struct dra_claim_spec *spec;
     const struct dra_request *r;
     struct alt alts[DRA_MAX_FIRST_AVAILABLE];
@@ -123,7 +124,8 @@ static void spec_gpu(struct dra_prep *p, const struct dra_claim_spec *spec)
     }
 }
 
-static int add_spec(struct dra_prep *p, const char *claim, const struct dra_claim_spec *spec)
+static int add_spec(struct dra_prep *p, const char *claim, bool from_template,
+                    const struct dra_claim_spec *spec)
 {
     spec_gpu(p, spec);
     if (spec->n_requests == 0)
@@ -137,6 +139,7 @@ static int add_spec(struct dra_prep *p, const char *claim, const struct dra_clai
         struct req *q = &p->reqs[p->n_reqs++];
         memset(q, 0, sizeof(*q));
         q->claim = claim;
+        q->from_template = from_template;
         q->spec = spec;
         q->r = r;
         if (r->has_exactly) {
@@ -226,7 +229,7 @@ static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
                 p->allocated[p->n_allocated++] = claim;
             return K_OK;
         }
-        return add_spec(p, claim->name, &claim->spec);
+        return add_spec(p, claim->name, false, &claim->spec);
     }
     /* a template whose claim is not created yet */
     const struct dra_template *t =
@@ -237,7 +240,7 @@ static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
             p->tmpl_missing = ref;
         return K_OK;
     }
-    return add_spec(p, t->name, &t->spec);
+    return add_spec(p, t->name, true, &t->spec);
 }
 
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
@@ -318,11 +321,12 @@ enum cause dra_prep_pod_cause(const struct dra_prep *p, struct line *l)
     if (p->class_missing) {
         const struct req *q = p->class_missing;
         if (q->n_alts == 1) {
-            line_printf(l, "claim %s request %s: DeviceClass %s does not exist", q->claim,
-                        q->r->name, q->alts[0].e->class_name ? q->alts[0].e->class_name : "");
+            line_printf(l, "%s %s request %s: DeviceClass %s does not exist",
+                        q->from_template ? "claim template" : "claim", q->claim, q->r->name,
+                        q->alts[0].e->class_name ? q->alts[0].e->class_name : "");
         } else {
-            line_printf(l, "claim %s request %s: none of the firstAvailable DeviceClasses exists (",
-                        q->claim, q->r->name);
+            line_printf(l, "%s %s request %s: none of the firstAvailable DeviceClasses exists (",
+                        q->from_template ? "claim template" : "claim", q->claim, q->r->name);
             for (size_t i = 0; i < q->n_alts; i++)
                 line_printf(l, "%s%s", i ? ", " : "",
                             q->alts[i].e->class_name ? q->alts[i].e->class_name : "");
@@ -685,6 +689,29 @@ static bool req_in_constraint(const struct dra_constraint *c, const struct req *
     return false;
 }
 
+/* Free matching devices, as a set of pointers (a matchAttribute group). */
+struct devset {
+    const struct dra_device *d[DRA_MAX_DEVICES_PER_SLICE * 4];
+    size_t n;
+    bool overflow;
+};
+
+static void devset_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                       enum cel_result r, bool free_)
+{
+    (void)s;
+    struct devset *set = ctx;
+    if (r != CEL_TRUE || !free_)
+        return;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->d[i] == d)
+            return;
+    if (set->n < sizeof(set->d) / sizeof(set->d[0]))
+        set->d[set->n++] = d;
+    else
+        set->overflow = true;
+}
+
 struct collect {
     const char *attr;
     const struct dra_attribute *values[DRA_MAX_CONSTRAINT_VALUES];
@@ -715,17 +742,26 @@ static bool constraint_ok(const struct dra_prep *p, const struct dra_constraint 
     struct collect col = {.attr = c->match_attribute};
     struct alt_out o;
     alt_node(p, &p->reqs[first].alts[chosen[first]], node, NULL, collect_value, &col, &o);
-    for (size_t v = 0; v < col.n; v++) {
+    struct devset *set = malloc(sizeof(*set));
+    if (!set)
+        return true; /* not certain: do not fail the node */
+    bool ok = false;
+    for (size_t v = 0; v < col.n && !ok; v++) {
         struct attr_filter f = {.name = c->match_attribute, .value = col.values[v]};
         bool all = true;
+        int64_t wanted = 0;
+        set->n = 0;
+        set->overflow = false;
         for (size_t i = 0; i < p->n_reqs && all; i++) {
             const struct req *q = &p->reqs[i];
             if (q->spec != p->reqs[first].spec || !req_in_constraint(c, q) || chosen[i] == SIZE_MAX)
                 continue;
             const struct alt *a = &q->alts[chosen[i]];
-            alt_node(p, a, node, &f, NULL, NULL, &o);
+            alt_node(p, a, node, &f, devset_add, set, &o);
             if (o.step != CAUSE_GPU_FITS)
                 all = false;
+            wanted = int64_add_sat(wanted, a->e->mode == DRA_MODE_ALL ? (int64_t)o.free_match
+                                                                      : a->e->count);
             if (a->e->mode == DRA_MODE_ALL) {
                 /* All: every matching device must carry the value */
                 struct alt_out unfiltered;
@@ -734,10 +770,13 @@ static bool constraint_ok(const struct dra_prep *p, const struct dra_constraint 
                     all = false;
             }
         }
-        if (all)
-            return true;
+        /* together the requests need distinct devices carrying the value */
+        if (all && !set->overflow && wanted > (int64_t)set->n)
+            all = false;
+        ok = all;
     }
-    return false;
+    free(set);
+    return ok;
 }
 
 static void put_holders(struct line *l, const struct alt_out *o)
@@ -803,7 +842,8 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
     const struct alt *a = alt == SIZE_MAX ? NULL : &q->alts[alt];
     const char *cls = a && a->e->class_name ? a->e->class_name : "";
     const char *drv = o->driver ? o->driver : "(any driver)";
-    line_printf(l, "claim %s request %s", q->claim, q->r->name);
+    line_printf(l, "%s %s request %s", q->from_template ? "claim template" : "claim", q->claim,
+                q->r->name);
     if (a && a->e->name)
         line_printf(l, "/%s", a->e->name);
     line_printf(l, " (class %s", cls);
@@ -855,16 +895,23 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
         line_printf(l, " on node %s: %s devices %zu, matching %zu, free %zu", name, drv, o->devices,
                     o->matching, o->free_match);
         put_holders(l, o);
-        if (a && a->e->mode == DRA_MODE_EXACT_COUNT && (int64_t)o->matching < a->e->count)
+        if (o->uncertain && o->free_driver == 0)
+            line_printf(l, "; every device of the driver on the node is allocated");
+        else if (!o->uncertain && a && a->e->mode == DRA_MODE_EXACT_COUNT &&
+                 (int64_t)o->matching < a->e->count)
             line_printf(l, "; the request asks more devices than match on the node, so waiting "
                            "will not help");
-        else if (o->free_driver < o->free_match + o->held_match && o->matching == 0)
-            line_printf(l, "; every device of the driver is allocated");
         break;
     case CAUSE_GPU_FITS:
     default:
-        line_printf(l, " fits on node %s (%zu of %zu matching %s devices free)", name,
-                    o->free_match, o->matching, drv);
+        if (o->uncertain)
+            line_printf(l,
+                        " may fit on node %s (%zu matching %s devices free, %zu more free that "
+                        "the selectors could not decide)",
+                        name, o->free_match, drv, o->uncertain_free);
+        else
+            line_printf(l, " fits on node %s (%zu of %zu matching %s devices free)", name,
+                        o->free_match, o->matching, drv);
         break;
     }
     if (o->uncertain && (o->uncertain_prog || a->progs_missing))
