@@ -881,6 +881,9 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
         const struct prog *g = o->error_free ? o->error_prog : o->false_prog;
         if (g) {
             line_printf(l, "; %s `%s`", o->error_free ? "runtime error in" : "asks", g->src);
+            if (o->error_free)
+                line_printf(l, " (a device lacks what it reads: the scheduler fails the node "
+                               "with a CEL runtime error)");
             struct hint h = {.src = g->src};
             struct alt_out tmp;
             alt_node(p, a, node, NULL, collect_hint, &h, &tmp);

@@ -330,11 +330,48 @@ static void test_words(void **state)
     assert_int_equal(cause_rank(CAUSE_COUNT), -1);
 }
 
+/* A view that serves nothing: claims cannot be inspected, and pods without claims are as before. */
+static void test_empty_view(void **state)
+{
+    (void)state;
+    struct gpu_set set;
+    assert_int_equal(gpu_set_parse(&set, DRA_GPU_SET_DEFAULT), K_OK);
+    struct dra_view view = {.gpu_classes = &set};
+    json_object *o = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u\"},\"spec\":{"
+        "\"containers\":[{\"name\":\"c\"}],\"resourceClaims\":[{\"name\":\"g\","
+        "\"resourceClaimTemplateName\":\"t\"}]}}");
+    assert_non_null(o);
+    struct kpod pod;
+    assert_int_equal(project_pod(o, &test_gpus, &pod), K_OK);
+    json_object_put(o);
+    struct classify_input in = {.pod = &pod, .dra = &view};
+    struct classify_result res = {0};
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_DRA_TEMPLATE_MISSING);
+    assert_non_null(strstr(res.detail, "names no ResourceClaimTemplate in namespace ns"));
+    /* no view: not a GPU pod */
+    in.dra = NULL;
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_NO_REQUEST);
+    assert_string_equal(res.detail, "no container requests a GPU resource");
+    pod_cleanup(&pod);
+    /* a pod without claims, with a view: unchanged */
+    struct kpod plain = {.name = "q"};
+    in.pod = &plain;
+    in.dra = &view;
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_NO_REQUEST);
+    assert_string_equal(res.detail, "no container requests a GPU resource");
+    gpu_set_cleanup(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_empty_view),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
