@@ -226,12 +226,14 @@ int node_verdict_cmp(const void *a, const void *b);
  *   claim(ctx, ns, name)          the ResourceClaim, or NULL
  *   claim_template(ctx, ns, name) the ResourceClaimTemplate, or NULL
  *   device_class(ctx, name)       the DeviceClass, or NULL
- *   node_slices(ctx, node, driver, &slices)  the ResourceSlices of `driver` (every driver when
+ *   node_slices(ctx, node, driver, buf, cap)  the ResourceSlices of `driver` (every driver when
  *                                 NULL) that may reach the node: those with that nodeName and
  *                                 every allNodes / nodeSelector slice (a superset is fine:
  *                                 classify applies the node selection, generations and pool
- *                                 completeness itself); returns the count, *slices a borrowed
- *                                 array. At most DRA_MAX_NODE_SLICES are looked at.
+ *                                 completeness itself). Writes at most `cap` borrowed pointers
+ *                                 to buf (classify's scratch, DRA_MAX_NODE_SLICES entries) and
+ *                                 returns how many there are in all; past `cap` the rest is not
+ *                                 looked at.
  *   device_holder(ctx, driver, pool, device)  the claim whose status.allocation.devices.results
  *                                 names this device, or NULL when it is free.
  */
@@ -243,7 +245,7 @@ struct dra_view {
     const struct dra_template *(*claim_template)(void *ctx, const char *ns, const char *name);
     const struct dra_class *(*device_class)(void *ctx, const char *name);
     size_t (*node_slices)(void *ctx, const char *node, const char *driver,
-                          const struct dra_slice *const **slices);
+                          const struct dra_slice **buf, size_t cap);
     const struct dra_claim *(*device_holder)(void *ctx, const char *driver, const char *pool,
                                              const char *device);
 };

@@ -63,6 +63,7 @@ struct dra_prep {
     size_t n_reqs;
     struct prog *progs;
     size_t n_progs;
+    const struct dra_slice **slice_buf; /* DRA_MAX_NODE_SLICES entries for node_slices() */
 };
 
 /* ---- preparation -------------------------------------------------------------------------- */
@@ -254,7 +255,10 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
     p->pod = pod;
     p->view = view;
     p->progs = calloc(DRA_MAX_PROGS, sizeof(*p->progs));
-    if (!p->progs) {
+    p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
+    if (!p->progs || !p->slice_buf) {
+        free(p->progs);
+        free(p->slice_buf);
         free(p);
         return K_ENOMEM;
     }
@@ -277,6 +281,7 @@ void dra_prep_free(struct dra_prep *p)
         cel_program_free(p->progs[i].prog);
     free(p->progs);
     free(p->reqs);
+    free(p->slice_buf);
     free(p);
 }
 
@@ -526,9 +531,10 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
     const struct dra_view *v = p->view;
     const char *driver = a->cls ? a->cls->driver : NULL;
     o->driver = driver;
-    const struct dra_slice *const *slices = NULL;
-    size_t n =
-        v->node_slices && node->name ? v->node_slices(v->ctx, node->name, driver, &slices) : 0;
+    const struct dra_slice **slices = p->slice_buf;
+    size_t n = v->node_slices && node->name
+                   ? v->node_slices(v->ctx, node->name, driver, slices, DRA_MAX_NODE_SLICES)
+                   : 0;
     if (n > DRA_MAX_NODE_SLICES)
         n = DRA_MAX_NODE_SLICES;
     for (size_t i = 0; i < n; i++) {

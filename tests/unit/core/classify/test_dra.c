@@ -35,7 +35,6 @@ struct world {
     size_t n_classes;
     struct dra_slice *slices;
     size_t n_slices;
-    const struct dra_slice **slice_ptrs;
     struct gpu_set dra_gpus;
 };
 
@@ -70,15 +69,17 @@ static const struct dra_class *w_class(void *ctx, const char *name)
 
 /* A superset on purpose: every slice of the driver; classify applies node selection. */
 static size_t w_slices(void *ctx, const char *node, const char *driver,
-                       const struct dra_slice *const **out)
+                       const struct dra_slice **buf, size_t cap)
 {
     struct world *w = ctx;
     (void)node;
     size_t n = 0;
     for (size_t i = 0; i < w->n_slices; i++)
-        if (!driver || strcmp(w->slices[i].driver, driver) == 0)
-            w->slice_ptrs[n++] = &w->slices[i];
-    *out = w->slice_ptrs;
+        if (!driver || strcmp(w->slices[i].driver, driver) == 0) {
+            if (n < cap)
+                buf[n] = &w->slices[i];
+            n++;
+        }
     return n;
 }
 
@@ -157,8 +158,6 @@ static int world_load(json_object *root, const char *path, struct world *w)
     LOAD("resourceclaimtemplates", templates, n_templates, project_dra_template);
     LOAD("deviceclasses", classes, n_classes, project_dra_class);
     LOAD("resourceslices", slices, n_slices, project_dra_slice);
-    w->slice_ptrs = calloc(w->n_slices + 1, sizeof(*w->slice_ptrs));
-    assert_non_null(w->slice_ptrs);
     return 0;
 }
 
@@ -183,7 +182,6 @@ static void world_cleanup(struct world *w)
     free(w->templates);
     free(w->classes);
     free(w->slices);
-    free(w->slice_ptrs);
     gpu_set_cleanup(&w->dra_gpus);
 }
 
