@@ -53,7 +53,7 @@ struct dra_prep {
     const struct pod_claim_ref *claim_ref;
     const char *claim_name;
     enum claim_problem problem;
-    const struct req *class_missing;
+    size_t class_missing; /* index into reqs, SIZE_MAX: none (reqs may move) */
     /* the pod's own claims (they never hold devices against it) and the allocated ones */
     const struct dra_claim *own[DRA_MAX_POD_CLAIMS];
     size_t n_own;
@@ -160,8 +160,8 @@ static int add_spec(struct dra_prep *p, const char *claim, bool from_template,
                     return rc;
             }
         }
-        if (!any_class && !p->class_missing)
-            p->class_missing = q;
+        if (!any_class && p->class_missing == SIZE_MAX)
+            p->class_missing = p->n_reqs - 1;
     }
     return K_OK;
 }
@@ -254,6 +254,7 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
         return K_ENOMEM;
     p->pod = pod;
     p->view = view;
+    p->class_missing = SIZE_MAX;
     p->progs = calloc(DRA_MAX_PROGS, sizeof(*p->progs));
     p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
     if (!p->progs || !p->slice_buf) {
@@ -323,8 +324,8 @@ enum cause dra_prep_pod_cause(const struct dra_prep *p, struct line *l)
         }
         return CAUSE_DRA_CLAIM_MISSING;
     }
-    if (p->class_missing) {
-        const struct req *q = p->class_missing;
+    if (p->class_missing != SIZE_MAX) {
+        const struct req *q = &p->reqs[p->class_missing];
         if (q->n_alts == 1) {
             line_printf(l, "%s %s request %s: DeviceClass %s does not exist",
                         q->from_template ? "claim template" : "claim", q->claim, q->r->name,
