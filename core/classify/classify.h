@@ -70,7 +70,13 @@
  * CEL_UNSUPPORTED) or a lookup it cannot answer makes the devices it decides uncertain: the
  * node is then reported fitting unless something certain fails it (no driver; too few free
  * devices of the driver at all), and the detail names the expression. Device taints,
- * adminAccess, shared counters and consumable capacity are not modelled.
+ * adminAccess, shared counters, consumable capacity, invalid pools (duplicate device names),
+ * status.reservedFor being full, and the limit of 32 devices per claim
+ * (AllocationResultsMaxSize) are not modelled. When some but not all firstAvailable classes
+ * exist, the missing alternatives are skipped. A CEL runtime error on a free device (a
+ * SchedulerError upstream, not "cannot allocate") is reported as dra-no-match naming the
+ * expression; allocationMode All over an incomplete pool (also a SchedulerError upstream) as
+ * dra-no-driver naming the pool.
  */
 #ifndef GPUTRI_CLASSIFY_H
 #define GPUTRI_CLASSIFY_H
