@@ -165,7 +165,7 @@ static int make_row(struct store *s, const struct kpod *p, struct pod_row *r)
     } else {
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        struct classify_input in = {p, nodes, n_nodes, store_node_usage, s};
+        struct classify_input in = {p, nodes, n_nodes, store_node_usage, s, NULL};
         struct classify_result res;
         res.verdicts = NULL;
         if (classify(&in, &res) != K_OK)

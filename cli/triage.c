@@ -83,7 +83,7 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
         rc = K_ENOMEM;
         goto fail;
     }
-    struct classify_input in = {t->pod, nodes, n_nodes, store_node_usage, t->store};
+    struct classify_input in = {t->pod, nodes, n_nodes, store_node_usage, t->store, NULL};
     t->result.verdicts = t->verdicts;
     rc = classify(&in, &t->result);
     if (rc)

@@ -30,7 +30,7 @@ int reconcile_plan(struct store *s, const char *key, const char *written, const 
     if (store_is_pending_gpu_pod(pod)) {
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        struct classify_input in = {pod, nodes, n_nodes, store_node_usage, s};
+        struct classify_input in = {pod, nodes, n_nodes, store_node_usage, s, NULL};
         struct classify_result r;
         r.verdicts = NULL; /* no per-node report needed */
         if (classify(&in, &r) != K_OK)

@@ -12,14 +12,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "classify/dra_ladder.h"
+#include "classify/line.h"
 #include "classify/match.h"
 #include "util/result.h"
 
 static const char *const words[] = {
-    [CAUSE_NO_REQUEST] = "no-request",         [CAUSE_OK] = "ok",
-    [CAUSE_LABEL_MISMATCH] = "label-mismatch", [CAUSE_TAINT] = "taint",
-    [CAUSE_NO_GPU_NODE] = "no-gpu-node",       [CAUSE_ALLOCATABLE_ZERO] = "allocatable-zero",
-    [CAUSE_EXHAUSTED] = "exhausted",           [CAUSE_GPU_FITS] = "gpu-fits",
+    [CAUSE_NO_REQUEST] = "no-request",
+    [CAUSE_OK] = "ok",
+    [CAUSE_LABEL_MISMATCH] = "label-mismatch",
+    [CAUSE_TAINT] = "taint",
+    [CAUSE_NO_GPU_NODE] = "no-gpu-node",
+    [CAUSE_ALLOCATABLE_ZERO] = "allocatable-zero",
+    [CAUSE_EXHAUSTED] = "exhausted",
+    [CAUSE_GPU_FITS] = "gpu-fits",
+    [CAUSE_DRA_TEMPLATE_MISSING] = "dra-template-missing",
+    [CAUSE_DRA_CLAIM_MISSING] = "dra-claim-missing",
+    [CAUSE_DRA_CLASS_MISSING] = "dra-class-missing",
+    [CAUSE_DRA_NO_DRIVER] = "dra-no-driver",
+    [CAUSE_DRA_NO_MATCH] = "dra-no-match",
+    [CAUSE_DRA_EXHAUSTED] = "dra-exhausted",
 };
 
 static const char *const event_reasons[] = {
@@ -31,7 +43,36 @@ static const char *const event_reasons[] = {
     [CAUSE_ALLOCATABLE_ZERO] = "GPUAllocatableZero",
     [CAUSE_EXHAUSTED] = "GPUExhausted",
     [CAUSE_GPU_FITS] = "GPUFits",
+    [CAUSE_DRA_TEMPLATE_MISSING] = "DRAClaimTemplateMissing",
+    [CAUSE_DRA_CLAIM_MISSING] = "DRAClaimMissing",
+    [CAUSE_DRA_CLASS_MISSING] = "DRADeviceClassMissing",
+    [CAUSE_DRA_NO_DRIVER] = "DRANoDriver",
+    [CAUSE_DRA_NO_MATCH] = "DRANoMatchingDevice",
+    [CAUSE_DRA_EXHAUSTED] = "DRADevicesExhausted",
 };
+
+/* The ladder's order (classify.h); indexed by enum cause. */
+static const int ranks[] = {
+    [CAUSE_NO_REQUEST] = 0,
+    [CAUSE_OK] = 1,
+    [CAUSE_DRA_TEMPLATE_MISSING] = 2,
+    [CAUSE_DRA_CLAIM_MISSING] = 3,
+    [CAUSE_DRA_CLASS_MISSING] = 4,
+    [CAUSE_LABEL_MISMATCH] = 5,
+    [CAUSE_TAINT] = 6,
+    [CAUSE_NO_GPU_NODE] = 7,
+    [CAUSE_ALLOCATABLE_ZERO] = 8,
+    [CAUSE_EXHAUSTED] = 9,
+    [CAUSE_DRA_NO_DRIVER] = 10,
+    [CAUSE_DRA_NO_MATCH] = 11,
+    [CAUSE_DRA_EXHAUSTED] = 12,
+    [CAUSE_GPU_FITS] = 13,
+};
+
+_Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
+_Static_assert(sizeof(event_reasons) / sizeof(event_reasons[0]) == CAUSE_COUNT,
+               "an Event reason for every cause");
+_Static_assert(sizeof(ranks) / sizeof(ranks[0]) == CAUSE_COUNT, "a rank for every cause");
 
 #define N_CAUSES ((int)(sizeof(words) / sizeof(words[0])))
 
@@ -59,65 +100,19 @@ const char *cause_event_reason(enum cause c)
     return event_reasons[c];
 }
 
+int cause_rank(enum cause c)
+{
+    if ((int)c < 0 || (int)c >= N_CAUSES)
+        return -1;
+    return ranks[c];
+}
+
 int cause_is_blocking(enum cause c)
 {
     return c != CAUSE_NO_REQUEST && c != CAUSE_OK;
 }
 
 /* ---- the detail line ---------------------------------------------------------------------- */
-
-struct line {
-    char *buf;
-    size_t cap;
-    size_t len;
-    bool truncated;
-};
-
-static void line_printf(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void line_printf(struct line *l, const char *fmt, ...)
-{
-    if (l->truncated)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(l->buf + l->len, l->cap - l->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        l->buf[l->len] = '\0';
-        return;
-    }
-    if ((size_t)n >= l->cap - l->len) {
-        l->len = l->cap - 1;
-        l->truncated = true;
-    } else {
-        l->len += (size_t)n;
-    }
-}
-
-/* Control characters become spaces; a multi-byte UTF-8 sequence cut by truncation is dropped. */
-static void line_finish(struct line *l)
-{
-    l->buf[l->len] = '\0';
-    if (l->truncated && l->len > 0) {
-        size_t i = l->len;
-        while (i > 0 && ((unsigned char)l->buf[i - 1] & 0xC0) == 0x80)
-            i--;
-        if (i > 0 && (unsigned char)l->buf[i - 1] >= 0xC0) {
-            unsigned char lead = (unsigned char)l->buf[i - 1];
-            size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-            if (l->len - (i - 1) < want) {
-                l->len = i - 1;
-                l->buf[l->len] = '\0';
-            }
-        }
-    }
-    for (size_t i = 0; i < l->len; i++) {
-        unsigned char c = (unsigned char)l->buf[i];
-        if (c < 0x20 || c == 0x7f)
-            l->buf[i] = ' ';
-    }
-}
 
 static const char *op_name(enum selector_op op)
 {
@@ -236,6 +231,7 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         return false;
     }
     v->resource_step = CAUSE_GPU_FITS;
+    v->dra_step = CAUSE_GPU_FITS;
     bool first = true;
     for (size_t i = 0; i < pod->gpu_requests.n; i++) {
         const struct resource_amount *r = &pod->gpu_requests.items[i];
@@ -243,7 +239,7 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
             continue;
         int64_t used = usage_of(usage, usage_ctx, node, r->name);
         enum cause step = node_resource_step(node, r->name, r->value, used);
-        if (first || step < v->resource_step) {
+        if (first || cause_rank(step) < cause_rank(v->resource_step)) {
             v->resource_step = step;
             v->resource = r->name;
             v->capacity = resource_list_get(&node->capacity, r->name);
@@ -253,7 +249,7 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
             first = false;
         }
     }
-    v->full_capacity = v->resource_step > CAUSE_NO_GPU_NODE;
+    v->full_capacity = cause_rank(v->resource_step) > cause_rank(CAUSE_NO_GPU_NODE);
     v->step = v->resource_step;
     if (node_cordon_blocks(node, pod->tolerations, pod->n_tolerations)) {
         v->step = CAUSE_TAINT;
@@ -281,12 +277,14 @@ int node_verdict_cmp(const void *pa, const void *pb)
     if (a->full_capacity != b->full_capacity)
         return a->full_capacity ? -1 : 1;
     if (a->step != b->step)
-        return a->step > b->step ? -1 : 1;
+        return cause_rank(a->step) > cause_rank(b->step) ? -1 : 1;
     if (a->step == CAUSE_EXHAUSTED) {
         int64_t fa = node_verdict_free(a), fb = node_verdict_free(b);
         if (fa != fb)
             return fa > fb ? -1 : 1;
     }
+    if (a->step == CAUSE_DRA_EXHAUSTED && a->dra_free != b->dra_free)
+        return a->dra_free > b->dra_free ? -1 : 1;
     return 0;
 }
 
@@ -349,10 +347,10 @@ static void put_resource_outcome(struct line *l, const struct node_verdict *v)
 
 static void put_histogram(struct line *l, const struct classify_result *out, size_t n_nodes)
 {
-    enum cause order[CAUSE_GPU_FITS + 1];
+    enum cause order[CAUSE_COUNT];
     size_t n = 0;
-    for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
-        if (out->counts[c])
+    for (int c = 0; c < CAUSE_COUNT; c++)
+        if (out->counts[c] && cause_rank((enum cause)c) >= cause_rank(CAUSE_TAINT))
             order[n++] = (enum cause)c;
     /* count descending, then word ascending */
     for (size_t i = 1; i < n; i++) {
@@ -413,6 +411,31 @@ static bool has_gpu_request(const struct kpod *pod)
     return false;
 }
 
+/* The resource outcome of the deciding node, DRA included. */
+static void put_outcome(struct line *l, const struct node_verdict *v, const struct dra_prep *prep)
+{
+    bool dra_step = v->resource_step == CAUSE_DRA_NO_DRIVER ||
+                    v->resource_step == CAUSE_DRA_NO_MATCH ||
+                    v->resource_step == CAUSE_DRA_EXHAUSTED;
+    struct node_verdict tmp = *v;
+    if (dra_step) {
+        dra_node(prep, v->node, &tmp, l);
+        return;
+    }
+    if (v->resource) {
+        put_resource_outcome(l, v);
+        if (v->resource_step == CAUSE_GPU_FITS && prep && v->dra_request) {
+            line_printf(l, "; ");
+            dra_node(prep, v->node, &tmp, l);
+        }
+        return;
+    }
+    if (prep && v->dra_request)
+        dra_node(prep, v->node, &tmp, l);
+    else
+        line_printf(l, "node %s", node_name_of(v->node));
+}
+
 int classify(const struct classify_input *in, struct classify_result *out)
 {
     if (!in || !in->pod || !out)
@@ -422,10 +445,15 @@ int classify(const struct classify_input *in, struct classify_result *out)
     out->verdicts = storage;
     struct line l = {.buf = out->detail, .cap = sizeof(out->detail)};
     const struct kpod *pod = in->pod;
+    struct dra_prep *prep = NULL;
+    if (in->dra && dra_prep_new(pod, in->dra, &prep) != K_OK)
+        return K_ENOMEM;
 
-    if (!has_gpu_request(pod)) {
+    if (!has_gpu_request(pod) && !dra_prep_gpu(prep)) {
         out->cause = CAUSE_NO_REQUEST;
         line_printf(&l, "no container requests a GPU resource");
+        if (prep)
+            line_printf(&l, " and no resource claim asks for a GPU DeviceClass");
         goto out;
     }
     if (pod->node_name && *pod->node_name) {
@@ -433,15 +461,39 @@ int classify(const struct classify_input *in, struct classify_result *out)
         line_printf(&l, "bound to node %s", pod->node_name);
         goto out;
     }
+    enum cause pod_cause = dra_prep_pod_cause(prep, &l);
+    if (pod_cause != CAUSE_GPU_FITS) {
+        out->cause = pod_cause;
+        goto out;
+    }
 
     struct node_verdict best = {0};
     bool have_best = false;
     int64_t max_allocatable = 0;
+    size_t narrowed = 0;
+    /* a few DRA-exhausted nodes, to name who holds their devices */
+    const struct knode *dra_full[4];
+    size_t n_dra_full = 0;
     for (size_t i = 0; i < in->n_nodes; i++) {
         const struct knode *node = in->nodes[i];
         struct node_verdict v;
         if (!node || !classify_node(pod, node, in->usage, in->usage_ctx, &v))
             continue;
+        if (prep && !dra_prep_node_allowed(prep, node)) {
+            narrowed++;
+            continue;
+        }
+        if (prep) {
+            dra_node(prep, node, &v, NULL);
+            if (cause_rank(v.dra_step) < cause_rank(v.resource_step))
+                v.resource_step = v.dra_step;
+            if (v.dra_step == CAUSE_DRA_NO_DRIVER)
+                v.full_capacity = false;
+            if (v.step != CAUSE_TAINT)
+                v.step = v.resource_step;
+        }
+        if (v.step == CAUSE_DRA_EXHAUSTED && n_dra_full < sizeof(dra_full) / sizeof(dra_full[0]))
+            dra_full[n_dra_full++] = node;
         out->n_candidates++;
         out->counts[v.step]++;
         if (out->verdicts)
@@ -456,7 +508,12 @@ int classify(const struct classify_input *in, struct classify_result *out)
 
     if (!have_best) {
         out->cause = CAUSE_LABEL_MISMATCH;
-        put_label_mismatch(&l, in);
+        if (narrowed) {
+            line_printf(&l, "%zu of %zu nodes match node selection, but ", narrowed, in->n_nodes);
+            dra_prep_put_narrowing(prep, &l);
+        } else {
+            put_label_mismatch(&l, in);
+        }
         goto out;
     }
 
@@ -476,12 +533,20 @@ int classify(const struct classify_input *in, struct classify_result *out)
         if (best.resource_step != CAUSE_GPU_FITS) {
             line_printf(
                 &l, "; past it the pod would still fail with %s: ", cause_word(best.resource_step));
-            put_resource_outcome(&l, &best);
+            put_outcome(&l, &best, prep);
         }
         break;
     case CAUSE_NO_GPU_NODE:
     case CAUSE_ALLOCATABLE_ZERO:
-        put_resource_outcome(&l, &best);
+    case CAUSE_DRA_NO_DRIVER:
+    case CAUSE_DRA_NO_MATCH:
+        put_outcome(&l, &best, prep);
+        break;
+    case CAUSE_DRA_EXHAUSTED:
+        put_outcome(&l, &best, prep);
+        for (size_t i = 0; i < n_dra_full; i++)
+            if (dra_full[i] != best.node)
+                dra_put_holders(prep, dra_full[i], &l);
         break;
     case CAUSE_EXHAUSTED:
         put_resource_outcome(&l, &best);
@@ -491,7 +556,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
         break;
     case CAUSE_GPU_FITS:
     default:
-        put_resource_outcome(&l, &best);
+        put_outcome(&l, &best, prep);
         line_printf(&l, "; blocked by something else: ");
         if (pod->scheduled.status == COND_FALSE && pod->scheduled.message &&
             *pod->scheduled.message)
@@ -504,10 +569,16 @@ int classify(const struct classify_input *in, struct classify_result *out)
                         pod->scheduler_name);
         break;
     }
+    if (narrowed) {
+        line_printf(&l, "; ");
+        dra_prep_put_narrowing(prep, &l);
+        line_printf(&l, " (%zu node%s left out)", narrowed, narrowed == 1 ? "" : "s");
+    }
     if (out->n_candidates > 1)
         put_histogram(&l, out, in->n_nodes);
 
 out:
+    dra_prep_free(prep);
     line_finish(&l);
     return K_OK;
 }

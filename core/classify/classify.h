@@ -25,6 +25,58 @@
  *
  * The per-node ladder (classify_node) and the ranking (node_verdict_cmp) are exported so that
  * every consumer (explain, the admission webhook) evaluates nodes with this one implementation.
+ *
+ * Dynamic Resource Allocation (resource.k8s.io/v1), when classify_input.dra is set. A pod has
+ * GPU claims when a request (exactly, or any firstAvailable alternative) of one of its
+ * claims names a DeviceClass whose name, or the driver the class selects (model/dra.h), is in
+ * dra->gpu_classes; a claim or template that cannot be found cannot be inspected, and the pod
+ * is still reported (it is blocked by it, and nothing says it is not a GPU claim). The full
+ * ladder is then:
+ *   no-request, ok       as above (a bound pod is ok whatever its claims)
+ *   dra-template-missing a resourceClaimTemplateName names no ResourceClaimTemplate (the pod
+ *                        gets no PodScheduled condition, only FailedResourceClaimCreation)
+ *   dra-claim-missing    a resourceClaimName (or the claim generated for a template, from
+ *                        status.resourceClaimStatuses) names no ResourceClaim, the claim is
+ *                        being deleted, or a generated claim is owned by another pod
+ *                        (pkg/scheduler/framework/plugins/dynamicresources PreEnqueue)
+ *   dra-class-missing    a request, or every firstAvailable alternative, names no DeviceClass
+ *                        (PreFilter: "request r: device class c does not exist")
+ *   label-mismatch, taint   as above; a pod claim already allocated (status.allocation) with a
+ *                        nodeSelector removes the nodes outside it from the candidates
+ *                        ("resourceclaim not available on the node")
+ *   no-gpu-node .. exhausted   for extended-resource requests, as above
+ *   dra-no-driver        no device of the request's class's driver reaches the node
+ *   dra-no-match         devices are there but none satisfies the class and request selectors
+ *   dra-exhausted        matching devices exist, fewer than requested are free (other claims'
+ *                        status.allocation results hold them)
+ *   gpu-fits
+ * A pod asking for both runs both on each node; the earlier failing step decides the node.
+ * Allocation follows kubernetes/kubernetes:
+ *   staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/pools_stable.go
+ *     (GatherPools: per node, the slices with nodeName = node, allNodes, or a matching
+ *     nodeSelector; per (driver, pool) only the highest generation; a pool is incomplete when
+ *     it has fewer slices than resourceSliceCount; perDeviceNodeSelection slices are not
+ *     modelled and reach no node here);
+ *   .../stable/allocator_stable.go (validateDeviceRequest, allocateOne, selectorsMatch):
+ *     ExactCount takes `count` free matching devices (devices of incomplete pools count);
+ *     All takes every matching device, fails when a pool is incomplete or a matching device is
+ *     in use, and needs at least one; firstAvailable tries the alternatives in order;
+ *     constraints[].matchAttribute: the devices of the named requests (all when none are named)
+ *     share one value of the attribute, devices without it never qualify; class selectors, then
+ *     request selectors, in order, stopping at the first false or error.
+ * What is not modelled is never guessed: requests are checked one by one and against the free
+ * devices of their driver together (a joint assignment that upstream's search could still
+ * fail is reported as fitting), a selector outside the CEL subset (core/cel/cel.h
+ * CEL_UNSUPPORTED) or a lookup it cannot answer makes the devices it decides uncertain: the
+ * node is then reported fitting unless something certain fails it (no driver; too few free
+ * devices of the driver at all), and the detail names the expression. Device taints,
+ * adminAccess, shared counters, consumable capacity, invalid pools (duplicate device names),
+ * status.reservedFor being full, and the limit of 32 devices per claim
+ * (AllocationResultsMaxSize) are not modelled. When some but not all firstAvailable classes
+ * exist, the missing alternatives are skipped. A CEL runtime error on a free device (a
+ * SchedulerError upstream, not "cannot allocate") is reported as dra-no-match naming the
+ * expression; allocationMode All over an incomplete pool (also a SchedulerError upstream) as
+ * dra-no-driver naming the pool.
  */
 #ifndef GPUTRI_CLASSIFY_H
 #define GPUTRI_CLASSIFY_H
@@ -33,6 +85,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/dra.h"
+#include "model/gpu.h"
 #include "model/model.h"
 
 enum cause {
@@ -44,7 +98,24 @@ enum cause {
     CAUSE_ALLOCATABLE_ZERO,
     CAUSE_EXHAUSTED,
     CAUSE_GPU_FITS,
+    /* DRA; their place on the ladder is cause_rank(), not the enum value */
+    CAUSE_DRA_TEMPLATE_MISSING,
+    CAUSE_DRA_CLAIM_MISSING,
+    CAUSE_DRA_CLASS_MISSING,
+    CAUSE_DRA_NO_DRIVER,
+    CAUSE_DRA_NO_MATCH,
+    CAUSE_DRA_EXHAUSTED,
+    CAUSE_COUNT, /* not a cause: the number of causes */
 };
+
+/*
+ * cause_rank() - the position of a cause on the ladder (the order of this file's header):
+ * no-request 0, ok 1, dra-template-missing, dra-claim-missing, dra-class-missing,
+ * label-mismatch, taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match,
+ * dra-exhausted, gpu-fits 13. A higher rank is a later step (closer to running). -1 for a value
+ * that is no cause. Pure.
+ */
+int cause_rank(enum cause c);
 
 /* cause_word() - "no-request", "ok", ... "gpu-fits". Static string. */
 const char *cause_word(enum cause c);
@@ -52,7 +123,9 @@ const char *cause_word(enum cause c);
 int cause_from_word(const char *word);
 /*
  * cause_event_reason() - the CamelCase Event reason for a cause: GPUNotRequested, GPUPlaced,
- * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits.
+ * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits,
+ * DRAClaimTemplateMissing, DRAClaimMissing, DRADeviceClassMissing, DRANoDriver,
+ * DRANoMatchingDevice, DRADevicesExhausted.
  */
 const char *cause_event_reason(enum cause c);
 /* cause_is_blocking() - true for every cause but no-request and ok. */
@@ -81,6 +154,20 @@ struct node_verdict {
      * with several requested resources the first in request order that fails earliest. */
     const char *resource;
     int64_t capacity, allocatable, allocated, requested;
+    /*
+     * DRA (classify_input.dra set and the pod has claims to allocate): the step of the pod's
+     * requests on this node, CAUSE_DRA_NO_DRIVER .. CAUSE_DRA_EXHAUSTED, or CAUSE_GPU_FITS (also
+     * when the pod has none). resource_step already includes it. The request that decides
+     * (the one that fails earliest; borrowed from the view's records) and its numbers here:
+     * devices of the driver that reach the node, those matching the selectors, and of those
+     * the free ones; `dra_wanted` the count asked (0 for allocationMode All).
+     */
+    enum cause dra_step;
+    const char *dra_request;
+    const char *dra_class;
+    const char *dra_driver;
+    size_t dra_devices, dra_matching, dra_free;
+    int64_t dra_wanted;
 };
 
 /*
@@ -130,11 +217,47 @@ int64_t node_verdict_free(const struct node_verdict *v);
  * node_verdict_cmp() - the closest-node ranking, qsort-compatible over struct node_verdict
  * (a and b point to verdicts): negative when a came closer than b, positive when b did, 0 when
  * equally close. Closer means, in this order: lists every requested resource in capacity
- * (full_capacity), then a later step on the ladder, then (both CAUSE_EXHAUSTED) more free units
- * of the failing resource. classify() keeps the first node in input order among equally close
- * ones; qsort callers add their own tie-break for a stable order. Pure; thread-safe.
+ * (full_capacity), then a later step on the ladder (cause_rank), then (both CAUSE_EXHAUSTED) more
+ * free units of the failing resource, (both CAUSE_DRA_EXHAUSTED) more free matching devices.
+ * classify() keeps the first node in input order among equally close ones; qsort callers add their
+ * own tie-break for a stable order. Pure; thread-safe.
  */
 int node_verdict_cmp(const void *a, const void *b);
+
+/*
+ * The DRA objects, served by lookups the cache answers from its indexes (tests from fixtures).
+ * Every record returned is borrowed: it must stay valid and unchanged for the classify() call
+ * and for as long as the caller reads the result's verdicts (they point into it). The
+ * callbacks must be safe to call from several threads at once when classify() is.
+ *   claim(ctx, ns, name)          the ResourceClaim, or NULL
+ *   claim_template(ctx, ns, name) the ResourceClaimTemplate, or NULL
+ *   device_class(ctx, name)       the DeviceClass, or NULL
+ *   node_slices(ctx, node, driver, buf, cap)  the ResourceSlices of `driver` (every driver when
+ *                                 NULL) that may reach the node: those with that nodeName and
+ *                                 every allNodes / nodeSelector slice (a superset is fine:
+ *                                 classify applies the node selection, generations and pool
+ *                                 completeness itself). Writes at most `cap` borrowed pointers
+ *                                 to buf (classify's scratch, DRA_MAX_NODE_SLICES entries) and
+ *                                 returns how many there are in all; past `cap` the rest is not
+ *                                 looked at.
+ *   device_holder(ctx, driver, pool, device)  the claim whose status.allocation.devices.results
+ *                                 names this device, or NULL when it is free.
+ */
+struct dra_view {
+    const struct gpu_set
+        *gpu_classes; /* DeviceClass / driver name patterns (DRA_GPU_SET_DEFAULT) */
+    void *ctx;
+    const struct dra_claim *(*claim)(void *ctx, const char *ns, const char *name);
+    const struct dra_template *(*claim_template)(void *ctx, const char *ns, const char *name);
+    const struct dra_class *(*device_class)(void *ctx, const char *name);
+    size_t (*node_slices)(void *ctx, const char *node, const char *driver,
+                          const struct dra_slice **buf, size_t cap);
+    const struct dra_claim *(*device_holder)(void *ctx, const char *driver, const char *pool,
+                                             const char *device);
+};
+
+/* Slices per node and driver that classify() looks at (node_slices above). */
+#define DRA_MAX_NODE_SLICES 1024
 
 struct classify_input {
     const struct kpod *pod;
@@ -142,6 +265,7 @@ struct classify_input {
     size_t n_nodes;
     node_usage_fn usage;
     void *usage_ctx;
+    const struct dra_view *dra; /* NULL: no DRA (claims not looked at) */
 };
 
 struct classify_result {
@@ -149,7 +273,7 @@ struct classify_result {
     char detail[1024];   /* one line, the numbers and node names; no trailing newline */
     size_t n_candidates; /* nodes that pass node selection */
     /* per-outcome counts over the candidates, indexed by enum cause */
-    size_t counts[CAUSE_GPU_FITS + 1];
+    size_t counts[CAUSE_COUNT];
     /* per-node verdicts in input order, filled only when the caller passes storage */
     struct node_verdict *verdicts; /* caller-owned array of n_nodes, or NULL */
     size_t n_verdicts;             /* set by classify(): candidates written to `verdicts` */
@@ -159,8 +283,9 @@ struct classify_result {
 /*
  * classify() - run the ladder. `out->verdicts` may point to caller storage for n_nodes entries
  * to receive every candidate's verdict (used by `explain`); otherwise set it to NULL.
- * Returns K_OK, or K_EINVAL when in->pod is NULL. Reads nothing but its arguments; safe to call
- * from several threads on shared read-only input.
+ * Returns K_OK, K_EINVAL when in->pod is NULL, or K_ENOMEM (DRA: the selectors are compiled
+ * once per call into scratch memory). Reads nothing but its arguments (and the DRA view's
+ * lookups); safe to call from several threads on shared read-only input.
  */
 int classify(const struct classify_input *in, struct classify_result *out);
 

@@ -307,19 +307,17 @@ static int project_requirements(json_object *arr, struct selector_requirement **
     return K_OK;
 }
 
-static int project_affinity(json_object *spec, struct node_affinity *out)
+int project_node_selector(json_object *sel, size_t max_terms, struct node_affinity *out)
 {
-    json_object *na =
-        get_type(get_type(spec, "affinity", json_type_object), "nodeAffinity", json_type_object);
-    json_object *req =
-        get_type(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object);
-    if (!req)
+    if (!sel || !json_object_is_type(sel, json_type_object))
         return K_OK;
     out->present = true;
-    json_object *terms = get_type(req, "nodeSelectorTerms", json_type_array);
+    json_object *terms = get_type(sel, "nodeSelectorTerms", json_type_array);
     size_t n = terms ? json_object_array_length(terms) : 0;
     if (n == 0)
         return K_OK;
+    if (max_terms && n > max_terms)
+        return K_ETOOBIG;
     out->terms = calloc(n, sizeof(*out->terms));
     if (!out->terms)
         return K_ENOMEM;
@@ -335,6 +333,14 @@ static int project_affinity(json_object *spec, struct node_affinity *out)
             return rc;
     }
     return K_OK;
+}
+
+static int project_affinity(json_object *spec, struct node_affinity *out)
+{
+    json_object *na =
+        get_type(get_type(spec, "affinity", json_type_object), "nodeAffinity", json_type_object);
+    return project_node_selector(
+        get_type(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object), 0, out);
 }
 
 int project_toleration_list(json_object *arr, struct toleration **out, size_t *n_out)
@@ -462,6 +468,9 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
         if (rc != K_OK)
             return rc;
     }
+    rc = project_pod_claims(get(spec, "resourceClaims"), out);
+    if (rc != K_OK)
+        return rc;
     return project_requests(spec, gpus, &out->gpu_requests);
 }
 
@@ -485,6 +494,9 @@ static int project_status(json_object *status, struct kpod *out)
     if (!status)
         return K_OK;
     out->phase = parse_phase(get_str(status, "phase"));
+    int rc = project_pod_claim_statuses(get(status, "resourceClaimStatuses"), out);
+    if (rc != K_OK)
+        return rc;
     json_object *conds = get_type(status, "conditions", json_type_array);
     size_t n = conds ? json_object_array_length(conds) : 0;
     for (size_t i = 0; i < n; i++) {

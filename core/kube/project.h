@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "model/dra.h"
 #include "model/gpu.h"
 #include "model/model.h"
 
@@ -74,5 +75,39 @@ int project_string_map(json_object *map, struct kv_list *out);
  * none. Returns K_OK or K_ENOMEM (*out and *n then hold what was copied: tolerations_free them).
  */
 int project_toleration_list(json_object *arr, struct toleration **out, size_t *n);
+
+/*
+ * project_node_selector() - a core/v1 NodeSelector ({"nodeSelectorTerms": [...]}) into `out`
+ * (zeroed by the caller): present = true when `sel` is an object; terms ORed. max_terms > 0
+ * bounds the terms (K_ETOOBIG above it); 0: no bound (the caller bounded the input). Returns
+ * K_OK, K_ETOOBIG or K_ENOMEM (out then holds what was copied: node_affinity_cleanup it).
+ */
+int project_node_selector(json_object *sel, size_t max_terms, struct node_affinity *out);
+
+/* ---- DRA (resource.k8s.io/v1, project_dra.c) ---------------------------------------------- */
+/*
+ * Each fills `out` (zeroed first) from one API object and is strict: K_EPARSE when a required
+ * field (metadata.name; a slice's spec.driver and spec.pool.name; a request's name) is missing
+ * or has the wrong type, K_ETOOBIG when a list is longer than the API allows (the DRA_MAX_*
+ * limits of model/dra.h, which cite types.go), K_ENOMEM. On error `out` is cleaned up.
+ * Semantics: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go.
+ */
+int project_dra_class(json_object *obj, struct dra_class *out);
+/* Attribute and capacity names are stored fully qualified under spec.driver. */
+int project_dra_slice(json_object *obj, struct dra_slice *out);
+/* owner_pod_uid from the ownerReference with kind Pod and controller true. */
+int project_dra_claim(json_object *obj, struct dra_claim *out);
+int project_dra_template(json_object *obj, struct dra_template *out);
+/* spec.devices of a ResourceClaimSpec (also used for a template's spec.spec). */
+int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
+
+/*
+ * project_pod_claims() / project_pod_claim_statuses() - a pod's spec.resourceClaims and
+ * status.resourceClaimStatuses into pod->claims / pod->claim_statuses (empty on entry). NULL or
+ * a non-array gives none; entries without a name are K_EPARSE; more than DRA_MAX_POD_CLAIMS is
+ * K_ETOOBIG. On error the pod holds what was copied (pod_cleanup frees it).
+ */
+int project_pod_claims(json_object *arr, struct kpod *pod);
+int project_pod_claim_statuses(json_object *arr, struct kpod *pod);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/dra.h"
 #include "util/result.h"
 
 int64_t resource_list_get(const struct resource_list *l, const char *name)
@@ -94,6 +95,18 @@ static void requirements_cleanup(struct selector_requirement *r, size_t n)
     free(r);
 }
 
+void node_affinity_cleanup(struct node_affinity *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n_terms; i++) {
+        requirements_cleanup(a->terms[i].exprs, a->terms[i].n_exprs);
+        requirements_cleanup(a->terms[i].fields, a->terms[i].n_fields);
+    }
+    free(a->terms);
+    memset(a, 0, sizeof(*a));
+}
+
 void tolerations_free(struct toleration *t, size_t n)
 {
     for (size_t i = 0; t && i < n; i++) {
@@ -117,16 +130,14 @@ void pod_cleanup(struct kpod *p)
     free(p->runtime_class);
     resource_list_cleanup(&p->gpu_requests);
     kv_list_cleanup(&p->node_selector);
-    for (size_t i = 0; i < p->affinity.n_terms; i++) {
-        requirements_cleanup(p->affinity.terms[i].exprs, p->affinity.terms[i].n_exprs);
-        requirements_cleanup(p->affinity.terms[i].fields, p->affinity.terms[i].n_fields);
-    }
-    free(p->affinity.terms);
+    node_affinity_cleanup(&p->affinity);
     tolerations_free(p->tolerations, p->n_tolerations);
     free(p->scheduled.reason);
     free(p->scheduled.message);
     free(p->cause);
     free(p->detail);
+    pod_claim_refs_free(p->claims, p->n_claims);
+    pod_claim_statuses_free(p->claim_statuses, p->n_claim_statuses);
     memset(p, 0, sizeof(*p));
 }
 

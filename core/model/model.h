@@ -135,6 +135,9 @@ struct pod_condition {
     char *message;
 };
 
+struct pod_claim_ref;    /* model/dra.h */
+struct pod_claim_status; /* model/dra.h */
+
 struct kpod {
     char *ns;
     char *name;
@@ -158,6 +161,12 @@ struct kpod {
     struct pod_condition scheduled; /* PodScheduled */
     char *cause;                    /* annotation gputri/cause, NULL when absent */
     char *detail;                   /* annotation gputri/detail */
+    /* spec.resourceClaims (at most DRA_MAX_POD_CLAIMS, model/dra.h) */
+    struct pod_claim_ref *claims;
+    size_t n_claims;
+    /* status.resourceClaimStatuses: pod claim name -> generated ResourceClaim name */
+    struct pod_claim_status *claim_statuses;
+    size_t n_claim_statuses;
 };
 
 struct knode {
@@ -181,6 +190,9 @@ bool pod_is_terminal(const struct kpod *p);
 /* kv_list_get() - the value for key, borrowed, or NULL. */
 const char *kv_list_get(const struct kv_list *l, const char *key);
 void kv_list_cleanup(struct kv_list *l);
+
+/* node_affinity_cleanup() - free the terms and their requirements; zeroes *a. NULL-safe. */
+void node_affinity_cleanup(struct node_affinity *a);
 
 /* tolerations_free() - free n tolerations and their strings, then the array. NULL-safe. */
 void tolerations_free(struct toleration *t, size_t n);

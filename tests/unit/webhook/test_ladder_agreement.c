@@ -255,7 +255,7 @@ static int run_fixture(const char *file, void *ctx)
     struct node_verdict *verdicts = calloc(w.cw.n_nodes + 1, sizeof(*verdicts));
     assert_non_null(verdicts);
     const struct kpod *tp = &w.cw.pods[w.cw.target];
-    struct classify_input in = {tp, w.sorted, w.cw.n_nodes, classify_world_usage, &w.cw};
+    struct classify_input in = {tp, w.sorted, w.cw.n_nodes, classify_world_usage, &w.cw, NULL};
     struct classify_result want = {.verdicts = verdicts};
     assert_int_equal(classify(&in, &want), K_OK);
 

@@ -1,0 +1,1070 @@
+/*
+ * dra_ladder.c - the DRA steps of the ladder: resolve the pod's claims, then per node gather
+ * the pools that reach it and count devices that match, are free, or are held. Semantics and
+ * upstream sources in classify.h.
+ */
+#include "classify/dra_ladder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cel/cel.h"
+#include "classify/match.h"
+#include "util/result.h"
+
+/* Distinct selectors compiled per classify() call; past this an alternative is uncertain. */
+#define DRA_MAX_PROGS 1024
+/* Distinct attribute values tried for one matchAttribute constraint. */
+#define DRA_MAX_CONSTRAINT_VALUES 64
+/* Holding claims named per request. */
+#define DRA_MAX_HOLDERS 4
+
+struct prog {
+    const char *src;
+    struct cel_program *prog; /* NULL: not compiled (unsupported, invalid, over the cap) */
+    char err[96];
+};
+
+struct alt {
+    const struct dra_exact *e;
+    const struct dra_class *cls; /* NULL: the class does not exist */
+    size_t first_prog, n_prog;   /* range of dra_prep.idx: class then request selectors */
+    bool progs_missing;          /* a selector not compiled (over DRA_MAX_PROGS): uncertain */
+};
+
+struct req {
+    const char *claim; /* claim name, or the template's */
+    bool from_template;
+    const struct dra_claim_spec *spec;
+    const struct dra_request *r;
+    struct alt alts[DRA_MAX_FIRST_AVAILABLE];
+    size_t n_alts;
+};
+
+enum claim_problem { PROBLEM_NONE, PROBLEM_MISSING, PROBLEM_DELETING, PROBLEM_NOT_OWNER };
+
+struct dra_prep {
+    const struct kpod *pod;
+    const struct dra_view *view;
+    bool gpu;
+    /* pod-level findings (the first of each) */
+    const struct pod_claim_ref *tmpl_missing;
+    const struct pod_claim_ref *claim_ref;
+    const char *claim_name;
+    enum claim_problem problem;
+    size_t class_missing; /* index into reqs, SIZE_MAX: none (reqs may move) */
+    /* the pod's own claims (they never hold devices against it) and the allocated ones */
+    const struct dra_claim *own[DRA_MAX_POD_CLAIMS];
+    size_t n_own;
+    const struct dra_claim *allocated[DRA_MAX_POD_CLAIMS];
+    size_t n_allocated;
+    struct req *reqs;
+    size_t n_reqs;
+    struct prog *progs; /* distinct selectors, compiled once */
+    size_t n_progs, cap_progs;
+    size_t *idx; /* per alternative: its selectors as indexes into progs */
+    size_t n_idx, cap_idx;
+    const struct dra_slice **slice_buf; /* DRA_MAX_NODE_SLICES entries for node_slices() */
+};
+
+/* ---- preparation -------------------------------------------------------------------------- */
+
+static bool gpu_name(const struct dra_view *v, const char *name)
+{
+    return name && v->gpu_classes && gpu_set_contains(v->gpu_classes, name);
+}
+
+static bool alt_is_gpu(const struct dra_view *v, const struct dra_exact *e,
+                       const struct dra_class *cls)
+{
+    return gpu_name(v, e->class_name) || (cls && gpu_name(v, cls->driver));
+}
+
+static const struct dra_class *class_of(const struct dra_view *v, const char *name)
+{
+    return name && v->device_class ? v->device_class(v->ctx, name) : NULL;
+}
+
+/* The program for `src`, compiled once per call; SIZE_MAX past DRA_MAX_PROGS or on ENOMEM. */
+static size_t prog_find(struct dra_prep *p, const char *src)
+{
+    for (size_t i = 0; i < p->n_progs; i++)
+        if (p->progs[i].src == src || strcmp(p->progs[i].src, src) == 0)
+            return i;
+    if (p->n_progs >= DRA_MAX_PROGS)
+        return SIZE_MAX;
+    if (p->n_progs == p->cap_progs) {
+        size_t cap = p->cap_progs ? p->cap_progs * 2 : 8;
+        struct prog *progs = realloc(p->progs, cap * sizeof(*progs));
+        if (!progs)
+            return SIZE_MAX;
+        p->progs = progs;
+        p->cap_progs = cap;
+    }
+    struct prog *g = &p->progs[p->n_progs];
+    memset(g, 0, sizeof(*g));
+    g->src = src;
+    if (cel_compile(src, strlen(src), &g->prog, g->err, sizeof(g->err)) != CEL_OK)
+        g->prog = NULL;
+    return p->n_progs++;
+}
+
+/* The selectors of one alternative (class selectors, then the request's) as consecutive
+ * entries of p->idx, each naming a program in p->progs. */
+static int alt_compile(struct dra_prep *p, struct alt *a)
+{
+    size_t n = (a->cls ? a->cls->n_selectors : 0) + a->e->n_selectors;
+    if (p->n_idx + n > p->cap_idx) {
+        size_t cap = p->cap_idx ? p->cap_idx : 16;
+        while (cap < p->n_idx + n)
+            cap *= 2;
+        size_t *idx = realloc(p->idx, cap * sizeof(*idx));
+        if (!idx)
+            return K_ENOMEM;
+        p->idx = idx;
+        p->cap_idx = cap;
+    }
+    a->first_prog = p->n_idx;
+    a->n_prog = n;
+    for (size_t i = 0; a->cls && i < a->cls->n_selectors; i++)
+        p->idx[p->n_idx++] = prog_find(p, a->cls->selectors[i]);
+    for (size_t i = 0; i < a->e->n_selectors; i++)
+        p->idx[p->n_idx++] = prog_find(p, a->e->selectors[i]);
+    for (size_t i = 0; i < n; i++)
+        if (p->idx[a->first_prog + i] == SIZE_MAX)
+            a->progs_missing = true;
+    return K_OK;
+}
+
+static void spec_gpu(struct dra_prep *p, const struct dra_claim_spec *spec)
+{
+    for (size_t i = 0; i < spec->n_requests && !p->gpu; i++) {
+        const struct dra_request *r = &spec->requests[i];
+        if (r->has_exactly &&
+            alt_is_gpu(p->view, &r->exactly, class_of(p->view, r->exactly.class_name)))
+            p->gpu = true;
+        for (size_t j = 0; j < r->n_first_available && !p->gpu; j++)
+            if (alt_is_gpu(p->view, &r->first_available[j],
+                           class_of(p->view, r->first_available[j].class_name)))
+                p->gpu = true;
+    }
+}
+
+static int add_spec(struct dra_prep *p, const char *claim, bool from_template,
+                    const struct dra_claim_spec *spec)
+{
+    spec_gpu(p, spec);
+    if (spec->n_requests == 0)
+        return K_OK;
+    struct req *reqs = realloc(p->reqs, (p->n_reqs + spec->n_requests) * sizeof(*reqs));
+    if (!reqs)
+        return K_ENOMEM;
+    p->reqs = reqs;
+    for (size_t i = 0; i < spec->n_requests; i++) {
+        const struct dra_request *r = &spec->requests[i];
+        struct req *q = &p->reqs[p->n_reqs++];
+        memset(q, 0, sizeof(*q));
+        q->claim = claim;
+        q->from_template = from_template;
+        q->spec = spec;
+        q->r = r;
+        if (r->has_exactly) {
+            q->alts[q->n_alts++].e = &r->exactly;
+        } else {
+            for (size_t j = 0; j < r->n_first_available && j < DRA_MAX_FIRST_AVAILABLE; j++)
+                q->alts[q->n_alts++].e = &r->first_available[j];
+        }
+        bool any_class = false;
+        for (size_t j = 0; j < q->n_alts; j++) {
+            struct alt *a = &q->alts[j];
+            a->cls = class_of(p->view, a->e->class_name);
+            if (a->cls) {
+                any_class = true;
+                int rc = alt_compile(p, a);
+                if (rc != K_OK)
+                    return rc;
+            }
+        }
+        if (!any_class && p->class_missing == SIZE_MAX)
+            p->class_missing = p->n_reqs - 1;
+    }
+    return K_OK;
+}
+
+static bool is_own(const struct dra_prep *p, const struct dra_claim *c)
+{
+    for (size_t i = 0; i < p->n_own; i++)
+        if (p->own[i] == c)
+            return true;
+    return false;
+}
+
+static const char *status_claim_name(const struct kpod *pod, const char *ref_name)
+{
+    for (size_t i = 0; i < pod->n_claim_statuses; i++)
+        if (pod->claim_statuses[i].name && strcmp(pod->claim_statuses[i].name, ref_name) == 0)
+            return pod->claim_statuses[i].claim_name;
+    return NULL;
+}
+
+static void note_problem(struct dra_prep *p, const struct pod_claim_ref *ref, const char *name,
+                         enum claim_problem problem)
+{
+    if (p->problem != PROBLEM_NONE)
+        return;
+    p->claim_ref = ref;
+    p->claim_name = name;
+    p->problem = problem;
+}
+
+static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
+{
+    const struct dra_view *v = p->view;
+    const char *ns = p->pod->ns ? p->pod->ns : "";
+    const char *name = ref->claim_name;
+    bool generated = false;
+    if (!name && ref->template_name) {
+        name = status_claim_name(p->pod, ref->name);
+        generated = true;
+    }
+    if (!name && !ref->template_name)
+        return K_OK; /* neither set: nothing to allocate (invalid pod) */
+    const struct dra_claim *claim = name && v->claim ? v->claim(v->ctx, ns, name) : NULL;
+    if (name && !claim && !generated) {
+        p->gpu = true; /* cannot be inspected */
+        note_problem(p, ref, name, PROBLEM_MISSING);
+        return K_OK;
+    }
+    if (claim) {
+        if (claim->deleting) {
+            spec_gpu(p, &claim->spec);
+            note_problem(p, ref, name, PROBLEM_DELETING);
+            return K_OK;
+        }
+        if (generated && claim->owner_pod_uid && p->pod->uid &&
+            strcmp(claim->owner_pod_uid, p->pod->uid) != 0) {
+            spec_gpu(p, &claim->spec);
+            note_problem(p, ref, name, PROBLEM_NOT_OWNER);
+            return K_OK;
+        }
+        if (p->n_own < DRA_MAX_POD_CLAIMS)
+            p->own[p->n_own++] = claim;
+        if (claim->allocated) {
+            spec_gpu(p, &claim->spec);
+            if (p->n_allocated < DRA_MAX_POD_CLAIMS)
+                p->allocated[p->n_allocated++] = claim;
+            return K_OK;
+        }
+        return add_spec(p, claim->name, false, &claim->spec);
+    }
+    /* a template whose claim is not created yet */
+    const struct dra_template *t =
+        v->claim_template ? v->claim_template(v->ctx, ns, ref->template_name) : NULL;
+    if (!t) {
+        p->gpu = true;
+        if (!p->tmpl_missing)
+            p->tmpl_missing = ref;
+        return K_OK;
+    }
+    return add_spec(p, t->name, true, &t->spec);
+}
+
+int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
+{
+    *out = NULL;
+    if (!view || pod->n_claims == 0)
+        return K_OK;
+    struct dra_prep *p = calloc(1, sizeof(*p));
+    if (!p)
+        return K_ENOMEM;
+    p->pod = pod;
+    p->view = view;
+    p->class_missing = SIZE_MAX;
+    p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
+    if (!p->slice_buf) {
+        free(p);
+        return K_ENOMEM;
+    }
+    for (size_t i = 0; i < pod->n_claims && i < DRA_MAX_POD_CLAIMS; i++) {
+        int rc = resolve_ref(p, &pod->claims[i]);
+        if (rc != K_OK) {
+            dra_prep_free(p);
+            return rc;
+        }
+    }
+    *out = p;
+    return K_OK;
+}
+
+void dra_prep_free(struct dra_prep *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_progs; i++)
+        cel_program_free(p->progs[i].prog);
+    free(p->progs);
+    free(p->idx);
+    free(p->reqs);
+    free(p->slice_buf);
+    free(p);
+}
+
+bool dra_prep_gpu(const struct dra_prep *p)
+{
+    return p && p->gpu;
+}
+
+enum cause dra_prep_pod_cause(const struct dra_prep *p, struct line *l)
+{
+    if (!p)
+        return CAUSE_GPU_FITS;
+    const char *ns = p->pod->ns ? p->pod->ns : "";
+    if (p->tmpl_missing) {
+        line_printf(l,
+                    "pod claim %s: resourceClaimTemplateName %s names no ResourceClaimTemplate in "
+                    "namespace %s; the claim cannot be created, so the pod is never scheduled "
+                    "(no PodScheduled condition, Event FailedResourceClaimCreation)",
+                    p->tmpl_missing->name, p->tmpl_missing->template_name, ns);
+        return CAUSE_DRA_TEMPLATE_MISSING;
+    }
+    if (p->problem != PROBLEM_NONE) {
+        switch (p->problem) {
+        case PROBLEM_DELETING:
+            line_printf(l, "pod claim %s: ResourceClaim %s/%s is being deleted", p->claim_ref->name,
+                        ns, p->claim_name);
+            break;
+        case PROBLEM_NOT_OWNER:
+            line_printf(l,
+                        "pod claim %s: ResourceClaim %s/%s was not created for this pod (another "
+                        "pod owns it)",
+                        p->claim_ref->name, ns, p->claim_name);
+            break;
+        default:
+            line_printf(l,
+                        "pod claim %s: resourceClaimName %s names no ResourceClaim in namespace %s",
+                        p->claim_ref->name, p->claim_name, ns);
+            break;
+        }
+        return CAUSE_DRA_CLAIM_MISSING;
+    }
+    if (p->class_missing != SIZE_MAX) {
+        const struct req *q = &p->reqs[p->class_missing];
+        if (q->n_alts == 1) {
+            line_printf(l, "%s %s request %s: DeviceClass %s does not exist",
+                        q->from_template ? "claim template" : "claim", q->claim, q->r->name,
+                        q->alts[0].e->class_name ? q->alts[0].e->class_name : "");
+        } else {
+            line_printf(l, "%s %s request %s: none of the firstAvailable DeviceClasses exists (",
+                        q->from_template ? "claim template" : "claim", q->claim, q->r->name);
+            for (size_t i = 0; i < q->n_alts; i++)
+                line_printf(l, "%s%s", i ? ", " : "",
+                            q->alts[i].e->class_name ? q->alts[i].e->class_name : "");
+            line_printf(l, ")");
+        }
+        return CAUSE_DRA_CLASS_MISSING;
+    }
+    return CAUSE_GPU_FITS;
+}
+
+bool dra_prep_node_allowed(const struct dra_prep *p, const struct knode *node)
+{
+    for (size_t i = 0; p && i < p->n_allocated; i++)
+        if (p->allocated[i]->alloc_nodes.present &&
+            !node_affinity_matches(&p->allocated[i]->alloc_nodes, node))
+            return false;
+    return true;
+}
+
+void dra_prep_put_narrowing(const struct dra_prep *p, struct line *l)
+{
+    size_t k = 0;
+    for (size_t i = 0; p && i < p->n_allocated; i++) {
+        if (!p->allocated[i]->alloc_nodes.present)
+            continue;
+        line_printf(
+            l, "%sResourceClaim %s is already allocated and its status.allocation.nodeSelector",
+            k ? "; " : "", p->allocated[i]->name);
+        line_printf(l, " limits the pod to the nodes it selects");
+        k++;
+    }
+}
+
+/* ---- devices ------------------------------------------------------------------------------ */
+
+struct dev_ctx {
+    const struct dra_device *d;
+};
+
+static bool qname_is(const char *q, const char *domain, size_t dlen, const char *name, size_t nlen)
+{
+    size_t ql = strlen(q);
+    if (name)
+        return ql == dlen + 1 + nlen && memcmp(q, domain, dlen) == 0 && q[dlen] == '/' &&
+               memcmp(q + dlen + 1, name, nlen) == 0;
+    return ql > dlen && memcmp(q, domain, dlen) == 0 && q[dlen] == '/';
+}
+
+static enum cel_lookup dev_attr(const void *ctx, const char *domain, size_t dlen, const char *name,
+                                size_t nlen, struct cel_attr_value *out)
+{
+    const struct dra_device *d = ((const struct dev_ctx *)ctx)->d;
+    for (size_t i = 0; i < d->n_attrs; i++) {
+        const struct dra_attribute *a = &d->attrs[i];
+        if (!qname_is(a->name, domain, dlen, name, nlen))
+            continue;
+        if (!name)
+            return CEL_LOOKUP_FOUND;
+        memset(out, 0, sizeof(*out));
+        switch (a->kind) {
+        case DRA_ATTR_BOOL:
+            out->kind = CEL_ATTR_BOOL;
+            out->b = a->b;
+            return CEL_LOOKUP_FOUND;
+        case DRA_ATTR_INT:
+            out->kind = CEL_ATTR_INT;
+            out->i = a->i;
+            return CEL_LOOKUP_FOUND;
+        case DRA_ATTR_STRING:
+        case DRA_ATTR_VERSION:
+            out->kind = a->kind == DRA_ATTR_STRING ? CEL_ATTR_STRING : CEL_ATTR_VERSION;
+            out->s = a->s ? a->s : "";
+            out->len = strlen(out->s);
+            return CEL_LOOKUP_FOUND;
+        case DRA_ATTR_OTHER:
+        default:
+            return CEL_LOOKUP_UNKNOWN;
+        }
+    }
+    return CEL_LOOKUP_MISSING;
+}
+
+static enum cel_lookup dev_cap(const void *ctx, const char *domain, size_t dlen, const char *name,
+                               size_t nlen, int64_t *milli)
+{
+    const struct dra_device *d = ((const struct dev_ctx *)ctx)->d;
+    for (size_t i = 0; i < d->n_caps; i++) {
+        const struct dra_capacity *c = &d->caps[i];
+        if (!qname_is(c->name, domain, dlen, name, nlen))
+            continue;
+        if (!name)
+            return CEL_LOOKUP_FOUND;
+        enum cel_lookup r = cel_quantity_milli(c->value, milli);
+        return r == CEL_LOOKUP_MISSING ? CEL_LOOKUP_UNKNOWN : r;
+    }
+    return CEL_LOOKUP_MISSING;
+}
+
+/* The selectors of an alternative on one device, in order, stopping at the first false or
+ * error (allocator_stable.go selectorsMatch). *which: the deciding (or uncertain) program. */
+static enum cel_result alt_eval(const struct dra_prep *p, const struct alt *a, const char *driver,
+                                const struct dra_device *d, const struct prog **which)
+{
+    *which = NULL;
+    if (a->progs_missing)
+        return CEL_UNKNOWN;
+    struct dev_ctx ctx = {.d = d};
+    struct cel_device dev = {.driver = driver,
+                             .driver_len = strlen(driver),
+                             .ctx = &ctx,
+                             .attribute = dev_attr,
+                             .capacity = dev_cap};
+    enum cel_result res = CEL_TRUE;
+    for (size_t i = 0; i < a->n_prog; i++) {
+        const struct prog *g = &p->progs[p->idx[a->first_prog + i]];
+        enum cel_result r = g->prog ? cel_eval(g->prog, &dev, NULL, 0) : CEL_UNKNOWN;
+        if (r == CEL_FALSE || r == CEL_ERROR) {
+            /* after an uncertain selector, upstream may have stopped there with an error:
+               either way the device is not allocated */
+            *which = g;
+            return r;
+        }
+        if (r == CEL_UNKNOWN && res == CEL_TRUE) {
+            res = CEL_UNKNOWN;
+            *which = g;
+        }
+    }
+    return res;
+}
+
+static bool slice_reaches(const struct dra_slice *s, const struct knode *node)
+{
+    if (s->per_device_nodes)
+        return false;
+    if (s->node_name)
+        return node->name && strcmp(s->node_name, node->name) == 0;
+    if (s->all_nodes)
+        return true;
+    if (s->nodes.present)
+        return node_affinity_matches(&s->nodes, node);
+    return false;
+}
+
+static bool same_pool(const struct dra_slice *a, const struct dra_slice *b)
+{
+    return strcmp(a->driver, b->driver) == 0 && strcmp(a->pool, b->pool) == 0;
+}
+
+/* One alternative on one node. */
+struct alt_out {
+    enum cause step;
+    size_t devices, matching, free_match, held_match, free_driver, uncertain_free, uncertain_held;
+    bool error_free;     /* a selector fails with a runtime error on a free device */
+    bool all_incomplete; /* allocationMode All and a pool is incomplete */
+    bool uncertain;      /* the step depends on an uncertain selector */
+    const struct prog *uncertain_prog, *error_prog, *false_prog;
+    const struct dra_slice *old_slice;        /* a slice skipped for an older generation */
+    const struct dra_slice *incomplete_slice; /* a slice of an incomplete pool */
+    int64_t incomplete_have;
+    const struct dra_claim *holders[DRA_MAX_HOLDERS];
+    size_t n_holders;
+    const char *driver;
+    const char *constraint; /* set by dra_node: the matchAttribute no device set satisfies */
+};
+
+/* A matchAttribute filter: only devices whose attribute equals the value count. */
+struct attr_filter {
+    const char *name;
+    const struct dra_attribute *value;
+};
+
+static bool attr_equal(const struct dra_attribute *a, const struct dra_attribute *b)
+{
+    if (!a || !b || a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case DRA_ATTR_BOOL:
+        return a->b == b->b;
+    case DRA_ATTR_INT:
+        return a->i == b->i;
+    case DRA_ATTR_STRING:
+    case DRA_ATTR_VERSION:
+        return a->s && b->s && strcmp(a->s, b->s) == 0;
+    default:
+        return false;
+    }
+}
+
+typedef void (*device_fn)(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                          enum cel_result r, bool free_);
+
+static void alt_node(const struct dra_prep *p, const struct alt *a, const struct knode *node,
+                     const struct attr_filter *filter, device_fn fn, void *fn_ctx,
+                     struct alt_out *o)
+{
+    memset(o, 0, sizeof(*o));
+    const struct dra_view *v = p->view;
+    const char *driver = a->cls ? a->cls->driver : NULL;
+    o->driver = driver;
+    const struct dra_slice **slices = p->slice_buf;
+    size_t n = v->node_slices && node->name
+                   ? v->node_slices(v->ctx, node->name, driver, slices, DRA_MAX_NODE_SLICES)
+                   : 0;
+    if (n > DRA_MAX_NODE_SLICES)
+        n = DRA_MAX_NODE_SLICES;
+    for (size_t i = 0; i < n; i++) {
+        const struct dra_slice *s = slices[i];
+        if (!s || !s->driver || !s->pool || (driver && strcmp(s->driver, driver) != 0) ||
+            !slice_reaches(s, node))
+            continue;
+        bool older = false;
+        int64_t same_gen = 0;
+        for (size_t j = 0; j < n && !older; j++) {
+            const struct dra_slice *t = slices[j];
+            if (!t || !t->driver || !t->pool || !same_pool(s, t) || !slice_reaches(t, node))
+                continue;
+            if (t->generation > s->generation)
+                older = true;
+            else if (t->generation == s->generation)
+                same_gen++;
+        }
+        if (older) {
+            o->old_slice = s;
+            continue;
+        }
+        if (same_gen != s->slice_count) {
+            o->incomplete_slice = s;
+            o->incomplete_have = same_gen;
+            if (a->e->mode == DRA_MODE_ALL)
+                o->all_incomplete = true;
+        }
+        for (size_t k = 0; k < s->n_devices; k++) {
+            const struct dra_device *d = &s->devices[k];
+            if (filter) {
+                const struct dra_attribute *fa = dra_device_attribute(d, filter->name);
+                if (!attr_equal(fa, filter->value))
+                    continue;
+            }
+            o->devices++;
+            const struct dra_claim *holder =
+                v->device_holder ? v->device_holder(v->ctx, s->driver, s->pool, d->name) : NULL;
+            if (holder && is_own(p, holder))
+                holder = NULL;
+            bool free_ = holder == NULL;
+            if (free_)
+                o->free_driver++;
+            const struct prog *which;
+            enum cel_result r = alt_eval(p, a, s->driver, d, &which);
+            if (fn)
+                fn(fn_ctx, s, d, r, free_);
+            switch (r) {
+            case CEL_TRUE:
+                o->matching++;
+                if (free_) {
+                    o->free_match++;
+                } else {
+                    o->held_match++;
+                    bool seen = false;
+                    for (size_t h = 0; h < o->n_holders; h++)
+                        seen = seen || o->holders[h] == holder;
+                    if (!seen && o->n_holders < DRA_MAX_HOLDERS)
+                        o->holders[o->n_holders++] = holder;
+                }
+                break;
+            case CEL_UNKNOWN:
+                if (free_)
+                    o->uncertain_free++;
+                else
+                    o->uncertain_held++;
+                if (!o->uncertain_prog)
+                    o->uncertain_prog = which;
+                break;
+            case CEL_ERROR:
+                if (free_)
+                    o->error_free = true;
+                if (!o->error_prog)
+                    o->error_prog = which;
+                break;
+            case CEL_FALSE:
+            default:
+                if (!o->false_prog)
+                    o->false_prog = which;
+                break;
+            }
+        }
+    }
+
+    /* the step (classify.h) */
+    if (o->devices == 0) {
+        o->step = CAUSE_DRA_NO_DRIVER;
+        return;
+    }
+    if (a->e->mode == DRA_MODE_ALL) {
+        if (o->all_incomplete)
+            o->step = CAUSE_DRA_NO_DRIVER;
+        else if (o->held_match > 0)
+            o->step = CAUSE_DRA_EXHAUSTED;
+        else if (o->uncertain_free + o->uncertain_held > 0)
+            o->step = CAUSE_GPU_FITS, o->uncertain = true;
+        else if (o->error_free || o->free_match == 0)
+            o->step = CAUSE_DRA_NO_MATCH;
+        else
+            o->step = CAUSE_GPU_FITS;
+        return;
+    }
+    size_t k = (size_t)(a->e->count > DRA_MAX_ALL_COUNT ? DRA_MAX_ALL_COUNT + 1 : a->e->count);
+    if (o->free_match >= k) {
+        o->step = CAUSE_GPU_FITS;
+        return;
+    }
+    if (o->free_match + o->uncertain_free >= k && !o->error_free) {
+        o->step = CAUSE_GPU_FITS;
+        o->uncertain = true;
+        return;
+    }
+    if (o->error_free && o->free_match + o->uncertain_free >= k) {
+        o->step = CAUSE_DRA_NO_MATCH;
+        return;
+    }
+    if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
+        o->step = CAUSE_DRA_EXHAUSTED;
+    else
+        o->step = CAUSE_DRA_NO_MATCH;
+    o->uncertain = o->uncertain_held > 0;
+}
+
+/* The outcome of one request: the first alternative that fits, else the closest. */
+static size_t req_node(const struct dra_prep *p, const struct req *q, const struct knode *node,
+                       struct alt_out *o)
+{
+    size_t best = SIZE_MAX;
+    struct alt_out cur;
+    for (size_t i = 0; i < q->n_alts; i++) {
+        if (!q->alts[i].cls)
+            continue;
+        alt_node(p, &q->alts[i], node, NULL, NULL, NULL, &cur);
+        if (best == SIZE_MAX || cause_rank(cur.step) > cause_rank(o->step)) {
+            *o = cur;
+            best = i;
+        }
+        if (cur.step == CAUSE_GPU_FITS)
+            break;
+    }
+    if (best == SIZE_MAX) {
+        memset(o, 0, sizeof(*o));
+        o->step = CAUSE_GPU_FITS; /* class missing: reported before the nodes */
+    }
+    return best;
+}
+
+static bool req_in_constraint(const struct dra_constraint *c, const struct req *q)
+{
+    if (c->n_requests == 0)
+        return true;
+    size_t nl = strlen(q->r->name);
+    for (size_t i = 0; i < c->n_requests; i++) {
+        const char *r = c->requests[i];
+        if (strncmp(r, q->r->name, nl) == 0 && (r[nl] == '\0' || r[nl] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* Free matching devices, as a set of pointers (a matchAttribute group). */
+struct devset {
+    const struct dra_device *d[DRA_MAX_DEVICES_PER_SLICE * 4];
+    size_t n;
+    bool overflow;
+};
+
+static void devset_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                       enum cel_result r, bool free_)
+{
+    (void)s;
+    struct devset *set = ctx;
+    if (r != CEL_TRUE || !free_)
+        return;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->d[i] == d)
+            return;
+    if (set->n < sizeof(set->d) / sizeof(set->d[0]))
+        set->d[set->n++] = d;
+    else
+        set->overflow = true;
+}
+
+struct collect {
+    const char *attr;
+    const struct dra_attribute *values[DRA_MAX_CONSTRAINT_VALUES];
+    size_t n;
+};
+
+static void collect_value(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                          enum cel_result r, bool free_)
+{
+    (void)s;
+    struct collect *c = ctx;
+    if (r != CEL_TRUE || !free_)
+        return;
+    const struct dra_attribute *a = dra_device_attribute(d, c->attr);
+    if (!a)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        if (attr_equal(c->values[i], a))
+            return;
+    if (c->n < DRA_MAX_CONSTRAINT_VALUES)
+        c->values[c->n++] = a;
+}
+
+/* Whether the requests of one matchAttribute constraint find devices sharing one value. */
+static bool constraint_ok(const struct dra_prep *p, const struct dra_constraint *c,
+                          const struct knode *node, const size_t *chosen, size_t first)
+{
+    struct collect col = {.attr = c->match_attribute};
+    struct alt_out o;
+    alt_node(p, &p->reqs[first].alts[chosen[first]], node, NULL, collect_value, &col, &o);
+    struct devset *set = malloc(sizeof(*set));
+    if (!set)
+        return true; /* not certain: do not fail the node */
+    bool ok = false;
+    for (size_t v = 0; v < col.n && !ok; v++) {
+        struct attr_filter f = {.name = c->match_attribute, .value = col.values[v]};
+        bool all = true;
+        int64_t wanted = 0;
+        set->n = 0;
+        set->overflow = false;
+        for (size_t i = 0; i < p->n_reqs && all; i++) {
+            const struct req *q = &p->reqs[i];
+            if (q->spec != p->reqs[first].spec || !req_in_constraint(c, q) || chosen[i] == SIZE_MAX)
+                continue;
+            const struct alt *a = &q->alts[chosen[i]];
+            alt_node(p, a, node, &f, devset_add, set, &o);
+            if (o.step != CAUSE_GPU_FITS)
+                all = false;
+            wanted = int64_add_sat(wanted, a->e->mode == DRA_MODE_ALL ? (int64_t)o.free_match
+                                                                      : a->e->count);
+            if (a->e->mode == DRA_MODE_ALL) {
+                /* All: every matching device must carry the value */
+                struct alt_out unfiltered;
+                alt_node(p, a, node, NULL, NULL, NULL, &unfiltered);
+                if (unfiltered.matching != o.matching)
+                    all = false;
+            }
+        }
+        /* together the requests need distinct devices carrying the value */
+        if (all && !set->overflow && wanted > (int64_t)set->n)
+            all = false;
+        ok = all;
+    }
+    free(set);
+    return ok;
+}
+
+static void put_holders(struct line *l, const struct alt_out *o)
+{
+    for (size_t h = 0; h < o->n_holders; h++) {
+        const struct dra_claim *c = o->holders[h];
+        line_printf(l, "%sclaim %s/%s", h ? ", " : "; held by ", c->ns ? c->ns : "",
+                    c->name ? c->name : "");
+        size_t k = 0;
+        for (size_t i = 0; i < c->n_reserved_for && k < 2; i++) {
+            const struct dra_consumer *u = &c->reserved_for[i];
+            if (!u->name || (u->resource && strcmp(u->resource, "pods") != 0))
+                continue;
+            line_printf(l, "%s%s", k ? ", " : " (pod ", u->name);
+            k++;
+        }
+        if (k)
+            line_printf(l, ")");
+    }
+    if (o->held_match > 0 && o->n_holders == DRA_MAX_HOLDERS)
+        line_printf(l, ", ...");
+}
+
+/* Distinct values of the string attributes the failing selector mentions. */
+struct hint {
+    const char *src;
+    const char *seen[4];
+    const char *names[4];
+    size_t n;
+};
+
+static void collect_hint(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                         enum cel_result r, bool free_)
+{
+    (void)s;
+    (void)free_;
+    struct hint *h = ctx;
+    if (r == CEL_TRUE || !h->src)
+        return;
+    for (size_t i = 0; i < d->n_attrs && h->n < 4; i++) {
+        const struct dra_attribute *a = &d->attrs[i];
+        if (a->kind != DRA_ATTR_STRING && a->kind != DRA_ATTR_VERSION)
+            continue;
+        const char *shortname = strrchr(a->name, '/');
+        shortname = shortname ? shortname + 1 : a->name;
+        if (!*shortname || !strstr(h->src, shortname) || !a->s)
+            continue;
+        bool dup = false;
+        for (size_t j = 0; j < h->n; j++)
+            dup = dup || (strcmp(h->seen[j], a->s) == 0 && strcmp(h->names[j], shortname) == 0);
+        if (!dup) {
+            h->seen[h->n] = a->s;
+            h->names[h->n] = shortname;
+            h->n++;
+        }
+    }
+}
+
+static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
+                     const struct alt_out *o, const struct knode *node, struct line *l)
+{
+    const char *name = node->name ? node->name : "(unnamed)";
+    const struct alt *a = alt == SIZE_MAX ? NULL : &q->alts[alt];
+    const char *cls = a && a->e->class_name ? a->e->class_name : "";
+    const char *drv = o->driver ? o->driver : "(any driver)";
+    line_printf(l, "%s %s request %s", q->from_template ? "claim template" : "claim", q->claim,
+                q->r->name);
+    if (a && a->e->name)
+        line_printf(l, "/%s", a->e->name);
+    line_printf(l, " (class %s", cls);
+    if (a && a->e->mode == DRA_MODE_ALL)
+        line_printf(l, ", all devices)");
+    else if (a)
+        line_printf(l, ", %lld device%s)", (long long)a->e->count, a->e->count == 1 ? "" : "s");
+    switch (o->step) {
+    case CAUSE_DRA_NO_DRIVER:
+        if (o->all_incomplete)
+            line_printf(l,
+                        " on node %s: pool %s of driver %s is incomplete (%lld of %lld "
+                        "ResourceSlices); allocationMode All waits until it is complete",
+                        name, o->incomplete_slice->pool, drv, (long long)o->incomplete_have,
+                        (long long)o->incomplete_slice->slice_count);
+        else if (o->driver)
+            line_printf(l, ": no ResourceSlice of driver %s reaches node %s", drv, name);
+        else
+            line_printf(l,
+                        ": class %s names no single driver and no device of any driver reaches "
+                        "node %s",
+                        cls, name);
+        break;
+    case CAUSE_DRA_NO_MATCH: {
+        if (o->constraint) {
+            line_printf(l,
+                        " on node %s: constraints[].matchAttribute %s: no devices that satisfy "
+                        "the selectors of all its requests share one value (%zu of %zu %s "
+                        "devices match this request, %zu free)",
+                        name, o->constraint, o->matching, o->devices, drv, o->free_match);
+            break;
+        }
+        line_printf(l, ": none of the %zu %s devices on node %s satisfies the selectors",
+                    o->devices, drv, name);
+        const struct prog *g = o->error_free ? o->error_prog : o->false_prog;
+        if (g) {
+            line_printf(l, "; %s `%s`", o->error_free ? "runtime error in" : "asks", g->src);
+            if (o->error_free)
+                line_printf(l, " (a device lacks what it reads: the scheduler fails the node "
+                               "with a CEL runtime error)");
+            struct hint h = {.src = g->src};
+            struct alt_out tmp;
+            alt_node(p, a, node, NULL, collect_hint, &h, &tmp);
+            for (size_t i = 0; i < h.n; i++)
+                line_printf(l, "%s%s %s", i ? ", " : "; devices here have ", h.names[i], h.seen[i]);
+        }
+        if (o->matching > 0)
+            line_printf(l, "; %zu match", o->matching);
+        break;
+    }
+    case CAUSE_DRA_EXHAUSTED:
+        line_printf(l, " on node %s: %s devices %zu, matching %zu, free %zu", name, drv, o->devices,
+                    o->matching, o->free_match);
+        put_holders(l, o);
+        if (o->uncertain && o->free_driver == 0)
+            line_printf(l, "; every device of the driver on the node is allocated");
+        else if (!o->uncertain && a && a->e->mode == DRA_MODE_EXACT_COUNT &&
+                 (int64_t)o->matching < a->e->count)
+            line_printf(l, "; the request asks more devices than match on the node, so waiting "
+                           "will not help");
+        break;
+    case CAUSE_GPU_FITS:
+    default:
+        if (o->uncertain)
+            line_printf(l,
+                        " may fit on node %s (%zu matching %s devices free, %zu more free that "
+                        "the selectors could not decide)",
+                        name, o->free_match, drv, o->uncertain_free);
+        else
+            line_printf(l, " fits on node %s (%zu of %zu matching %s devices free)", name,
+                        o->free_match, o->matching, drv);
+        break;
+    }
+    if (o->uncertain && (o->uncertain_prog || a->progs_missing))
+        line_printf(l, "; could not evaluate `%s`%s%s, so only what is certain is reported",
+                    o->uncertain_prog ? o->uncertain_prog->src : "(too many selectors)",
+                    o->uncertain_prog && o->uncertain_prog->err[0] ? ": " : "",
+                    o->uncertain_prog ? o->uncertain_prog->err : "");
+    if (o->old_slice)
+        line_printf(
+            l, "; ResourceSlice %s (pool %s generation %lld) skipped: a newer generation exists",
+            o->old_slice->name ? o->old_slice->name : "", o->old_slice->pool,
+            (long long)o->old_slice->generation);
+    if (o->incomplete_slice && !o->all_incomplete)
+        line_printf(l, "; pool %s is incomplete (%lld of %lld ResourceSlices)",
+                    o->incomplete_slice->pool, (long long)o->incomplete_have,
+                    (long long)o->incomplete_slice->slice_count);
+}
+
+void dra_node(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
+              struct line *l)
+{
+    v->dra_step = CAUSE_GPU_FITS;
+    if (!p || p->n_reqs == 0)
+        return;
+    size_t chosen[DRA_MAX_POD_CLAIMS * DRA_MAX_REQUESTS];
+    size_t worst = SIZE_MAX;
+    struct alt_out worst_o = {0}, o;
+    for (size_t i = 0; i < p->n_reqs && i < sizeof(chosen) / sizeof(chosen[0]); i++) {
+        chosen[i] = req_node(p, &p->reqs[i], node, &o);
+        if (worst == SIZE_MAX || cause_rank(o.step) < cause_rank(worst_o.step)) {
+            worst = i;
+            worst_o = o;
+        }
+    }
+    size_t n = p->n_reqs < sizeof(chosen) / sizeof(chosen[0]) ? p->n_reqs
+                                                              : sizeof(chosen) / sizeof(chosen[0]);
+    const char *extra = NULL;
+    if (worst_o.step == CAUSE_GPU_FITS && !worst_o.uncertain) {
+        /* requests of one driver together: certainly too few free devices of it at all */
+        for (size_t i = 0; i < n && !extra; i++) {
+            if (chosen[i] == SIZE_MAX)
+                continue;
+            const struct alt *a = &p->reqs[i].alts[chosen[i]];
+            if (!a->cls || !a->cls->driver || a->e->mode != DRA_MODE_EXACT_COUNT)
+                continue;
+            int64_t sum = 0;
+            size_t last = i;
+            for (size_t j = 0; j < n; j++) {
+                if (chosen[j] == SIZE_MAX)
+                    continue;
+                const struct alt *b = &p->reqs[j].alts[chosen[j]];
+                if (b->cls && b->cls->driver && b->e->mode == DRA_MODE_EXACT_COUNT &&
+                    strcmp(b->cls->driver, a->cls->driver) == 0) {
+                    sum = int64_add_sat(sum, b->e->count);
+                    last = j;
+                }
+            }
+            alt_node(p, a, node, NULL, NULL, NULL, &o);
+            if (sum > (int64_t)o.free_driver) {
+                worst = last;
+                alt_node(p, &p->reqs[last].alts[chosen[last]], node, NULL, NULL, NULL, &worst_o);
+                worst_o.step = CAUSE_DRA_EXHAUSTED;
+                extra = "together the pod's requests ask more devices of the driver than are free";
+            }
+        }
+        /* constraints[].matchAttribute */
+        for (size_t i = 0; i < n && !extra; i++) {
+            const struct dra_claim_spec *spec = p->reqs[i].spec;
+            if (i > 0 && p->reqs[i - 1].spec == spec)
+                continue; /* first request of each spec */
+            for (size_t c = 0; c < spec->n_constraints && !extra; c++) {
+                const struct dra_constraint *ct = &spec->constraints[c];
+                if (!ct->match_attribute)
+                    continue;
+                size_t first = SIZE_MAX;
+                for (size_t j = i; j < n && p->reqs[j].spec == spec; j++)
+                    if (req_in_constraint(ct, &p->reqs[j]) && chosen[j] != SIZE_MAX) {
+                        first = j;
+                        break;
+                    }
+                if (first == SIZE_MAX || constraint_ok(p, ct, node, chosen, first))
+                    continue;
+                worst = first;
+                alt_node(p, &p->reqs[first].alts[chosen[first]], node, NULL, NULL, NULL, &worst_o);
+                worst_o.step = CAUSE_DRA_NO_MATCH;
+                worst_o.constraint = ct->match_attribute;
+                extra = ct->match_attribute;
+            }
+        }
+    }
+    const struct req *q = &p->reqs[worst];
+    const struct alt *a = chosen[worst] == SIZE_MAX ? NULL : &q->alts[chosen[worst]];
+    v->dra_step = worst_o.step;
+    v->dra_request = q->r->name;
+    v->dra_class = a ? a->e->class_name : NULL;
+    v->dra_driver = worst_o.driver;
+    v->dra_devices = worst_o.devices;
+    v->dra_matching = worst_o.matching;
+    v->dra_free = worst_o.free_match;
+    v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
+    if (l) {
+        describe(p, q, chosen[worst], &worst_o, node, l);
+        if (extra && !worst_o.constraint)
+            line_printf(l, "; %s", extra);
+    }
+}
+
+void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct line *l)
+{
+    if (!p)
+        return;
+    struct alt_out o;
+    for (size_t i = 0; i < p->n_reqs; i++) {
+        req_node(p, &p->reqs[i], node, &o);
+        if (o.step != CAUSE_DRA_EXHAUSTED || o.n_holders == 0)
+            continue;
+        line_printf(l, "; node %s: %zu matching, %zu free", node->name ? node->name : "(unnamed)",
+                    o.matching, o.free_match);
+        put_holders(l, &o);
+        return;
+    }
+}

@@ -1,0 +1,52 @@
+/*
+ * dra_ladder.h - the DRA steps of the ladder (classify.h), internal to core/classify.
+ *
+ * classify() prepares once per call (dra_prep_new: resolves the pod's claims through the view
+ * and compiles every selector once), then asks per node (dra_node). Semantics and upstream
+ * sources: classify.h. A prep is read-only after dra_prep_new and used by one classify() call.
+ */
+#ifndef GPUTRI_CLASSIFY_DRA_LADDER_H
+#define GPUTRI_CLASSIFY_DRA_LADDER_H
+
+#include <stdbool.h>
+
+#include "classify/classify.h"
+#include "classify/line.h"
+
+struct dra_prep;
+
+/*
+ * dra_prep_new() - resolve pod->claims through `view`. *out is NULL when the pod has no claims
+ * (nothing to do). Returns K_OK or K_ENOMEM.
+ */
+int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out);
+void dra_prep_free(struct dra_prep *p);
+
+/* Whether the pod has GPU claims (or claims that cannot be inspected). */
+bool dra_prep_gpu(const struct dra_prep *p);
+
+/*
+ * dra_prep_pod_cause() - the pod-level steps: CAUSE_DRA_TEMPLATE_MISSING,
+ * CAUSE_DRA_CLAIM_MISSING or CAUSE_DRA_CLASS_MISSING with the detail written to `l`, or
+ * CAUSE_GPU_FITS when they pass (nothing written).
+ */
+enum cause dra_prep_pod_cause(const struct dra_prep *p, struct line *l);
+
+/* Whether every allocated claim of the pod allows the node (status.allocation.nodeSelector). */
+bool dra_prep_node_allowed(const struct dra_prep *p, const struct knode *node);
+/* Name the allocated claims whose nodeSelector narrows the candidates ("" when none). */
+void dra_prep_put_narrowing(const struct dra_prep *p, struct line *l);
+
+/*
+ * dra_node() - the DRA step for one candidate node: fills v->dra_* (v->dra_step
+ * CAUSE_GPU_FITS when the pod has nothing to allocate or it fits). With `l` non-NULL the
+ * outcome is also described there.
+ */
+void dra_node(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
+              struct line *l);
+
+/* dra_put_holders() - "; node N: m matching, f free; held by claim ns/c (pod p)" for the first
+ * request that is exhausted on the node; nothing when none is. */
+void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct line *l);
+
+#endif

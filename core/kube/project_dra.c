@@ -1,0 +1,525 @@
+/*
+ * project_dra.c - resource.k8s.io/v1 JSON (json-c) to the compact DRA records of model/dra.h.
+ *
+ * Strict and bounded: a list longer than the API allows is K_ETOOBIG (the object could not have
+ * passed validation), a required field of the wrong type K_EPARSE. json-c getters return
+ * borrowed references; every string kept is a copy owned by the record.
+ * Field names: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/json.h"
+#include "kube/project.h"
+#include "model/dra.h"
+#include "util/result.h"
+
+static json_object *get(json_object *o, const char *key)
+{
+    return kube_json_field(o, key);
+}
+
+static json_object *get_obj(json_object *o, const char *key)
+{
+    return kube_json_get(o, key, json_type_object);
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+    return kube_json_str(o, key);
+}
+
+static int dup_opt(const char *s, char **out)
+{
+    *out = NULL;
+    if (!s)
+        return K_OK;
+    *out = strdup(s);
+    return *out ? K_OK : K_ENOMEM;
+}
+
+/*
+ * The array member `key` of `o`: *n its length (0 when absent or null); K_EPARSE when present
+ * but not an array, K_ETOOBIG above max.
+ */
+static int get_array(json_object *o, const char *key, size_t max, json_object **arr, size_t *n)
+{
+    *arr = get(o, key);
+    *n = 0;
+    if (!*arr)
+        return K_OK;
+    if (!json_object_is_type(*arr, json_type_array))
+        return K_EPARSE;
+    *n = json_object_array_length(*arr);
+    return *n > max ? K_ETOOBIG : K_OK;
+}
+
+/* selectors[].cel.expression into a new string vector. */
+static int project_selectors(json_object *o, char ***out, size_t *n_out)
+{
+    json_object *arr;
+    size_t n;
+    *out = NULL;
+    *n_out = 0;
+    int rc = get_array(o, "selectors", DRA_MAX_SELECTORS, &arr, &n);
+    if (rc != K_OK || n == 0)
+        return rc;
+    *out = calloc(n, sizeof(**out));
+    if (!*out)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const char *expr = get_str(get_obj(json_object_array_get_idx(arr, i), "cel"), "expression");
+        if (!expr)
+            return K_EPARSE;
+        (*out)[i] = strdup(expr);
+        if (!(*out)[i])
+            return K_ENOMEM;
+        (*n_out)++;
+    }
+    return K_OK;
+}
+
+int project_dra_class(json_object *obj, struct dra_class *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    const char *name = kube_json_meta_str(obj, "name");
+    if (!name)
+        goto out;
+    rc = dup_opt(name, &out->name);
+    if (rc != K_OK)
+        goto out;
+    rc = project_selectors(get_obj(obj, "spec"), &out->selectors, &out->n_selectors);
+    if (rc != K_OK)
+        goto out;
+    for (size_t i = 0; i < out->n_selectors && !out->driver; i++)
+        out->driver = dra_selector_driver(out->selectors[i]);
+out:
+    if (rc != K_OK)
+        dra_class_cleanup(out);
+    return rc;
+}
+
+/* One DeviceAttribute ({"string": ...} | {"int": ...} | {"bool": ...} | {"version": ...}). */
+static int project_attribute(json_object *val, struct dra_attribute *a)
+{
+    json_object *v;
+    if (!val || !json_object_is_type(val, json_type_object))
+        return K_EPARSE;
+    if ((v = get(val, "string")) && json_object_is_type(v, json_type_string)) {
+        a->kind = DRA_ATTR_STRING;
+        return dup_opt(json_object_get_string(v), &a->s);
+    }
+    if ((v = get(val, "version")) && json_object_is_type(v, json_type_string)) {
+        a->kind = DRA_ATTR_VERSION;
+        return dup_opt(json_object_get_string(v), &a->s);
+    }
+    if ((v = get(val, "int")) && json_object_is_type(v, json_type_int)) {
+        a->kind = DRA_ATTR_INT;
+        a->i = json_object_get_int64(v);
+        return K_OK;
+    }
+    if ((v = get(val, "bool")) && json_object_is_type(v, json_type_boolean)) {
+        a->kind = DRA_ATTR_BOOL;
+        a->b = json_object_get_boolean(v);
+        return K_OK;
+    }
+    a->kind = DRA_ATTR_OTHER;
+    return K_OK;
+}
+
+static int project_device(json_object *dev, const char *driver, struct dra_device *d)
+{
+    const char *name = get_str(dev, "name");
+    if (!name)
+        return K_EPARSE;
+    if (dup_opt(name, &d->name) != K_OK)
+        return K_ENOMEM;
+    json_object *attrs = get(dev, "attributes"), *caps = get(dev, "capacity");
+    if ((attrs && !json_object_is_type(attrs, json_type_object)) ||
+        (caps && !json_object_is_type(caps, json_type_object)))
+        return K_EPARSE;
+    size_t na = attrs ? (size_t)json_object_object_length(attrs) : 0;
+    size_t nc = caps ? (size_t)json_object_object_length(caps) : 0;
+    if (na + nc > DRA_MAX_ATTRS_PER_DEVICE)
+        return K_ETOOBIG;
+    if (na) {
+        d->attrs = calloc(na, sizeof(*d->attrs));
+        if (!d->attrs)
+            return K_ENOMEM;
+        json_object_object_foreach(attrs, key, val)
+        {
+            struct dra_attribute *a = &d->attrs[d->n_attrs++];
+            a->name = dra_qualify(driver, key);
+            if (!a->name)
+                return K_ENOMEM;
+            int rc = project_attribute(val, a);
+            if (rc != K_OK)
+                return rc;
+        }
+    }
+    if (nc) {
+        d->caps = calloc(nc, sizeof(*d->caps));
+        if (!d->caps)
+            return K_ENOMEM;
+        json_object_object_foreach(caps, key, val)
+        {
+            struct dra_capacity *c = &d->caps[d->n_caps++];
+            c->name = dra_qualify(driver, key);
+            if (!c->name)
+                return K_ENOMEM;
+            json_object *v = get(val, "value");
+            if (!v || !(json_object_is_type(v, json_type_string) ||
+                        json_object_is_type(v, json_type_int)))
+                return K_EPARSE;
+            if (dup_opt(json_object_get_string(v), &c->value) != K_OK)
+                return K_ENOMEM;
+        }
+    }
+    return K_OK;
+}
+
+int project_dra_slice(json_object *obj, struct dra_slice *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    json_object *spec = get_obj(obj, "spec");
+    json_object *pool = get_obj(spec, "pool");
+    const char *driver = get_str(spec, "driver");
+    const char *pool_name = get_str(pool, "name");
+    if (!kube_json_meta_str(obj, "name") || !driver || !*driver || !pool_name)
+        goto out;
+    rc = K_ENOMEM;
+    if (dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK ||
+        dup_opt(driver, &out->driver) != K_OK || dup_opt(pool_name, &out->pool) != K_OK)
+        goto out;
+    out->generation = kube_json_int(pool, "generation", 0);
+    out->slice_count = kube_json_int(pool, "resourceSliceCount", 0);
+    const char *node = get_str(spec, "nodeName");
+    if (node && *node && dup_opt(node, &out->node_name) != K_OK)
+        goto out;
+    json_object *all = get(spec, "allNodes");
+    out->all_nodes =
+        all && json_object_is_type(all, json_type_boolean) && json_object_get_boolean(all);
+    json_object *per = get(spec, "perDeviceNodeSelection");
+    out->per_device_nodes =
+        per && json_object_is_type(per, json_type_boolean) && json_object_get_boolean(per);
+    rc = project_node_selector(get_obj(spec, "nodeSelector"), DRA_MAX_SELECTOR_TERMS, &out->nodes);
+    if (rc != K_OK)
+        goto out;
+    json_object *devs;
+    size_t n;
+    rc = get_array(spec, "devices", DRA_MAX_DEVICES_PER_SLICE, &devs, &n);
+    if (rc != K_OK || n == 0)
+        goto out;
+    rc = K_ENOMEM;
+    out->devices = calloc(n, sizeof(*out->devices));
+    if (!out->devices)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        out->n_devices++;
+        rc = project_device(json_object_array_get_idx(devs, i), out->driver, &out->devices[i]);
+        if (rc != K_OK)
+            goto out;
+    }
+out:
+    if (rc != K_OK)
+        dra_slice_cleanup(out);
+    return rc;
+}
+
+/* ExactDeviceRequest / DeviceSubRequest fields. */
+static int project_exact(json_object *o, struct dra_exact *e)
+{
+    if (!o || !json_object_is_type(o, json_type_object))
+        return K_EPARSE;
+    if (dup_opt(get_str(o, "name"), &e->name) != K_OK ||
+        dup_opt(get_str(o, "deviceClassName"), &e->class_name) != K_OK)
+        return K_ENOMEM;
+    int rc = project_selectors(o, &e->selectors, &e->n_selectors);
+    if (rc != K_OK)
+        return rc;
+    const char *mode = get_str(o, "allocationMode");
+    if (mode && strcmp(mode, "All") == 0) {
+        e->mode = DRA_MODE_ALL;
+        e->count = 0;
+    } else if (!mode || !*mode || strcmp(mode, "ExactCount") == 0) {
+        e->mode = DRA_MODE_EXACT_COUNT;
+        e->count = kube_json_int(o, "count", 1);
+        if (e->count < 1)
+            return K_EPARSE;
+    } else {
+        return K_EPARSE;
+    }
+    json_object *admin = get(o, "adminAccess");
+    e->admin_access =
+        admin && json_object_is_type(admin, json_type_boolean) && json_object_get_boolean(admin);
+    return K_OK;
+}
+
+static int project_request(json_object *o, struct dra_request *r)
+{
+    const char *name = get_str(o, "name");
+    if (!name)
+        return K_EPARSE;
+    if (dup_opt(name, &r->name) != K_OK)
+        return K_ENOMEM;
+    json_object *exactly = get(o, "exactly");
+    if (exactly) {
+        r->has_exactly = true;
+        return project_exact(exactly, &r->exactly);
+    }
+    json_object *arr;
+    size_t n;
+    int rc = get_array(o, "firstAvailable", DRA_MAX_FIRST_AVAILABLE, &arr, &n);
+    if (rc != K_OK)
+        return rc;
+    if (n == 0)
+        return K_EPARSE; /* exactly one of exactly / firstAvailable */
+    r->first_available = calloc(n, sizeof(*r->first_available));
+    if (!r->first_available)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        r->n_first_available++;
+        rc = project_exact(json_object_array_get_idx(arr, i), &r->first_available[i]);
+        if (rc != K_OK)
+            return rc;
+        if (!r->first_available[i].name)
+            return K_EPARSE;
+    }
+    return K_OK;
+}
+
+static int project_constraint(json_object *o, struct dra_constraint *c)
+{
+    json_object *arr;
+    size_t n;
+    int rc = get_array(o, "requests", DRA_MAX_REQUESTS, &arr, &n);
+    if (rc != K_OK)
+        return rc;
+    if (n) {
+        c->requests = calloc(n, sizeof(*c->requests));
+        if (!c->requests)
+            return K_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            json_object *v = json_object_array_get_idx(arr, i);
+            if (!v || !json_object_is_type(v, json_type_string))
+                return K_EPARSE;
+            c->requests[i] = strdup(json_object_get_string(v));
+            if (!c->requests[i])
+                return K_ENOMEM;
+            c->n_requests++;
+        }
+    }
+    return dup_opt(get_str(o, "matchAttribute"), &c->match_attribute);
+}
+
+int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out)
+{
+    memset(out, 0, sizeof(*out));
+    json_object *devices = get_obj(spec, "devices");
+    json_object *arr;
+    size_t n;
+    int rc = get_array(devices, "requests", DRA_MAX_REQUESTS, &arr, &n);
+    if (rc != K_OK)
+        goto out;
+    if (n) {
+        rc = K_ENOMEM;
+        out->requests = calloc(n, sizeof(*out->requests));
+        if (!out->requests)
+            goto out;
+        for (size_t i = 0; i < n; i++) {
+            out->n_requests++;
+            rc = project_request(json_object_array_get_idx(arr, i), &out->requests[i]);
+            if (rc != K_OK)
+                goto out;
+        }
+    }
+    rc = get_array(devices, "constraints", DRA_MAX_CONSTRAINTS, &arr, &n);
+    if (rc != K_OK || n == 0)
+        goto out;
+    rc = K_ENOMEM;
+    out->constraints = calloc(n, sizeof(*out->constraints));
+    if (!out->constraints)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        out->n_constraints++;
+        rc = project_constraint(json_object_array_get_idx(arr, i), &out->constraints[i]);
+        if (rc != K_OK)
+            goto out;
+    }
+out:
+    if (rc != K_OK)
+        dra_claim_spec_cleanup(out);
+    return rc;
+}
+
+static int project_owner(json_object *meta, struct dra_claim *out)
+{
+    json_object *arr = kube_json_get(meta, "ownerReferences", json_type_array);
+    size_t n = arr ? json_object_array_length(arr) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *ref = json_object_array_get_idx(arr, i);
+        const char *kind = get_str(ref, "kind");
+        json_object *ctl = get(ref, "controller");
+        if (kind && strcmp(kind, "Pod") == 0 && ctl &&
+            json_object_is_type(ctl, json_type_boolean) && json_object_get_boolean(ctl))
+            return dup_opt(get_str(ref, "uid"), &out->owner_pod_uid);
+    }
+    return K_OK;
+}
+
+static int project_allocation(json_object *alloc, struct dra_claim *out)
+{
+    if (!alloc)
+        return K_OK;
+    if (!json_object_is_type(alloc, json_type_object))
+        return K_EPARSE;
+    out->allocated = true;
+    json_object *arr;
+    size_t n;
+    int rc = get_array(get_obj(alloc, "devices"), "results", DRA_MAX_RESULTS, &arr, &n);
+    if (rc != K_OK)
+        return rc;
+    if (n) {
+        out->results = calloc(n, sizeof(*out->results));
+        if (!out->results)
+            return K_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            json_object *r = json_object_array_get_idx(arr, i);
+            struct dra_result *res = &out->results[out->n_results++];
+            if (!get_str(r, "driver") || !get_str(r, "pool") || !get_str(r, "device"))
+                return K_EPARSE;
+            if (dup_opt(get_str(r, "request"), &res->request) != K_OK ||
+                dup_opt(get_str(r, "driver"), &res->driver) != K_OK ||
+                dup_opt(get_str(r, "pool"), &res->pool) != K_OK ||
+                dup_opt(get_str(r, "device"), &res->device) != K_OK)
+                return K_ENOMEM;
+        }
+    }
+    return project_node_selector(get_obj(alloc, "nodeSelector"), DRA_MAX_SELECTOR_TERMS,
+                                 &out->alloc_nodes);
+}
+
+static int project_reserved_for(json_object *status, struct dra_claim *out)
+{
+    json_object *arr;
+    size_t n;
+    int rc = get_array(status, "reservedFor", DRA_MAX_RESERVED_FOR, &arr, &n);
+    if (rc != K_OK || n == 0)
+        return rc;
+    out->reserved_for = calloc(n, sizeof(*out->reserved_for));
+    if (!out->reserved_for)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(arr, i);
+        struct dra_consumer *c = &out->reserved_for[out->n_reserved_for++];
+        if (dup_opt(get_str(r, "resource"), &c->resource) != K_OK ||
+            dup_opt(get_str(r, "name"), &c->name) != K_OK ||
+            dup_opt(get_str(r, "uid"), &c->uid) != K_OK)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+int project_dra_claim(json_object *obj, struct dra_claim *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    json_object *meta = get_obj(obj, "metadata");
+    if (!get_str(meta, "name"))
+        goto out;
+    rc = K_ENOMEM;
+    if (dup_opt(get_str(meta, "namespace"), &out->ns) != K_OK ||
+        dup_opt(get_str(meta, "name"), &out->name) != K_OK ||
+        dup_opt(get_str(meta, "uid"), &out->uid) != K_OK ||
+        dup_opt(kube_json_annotation(obj, "resource.kubernetes.io/pod-claim-name"),
+                &out->pod_claim_name) != K_OK)
+        goto out;
+    json_object *del = get(meta, "deletionTimestamp");
+    out->deleting = del != NULL;
+    rc = project_owner(meta, out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_dra_claim_spec(get_obj(obj, "spec"), &out->spec);
+    if (rc != K_OK)
+        goto out;
+    json_object *status = get_obj(obj, "status");
+    rc = project_allocation(get(status, "allocation"), out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_reserved_for(status, out);
+out:
+    if (rc != K_OK)
+        dra_claim_cleanup(out);
+    return rc;
+}
+
+int project_dra_template(json_object *obj, struct dra_template *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    if (!kube_json_meta_str(obj, "name"))
+        goto out;
+    rc = K_ENOMEM;
+    if (dup_opt(kube_json_meta_str(obj, "namespace"), &out->ns) != K_OK ||
+        dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK)
+        goto out;
+    rc = project_dra_claim_spec(get_obj(get_obj(obj, "spec"), "spec"), &out->spec);
+out:
+    if (rc != K_OK)
+        dra_template_cleanup(out);
+    return rc;
+}
+
+int project_pod_claims(json_object *arr, struct kpod *pod)
+{
+    if (!arr || !json_object_is_type(arr, json_type_array))
+        return K_OK;
+    size_t n = json_object_array_length(arr);
+    if (n == 0)
+        return K_OK;
+    if (n > DRA_MAX_POD_CLAIMS)
+        return K_ETOOBIG;
+    pod->claims = calloc(n, sizeof(*pod->claims));
+    if (!pod->claims)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(arr, i);
+        const char *name = get_str(c, "name");
+        if (!name)
+            return K_EPARSE;
+        struct pod_claim_ref *r = &pod->claims[pod->n_claims++];
+        if (dup_opt(name, &r->name) != K_OK ||
+            dup_opt(get_str(c, "resourceClaimName"), &r->claim_name) != K_OK ||
+            dup_opt(get_str(c, "resourceClaimTemplateName"), &r->template_name) != K_OK)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+int project_pod_claim_statuses(json_object *arr, struct kpod *pod)
+{
+    if (!arr || !json_object_is_type(arr, json_type_array))
+        return K_OK;
+    size_t n = json_object_array_length(arr);
+    if (n == 0)
+        return K_OK;
+    if (n > DRA_MAX_POD_CLAIMS)
+        return K_ETOOBIG;
+    pod->claim_statuses = calloc(n, sizeof(*pod->claim_statuses));
+    if (!pod->claim_statuses)
+        return K_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(arr, i);
+        const char *name = get_str(c, "name");
+        if (!name)
+            return K_EPARSE;
+        struct pod_claim_status *s = &pod->claim_statuses[pod->n_claim_statuses++];
+        if (dup_opt(name, &s->name) != K_OK ||
+            dup_opt(get_str(c, "resourceClaimName"), &s->claim_name) != K_OK)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}

@@ -1,0 +1,223 @@
+/*
+ * dra.h - compact records of the Dynamic Resource Allocation objects (resource.k8s.io/v1) that
+ * decide whether a GPU pod's claims can be allocated: DeviceClass, ResourceSlice, ResourceClaim,
+ * ResourceClaimTemplate, and the pod's own spec.resourceClaims / status.resourceClaimStatuses.
+ *
+ * Field names and limits follow kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go
+ * (1.34). Only what the classifier needs is kept: no configs, no opaque parameters, no device
+ * taints, no shared counters, no consumed capacity. core/kube/project_dra.c fills these from
+ * API JSON and rejects objects above the API's own limits (DRA_MAX_* below), so every list here
+ * is bounded by them.
+ *
+ * Ownership as in model.h: each record owns every pointer inside it and is released by its
+ * *_cleanup() (NULL-safe, leaves the record zeroed). Strings are NUL-terminated UTF-8; NULL means
+ * absent. Records are plain values: not thread-safe to modify, safe to share read-only.
+ */
+#ifndef GPUTRI_MODEL_DRA_H
+#define GPUTRI_MODEL_DRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* ---- limits (types.go; "ours" where the API sets none) ------------------------------------ */
+#define DRA_MAX_DEVICES_PER_SLICE 128 /* ResourceSliceMaxDevices */
+#define DRA_MAX_ATTRS_PER_DEVICE 32   /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
+#define DRA_MAX_REQUESTS 32           /* DeviceRequestsMaxSize */
+#define DRA_MAX_SELECTORS 32          /* DeviceSelectorsMaxSize (class and request) */
+#define DRA_MAX_FIRST_AVAILABLE 8     /* FirstAvailableDeviceRequestMaxSize */
+#define DRA_MAX_CONSTRAINTS 32        /* DeviceConstraintsMaxSize */
+#define DRA_MAX_RESULTS 32            /* AllocationResultsMaxSize */
+#define DRA_MAX_RESERVED_FOR 256      /* ResourceClaimReservedForMaxSize */
+#define DRA_MAX_POD_CLAIMS 32         /* ours: the API sets no count on pod.spec.resourceClaims */
+#define DRA_MAX_SELECTOR_TERMS 32     /* ours: node selector terms of a slice or an allocation */
+#define DRA_MAX_ALL_COUNT 128         /* ours: a request count above this reads as this */
+
+/* ---- DeviceClass (cluster-scoped) --------------------------------------------------------- */
+struct dra_class {
+    char *name;
+    char **selectors; /* spec.selectors[].cel.expression, in order */
+    size_t n_selectors;
+    /*
+     * The driver the class selects, when one of its selectors is literally
+     * `device.driver == '<x>'` (either quote, spaces allowed, either operand order); NULL
+     * otherwise. Used to match --dra-gpu-classes and to find the driver's slices.
+     */
+    char *driver;
+};
+
+/* ---- ResourceSlice (cluster-scoped) ------------------------------------------------------- */
+enum dra_attr_kind {
+    DRA_ATTR_BOOL,
+    DRA_ATTR_INT,
+    DRA_ATTR_STRING,
+    DRA_ATTR_VERSION,
+    DRA_ATTR_OTHER, /* a value of a form not modelled (a future type): CEL lookups are UNKNOWN */
+};
+
+/* One device attribute; the name is fully qualified ("<domain>/<name>"): a name without a
+ * domain is filed under the slice's driver, as the CEL environment does (cel/compile.go). */
+struct dra_attribute {
+    char *name;
+    enum dra_attr_kind kind;
+    bool b;
+    int64_t i;
+    char *s; /* DRA_ATTR_STRING and DRA_ATTR_VERSION */
+};
+
+/* One device capacity: the quantity as the API serialised it (capacity.<name>.value); the
+ * classifier converts it with cel_quantity_milli() when a selector reads it. */
+struct dra_capacity {
+    char *name; /* fully qualified like attributes */
+    char *value;
+};
+
+struct dra_device {
+    char *name;
+    struct dra_attribute *attrs;
+    size_t n_attrs;
+    struct dra_capacity *caps;
+    size_t n_caps;
+};
+
+struct dra_slice {
+    char *name;
+    char *driver;
+    char *pool;                 /* spec.pool.name */
+    int64_t generation;         /* spec.pool.generation */
+    int64_t slice_count;        /* spec.pool.resourceSliceCount */
+    char *node_name;            /* spec.nodeName, or NULL */
+    bool all_nodes;             /* spec.allNodes */
+    struct node_affinity nodes; /* spec.nodeSelector (present=true when set); terms ORed */
+    /* spec.perDeviceNodeSelection: not modelled; such a slice reaches no node here */
+    bool per_device_nodes;
+    struct dra_device *devices;
+    size_t n_devices;
+};
+
+/* ---- ResourceClaim / ResourceClaimTemplate ------------------------------------------------ */
+enum dra_alloc_mode { DRA_MODE_EXACT_COUNT = 0, DRA_MODE_ALL };
+
+/* ExactDeviceRequest, or one DeviceSubRequest of firstAvailable. */
+struct dra_exact {
+    char *name;       /* the sub-request's name; NULL for `exactly` */
+    char *class_name; /* deviceClassName */
+    char **selectors; /* selectors[].cel.expression */
+    size_t n_selectors;
+    enum dra_alloc_mode mode;
+    int64_t count; /* ExactCount: count (default 1); All: 0 */
+    bool admin_access;
+};
+
+struct dra_request {
+    char *name;
+    bool has_exactly;
+    struct dra_exact exactly;
+    struct dra_exact *first_available; /* prioritized alternatives, in order */
+    size_t n_first_available;
+};
+
+/* constraints[].matchAttribute over `requests` (empty: every request of the claim). */
+struct dra_constraint {
+    char **requests;
+    size_t n_requests;
+    char *match_attribute; /* fully qualified; NULL when the constraint has another form */
+};
+
+struct dra_claim_spec {
+    struct dra_request *requests;
+    size_t n_requests;
+    struct dra_constraint *constraints;
+    size_t n_constraints;
+};
+
+/* status.allocation.devices.results[] */
+struct dra_result {
+    char *request; /* "<request>" or "<request>/<subrequest>" */
+    char *driver;
+    char *pool;
+    char *device;
+};
+
+/* status.reservedFor[] */
+struct dra_consumer {
+    char *resource; /* "pods" for pods */
+    char *name;
+    char *uid;
+};
+
+struct dra_claim {
+    char *ns;
+    char *name;
+    char *uid;
+    char *owner_pod_uid;  /* the controller ownerReference of kind Pod, or NULL */
+    char *pod_claim_name; /* annotation resource.kubernetes.io/pod-claim-name, or NULL */
+    bool deleting;        /* metadata.deletionTimestamp set */
+    struct dra_claim_spec spec;
+    bool allocated; /* status.allocation set */
+    struct dra_result *results;
+    size_t n_results;
+    struct node_affinity alloc_nodes; /* status.allocation.nodeSelector (present when set) */
+    struct dra_consumer *reserved_for;
+    size_t n_reserved_for;
+};
+
+struct dra_template {
+    char *ns;
+    char *name;
+    struct dra_claim_spec spec; /* spec.spec */
+};
+
+/* ---- the pod's side (stored in struct kpod) ------------------------------------------------ */
+/* spec.resourceClaims[]: exactly one of claim_name / template_name is set in a valid pod. */
+struct pod_claim_ref {
+    char *name;
+    char *claim_name;    /* resourceClaimName */
+    char *template_name; /* resourceClaimTemplateName */
+};
+
+/* status.resourceClaimStatuses[] */
+struct pod_claim_status {
+    char *name;
+    char *claim_name; /* the generated claim; NULL when none is needed */
+};
+
+/* ---- cleanup and small helpers ------------------------------------------------------------ */
+void dra_class_cleanup(struct dra_class *c);
+void dra_slice_cleanup(struct dra_slice *s);
+void dra_claim_spec_cleanup(struct dra_claim_spec *s);
+void dra_claim_cleanup(struct dra_claim *c);
+void dra_template_cleanup(struct dra_template *t);
+/* pod_claims_cleanup() - free n refs / statuses and their strings, then the arrays. */
+void pod_claim_refs_free(struct pod_claim_ref *r, size_t n);
+void pod_claim_statuses_free(struct pod_claim_status *s, size_t n);
+
+/*
+ * dra_selector_driver() - the driver a CEL selector names when it is literally
+ * `device.driver == '<x>'` or `'<x>' == device.driver` (single or double quotes, no escapes,
+ * whitespace around tokens allowed, optionally in one pair of parentheses), alone or as the
+ * first operand of a top-level `&&` whose rest has no `||` or `?` outside parentheses and
+ * strings (so the whole expression is false for any other driver: NVIDIA's class
+ * `device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'`).
+ * Returns a new string the caller frees, or NULL when the expression has another form (or on
+ * ENOMEM). Pure; thread-safe.
+ */
+char *dra_selector_driver(const char *expr);
+
+/*
+ * dra_device_attribute() / dra_device_capacity() - the attribute or capacity with this fully
+ * qualified name, borrowed, or NULL. Linear in the device's entries (at most 32).
+ */
+const struct dra_attribute *dra_device_attribute(const struct dra_device *d, const char *qname);
+const struct dra_capacity *dra_device_capacity(const struct dra_device *d, const char *qname);
+
+/*
+ * dra_qualify() - the fully qualified form of an attribute / capacity name: `name` when it
+ * contains '/', else "<driver>/<name>" (types.go QualifiedName; cel/compile.go). New string,
+ * NULL on ENOMEM.
+ */
+char *dra_qualify(const char *driver, const char *name);
+
+#endif

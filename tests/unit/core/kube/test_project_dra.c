@@ -1,0 +1,318 @@
+/* test_project_dra.c - core/kube/project_dra.c: resource.k8s.io/v1 JSON to model/dra.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "gpus.h"
+#include "kube/project.h"
+#include "model/dra.h"
+#include "util/result.h"
+
+static json_object *parse(const char *text)
+{
+    json_object *o = json_tokener_parse(text);
+    assert_non_null(o);
+    return o;
+}
+
+static void test_class(void **state)
+{
+    (void)state;
+    json_object *o = parse("{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{\"selectors\":["
+                           "{\"cel\":{\"expression\":\"device.attributes['gpu.nvidia.com'].type "
+                           "== 'gpu'\"}},"
+                           "{\"cel\":{\"expression\":\"device.driver == 'gpu.nvidia.com'\"}}]}}");
+    struct dra_class c;
+    assert_int_equal(project_dra_class(o, &c), K_OK);
+    assert_string_equal(c.name, "gpu.nvidia.com");
+    assert_int_equal(c.n_selectors, 2);
+    assert_string_equal(c.driver, "gpu.nvidia.com");
+    dra_class_cleanup(&c);
+    json_object_put(o);
+
+    o = parse("{\"metadata\":{},\"spec\":{}}");
+    assert_int_equal(project_dra_class(o, &c), K_EPARSE);
+    json_object_put(o);
+    o = parse("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"selectors\":[{\"cel\":{}}]}}");
+    assert_int_equal(project_dra_class(o, &c), K_EPARSE);
+    json_object_put(o);
+}
+
+static void test_slice(void **state)
+{
+    (void)state;
+    json_object *o = parse(
+        "{\"metadata\":{\"name\":\"s1\"},\"spec\":{\"driver\":\"gpu.example.com\","
+        "\"pool\":{\"name\":\"n1\",\"generation\":3,\"resourceSliceCount\":2},"
+        "\"nodeName\":\"n1\",\"devices\":[{\"name\":\"gpu-0\",\"attributes\":{"
+        "\"productName\":{\"string\":\"NVIDIA A100\"},\"index\":{\"int\":0},"
+        "\"mig\":{\"bool\":true},\"driverVersion\":{\"version\":\"550.54.15\"},"
+        "\"resource.kubernetes.io/pcieRoot\":{\"string\":\"pci0\"},\"future\":{\"list\":[1]}},"
+        "\"capacity\":{\"memory\":{\"value\":\"40Gi\"}}}]}}");
+    struct dra_slice s;
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    json_object_put(o);
+    assert_string_equal(s.driver, "gpu.example.com");
+    assert_string_equal(s.pool, "n1");
+    assert_int_equal(s.generation, 3);
+    assert_int_equal(s.slice_count, 2);
+    assert_string_equal(s.node_name, "n1");
+    assert_false(s.all_nodes);
+    assert_false(s.nodes.present);
+    assert_int_equal(s.n_devices, 1);
+    const struct dra_device *d = &s.devices[0];
+    assert_string_equal(d->name, "gpu-0");
+    const struct dra_attribute *a = dra_device_attribute(d, "gpu.example.com/productName");
+    assert_non_null(a);
+    assert_int_equal(a->kind, DRA_ATTR_STRING);
+    assert_string_equal(a->s, "NVIDIA A100");
+    a = dra_device_attribute(d, "gpu.example.com/index");
+    assert_int_equal(a->kind, DRA_ATTR_INT);
+    assert_int_equal(a->i, 0);
+    a = dra_device_attribute(d, "gpu.example.com/mig");
+    assert_int_equal(a->kind, DRA_ATTR_BOOL);
+    assert_true(a->b);
+    a = dra_device_attribute(d, "gpu.example.com/driverVersion");
+    assert_int_equal(a->kind, DRA_ATTR_VERSION);
+    assert_string_equal(a->s, "550.54.15");
+    assert_non_null(dra_device_attribute(d, "resource.kubernetes.io/pcieRoot"));
+    assert_int_equal(dra_device_attribute(d, "gpu.example.com/future")->kind, DRA_ATTR_OTHER);
+    assert_string_equal(dra_device_capacity(d, "gpu.example.com/memory")->value, "40Gi");
+    dra_slice_cleanup(&s);
+
+    o = parse("{\"metadata\":{\"name\":\"s2\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\",\"generation\":1,\"resourceSliceCount\":1},\"nodeSelector\":{"
+              "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"rack\",\"operator\":"
+              "\"In\",\"values\":[\"r1\"]}]}]}}}");
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    json_object_put(o);
+    assert_true(s.nodes.present);
+    assert_int_equal(s.nodes.n_terms, 1);
+    assert_int_equal(s.n_devices, 0);
+    dra_slice_cleanup(&s);
+
+    o = parse("{\"metadata\":{\"name\":\"s3\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\"},\"allNodes\":true}}");
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    json_object_put(o);
+    assert_true(s.all_nodes);
+    dra_slice_cleanup(&s);
+
+    /* no driver; no pool name */
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"pool\":{\"name\":\"p\"}}}");
+    assert_int_equal(project_dra_slice(o, &s), K_EPARSE);
+    json_object_put(o);
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\",\"pool\":{}}}");
+    assert_int_equal(project_dra_slice(o, &s), K_EPARSE);
+    json_object_put(o);
+}
+
+static void test_slice_caps(void **state)
+{
+    (void)state;
+    /* 129 devices: above ResourceSliceMaxDevices */
+    json_object *o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\","
+                           "\"pool\":{\"name\":\"p\"},\"allNodes\":true,\"devices\":[]}}");
+    json_object *devs = json_object_object_get(json_object_object_get(o, "spec"), "devices");
+    for (int i = 0; i < DRA_MAX_DEVICES_PER_SLICE + 1; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "gpu-%d", i);
+        json_object *d = json_object_new_object();
+        json_object_object_add(d, "name", json_object_new_string(name));
+        json_object_array_add(devs, d);
+    }
+    struct dra_slice s;
+    assert_int_equal(project_dra_slice(o, &s), K_ETOOBIG);
+    json_object_array_del_idx(devs, 0, 1);
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    assert_int_equal(s.n_devices, DRA_MAX_DEVICES_PER_SLICE);
+    dra_slice_cleanup(&s);
+    json_object_put(o);
+
+    /* 33 attributes and capacities on one device */
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\"},\"allNodes\":true,\"devices\":[{\"name\":\"g\",\"attributes\":{},"
+              "\"capacity\":{\"c\":{\"value\":\"1\"}}}]}}");
+    json_object *attrs = json_object_object_get(
+        json_object_array_get_idx(
+            json_object_object_get(json_object_object_get(o, "spec"), "devices"), 0),
+        "attributes");
+    for (int i = 0; i < DRA_MAX_ATTRS_PER_DEVICE; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "a%d", i);
+        json_object *v = json_object_new_object();
+        json_object_object_add(v, "int", json_object_new_int(i));
+        json_object_object_add(attrs, name, v);
+    }
+    assert_int_equal(project_dra_slice(o, &s), K_ETOOBIG);
+    json_object_put(o);
+}
+
+static const char *claim_json =
+    "{\"metadata\":{\"name\":\"pod-g-abcde\",\"namespace\":\"ns\",\"uid\":\"c-1\","
+    "\"annotations\":{\"resource.kubernetes.io/pod-claim-name\":\"g\"},"
+    "\"ownerReferences\":[{\"kind\":\"Pod\",\"name\":\"pod\",\"uid\":\"p-1\",\"controller\":true}]}"
+    ","
+    "\"spec\":{\"devices\":{\"requests\":["
+    "{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\",\"count\":2,"
+    "\"selectors\":[{\"cel\":{\"expression\":\"device.attributes['gpu.nvidia.com'].productName "
+    "== 'H100'\"}}]}},"
+    "{\"name\":\"all\",\"exactly\":{\"deviceClassName\":\"c\",\"allocationMode\":\"All\"}},"
+    "{\"name\":\"alt\",\"firstAvailable\":[{\"name\":\"big\",\"deviceClassName\":\"a\"},"
+    "{\"name\":\"small\",\"deviceClassName\":\"b\",\"count\":3}]}],"
+    "\"constraints\":[{\"requests\":[\"g\",\"all\"],\"matchAttribute\":"
+    "\"resource.kubernetes.io/pcieRoot\"}]}},"
+    "\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"g\",\"driver\":"
+    "\"gpu.nvidia.com\",\"pool\":\"n1\",\"device\":\"gpu-0\"}]},\"nodeSelector\":{"
+    "\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\","
+    "\"values\":[\"n1\"]}]}]}},\"reservedFor\":[{\"resource\":\"pods\",\"name\":\"pod\","
+    "\"uid\":\"p-1\"}]}}";
+
+static void test_claim(void **state)
+{
+    (void)state;
+    json_object *o = parse(claim_json);
+    struct dra_claim c;
+    assert_int_equal(project_dra_claim(o, &c), K_OK);
+    json_object_put(o);
+    assert_string_equal(c.ns, "ns");
+    assert_string_equal(c.name, "pod-g-abcde");
+    assert_string_equal(c.uid, "c-1");
+    assert_string_equal(c.owner_pod_uid, "p-1");
+    assert_string_equal(c.pod_claim_name, "g");
+    assert_false(c.deleting);
+    assert_int_equal(c.spec.n_requests, 3);
+    const struct dra_request *r = &c.spec.requests[0];
+    assert_string_equal(r->name, "g");
+    assert_true(r->has_exactly);
+    assert_string_equal(r->exactly.class_name, "gpu.nvidia.com");
+    assert_int_equal(r->exactly.mode, DRA_MODE_EXACT_COUNT);
+    assert_int_equal(r->exactly.count, 2);
+    assert_int_equal(r->exactly.n_selectors, 1);
+    r = &c.spec.requests[1];
+    assert_int_equal(r->exactly.mode, DRA_MODE_ALL);
+    r = &c.spec.requests[2];
+    assert_false(r->has_exactly);
+    assert_int_equal(r->n_first_available, 2);
+    assert_string_equal(r->first_available[0].name, "big");
+    assert_int_equal(r->first_available[0].count, 1);
+    assert_string_equal(r->first_available[1].class_name, "b");
+    assert_int_equal(r->first_available[1].count, 3);
+    assert_int_equal(c.spec.n_constraints, 1);
+    assert_int_equal(c.spec.constraints[0].n_requests, 2);
+    assert_string_equal(c.spec.constraints[0].match_attribute, "resource.kubernetes.io/pcieRoot");
+    assert_true(c.allocated);
+    assert_int_equal(c.n_results, 1);
+    assert_string_equal(c.results[0].device, "gpu-0");
+    assert_true(c.alloc_nodes.present);
+    assert_int_equal(c.alloc_nodes.n_terms, 1);
+    assert_int_equal(c.n_reserved_for, 1);
+    assert_string_equal(c.reserved_for[0].name, "pod");
+    dra_claim_cleanup(&c);
+
+    /* a request with neither exactly nor firstAvailable; a bad allocationMode; count 0 */
+    const char *bad[] = {
+        "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\"}]}}}",
+        "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
+        "\"exactly\":{\"deviceClassName\":\"x\",\"allocationMode\":\"Some\"}}]}}}",
+        "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
+        "\"exactly\":{\"deviceClassName\":\"x\",\"count\":0}}]}}}",
+        "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"devices\":{\"requests\":{}}}}",
+        "{\"metadata\":{},\"spec\":{}}",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        o = parse(bad[i]);
+        assert_int_equal(project_dra_claim(o, &c), K_EPARSE);
+        json_object_put(o);
+    }
+    /* deleting */
+    o = parse("{\"metadata\":{\"name\":\"c\",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"}}");
+    assert_int_equal(project_dra_claim(o, &c), K_OK);
+    assert_true(c.deleting);
+    assert_false(c.allocated);
+    dra_claim_cleanup(&c);
+    json_object_put(o);
+}
+
+static void test_claim_caps(void **state)
+{
+    (void)state;
+    json_object *o =
+        parse("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"devices\":{\"requests\":[]}}}");
+    json_object *reqs = json_object_object_get(
+        json_object_object_get(json_object_object_get(o, "spec"), "devices"), "requests");
+    for (int i = 0; i < DRA_MAX_REQUESTS + 1; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "r%d", i);
+        json_object *r = json_object_new_object();
+        json_object_object_add(r, "name", json_object_new_string(name));
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "deviceClassName", json_object_new_string("x"));
+        json_object_object_add(r, "exactly", e);
+        json_object_array_add(reqs, r);
+    }
+    struct dra_claim c;
+    assert_int_equal(project_dra_claim(o, &c), K_ETOOBIG);
+    json_object_put(o);
+}
+
+static void test_template(void **state)
+{
+    (void)state;
+    json_object *o = parse("{\"metadata\":{\"name\":\"t\",\"namespace\":\"ns\"},\"spec\":{"
+                           "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{"
+                           "\"deviceClassName\":\"gpu.example.com\"}}]}}}}");
+    struct dra_template t;
+    assert_int_equal(project_dra_template(o, &t), K_OK);
+    json_object_put(o);
+    assert_string_equal(t.ns, "ns");
+    assert_string_equal(t.name, "t");
+    assert_int_equal(t.spec.n_requests, 1);
+    assert_int_equal(t.spec.requests[0].exactly.count, 1);
+    dra_template_cleanup(&t);
+}
+
+static void test_pod_claims(void **state)
+{
+    (void)state;
+    json_object *o = parse(
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"},\"spec\":{\"containers\":[{\"name\":"
+        "\"c\",\"resources\":{\"claims\":[{\"name\":\"g\"}]}}],\"resourceClaims\":["
+        "{\"name\":\"g\",\"resourceClaimTemplateName\":\"t\"},"
+        "{\"name\":\"s\",\"resourceClaimName\":\"shared\"}]},"
+        "\"status\":{\"resourceClaimStatuses\":[{\"name\":\"g\",\"resourceClaimName\":"
+        "\"p-g-xyz\"}]}}");
+    struct kpod p;
+    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
+    json_object_put(o);
+    assert_int_equal(p.n_claims, 2);
+    assert_string_equal(p.claims[0].name, "g");
+    assert_string_equal(p.claims[0].template_name, "t");
+    assert_null(p.claims[0].claim_name);
+    assert_string_equal(p.claims[1].claim_name, "shared");
+    assert_int_equal(p.n_claim_statuses, 1);
+    assert_string_equal(p.claim_statuses[0].claim_name, "p-g-xyz");
+    pod_cleanup(&p);
+
+    o = parse("{\"metadata\":{\"name\":\"p\"},\"spec\":{\"resourceClaims\":[{}]}}");
+    assert_int_equal(project_pod(o, &test_gpus, &p), K_EPARSE);
+    json_object_put(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_class),      cmocka_unit_test(test_slice),
+        cmocka_unit_test(test_slice_caps), cmocka_unit_test(test_claim),
+        cmocka_unit_test(test_claim_caps), cmocka_unit_test(test_template),
+        cmocka_unit_test(test_pod_claims),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
