@@ -340,7 +340,8 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
 int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *o,
                         const struct kpod *pod, struct warn_list *out)
 {
-    if (!snap->dra_gpus || pod->n_claims == 0)
+    /* a bound pod has its devices (classify.h: ok whatever its claims) */
+    if (!snap->dra_gpus || pod->n_claims == 0 || (pod->node_name && *pod->node_name))
         return K_OK;
     struct dra_view view;
     make_view(snap, &view);
