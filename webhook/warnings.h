@@ -62,6 +62,19 @@
  * (model/dra.h); a pod with more claims than that is not checked (one warning says so).
  */
 #define WH_DRA_MAX_MATCHED 8
+/*
+ * And within a work budget per object, in units of the ladder's per-node DRA step
+ * (core/classify/dra_ladder.c): on each node every ResourceSlice reaching it is compared with
+ * the others of its pool for the newest generation (slices^2 units), and every device runs the
+ * class and request selectors (WH_DRA_COST_SELECTOR units per device and selector, one
+ * selector at least). Measured at 4 to 15 ns a unit (x86-64, -O2): 5,000 nodes with one
+ * 8-device slice each cost about 1.3M units, 20 ms, per alternative, so 8 alternatives fit;
+ * many cluster-wide slices (allNodes or a nodeSelector reach every node) make the cost grow
+ * with their square on every node, and such alternatives are skipped (the warning above) rather
+ * than run past the API server's timeout.
+ */
+#define WH_DRA_MAX_WORK (32u << 20)
+#define WH_DRA_COST_SELECTOR 16
 
 #define QGPU_PREFIX "tke.cloud.tencent.com/qgpu-"
 #define QGPU_POLICY_LABEL "tke.cloud.tencent.com/qgpu-schedule-policy"

@@ -5,6 +5,7 @@
  * namespace. Device matching is the ladder's own (core/classify dra_count_matching).
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +63,37 @@ struct where {
 };
 
 struct budget {
-    size_t matched; /* alternatives matched against the nodes */
-    size_t skipped; /* alternatives over WH_DRA_MAX_MATCHED */
+    size_t matched;               /* alternatives matched against the nodes */
+    size_t skipped;               /* alternatives over WH_DRA_MAX_MATCHED or WH_DRA_MAX_WORK */
+    uint64_t work;                /* units spent (warnings.h WH_DRA_MAX_WORK) */
+    const struct dra_slice **buf; /* DRA_MAX_NODE_SLICES entries for the estimate; NULL: none */
 };
+
+/*
+ * The units one alternative of class `cls` costs over every node (warnings.h WH_DRA_MAX_WORK),
+ * or UINT64_MAX once above `left` (the estimate stops there).
+ */
+static uint64_t alt_cost(const struct wh_snapshot *snap, const struct dra_class *cls,
+                         const struct dra_exact *e, const struct dra_slice **buf, uint64_t left)
+{
+    uint64_t cost = 0;
+    uint64_t per_device =
+        (uint64_t)WH_DRA_COST_SELECTOR *
+        (cls->n_selectors + e->n_selectors ? cls->n_selectors + e->n_selectors : 1);
+    for (size_t i = 0; i < snap->n_nodes; i++) {
+        const char *node = snap->nodes[i]->name;
+        size_t n =
+            node ? wh_snapshot_node_slices(snap, node, cls->driver, buf, DRA_MAX_NODE_SLICES) : 0;
+        if (n > DRA_MAX_NODE_SLICES)
+            n = DRA_MAX_NODE_SLICES;
+        cost += (uint64_t)n * n;
+        for (size_t k = 0; k < n; k++)
+            cost += per_device * buf[k]->n_devices;
+        if (cost > left)
+            return UINT64_MAX;
+    }
+    return cost;
+}
 
 /* The field path of request ri (alternative alt, SIZE_MAX for `exactly`) and its leaf, and
  * the subject that names it in the text. */
@@ -160,11 +189,15 @@ static int check_alt(const struct wh_snapshot *snap, const struct dra_view *view
     }
     if (!snap->nodes_synced || snap->n_nodes == 0)
         return K_OK; /* an empty cluster may be waiting for an autoscaler: say nothing */
-    if (b->matched >= WH_DRA_MAX_MATCHED) {
+    uint64_t cost = b->matched < WH_DRA_MAX_MATCHED && b->buf
+                        ? alt_cost(snap, st->cls, e, b->buf, WH_DRA_MAX_WORK - b->work)
+                        : UINT64_MAX;
+    if (cost == UINT64_MAX) {
         b->skipped++;
         return K_OK;
     }
     b->matched++;
+    b->work += cost;
     int rc = dra_count_matching(view, e, st->cls, snap->nodes, snap->n_nodes, &st->mc);
     if (rc != K_OK)
         return rc;
@@ -301,9 +334,10 @@ static void warn_budget(const char *path, const struct budget *b, struct warn_li
 {
     if (b->skipped)
         warn_add(out, WARN_REASON_NOT_CHECKED,
-                 "%s: %zu more device requests than the %d gputri-webhook matches against node "
-                 "devices per object; those were checked for class and driver only",
-                 path, b->skipped, WH_DRA_MAX_MATCHED);
+                 "%s: %zu device request%s not matched against node devices (gputri-webhook "
+                 "matches %d per object, within a work budget); checked for class and driver "
+                 "only",
+                 path, b->skipped, b->skipped == 1 ? "" : "s", WH_DRA_MAX_MATCHED);
 }
 
 /* ------------------------------------------------------------------ objects */
@@ -329,9 +363,10 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
             .outcome = is_template ? "claims made from this template can never be allocated"
                                    : "the claim can never be allocated",
         };
-        struct budget b = {0};
-        rc = check_spec(snap, &view, &w, ns, &cs, &b, out);
+        struct budget b = {.buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*b.buf))};
+        rc = b.buf ? check_spec(snap, &view, &w, ns, &cs, &b, out) : K_ENOMEM;
         warn_budget(w.devices_path, &b, out);
+        free(b.buf);
     }
     dra_claim_spec_cleanup(&cs);
     return rc;
@@ -362,7 +397,9 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
     if (!gpu)
         return K_OK;
     const char *whose = o->is_pod ? "the pod" : "pods";
-    struct budget b = {0};
+    struct budget b = {.buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*b.buf))};
+    if (!b.buf)
+        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const struct pod_claim_ref *ref = &pod->claims[i];
         char path[300], outcome[120];
@@ -383,8 +420,10 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
                               .ref_name = ref->template_name,
                               .outcome = outcome};
             int rc = check_spec(snap, &view, &w, ns, &t->spec, &b, out);
-            if (rc != K_OK)
+            if (rc != K_OK) {
+                free(b.buf);
                 return rc;
+            }
         } else if (ref->claim_name && snap->claims_synced) {
             snprintf(path, sizeof(path), "%s.resourceClaims[%zu].resourceClaimName", o->spec_path,
                      i);
@@ -404,12 +443,15 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
                               .ref_name = ref->claim_name,
                               .outcome = outcome};
             int rc = check_spec(snap, &view, &w, ns, &c->spec, &b, out);
-            if (rc != K_OK)
+            if (rc != K_OK) {
+                free(b.buf);
                 return rc;
+            }
         }
     }
     char path[200];
     snprintf(path, sizeof(path), "%s.resourceClaims", o->spec_path);
     warn_budget(path, &b, out);
+    free(b.buf);
     return K_OK;
 }
