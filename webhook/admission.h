@@ -52,7 +52,8 @@
  * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
  * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
  * linear; the checks run on the capped projection (warnings.h wh_check_pod_spec), at most about
- * 40 ms against 5,000 nodes.
+ * 40 ms against 5,000 nodes, plus the DRA device matching, bounded by WH_DRA_MAX_MATCHED
+ * alternatives and WH_DRA_MAX_WORK units per object (warnings.h; about half a second at most).
  */
 #define ADMISSION_MAX_DEPTH 64 /* nested objects and arrays */
 #define ADMISSION_MAX_OBJECT_COST (8u << 20)
