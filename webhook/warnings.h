@@ -67,7 +67,8 @@
  * (core/classify/dra_ladder.c): on each node every ResourceSlice reaching it is compared with
  * the others of its pool for the newest generation (slices^2 units), and every device runs the
  * class and request selectors (WH_DRA_COST_SELECTOR units per device and selector, one
- * selector at least). Measured at 4 to 15 ns a unit (x86-64, -O2): 5,000 nodes with one
+ * selector at least). Measured once, ad hoc, at 4 to 15 ns a unit (x86-64, gcc -O2, the
+ * whole check timed around wh_check_dra_object; not in bench/): 5,000 nodes with one
  * 8-device slice each cost about 1.3M units, 20 ms, per alternative, so 8 alternatives fit;
  * many cluster-wide slices (allNodes or a nodeSelector reach every node) make the cost grow
  * with their square on every node, and such alternatives are skipped (the warning above) rather
