@@ -462,6 +462,8 @@ static bool checked_kind(const char *group, const char *kind)
         {"apps", "DaemonSet"},
         {"batch", "Job"},
         {"batch", "CronJob"},
+        {"resource.k8s.io", "ResourceClaim"},
+        {"resource.k8s.io", "ResourceClaimTemplate"},
     };
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (strcmp(group, kinds[i][0]) == 0 && strcmp(kind, kinds[i][1]) == 0)
@@ -586,8 +588,19 @@ int admission_handle(const char *body, size_t len, const struct wh_snapshot *sna
             .ns = out->ns[0] ? out->ns : NULL,
             .create = strcmp(op, "CREATE") == 0,
         };
+        bool dra_kind =
+            strcmp(group, "resource.k8s.io") == 0 && version && strcmp(version, "v1") == 0 &&
+            (strcmp(okind, "ResourceClaim") == 0 || strcmp(okind, "ResourceClaimTemplate") == 0);
         if (!*group && strcmp(okind, "ResourceQuota") == 0) {
             wh_check_quota_object(obj, snap->gpus, &out->warnings);
+        } else if (dra_kind) {
+            /* the spec is immutable: only CREATE says something new */
+            if (o.create &&
+                wh_check_dra_object(snap, o.ns, obj, strcmp(okind, "ResourceClaimTemplate") == 0,
+                                    &out->warnings) == K_ENOMEM) {
+                rc = K_ENOMEM;
+                goto done;
+            }
         } else if (pod_spec_of(group, okind, obj, &o)) {
             int crc = wh_check_pod_spec(snap, &o, &out->warnings);
             if (crc == K_ENOMEM) {

@@ -8,7 +8,10 @@
  * when there is something to say, `warnings` (see warnings.h). Checked objects, by
  * request.kind (group/kind): Pod (spec), apps Deployment, StatefulSet, ReplicaSet, DaemonSet
  * and batch Job (spec.template.spec), batch CronJob (spec.jobTemplate.spec.template.spec), on
- * CREATE and UPDATE; ResourceQuota (its own spec.hard). Replicas: spec.replicas (default 1) for
+ * CREATE and UPDATE; ResourceQuota (its own spec.hard); resource.k8s.io/v1 ResourceClaim
+ * (spec) and ResourceClaimTemplate (spec.spec) on CREATE (warnings.h wh_check_dra_object; their
+ * spec is immutable). Pod specs with spec.resourceClaims also get the DRA checks
+ * (wh_check_pod_claims). Replicas: spec.replicas (default 1) for
  * apps kinds, spec.parallelism (default 1) for Job and CronJob, unknown for DaemonSet.
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is
  * allowed without warnings.
@@ -49,7 +52,8 @@
  * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
  * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
  * linear; the checks run on the capped projection (warnings.h wh_check_pod_spec), at most about
- * 40 ms against 5,000 nodes.
+ * 40 ms against 5,000 nodes, plus the DRA device matching, bounded by WH_DRA_MAX_MATCHED
+ * alternatives and WH_DRA_MAX_WORK units per object (warnings.h; about half a second at most).
  */
 #define ADMISSION_MAX_DEPTH 64 /* nested objects and arrays */
 #define ADMISSION_MAX_OBJECT_COST (8u << 20)

@@ -1,4 +1,5 @@
-/* cache.c - informer-fed caches of nodes, RuntimeClasses, ResourceQuotas and Namespaces. */
+/* cache.c - informer-fed caches of nodes, RuntimeClasses, ResourceQuotas, Namespaces and the
+ * four DRA resources. */
 #include "cache.h"
 
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include "cache/informer.h"
 #include "cache/key.h"
 #include "cache/store.h"
+#include "kube/project.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -29,11 +31,14 @@ struct table {
 struct wh_cache {
     const struct kube_config *cfg;
     const struct gpu_set *gpus;
+    const struct gpu_set *dra_gpus;
     bool assume_ert;
     struct store *nodes;
-    pthread_rwlock_t lock; /* the three tables */
+    pthread_rwlock_t lock; /* the tables */
     struct table rcs, quotas, nss;
+    struct table classes, slices, claims, templates; /* DRA */
     struct informer *inf_nodes, *inf_rcs, *inf_quotas, *inf_nss;
+    struct informer *inf_classes, *inf_slices, *inf_claims, *inf_templates;
     bool stopped;
 };
 
@@ -66,6 +71,67 @@ static int project_ns(json_object *obj, const struct gpu_set *gpus, void *rec, c
     if (r == K_OK)
         snprintf(key, STORE_KEY_MAX, "%s", ns->name);
     return r;
+}
+
+/* DRA records, keyed so that the table order is the snapshot's (snapshot.h wh_dra_*_key) */
+static int project_class(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
+{
+    (void)gpus;
+    struct dra_class *c = rec;
+    int r = project_dra_class(obj, c);
+    if (r == K_OK)
+        snprintf(key, STORE_KEY_MAX, "%s", c->name);
+    return r;
+}
+
+static int project_slice(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
+{
+    (void)gpus;
+    struct dra_slice *sl = rec;
+    int r = project_dra_slice(obj, sl);
+    if (r == K_OK)
+        wh_dra_slice_key(sl, key, STORE_KEY_MAX);
+    return r;
+}
+
+static int project_claim(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
+{
+    (void)gpus;
+    struct dra_claim *c = rec;
+    int r = project_dra_claim(obj, c);
+    if (r == K_OK)
+        wh_dra_ns_key(c->ns, c->name, key, STORE_KEY_MAX);
+    return r;
+}
+
+static int project_template(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
+{
+    (void)gpus;
+    struct dra_template *t = rec;
+    int r = project_dra_template(obj, t);
+    if (r == K_OK)
+        wh_dra_ns_key(t->ns, t->name, key, STORE_KEY_MAX);
+    return r;
+}
+
+static void cleanup_class(void *rec)
+{
+    dra_class_cleanup(rec);
+}
+
+static void cleanup_slice(void *rec)
+{
+    dra_slice_cleanup(rec);
+}
+
+static void cleanup_claim(void *rec)
+{
+    dra_claim_cleanup(rec);
+}
+
+static void cleanup_template(void *rec)
+{
+    dra_template_cleanup(rec);
 }
 
 static void cleanup_rc(void *rec)
@@ -279,13 +345,14 @@ static struct informer *table_informer(struct wh_cache *c, struct table *t, cons
 }
 
 struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_set *gpus,
-                              bool assume_ert)
+                              const struct gpu_set *dra_gpus, bool assume_ert)
 {
     struct wh_cache *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
     c->cfg = cfg;
     c->gpus = gpus;
+    c->dra_gpus = dra_gpus;
     c->assume_ert = assume_ert;
     pthread_rwlock_init(&c->lock, NULL);
     c->rcs = (struct table){
@@ -296,6 +363,46 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     c->nss = (struct table){
         c,          "namespaces", sizeof(struct wh_namespace), NULL, NULL, NULL, 0, 0,
         project_ns, cleanup_ns};
+    c->classes = (struct table){c,
+                                "deviceclasses",
+                                sizeof(struct dra_class),
+                                NULL,
+                                NULL,
+                                NULL,
+                                0,
+                                0,
+                                project_class,
+                                cleanup_class};
+    c->slices = (struct table){c,
+                               "resourceslices",
+                               sizeof(struct dra_slice),
+                               NULL,
+                               NULL,
+                               NULL,
+                               0,
+                               0,
+                               project_slice,
+                               cleanup_slice};
+    c->claims = (struct table){c,
+                               "resourceclaims",
+                               sizeof(struct dra_claim),
+                               NULL,
+                               NULL,
+                               NULL,
+                               0,
+                               0,
+                               project_claim,
+                               cleanup_claim};
+    c->templates = (struct table){c,
+                                  "resourceclaimtemplates",
+                                  sizeof(struct dra_template),
+                                  NULL,
+                                  NULL,
+                                  NULL,
+                                  0,
+                                  0,
+                                  project_template,
+                                  cleanup_template};
     c->nodes = store_new(gpus);
     struct informer_handlers nh = {
         .ctx = c,
@@ -309,7 +416,15 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     c->inf_rcs = table_informer(c, &c->rcs, "/apis/node.k8s.io/v1/runtimeclasses");
     c->inf_quotas = table_informer(c, &c->quotas, "/api/v1/resourcequotas");
     c->inf_nss = table_informer(c, &c->nss, "/api/v1/namespaces");
-    if (!c->nodes || !c->inf_nodes || !c->inf_rcs || !c->inf_quotas || !c->inf_nss) {
+    if (dra_gpus) {
+        c->inf_classes = table_informer(c, &c->classes, "/apis/resource.k8s.io/v1/deviceclasses");
+        c->inf_slices = table_informer(c, &c->slices, "/apis/resource.k8s.io/v1/resourceslices");
+        c->inf_claims = table_informer(c, &c->claims, "/apis/resource.k8s.io/v1/resourceclaims");
+        c->inf_templates =
+            table_informer(c, &c->templates, "/apis/resource.k8s.io/v1/resourceclaimtemplates");
+    }
+    if (!c->nodes || !c->inf_nodes || !c->inf_rcs || !c->inf_quotas || !c->inf_nss ||
+        (dra_gpus && (!c->inf_classes || !c->inf_slices || !c->inf_claims || !c->inf_templates))) {
         c->stopped = true; /* nothing started */
         wh_cache_free(c);
         return NULL;
@@ -321,6 +436,10 @@ int wh_cache_start(struct wh_cache *c)
 {
     if (informer_start(c->inf_nodes) != K_OK || informer_start(c->inf_rcs) != K_OK ||
         informer_start(c->inf_quotas) != K_OK || informer_start(c->inf_nss) != K_OK)
+        return K_ENOMEM;
+    if (c->dra_gpus &&
+        (informer_start(c->inf_classes) != K_OK || informer_start(c->inf_slices) != K_OK ||
+         informer_start(c->inf_claims) != K_OK || informer_start(c->inf_templates) != K_OK))
         return K_ENOMEM;
     return K_OK;
 }
@@ -339,6 +458,12 @@ void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap)
     snap->runtime_classes_synced = informer_has_synced(c->inf_rcs);
     snap->quotas_synced = informer_has_synced(c->inf_quotas);
     snap->namespaces_synced = informer_has_synced(c->inf_nss);
+    if (c->dra_gpus) {
+        snap->device_classes_synced = informer_has_synced(c->inf_classes);
+        snap->slices_synced = informer_has_synced(c->inf_slices);
+        snap->claims_synced = informer_has_synced(c->inf_claims);
+        snap->claim_templates_synced = informer_has_synced(c->inf_templates);
+    }
     store_read_lock(c->nodes);
     pthread_rwlock_rdlock(&c->lock);
     snap->gpus = c->gpus;
@@ -350,6 +475,15 @@ void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap)
     snap->n_quotas = c->quotas.n;
     snap->namespaces = (const struct wh_namespace *)c->nss.recs;
     snap->n_namespaces = c->nss.n;
+    snap->dra_gpus = c->dra_gpus;
+    snap->device_classes = (const struct dra_class *)c->classes.recs;
+    snap->n_device_classes = c->classes.n;
+    snap->slices = (const struct dra_slice *)c->slices.recs;
+    snap->n_slices = c->slices.n;
+    snap->claims = (const struct dra_claim *)c->claims.recs;
+    snap->n_claims = c->claims.n;
+    snap->claim_templates = (const struct dra_template *)c->templates.recs;
+    snap->n_claim_templates = c->templates.n;
 }
 
 void wh_cache_release(struct wh_cache *c)
@@ -367,6 +501,12 @@ void wh_cache_stop(struct wh_cache *c)
     informer_stop(c->inf_rcs);
     informer_stop(c->inf_quotas);
     informer_stop(c->inf_nss);
+    if (c->dra_gpus) {
+        informer_stop(c->inf_classes);
+        informer_stop(c->inf_slices);
+        informer_stop(c->inf_claims);
+        informer_stop(c->inf_templates);
+    }
 }
 
 void wh_cache_free(struct wh_cache *c)
@@ -378,7 +518,15 @@ void wh_cache_free(struct wh_cache *c)
     informer_free(c->inf_rcs);
     informer_free(c->inf_quotas);
     informer_free(c->inf_nss);
+    informer_free(c->inf_classes);
+    informer_free(c->inf_slices);
+    informer_free(c->inf_claims);
+    informer_free(c->inf_templates);
     table_free(&c->rcs);
+    table_free(&c->classes);
+    table_free(&c->slices);
+    table_free(&c->claims);
+    table_free(&c->templates);
     table_free(&c->quotas);
     table_free(&c->nss);
     store_free(c->nodes);

@@ -3,8 +3,10 @@
  *   nodes           /api/v1/nodes, kept in a core store (core/cache/store.h);
  *   RuntimeClasses  /apis/node.k8s.io/v1/runtimeclasses;
  *   ResourceQuotas  /api/v1/resourcequotas (all namespaces);
- *   Namespaces      /api/v1/namespaces (for their labels).
- * The last three are sorted arrays of snapshot.h projections under one rwlock; relists are mark
+ *   Namespaces      /api/v1/namespaces (for their labels);
+ *   DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates
+ *                   /apis/resource.k8s.io/v1/... (all namespaces), when DRA checks are on.
+ * All but nodes are sorted arrays of snapshot.h projections under one rwlock; relists are mark
  * and sweep, like the store's.
  *
  * Readers: wh_cache_read() fills a snapshot and takes the read locks (store first, then the
@@ -25,15 +27,22 @@ struct wh_cache;
 
 /*
  * wh_cache_new() - caches reading through `cfg`, projecting with `gpus` (both borrowed; they
- * must outlive the cache). `assume_ert` is copied into every snapshot. NULL on ENOMEM.
+ * must outlive the cache). `dra_gpus` (borrowed, may be NULL) is the DRA GPU class set copied
+ * into every snapshot; NULL: no DRA informers and no DRA checks. `assume_ert` is copied into
+ * every snapshot. NULL on ENOMEM.
  */
 struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_set *gpus,
-                              bool assume_ert);
+                              const struct gpu_set *dra_gpus, bool assume_ert);
 
-/* wh_cache_start() - start the four informer threads. Returns K_OK or K_ENOMEM. */
+/* wh_cache_start() - start the informer threads. Returns K_OK or K_ENOMEM. */
 int wh_cache_start(struct wh_cache *c);
 
-/* wh_cache_synced() - every informer has listed at least once (the /readyz condition). */
+/*
+ * wh_cache_synced() - the nodes, RuntimeClass, quota and namespace informers have listed at
+ * least once (the /readyz condition). The DRA informers do not count: on an API server that
+ * does not serve resource.k8s.io/v1 they never list (and retry with backoff), and the DRA
+ * checks stay off (snapshot.h).
+ */
 bool wh_cache_synced(struct wh_cache *c);
 
 /* wh_cache_read() - take the read locks and fill *snap. Pair with wh_cache_release(). */

@@ -135,10 +135,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputri-webhook: invalid --gpu-resources \"%s\"\n", o.gpu_resources);
         return 2;
     }
+    /* --dra-gpu-classes "": no DRA checks and no DRA informers */
+    struct gpu_set dra_gpus = {0};
+    bool dra = o.dra_gpu_classes && *o.dra_gpu_classes;
+    if (dra && gpu_set_parse(&dra_gpus, o.dra_gpu_classes) != K_OK) {
+        fprintf(stderr, "gputri-webhook: invalid --dra-gpu-classes \"%s\"\n", o.dra_gpu_classes);
+        gpu_set_cleanup(&gpus);
+        return 2;
+    }
     struct tls_source *tls = NULL;
     if (tls_source_new(o.tls_cert_file, o.tls_key_file, &tls, err, sizeof(err)) != K_OK) {
         log_error("loading the serving certificate: %s", err);
         gpu_set_cleanup(&gpus);
+        gpu_set_cleanup(&dra_gpus);
         return 1;
     }
     struct kube_config cfg = {0};
@@ -146,6 +155,7 @@ int main(int argc, char **argv)
         log_error("kubeconfig: %s", err);
         tls_source_free(tls);
         gpu_set_cleanup(&gpus);
+        gpu_set_cleanup(&dra_gpus);
         return 1;
     }
 
@@ -168,7 +178,7 @@ int main(int argc, char **argv)
     gethostname(host, sizeof(host) - 1);
     struct app app = {0};
     struct kube_client *event_client = kube_client_new(&cfg, "gputri-webhook/" GPUTRI_VERSION);
-    app.cache = wh_cache_new(&cfg, &gpus, o.assume_ert);
+    app.cache = wh_cache_new(&cfg, &gpus, dra ? &dra_gpus : NULL, o.assume_ert);
     app.events = event_client ? event_queue_new(EVENT_QUEUE_CAPACITY, kube_sink, event_client,
                                                 "gputri-webhook", host[0] ? host : NULL)
                               : NULL;
@@ -221,5 +231,6 @@ out:
     kube_config_cleanup(&cfg);
     tls_source_free(tls);
     gpu_set_cleanup(&gpus);
+    gpu_set_cleanup(&dra_gpus);
     return status;
 }

@@ -29,6 +29,8 @@ void wh_options_usage(FILE *out)
             WH_DEFAULT_PORT);
     flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
     fprintf(out,
+            "  --dra-gpu-classes LIST       DeviceClass or driver names of GPU DRA requests\n"
+            "                               (default %s)\n"
             "  --assume-extended-resource-toleration\n"
             "                               the API server runs the ExtendedResourceToleration\n"
             "                               admission plugin (adds <resource>:Exists:NoSchedule)\n"
@@ -37,8 +39,8 @@ void wh_options_usage(FILE *out)
             "  --max-connections N          concurrent connections (default %d)\n"
             "  --connection-timeout SECONDS close idle or stalled connections (default %d)\n"
             "  --logging-format FORMAT      text (klog) or json (default text)\n",
-            WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS, WH_DEFAULT_MAX_CONNECTIONS,
-            WH_DEFAULT_CONNECTION_TIMEOUT);
+            DRA_GPU_SET_DEFAULT, WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS,
+            WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT);
     flags_usage(out, FLAGS_USAGE_BASIC, 2, 31, NULL);
 }
 
@@ -67,6 +69,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_MAXCONN,
         OPT_TIMEOUT,
         OPT_FORMAT,
+        OPT_DRA,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -79,6 +82,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"max-connections", required_argument, NULL, OPT_MAXCONN},
         {"connection-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
+        {"dra-gpu-classes", required_argument, NULL, OPT_DRA},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -86,6 +90,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->bind_address = "0.0.0.0";
     o->port = WH_DEFAULT_PORT;
     o->gpu_resources = GPU_SET_DEFAULT;
+    o->dra_gpu_classes = DRA_GPU_SET_DEFAULT;
     o->max_body = WH_DEFAULT_MAX_BODY;
     o->threads = WH_DEFAULT_THREADS;
     o->max_connections = WH_DEFAULT_MAX_CONNECTIONS;
@@ -116,6 +121,9 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
             break;
         case OPT_ERT:
             o->assume_ert = true;
+            break;
+        case OPT_DRA:
+            o->dra_gpu_classes = optarg;
             break;
         case OPT_MAXBODY:
             if (parse_long("max-request-bytes", optarg, 1024, 64L << 20, &v, err, errlen) != K_OK)

@@ -3,7 +3,8 @@
  * single or double dash, as getopt_long_only accepts them).
  *
  * Flags: --tls-cert-file, --tls-private-key-file, --bind-address (default 0.0.0.0), --port
- * (default 8443), --kubeconfig, --gpu-resources, --assume-extended-resource-toleration,
+ * (default 8443), --kubeconfig, --gpu-resources, --dra-gpu-classes (model/gpu.h
+ * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
  * --max-request-bytes, --threads, --max-connections, --connection-timeout, --v,
  * --logging-format (text|json), --help, --version.
  */
@@ -27,11 +28,12 @@ struct wh_options {
     const char *tls_key_file;  /* PEM private key */
     const char *bind_address;  /* numeric IPv4 or IPv6 address */
     int port;
-    const char *kubeconfig;    /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
-    const char *gpu_resources; /* comma-separated GPU set (model/gpu.h) */
-    bool assume_ert;           /* the ExtendedResourceToleration plugin is enabled */
-    size_t max_body;           /* request body cap in bytes */
-    int threads;               /* MHD thread pool size */
+    const char *kubeconfig;      /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
+    const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h) */
+    const char *dra_gpu_classes; /* comma-separated DeviceClass / driver patterns */
+    bool assume_ert;             /* the ExtendedResourceToleration plugin is enabled */
+    size_t max_body;             /* request body cap in bytes */
+    int threads;                 /* MHD thread pool size */
     int max_connections;
     int connection_timeout; /* seconds */
     int verbosity;          /* --v */

@@ -517,6 +517,14 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
     struct kpod pod;
     struct project_excess ex;
     int rc = project_pod_spec(o->spec, o->meta, snap->gpus, &pod, &ex);
+    json_object *claims = jget(o->spec, "resourceClaims", json_type_array);
+    if (rc == K_ETOOBIG && claims && json_object_array_length(claims) > DRA_MAX_POD_CLAIMS) {
+        warn_add(out, WARN_REASON_NOT_CHECKED,
+                 "%s.resourceClaims: %zu claims, above the %d gputri-webhook checks per pod; GPU "
+                 "checks skipped",
+                 o->spec_path, json_object_array_length(claims), DRA_MAX_POD_CLAIMS);
+        return K_OK;
+    }
     if (rc != K_OK)
         return rc;
     if (pod.gpu_requests.n > 0) {
@@ -538,6 +546,8 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
         if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations)
             rc = check_nodes(snap, o, &pod, out);
     }
+    if (rc == K_OK)
+        rc = wh_check_pod_claims(snap, o, &pod, out);
     pod_cleanup(&pod);
     return rc;
 }

@@ -39,6 +39,43 @@
 #define WARN_REASON_QGPU_MIXED "QGPUMixedResources"
 #define WARN_REASON_QGPU_NS "QGPUNamespaceUnlabeled"
 #define WARN_REASON_NOT_CHECKED "GPUChecksSkipped"
+/* DRA (warnings_dra.c); the first five as the controller's Event reasons (classify.h) */
+#define WARN_REASON_DRA_TEMPLATE "DRAClaimTemplateMissing"
+#define WARN_REASON_DRA_CLAIM "DRAClaimMissing"
+#define WARN_REASON_DRA_CLASS "DRADeviceClassMissing"
+#define WARN_REASON_DRA_NO_DRIVER "DRANoDriver"
+#define WARN_REASON_DRA_NO_MATCH "DRANoMatchingDevice"
+#define WARN_REASON_DRA_TOO_LARGE "DRARequestTooLarge"
+#define WARN_REASON_DRA_ADMIN "DRAAdminAccessNamespaceUnlabeled"
+
+/* The namespace label adminAccess requests need (kubernetes/kubernetes:
+ * staging/src/k8s.io/api/resource/v1/types.go DRAAdminNamespaceLabelKey). */
+#define DRA_ADMIN_ACCESS_LABEL "resource.kubernetes.io/admin-access"
+
+/*
+ * Request alternatives (an `exactly`, or one firstAvailable sub-request) per admitted object
+ * whose devices are matched against every node (core/classify dra_count_matching: the devices
+ * reaching each node times the selectors). The rest are still checked for their class, driver
+ * and adminAccess, and one WARN_REASON_NOT_CHECKED warning says how many were not matched. The
+ * other lists are bounded by the projection: at most DRA_MAX_POD_CLAIMS claims per pod,
+ * DRA_MAX_REQUESTS requests per claim, DRA_MAX_FIRST_AVAILABLE alternatives per request
+ * (model/dra.h); a pod with more claims than that is not checked (one warning says so).
+ */
+#define WH_DRA_MAX_MATCHED 8
+/*
+ * And within a work budget per object, in units of the ladder's per-node DRA step
+ * (core/classify/dra_ladder.c): on each node every ResourceSlice reaching it is compared with
+ * the others of its pool for the newest generation (slices^2 units), and every device runs the
+ * class and request selectors (WH_DRA_COST_SELECTOR units per device and selector, one
+ * selector at least). Measured once, ad hoc, at 4 to 15 ns a unit (x86-64, gcc -O2, the
+ * whole check timed around wh_check_dra_object; not in bench/): 5,000 nodes with one
+ * 8-device slice each cost about 1.3M units, 20 ms, per alternative, so 8 alternatives fit;
+ * many cluster-wide slices (allNodes or a nodeSelector reach every node) make the cost grow
+ * with their square on every node, and such alternatives are skipped (the warning above) rather
+ * than run past the API server's timeout.
+ */
+#define WH_DRA_MAX_WORK (32u << 20)
+#define WH_DRA_COST_SELECTOR 16
 
 #define QGPU_PREFIX "tke.cloud.tencent.com/qgpu-"
 #define QGPU_POLICY_LABEL "tke.cloud.tencent.com/qgpu-schedule-policy"
@@ -79,15 +116,46 @@ struct wh_object {
 
 /*
  * wh_check_pod_spec() - run every pod check (qGPU, RuntimeClass, quota, node selection, GPU
- * listed in capacity, request above every node's capacity, taints) and append warnings to `out`.
- * Objects requesting no GPU resource get none. Checks whose list is not synced in the snapshot are
- * skipped. The spec is projected with the caps of core/kube/project.h: a node selection or a
+ * listed in capacity, request above every node's capacity, taints; then the DRA checks of
+ * wh_check_pod_claims) and append warnings to `out`. Objects requesting no GPU resource and
+ * having no GPU claims get none. A spec with more than DRA_MAX_POD_CLAIMS resourceClaims is not
+ * checked (one WARN_REASON_NOT_CHECKED warning). Checks whose list is not synced in the snapshot
+ * are skipped. The spec is projected with the caps of core/kube/project.h: a node selection or a
  * toleration list above them skips the node checks (selection, capacity, size, taints) with one
  * WARN_REASON_NOT_CHECKED warning saying which cap; the other checks still run. Returns K_OK,
  * K_EPARSE when the spec does not project (core/kube/project.h project_pod_spec), or K_ENOMEM.
  */
 int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *obj,
                       struct warn_list *out);
+
+/*
+ * wh_check_pod_claims() - the DRA checks of a projected pod spec (pod->claims; project.h):
+ * for each spec.resourceClaims[i], a resourceClaimTemplateName naming no ResourceClaimTemplate
+ * or a resourceClaimName naming no ResourceClaim in obj->ns, then the requests of the
+ * template or (not yet allocated) claim as wh_check_dra_object() checks them. Only a pod with
+ * GPU claims (a request whose class or its driver is in snap->dra_gpus, classify.h
+ * dra_exact_is_gpu; a missing template or claim counts, it cannot be inspected) gets
+ * warnings; a pod with spec.nodeName set (bound: it has its devices) gets none. Nothing when
+ * snap->dra_gpus is NULL; each check needs its lists synced. Returns
+ * K_OK or K_ENOMEM.
+ */
+int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *obj,
+                        const struct kpod *pod, struct warn_list *out);
+
+/*
+ * wh_check_dra_object() - a ResourceClaim's spec (`is_template` false) or a
+ * ResourceClaimTemplate's spec.spec (true), resource.k8s.io/v1, in namespace `ns`, when one of
+ * its requests is a GPU request: per request, a DeviceClass that does not exist (for
+ * `exactly`, or every firstAvailable alternative); a class whose driver publishes no
+ * ResourceSlice, or none reaching a node; no device on any node satisfying the selectors, or a
+ * count above the most matching devices any node has (core/classify dra_count_matching; held
+ * devices count, as nothing allocated lasts); adminAccess in a namespace without the label
+ * DRA_ADMIN_ACCESS_LABEL=true. A firstAvailable request is warned about only when no
+ * alternative can be allocated. Objects that do not project (core/kube/project.h) get nothing:
+ * the API server rejects them. Returns K_OK or K_ENOMEM.
+ */
+int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_object *obj,
+                        bool is_template, struct warn_list *out);
 
 /*
  * wh_check_quota_object() - a ResourceQuota's own spec.hard: a GPU key without the requests.

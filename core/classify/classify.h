@@ -259,6 +259,42 @@ struct dra_view {
 /* Slices per node and driver that classify() looks at (node_slices above). */
 #define DRA_MAX_NODE_SLICES 1024
 
+/*
+ * dra_exact_is_gpu() - whether one request alternative (`exactly`, or one firstAvailable
+ * sub-request) is a GPU request: its deviceClassName, or the driver its class `cls` selects
+ * (model/dra.h dra_class.driver; cls may be NULL when the class does not exist), is in
+ * view->gpu_classes. The rule classify() uses to tell pods with GPU claims. Pure; thread-safe.
+ */
+bool dra_exact_is_gpu(const struct dra_view *view, const struct dra_exact *e,
+                      const struct dra_class *cls);
+
+/* What dra_count_matching() found for one request alternative over a set of nodes. */
+struct dra_match_count {
+    size_t most;              /* the most devices satisfying the selectors on one node */
+    size_t most_possible;     /* the most on one node counting devices the selectors leave
+                                 undecided (CEL_UNKNOWN: an expression outside the subset) */
+    const struct knode *node; /* the first node with `most` (borrowed), NULL when no node */
+    size_t devices;           /* devices of the class's driver that reach that node */
+    bool reached;             /* some device of the class's driver reaches some node */
+    const char *undecided;    /* an expression that could not be evaluated (borrowed), or NULL */
+};
+
+/*
+ * dra_count_matching() - per node, the devices that the per-node DRA step of the ladder counts
+ * as `dra_matching` (node_verdict) for one alternative `e` of class `cls` (non-NULL): the
+ * devices of the class's driver (every driver when the class selects none) in the pools that
+ * reach the node (newest generation; view->node_slices), satisfying the class selectors then
+ * e's selectors (allocator_stable.go selectorsMatch), whether allocated or not (held devices
+ * count: this is what the node has, not what is free). The evaluation is the ladder's own
+ * (dra_ladder.c), with the selectors compiled once for all nodes. `nodes` may be any subset;
+ * view->device_holder is not needed (may be NULL). Fills *out (zeroed first). Returns K_OK or
+ * K_ENOMEM. Cost: the devices reaching each node times the selectors. Thread-safe on
+ * read-only input.
+ */
+int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
+                       const struct dra_class *cls, const struct knode *const *nodes,
+                       size_t n_nodes, struct dra_match_count *out);
+
 struct classify_input {
     const struct kpod *pod;
     const struct knode *const *nodes; /* every Node object */

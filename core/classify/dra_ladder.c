@@ -75,8 +75,8 @@ static bool gpu_name(const struct dra_view *v, const char *name)
     return name && v->gpu_classes && gpu_set_contains(v->gpu_classes, name);
 }
 
-static bool alt_is_gpu(const struct dra_view *v, const struct dra_exact *e,
-                       const struct dra_class *cls)
+bool dra_exact_is_gpu(const struct dra_view *v, const struct dra_exact *e,
+                      const struct dra_class *cls)
 {
     return gpu_name(v, e->class_name) || (cls && gpu_name(v, cls->driver));
 }
@@ -142,11 +142,11 @@ static void spec_gpu(struct dra_prep *p, const struct dra_claim_spec *spec)
     for (size_t i = 0; i < spec->n_requests && !p->gpu; i++) {
         const struct dra_request *r = &spec->requests[i];
         if (r->has_exactly &&
-            alt_is_gpu(p->view, &r->exactly, class_of(p->view, r->exactly.class_name)))
+            dra_exact_is_gpu(p->view, &r->exactly, class_of(p->view, r->exactly.class_name)))
             p->gpu = true;
         for (size_t j = 0; j < r->n_first_available && !p->gpu; j++)
-            if (alt_is_gpu(p->view, &r->first_available[j],
-                           class_of(p->view, r->first_available[j].class_name)))
+            if (dra_exact_is_gpu(p->view, &r->first_available[j],
+                                 class_of(p->view, r->first_available[j].class_name)))
                 p->gpu = true;
     }
 }
@@ -1067,4 +1067,42 @@ void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct 
         put_holders(l, &o);
         return;
     }
+}
+
+int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
+                       const struct dra_class *cls, const struct knode *const *nodes,
+                       size_t n_nodes, struct dra_match_count *out)
+{
+    memset(out, 0, sizeof(*out));
+    static const struct kpod no_pod;
+    struct dra_prep p = {.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
+    p.slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p.slice_buf));
+    if (!p.slice_buf)
+        return K_ENOMEM;
+    struct alt a = {.e = e, .cls = cls};
+    int rc = alt_compile(&p, &a);
+    for (size_t i = 0; rc == K_OK && i < n_nodes; i++) {
+        struct alt_out o;
+        alt_node(&p, &a, nodes[i], NULL, NULL, NULL, &o);
+        if (o.devices > 0)
+            out->reached = true;
+        size_t possible = o.matching + o.uncertain_free + o.uncertain_held;
+        if (possible > out->most_possible)
+            out->most_possible = possible;
+        if (!out->node || o.matching > out->most) {
+            out->most = o.matching;
+            out->node = nodes[i];
+            out->devices = o.devices;
+        }
+        if (!out->undecided && o.uncertain_prog)
+            out->undecided = o.uncertain_prog->src;
+    }
+    if (!out->undecided && a.progs_missing)
+        out->undecided = "(too many selectors)";
+    for (size_t i = 0; i < p.n_progs; i++)
+        cel_program_free(p.progs[i].prog);
+    free(p.progs);
+    free(p.idx);
+    free(p.slice_buf);
+    return rc;
 }

@@ -1,7 +1,9 @@
 /*
  * Tests for webhook/admission.c: every tests/fixtures/admission case file (an AdmissionReview,
- * a snapshot of nodes, RuntimeClasses, ResourceQuotas and Namespaces, and the expected warning
- * substrings), response invariants, and malformed input.
+ * a snapshot of nodes, RuntimeClasses, ResourceQuotas and Namespaces, and the DRA lists
+ * deviceClasses, resourceSlices, resourceClaims, resourceClaimTemplates, each synced only when
+ * its key is present (wh_testutil.h), and the expected warning substrings), response
+ * invariants, and malformed input.
  */
 #include <dirent.h>
 #include <malloc.h>

@@ -204,6 +204,66 @@ static void test_quota_arithmetic_saturates(void **state)
     resource_list_cleanup(&q.used);
 }
 
+/* Many cluster-wide slices make matching cost their square on every node: past the work
+ * budget the request is not matched, and one warning says so (nothing is guessed). */
+static void test_dra_work_budget(void **state)
+{
+    (void)state;
+    enum { NODES = 100, SLICES = 600 };
+    struct knode *nodes = calloc(NODES, sizeof(*nodes));
+    const struct knode **np = calloc(NODES, sizeof(*np));
+    struct dra_slice *sl = calloc(SLICES, sizeof(*sl));
+    char names[SLICES][16], nn[NODES][16];
+    assert_non_null(nodes);
+    assert_non_null(np);
+    assert_non_null(sl);
+    for (size_t i = 0; i < NODES; i++) {
+        snprintf(nn[i], sizeof(nn[i]), "n%03zu", i);
+        nodes[i].name = nn[i];
+        np[i] = &nodes[i];
+    }
+    for (size_t i = 0; i < SLICES; i++) {
+        snprintf(names[i], sizeof(names[i]), "s%03zu", i);
+        sl[i] = (struct dra_slice){.name = names[i],
+                                   .driver = "gpu.nvidia.com",
+                                   .pool = names[i],
+                                   .generation = 1,
+                                   .slice_count = 1,
+                                   .all_nodes = true};
+    }
+    char *sel = "device.driver == 'gpu.nvidia.com'";
+    struct dra_class cls = {
+        .name = "gpu.nvidia.com", .selectors = &sel, .n_selectors = 1, .driver = "gpu.nvidia.com"};
+    struct gpu_set dra = {0};
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct wh_snapshot snap = {.gpus = &test_gpus,
+                               .nodes = np,
+                               .n_nodes = NODES,
+                               .nodes_synced = true,
+                               .dra_gpus = &dra,
+                               .device_classes = &cls,
+                               .n_device_classes = 1,
+                               .slices = sl,
+                               .n_slices = SLICES,
+                               .device_classes_synced = true,
+                               .slices_synced = true};
+    json_object *claim =
+        json_tokener_parse("{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{"
+                           "\"deviceClassName\":\"gpu.nvidia.com\",\"count\":2}}]}}}");
+    assert_non_null(claim);
+    struct warn_list w;
+    warn_list_init(&w);
+    assert_int_equal(wh_check_dra_object(&snap, "ns", claim, false, &w), K_OK);
+    assert_int_equal(w.n, 1);
+    assert_string_equal(w.items[0].reason, WARN_REASON_NOT_CHECKED);
+    assert_non_null(strstr(w.items[0].text, "spec.devices: 1 device request not matched"));
+    json_object_put(claim);
+    gpu_set_cleanup(&dra);
+    free(nodes);
+    free(np);
+    free(sl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_quota_arithmetic_saturates),
         cmocka_unit_test(test_long_names_stay_within_limits),
+        cmocka_unit_test(test_dra_work_budget),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -22,6 +22,14 @@ struct owned_snapshot {
     struct wh_quota *quotas;
     struct wh_namespace *nss;
     size_t n_nodes, n_rcs, n_quotas, n_nss;
+    /* DRA: each list is synced when the fixture has its key */
+    struct gpu_set dra_gpus; /* DRA_GPU_SET_DEFAULT */
+    struct dra_class *classes;
+    struct dra_slice *slices;
+    struct dra_claim *claims;
+    struct dra_template *templates;
+    size_t n_classes, n_slices, n_claims, n_templates;
+    bool classes_synced, slices_synced, claims_synced, templates_synced;
 };
 
 static inline int cmp_node(const void *a, const void *b)
@@ -100,6 +108,50 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
         o->n_nss++;
     }
     qsort(o->nss, o->n_nss, sizeof(*o->nss), cmp_ns);
+    json_object *dummy;
+    if (gpu_set_parse(&o->dra_gpus, DRA_GPU_SET_DEFAULT) != K_OK)
+        return K_ENOMEM;
+    o->classes_synced = json_object_object_get_ex(s, "deviceClasses", &dummy);
+    a = arr_of(s, "deviceClasses", &n);
+    o->classes = calloc(n + 1, sizeof(*o->classes));
+    for (size_t i = 0; i < n; i++) {
+        int rc = project_dra_class(json_object_array_get_idx(a, i), &o->classes[o->n_classes]);
+        if (rc != K_OK)
+            return rc;
+        o->n_classes++;
+    }
+    qsort(o->classes, o->n_classes, sizeof(*o->classes), wh_dra_class_cmp);
+    o->slices_synced = json_object_object_get_ex(s, "resourceSlices", &dummy);
+    a = arr_of(s, "resourceSlices", &n);
+    o->slices = calloc(n + 1, sizeof(*o->slices));
+    for (size_t i = 0; i < n; i++) {
+        int rc = project_dra_slice(json_object_array_get_idx(a, i), &o->slices[o->n_slices]);
+        if (rc != K_OK)
+            return rc;
+        o->n_slices++;
+    }
+    qsort(o->slices, o->n_slices, sizeof(*o->slices), wh_dra_slice_cmp);
+    o->claims_synced = json_object_object_get_ex(s, "resourceClaims", &dummy);
+    a = arr_of(s, "resourceClaims", &n);
+    o->claims = calloc(n + 1, sizeof(*o->claims));
+    for (size_t i = 0; i < n; i++) {
+        int rc = project_dra_claim(json_object_array_get_idx(a, i), &o->claims[o->n_claims]);
+        if (rc != K_OK)
+            return rc;
+        o->n_claims++;
+    }
+    qsort(o->claims, o->n_claims, sizeof(*o->claims), wh_dra_claim_cmp);
+    o->templates_synced = json_object_object_get_ex(s, "resourceClaimTemplates", &dummy);
+    a = arr_of(s, "resourceClaimTemplates", &n);
+    o->templates = calloc(n + 1, sizeof(*o->templates));
+    for (size_t i = 0; i < n; i++) {
+        int rc =
+            project_dra_template(json_object_array_get_idx(a, i), &o->templates[o->n_templates]);
+        if (rc != K_OK)
+            return rc;
+        o->n_templates++;
+    }
+    qsort(o->templates, o->n_templates, sizeof(*o->templates), wh_dra_template_cmp);
     json_object *ert = NULL;
     json_object_object_get_ex(s, "assumeExtendedResourceToleration", &ert);
     o->snap = (struct wh_snapshot){
@@ -117,6 +169,19 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
         .quotas_synced = true,
         .namespaces_synced = true,
         .assume_ert = ert && json_object_get_boolean(ert),
+        .dra_gpus = &o->dra_gpus,
+        .device_classes = o->classes,
+        .n_device_classes = o->n_classes,
+        .slices = o->slices,
+        .n_slices = o->n_slices,
+        .claims = o->claims,
+        .n_claims = o->n_claims,
+        .claim_templates = o->templates,
+        .n_claim_templates = o->n_templates,
+        .device_classes_synced = o->classes_synced,
+        .slices_synced = o->slices_synced,
+        .claims_synced = o->claims_synced,
+        .claim_templates_synced = o->templates_synced,
     };
     return K_OK;
 }
@@ -136,6 +201,19 @@ static inline void owned_snapshot_cleanup(struct owned_snapshot *o)
     free(o->rcs);
     free(o->quotas);
     free(o->nss);
+    for (size_t i = 0; i < o->n_classes; i++)
+        dra_class_cleanup(&o->classes[i]);
+    for (size_t i = 0; i < o->n_slices; i++)
+        dra_slice_cleanup(&o->slices[i]);
+    for (size_t i = 0; i < o->n_claims; i++)
+        dra_claim_cleanup(&o->claims[i]);
+    for (size_t i = 0; i < o->n_templates; i++)
+        dra_template_cleanup(&o->templates[i]);
+    free(o->classes);
+    free(o->slices);
+    free(o->claims);
+    free(o->templates);
+    gpu_set_cleanup(&o->dra_gpus);
     memset(o, 0, sizeof(*o));
 }
 
