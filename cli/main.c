@@ -58,6 +58,10 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
         break;
     case K_EIO:
     case K_ETIMEDOUT:
+        if (err->tls) { /* the kubeconfig's certificates, not the network */
+            fprintf(stderr, "gputri: %s\n", err->message);
+            break;
+        }
         fprintf(stderr, "gputri: cannot reach the API server %s: %s\n", cfg->server,
                 err->message[0] ? err->message : k_strerror(rc));
         break;
