@@ -16,6 +16,8 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "util/clock.h"
+#include "util/flags.h"
+#include "util/log.h"
 #include "util/result.h"
 #include "util/strconv.h"
 #include "util/version.h"
@@ -30,8 +32,10 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage:\n"
-            "  " PROG " generate [flags]   create a CA and a serving certificate for the webhook\n"
-            "  " PROG " inspect FILE...    print subject, SANs, validity and SHA-256 fingerprint\n"
+            "  " PROG " [--v N] generate [flags]   create a CA and a serving certificate for the\n"
+            "                                     webhook\n"
+            "  " PROG " [--v N] inspect FILE...    print subject, SANs, validity and SHA-256\n"
+            "                                     fingerprint\n"
             "\n"
             "Generate flags:\n"
             "  --out-dir DIR           write ca.crt, ca.key, tls.crt, tls.key into DIR (created\n"
@@ -51,16 +55,40 @@ static void usage(FILE *out)
             "  --webhook-config NAME   set caBundle of every webhook in this\n"
             "                          ValidatingWebhookConfiguration to the CA\n"
             "  --kubeconfig PATH       for --secret/--webhook-config (default: $KUBECONFIG,\n"
-            "                          in-cluster, ~/.kube/config)\n"
+            "                          in-cluster, ~/.kube/config); loaded, and the API server\n"
+            "                          reached, before any file is written\n"
             "\n"
             "The service SANs are NAME, NAME.NS, NAME.NS.svc and NAME.NS.svc.cluster.local.\n"
             "\n"
-            "Other flags:\n"
-            "  -h, --help              show this help\n"
-            "      --version           print the version\n"
-            "\n"
-            "Exit status: 0 done, 1 failed, 2 usage error.\n",
+            "Other flags (before or after the command):\n",
             CERTGEN_DEFAULT_CA_DAYS, CERTGEN_DEFAULT_CERT_DAYS);
+    flags_usage(out, FLAGS_USAGE_BASIC, 2, 26, NULL);
+    fprintf(out, "\n"
+                 "Exit status: 0 done, 1 failed, 2 usage error.\n");
+}
+
+/*
+ * One common flag from getopt_long (opt, optarg): store it in *c. Returns -1 when stored (go on),
+ * else the exit status: 2 for a bad value or --gpu-resources (no GPU set here), 0 after
+ * answering --help or --version.
+ */
+static int common_flag(struct flags_common *c, int opt, const char *arg)
+{
+    char ferr[256];
+    enum flags_result fr = flags_common_apply(c, opt, arg, ferr, sizeof(ferr));
+    if (fr == FLAGS_INVALID) {
+        fprintf(stderr, PROG ": %s\n", ferr);
+        fprintf(stderr, "Run '" PROG " --help' for usage.\n");
+        return 2;
+    }
+    if (c->gpu_resources) {
+        fprintf(stderr, PROG ": --gpu-resources does not apply to " PROG "\n");
+        return 2;
+    }
+    if (flags_answer(c, PROG, usage))
+        return 0;
+    log_set_verbosity(c->verbosity);
+    return -1;
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -166,30 +194,50 @@ static int write_outputs(const struct generate_flags *f, const struct certgen_bu
     return 0;
 }
 
-static int publish(const struct generate_flags *f, const struct certgen_bundle *b)
+/*
+ * Load the kubeconfig and reach the API server (GET /version, readable by every client) with it,
+ * so a broken kubeconfig, a wrong CA or an unusable client key fails before any file is written.
+ * Returns 0 with *client set (cfg must outlive it), else 1 after printing why.
+ */
+static int connect_api(const struct generate_flags *f, struct kube_config *cfg,
+                       struct kube_client **client)
 {
-    struct kube_config cfg = {0};
-    struct kube_client *client = NULL;
+    char err[512];
+    struct kube_error kerr = {0};
+    json_object *version = NULL;
+    if (kube_config_load(f->kubeconfig, cfg, err, sizeof(err)) != K_OK) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return 1;
+    }
+    *client = kube_client_new(cfg, PROG "/" GPUTRI_VERSION);
+    if (!*client) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    int rc = kube_get(*client, "/version", &version, &kerr);
+    json_object_put(version);
+    if (rc) {
+        snprintf(err, sizeof(err), "API server %s", cfg->server);
+        print_kube_error(err, rc, &kerr);
+        return 1;
+    }
+    return 0;
+}
+
+static int publish(const struct generate_flags *f, struct kube_client *client,
+                   const struct certgen_bundle *b)
+{
     struct kube_error kerr = {0};
     char err[512];
-    int status = 1, rc;
+    int rc;
 
-    if (kube_config_load(f->kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
-        fprintf(stderr, PROG ": %s\n", err);
-        goto out;
-    }
-    client = kube_client_new(&cfg, PROG "/" GPUTRI_VERSION);
-    if (!client) {
-        fprintf(stderr, PROG ": out of memory\n");
-        goto out;
-    }
     if (f->secret) {
         bool created = false;
         rc = publish_tls_secret(client, f->o.namespace_name, f->secret, b, &created, &kerr);
         if (rc) {
             snprintf(err, sizeof(err), "secret %s/%s", f->o.namespace_name, f->secret);
             print_kube_error(err, rc, &kerr);
-            goto out;
+            return 1;
         }
         printf("secret/%s %s in namespace %s\n", f->secret, created ? "created" : "updated",
                f->o.namespace_name);
@@ -200,16 +248,12 @@ static int publish(const struct generate_flags *f, const struct certgen_bundle *
         if (rc) {
             snprintf(err, sizeof(err), "validatingwebhookconfiguration %s", f->webhook_config);
             print_kube_error(err, rc, &kerr);
-            goto out;
+            return 1;
         }
         printf("validatingwebhookconfiguration/%s caBundle set on %d webhook%s\n",
                f->webhook_config, n, n == 1 ? "" : "s");
     }
-    status = 0;
-out:
-    kube_client_free(client);
-    kube_config_cleanup(&cfg);
-    return status;
+    return 0;
 }
 
 static int run_generate(struct generate_flags *f)
@@ -218,6 +262,8 @@ static int run_generate(struct generate_flags *f)
     char *ca_cert = NULL, *ca_key = NULL;
     char err[512], when[32], path[PATH_MAX];
     int status = 1;
+    struct kube_config cfg = {0};
+    struct kube_client *client = NULL;
 
     f->o.dns = f->dns.v;
     f->o.n_dns = f->dns.n;
@@ -236,6 +282,8 @@ static int run_generate(struct generate_flags *f)
             return 1;
         }
     }
+    if ((f->secret || f->webhook_config) && connect_api(f, &cfg, &client) != 0)
+        goto out;
     if (f->ca_cert_file) {
         if (certgen_read_file(f->ca_cert_file, &ca_cert, err, sizeof(err)) != K_OK ||
             certgen_read_file(f->ca_key_file, &ca_key, err, sizeof(err)) != K_OK) {
@@ -268,10 +316,18 @@ static int run_generate(struct generate_flags *f)
     if (b.not_after_clamped)
         fprintf(stderr, PROG ": warning: serving certificate shortened to end with the CA at %s\n",
                 when);
-    if ((f->secret || f->webhook_config) && publish(f, &b) != 0)
+    if (client && publish(f, client, &b) != 0) {
+        if (f->out_dir && !b.ca_reused)
+            fprintf(stderr,
+                    PROG ": the new CA is in %s; publish it with --ca-cert %s/ca.crt --ca-key "
+                         "%s/ca.key\n",
+                    f->out_dir, f->out_dir, f->out_dir);
         goto out;
+    }
     status = 0;
 out:
+    kube_client_free(client);
+    kube_config_cleanup(&cfg);
     certgen_bundle_cleanup(&b);
     free(ca_cert);
     if (ca_key) {
@@ -281,10 +337,10 @@ out:
     return status;
 }
 
-static int cmd_generate(int argc, char **argv)
+static int cmd_generate(int argc, char **argv, struct flags_common *common)
 {
     enum {
-        OPT_OUT = 256,
+        OPT_OUT = FLAG_FIRST_OWN,
         OPT_SERVICE,
         OPT_NAMESPACE,
         OPT_DNS,
@@ -297,7 +353,6 @@ static int cmd_generate(int argc, char **argv)
         OPT_FORCE,
         OPT_SECRET,
         OPT_WEBHOOK,
-        OPT_KUBECONFIG,
     };
     static const struct option longopts[] = {
         {"out-dir", required_argument, NULL, OPT_OUT},
@@ -313,8 +368,7 @@ static int cmd_generate(int argc, char **argv)
         {"force", no_argument, NULL, OPT_FORCE},
         {"secret", required_argument, NULL, OPT_SECRET},
         {"webhook-config", required_argument, NULL, OPT_WEBHOOK},
-        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-        {"help", no_argument, NULL, 'h'},
+        FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct generate_flags f = {0};
@@ -324,7 +378,8 @@ static int cmd_generate(int argc, char **argv)
     f.o.service = "gputri-webhook";
     f.o.namespace_name = "gputri";
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    optind = 0; /* a fresh scan of the command's arguments */
+    while ((opt = getopt_long(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_OUT:
             f.out_dir = optarg;
@@ -372,18 +427,19 @@ static int cmd_generate(int argc, char **argv)
         case OPT_WEBHOOK:
             f.webhook_config = optarg;
             break;
-        case OPT_KUBECONFIG:
-            f.kubeconfig = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
         case ':':
             return usage_error("missing value for", argv[optind - 1]);
-        default:
+        case '?':
             return usage_error("unknown flag", argv[optind - 1]);
+        default: {
+            int st = common_flag(common, opt, optarg);
+            if (st >= 0)
+                return st;
+            break;
+        }
         }
     }
+    f.kubeconfig = common->kubeconfig;
     if (optind < argc)
         return usage_error("unexpected argument", argv[optind]);
     if (!f.out_dir && !f.secret)
@@ -401,17 +457,40 @@ static int cmd_generate(int argc, char **argv)
     return run_generate(&f);
 }
 
-static int cmd_inspect(int argc, char **argv)
+/* The common flags before the first non-flag argument: main's and inspect's own. Returns -1 to
+ * go on (optind at the first operand), else the exit status. */
+static int leading_common_flags(int argc, char **argv, struct flags_common *common)
 {
-    int status = 0;
-    if (argc < 2)
-        return usage_error("inspect needs at least one FILE", NULL);
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        usage(stdout);
-        return 0;
+    static const struct option longopts[] = {
+        FLAGS_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    optind = 0;
+    while ((opt = getopt_long(argc, argv, "+:" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == ':')
+            return usage_error("missing value for", argv[optind - 1]);
+        if (opt == '?')
+            return usage_error("unknown flag", argv[optind - 1]);
+        int st = common_flag(common, opt, optarg);
+        if (st >= 0)
+            return st;
     }
+    return -1;
+}
+
+static int cmd_inspect(int argc, char **argv, struct flags_common *common)
+{
+    int status = leading_common_flags(argc, argv, common);
+    if (status >= 0)
+        return status;
+    status = 0;
+    int first = optind;
+    if (first >= argc)
+        return usage_error("inspect needs at least one FILE", NULL);
     time_t now = time(NULL);
-    for (int a = 1; a < argc; a++) {
+    for (int a = first; a < argc; a++) {
         char err[512], nb[32], na[32];
         char *pem = NULL;
         struct certgen_cert_info *infos = NULL;
@@ -431,7 +510,7 @@ static int cmd_inspect(int argc, char **argv)
             format_time(c->not_before, nb, sizeof(nb));
             format_time(c->not_after, na, sizeof(na));
             long long left = ((long long)c->not_after - (long long)now) / 86400;
-            if (a > 1 || i > 0)
+            if (a > first || i > 0)
                 printf("\n");
             printf("%s", argv[a]);
             if (n > 1)
@@ -460,22 +539,27 @@ static int cmd_inspect(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
+    struct flags_common common = {0};
+    int status = leading_common_flags(argc, argv, &common);
+    if (status >= 0)
+        return status;
+    if (optind >= argc)
         return usage_error("missing command (generate or inspect)", NULL);
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+    const char *cmd = argv[optind];
+    int cargc = argc - optind;
+    char **cargv = argv + optind;
+    if (strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    if (strcmp(cmd, "version") == 0) {
         printf(PROG " " GPUTRI_VERSION "\n");
         return 0;
     }
-    int status;
     if (strcmp(cmd, "generate") == 0)
-        status = cmd_generate(argc - 1, argv + 1);
+        status = cmd_generate(cargc, cargv, &common);
     else if (strcmp(cmd, "inspect") == 0)
-        status = cmd_inspect(argc - 1, argv + 1);
+        status = cmd_inspect(cargc, cargv, &common);
     else
         return usage_error("unknown command", cmd);
     if (status == 0 && fflush(stdout) != 0)

@@ -58,6 +58,10 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
         break;
     case K_EIO:
     case K_ETIMEDOUT:
+        if (err->tls) { /* the kubeconfig's certificates, not the network */
+            fprintf(stderr, "gputri: %s\n", err->message);
+            break;
+        }
         fprintf(stderr, "gputri: cannot reach the API server %s: %s\n", cfg->server,
                 err->message[0] ? err->message : k_strerror(rc));
         break;
@@ -81,13 +85,19 @@ int main(int argc, char **argv)
     struct flags_common flags = {0};
     char ferr[256];
     int opt;
-    while ((opt = getopt_long_only(argc, argv, FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    opterr = 0; /* getopt's own messages carry argv[0]; ours say "gputri" */
+    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
         if (fr == FLAGS_INVALID)
             fprintf(stderr, "gputri: %s\n", ferr);
         if (fr != FLAGS_STORED) {
-            if (fr == FLAGS_OTHER)
-                usage(stderr);
+            if (fr == FLAGS_OTHER && opt == ':')
+                fprintf(stderr, "gputri: option %s needs a value\n", argv[optind - 1]);
+            else if (fr == FLAGS_OTHER && optopt > ' ' && optopt < 0x7f)
+                fprintf(stderr, "gputri: unknown option -%c\n", optopt);
+            else if (fr == FLAGS_OTHER)
+                fprintf(stderr, "gputri: unknown option %s\n", argv[optind - 1]);
+            fprintf(stderr, "Run 'gputri --help' for usage.\n");
             return 2;
         }
         if (flags_answer(&flags, "gputri", usage))
@@ -102,6 +112,11 @@ int main(int argc, char **argv)
         if (cmd)
             fprintf(stderr, "gputri: unknown command %s\n", cmd);
         usage(stderr);
+        return 2;
+    }
+    if (nargs > 3) {
+        fprintf(stderr, "gputri: %s: too many arguments (from \"%.80s\"); want NAMESPACE POD\n",
+                cmd, argv[optind + 3]);
         return 2;
     }
     if (nargs != 3) {
@@ -126,7 +141,9 @@ int main(int argc, char **argv)
 
     struct gpu_set gpus;
     if (gpu_set_parse(&gpus, gpu_list) != K_OK) {
-        fprintf(stderr, "gputri: invalid --gpu-resources %s\n", gpu_list);
+        const char *why = gpu_set_invalid_reason(gpu_list);
+        fprintf(stderr, "gputri: invalid --gpu-resources \"%.200s\": %s\n", gpu_list,
+                why ? why : "out of memory");
         return 2;
     }
     int status = 1;

@@ -63,7 +63,10 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
         break;
     case K_EIO:
     case K_ETIMEDOUT:
-        fprintf(stderr, "error: cannot reach the API server %s: %s\n", cfg->server, msg);
+        if (err->tls) /* the kubeconfig's certificates, not the network */
+            fprintf(stderr, "error: %s\n", msg);
+        else
+            fprintf(stderr, "error: cannot reach the API server %s: %s\n", cfg->server, msg);
         break;
     case K_EFORBIDDEN:
     case K_EUNAUTHORIZED:

@@ -209,6 +209,9 @@ int triage_print_explain(const struct triage *t, FILE *out)
         snprintf(line, sizeof(line), "gputri/cause=%s%s", pod->cause,
                  strcmp(pod->cause, cause_word(r->cause)) == 0 ? ""
                                                                : " (differs: written earlier)");
+    else if (r->cause == CAUSE_NO_REQUEST)
+        snprintf(line, sizeof(line),
+                 "none (gputri-controller never annotates a pod without a GPU request)");
     else
         snprintf(line, sizeof(line), "none (gputri-controller has not annotated the pod)");
     print_kv(&head, "Annotation:", line);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/match.h"
 #include "kube/json.h"
 #include "kube/project.h"
 #include "util/result.h"
@@ -354,7 +355,8 @@ static void sibling_resources(const struct node_verdict *v, size_t n, const stru
 }
 
 /* The taint check over the GPU candidates, every one of them stopped at the taint step: a
- * cordoned node (taint NULL) gets no toleration advice, as the controller gives none. */
+ * cordoned node (taint NULL) gets no toleration advice, as the controller gives none, and neither
+ * does a taint Kubernetes sets for the node's state (taint_node_condition()). */
 static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
                          const struct node_verdict *const *cand, size_t n_cand,
                          const struct node_verdict *closest, struct warn_list *out)
@@ -391,7 +393,21 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
     if (closest->taint)
         tainted = closest;
     taint_str(tainted->taint, taint, sizeof(taint));
-    if (same && n_cordoned) {
+    const struct node_condition_taint *cond = taint_node_condition(tainted->taint);
+    if (same && cond && n_cordoned) {
+        /* a taint the node controller (or kubelet) manages: the node needs fixing, and a
+         * toleration would only hide it from the scheduler */
+        name_list(cordoned, n_cordoned, names, sizeof(names));
+        warn_add(out, WARN_REASON_TAINT,
+                 "%s: every node with %s %s (taint %s) or cordoned (%s); fix the nodes rather "
+                 "than tolerate the taint",
+                 o->spec_path, res0, cond->state, taint, names);
+    } else if (same && cond) {
+        warn_add(out, WARN_REASON_TAINT,
+                 "%s: every node with %s (%s) %s (taint %s, set by %s); fix the node rather than "
+                 "tolerate it",
+                 o->spec_path, res0, names, cond->state, taint, cond->setter);
+    } else if (same && n_cordoned) {
         name_list(cordoned, n_cordoned, names, sizeof(names));
         warn_add(out, WARN_REASON_TAINT,
                  "%s.tolerations: every node with %s has taint %s or is cordoned (%s); add "

@@ -524,6 +524,11 @@ int classify(const struct classify_input *in, struct classify_result *out)
     case CAUSE_TAINT:
         if (!best.taint) {
             line_printf(&l, "node %s is cordoned (spec.unschedulable)", name);
+        } else if (taint_is_node_condition(best.taint)) {
+            const struct node_condition_taint *c = taint_node_condition(best.taint);
+            line_printf(&l, "node %s %s (taint ", name, c->state);
+            put_taint(&l, best.taint);
+            line_printf(&l, ", set by %s); fix the node rather than tolerate it", c->setter);
         } else {
             line_printf(&l, "node %s has untolerated taint ", name);
             put_taint(&l, best.taint);

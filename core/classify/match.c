@@ -40,6 +40,35 @@ bool taint_blocks_scheduling(const struct taint *taint)
     return strcmp(effect, "NoSchedule") == 0 || strcmp(effect, "NoExecute") == 0;
 }
 
+static const struct node_condition_taint node_condition_taints[] = {
+    {"node.kubernetes.io/not-ready", "is not ready", "the node controller"},
+    {"node.kubernetes.io/unreachable", "is unreachable", "the node controller"},
+    {"node.kubernetes.io/memory-pressure", "has memory pressure", "the node controller"},
+    {"node.kubernetes.io/disk-pressure", "has disk pressure", "the node controller"},
+    {"node.kubernetes.io/pid-pressure", "has PID pressure", "the node controller"},
+    {"node.kubernetes.io/network-unavailable", "has no working network", "the node controller"},
+    {TAINT_NODE_UNSCHEDULABLE, "is cordoned", "the node controller"},
+    {"node.kubernetes.io/out-of-service", "is out of service",
+     "an administrator after a non-graceful shutdown"},
+    {"node.cloudprovider.kubernetes.io/uninitialized",
+     "is not initialized by the cloud controller manager yet", "the kubelet"},
+};
+
+const struct node_condition_taint *taint_node_condition(const struct taint *taint)
+{
+    if (!taint || !taint->key)
+        return NULL;
+    for (size_t i = 0; i < sizeof(node_condition_taints) / sizeof(node_condition_taints[0]); i++)
+        if (strcmp(taint->key, node_condition_taints[i].key) == 0)
+            return &node_condition_taints[i];
+    return NULL;
+}
+
+bool taint_is_node_condition(const struct taint *taint)
+{
+    return taint_node_condition(taint) != NULL;
+}
+
 const struct taint *node_first_untolerated_taint(const struct knode *node,
                                                  const struct toleration *tols, size_t n)
 {

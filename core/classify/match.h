@@ -45,6 +45,37 @@ bool tolerations_tolerate_taint(const struct toleration *tols, size_t n, const s
 bool taint_blocks_scheduling(const struct taint *taint);
 
 /*
+ * A taint that Kubernetes itself puts on a node to report the node's state, and what it means.
+ * Tolerating one of these hides a broken node from the scheduler instead of fixing it, so gputri
+ * never advises a toleration for them.
+ */
+struct node_condition_taint {
+    const char *key;    /* the taint key, e.g. "node.kubernetes.io/not-ready" */
+    const char *state;  /* the node's state as a predicate, e.g. "is not ready" */
+    const char *setter; /* who sets it, e.g. "the node controller" */
+};
+
+/*
+ * taint_node_condition() - the entry for `taint` when its key is one of the taints the node
+ * lifecycle controller, the kubelet or the cloud controller manager manage, else NULL (also for a
+ * NULL key). The effect and value are not looked at. The keys:
+ *   node.kubernetes.io/{not-ready, unreachable, memory-pressure, disk-pressure, pid-pressure,
+ *   network-unavailable, unschedulable, out-of-service}
+ *     (kubernetes/kubernetes: staging/src/k8s.io/api/core/v1/well_known_taints.go, the same as
+ *      pkg/apis/core/well_known_taints.go; set by pkg/controller/nodelifecycle, out-of-service
+ *      by an administrator after a non-graceful node shutdown)
+ *   node.cloudprovider.kubernetes.io/uninitialized
+ *     (kubernetes/kubernetes: staging/src/k8s.io/cloud-provider/api/well_known_taints.go
+ *      TaintExternalCloudProvider; set by the kubelet with --cloud-provider=external until the
+ *      cloud controller manager initializes the node)
+ * Returns a pointer to static storage. Pure; thread-safe.
+ */
+const struct node_condition_taint *taint_node_condition(const struct taint *taint);
+
+/* taint_is_node_condition() - taint_node_condition(taint) != NULL. Pure; thread-safe. */
+bool taint_is_node_condition(const struct taint *taint);
+
+/*
  * node_first_untolerated_taint() - the first taint in node.spec.taints order that blocks
  * scheduling (NoSchedule/NoExecute) and that none of the pod's tolerations tolerates, or NULL.
  * Borrowed from `node`. kubernetes/component-helpers: scheduling/corev1/helpers.go

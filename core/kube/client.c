@@ -88,6 +88,58 @@ static void err_set(struct kube_error *err, int code, const char *fmt, ...)
     va_end(ap);
 }
 
+static bool contains_ci(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; s && *s; s++)
+        if (strncasecmp(s, needle, n) == 0)
+            return true;
+    return false;
+}
+
+enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_message)
+{
+    static const char *const verify[] = {"certificate verify failed", "self-signed", "self signed",
+                                         "unable to get local issuer"};
+    static const char *const client[] = {"alert bad certificate", "alert certificate required",
+                                         "alert unknown ca", "alert certificate unknown"};
+    switch (curl_code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        return KUBE_TLS_SERVER_UNTRUSTED;
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CRL_BADFILE:
+        return KUBE_TLS_CA_UNUSABLE;
+    case CURLE_SSL_CERTPROBLEM:
+        return KUBE_TLS_CLIENT_CERT;
+    case CURLE_SSL_CONNECT_ERROR:
+        for (size_t i = 0; i < sizeof(client) / sizeof(client[0]); i++)
+            if (contains_ci(curl_message, client[i]))
+                return KUBE_TLS_CLIENT_CERT;
+        for (size_t i = 0; i < sizeof(verify) / sizeof(verify[0]); i++)
+            if (contains_ci(curl_message, verify[i]))
+                return KUBE_TLS_SERVER_UNTRUSTED;
+        return KUBE_TLS_NONE;
+    default:
+        return KUBE_TLS_NONE;
+    }
+}
+
+const char *kube_tls_failure_text(int kind)
+{
+    switch (kind) {
+    case KUBE_TLS_SERVER_UNTRUSTED:
+        return "TLS: the API server's certificate is not trusted by the kubeconfig's CA";
+    case KUBE_TLS_CA_UNUSABLE:
+        return "TLS: the kubeconfig's CA certificate cannot be used";
+    case KUBE_TLS_CLIENT_CERT:
+        return "TLS: the kubeconfig's client certificate/key cannot be used";
+    default:
+        return "";
+    }
+}
+
 struct kube_client *kube_client_new(const struct kube_config *cfg, const char *user_agent)
 {
     struct kube_client *c = calloc(1, sizeof(*c));
@@ -588,8 +640,14 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
                 rc = K_ENOMEM;
             else
                 rc = K_EIO;
-            err_set(err, rc, "%s %s: %s", method, url.data,
-                    c->errbuf[0] ? c->errbuf : curl_easy_strerror(cres));
+            const char *why = c->errbuf[0] ? c->errbuf : curl_easy_strerror(cres);
+            enum kube_tls_failure tls = kube_tls_failure_of((int)cres, why);
+            if (tls != KUBE_TLS_NONE && rc == K_EIO)
+                err_set(err, rc, "%s: %s (%s %s)", kube_tls_failure_text(tls), why, method,
+                        url.data);
+            else
+                err_set(err, rc, "%s %s: %s", method, url.data, why);
+            err->tls = rc == K_EIO ? (int)tls : KUBE_TLS_NONE;
         }
         goto out;
     }

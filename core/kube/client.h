@@ -9,6 +9,8 @@
  * struct kube_error with the HTTP status and the API's Status message when there is one:
  *   401 K_EUNAUTHORIZED, 403 K_EFORBIDDEN, 404 K_ENOTFOUND, 409 K_ECONFLICT, 410 K_EGONE,
  *   429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport K_EIO / K_ETIMEDOUT.
+ * A K_EIO caused by the kubeconfig's TLS material rather than the network has kube_error.tls set
+ * (see enum kube_tls_failure) and a message starting "TLS: ".
  */
 #ifndef GPUTRI_KUBE_CLIENT_H
 #define GPUTRI_KUBE_CLIENT_H
@@ -24,12 +26,42 @@
 #define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one LIST page */
 #define KUBE_MAX_WATCH_EVENT (16u << 20) /* 16 MiB: one watch event */
 
+/* Why a TLS handshake failed, when the cause is local configuration rather than the network. */
+enum kube_tls_failure {
+    KUBE_TLS_NONE = 0,
+    KUBE_TLS_SERVER_UNTRUSTED, /* the server's certificate does not verify against the CA */
+    KUBE_TLS_CA_UNUSABLE,      /* the kubeconfig's CA data or file cannot be loaded */
+    KUBE_TLS_CLIENT_CERT,      /* the client certificate/key cannot be loaded, or was rejected */
+};
+
 struct kube_error {
     int code;          /* K_* */
     long http_status;  /* 0 when no response */
     int retry_after;   /* seconds from Retry-After, 0 when absent */
     char message[512]; /* Status.message, curl's error text, or a description */
+    int tls;           /* enum kube_tls_failure; KUBE_TLS_NONE unless code is K_EIO */
 };
+
+/*
+ * kube_tls_failure_of() - the kind of TLS configuration failure behind a libcurl result
+ * `curl_code` (a CURLcode) with curl's error text `curl_message` (may be NULL), or KUBE_TLS_NONE
+ * for a network failure or success. CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR and
+ * CURLE_SSL_PINNEDPUBKEYNOTMATCH: server untrusted; CURLE_SSL_CACERT_BADFILE and
+ * CURLE_SSL_CRL_BADFILE: CA unusable; CURLE_SSL_CERTPROBLEM: client certificate; and
+ * CURLE_SSL_CONNECT_ERROR only when the text names a verification failure ("certificate verify
+ * failed", "self-signed"/"self signed", "unable to get local issuer") or an alert the server sent
+ * about the client certificate ("alert bad certificate", "alert certificate required", "alert
+ * unknown ca", "alert certificate unknown"). Pure; thread-safe.
+ */
+enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_message);
+
+/*
+ * kube_tls_failure_text() - the message prefix for a kind: "TLS: the API server's certificate is
+ * not trusted by the kubeconfig's CA", "TLS: the kubeconfig's CA certificate cannot be used",
+ * "TLS: the kubeconfig's client certificate/key cannot be used"; "" for KUBE_TLS_NONE or an
+ * unknown value. Static string. Thread-safe.
+ */
+const char *kube_tls_failure_text(int kind);
 
 struct kube_client;
 

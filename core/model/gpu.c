@@ -44,6 +44,28 @@ int gpu_set_parse(struct gpu_set *set, const char *csv)
     return set->n ? K_OK : K_EINVAL;
 }
 
+const char *gpu_set_invalid_reason(const char *csv)
+{
+    bool any = false;
+    for (const char *p = csv; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *start = p;
+        while (*p && *p != ',')
+            p++;
+        const char *end = p;
+        while (end > start && isspace((unsigned char)end[-1]))
+            end--;
+        if (end == start)
+            continue;
+        const char *star = memchr(start, '*', (size_t)(end - start));
+        if (star && star != end - 1)
+            return "'*' may only end a name";
+        any = true;
+    }
+    return any ? NULL : "no resource names";
+}
+
 bool gpu_set_contains(const struct gpu_set *set, const char *resource)
 {
     for (size_t i = 0; i < set->n; i++) {

@@ -46,6 +46,13 @@ struct gpu_set {
  */
 int gpu_set_parse(struct gpu_set *set, const char *csv);
 
+/*
+ * gpu_set_invalid_reason() - why gpu_set_parse() rejects `csv` with K_EINVAL, for a message:
+ * "no resource names" (empty, or only commas and blanks) or "'*' may only end a name", and NULL
+ * when the list parses (allocation is not tried). Static string. Pure; thread-safe.
+ */
+const char *gpu_set_invalid_reason(const char *csv);
+
 /* gpu_set_contains() - whether `resource` is a GPU resource under this set. */
 bool gpu_set_contains(const struct gpu_set *set, const char *resource);
 

@@ -197,6 +197,43 @@ static void test_no_nodes(void **state)
     assert_null(res.closest.node);
 }
 
+/* A taint the node controller manages: the detail names the node's state, never a toleration. */
+static void test_node_condition_taint_detail(void **state)
+{
+    (void)state;
+    struct resource_amount req = {(char *)"nvidia.com/gpu", 1};
+    struct resource_amount cap = {(char *)"nvidia.com/gpu", 4};
+    struct taint taint = {(char *)"node.kubernetes.io/not-ready", NULL, (char *)"NoSchedule"};
+    struct knode node = {.name = (char *)"gpu-1", .taints = &taint, .n_taints = 1};
+    node.capacity = (struct resource_list){&cap, 1};
+    node.allocatable = (struct resource_list){&cap, 1};
+    struct kpod pod = {.ns = (char *)"ns", .name = (char *)"p"};
+    pod.gpu_requests = (struct resource_list){&req, 1};
+    const struct knode *nodes[] = {&node};
+    struct classify_input in = {.pod = &pod, .nodes = nodes, .n_nodes = 1};
+    struct classify_result res = {0};
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_TAINT);
+    assert_non_null(strstr(res.detail, "node gpu-1 is not ready (taint "
+                                       "node.kubernetes.io/not-ready:NoSchedule, set by the node "
+                                       "controller); fix the node rather than tolerate it"));
+    assert_null(strstr(res.detail, "add toleration"));
+
+    /* the cloud provider's taint likewise */
+    taint.key = (char *)"node.cloudprovider.kubernetes.io/uninitialized";
+    taint.value = (char *)"true";
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_TAINT);
+    assert_non_null(strstr(res.detail, "fix the node rather than tolerate it"));
+    assert_null(strstr(res.detail, "add toleration"));
+
+    /* any other taint keeps its toleration advice */
+    taint.key = (char *)"nvidia.com/gpu";
+    taint.value = (char *)"present";
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_non_null(strstr(res.detail, "add toleration key=nvidia.com/gpu operator=Equal"));
+}
+
 /* The exported per-node ladder: selection, cordon before taints, resource steps, the ranking. */
 static void test_node_ladder(void **state)
 {
@@ -290,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_detail_sanitized_and_bounded),
         cmocka_unit_test(test_no_nodes),
         cmocka_unit_test(test_node_ladder),
+        cmocka_unit_test(test_node_condition_taint_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,43 @@ static const struct req_case req_cases[] = {
     {"zone", SELECTOR_OP_UNKNOWN, {"a"}, 1, false},
 };
 
+/* The taints Kubernetes manages to report a node's state are recognized by key alone. */
+static void test_node_condition_taints(void **state)
+{
+    (void)state;
+    static const char *managed[] = {
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+        "node.kubernetes.io/memory-pressure",
+        "node.kubernetes.io/disk-pressure",
+        "node.kubernetes.io/pid-pressure",
+        "node.kubernetes.io/network-unavailable",
+        "node.kubernetes.io/unschedulable",
+        "node.kubernetes.io/out-of-service",
+        "node.cloudprovider.kubernetes.io/uninitialized",
+    };
+    for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++) {
+        struct taint t = {(char *)managed[i], NULL, (char *)"NoExecute"};
+        const struct node_condition_taint *c = taint_node_condition(&t);
+        assert_non_null(c);
+        assert_string_equal(c->key, managed[i]);
+        assert_true(c->state[0] && c->setter[0]);
+        assert_true(taint_is_node_condition(&t));
+    }
+    struct taint t = {(char *)"node.kubernetes.io/not-ready", NULL, (char *)"NoSchedule"};
+    assert_string_equal(taint_node_condition(&t)->state, "is not ready");
+    static const char *other[] = {"nvidia.com/gpu", "node.kubernetes.io/not-ready-x",
+                                  "node.kubernetes.io", "",
+                                  "node-role.kubernetes.io/control-plane"};
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+        struct taint o = {(char *)other[i], NULL, (char *)"NoSchedule"};
+        assert_false(taint_is_node_condition(&o));
+    }
+    struct taint nokey = {0};
+    assert_null(taint_node_condition(&nokey));
+    assert_null(taint_node_condition(NULL));
+}
+
 static void test_requirement_table(void **state)
 {
     (void)state;
@@ -271,9 +308,13 @@ static void test_node_selector(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_toleration_table), cmocka_unit_test(test_first_untolerated),
-        cmocka_unit_test(test_cordon),           cmocka_unit_test(test_requirement_table),
-        cmocka_unit_test(test_fields),           cmocka_unit_test(test_terms_and_affinity),
+        cmocka_unit_test(test_toleration_table),
+        cmocka_unit_test(test_first_untolerated),
+        cmocka_unit_test(test_cordon),
+        cmocka_unit_test(test_node_condition_taints),
+        cmocka_unit_test(test_requirement_table),
+        cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_terms_and_affinity),
         cmocka_unit_test(test_node_selector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

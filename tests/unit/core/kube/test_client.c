@@ -501,6 +501,74 @@ static void test_default_protocol_https(void **state)
     kube_config_cleanup(&cfg);
 }
 
+/* libcurl's TLS results that come from the kubeconfig are told apart from network failures. */
+static void test_tls_failure_kinds(void **state)
+{
+    (void)state;
+    assert_int_equal(kube_tls_failure_of(CURLE_PEER_FAILED_VERIFICATION,
+                                         "SSL certificate problem: unable to get local issuer "
+                                         "certificate"),
+                     KUBE_TLS_SERVER_UNTRUSTED);
+    assert_int_equal(kube_tls_failure_of(CURLE_SSL_ISSUER_ERROR, NULL), KUBE_TLS_SERVER_UNTRUSTED);
+    assert_int_equal(kube_tls_failure_of(CURLE_SSL_CACERT_BADFILE, "error setting certificate"),
+                     KUBE_TLS_CA_UNUSABLE);
+    assert_int_equal(kube_tls_failure_of(CURLE_SSL_CERTPROBLEM,
+                                         "unable to set private key file: '(memory blob)' type "
+                                         "PEM"),
+                     KUBE_TLS_CLIENT_CERT);
+    assert_int_equal(kube_tls_failure_of(CURLE_SSL_CONNECT_ERROR,
+                                         "error:0A000086:SSL routines::certificate verify failed"),
+                     KUBE_TLS_SERVER_UNTRUSTED);
+    assert_int_equal(kube_tls_failure_of(CURLE_SSL_CONNECT_ERROR,
+                                         "OpenSSL/3.0.15: error:0A000412:SSL routines::sslv3 "
+                                         "alert bad certificate"),
+                     KUBE_TLS_CLIENT_CERT);
+    assert_int_equal(
+        kube_tls_failure_of(CURLE_SSL_CONNECT_ERROR, "OpenSSL SSL_connect: SSL_ERROR_SYSCALL"),
+        KUBE_TLS_NONE);
+    assert_int_equal(kube_tls_failure_of(CURLE_SSL_CONNECT_ERROR, NULL), KUBE_TLS_NONE);
+    assert_int_equal(kube_tls_failure_of(CURLE_COULDNT_CONNECT, "Connection refused"),
+                     KUBE_TLS_NONE);
+    assert_int_equal(kube_tls_failure_of(CURLE_OPERATION_TIMEDOUT, "certificate verify failed"),
+                     KUBE_TLS_NONE);
+    assert_int_equal(kube_tls_failure_of(CURLE_OK, NULL), KUBE_TLS_NONE);
+    assert_string_equal(kube_tls_failure_text(KUBE_TLS_NONE), "");
+    assert_string_equal(kube_tls_failure_text(99), "");
+    assert_non_null(strstr(kube_tls_failure_text(KUBE_TLS_SERVER_UNTRUSTED), "not trusted"));
+}
+
+/* A client key that does not load fails before the handshake and is reported as such, not as
+ * an unreachable server. */
+static void test_bad_client_key_is_tls(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    char server[64];
+    snprintf(server, sizeof(server), "https://127.0.0.1:%d", srv.port);
+    free(cfg.server);
+    cfg.server = strdup(server);
+    cfg.insecure = true;
+    static const char junk[] = "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE "
+                               "KEY-----\n";
+    cfg.cert_pem = strdup(junk);
+    cfg.cert_pem_len = strlen(junk);
+    cfg.key_pem = strdup(junk);
+    cfg.key_pem_len = strlen(junk);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    json_object *obj = NULL;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_EIO);
+    assert_null(obj);
+    assert_int_equal(err.tls, KUBE_TLS_CLIENT_CERT);
+    assert_true(
+        strncmp(err.message, "TLS: the kubeconfig's client certificate/key cannot be used: ",
+                strlen("TLS: the kubeconfig's client certificate/key cannot be used: ")) == 0);
+    assert_non_null(strstr(err.message, server));
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
 struct pages {
     char names[256];
     int calls;
@@ -835,12 +903,13 @@ static void test_path_escape(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),  cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error),  cmocka_unit_test(test_default_protocol_https),
-        cmocka_unit_test(test_list_pagination),  cmocka_unit_test(test_patch_and_post),
-        cmocka_unit_test(test_put_and_observer), cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),     cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),      cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),   cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),   cmocka_unit_test(test_default_protocol_https),
+        cmocka_unit_test(test_tls_failure_kinds), cmocka_unit_test(test_bad_client_key_is_tls),
+        cmocka_unit_test(test_list_pagination),   cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer),  cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),      cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),       cmocka_unit_test(test_path_escape),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }

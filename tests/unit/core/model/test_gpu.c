@@ -71,6 +71,14 @@ static void test_rejects(void **state)
     assert_null(set.patterns);
     assert_int_equal(gpu_set_parse(&set, "nvidia.com/gpu,*x"), K_EINVAL);
     assert_null(set.patterns);
+
+    /* the reason a message gives for each rejection, and none for what parses */
+    assert_string_equal(gpu_set_invalid_reason(""), "no resource names");
+    assert_string_equal(gpu_set_invalid_reason(" , ,"), "no resource names");
+    assert_string_equal(gpu_set_invalid_reason("a*b"), "'*' may only end a name");
+    assert_string_equal(gpu_set_invalid_reason("nvidia.com/gpu,*x"), "'*' may only end a name");
+    assert_null(gpu_set_invalid_reason(GPU_SET_DEFAULT));
+    assert_null(gpu_set_invalid_reason(" vendor.io/* ,"));
 }
 
 int main(void)
