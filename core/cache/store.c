@@ -141,7 +141,7 @@ void store_read_unlock(struct store *s)
 
 int store_is_pending_gpu_pod(const struct kpod *p)
 {
-    return !p->node_name && !pod_is_terminal(p) && p->gpu_requests.n > 0;
+    return !p->node_name && !pod_is_terminal(p) && (p->gpu_requests.n > 0 || p->n_claims > 0);
 }
 
 static int interesting(const struct kpod *p)

@@ -12,7 +12,9 @@
  *     exact (128-bit) inside the store and read saturated to INT64_MAX, so a node holding more
  *     than INT64_MAX looks full, and removing pods later gives back the exact sum again. A node's
  *     sums name at most RESOURCE_LIST_MAX resources;
- *   - the set of pending GPU pods (unbound, non-terminal, requesting a GPU resource).
+ *   - the set of pending GPU pods (unbound, non-terminal, requesting a GPU resource or having
+ *     spec.resourceClaims: whether a claim asks for a GPU only the DRA objects tell, so every
+ *     pending pod with claims is kept whole and counted here).
  *
  * Locking: writers (the store_*_upsert/delete/sync functions) take the write lock themselves.
  * Readers call store_read_lock() around store_pod_get(), store_nodes(), store_node_usage() and
@@ -122,7 +124,8 @@ size_t store_pod_count(struct store *s);
 size_t store_node_count(struct store *s);
 size_t store_pending_gpu_pod_count(struct store *s);
 
-/* store_is_pending_gpu_pod() - unbound, not terminal, requests a GPU resource. */
+/* store_is_pending_gpu_pod() - unbound, not terminal, and requests a GPU resource or has
+ * spec.resourceClaims (DRA: the claims may ask for GPUs). */
 int store_is_pending_gpu_pod(const struct kpod *p);
 
 #endif

@@ -91,7 +91,7 @@ static struct recorder run_uid(const char *key, const char *written, const char 
     struct recorder r = {0};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    assert_int_equal(reconcile_plan(store, key, written, written_uid, &plan), K_OK);
+    assert_int_equal(reconcile_plan(store, NULL, NULL, key, written, written_uid, &plan), K_OK);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
     return r;
@@ -186,7 +186,7 @@ static void test_vanished_pod_is_not_an_error(void **state)
     struct recorder r = {.fail_annotate = K_ENOTFOUND};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    reconcile_plan(store, "gpu-triage/racy", NULL, NULL, &plan);
+    reconcile_plan(store, NULL, NULL, "gpu-triage/racy", NULL, NULL, &plan);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_ENOTFOUND);
     assert_int_equal(r.events, 0);
