@@ -31,16 +31,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     if (store_is_pending_gpu_pod(pod)) {
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        struct dra_view view = {
-            .gpu_classes = dra_classes,
-            .ctx = dra,
-            .claim = dra_store_claim,
-            .claim_template = dra_store_template,
-            .device_class = dra_store_class,
-            .node_slices = dra_store_node_slices,
-            .device_holder = dra_store_device_holder,
-        };
         int use_dra = dra && dra_classes && pod->n_claims > 0;
+        struct dra_view view = use_dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
         struct classify_input in = {
             pod, nodes, n_nodes, store_node_usage, s, use_dra ? &view : NULL};
         struct classify_result r;

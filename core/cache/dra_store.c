@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/informer.h"
 #include "cache/key.h"
 #include "kube/json.h"
 #include "kube/project.h"
@@ -457,4 +458,40 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
 {
     return kind < DRA_KIND_COUNT ? (size_t)lh_table_length(s->by_kind[kind]) : 0;
+}
+
+struct dra_view dra_store_view(struct dra_store *s, const struct gpu_set *gpu_classes)
+{
+    return (struct dra_view){
+        .gpu_classes = gpu_classes,
+        .ctx = s,
+        .claim = dra_store_claim,
+        .claim_template = dra_store_template,
+        .device_class = dra_store_class,
+        .node_slices = dra_store_node_slices,
+        .device_holder = dra_store_device_holder,
+    };
+}
+
+struct list_ctx {
+    struct dra_store *s;
+    enum dra_kind kind;
+};
+
+static void list_upsert(void *ctx, json_object *obj)
+{
+    struct list_ctx *l = ctx;
+    dra_store_apply_json(l->s, l->kind, obj, 0); /* one that does not project is skipped */
+}
+
+int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
+{
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        struct list_ctx l = {s, (enum dra_kind)k};
+        struct informer_handlers h = {.ctx = &l, .upsert = list_upsert};
+        int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
+        if (rc)
+            return rc;
+    }
+    return K_OK;
 }

@@ -18,8 +18,8 @@
  *
  * Locking: writers (apply / delete / sync) take the write lock themselves. Readers call
  * dra_store_read_lock() around the lookups; records returned are borrowed and valid until
- * dra_store_read_unlock(). The lookup functions have the signatures of struct dra_view's
- * callbacks (ctx = the store), so a program fills a view with them. Lock order when both are
+ * dra_store_read_unlock(). dra_store_view() fills a classify.h struct dra_view with the lookups
+ * (ctx = the store). Lock order when both are
  * held: the pod/node store (store.h) first, then this one.
  */
 #ifndef GPUTRI_DRA_STORE_H
@@ -28,6 +28,8 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "classify/classify.h"
+#include "kube/client.h"
 #include "model/dra.h"
 
 struct dra_store;
@@ -88,6 +90,20 @@ size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
  * NULL. One hash lookup. */
 const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, const char *pool,
                                                 const char *device);
+
+/*
+ * dra_store_view() - a struct dra_view over the store's lookups, with `gpu_classes` (borrowed)
+ * as the GPU DeviceClass / driver patterns. Use it with the read lock held.
+ */
+struct dra_view dra_store_view(struct dra_store *s, const struct gpu_set *gpu_classes);
+
+/*
+ * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store
+ * (for one-shot tools: the CLI). Objects that do not project are skipped. Returns K_OK or the
+ * first LIST's K_* error (err filled); K_ENOTFOUND when the API does not serve
+ * resource.k8s.io/v1.
+ */
+int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
 
 /* Counts per kind, for tests and metrics. Read lock held. */
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind);

@@ -55,19 +55,6 @@ static void apply_all(struct dra_store *ds, json_object *root)
     }
 }
 
-static struct dra_view store_view(struct dra_store *ds, const struct gpu_set *set)
-{
-    return (struct dra_view){
-        .gpu_classes = set,
-        .ctx = ds,
-        .claim = dra_store_claim,
-        .claim_template = dra_store_template,
-        .device_class = dra_store_class,
-        .node_slices = dra_store_node_slices,
-        .device_holder = dra_store_device_holder,
-    };
-}
-
 static void test_indexes(void **state)
 {
     (void)state;
@@ -195,7 +182,7 @@ static int run_fixture(const char *name)
     assert_int_equal(project_pod(list(root, "pod"), &test_gpus, &pod), K_OK);
     struct gpu_set set;
     assert_int_equal(gpu_set_parse(&set, DRA_GPU_SET_DEFAULT), K_OK);
-    struct dra_view view = store_view(ds, &set);
+    struct dra_view view = dra_store_view(ds, &set);
 
     store_read_lock(st);
     dra_store_read_lock(ds);
