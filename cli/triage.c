@@ -45,22 +45,42 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
     json_object_put(pod);
     if (rc)
         goto fail;
+    struct dra_store *dra = NULL;
+    const struct kpod *p = store_pod_get(t->store, ns, name);
+    if (p && store_is_pending_gpu_pod(p) && p->n_claims > 0) {
+        dra = dra_store_new();
+        if (!dra) {
+            rc = K_ENOMEM;
+            goto fail;
+        }
+        rc = dra_store_list(c, dra, err);
+        if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
+            dra_store_free(dra);
+            dra = NULL;
+            memset(err, 0, sizeof(*err));
+            rc = K_OK;
+        }
+        if (rc)
+            goto fail_dra;
+    }
     if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
         struct informer_handlers nh = {.ctx = t->store, .upsert = upsert_node};
         struct informer_handlers ph = {.ctx = t->store, .upsert = upsert_pod};
         rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
         if (rc)
-            goto fail;
+            goto fail_dra;
         rc = informer_list_once(c,
                                 "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2C"
                                 "status.phase%21%3DFailed",
                                 500, &ph, NULL, 0, err);
         if (rc)
-            goto fail;
+            goto fail_dra;
     }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_store(s, ns, name, t);
+    return triage_from_stores(s, dra, ns, name, t);
+fail_dra:
+    dra_store_free(dra);
 fail:
     triage_cleanup(t);
     return rc;
@@ -68,9 +88,18 @@ fail:
 
 int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t)
 {
+    return triage_from_stores(s, NULL, ns, name, t);
+}
+
+int triage_from_stores(struct store *s, struct dra_store *dra, const char *ns, const char *name,
+                       struct triage *t)
+{
     memset(t, 0, sizeof(*t));
     t->store = s;
+    t->dra = dra;
     int rc;
+    if (dra && (rc = gpu_set_parse(&t->dra_classes, DRA_GPU_SET_DEFAULT)) != K_OK)
+        goto fail;
     t->pod = store_pod_get(t->store, ns, name);
     if (!t->pod) { /* deleted between the GET and the LIST */
         rc = K_ENOTFOUND;
@@ -83,7 +112,9 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
         rc = K_ENOMEM;
         goto fail;
     }
-    struct classify_input in = {t->pod, nodes, n_nodes, store_node_usage, t->store, NULL};
+    struct dra_view view = dra ? dra_store_view(dra, &t->dra_classes) : (struct dra_view){0};
+    struct classify_input in = {t->pod,           nodes,    n_nodes,
+                                store_node_usage, t->store, dra ? &view : NULL};
     t->result.verdicts = t->verdicts;
     rc = classify(&in, &t->result);
     if (rc)
@@ -325,6 +356,8 @@ int triage_print_explain(const struct triage *t, FILE *out)
 void triage_cleanup(struct triage *t)
 {
     store_free(t->store);
+    dra_store_free(t->dra);
+    gpu_set_cleanup(&t->dra_classes);
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }

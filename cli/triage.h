@@ -1,12 +1,16 @@
 /*
  * triage.h - classify one pod on demand, straight from the API server: GET the pod, and only
- * when it is a pending GPU pod, LIST the nodes and the non-terminal pods into a store.
+ * when it is a pending GPU pod, LIST the nodes and the non-terminal pods into a store; when it
+ * has spec.resourceClaims, also LIST the four DRA kinds (resourceclaims,
+ * resourceclaimtemplates, deviceclasses, resourceslices) into a DRA store (none when the API
+ * does not serve resource.k8s.io/v1).
  */
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H
 
 #include <stdio.h>
 
+#include "cache/dra_store.h"
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
@@ -16,6 +20,8 @@ struct triage {
     const struct kpod *pod; /* borrowed from store */
     struct classify_result result;
     struct node_verdict *verdicts; /* owned, result.n_verdicts entries */
+    struct dra_store *dra;         /* owned; NULL: no DRA */
+    struct gpu_set dra_classes;    /* DRA_GPU_SET_DEFAULT when dra is set */
 };
 
 /*
@@ -34,6 +40,13 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
  * while `t` lives (one thread; no lock is taken).
  */
 int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t);
+
+/*
+ * triage_from_stores() - triage_from_store() with the DRA objects of `dra` (NULL: none), whose
+ * ownership it takes likewise; GPU claims are those of DRA_GPU_SET_DEFAULT's classes / drivers.
+ */
+int triage_from_stores(struct store *s, struct dra_store *dra, const char *ns, const char *name,
+                       struct triage *t);
 
 /*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,
