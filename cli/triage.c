@@ -47,7 +47,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
         goto fail;
     struct dra_store *dra = NULL;
     const struct kpod *p = store_pod_get(t->store, ns, name);
-    if (p && store_is_pending_gpu_pod(p) && p->n_claims > 0) {
+    if (p && p->n_claims > 0) { /* also when bound: whether it is a GPU pod at all */
         dra = dra_store_new();
         if (!dra) {
             rc = K_ENOMEM;

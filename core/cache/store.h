@@ -5,7 +5,8 @@
  * What is kept:
  *   - nodes by name, in an array sorted by name (the classifier's input order);
  *   - pods by "namespace/name"; scheduling fields (nodeSelector, affinity, tolerations,
- *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little;
+ *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little
+ *     (spec.resourceClaims and status.resourceClaimStatuses are kept for every pod);
  *   - per node, the sum of the GPU requests of its non-terminal bound pods (the scheduler's
  *     NodeInfo.Requested, kubernetes/kubernetes: pkg/scheduler/framework/types.go), so
  *     classifying one pod costs time proportional to the nodes, not to the pods. The sums are
