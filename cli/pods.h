@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/dra_store.h"
 #include "cache/store.h"
 #include "kube/client.h"
 #include "model/gpu.h"
@@ -50,6 +51,11 @@ struct pods_query {
     size_t n_keys, cap_keys;
     size_t n_unannotated; /* candidates that need live classification */
     int error;            /* first K_ENOMEM while observing, else K_OK */
+    size_t n_claim_pods;  /* candidates with spec.resourceClaims */
+    /* DRA objects for the live classification of pods with claims (pods_query_set_dra); NULL:
+     * claims are not looked at */
+    struct dra_store *dra;      /* owned */
+    struct gpu_set dra_classes; /* DRA_GPU_SET_DEFAULT once dra is set */
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */
@@ -68,6 +74,12 @@ void pods_query_add_node(struct pods_query *q, json_object *node);
 
 /* pods_query_needs_live() - whether some candidate has no usable annotation. */
 bool pods_query_needs_live(const struct pods_query *q);
+
+/*
+ * pods_query_set_dra() - classify pods with claims with the DRA objects of `dra` (ownership
+ * taken, also on error); GPU claims are those of DRA_GPU_SET_DEFAULT. K_OK or K_ENOMEM.
+ */
+int pods_query_set_dra(struct pods_query *q, struct dra_store *dra);
 
 /*
  * pods_query_rows() - build the rows, sorted by namespace then name, classifying the pods
