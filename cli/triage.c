@@ -168,9 +168,30 @@ static void why(const struct node_verdict *v, char *out, size_t len)
         snprintf(out, len, "free %" PRId64 " < request %" PRId64, node_verdict_free(v),
                  v->requested);
         break;
+    case CAUSE_DRA_NO_DRIVER:
+        snprintf(out, len, "no device of driver %s reaches the node",
+                 v->dra_driver ? v->dra_driver : "?");
+        break;
+    case CAUSE_DRA_NO_MATCH:
+        snprintf(out, len, "none of %zu %s devices matches request %s", v->dra_devices,
+                 v->dra_driver ? v->dra_driver : "?", v->dra_request ? v->dra_request : "?");
+        break;
+    case CAUSE_DRA_EXHAUSTED:
+        if (v->dra_wanted > 0)
+            snprintf(out, len, "request %s: free matching %zu < %" PRId64,
+                     v->dra_request ? v->dra_request : "?", v->dra_free, v->dra_wanted);
+        else
+            snprintf(out, len, "request %s (all devices): %zu of %zu matching in use",
+                     v->dra_request ? v->dra_request : "?", v->dra_matching - v->dra_free,
+                     v->dra_matching);
+        break;
     case CAUSE_GPU_FITS:
-        snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, node_verdict_free(v),
-                 v->requested);
+        if (v->requested == 0 && v->dra_driver)
+            snprintf(out, len, "fits: request %s has %zu free matching %s devices",
+                     v->dra_request ? v->dra_request : "?", v->dra_free, v->dra_driver);
+        else
+            snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, node_verdict_free(v),
+                     v->requested);
         break;
     default:
         out[0] = '\0';
