@@ -128,27 +128,29 @@ static void stop_elector(struct controller *c)
     c->le_started = 0;
 }
 
-/*
- * Whether the API server serves resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1).
- * Logged once at --v=0 when it does not: the controller then runs without DRA.
- */
-static int dra_served(struct controller *c)
+bool controller_dra_served(struct controller *c, struct kube_client *client)
 {
-    if (!c->opts.dra_classes)
-        return 0;
-    struct kube_client *client = kube_client_new(c->cfg, USER_AGENT);
-    if (!client)
-        return 0;
+    if (!c->opts.dra_classes || !client)
+        return false;
     json_object *doc = NULL;
     struct kube_error err = {0};
     int rc = kube_get(client, "/apis/resource.k8s.io/v1", &doc, &err);
     json_object_put(doc);
-    kube_client_free(client);
     if (rc == K_OK)
-        return 1;
+        return true;
     log_info(0, "resource.k8s.io/v1 is not served (%s%s%s): running without DRA", k_strerror(rc),
              err.message[0] ? ": " : "", err.message);
-    return 0;
+    return false;
+}
+
+static bool dra_served(struct controller *c)
+{
+    if (!c->opts.dra_classes)
+        return false;
+    struct kube_client *client = kube_client_new(c->cfg, USER_AGENT);
+    bool served = controller_dra_served(c, client);
+    kube_client_free(client);
+    return served;
 }
 
 int controller_run(struct controller *c, const atomic_int *stop)
@@ -161,12 +163,12 @@ int controller_run(struct controller *c, const atomic_int *stop)
         goto out;
     }
     if (dra_served(c)) {
+        atomic_store(&c->dra_on, 1); /* first: a failed start below still stops the others */
         for (int k = 0; k < DRA_KIND_COUNT; k++)
             if (informer_start(c->dra_inf[k]) != K_OK) {
                 log_error("cannot start informers");
                 goto out;
             }
-        atomic_store(&c->dra_on, 1);
     }
     if (c->le) {
         log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,

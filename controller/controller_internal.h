@@ -80,6 +80,16 @@ struct controller {
     pthread_cond_t le_cv;
 };
 
+/* ---- controller.c */
+
+/*
+ * controller_dra_served() - whether DRA is on (opts.dra_classes set) and the API server serves
+ * resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1 through `client`, borrowed). When
+ * it is not served (or the GET fails) it says so once at --v=0 and returns false: the
+ * controller then runs without DRA. controller_run() asks once at start.
+ */
+bool controller_dra_served(struct controller *c, struct kube_client *client);
+
 /* ---- handlers.c */
 
 /*
