@@ -13,7 +13,7 @@
 #include "classify/match.h"
 #include "util/result.h"
 
-/* Compiled selectors per classify() call; past this an alternative is treated as uncertain. */
+/* Distinct selectors compiled per classify() call; past this an alternative is uncertain. */
 #define DRA_MAX_PROGS 1024
 /* Distinct attribute values tried for one matchAttribute constraint. */
 #define DRA_MAX_CONSTRAINT_VALUES 64
@@ -29,8 +29,8 @@ struct prog {
 struct alt {
     const struct dra_exact *e;
     const struct dra_class *cls; /* NULL: the class does not exist */
-    size_t first_prog, n_prog;   /* class selectors then request selectors */
-    bool progs_missing;          /* over DRA_MAX_PROGS: selectors not compiled */
+    size_t first_prog, n_prog;   /* range of dra_prep.idx: class then request selectors */
+    bool progs_missing;          /* a selector not compiled (over DRA_MAX_PROGS): uncertain */
 };
 
 struct req {
@@ -61,8 +61,10 @@ struct dra_prep {
     size_t n_allocated;
     struct req *reqs;
     size_t n_reqs;
-    struct prog *progs;
-    size_t n_progs;
+    struct prog *progs; /* distinct selectors, compiled once */
+    size_t n_progs, cap_progs;
+    size_t *idx; /* per alternative: its selectors as indexes into progs */
+    size_t n_idx, cap_idx;
     const struct dra_slice **slice_buf; /* DRA_MAX_NODE_SLICES entries for node_slices() */
 };
 
@@ -84,30 +86,54 @@ static const struct dra_class *class_of(const struct dra_view *v, const char *na
     return name && v->device_class ? v->device_class(v->ctx, name) : NULL;
 }
 
-/* The selectors of one alternative as consecutive program slots. */
+/* The program for `src`, compiled once per call; SIZE_MAX past DRA_MAX_PROGS or on ENOMEM. */
+static size_t prog_find(struct dra_prep *p, const char *src)
+{
+    for (size_t i = 0; i < p->n_progs; i++)
+        if (p->progs[i].src == src || strcmp(p->progs[i].src, src) == 0)
+            return i;
+    if (p->n_progs >= DRA_MAX_PROGS)
+        return SIZE_MAX;
+    if (p->n_progs == p->cap_progs) {
+        size_t cap = p->cap_progs ? p->cap_progs * 2 : 8;
+        struct prog *progs = realloc(p->progs, cap * sizeof(*progs));
+        if (!progs)
+            return SIZE_MAX;
+        p->progs = progs;
+        p->cap_progs = cap;
+    }
+    struct prog *g = &p->progs[p->n_progs];
+    memset(g, 0, sizeof(*g));
+    g->src = src;
+    if (cel_compile(src, strlen(src), &g->prog, g->err, sizeof(g->err)) != CEL_OK)
+        g->prog = NULL;
+    return p->n_progs++;
+}
+
+/* The selectors of one alternative (class selectors, then the request's) as consecutive
+ * entries of p->idx, each naming a program in p->progs. */
 static int alt_compile(struct dra_prep *p, struct alt *a)
 {
     size_t n = (a->cls ? a->cls->n_selectors : 0) + a->e->n_selectors;
-    if (p->n_progs + n > DRA_MAX_PROGS) {
-        a->progs_missing = true;
-        return K_OK;
+    if (p->n_idx + n > p->cap_idx) {
+        size_t cap = p->cap_idx ? p->cap_idx : 16;
+        while (cap < p->n_idx + n)
+            cap *= 2;
+        size_t *idx = realloc(p->idx, cap * sizeof(*idx));
+        if (!idx)
+            return K_ENOMEM;
+        p->idx = idx;
+        p->cap_idx = cap;
     }
-    /* consecutive slots: the same source may be compiled twice, which is harmless */
-    a->first_prog = p->n_progs;
+    a->first_prog = p->n_idx;
     a->n_prog = n;
-    size_t k = 0;
-    for (size_t i = 0; a->cls && i < a->cls->n_selectors; i++, k++) {
-        struct prog *g = &p->progs[p->n_progs++];
-        g->src = a->cls->selectors[i];
-        if (cel_compile(g->src, strlen(g->src), &g->prog, g->err, sizeof(g->err)) != CEL_OK)
-            g->prog = NULL;
-    }
-    for (size_t i = 0; i < a->e->n_selectors; i++, k++) {
-        struct prog *g = &p->progs[p->n_progs++];
-        g->src = a->e->selectors[i];
-        if (cel_compile(g->src, strlen(g->src), &g->prog, g->err, sizeof(g->err)) != CEL_OK)
-            g->prog = NULL;
-    }
+    for (size_t i = 0; a->cls && i < a->cls->n_selectors; i++)
+        p->idx[p->n_idx++] = prog_find(p, a->cls->selectors[i]);
+    for (size_t i = 0; i < a->e->n_selectors; i++)
+        p->idx[p->n_idx++] = prog_find(p, a->e->selectors[i]);
+    for (size_t i = 0; i < n; i++)
+        if (p->idx[a->first_prog + i] == SIZE_MAX)
+            a->progs_missing = true;
     return K_OK;
 }
 
@@ -255,11 +281,8 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
     p->pod = pod;
     p->view = view;
     p->class_missing = SIZE_MAX;
-    p->progs = calloc(DRA_MAX_PROGS, sizeof(*p->progs));
     p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
-    if (!p->progs || !p->slice_buf) {
-        free(p->progs);
-        free(p->slice_buf);
+    if (!p->slice_buf) {
         free(p);
         return K_ENOMEM;
     }
@@ -281,6 +304,7 @@ void dra_prep_free(struct dra_prep *p)
     for (size_t i = 0; i < p->n_progs; i++)
         cel_program_free(p->progs[i].prog);
     free(p->progs);
+    free(p->idx);
     free(p->reqs);
     free(p->slice_buf);
     free(p);
@@ -447,7 +471,7 @@ static enum cel_result alt_eval(const struct dra_prep *p, const struct alt *a, c
                              .capacity = dev_cap};
     enum cel_result res = CEL_TRUE;
     for (size_t i = 0; i < a->n_prog; i++) {
-        const struct prog *g = &p->progs[a->first_prog + i];
+        const struct prog *g = &p->progs[p->idx[a->first_prog + i]];
         enum cel_result r = g->prog ? cel_eval(g->prog, &dev, NULL, 0) : CEL_UNKNOWN;
         if (r == CEL_FALSE || r == CEL_ERROR) {
             /* after an uncertain selector, upstream may have stopped there with an error:

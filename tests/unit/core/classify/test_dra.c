@@ -255,6 +255,19 @@ static int run_fixture(const char *path)
         print_error("%s: closest verdict does not carry the cause\n", path);
         failures++;
     }
+    /* a DRA cause per node is carried by the deciding verdict, with its numbers */
+    if ((res.cause == CAUSE_DRA_NO_DRIVER || res.cause == CAUSE_DRA_NO_MATCH ||
+         res.cause == CAUSE_DRA_EXHAUSTED) &&
+        (res.closest.dra_step != res.cause || !res.closest.dra_request)) {
+        print_error("%s: closest verdict lacks the DRA step\n", path);
+        failures++;
+    }
+    if (res.cause == CAUSE_DRA_EXHAUSTED && res.closest.dra_free >= res.closest.dra_matching &&
+        res.closest.dra_matching > 0 && res.closest.dra_wanted <= (int64_t)res.closest.dra_free) {
+        print_error("%s: exhausted, yet %zu of %zu matching devices free\n", path,
+                    res.closest.dra_free, res.closest.dra_matching);
+        failures++;
+    }
     /* without the view the pod is classified as before DRA */
     struct classify_input plain = in;
     plain.dra = NULL;
