@@ -108,17 +108,14 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         q->n_claim_pods++;
 }
 
-int pods_query_set_dra(struct pods_query *q, struct dra_store *dra)
+void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
+                        const struct gpu_set *dra_classes)
 {
     dra_store_free(q->dra);
-    gpu_set_cleanup(&q->dra_classes);
-    q->dra = dra;
-    int rc = gpu_set_parse(&q->dra_classes, DRA_GPU_SET_DEFAULT);
-    if (rc) {
-        dra_store_free(q->dra);
-        q->dra = NULL;
-    }
-    return rc;
+    q->dra = dra_classes ? dra : NULL;
+    q->dra_classes = dra_classes;
+    if (!dra_classes)
+        dra_store_free(dra);
 }
 
 void pods_query_add_context_pod(struct pods_query *q, json_object *obj)
@@ -187,7 +184,7 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
         struct dra_view view =
-            q->dra ? dra_store_view(q->dra, &q->dra_classes) : (struct dra_view){0};
+            q->dra ? dra_store_view(q->dra, q->dra_classes) : (struct dra_view){0};
         struct classify_input in = {p, nodes, n_nodes, store_node_usage, s, q->dra ? &view : NULL};
         struct classify_result res;
         res.verdicts = NULL;
@@ -258,7 +255,6 @@ void pods_query_cleanup(struct pods_query *q)
 {
     store_free(q->store);
     dra_store_free(q->dra);
-    gpu_set_cleanup(&q->dra_classes);
     for (size_t i = 0; i < q->n_keys; i++)
         free(q->keys[i]);
     free(q->keys);
@@ -290,8 +286,8 @@ static void node_cb(void *ctx, json_object *obj)
     pods_query_add_node(ctx, obj);
 }
 
-int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
-               struct pod_rows *out, struct kube_error *err)
+int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, struct pod_rows *out, struct kube_error *err)
 {
     memset(out, 0, sizeof(*out));
     char path[512], ns_esc[256];
@@ -316,7 +312,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns
             struct informer_handlers ch = {.ctx = &q, .upsert = context_pod_cb};
             rc = informer_list_once(c, "/api/v1/pods?" NON_TERMINAL, 500, &ch, NULL, 0, err);
         }
-        if (rc == K_OK && q.n_claim_pods > 0) {
+        if (rc == K_OK && q.n_claim_pods > 0 && dra_classes) {
             struct dra_store *dra = dra_store_new();
             rc = dra ? dra_store_list(c, dra, err) : K_ENOMEM;
             if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
@@ -324,7 +320,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns
                 rc = K_OK;
                 dra_store_free(dra);
             } else if (rc == K_OK) {
-                rc = pods_query_set_dra(&q, dra);
+                pods_query_set_dra(&q, dra, dra_classes);
             } else {
                 dra_store_free(dra);
             }

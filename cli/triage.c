@@ -23,8 +23,8 @@ static void upsert_node(void *ctx, json_object *obj)
     store_node_apply_json(ctx, obj, 0, NULL, &changed);
 }
 
-int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns, const char *name,
-               struct triage *t, struct kube_error *err)
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, const char *name, struct triage *t, struct kube_error *err)
 {
     memset(t, 0, sizeof(*t));
     char path[1024], ns_esc[256], name_esc[512];
@@ -48,7 +48,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
         goto fail;
     struct dra_store *dra = NULL;
     const struct kpod *p = store_pod_get(t->store, ns, name);
-    if (p && p->n_claims > 0) { /* also when bound: whether it is a GPU pod at all */
+    if (p && p->n_claims > 0 && dra_classes) { /* also when bound: whether it is a GPU pod at all */
         dra = dra_store_new();
         if (!dra) {
             rc = K_ENOMEM;
@@ -79,7 +79,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
     }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_stores(s, dra, ns, name, t);
+    return triage_from_stores(s, dra, dra_classes, ns, name, t);
 fail_dra:
     dra_store_free(dra);
 fail:
@@ -89,18 +89,21 @@ fail:
 
 int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t)
 {
-    return triage_from_stores(s, NULL, ns, name, t);
+    return triage_from_stores(s, NULL, NULL, ns, name, t);
 }
 
-int triage_from_stores(struct store *s, struct dra_store *dra, const char *ns, const char *name,
-                       struct triage *t)
+int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                       const char *ns, const char *name, struct triage *t)
 {
     memset(t, 0, sizeof(*t));
     t->store = s;
+    if (dra && !dra_classes) { /* no GPU classes: no DRA */
+        dra_store_free(dra);
+        dra = NULL;
+    }
     t->dra = dra;
+    t->dra_classes = dra_classes;
     int rc;
-    if (dra && (rc = gpu_set_parse(&t->dra_classes, DRA_GPU_SET_DEFAULT)) != K_OK)
-        goto fail;
     t->pod = store_pod_get(t->store, ns, name);
     if (!t->pod) { /* deleted between the GET and the LIST */
         rc = K_ENOTFOUND;
@@ -113,7 +116,7 @@ int triage_from_stores(struct store *s, struct dra_store *dra, const char *ns, c
         rc = K_ENOMEM;
         goto fail;
     }
-    struct dra_view view = dra ? dra_store_view(dra, &t->dra_classes) : (struct dra_view){0};
+    struct dra_view view = dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
     struct classify_input in = {t->pod,           nodes,    n_nodes,
                                 store_node_usage, t->store, dra ? &view : NULL};
     t->result.verdicts = t->verdicts;
@@ -552,7 +555,6 @@ void triage_cleanup(struct triage *t)
 {
     store_free(t->store);
     dra_store_free(t->dra);
-    gpu_set_cleanup(&t->dra_classes);
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }

@@ -19,18 +19,19 @@ struct triage {
     struct store *store;    /* owned */
     const struct kpod *pod; /* borrowed from store */
     struct classify_result result;
-    struct node_verdict *verdicts; /* owned, result.n_verdicts entries */
-    struct dra_store *dra;         /* owned; NULL: no DRA */
-    struct gpu_set dra_classes;    /* DRA_GPU_SET_DEFAULT when dra is set */
+    struct node_verdict *verdicts;     /* owned, result.n_verdicts entries */
+    struct dra_store *dra;             /* owned; NULL: no DRA */
+    const struct gpu_set *dra_classes; /* borrowed; set when dra is */
 };
 
 /*
  * triage_run() - fetch and classify ns/name. On K_OK `t` must be released with
  * triage_cleanup(). K_ENOTFOUND when the pod does not exist; other K_* values with err filled.
- * gpus is borrowed and must outlive t.
+ * gpus is borrowed and must outlive t; so is dra_classes, the GPU DeviceClass / driver patterns
+ * (--gpu-device-classes), or NULL for no DRA (the DRA objects are then not listed).
  */
-int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns, const char *name,
-               struct triage *t, struct kube_error *err);
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, const char *name, struct triage *t, struct kube_error *err);
 
 /*
  * triage_from_store() - classify ns/name from a store already holding the pod, the nodes and the
@@ -43,10 +44,11 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
 
 /*
  * triage_from_stores() - triage_from_store() with the DRA objects of `dra` (NULL: none), whose
- * ownership it takes likewise; GPU claims are those of DRA_GPU_SET_DEFAULT's classes / drivers.
+ * ownership it takes likewise; GPU claims are those of `dra_classes` (borrowed, must outlive t;
+ * NULL: no DRA).
  */
-int triage_from_stores(struct store *s, struct dra_store *dra, const char *ns, const char *name,
-                       struct triage *t);
+int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                       const char *ns, const char *name, struct triage *t);
 
 /*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,

@@ -280,7 +280,9 @@ static void test_dra_pods(void **state)
     dra_fixture(&q, ds, "hand-nongpu-class.json", 0);
     assert_int_equal(q.n_claim_pods, 2);
     assert_true(pods_query_needs_live(&q));
-    assert_int_equal(pods_query_set_dra(&q, ds), K_OK);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    pods_query_set_dra(&q, ds, &dra);
     struct pod_rows rows;
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
     assert_int_equal(rows.n, 1);
@@ -289,6 +291,7 @@ static void test_dra_pods(void **state)
     assert_int_equal(rows.items[0].source, POD_ROW_LIVE);
     pod_rows_cleanup(&rows);
     pods_query_cleanup(&q);
+    gpu_set_cleanup(&dra);
 }
 
 int main(void)

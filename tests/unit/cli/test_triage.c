@@ -64,8 +64,10 @@ static void test_dra_exhausted_explain(void **state)
     struct dra_store *ds;
     char ns[256], name[256];
     load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
     struct triage t;
-    assert_int_equal(triage_from_stores(s, ds, ns, name, &t), K_OK);
+    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
     assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
     char *text = NULL;
     size_t len = 0;
@@ -85,9 +87,10 @@ static void test_dra_exhausted_explain(void **state)
     assert_non_null(strstr(text, "dra-exhausted 2"));
     free(text);
     triage_cleanup(&t);
+    gpu_set_cleanup(&dra);
 }
 
-/* Without the DRA objects the same pod has no GPU request. */
+/* Without the DRA objects, or without GPU classes, the same pod has no GPU request. */
 static void test_dra_pod_without_dra(void **state)
 {
     (void)state;
@@ -98,6 +101,10 @@ static void test_dra_pod_without_dra(void **state)
     dra_store_free(ds);
     struct triage t;
     assert_int_equal(triage_from_store(s, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_NO_REQUEST);
+    triage_cleanup(&t);
+    load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    assert_int_equal(triage_from_stores(s, ds, NULL, ns, name, &t), K_OK);
     assert_int_equal(t.result.cause, CAUSE_NO_REQUEST);
     triage_cleanup(&t);
 }
