@@ -15,6 +15,7 @@ enum flag_id {
     F_ALL_NAMESPACES,
     F_OUTPUT,
     F_GPU_RESOURCES,
+    F_GPU_DEVICE_CLASSES,
     F_VERBOSITY,
     F_HELP,
     F_VERSION,
@@ -34,6 +35,7 @@ static const struct flag flags[] = {
     {"all-namespaces", 'A', false, F_ALL_NAMESPACES},
     {"output", 'o', true, F_OUTPUT},
     {"gpu-resources", 0, true, F_GPU_RESOURCES},
+    {"gpu-device-classes", 0, true, F_GPU_DEVICE_CLASSES},
     {"v", 'v', true, F_VERBOSITY},
     {"help", 'h', false, F_HELP},
     {"version", 0, false, F_VERSION},
@@ -121,6 +123,9 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
         if (!*value)
             return usage_error(st->err, st->errlen, "%s needs a resource list", shown);
         a->gpu_resources = value;
+        break;
+    case F_GPU_DEVICE_CLASSES:
+        a->gpu_device_classes = value; /* "" turns DRA off */
         break;
     case F_VERBOSITY:
         if (flags_verbosity(value, &a->verbosity) != K_OK)

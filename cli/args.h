@@ -9,7 +9,7 @@
  *   kubectl gputri explain POD [-n NS]            (POD may be written pod/NAME or pods/NAME)
  *   kubectl gputri help | --help | -h
  *   kubectl gputri version | --version
- * Global flags: --kubeconfig PATH, --gpu-resources LIST, -v/--v N.
+ * Global flags: --kubeconfig PATH, --gpu-resources LIST, --gpu-device-classes LIST, -v/--v N.
  * --context is refused: the kubeconfig loader (core/kube/config.h) always uses current-context.
  */
 #ifndef GPUTRI_CLI_ARGS_H
@@ -39,7 +39,9 @@ struct plugin_args {
     const char *pod;           /* explain's POD, the pod/ or pods/ prefix removed */
     enum plugin_output output; /* -o/--output */
     const char *gpu_resources; /* --gpu-resources, or NULL for the default set */
-    int verbosity;             /* -v/--v */
+    /* --gpu-device-classes (DRA), or NULL for DRA_GPU_SET_DEFAULT; "" turns DRA off */
+    const char *gpu_device_classes;
+    int verbosity; /* -v/--v */
 };
 
 /* Exit status for usage errors, as kubectl's own plugins use it. */

@@ -26,6 +26,10 @@ static void usage(FILE *out)
             "\n"
             "Flags:\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
+    fprintf(out, "  --gpu-device-classes LIST\n"
+                 "                        DRA: DeviceClass or driver name patterns of GPU claims\n"
+                 "                        (default " DRA_GPU_SET_DEFAULT ";\n"
+                 "                        empty: claims are not looked at)\n");
     fprintf(out, "\n"
                  "Exit status: 0 answered, 1 the pod does not exist or the API could not be read,\n"
                  "2 usage error.\n");
@@ -78,15 +82,22 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
 
 int main(int argc, char **argv)
 {
+    enum { OPT_DRA_CLASSES = FLAG_FIRST_OWN };
     static const struct option longopts[] = {
         FLAGS_COMMON_LONGOPTS,
+        {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
         {NULL, 0, NULL, 0},
     };
+    const char *dra_list = DRA_GPU_SET_DEFAULT;
     struct flags_common flags = {0};
     char ferr[256];
     int opt;
     opterr = 0; /* getopt's own messages carry argv[0]; ours say "gputri" */
     while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == OPT_DRA_CLASSES) {
+            dra_list = optarg;
+            continue;
+        }
         enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
         if (fr == FLAGS_INVALID)
             fprintf(stderr, "gputri: %s\n", ferr);
@@ -146,6 +157,14 @@ int main(int argc, char **argv)
                 why ? why : "out of memory");
         return 2;
     }
+    struct gpu_set dra = {0};
+    if (dra_list[0] && gpu_set_parse(&dra, dra_list) != K_OK) {
+        const char *why = gpu_set_invalid_reason(dra_list);
+        fprintf(stderr, "gputri: invalid --gpu-device-classes \"%.200s\": %s\n", dra_list,
+                why ? why : "out of memory");
+        gpu_set_cleanup(&gpus);
+        return 2;
+    }
     int status = 1;
     struct kube_config cfg = {0};
     struct kube_client *client = NULL;
@@ -161,7 +180,7 @@ int main(int argc, char **argv)
     }
     struct triage t;
     struct kube_error err = {0};
-    int rc = triage_run(client, &gpus, ns, name, &t, &err);
+    int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, ns, name, &t, &err);
     if (rc) {
         print_api_error(&cfg, ns, name, rc, &err);
         goto out;
@@ -178,5 +197,6 @@ out:
     kube_client_free(client);
     kube_config_cleanup(&cfg);
     gpu_set_cleanup(&gpus);
+    gpu_set_cleanup(&dra);
     return status;
 }

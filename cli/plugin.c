@@ -43,7 +43,11 @@ static void usage(FILE *out)
             "  -n, --namespace NS      namespace (default: the kubeconfig context's, else\n"
             "                          \"default\")\n"
             "  -A, --all-namespaces    every namespace (pods)\n"
-            "  -o, --output FORMAT     wide (adds PHASE and NODE) or json (pods)\n");
+            "  -o, --output FORMAT     wide (adds PHASE and NODE) or json (pods)\n"
+            "      --gpu-device-classes LIST\n"
+            "                          DRA: DeviceClass or driver name patterns of GPU claims\n"
+            "                          (default " DRA_GPU_SET_DEFAULT ";\n"
+            "                          empty: claims are not looked at)\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 6, 26, GPU_SET_DEFAULT);
     fprintf(out,
             "\n"
@@ -89,11 +93,12 @@ static int write_all(const struct buf *b)
 }
 
 static int run_pods(const struct plugin_args *a, struct kube_client *client,
-                    const struct kube_config *cfg, const struct gpu_set *gpus, const char *ns)
+                    const struct kube_config *cfg, const struct gpu_set *gpus,
+                    const struct gpu_set *dra, const char *ns)
 {
     struct pod_rows rows;
     struct kube_error err = {0};
-    int rc = pods_fetch(client, gpus, a->all_namespaces ? NULL : ns, &rows, &err);
+    int rc = pods_fetch(client, gpus, dra, a->all_namespaces ? NULL : ns, &rows, &err);
     if (rc) {
         print_api_error(cfg, ns, NULL, rc, &err);
         return 1;
@@ -122,11 +127,12 @@ static int run_pods(const struct plugin_args *a, struct kube_client *client,
 }
 
 static int run_explain(const struct plugin_args *a, struct kube_client *client,
-                       const struct kube_config *cfg, const struct gpu_set *gpus, const char *ns)
+                       const struct kube_config *cfg, const struct gpu_set *gpus,
+                       const struct gpu_set *dra, const char *ns)
 {
     struct triage t;
     struct kube_error err = {0};
-    int rc = triage_run(client, gpus, ns, a->pod, &t, &err);
+    int rc = triage_run(client, gpus, dra, ns, a->pod, &t, &err);
     if (rc) {
         print_api_error(cfg, ns, a->pod, rc, &err);
         return 1;
@@ -167,6 +173,17 @@ int main(int argc, char **argv)
                 gpu_list);
         return PLUGIN_EXIT_USAGE;
     }
+    struct gpu_set dra = {0};
+    const char *dra_list = a.gpu_device_classes ? a.gpu_device_classes : DRA_GPU_SET_DEFAULT;
+    if (dra_list[0] && gpu_set_parse(&dra, dra_list) != K_OK) {
+        fprintf(stderr,
+                "error: invalid --gpu-device-classes \"%s\": want names separated by ',', a '*' "
+                "only at the end\nSee 'kubectl gputri --help' for usage.\n",
+                dra_list);
+        gpu_set_cleanup(&gpus);
+        return PLUGIN_EXIT_USAGE;
+    }
+    const struct gpu_set *dra_set = dra_list[0] ? &dra : NULL;
     int status = 1;
     struct kube_config cfg = {0};
     struct kube_client *client = NULL;
@@ -185,12 +202,13 @@ int main(int argc, char **argv)
         goto out;
     }
     if (a.cmd == PLUGIN_CMD_PODS)
-        status = run_pods(&a, client, &cfg, &gpus, ns);
+        status = run_pods(&a, client, &cfg, &gpus, dra_set, ns);
     else
-        status = run_explain(&a, client, &cfg, &gpus, ns);
+        status = run_explain(&a, client, &cfg, &gpus, dra_set, ns);
 out:
     kube_client_free(client);
     kube_config_cleanup(&cfg);
     gpu_set_cleanup(&gpus);
+    gpu_set_cleanup(&dra);
     return status;
 }

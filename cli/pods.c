@@ -47,9 +47,11 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
     return q->store ? K_OK : K_ENOMEM;
 }
 
+/* A GPU pod not running, or a pod with claims (which may ask for GPUs: DRA) not running. */
 static bool is_candidate(const struct kpod *p)
 {
-    return p->gpu_requests.n > 0 && !pod_is_terminal(p) && p->phase != POD_PHASE_RUNNING;
+    return (p->gpu_requests.n > 0 || p->n_claims > 0) && !pod_is_terminal(p) &&
+           p->phase != POD_PHASE_RUNNING;
 }
 
 /* An annotation is usable unless it contradicts the binding (stale: the controller is away). */
@@ -102,6 +104,18 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         q->error = rc;
     if (rc == K_OK && live)
         q->n_unannotated++;
+    if (rc == K_OK && p && p->n_claims > 0) /* p is still valid: only this thread writes */
+        q->n_claim_pods++;
+}
+
+void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
+                        const struct gpu_set *dra_classes)
+{
+    dra_store_free(q->dra);
+    q->dra = dra_classes ? dra : NULL;
+    q->dra_classes = dra_classes;
+    if (!dra_classes)
+        dra_store_free(dra);
 }
 
 void pods_query_add_context_pod(struct pods_query *q, json_object *obj)
@@ -144,9 +158,13 @@ static void row_cleanup(struct pod_row *r)
     memset(r, 0, sizeof(*r));
 }
 
-/* Fill r from p, classifying when the annotation is missing or stale. Read lock held. */
-static int make_row(struct store *s, const struct kpod *p, struct pod_row *r)
+/*
+ * Fill r from p, classifying when the annotation is missing or stale. Read lock held. Returns
+ * K_OK, K_ENOTFOUND when the pod is no GPU pod after all (only non-GPU claims: no row), K_ENOMEM.
+ */
+static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *r)
 {
+    struct store *s = q->store;
     memset(r, 0, sizeof(*r));
     r->ns = strdup(p->ns ? p->ns : "");
     r->name = strdup(p->name ? p->name : "");
@@ -165,11 +183,22 @@ static int make_row(struct store *s, const struct kpod *p, struct pod_row *r)
     } else {
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        struct classify_input in = {p, nodes, n_nodes, store_node_usage, s, NULL};
+        struct dra_view view =
+            q->dra ? dra_store_view(q->dra, q->dra_classes) : (struct dra_view){0};
+        struct classify_input in = {p, nodes, n_nodes, store_node_usage, s, q->dra ? &view : NULL};
         struct classify_result res;
         res.verdicts = NULL;
-        if (classify(&in, &res) != K_OK)
-            goto nomem; /* only K_EINVAL for a NULL pod, which cannot happen here */
+        if (q->dra)
+            dra_store_read_lock(q->dra);
+        int crc = classify(&in, &res);
+        if (q->dra)
+            dra_store_read_unlock(q->dra);
+        if (crc != K_OK)
+            goto nomem; /* K_ENOMEM, or K_EINVAL for a NULL pod, which cannot happen here */
+        if (res.cause == CAUSE_NO_REQUEST && p->gpu_requests.n == 0) {
+            row_cleanup(r);
+            return K_ENOTFOUND; /* its claims ask for no GPU */
+        }
         r->source = POD_ROW_LIVE;
         r->cause = strdup(cause_word(res.cause));
         struct buf d;
@@ -207,9 +236,11 @@ int pods_query_rows(struct pods_query *q, struct pod_rows *out)
         *slash = '/';
         if (!p)
             continue;
-        rc = make_row(q->store, p, &out->items[out->n]);
+        rc = make_row(q, p, &out->items[out->n]);
         if (rc == K_OK)
             out->n++;
+        else if (rc == K_ENOTFOUND)
+            rc = K_OK;
     }
     store_read_unlock(q->store);
     if (rc) {
@@ -223,6 +254,7 @@ int pods_query_rows(struct pods_query *q, struct pod_rows *out)
 void pods_query_cleanup(struct pods_query *q)
 {
     store_free(q->store);
+    dra_store_free(q->dra);
     for (size_t i = 0; i < q->n_keys; i++)
         free(q->keys[i]);
     free(q->keys);
@@ -254,8 +286,8 @@ static void node_cb(void *ctx, json_object *obj)
     pods_query_add_node(ctx, obj);
 }
 
-int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
-               struct pod_rows *out, struct kube_error *err)
+int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, struct pod_rows *out, struct kube_error *err)
 {
     memset(out, 0, sizeof(*out));
     char path[512], ns_esc[256];
@@ -279,6 +311,19 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns
             /* GPU usage needs the pods of every namespace */
             struct informer_handlers ch = {.ctx = &q, .upsert = context_pod_cb};
             rc = informer_list_once(c, "/api/v1/pods?" NON_TERMINAL, 500, &ch, NULL, 0, err);
+        }
+        if (rc == K_OK && q.n_claim_pods > 0 && dra_classes) {
+            struct dra_store *dra = dra_store_new();
+            rc = dra ? dra_store_list(c, dra, err) : K_ENOMEM;
+            if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
+                memset(err, 0, sizeof(*err));
+                rc = K_OK;
+                dra_store_free(dra);
+            } else if (rc == K_OK) {
+                pods_query_set_dra(&q, dra, dra_classes);
+            } else {
+                dra_store_free(dra);
+            }
         }
     }
     if (rc == K_OK)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/dra_store.h"
 #include "cache/store.h"
 #include "kube/client.h"
 #include "model/gpu.h"
@@ -50,6 +51,11 @@ struct pods_query {
     size_t n_keys, cap_keys;
     size_t n_unannotated; /* candidates that need live classification */
     int error;            /* first K_ENOMEM while observing, else K_OK */
+    size_t n_claim_pods;  /* candidates with spec.resourceClaims */
+    /* DRA objects for the live classification of pods with claims (pods_query_set_dra); NULL:
+     * claims are not looked at */
+    struct dra_store *dra;             /* owned */
+    const struct gpu_set *dra_classes; /* borrowed; set with dra */
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */
@@ -70,6 +76,13 @@ void pods_query_add_node(struct pods_query *q, json_object *node);
 bool pods_query_needs_live(const struct pods_query *q);
 
 /*
+ * pods_query_set_dra() - classify pods with claims with the DRA objects of `dra` (ownership
+ * taken); GPU claims are those of `dra_classes` (borrowed, must outlive q).
+ */
+void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
+                        const struct gpu_set *dra_classes);
+
+/*
  * pods_query_rows() - build the rows, sorted by namespace then name, classifying the pods
  * without a usable annotation against the store. Returns K_OK or K_ENOMEM; on K_OK free `out`
  * with pod_rows_cleanup().
@@ -84,8 +97,8 @@ void pods_query_cleanup(struct pods_query *q);
  * namespace) every namespace's pods for the GPU usage. Returns a K_* value, err filled on API
  * errors; on K_OK free `out` with pod_rows_cleanup().
  */
-int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
-               struct pod_rows *out, struct kube_error *err);
+int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, struct pod_rows *out, struct kube_error *err);
 
 /*
  * pods_render_table() - the kubectl-style table: NAMESPACE POD GPU REQUESTS CAUSE SOURCE DETAIL,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache/informer.h"
+#include "classify/match.h"
 #include "pods.h"
 #include "table.h"
 #include "util/result.h"
@@ -22,8 +23,8 @@ static void upsert_node(void *ctx, json_object *obj)
     store_node_apply_json(ctx, obj, 0, NULL, &changed);
 }
 
-int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns, const char *name,
-               struct triage *t, struct kube_error *err)
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, const char *name, struct triage *t, struct kube_error *err)
 {
     memset(t, 0, sizeof(*t));
     char path[1024], ns_esc[256], name_esc[512];
@@ -45,22 +46,42 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
     json_object_put(pod);
     if (rc)
         goto fail;
+    struct dra_store *dra = NULL;
+    const struct kpod *p = store_pod_get(t->store, ns, name);
+    if (p && p->n_claims > 0 && dra_classes) { /* also when bound: whether it is a GPU pod at all */
+        dra = dra_store_new();
+        if (!dra) {
+            rc = K_ENOMEM;
+            goto fail;
+        }
+        rc = dra_store_list(c, dra, err);
+        if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
+            dra_store_free(dra);
+            dra = NULL;
+            memset(err, 0, sizeof(*err));
+            rc = K_OK;
+        }
+        if (rc)
+            goto fail_dra;
+    }
     if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
         struct informer_handlers nh = {.ctx = t->store, .upsert = upsert_node};
         struct informer_handlers ph = {.ctx = t->store, .upsert = upsert_pod};
         rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
         if (rc)
-            goto fail;
+            goto fail_dra;
         rc = informer_list_once(c,
                                 "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2C"
                                 "status.phase%21%3DFailed",
                                 500, &ph, NULL, 0, err);
         if (rc)
-            goto fail;
+            goto fail_dra;
     }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_store(s, ns, name, t);
+    return triage_from_stores(s, dra, dra_classes, ns, name, t);
+fail_dra:
+    dra_store_free(dra);
 fail:
     triage_cleanup(t);
     return rc;
@@ -68,8 +89,20 @@ fail:
 
 int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t)
 {
+    return triage_from_stores(s, NULL, NULL, ns, name, t);
+}
+
+int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                       const char *ns, const char *name, struct triage *t)
+{
     memset(t, 0, sizeof(*t));
     t->store = s;
+    if (dra && !dra_classes) { /* no GPU classes: no DRA */
+        dra_store_free(dra);
+        dra = NULL;
+    }
+    t->dra = dra;
+    t->dra_classes = dra_classes;
     int rc;
     t->pod = store_pod_get(t->store, ns, name);
     if (!t->pod) { /* deleted between the GET and the LIST */
@@ -83,7 +116,9 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
         rc = K_ENOMEM;
         goto fail;
     }
-    struct classify_input in = {t->pod, nodes, n_nodes, store_node_usage, t->store, NULL};
+    struct dra_view view = dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
+    struct classify_input in = {t->pod,           nodes,    n_nodes,
+                                store_node_usage, t->store, dra ? &view : NULL};
     t->result.verdicts = t->verdicts;
     rc = classify(&in, &t->result);
     if (rc)
@@ -136,9 +171,30 @@ static void why(const struct node_verdict *v, char *out, size_t len)
         snprintf(out, len, "free %" PRId64 " < request %" PRId64, node_verdict_free(v),
                  v->requested);
         break;
+    case CAUSE_DRA_NO_DRIVER:
+        snprintf(out, len, "no device of driver %s reaches the node",
+                 v->dra_driver ? v->dra_driver : "?");
+        break;
+    case CAUSE_DRA_NO_MATCH:
+        snprintf(out, len, "none of %zu %s devices matches request %s", v->dra_devices,
+                 v->dra_driver ? v->dra_driver : "?", v->dra_request ? v->dra_request : "?");
+        break;
+    case CAUSE_DRA_EXHAUSTED:
+        if (v->dra_wanted > 0)
+            snprintf(out, len, "request %s: free matching %zu < %" PRId64,
+                     v->dra_request ? v->dra_request : "?", v->dra_free, v->dra_wanted);
+        else
+            snprintf(out, len, "request %s (all devices): %zu of %zu matching in use",
+                     v->dra_request ? v->dra_request : "?", v->dra_matching - v->dra_free,
+                     v->dra_matching);
+        break;
     case CAUSE_GPU_FITS:
-        snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, node_verdict_free(v),
-                 v->requested);
+        if (v->requested == 0 && v->dra_driver)
+            snprintf(out, len, "fits: request %s has %zu free matching %s devices",
+                     v->dra_request ? v->dra_request : "?", v->dra_free, v->dra_driver);
+        else
+            snprintf(out, len, "fits: free %" PRId64 " >= request %" PRId64, node_verdict_free(v),
+                     v->requested);
         break;
     default:
         out[0] = '\0';
@@ -178,6 +234,156 @@ static int cmp_holders(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
+/* ---- explain: DRA devices ----------------------------------------------------------------- */
+
+#define EXPLAIN_DRA_NODES 8      /* candidate nodes whose DRA pools are listed */
+#define EXPLAIN_DRA_HELD_MAX 600 /* bytes of the HELD BY cell */
+
+/* Whether slice `sl` reaches `node` (GatherPools: nodeName, allNodes, nodeSelector). */
+static bool slice_reaches(const struct dra_slice *sl, const struct knode *node)
+{
+    if (sl->per_device_nodes)
+        return false;
+    if (sl->node_name)
+        return node->name && strcmp(sl->node_name, node->name) == 0;
+    return sl->all_nodes || (sl->nodes.present && node_affinity_matches(&sl->nodes, node));
+}
+
+/* "claim ns/name (pods a, b)" of the holder of one device, appended to `held`. */
+static void append_holder(struct buf *held, const char *device, const struct dra_claim *c)
+{
+    if (held->len >= EXPLAIN_DRA_HELD_MAX) {
+        if (held->len && held->data[held->len - 1] != '.')
+            buf_append_str(held, "; ...");
+        return;
+    }
+    buf_printf(held, "%s%s: %s/%s", held->len ? "; " : "", device, c->ns ? c->ns : "",
+               c->name ? c->name : "");
+    size_t pods = 0;
+    for (size_t i = 0; i < c->n_reserved_for; i++)
+        if (c->reserved_for[i].resource && strcmp(c->reserved_for[i].resource, "pods") == 0)
+            buf_printf(held, "%s%s", pods++ ? ", " : " (pod ",
+                       c->reserved_for[i].name ? c->reserved_for[i].name : "?");
+    if (pods)
+        buf_append_str(held, ")");
+}
+
+/* One row per pool of `driver` reaching the verdict's node: devices, allocated, free, holders. */
+static int explain_pools(const struct triage *t, const struct node_verdict *v,
+                         const struct dra_slice **slices, struct table *pools)
+{
+    size_t n =
+        dra_store_node_slices(t->dra, v->node->name, v->dra_driver, slices, DRA_MAX_NODE_SLICES);
+    if (n > DRA_MAX_NODE_SLICES)
+        n = DRA_MAX_NODE_SLICES;
+    int rc = K_OK, rows = 0;
+    for (size_t i = 0; i < n && rc == K_OK; i++) {
+        const struct dra_slice *sl = slices[i];
+        if (!slice_reaches(sl, v->node))
+            continue;
+        /* the pool's first slice of its highest generation stands for the pool */
+        bool first = true;
+        for (size_t j = 0; j < n && first; j++) {
+            const struct dra_slice *o = slices[j];
+            if (j == i || !slice_reaches(o, v->node) || strcmp(o->pool, sl->pool) != 0)
+                continue;
+            if (o->generation > sl->generation || (o->generation == sl->generation && j < i))
+                first = false;
+        }
+        if (!first)
+            continue;
+        size_t devices = 0, allocated = 0, present = 0;
+        struct buf held;
+        buf_init(&held, EXPLAIN_DRA_HELD_MAX + 512);
+        for (size_t j = 0; j < n; j++) {
+            const struct dra_slice *o = slices[j];
+            if (!slice_reaches(o, v->node) || strcmp(o->pool, sl->pool) != 0 ||
+                o->generation != sl->generation)
+                continue;
+            present++;
+            for (size_t d = 0; d < o->n_devices; d++) {
+                devices++;
+                const struct dra_claim *c =
+                    dra_store_device_holder(t->dra, o->driver, o->pool, o->devices[d].name);
+                if (c) {
+                    allocated++;
+                    append_holder(&held, o->devices[d].name, c);
+                }
+            }
+        }
+        char pool[320], dev[24], al[24], fr[24];
+        snprintf(pool, sizeof(pool), "%s%s", sl->pool,
+                 sl->slice_count > (int64_t)present ? " (incomplete)" : "");
+        snprintf(dev, sizeof(dev), "%zu", devices);
+        snprintf(al, sizeof(al), "%zu", allocated);
+        snprintf(fr, sizeof(fr), "%zu", devices - allocated);
+        rc = table_addf(pools, v->node->name, sl->driver, pool, dev, al, fr,
+                        held.len ? buf_cstr(&held) : "-");
+        buf_cleanup(&held);
+        rows++;
+    }
+    if (rc == K_OK && rows == 0)
+        rc = table_addf(pools, v->node->name, v->dra_driver, "<none>", "0", "0", "0", "-");
+    return rc;
+}
+
+/*
+ * For a pod with claims: per candidate node (closest first, at most EXPLAIN_DRA_NODES), the
+ * request that decides there and its devices, matching and free counts; then the driver's
+ * pools on those nodes with their devices, allocated, free, and who holds them.
+ */
+static int explain_dra(const struct triage *t, const struct node_verdict *sorted, size_t n,
+                       FILE *out)
+{
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += sorted[i].dra_driver != NULL;
+    if (!t->dra || with == 0)
+        return K_OK;
+    const struct dra_slice **slices = calloc(DRA_MAX_NODE_SLICES, sizeof(*slices));
+    if (!slices)
+        return K_ENOMEM;
+    struct table req, pools;
+    table_init(&req, 7);
+    table_init(&pools, 7);
+    int rc = table_addf(&req, "NODE", "REQUEST", "CLASS", "DRIVER", "DEVICES", "MATCHING", "FREE");
+    if (rc == K_OK)
+        rc = table_addf(&pools, "NODE", "DRIVER", "POOL", "DEVICES", "ALLOCATED", "FREE",
+                        "HELD BY (CLAIM, RESERVED FOR)");
+    dra_store_read_lock(t->dra);
+    size_t shown = 0;
+    for (size_t i = 0; i < n && shown < EXPLAIN_DRA_NODES && rc == K_OK; i++) {
+        const struct node_verdict *v = &sorted[i];
+        if (!v->dra_driver)
+            continue;
+        shown++;
+        char dev[24], match[24], fr[24];
+        snprintf(dev, sizeof(dev), "%zu", v->dra_devices);
+        snprintf(match, sizeof(match), "%zu", v->dra_matching);
+        snprintf(fr, sizeof(fr), "%zu", v->dra_free);
+        rc = table_addf(&req, v->node->name, v->dra_request ? v->dra_request : "-",
+                        v->dra_class ? v->dra_class : "-", v->dra_driver, dev, match, fr);
+        if (rc == K_OK)
+            rc = explain_pools(t, v, slices, &pools);
+    }
+    dra_store_read_unlock(t->dra);
+    if (rc == K_OK) {
+        fprintf(out,
+                "\nDRA: the request that decides on each candidate node (devices of its driver "
+                "there,\nthose matching the class and request selectors, and of those the free "
+                "ones):\n");
+        rc = table_print(&req, 2, out);
+    }
+    if (rc == K_OK) {
+        fprintf(out, "\nDRA pools of the driver on those nodes:\n");
+        rc = table_print(&pools, 2, out);
+    }
+    table_cleanup(&req);
+    table_cleanup(&pools);
+    free(slices);
+    return rc;
+}
+
 static void print_kv(struct table *t, const char *k, const char *v)
 {
     table_addf(t, k, v && *v ? v : "<none>");
@@ -202,6 +408,24 @@ int triage_print_explain(const struct triage *t, FILE *out)
     print_kv(&head, "Phase:", line);
     int rc = pods_format_requests(&pod->gpu_requests, &req);
     print_kv(&head, "GPU requests:", buf_cstr(&req));
+    if (rc == K_OK && pod->n_claims) {
+        buf_reset(&req);
+        for (size_t i = 0; i < pod->n_claims && rc == K_OK; i++) {
+            const struct pod_claim_ref *c = &pod->claims[i];
+            const char *made = NULL;
+            for (size_t j = 0; j < pod->n_claim_statuses; j++)
+                if (pod->claim_statuses[j].name && c->name &&
+                    strcmp(pod->claim_statuses[j].name, c->name) == 0)
+                    made = pod->claim_statuses[j].claim_name;
+            if (c->claim_name)
+                rc = buf_printf(&req, "%s%s (claim %s)", i ? ", " : "", c->name, c->claim_name);
+            else
+                rc = buf_printf(&req, "%s%s (template %s%s%s)", i ? ", " : "", c->name,
+                                c->template_name ? c->template_name : "?",
+                                made ? ", claim " : ", no claim yet", made ? made : "");
+        }
+        print_kv(&head, "Claims:", buf_cstr(&req));
+    }
     buf_cleanup(&req);
     print_kv(&head, "Cause:", cause_word(r->cause));
     print_kv(&head, "Detail:", r->detail);
@@ -258,7 +482,10 @@ int triage_print_explain(const struct triage *t, FILE *out)
     fprintf(out, " ");
     for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
         fprintf(out, " %s %zu%s", cause_word((enum cause)c), r->counts[c],
-                c < CAUSE_GPU_FITS ? "," : "\n\n");
+                c < CAUSE_GPU_FITS ? "," : "");
+    for (int c = CAUSE_DRA_NO_DRIVER; c <= CAUSE_DRA_EXHAUSTED && pod->n_claims; c++)
+        fprintf(out, ", %s %zu", cause_word((enum cause)c), r->counts[c]);
+    fprintf(out, "\n\n");
     struct table nodes;
     table_init(&nodes, 9);
     rc = table_addf(&nodes, "NODE", "STOPS AT", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE",
@@ -280,6 +507,8 @@ int triage_print_explain(const struct triage *t, FILE *out)
     if (rc == K_OK)
         rc = table_print(&nodes, 2, out);
     table_cleanup(&nodes);
+    if (rc == K_OK)
+        rc = explain_dra(t, sorted, n, out);
 
     if (rc == K_OK && r->cause == CAUSE_EXHAUSTED) {
         struct table held;
@@ -328,6 +557,7 @@ int triage_print_explain(const struct triage *t, FILE *out)
 void triage_cleanup(struct triage *t)
 {
     store_free(t->store);
+    dra_store_free(t->dra);
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }

@@ -1,12 +1,16 @@
 /*
  * triage.h - classify one pod on demand, straight from the API server: GET the pod, and only
- * when it is a pending GPU pod, LIST the nodes and the non-terminal pods into a store.
+ * when it is a pending GPU pod, LIST the nodes and the non-terminal pods into a store; when it
+ * has spec.resourceClaims, also LIST the four DRA kinds (resourceclaims,
+ * resourceclaimtemplates, deviceclasses, resourceslices) into a DRA store (none when the API
+ * does not serve resource.k8s.io/v1).
  */
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H
 
 #include <stdio.h>
 
+#include "cache/dra_store.h"
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
@@ -15,16 +19,19 @@ struct triage {
     struct store *store;    /* owned */
     const struct kpod *pod; /* borrowed from store */
     struct classify_result result;
-    struct node_verdict *verdicts; /* owned, result.n_verdicts entries */
+    struct node_verdict *verdicts;     /* owned, result.n_verdicts entries */
+    struct dra_store *dra;             /* owned; NULL: no DRA */
+    const struct gpu_set *dra_classes; /* borrowed; set when dra is */
 };
 
 /*
  * triage_run() - fetch and classify ns/name. On K_OK `t` must be released with
  * triage_cleanup(). K_ENOTFOUND when the pod does not exist; other K_* values with err filled.
- * gpus is borrowed and must outlive t.
+ * gpus is borrowed and must outlive t; so is dra_classes, the GPU DeviceClass / driver patterns
+ * (--gpu-device-classes), or NULL for no DRA (the DRA objects are then not listed).
  */
-int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns, const char *name,
-               struct triage *t, struct kube_error *err);
+int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               const char *ns, const char *name, struct triage *t, struct kube_error *err);
 
 /*
  * triage_from_store() - classify ns/name from a store already holding the pod, the nodes and the
@@ -34,6 +41,14 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const char *ns
  * while `t` lives (one thread; no lock is taken).
  */
 int triage_from_store(struct store *s, const char *ns, const char *name, struct triage *t);
+
+/*
+ * triage_from_stores() - triage_from_store() with the DRA objects of `dra` (NULL: none), whose
+ * ownership it takes likewise; GPU claims are those of `dra_classes` (borrowed, must outlive t;
+ * NULL: no DRA).
+ */
+int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                       const char *ns, const char *name, struct triage *t);
 
 /*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,

@@ -59,8 +59,17 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     struct informer_options no = {.name = "nodes", .path = "/api/v1/nodes"};
     c->pods = informer_new(cfg, &po, &ph);
     c->nodes = informer_new(cfg, &no, &nh);
+    c->dra = dra_store_new();
+    int dra_ok = c->dra != NULL;
+    for (int k = 0; k < DRA_KIND_COUNT && c->opts.dra_classes; k++) {
+        c->dra_ctx[k] = (struct controller_dra_ctx){c, (enum dra_kind)k};
+        struct informer_handlers dh = controller_dra_handlers(c, (enum dra_kind)k);
+        struct informer_options dopt = {.name = dra_kind_name((enum dra_kind)k),
+                                        .path = dra_kind_path((enum dra_kind)k)};
+        dra_ok &= (c->dra_inf[k] = informer_new(cfg, &dopt, &dh)) != NULL;
+    }
     if (!c->written || !c->fits_since || !c->store || !c->queue || !c->pods || !c->nodes ||
-        !c->metrics || !c->events) {
+        !c->metrics || !c->events || !dra_ok) {
         controller_free(c);
         return NULL;
     }
@@ -119,6 +128,31 @@ static void stop_elector(struct controller *c)
     c->le_started = 0;
 }
 
+bool controller_dra_served(struct controller *c, struct kube_client *client)
+{
+    if (!c->opts.dra_classes || !client)
+        return false;
+    json_object *doc = NULL;
+    struct kube_error err = {0};
+    int rc = kube_get(client, "/apis/resource.k8s.io/v1", &doc, &err);
+    json_object_put(doc);
+    if (rc == K_OK)
+        return true;
+    log_info(0, "resource.k8s.io/v1 is not served (%s%s%s): running without DRA", k_strerror(rc),
+             err.message[0] ? ": " : "", err.message);
+    return false;
+}
+
+static bool dra_served(struct controller *c)
+{
+    if (!c->opts.dra_classes)
+        return false;
+    struct kube_client *client = kube_client_new(c->cfg, USER_AGENT);
+    bool served = controller_dra_served(c, client);
+    kube_client_free(client);
+    return served;
+}
+
 int controller_run(struct controller *c, const atomic_int *stop)
 {
     int started_workers = 0, rc = 1;
@@ -127,6 +161,14 @@ int controller_run(struct controller *c, const atomic_int *stop)
     if (informer_start(c->nodes) != K_OK || informer_start(c->pods) != K_OK) {
         log_error("cannot start informers");
         goto out;
+    }
+    if (dra_served(c)) {
+        atomic_store(&c->dra_on, 1); /* first: a failed start below still stops the others */
+        for (int k = 0; k < DRA_KIND_COUNT; k++)
+            if (informer_start(c->dra_inf[k]) != K_OK) {
+                log_error("cannot start informers");
+                goto out;
+            }
     }
     if (c->le) {
         log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,
@@ -142,6 +184,21 @@ int controller_run(struct controller *c, const atomic_int *stop)
     if (!informer_wait_synced(c->nodes, stop) || !informer_wait_synced(c->pods, stop)) {
         rc = 0; /* stopped before the caches synced */
         goto out;
+    }
+    for (int k = 0; k < DRA_KIND_COUNT && atomic_load(&c->dra_on); k++)
+        if (!informer_wait_synced(c->dra_inf[k], stop)) {
+            rc = 0;
+            goto out;
+        }
+    if (atomic_load(&c->dra_on)) {
+        dra_store_read_lock(c->dra);
+        log_info(0,
+                 "DRA caches synced: %zu resourceclaims, %zu resourceclaimtemplates, "
+                 "%zu deviceclasses, %zu resourceslices",
+                 dra_store_count(c->dra, DRA_KIND_CLAIM),
+                 dra_store_count(c->dra, DRA_KIND_TEMPLATE),
+                 dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE));
+        dra_store_read_unlock(c->dra);
     }
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
@@ -180,6 +237,9 @@ out:
     }
     informer_stop(c->pods);
     informer_stop(c->nodes);
+    if (atomic_load(&c->dra_on))
+        for (int k = 0; k < DRA_KIND_COUNT; k++)
+            informer_stop(c->dra_inf[k]);
     controller_probes_stop(c);
     return rc;
 }
@@ -199,6 +259,9 @@ void controller_free(struct controller *c)
     pthread_mutex_destroy(&c->le_mu);
     informer_free(c->pods);
     informer_free(c->nodes);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        informer_free(c->dra_inf[k]);
+    dra_store_free(c->dra);
     workqueue_free(c->queue);
     store_free(c->store);
     if (c->written)

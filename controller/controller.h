@@ -33,6 +33,13 @@ struct controller_options {
     const char *metrics_addr;
     const char *health_addr;
 
+    /*
+     * DRA: the DeviceClass / driver name patterns of GPU claims (--gpu-device-classes; borrowed,
+     * must outlive the controller). NULL: DRA off. When set, the controller checks discovery
+     * for resource.k8s.io/v1 at start and runs without DRA when it is not served.
+     */
+    const struct gpu_set *dra_classes;
+
     /* Time for backoff, the gpu-fits grace, Event timestamps, leader election and resync
      * (borrowed, must outlive the controller); NULL for the system clocks. */
     const struct clock *clock;
@@ -41,7 +48,9 @@ struct controller_options {
 struct controller;
 
 /*
- * controller_new() - wire everything up; `cfg` and `gpus` are borrowed and must outlive the
+ * controller_new() - wire everything up (informers for pods and nodes, and for the four DRA
+ * kinds of resource.k8s.io/v1: resourceclaims, resourceclaimtemplates, deviceclasses,
+ * resourceslices); `cfg` and `gpus` are borrowed and must outlive the
  * controller. Returns NULL on allocation failure.
  */
 struct controller *controller_new(const struct kube_config *cfg, const struct gpu_set *gpus,

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "cache/dra_store.h"
 #include "cache/informer.h"
 #include "cache/store.h"
 #include "cache/workqueue.h"
@@ -44,6 +45,15 @@ struct controller {
     struct store *store;
     struct workqueue *queue;
     struct informer *pods, *nodes;
+    /* DRA: the store, one informer per kind, and whether the API serves resource.k8s.io/v1
+     * (set once at start by controller_run; read by the workers) */
+    struct dra_store *dra;
+    struct informer *dra_inf[DRA_KIND_COUNT];
+    struct controller_dra_ctx {
+        struct controller *c;
+        enum dra_kind kind;
+    } dra_ctx[DRA_KIND_COUNT];
+    atomic_int dra_on;
     pthread_t *workers;
     int n_workers;
     /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
@@ -70,6 +80,16 @@ struct controller {
     pthread_cond_t le_cv;
 };
 
+/* ---- controller.c */
+
+/*
+ * controller_dra_served() - whether DRA is on (opts.dra_classes set) and the API server serves
+ * resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1 through `client`, borrowed). When
+ * it is not served (or the GET fails) it says so once at --v=0 and returns false: the
+ * controller then runs without DRA. controller_run() asks once at start.
+ */
+bool controller_dra_served(struct controller *c, struct kube_client *client);
+
 /* ---- handlers.c */
 
 /*
@@ -81,8 +101,22 @@ struct controller {
 struct informer_handlers controller_pod_handlers(struct controller *c);
 struct informer_handlers controller_node_handlers(struct controller *c);
 
+/*
+ * controller_dra_handlers() - the informer handlers for DRA kind `kind` (ctx =
+ * &c->dra_ctx[kind], which must be filled): apply the object to the DRA store; after a change
+ * (batched while a LIST is applied, like node changes) queue every pending pod that has
+ * resourceClaims, since a claim, template, class or slice it depends on may have changed (a
+ * holder deleted frees devices; a driver starts publishing slices). The pods are not matched
+ * to the object that changed: the cost of one DRA event is bounded by the pending pods with
+ * claims (the workqueue folds repeated keys), and each of them is classified once per
+ * worker pass. Called from the informers' threads.
+ */
+struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_kind kind);
+
 /* controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer). */
 void controller_enqueue_pending(struct controller *c);
+/* controller_enqueue_claim_pods() - queue every pending pod that has resourceClaims. */
+void controller_enqueue_claim_pods(struct controller *c);
 
 /* ---- workers.c */
 

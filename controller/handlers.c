@@ -26,6 +26,25 @@ void controller_enqueue_pending(struct controller *c)
     store_read_unlock(c->store);
 }
 
+/* Pending pods with claims only (the pod is looked up under the caller's read lock). */
+static void enqueue_if_claims(void *ctx, const char *key)
+{
+    struct controller *c = ctx;
+    char ns[256], name[256];
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+        return;
+    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    if (pod && pod->n_claims > 0)
+        workqueue_add(c->queue, key);
+}
+
+void controller_enqueue_claim_pods(struct controller *c)
+{
+    store_read_lock(c->store);
+    store_for_each_pending_gpu_pod(c->store, enqueue_if_claims, c);
+    store_read_unlock(c->store);
+}
+
 static void after_change(struct controller *c, unsigned changed)
 {
     if (!(changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
@@ -198,6 +217,68 @@ static void nodes_sync_end(void *ctx)
     unsigned changed = 0;
     store_nodes_sync_end(c->store, &changed);
     list_end(c);
+}
+
+/* ---- DRA ---------------------------------------------------------------------------------- */
+
+static void dra_event(struct controller_dra_ctx *x, json_object *obj, int deleted)
+{
+    int rc = dra_store_apply_json(x->c->dra, x->kind, obj, deleted);
+    if (rc) {
+        const char *ns = kube_json_meta_str(obj, "namespace");
+        const char *name = kube_json_meta_str(obj, "name");
+        log_warn("%s %s%s%s not cached: %s", dra_kind_name(x->kind), ns ? ns : "", ns ? "/" : "",
+                 name ? name : "?", k_strerror(rc));
+        if (rc != K_ENOMEM && !deleted) {
+            /* an object that cannot be read must not stand for its old version: drop it */
+            dra_store_apply_json(x->c->dra, x->kind, obj, 1);
+        }
+    }
+    if (!atomic_load(&x->c->listing))
+        controller_enqueue_claim_pods(x->c);
+}
+
+static void dra_upsert(void *ctx, json_object *obj)
+{
+    dra_event(ctx, obj, 0);
+}
+
+static void dra_remove(void *ctx, json_object *obj)
+{
+    dra_event(ctx, obj, 1);
+}
+
+static void dra_sync_begin(void *ctx)
+{
+    struct controller_dra_ctx *x = ctx;
+    list_begin(x->c);
+    dra_store_sync_begin(x->c->dra, x->kind);
+}
+
+static void dra_sync_end(void *ctx)
+{
+    struct controller_dra_ctx *x = ctx;
+    dra_store_sync_end(x->c->dra, x->kind);
+    list_end(x->c);
+}
+
+static void dra_watch_restart(void *ctx, int result)
+{
+    struct controller_dra_ctx *x = ctx;
+    (void)result;
+    metrics_watch_restart(x->c->metrics, dra_kind_name(x->kind));
+}
+
+struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_kind kind)
+{
+    return (struct informer_handlers){
+        .ctx = &c->dra_ctx[kind],
+        .upsert = dra_upsert,
+        .remove = dra_remove,
+        .sync_begin = dra_sync_begin,
+        .sync_end = dra_sync_end,
+        .watch_restart = dra_watch_restart,
+    };
 }
 
 struct informer_handlers controller_pod_handlers(struct controller *c)

@@ -62,7 +62,12 @@ static void usage(FILE *out)
             "  --leader-elect-retry-period D     (default 2s)\n"
             "  --leader-elect-resource-namespace NS\n"
             "                           (default: the pod's namespace in a cluster, else default)\n"
-            "  --leader-elect-resource-name NAME (default gputri-controller)\n");
+            "  --leader-elect-resource-name NAME (default gputri-controller)\n"
+            "  --gpu-device-classes LIST\n"
+            "                           DRA: DeviceClass or driver name patterns whose claims are\n"
+            "                           GPU claims, comma-separated, '*' at the end (default\n"
+            "                           " DRA_GPU_SET_DEFAULT ");\n"
+            "                           empty = DRA off\n");
     flags_usage(out, FLAGS_USAGE_BASIC, 2, 27, NULL);
 }
 
@@ -160,6 +165,7 @@ int main(int argc, char **argv)
         OPT_LE_RETRY,
         OPT_LE_NS,
         OPT_LE_NAME,
+        OPT_DRA_CLASSES,
     };
     static const struct option longopts[] = {
         FLAGS_COMMON_LONGOPTS,
@@ -174,6 +180,7 @@ int main(int argc, char **argv)
         {"leader-elect-retry-period", required_argument, NULL, OPT_LE_RETRY},
         {"leader-elect-resource-namespace", required_argument, NULL, OPT_LE_NS},
         {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
+        {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
         {NULL, 0, NULL, 0},
     };
     struct flags_common flags = {0};
@@ -187,6 +194,7 @@ int main(int argc, char **argv)
         .metrics_addr = "0",
         .health_addr = "0",
     };
+    const char *dra_list = DRA_GPU_SET_DEFAULT;
     char lease_ns[254];
     default_namespace(lease_ns, sizeof(lease_ns));
     opts.lease_namespace = lease_ns;
@@ -238,6 +246,9 @@ int main(int argc, char **argv)
         case OPT_LE_NAME:
             opts.lease_name = optarg;
             break;
+        case OPT_DRA_CLASSES:
+            dra_list = optarg;
+            break;
         default: {
             char ferr[256];
             enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
@@ -271,11 +282,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputri-controller: invalid --gpu-resources %s\n", gpu_list);
         return 2;
     }
+    struct gpu_set dra_classes = {0};
+    if (dra_list[0] && gpu_set_parse(&dra_classes, dra_list) != K_OK) {
+        fprintf(stderr, "gputri-controller: invalid --gpu-device-classes %s\n", dra_list);
+        gpu_set_cleanup(&gpus);
+        return 2;
+    }
+    opts.dra_classes = dra_list[0] ? &dra_classes : NULL;
     struct kube_config cfg = {0};
     char err[512];
     if (kube_config_load(kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
         log_error("%s", err);
         gpu_set_cleanup(&gpus);
+        gpu_set_cleanup(&dra_classes);
         return 1;
     }
     log_info(0, "gputri-controller %s talking to %s (config from %s)", GPUTRI_VERSION, cfg.server,
@@ -306,5 +325,6 @@ int main(int argc, char **argv)
         log_info(0, "stopped by signal");
     kube_config_cleanup(&cfg);
     gpu_set_cleanup(&gpus);
+    gpu_set_cleanup(&dra_classes);
     return rc;
 }

@@ -9,7 +9,8 @@
 #include "kube/event.h"
 #include "util/result.h"
 
-int reconcile_plan(struct store *s, const char *key, const char *written, const char *written_uid,
+int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                   const char *key, const char *written, const char *written_uid,
                    struct reconcile_plan *out)
 {
     memset(out, 0, sizeof(*out));
@@ -30,12 +31,22 @@ int reconcile_plan(struct store *s, const char *key, const char *written, const 
     if (store_is_pending_gpu_pod(pod)) {
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        struct classify_input in = {pod, nodes, n_nodes, store_node_usage, s, NULL};
+        int use_dra = dra && dra_classes && pod->n_claims > 0;
+        struct dra_view view = use_dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
+        struct classify_input in = {
+            pod, nodes, n_nodes, store_node_usage, s, use_dra ? &view : NULL};
         struct classify_result r;
         r.verdicts = NULL; /* no per-node report needed */
-        if (classify(&in, &r) != K_OK)
+        if (use_dra)
+            dra_store_read_lock(dra);
+        int rc = classify(&in, &r);
+        if (use_dra)
+            dra_store_read_unlock(dra);
+        if (rc != K_OK)
             goto out;
         out->classified = 1;
+        if (r.cause == CAUSE_NO_REQUEST && pod->gpu_requests.n == 0)
+            goto out; /* pending only for its claims, and none asks for a GPU: not ours */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
         if (current && strcmp(current, cause_word(r.cause)) == 0)

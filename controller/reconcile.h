@@ -7,17 +7,22 @@
  * pod_writer, which is the Kubernetes client in production and a recorder in unit tests.
  *
  * The rules:
- *   - a pending GPU pod (unbound, not terminal, requesting a GPU resource) whose cause differs
+ *   - a pending GPU pod (unbound, not terminal, requesting a GPU resource, or with DRA claims of
+ *     which one asks for a GPU DeviceClass: classify.h) whose cause differs
  *     from its annotation gets gputri/cause and gputri/detail (one merge patch) and a Warning
  *     Event; `gpu-fits` is written only after the scheduler reported the pod unschedulable
- *     (PodScheduled=False), since until then the pod is simply not scheduled yet;
+ *     (PodScheduled=False), since until then the pod is simply not scheduled yet; the other
+ *     causes are written whether or not the pod has a PodScheduled condition (a pod whose
+ *     claim template is missing never gets one);
  *   - a pod that carries a blocking gputri/cause and has been bound to a node is set to `ok`
  *     with a Normal Event;
- *   - every other pod (never blocked, no GPU request, finished, deleted) is left alone.
+ *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is
+ *     left alone.
  */
 #ifndef GPUTRI_RECONCILE_H
 #define GPUTRI_RECONCILE_H
 
+#include "cache/dra_store.h"
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
@@ -47,10 +52,13 @@ struct reconcile_plan {
  * reconcile_plan() - plan for pod "ns/name". `written` is the cause this controller last wrote
  * for the pod and the watch has not shown yet (NULL when none), and `written_uid` the uid of the
  * pod it was written to: it is ignored for a pod with another uid (deleted and recreated under
- * the same name). Takes the store's read lock.
+ * the same name). `dra` (NULL: no DRA, claims are not looked at) serves the pod's claims, their
+ * classes and the slices; `dra_classes` names the GPU DeviceClasses / drivers (borrowed; must
+ * be set with `dra`). Takes the store's read lock, then the DRA store's.
  * Returns K_OK, or K_EINVAL for a malformed key.
  */
-int reconcile_plan(struct store *s, const char *key, const char *written, const char *written_uid,
+int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                   const char *key, const char *written, const char *written_uid,
                    struct reconcile_plan *out);
 
 /* The writes reconcile needs; production uses the kube client, tests record the calls. */

@@ -141,7 +141,7 @@ void store_read_unlock(struct store *s)
 
 int store_is_pending_gpu_pod(const struct kpod *p)
 {
-    return !p->node_name && !pod_is_terminal(p) && p->gpu_requests.n > 0;
+    return !p->node_name && !pod_is_terminal(p) && (p->gpu_requests.n > 0 || p->n_claims > 0);
 }
 
 static int interesting(const struct kpod *p)
@@ -164,9 +164,18 @@ static void compact(struct kpod *p)
     keep.gpu_requests = p->gpu_requests;
     keep.cause = p->cause;
     keep.detail = p->detail;
+    /* DRA: whether a bound pod is a GPU pod at all is in its claims (few pods have any) */
+    keep.claims = p->claims;
+    keep.n_claims = p->n_claims;
+    keep.claim_statuses = p->claim_statuses;
+    keep.n_claim_statuses = p->n_claim_statuses;
     p->ns = p->name = p->uid = p->node_name = p->cause = p->detail = NULL;
     p->gpu_requests.items = NULL;
     p->gpu_requests.n = 0;
+    p->claims = NULL;
+    p->n_claims = 0;
+    p->claim_statuses = NULL;
+    p->n_claim_statuses = 0;
     pod_cleanup(p);
     *p = keep;
 }

@@ -5,14 +5,17 @@
  * What is kept:
  *   - nodes by name, in an array sorted by name (the classifier's input order);
  *   - pods by "namespace/name"; scheduling fields (nodeSelector, affinity, tolerations,
- *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little;
+ *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little
+ *     (spec.resourceClaims and status.resourceClaimStatuses are kept for every pod);
  *   - per node, the sum of the GPU requests of its non-terminal bound pods (the scheduler's
  *     NodeInfo.Requested, kubernetes/kubernetes: pkg/scheduler/framework/types.go), so
  *     classifying one pod costs time proportional to the nodes, not to the pods. The sums are
  *     exact (128-bit) inside the store and read saturated to INT64_MAX, so a node holding more
  *     than INT64_MAX looks full, and removing pods later gives back the exact sum again. A node's
  *     sums name at most RESOURCE_LIST_MAX resources;
- *   - the set of pending GPU pods (unbound, non-terminal, requesting a GPU resource).
+ *   - the set of pending GPU pods (unbound, non-terminal, requesting a GPU resource or having
+ *     spec.resourceClaims: whether a claim asks for a GPU only the DRA objects tell, so every
+ *     pending pod with claims is kept whole and counted here).
  *
  * Locking: writers (the store_*_upsert/delete/sync functions) take the write lock themselves.
  * Readers call store_read_lock() around store_pod_get(), store_nodes(), store_node_usage() and
@@ -122,7 +125,8 @@ size_t store_pod_count(struct store *s);
 size_t store_node_count(struct store *s);
 size_t store_pending_gpu_pod_count(struct store *s);
 
-/* store_is_pending_gpu_pod() - unbound, not terminal, requests a GPU resource. */
+/* store_is_pending_gpu_pod() - unbound, not terminal, and requests a GPU resource or has
+ * spec.resourceClaims (DRA: the claims may ask for GPUs). */
 int store_is_pending_gpu_pod(const struct kpod *p);
 
 #endif

@@ -43,7 +43,7 @@ struct dra_class {
     /*
      * The driver the class selects, when one of its selectors is literally
      * `device.driver == '<x>'` (either quote, spaces allowed, either operand order); NULL
-     * otherwise. Used to match --dra-gpu-classes and to find the driver's slices.
+     * otherwise. Used to match --gpu-device-classes and to find the driver's slices.
      */
     char *driver;
 };

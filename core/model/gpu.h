@@ -27,9 +27,9 @@
 /*
  * The DRA counterpart: DeviceClass and driver name patterns (same syntax) whose requests count as
  * GPU requests (a request counts when its DeviceClass name, or the driver that class selects,
- * matches; model/dra.h dra_class.driver). The controller and the CLI are to take
- * --dra-gpu-classes=a,b to replace it (beside --gpu-resources). Default: NVIDIA gpu.nvidia.com and
- * mig.nvidia.com (k8s-dra-driver-gpu), Intel gpu.intel.com, AMD gpu.amd.com, and every name
+ * matches; model/dra.h dra_class.driver). The controller and the CLI take
+ * --gpu-device-classes=a,b to replace it (beside --gpu-resources). Default: NVIDIA gpu.nvidia.com
+ * and mig.nvidia.com (k8s-dra-driver-gpu), Intel gpu.intel.com, AMD gpu.amd.com, and every name
  * beginning with "gpu.".
  */
 #define DRA_GPU_SET_DEFAULT "gpu.nvidia.com,mig.nvidia.com,gpu.intel.com,gpu.amd.com,gpu.*"

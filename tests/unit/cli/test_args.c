@@ -81,9 +81,14 @@ static void test_global_flags(void **state)
         0);
     assert_string_equal(a.kubeconfig, "/tmp/kc");
     assert_string_equal(a.gpu_resources, "amd.com/gpu");
+    assert_null(a.gpu_device_classes);
     assert_int_equal(a.verbosity, 4);
     assert_int_equal(PARSE(&a, err, "pods", "-v", "2"), 0);
     assert_int_equal(a.verbosity, 2);
+    assert_int_equal(PARSE(&a, err, "pods", "--gpu-device-classes=gpu.nvidia.com,tpu.*"), 0);
+    assert_string_equal(a.gpu_device_classes, "gpu.nvidia.com,tpu.*");
+    assert_int_equal(PARSE(&a, err, "explain", "p", "--gpu-device-classes="), 0);
+    assert_string_equal(a.gpu_device_classes, "");
 }
 
 static void test_explain(void **state)

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,55 @@ static void test_format_requests(void **state)
     assert_string_equal(pod_phase_name(POD_PHASE_UNKNOWN), "Unknown");
 }
 
+/* DRA: a pending pod with a GPU claim gets a live DRA cause; one with only non-GPU claims no row.
+ */
+static void dra_fixture(struct pods_query *q, struct dra_store *ds, const char *file, int nodes)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "dra/%s", file);
+    json_object *root = test_load_json(FIXTURES_DIR, rel);
+    assert_non_null(root);
+    static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
+                                                     "deviceclasses", "resourceslices"};
+    json_object *a = NULL;
+    for (int k = 0; k < DRA_KIND_COUNT; k++, a = NULL) {
+        json_object_object_get_ex(root, keys[k], &a);
+        for (size_t i = 0; a && i < json_object_array_length(a); i++)
+            dra_store_apply_json(ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0);
+    }
+    json_object_object_get_ex(root, "nodes", &a);
+    for (size_t i = 0; nodes && a && i < json_object_array_length(a); i++)
+        pods_query_add_node(q, json_object_array_get_idx(a, i));
+    json_object_object_get_ex(root, "pod", &a);
+    pods_query_observe(q, a);
+    json_object_put(root);
+}
+
+static void test_dra_pods(void **state)
+{
+    (void)state;
+    struct pods_query q;
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    dra_fixture(&q, ds, "recorded-dra-template-missing.json", 1);
+    dra_fixture(&q, ds, "hand-nongpu-class.json", 0);
+    assert_int_equal(q.n_claim_pods, 2);
+    assert_true(pods_query_needs_live(&q));
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    pods_query_set_dra(&q, ds, &dra);
+    struct pod_rows rows;
+    assert_int_equal(pods_query_rows(&q, &rows), K_OK);
+    assert_int_equal(rows.n, 1);
+    assert_string_equal(rows.items[0].name, "dra-template-missing");
+    assert_string_equal(rows.items[0].cause, "dra-template-missing");
+    assert_int_equal(rows.items[0].source, POD_ROW_LIVE);
+    pod_rows_cleanup(&rows);
+    pods_query_cleanup(&q);
+    gpu_set_cleanup(&dra);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_render_table),
         cmocka_unit_test(test_render_json),
         cmocka_unit_test(test_format_requests),
+        cmocka_unit_test(test_dra_pods),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -1,7 +1,8 @@
-/* test_triage.c - the explain header's annotation line. */
+/* Tests for cli/triage.c: a DRA pod classified from stores, and its explain report. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,105 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
+#include "gpus.h"
+#include "objects.h"
 #include "triage.h"
 #include "util/result.h"
+
+/* The fixture's nodes, pods and pod into a store, its DRA objects into a DRA store. */
+static void load(const char *file, struct store **s, struct dra_store **ds, char *ns, char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "dra/%s", file);
+    json_object *root = test_load_json(FIXTURES_DIR, rel);
+    assert_non_null(root);
+    *s = store_new(&test_gpus);
+    *ds = dra_store_new();
+    assert_non_null(*s);
+    assert_non_null(*ds);
+    static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
+                                                     "deviceclasses", "resourceslices"};
+    json_object *a = NULL;
+    for (int k = 0; k < DRA_KIND_COUNT; k++, a = NULL) {
+        json_object_object_get_ex(root, keys[k], &a);
+        for (size_t i = 0; a && i < json_object_array_length(a); i++)
+            assert_int_equal(
+                dra_store_apply_json(*ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0),
+                K_OK);
+    }
+    unsigned ch = 0;
+    json_object_object_get_ex(root, "nodes", &a);
+    for (size_t i = 0; a && i < json_object_array_length(a); i++)
+        assert_int_equal(store_node_apply_json(*s, json_object_array_get_idx(a, i), 0, NULL, &ch),
+                         K_OK);
+    a = NULL;
+    json_object_object_get_ex(root, "pods", &a);
+    for (size_t i = 0; a && i < json_object_array_length(a); i++)
+        assert_int_equal(store_pod_apply_json(*s, json_object_array_get_idx(a, i), 0, NULL, &ch),
+                         K_OK);
+    json_object *pod = NULL;
+    json_object_object_get_ex(root, "pod", &pod);
+    char key[STORE_KEY_MAX];
+    assert_int_equal(store_pod_apply_json(*s, pod, 0, key, &ch), K_OK);
+    char *slash = strchr(key, '/');
+    assert_non_null(slash);
+    *slash = '\0';
+    strcpy(ns, key);
+    strcpy(name, slash + 1);
+    json_object_put(root);
+}
+
+static void test_dra_exhausted_explain(void **state)
+{
+    (void)state;
+    struct store *s;
+    struct dra_store *ds;
+    char ns[256], name[256];
+    load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct triage t;
+    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    assert_int_equal(triage_print_explain(&t, out), K_OK);
+    fclose(out);
+    if (getenv("GPUTRI_TEST_PRINT"))
+        fputs(text, stdout);
+    /* the claims, the deciding request per node, the pools and who holds their devices */
+    assert_non_null(strstr(text, "Claims:"));
+    assert_non_null(strstr(text, "gpu (template single-gpu, claim dra-exhausted-gpu-"));
+    assert_non_null(strstr(text, "DRA pools of the driver on those nodes:"));
+    assert_non_null(strstr(text, "gpu-0: dra-triage/dra-ok-gpu-"));
+    assert_non_null(strstr(text, "(pod dra-ok)"));
+    assert_non_null(strstr(text, "(pod dra-holder)"));
+    assert_non_null(strstr(text, "dra-exhausted 2"));
+    free(text);
+    triage_cleanup(&t);
+    gpu_set_cleanup(&dra);
+}
+
+/* Without the DRA objects, or without GPU classes, the same pod has no GPU request. */
+static void test_dra_pod_without_dra(void **state)
+{
+    (void)state;
+    struct store *s;
+    struct dra_store *ds;
+    char ns[256], name[256];
+    load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    dra_store_free(ds);
+    struct triage t;
+    assert_int_equal(triage_from_store(s, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_NO_REQUEST);
+    triage_cleanup(&t);
+    load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    assert_int_equal(triage_from_stores(s, ds, NULL, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_NO_REQUEST);
+    triage_cleanup(&t);
+}
 
 static char *explain(const struct kpod *pod, enum cause cause)
 {
@@ -53,6 +151,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_annotation_line),
+        cmocka_unit_test(test_dra_exhausted_explain),
+        cmocka_unit_test(test_dra_pod_without_dra),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 struct fixture {
     struct fake_kube api;
     struct gpu_set gpus;
+    struct gpu_set dra_classes; /* setup_dra */
     struct clock_fake clk;
     struct clock clock;
     struct controller *c;
@@ -47,6 +49,7 @@ static int teardown(void **state)
     struct fixture *f = *state;
     controller_free(f->c);
     gpu_set_cleanup(&f->gpus);
+    gpu_set_cleanup(&f->dra_classes);
     fake_kube_cleanup(&f->api);
     free(f);
     return 0;
@@ -180,6 +183,109 @@ static void test_changes_during_a_list_are_batched(void **state)
     expect_queue(f->c, "team/train");
 }
 
+/* ---- DRA ---------------------------------------------------------------------------------- */
+
+static int setup_dra(void **state)
+{
+    setup(state);
+    struct fixture *f = *state;
+    controller_free(f->c);
+    gpu_set_parse(&f->dra_classes, DRA_GPU_SET_DEFAULT);
+    struct controller_options o = {
+        .instance = "test", .clock = &f->clock, .dra_classes = &f->dra_classes};
+    f->c = controller_new(&f->api.cfg, &f->gpus, &o);
+    assert_non_null(f->c);
+    f->pods = controller_pod_handlers(f->c);
+    f->nodes = controller_node_handlers(f->c);
+    return 0;
+}
+
+/* A pending pod without extended-resource GPUs whose claim `gpu` comes from template `tmpl`. */
+static json_object *claim_pod(const char *ns, const char *name, const char *tmpl)
+{
+    json_object *p = test_pod(ns, name, NULL, NULL, "Pending", NULL, 0, NULL);
+    json_object *spec = NULL;
+    json_object_object_get_ex(p, "spec", &spec);
+    json_object *claims = json_tokener_parse("[{\"name\":\"gpu\"}]");
+    json_object_object_add(json_object_array_get_idx(claims, 0), "resourceClaimTemplateName",
+                           json_object_new_string(tmpl));
+    json_object_object_add(spec, "resourceClaims", claims);
+    return p;
+}
+
+static json_object *dra_obj(const char *ns, const char *name, const char *spec)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "{\"metadata\":{%s%s%s\"name\":\"%s\"},\"spec\":%s}",
+             ns ? "\"namespace\":\"" : "", ns ? ns : "", ns ? "\"," : "", name, spec);
+    json_object *o = json_tokener_parse(buf);
+    assert_non_null(o);
+    return o;
+}
+
+static void test_pending_claim_pods_are_queued(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "dra", "single-gpu"));
+    expect_queue(f->c, "team/dra");
+    /* bound later: nothing to do (it never carried a cause) */
+    json_object *bound = claim_pod("team", "dra", "single-gpu");
+    json_object *spec = NULL;
+    json_object_object_get_ex(bound, "spec", &spec);
+    json_object_object_add(spec, "nodeName", json_object_new_string("lab-node-0"));
+    feed(f->pods.upsert, f->pods.ctx, bound);
+    expect_queue(f->c, "");
+}
+
+static void test_dra_changes_requeue_claim_pods(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "dra", "single-gpu"));
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/dra team/train");
+    struct informer_handlers cl = controller_dra_handlers(f->c, DRA_KIND_CLASS);
+    struct informer_handlers sl = controller_dra_handlers(f->c, DRA_KIND_SLICE);
+    struct informer_handlers tp = controller_dra_handlers(f->c, DRA_KIND_TEMPLATE);
+    /* a class, a template, a slice appear: only the pod with claims is looked at again */
+    feed(cl.upsert, cl.ctx,
+         dra_obj(NULL, "gpu.nvidia.com",
+                 "{\"selectors\":[{\"cel\":{\"expression\":\"device.driver == "
+                 "'gpu.nvidia.com'\"}}]}"));
+    expect_queue(f->c, "team/dra");
+    feed(tp.upsert, tp.ctx,
+         dra_obj("team", "single-gpu",
+                 "{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{"
+                 "\"deviceClassName\":\"gpu.nvidia.com\"}}]}}}"));
+    expect_queue(f->c, "team/dra");
+    const char *slice = "{\"driver\":\"gpu.nvidia.com\",\"nodeName\":\"lab-node-1\","
+                        "\"pool\":{\"name\":\"lab-node-1\",\"generation\":1,"
+                        "\"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-0\"}]}";
+    feed(sl.upsert, sl.ctx, dra_obj(NULL, "lab-node-1-gpu", slice));
+    expect_queue(f->c, "team/dra");
+    dra_store_read_lock(f->c->dra);
+    assert_non_null(dra_store_template(f->c->dra, "team", "single-gpu"));
+    assert_int_equal(dra_store_count(f->c->dra, DRA_KIND_SLICE), 1);
+    dra_store_read_unlock(f->c->dra);
+    /* the driver stops publishing: looked at again, and the slice is gone */
+    feed(sl.remove, sl.ctx, dra_obj(NULL, "lab-node-1-gpu", slice));
+    expect_queue(f->c, "team/dra");
+    dra_store_read_lock(f->c->dra);
+    assert_int_equal(dra_store_count(f->c->dra, DRA_KIND_SLICE), 0);
+    dra_store_read_unlock(f->c->dra);
+    /* an object that does not project is not cached, and still requeues */
+    feed(sl.upsert, sl.ctx, dra_obj(NULL, "broken", "{\"nodeName\":\"lab-node-1\"}"));
+    expect_queue(f->c, "team/dra");
+    /* a relist: no requeue per object, every pending pod at its end */
+    sl.sync_begin(sl.ctx);
+    feed(sl.upsert, sl.ctx, dra_obj(NULL, "lab-node-1-gpu", slice));
+    expect_queue(f->c, "");
+    sl.sync_end(sl.ctx);
+    expect_queue(f->c, "team/dra team/train");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +293,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deleted_or_placed_pods_are_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes_requeue_pending_pods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),
+        cmocka_unit_test_setup_teardown(test_dra_changes_requeue_claim_pods, setup_dra, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,7 @@ static struct recorder run_uid(const char *key, const char *written, const char 
     struct recorder r = {0};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    assert_int_equal(reconcile_plan(store, key, written, written_uid, &plan), K_OK);
+    assert_int_equal(reconcile_plan(store, NULL, NULL, key, written, written_uid, &plan), K_OK);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
     return r;
@@ -186,12 +186,88 @@ static void test_vanished_pod_is_not_an_error(void **state)
     struct recorder r = {.fail_annotate = K_ENOTFOUND};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    reconcile_plan(store, "gpu-triage/racy", NULL, NULL, &plan);
+    reconcile_plan(store, NULL, NULL, "gpu-triage/racy", NULL, NULL, &plan);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_ENOTFOUND);
     assert_int_equal(r.events, 0);
     r.fail_annotate = K_ESERVER;
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_ESERVER);
+}
+
+/*
+ * DRA: plan for the pod of a tests/fixtures/dra fixture, from stores holding the fixture's
+ * nodes, pods and DRA objects. Returns the plan's kind; *cause receives its cause.
+ */
+static enum reconcile_kind plan_fixture(const char *file, enum cause *cause, char *detail,
+                                        size_t len)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "dra/%s", file);
+    json_object *root = test_load_json(FIXTURES_DIR, rel);
+    assert_non_null(root);
+    struct store *s = store_new(&gpus);
+    struct dra_store *ds = dra_store_new();
+    struct gpu_set dra_classes;
+    assert_int_equal(gpu_set_parse(&dra_classes, DRA_GPU_SET_DEFAULT), K_OK);
+    static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
+                                                     "deviceclasses", "resourceslices"};
+    unsigned ch = 0;
+    json_object *a = NULL;
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        json_object_object_get_ex(root, keys[k], &a);
+        for (size_t i = 0; a && i < json_object_array_length(a); i++)
+            assert_int_equal(
+                dra_store_apply_json(ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0),
+                K_OK);
+        a = NULL;
+    }
+    json_object_object_get_ex(root, "nodes", &a);
+    for (size_t i = 0; a && i < json_object_array_length(a); i++)
+        assert_int_equal(store_node_apply_json(s, json_object_array_get_idx(a, i), 0, NULL, &ch),
+                         K_OK);
+    a = NULL;
+    json_object_object_get_ex(root, "pods", &a);
+    for (size_t i = 0; a && i < json_object_array_length(a); i++)
+        assert_int_equal(store_pod_apply_json(s, json_object_array_get_idx(a, i), 0, NULL, &ch),
+                         K_OK);
+    json_object *pod = NULL;
+    json_object_object_get_ex(root, "pod", &pod);
+    char key[STORE_KEY_MAX];
+    assert_int_equal(store_pod_apply_json(s, pod, 0, key, &ch), K_OK);
+    struct reconcile_plan plan;
+    assert_int_equal(reconcile_plan(s, ds, &dra_classes, key, NULL, NULL, &plan), K_OK);
+    *cause = plan.cause;
+    snprintf(detail, len, "%s", plan.detail);
+    /* without DRA the same pod is not classified with its claims: never a DRA cause */
+    struct reconcile_plan plain;
+    assert_int_equal(reconcile_plan(s, NULL, NULL, key, NULL, NULL, &plain), K_OK);
+    assert_true(plain.kind != RECONCILE_WRITE || plain.cause < CAUSE_DRA_TEMPLATE_MISSING);
+    gpu_set_cleanup(&dra_classes);
+    dra_store_free(ds);
+    store_free(s);
+    json_object_put(root);
+    return plan.kind;
+}
+
+static void test_dra_pods(void **state)
+{
+    (void)state;
+    enum cause c;
+    char d[1024];
+    /* no PodScheduled condition at all (the claim cannot be created): still written */
+    assert_int_equal(plan_fixture("recorded-dra-template-missing.json", &c, d, sizeof(d)),
+                     RECONCILE_WRITE);
+    assert_int_equal(c, CAUSE_DRA_TEMPLATE_MISSING);
+    assert_non_null(strstr(d, "gpu-large"));
+    assert_int_equal(plan_fixture("recorded-dra-claim-missing.json", &c, d, sizeof(d)),
+                     RECONCILE_WRITE);
+    assert_int_equal(c, CAUSE_DRA_CLAIM_MISSING);
+    assert_int_equal(plan_fixture("recorded-dra-exhausted.json", &c, d, sizeof(d)),
+                     RECONCILE_WRITE);
+    assert_int_equal(c, CAUSE_DRA_EXHAUSTED);
+    assert_non_null(strstr(d, "dra-holder"));
+    /* a pending pod whose only claim is not a GPU claim is left alone */
+    assert_int_equal(plan_fixture("hand-nongpu-class.json", &c, d, sizeof(d)), RECONCILE_NOTHING);
 }
 
 int main(void)
@@ -203,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_untouched_pods),
         cmocka_unit_test(test_gpu_fits_waits_for_scheduler),
         cmocka_unit_test(test_vanished_pod_is_not_an_error),
+        cmocka_unit_test(test_dra_pods),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,497 @@
+/* dra_store.c - the DRA objects in compact form, with the indexes classify's lookups need. */
+#include "dra_store.h"
+
+#include <json-c/linkhash.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/informer.h"
+#include "cache/key.h"
+#include "kube/json.h"
+#include "kube/project.h"
+#include "util/result.h"
+
+struct rec {
+    enum dra_kind kind;
+    int stale;
+    union {
+        struct dra_claim claim;
+        struct dra_template tmpl;
+        struct dra_class cls;
+        struct dra_slice slice;
+    } u;
+};
+
+/* A list of borrowed slice pointers, in insertion order. */
+struct ptr_list {
+    const struct dra_slice **items;
+    size_t n, cap;
+};
+
+struct dra_store {
+    pthread_rwlock_t lock;
+    struct lh_table *by_kind[DRA_KIND_COUNT]; /* key -> struct rec* */
+    struct lh_table *node_slices;             /* node name -> struct ptr_list* */
+    struct ptr_list cluster_slices;           /* allNodes / nodeSelector slices */
+    struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
+};
+
+static const char *const kind_names[DRA_KIND_COUNT] = {
+    "resourceclaims",
+    "resourceclaimtemplates",
+    "deviceclasses",
+    "resourceslices",
+};
+static const char *const kind_paths[DRA_KIND_COUNT] = {
+    "/apis/resource.k8s.io/v1/resourceclaims",
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates",
+    "/apis/resource.k8s.io/v1/deviceclasses",
+    "/apis/resource.k8s.io/v1/resourceslices",
+};
+
+const char *dra_kind_path(enum dra_kind k)
+{
+    return k < DRA_KIND_COUNT ? kind_paths[k] : "";
+}
+
+const char *dra_kind_name(enum dra_kind k)
+{
+    return k < DRA_KIND_COUNT ? kind_names[k] : "";
+}
+
+static void rec_free(struct rec *r)
+{
+    if (!r)
+        return;
+    switch (r->kind) {
+    case DRA_KIND_CLAIM:
+        dra_claim_cleanup(&r->u.claim);
+        break;
+    case DRA_KIND_TEMPLATE:
+        dra_template_cleanup(&r->u.tmpl);
+        break;
+    case DRA_KIND_CLASS:
+        dra_class_cleanup(&r->u.cls);
+        break;
+    default:
+        dra_slice_cleanup(&r->u.slice);
+        break;
+    }
+    free(r);
+}
+
+static void free_rec_entry(struct lh_entry *e)
+{
+    free(lh_entry_k(e));
+    rec_free(lh_entry_v(e));
+}
+
+static void free_list_entry(struct lh_entry *e)
+{
+    struct ptr_list *l = lh_entry_v(e);
+    free(lh_entry_k(e));
+    if (l)
+        free(l->items);
+    free(l);
+}
+
+static void free_key_entry(struct lh_entry *e)
+{
+    free(lh_entry_k(e));
+}
+
+struct dra_store *dra_store_new(void)
+{
+    struct dra_store *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    pthread_rwlock_init(&s->lock, NULL);
+    int ok = 1;
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        ok &= (s->by_kind[k] = lh_kchar_table_new(64, free_rec_entry)) != NULL;
+    s->node_slices = lh_kchar_table_new(64, free_list_entry);
+    s->holders = lh_kchar_table_new(64, free_key_entry);
+    if (!ok || !s->node_slices || !s->holders) {
+        dra_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void dra_store_free(struct dra_store *s)
+{
+    if (!s)
+        return;
+    /* the indexes first: they borrow from the records */
+    if (s->holders)
+        lh_table_free(s->holders);
+    if (s->node_slices)
+        lh_table_free(s->node_slices);
+    free(s->cluster_slices.items);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (s->by_kind[k])
+            lh_table_free(s->by_kind[k]);
+    pthread_rwlock_destroy(&s->lock);
+    free(s);
+}
+
+void dra_store_read_lock(struct dra_store *s)
+{
+    pthread_rwlock_rdlock(&s->lock);
+}
+
+void dra_store_read_unlock(struct dra_store *s)
+{
+    pthread_rwlock_unlock(&s->lock);
+}
+
+/* ---- indexes -------------------------------------------------------------------------------- */
+
+static int list_add(struct ptr_list *l, const struct dra_slice *p)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 4;
+        const struct dra_slice **items = realloc(l->items, cap * sizeof(*items));
+        if (!items)
+            return K_ENOMEM;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->n++] = p;
+    return K_OK;
+}
+
+static void list_remove(struct ptr_list *l, const struct dra_slice *p)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i] == p) {
+            memmove(&l->items[i], &l->items[i + 1], (l->n - i - 1) * sizeof(*l->items));
+            l->n--;
+            return;
+        }
+}
+
+/* Where a slice is indexed: its node's list, the cluster-wide list, or nowhere. */
+static int slice_is_cluster_wide(const struct dra_slice *sl)
+{
+    return !sl->node_name && !sl->per_device_nodes && (sl->all_nodes || sl->nodes.present);
+}
+
+static int slice_index(struct dra_store *s, const struct dra_slice *sl)
+{
+    if (sl->per_device_nodes)
+        return K_OK;
+    if (sl->node_name) {
+        void *v = NULL;
+        struct ptr_list *l = NULL;
+        if (lh_table_lookup_ex(s->node_slices, sl->node_name, &v)) {
+            l = v;
+        } else {
+            char *k = strdup(sl->node_name);
+            l = calloc(1, sizeof(*l));
+            if (!k || !l || lh_table_insert(s->node_slices, k, l) != 0) {
+                free(k);
+                free(l);
+                return K_ENOMEM;
+            }
+        }
+        return list_add(l, sl);
+    }
+    if (slice_is_cluster_wide(sl))
+        return list_add(&s->cluster_slices, sl);
+    return K_OK;
+}
+
+static void slice_unindex(struct dra_store *s, const struct dra_slice *sl)
+{
+    if (sl->node_name) {
+        struct lh_entry *e = lh_table_lookup_entry(s->node_slices, sl->node_name);
+        if (!e)
+            return;
+        struct ptr_list *l = lh_entry_v(e);
+        list_remove(l, sl);
+        if (l->n == 0)
+            lh_table_delete_entry(s->node_slices, e);
+    } else {
+        list_remove(&s->cluster_slices, sl);
+    }
+}
+
+/* Room for a holder key: a driver (63), a pool name (253) and a device name (63), with room to
+ * spare; longer names are not valid API objects and are not indexed. */
+#define HOLDER_KEY_MAX 512
+
+/* "driver\npool\ndevice" into key (HOLDER_KEY_MAX bytes); K_ETOOBIG when it does not fit. */
+static int holder_key(char *key, const char *driver, const char *pool, const char *device)
+{
+    int n = snprintf(key, HOLDER_KEY_MAX, "%s\n%s\n%s", driver ? driver : "", pool ? pool : "",
+                     device ? device : "");
+    return n < 0 || n >= HOLDER_KEY_MAX ? K_ETOOBIG : K_OK;
+}
+
+static void claim_unindex(struct dra_store *s, const struct dra_claim *c)
+{
+    for (size_t i = 0; i < c->n_results; i++) {
+        const struct dra_result *r = &c->results[i];
+        char k[HOLDER_KEY_MAX];
+        if (holder_key(k, r->driver, r->pool, r->device))
+            continue; /* never indexed */
+        struct lh_entry *e = lh_table_lookup_entry(s->holders, k);
+        if (e && lh_entry_v(e) == c)
+            lh_table_delete_entry(s->holders, e);
+    }
+}
+
+static int claim_index(struct dra_store *s, const struct dra_claim *c)
+{
+    for (size_t i = 0; i < c->n_results; i++) {
+        const struct dra_result *r = &c->results[i];
+        char buf[HOLDER_KEY_MAX];
+        if (holder_key(buf, r->driver, r->pool, r->device))
+            continue; /* not a valid device name: nothing can look it up */
+        struct lh_entry *e = lh_table_lookup_entry(s->holders, buf);
+        if (e) {
+            lh_entry_set_val(e, (void *)c); /* the claim written last holds it */
+            continue;
+        }
+        char *k = strdup(buf);
+        if (!k || lh_table_insert(s->holders, k, (void *)c) != 0) {
+            free(k);
+            return K_ENOMEM;
+        }
+    }
+    return K_OK;
+}
+
+static void unindex(struct dra_store *s, struct rec *r)
+{
+    if (r->kind == DRA_KIND_CLAIM)
+        claim_unindex(s, &r->u.claim);
+    else if (r->kind == DRA_KIND_SLICE)
+        slice_unindex(s, &r->u.slice);
+}
+
+static int index_rec(struct dra_store *s, struct rec *r)
+{
+    if (r->kind == DRA_KIND_CLAIM)
+        return claim_index(s, &r->u.claim);
+    if (r->kind == DRA_KIND_SLICE)
+        return slice_index(s, &r->u.slice);
+    return K_OK;
+}
+
+/* Remove the entry and every index pointing into it. Write lock held. */
+static void delete_entry(struct dra_store *s, enum dra_kind kind, struct lh_entry *e)
+{
+    unindex(s, lh_entry_v(e));
+    lh_table_delete_entry(s->by_kind[kind], e);
+}
+
+/* ---- writers -------------------------------------------------------------------------------- */
+
+static int project(enum dra_kind kind, json_object *obj, struct rec *r)
+{
+    switch (kind) {
+    case DRA_KIND_CLAIM:
+        return project_dra_claim(obj, &r->u.claim);
+    case DRA_KIND_TEMPLATE:
+        return project_dra_template(obj, &r->u.tmpl);
+    case DRA_KIND_CLASS:
+        return project_dra_class(obj, &r->u.cls);
+    default:
+        return project_dra_slice(obj, &r->u.slice);
+    }
+}
+
+/* Claims and templates are namespaced, classes and slices are not. */
+static int rec_key(enum dra_kind kind, json_object *obj, char *key)
+{
+    const char *name = kube_json_meta_str(obj, "name");
+    if (!name || !name[0])
+        return K_EPARSE;
+    const char *ns = kind == DRA_KIND_CLAIM || kind == DRA_KIND_TEMPLATE
+                         ? kube_json_meta_str(obj, "namespace")
+                         : NULL;
+    return meta_namespace_key(key, META_KEY_MAX, ns, name);
+}
+
+int dra_store_apply_json(struct dra_store *s, enum dra_kind kind, json_object *obj, int deleted)
+{
+    if (kind >= DRA_KIND_COUNT || !obj)
+        return K_EINVAL;
+    char key[META_KEY_MAX];
+    int rc = rec_key(kind, obj, key);
+    if (rc)
+        return rc;
+    if (deleted) {
+        pthread_rwlock_wrlock(&s->lock);
+        struct lh_entry *e = lh_table_lookup_entry(s->by_kind[kind], key);
+        if (e)
+            delete_entry(s, kind, e);
+        pthread_rwlock_unlock(&s->lock);
+        return K_OK;
+    }
+    struct rec *r = calloc(1, sizeof(*r));
+    char *k = strdup(key);
+    if (!r || !k) {
+        free(r);
+        free(k);
+        return K_ENOMEM;
+    }
+    r->kind = kind;
+    rc = project(kind, obj, r);
+    if (rc) {
+        free(r); /* project_dra_* cleaned up */
+        free(k);
+        return rc;
+    }
+    pthread_rwlock_wrlock(&s->lock);
+    struct lh_entry *old = lh_table_lookup_entry(s->by_kind[kind], key);
+    if (old)
+        delete_entry(s, kind, old);
+    if (lh_table_insert(s->by_kind[kind], k, r) != 0) {
+        pthread_rwlock_unlock(&s->lock);
+        free(k);
+        rec_free(r);
+        return K_ENOMEM;
+    }
+    rc = index_rec(s, r);
+    if (rc) /* out of memory: drop it rather than keep it half indexed */
+        delete_entry(s, kind, lh_table_lookup_entry(s->by_kind[kind], key));
+    pthread_rwlock_unlock(&s->lock);
+    return rc;
+}
+
+void dra_store_sync_begin(struct dra_store *s, enum dra_kind kind)
+{
+    if (kind >= DRA_KIND_COUNT)
+        return;
+    struct lh_entry *e;
+    pthread_rwlock_wrlock(&s->lock);
+    lh_foreach(s->by_kind[kind], e)
+    {
+        ((struct rec *)lh_entry_v(e))->stale = 1;
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void dra_store_sync_end(struct dra_store *s, enum dra_kind kind)
+{
+    if (kind >= DRA_KIND_COUNT)
+        return;
+    struct lh_entry *e, *tmp;
+    pthread_rwlock_wrlock(&s->lock);
+    lh_foreach_safe(s->by_kind[kind], e, tmp)
+    {
+        if (((struct rec *)lh_entry_v(e))->stale)
+            delete_entry(s, kind, e);
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+/* ---- readers -------------------------------------------------------------------------------- */
+
+static struct rec *lookup(struct dra_store *s, enum dra_kind kind, const char *ns, const char *name)
+{
+    char key[META_KEY_MAX];
+    if (!name || meta_namespace_key(key, sizeof(key), ns, name) != K_OK)
+        return NULL;
+    void *v = NULL;
+    return lh_table_lookup_ex(s->by_kind[kind], key, &v) ? v : NULL;
+}
+
+const struct dra_claim *dra_store_claim(void *ctx, const char *ns, const char *name)
+{
+    struct rec *r = lookup(ctx, DRA_KIND_CLAIM, ns, name);
+    return r ? &r->u.claim : NULL;
+}
+
+const struct dra_template *dra_store_template(void *ctx, const char *ns, const char *name)
+{
+    struct rec *r = lookup(ctx, DRA_KIND_TEMPLATE, ns, name);
+    return r ? &r->u.tmpl : NULL;
+}
+
+const struct dra_class *dra_store_class(void *ctx, const char *name)
+{
+    struct rec *r = lookup(ctx, DRA_KIND_CLASS, NULL, name);
+    return r ? &r->u.cls : NULL;
+}
+
+static void collect(const struct ptr_list *l, const char *driver, const struct dra_slice **buf,
+                    size_t cap, size_t *n)
+{
+    for (size_t i = 0; l && i < l->n; i++) {
+        if (driver && strcmp(l->items[i]->driver, driver) != 0)
+            continue;
+        if (*n < cap)
+            buf[*n] = l->items[i];
+        (*n)++;
+    }
+}
+
+size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
+                             const struct dra_slice **buf, size_t cap)
+{
+    struct dra_store *s = ctx;
+    size_t n = 0;
+    void *v = NULL;
+    if (node && lh_table_lookup_ex(s->node_slices, node, &v))
+        collect(v, driver, buf, cap, &n);
+    collect(&s->cluster_slices, driver, buf, cap, &n);
+    return n;
+}
+
+const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, const char *pool,
+                                                const char *device)
+{
+    struct dra_store *s = ctx;
+    char k[HOLDER_KEY_MAX];
+    if (holder_key(k, driver, pool, device))
+        return NULL;
+    void *v = NULL;
+    return lh_table_lookup_ex(s->holders, k, &v) ? v : NULL;
+}
+
+size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
+{
+    return kind < DRA_KIND_COUNT ? (size_t)lh_table_length(s->by_kind[kind]) : 0;
+}
+
+struct dra_view dra_store_view(struct dra_store *s, const struct gpu_set *gpu_classes)
+{
+    return (struct dra_view){
+        .gpu_classes = gpu_classes,
+        .ctx = s,
+        .claim = dra_store_claim,
+        .claim_template = dra_store_template,
+        .device_class = dra_store_class,
+        .node_slices = dra_store_node_slices,
+        .device_holder = dra_store_device_holder,
+    };
+}
+
+struct list_ctx {
+    struct dra_store *s;
+    enum dra_kind kind;
+};
+
+static void list_upsert(void *ctx, json_object *obj)
+{
+    struct list_ctx *l = ctx;
+    dra_store_apply_json(l->s, l->kind, obj, 0); /* one that does not project is skipped */
+}
+
+int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
+{
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        struct list_ctx l = {s, (enum dra_kind)k};
+        struct informer_handlers h = {.ctx = &l, .upsert = list_upsert};
+        int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
+        if (rc)
+            return rc;
+    }
+    return K_OK;
+}

@@ -1,0 +1,111 @@
+/*
+ * dra_store.h - the DRA objects (resource.k8s.io/v1) in compact form (model/dra.h), kept next to
+ * the pod and node store and indexed for the classifier's lookups (classify.h struct dra_view):
+ *   - ResourceClaims and ResourceClaimTemplates by "namespace/name";
+ *   - DeviceClasses by name;
+ *   - ResourceSlices by name, plus a per-node index (spec.nodeName) and the list of the
+ *     cluster-wide ones (spec.allNodes or spec.nodeSelector), so the slices that may reach one
+ *     node cost time in that node's slices and the cluster-wide ones, never in all slices;
+ *     slices with spec.perDeviceNodeSelection reach no node (classify.h does not model them) and
+ *     are in neither index;
+ *   - device -> the claim holding it, from every claim's status.allocation.devices.results, so
+ *     a device's holder is one hash lookup, not a walk over the claims. When two claims name one
+ *     device (the API does not allow it) the one written last holds it until it goes.
+ * Semantics of the lookups: kubernetes/kubernetes:
+ *   staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/pools_stable.go
+ *   (GatherPools: nodeName, allNodes, nodeSelector) and pkg/scheduler/framework/plugins/
+ *   dynamicresources (allocated devices from the claims' status.allocation).
+ *
+ * Locking: writers (apply / delete / sync) take the write lock themselves. Readers call
+ * dra_store_read_lock() around the lookups; records returned are borrowed and valid until
+ * dra_store_read_unlock(). dra_store_view() fills a classify.h struct dra_view with the lookups
+ * (ctx = the store). Lock order when both are
+ * held: the pod/node store (store.h) first, then this one.
+ */
+#ifndef GPUTRI_DRA_STORE_H
+#define GPUTRI_DRA_STORE_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#include "classify/classify.h"
+#include "kube/client.h"
+#include "model/dra.h"
+
+struct dra_store;
+
+/* The four kinds, and their collection paths (resource.k8s.io/v1). */
+enum dra_kind {
+    DRA_KIND_CLAIM,
+    DRA_KIND_TEMPLATE,
+    DRA_KIND_CLASS,
+    DRA_KIND_SLICE,
+    DRA_KIND_COUNT,
+};
+/* dra_kind_path() - "/apis/resource.k8s.io/v1/resourceclaims" etc. Static string. */
+const char *dra_kind_path(enum dra_kind k);
+/* dra_kind_name() - "resourceclaims", "resourceclaimtemplates", "deviceclasses",
+ * "resourceslices". Static string. */
+const char *dra_kind_name(enum dra_kind k);
+
+/* dra_store_new() - an empty store, NULL on ENOMEM. dra_store_free() is NULL-safe. */
+struct dra_store *dra_store_new(void);
+void dra_store_free(struct dra_store *s);
+
+/*
+ * dra_store_apply_json() - project `obj` (borrowed; core/kube/project.h project_dra_*) and
+ * insert or replace it, or with `deleted` remove the object of that name (the object's last
+ * state is only read for metadata.namespace and metadata.name). Returns K_OK, K_EPARSE for an
+ * object that does not project or has no name, K_ETOOBIG when it passes the API's limits or
+ * its key passes META_KEY_MAX, K_ENOMEM. On an error the store is as before, except on a
+ * K_ENOMEM while indexing a replacement: the object is then absent until its next event (or
+ * the next relist). Takes the write lock.
+ */
+int dra_store_apply_json(struct dra_store *s, enum dra_kind kind, json_object *obj, int deleted);
+
+/*
+ * Relist (mark and sweep) per kind: sync_begin marks every record of the kind stale, upserts
+ * clear the mark, sync_end removes the records still stale. Take the write lock.
+ */
+void dra_store_sync_begin(struct dra_store *s, enum dra_kind kind);
+void dra_store_sync_end(struct dra_store *s, enum dra_kind kind);
+
+void dra_store_read_lock(struct dra_store *s);
+void dra_store_read_unlock(struct dra_store *s);
+
+/* ---- lookups (read lock held; ctx = the store; struct dra_view's callbacks) ---------------- */
+/* The claim / template "ns/name", the class `name`, or NULL. */
+const struct dra_claim *dra_store_claim(void *ctx, const char *ns, const char *name);
+const struct dra_template *dra_store_template(void *ctx, const char *ns, const char *name);
+const struct dra_class *dra_store_class(void *ctx, const char *name);
+/*
+ * dra_store_node_slices() - the slices of `driver` (every driver when NULL) with
+ * spec.nodeName == node, then every cluster-wide one (allNodes / nodeSelector, whose selector
+ * the caller evaluates). Writes at most `cap` pointers to buf, returns how many there are in
+ * all. Cost: the node's slices plus the cluster-wide ones.
+ */
+size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
+                             const struct dra_slice **buf, size_t cap);
+/* dra_store_device_holder() - the claim whose allocation names (driver, pool, device), or
+ * NULL. One hash lookup. */
+const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, const char *pool,
+                                                const char *device);
+
+/*
+ * dra_store_view() - a struct dra_view over the store's lookups, with `gpu_classes` (borrowed)
+ * as the GPU DeviceClass / driver patterns. Use it with the read lock held.
+ */
+struct dra_view dra_store_view(struct dra_store *s, const struct gpu_set *gpu_classes);
+
+/*
+ * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store
+ * (for one-shot tools: the CLI). Objects that do not project are skipped. Returns K_OK or the
+ * first LIST's K_* error (err filled); K_ENOTFOUND when the API does not serve
+ * resource.k8s.io/v1.
+ */
+int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+
+/* Counts per kind, for tests and metrics. Read lock held. */
+size_t dra_store_count(struct dra_store *s, enum dra_kind kind);
+
+#endif
