@@ -135,11 +135,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputri-webhook: invalid --gpu-resources \"%s\"\n", o.gpu_resources);
         return 2;
     }
-    /* --dra-gpu-classes "": no DRA checks and no DRA informers */
+    /* --gpu-device-classes "": no DRA checks and no DRA informers */
     struct gpu_set dra_gpus = {0};
     bool dra = o.dra_gpu_classes && *o.dra_gpu_classes;
     if (dra && gpu_set_parse(&dra_gpus, o.dra_gpu_classes) != K_OK) {
-        fprintf(stderr, "gputri-webhook: invalid --dra-gpu-classes \"%s\"\n", o.dra_gpu_classes);
+        fprintf(stderr, "gputri-webhook: invalid --gpu-device-classes \"%s\"\n", o.dra_gpu_classes);
         gpu_set_cleanup(&gpus);
         return 2;
     }

@@ -29,7 +29,7 @@ void wh_options_usage(FILE *out)
             WH_DEFAULT_PORT);
     flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
     fprintf(out,
-            "  --dra-gpu-classes LIST       DeviceClass or driver names of GPU DRA requests\n"
+            "  --gpu-device-classes LIST    DeviceClass or driver names of GPU DRA requests\n"
             "                               (default %s)\n"
             "  --assume-extended-resource-toleration\n"
             "                               the API server runs the ExtendedResourceToleration\n"
@@ -82,7 +82,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"max-connections", required_argument, NULL, OPT_MAXCONN},
         {"connection-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
-        {"dra-gpu-classes", required_argument, NULL, OPT_DRA},
+        {"gpu-device-classes", required_argument, NULL, OPT_DRA},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };

@@ -3,7 +3,7 @@
  * single or double dash, as getopt_long_only accepts them).
  *
  * Flags: --tls-cert-file, --tls-private-key-file, --bind-address (default 0.0.0.0), --port
- * (default 8443), --kubeconfig, --gpu-resources, --dra-gpu-classes (model/gpu.h
+ * (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
  * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
  * --max-request-bytes, --threads, --max-connections, --connection-timeout, --v,
  * --logging-format (text|json), --help, --version.
