@@ -17,6 +17,14 @@
 
 #define RV_MAX 128
 
+/*
+ * A watch that ends sooner than this having delivered no event (not even a bookmark) counts as a
+ * failure and backs off, as client-go's reflector treats a "very short watch"
+ * (kubernetes/client-go: tools/cache/reflector.go, handleWatch): a server that closes every watch
+ * at once must not be asked again in a tight loop.
+ */
+#define SHORT_WATCH_MS 1000
+
 struct informer {
     const struct kube_config *cfg;
     char name[64];
@@ -140,6 +148,20 @@ static void nap(struct informer *inf, int64_t until)
     pthread_mutex_unlock(&inf->mu);
 }
 
+/* The next backoff after a failure at failed_at (on the informer's clock): 0.8 s doubling to
+ * 30 s, jittered to [backoff/2, backoff], at least retry_after seconds. Sets retry_at. */
+static int64_t back_off(struct informer *inf, int64_t failed_at, int retry_after)
+{
+    inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
+    if (inf->backoff > 30000)
+        inf->backoff = 30000;
+    int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
+    if (retry_after > 0 && (int64_t)retry_after * 1000 > wait)
+        wait = (int64_t)retry_after * 1000;
+    inf->retry_at = failed_at + wait;
+    return wait;
+}
+
 int64_t informer_step(struct informer *inf, struct kube_client *client)
 {
     char *rv = inf->rv;
@@ -163,14 +185,21 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
         char from[RV_MAX];
         snprintf(from, sizeof(from), "%s", rv);
         struct watch_ctx wc = {inf, rv, RV_MAX, 0};
+        int64_t started = clock_mono_ms(inf->clock);
         rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
+        int64_t ended = clock_mono_ms(inf->clock);
         if (inf->h.watch_restart)
             inf->h.watch_restart(inf->h.ctx, rc);
-        if (wc.events > 0)
+        bool worked = wc.events > 0 || ended - started >= SHORT_WATCH_MS;
+        if (worked)
             inf->backoff = 0; /* the connection worked: the next failure is a new outage */
         if (rc == K_OK) {
-            inf->backoff = 0;
-            return 0;
+            if (worked || atomic_load(&inf->stop))
+                return 0;
+            int64_t wait = back_off(inf, ended, 0);
+            log_info(2, "informer %s: watch ended after %lld ms with 0 events; retrying in %lld ms",
+                     inf->name, (long long)(ended - started), (long long)wait);
+            return wait;
         }
         if (rc == K_EGONE) {
             log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting", inf->name,
@@ -185,13 +214,7 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     int64_t failed_at = clock_mono_ms(inf->clock);
     if (inf->h.api_error)
         inf->h.api_error(inf->h.ctx, err.http_status);
-    inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
-    if (inf->backoff > 30000)
-        inf->backoff = 30000;
-    int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
-    if (err.retry_after > 0 && err.retry_after * 1000 > wait)
-        wait = (int64_t)err.retry_after * 1000;
-    inf->retry_at = failed_at + wait;
+    int64_t wait = back_off(inf, failed_at, err.retry_after);
     log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
              rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
              (long long)wait);

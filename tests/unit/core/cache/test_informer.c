@@ -76,6 +76,8 @@ static void on_api_error(void *ctx, long status)
 }
 
 struct fixture {
+    struct clock_fake clk; /* the informer's clock; fake_kube_answer_after() moves it */
+    struct clock fake;
     struct fake_kube api;
     struct kube_client *client;
     struct seen seen;
@@ -87,13 +89,19 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     fake_kube_init(&f->api);
+    clock_fake_init(&f->clk, 0);
+    f->fake = clock_fake_clock(&f->clk);
+    f->api.clock = &f->clk;
     pthread_mutex_init(&f->seen.mu, NULL);
     pthread_cond_init(&f->seen.cv, NULL);
     f->client = fake_kube_client(&f->api);
     struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
                                   on_end,   on_restart, on_api_error};
-    struct informer_options o = {
-        .name = "pods", .path = "/api/v1/pods", .page_size = 2, .watch_timeout_seconds = 100};
+    struct informer_options o = {.name = "pods",
+                                 .path = "/api/v1/pods",
+                                 .page_size = 2,
+                                 .watch_timeout_seconds = 100,
+                                 .clock = &f->fake};
     f->inf = informer_new(&f->api.cfg, &o, &h);
     assert_non_null(f->inf);
     *state = f;
@@ -166,8 +174,9 @@ static void test_lists_in_pages_then_watches(void **state)
     int timeout = atoi(strstr(path, "timeoutSeconds=") + strlen("timeoutSeconds="));
     assert_true(timeout >= 90 && timeout <= 110);
 
-    /* The stream ended normally: watch again from the bookmark's resourceVersion. */
-    fake_kube_answer(&f->api, 200, 0, "");
+    /* The stream ended normally after a minute: watch again from the bookmark's
+     * resourceVersion. */
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_non_null(strstr(fake_kube_request(&f->api, 3)->path, "&resourceVersion=15&"));
 }
@@ -223,17 +232,52 @@ static void test_failures_back_off(void **state)
     fake_kube_answer(&f->api, 429, 7, "{\"kind\":\"Status\",\"message\":\"slow down\"}");
     assert_int_equal(informer_step(f->inf, f->client), 7000);
     assert_int_equal(f->seen.last_api_status, 429);
-    /* after a success the backoff starts again from 0.8 s */
-    fake_kube_answer(&f->api, 200, 0, "");
+    /* after a watch that ran a while the backoff starts again from 0.8 s */
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     fake_kube_answer(&f->api, 503, 0, "");
     int64_t wait = informer_step(f->inf, f->client);
     assert_true(wait >= 400 && wait <= 800);
     /* the watch failed, not the list: it resumes from where it was */
-    fake_kube_answer(&f->api, 200, 0, "");
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_non_null(
         strstr(fake_kube_request(&f->api, fake_kube_count(&f->api) - 1)->path, "watch=1"));
+}
+
+/* A watch that ends at once with no event backs off like a failure (client-go's "very short
+ * watch"), doubling while it repeats, and is no API error; one that ran a while resets it. */
+static void test_short_empty_watch_backs_off(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    int64_t backoff = 800;
+    for (int i = 0; i < 6; i++) {
+        fake_kube_answer(&f->api, 200, 0, "");
+        int64_t wait = informer_step(f->inf, f->client);
+        assert_true(wait >= backoff / 2 && wait <= backoff);
+        backoff *= 2;
+    }
+    /* 999 ms is still "very short" */
+    fake_kube_answer_after(&f->api, 999, 200, "");
+    assert_true(informer_step(f->inf, f->client) > 0);
+    assert_int_equal(f->seen.api_errors, 0);
+    /* still a watch from the same resourceVersion, never a relist */
+    for (size_t i = 1; i < fake_kube_count(&f->api); i++)
+        assert_non_null(strstr(fake_kube_request(&f->api, i)->path, "&resourceVersion=10&"));
+    /* a bookmark alone shows the stream works */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":"
+                     "\"15\"}}}\n");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    /* and after it the next short watch starts from the first backoff again */
+    fake_kube_answer(&f->api, 200, 0, "");
+    int64_t wait = informer_step(f->inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
+    /* a quiet watch that ran its full time is normal */
+    fake_kube_answer_after(&f->api, 300000, 200, "");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
 }
 
 /* The informer's own thread, on the fake API and the fake clock. */
@@ -281,6 +325,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lists_in_pages_then_watches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_relists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
