@@ -175,7 +175,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
             inf->synced = true;
             pthread_cond_broadcast(&inf->cv);
             pthread_mutex_unlock(&inf->mu);
-            inf->backoff = 0;
+            /* No backoff reset here: only a watch that worked shows the loop is healthy (a
+             * LIST that succeeds before every failing watch must not undo the backoff). */
         } else {
             rv[0] = '\0';
         }
@@ -202,10 +203,14 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
             return wait;
         }
         if (rc == K_EGONE) {
-            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting", inf->name,
-                     from, err.http_status, err.message[0] ? err.message : "watch error");
             rv[0] = '\0';
-            return 0;
+            /* Relist at once after a watch that worked; a watch answered with 410 at once
+             * (a server that expires every version) backs off before the relist. */
+            int64_t wait = worked || atomic_load(&inf->stop) ? 0 : back_off(inf, ended, 0);
+            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting in %lld ms",
+                     inf->name, from, err.http_status, err.message[0] ? err.message : "watch error",
+                     (long long)wait);
+            return wait;
         }
     }
     if (rc == K_OK || atomic_load(&inf->stop))

@@ -80,13 +80,14 @@ void informer_free(struct informer *inf);
  * informer_step() - one turn of the informer's loop through `client`: a LIST when there is no
  * resourceVersion to resume from (first, or after 410 Gone), else one WATCH until it ends.
  * Handlers are called from the calling thread. Returns how long to wait before the next step in
- * ms: 0 after a success or a 410 (go on at once), else the backoff (0.8 s doubling to 30 s,
- * jittered to [backoff/2, backoff], at least the server's Retry-After). A watch that ends within
- * 1 s having delivered no event or bookmark counts as a failure and backs off (client-go's
- * "very short watch", kubernetes/client-go: tools/cache/reflector.go); the backoff is reset by a
- * watch that delivered events or ran 1 s or more. The informer's thread
- * calls it in a loop; tests call it directly with a fake client instead of informer_start().
- * Not thread-safe: one caller at a time, and not while the informer's thread runs.
+ * ms: 0 after a success or a 410 that ended a watch that worked (go on at once), else the backoff
+ * (0.8 s doubling to 30 s, jittered to [backoff/2, backoff], at least the server's Retry-After). A
+ * watch that ends within 1 s having delivered no event or bookmark counts as a failure and backs
+ * off (client-go's "very short watch", kubernetes/client-go: tools/cache/reflector.go); the same
+ * holds for a 410 (the relist waits). The backoff is reset only by a watch that delivered events or
+ * ran 1 s or more, never by a LIST alone. The informer's thread calls it in a loop; tests call it
+ * directly with a fake client instead of informer_start(). Not thread-safe: one caller at a time,
+ * and not while the informer's thread runs.
  */
 int64_t informer_step(struct informer *inf, struct kube_client *client);
 

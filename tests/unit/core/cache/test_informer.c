@@ -187,10 +187,10 @@ static void test_gone_relists(void **state)
     answer_page(&f->api, "10", "", "a", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
     f->seen.n = 0;
-    /* An ERROR event with 410: the version was compacted away. */
-    fake_kube_answer(&f->api, 200, 0,
-                     "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
-                     "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+    /* An ERROR event with 410 after the watch ran a while: the version was compacted away. */
+    fake_kube_answer_after(&f->api, 60000, 200,
+                           "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                           "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_int_equal(f->seen.n, 0);
     answer_page(&f->api, "20", "", "b", NULL);
@@ -199,9 +199,11 @@ static void test_gone_relists(void **state)
     const char *relisted[] = {"begin", "up b", "end"};
     expect_calls(&f->seen, relisted, 3);
     assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
-    /* a 410 answer to the watch request itself relists too */
+    /* a 410 answer to the watch request itself relists too, after a backoff: the watch did not
+     * work at all */
     fake_kube_answer(&f->api, 410, 0, "{\"kind\":\"Status\",\"message\":\"gone\"}");
-    assert_int_equal(informer_step(f->inf, f->client), 0);
+    int64_t wait = informer_step(f->inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
     answer_page(&f->api, "30", "", "c", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_string_equal(fake_kube_request(&f->api, 4)->path, "/api/v1/pods?limit=2");
@@ -226,8 +228,15 @@ static void test_failures_back_off(void **state)
     for (int i = 0; i < f->seen.n; i++)
         assert_string_equal(f->seen.calls[i], "begin");
     f->seen.n = 0;
-    /* the server's Retry-After wins over a shorter backoff */
+    /* a LIST that succeeds does not reset the backoff: the next failure waits 15-30 s */
     answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    fake_kube_fail(&f->api, K_EIO);
+    int64_t capped = informer_step(f->inf, f->client);
+    assert_true(capped >= 15000 && capped <= 30000);
+    /* a watch that ran a while does; then the server's Retry-After wins over a shorter
+     * backoff */
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     fake_kube_answer(&f->api, 429, 7, "{\"kind\":\"Status\",\"message\":\"slow down\"}");
     assert_int_equal(informer_step(f->inf, f->client), 7000);
@@ -280,6 +289,29 @@ static void test_short_empty_watch_backs_off(void **state)
     assert_int_equal(informer_step(f->inf, f->client), 0);
 }
 
+/* Every watch is answered 410 at once and every LIST succeeds: the list+watch cycle backs off,
+ * doubling, instead of relisting in a tight loop; the LIST does not reset the backoff. */
+static void test_gone_at_once_backs_off(void **state)
+{
+    struct fixture *f = *state;
+    int64_t backoff = 800;
+    for (int i = 0; i < 7; i++) {
+        answer_page(&f->api, "10", "", "a", NULL);
+        assert_int_equal(informer_step(f->inf, f->client), 0);
+        fake_kube_answer(&f->api, 200, 0,
+                         "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                         "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+        int64_t wait = informer_step(f->inf, f->client);
+        assert_true(wait >= backoff / 2 && wait <= backoff);
+        backoff = backoff * 2 > 30000 ? 30000 : backoff * 2;
+    }
+    /* each 410 leads to a LIST, never a watch from the expired version */
+    assert_int_equal(fake_kube_count(&f->api), 14);
+    for (size_t i = 0; i < 14; i += 2)
+        assert_string_equal(fake_kube_request(&f->api, i)->path, "/api/v1/pods?limit=2");
+    assert_int_equal(f->seen.api_errors, 0);
+}
+
 /* The informer's own thread, on the fake API and the fake clock. */
 static void test_thread_waits_on_its_clock(void **state)
 {
@@ -324,6 +356,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_lists_in_pages_then_watches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_relists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_at_once_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
