@@ -31,6 +31,7 @@ struct informer {
     char path[512];
     int page_size;
     int watch_timeout;
+    size_t list_max_items, list_max_pages; /* 0: the defaults */
     struct informer_handlers h;
     const struct clock *clock;              /* NULL: the system clock */
     const struct kube_transport *transport; /* NULL: HTTP */
@@ -58,6 +59,8 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
     snprintf(inf->path, sizeof(inf->path), "%s", opts->path);
     inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
     inf->watch_timeout = opts->watch_timeout_seconds > 0 ? opts->watch_timeout_seconds : 300;
+    inf->list_max_items = opts->list_max_items;
+    inf->list_max_pages = opts->list_max_pages;
     inf->h = *handlers;
     inf->clock = opts->clock;
     inf->transport = opts->transport;
@@ -69,34 +72,69 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
 
 struct list_ctx {
     const struct informer_handlers *h;
+    size_t items, pages, max_items, max_pages;
+    bool too_big;
 };
 
 static int list_page(void *ctx, json_object *items)
 {
     struct list_ctx *lc = ctx;
     size_t n = json_object_array_length(items);
+    lc->pages++;
+    if (lc->pages > lc->max_pages || n > lc->max_items - lc->items) {
+        lc->too_big = true;
+        return 1; /* stop: kube_list returns K_ECANCELED */
+    }
+    lc->items += n;
     for (size_t i = 0; i < n; i++)
         lc->h->upsert(lc->h->ctx, json_object_array_get_idx(items, i));
     return 0;
 }
 
-int informer_list_once(struct kube_client *client, const char *path, int page_size,
-                       const struct informer_handlers *handlers, char *resource_version,
-                       size_t rv_len, struct kube_error *err)
+int informer_list_bounded(struct kube_client *client, const char *path, int page_size,
+                          const struct informer_handlers *handlers, char *resource_version,
+                          size_t rv_len, size_t max_items, size_t max_pages, struct kube_error *err)
 {
     char rv_buf[RV_MAX];
     if (!resource_version) {
         resource_version = rv_buf;
         rv_len = sizeof(rv_buf);
     }
-    struct list_ctx lc = {handlers};
+    struct list_ctx lc = {handlers,
+                          0,
+                          0,
+                          max_items ? max_items : INFORMER_LIST_MAX_ITEMS,
+                          max_pages ? max_pages : INFORMER_LIST_MAX_PAGES,
+                          false};
     if (handlers->sync_begin)
         handlers->sync_begin(handlers->ctx);
     int rc = kube_list(client, path, page_size, list_page, &lc, resource_version, rv_len, err);
+    if (lc.too_big) {
+        rc = K_ETOOBIG;
+        if (err) {
+            err->code = rc;
+            err->http_status = 0;
+            snprintf(err->message, sizeof(err->message),
+                     "LIST %s: more than %zu items or %zu pages (the server's continue tokens do "
+                     "not end); stopped after %zu items in %zu pages",
+                     path, lc.max_items, lc.max_pages, lc.items, lc.pages - 1);
+        }
+    }
     /* Only sweep after a complete list: a partial one would drop live objects. */
-    if (rc == K_OK && handlers->sync_end)
-        handlers->sync_end(handlers->ctx);
+    if (rc == K_OK) {
+        log_info(2, "LIST %s: %zu items in %zu pages", path, lc.items, lc.pages);
+        if (handlers->sync_end)
+            handlers->sync_end(handlers->ctx);
+    }
     return rc;
+}
+
+int informer_list_once(struct kube_client *client, const char *path, int page_size,
+                       const struct informer_handlers *handlers, char *resource_version,
+                       size_t rv_len, struct kube_error *err)
+{
+    return informer_list_bounded(client, path, page_size, handlers, resource_version, rv_len, 0, 0,
+                                 err);
 }
 
 struct watch_ctx {
@@ -168,7 +206,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     struct kube_error err = {0};
     int rc;
     if (!rv[0]) {
-        rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX, &err);
+        rc = informer_list_bounded(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX,
+                                   inf->list_max_items, inf->list_max_pages, &err);
         if (rc == K_OK) {
             log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
             pthread_mutex_lock(&inf->mu);

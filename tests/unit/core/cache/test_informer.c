@@ -312,6 +312,52 @@ static void test_gone_at_once_backs_off(void **state)
     assert_int_equal(f->seen.api_errors, 0);
 }
 
+/* A LIST whose continue tokens never end is bounded: past the items or pages bound it fails
+ * (no sync_end, so nothing is swept), the informer backs off, and the next try lists again. */
+static void test_endless_list_is_bounded(void **state)
+{
+    struct fixture *f = *state;
+    struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
+                                  on_end,   on_restart, on_api_error};
+    struct informer_options o = {.name = "pods",
+                                 .path = "/api/v1/pods",
+                                 .page_size = 2,
+                                 .clock = &f->fake,
+                                 .list_max_items = 3};
+    struct informer *inf = informer_new(&f->api.cfg, &o, &h);
+    assert_non_null(inf);
+    answer_page(&f->api, "10", "again", "a", "b");
+    answer_page(&f->api, "10", "again", "c", "d");
+    int64_t wait = informer_step(inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
+    assert_false(informer_has_synced(inf));
+    const char *calls[] = {"begin", "up a", "up b"};
+    expect_calls(&f->seen, calls, 3);
+    assert_int_equal(f->seen.api_errors, 1);
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    /* the next step starts a new LIST */
+    answer_page(&f->api, "11", "", "a", NULL);
+    assert_int_equal(informer_step(inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
+    assert_true(informer_has_synced(inf));
+    informer_free(inf);
+
+    /* pages without items count too */
+    f->seen.n = 0;
+    const char *empty = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\","
+                        "\"continue\":\"again\"},\"items\":[]}";
+    for (int i = 0; i < 4; i++)
+        fake_kube_answer(&f->api, 200, 0, empty);
+    struct kube_error err;
+    assert_int_equal(informer_list_bounded(f->client, "/api/v1/pods", 2, &h, NULL, 0, 0, 3, &err),
+                     K_ETOOBIG);
+    assert_int_equal(err.code, K_ETOOBIG);
+    assert_non_null(strstr(err.message, "continue tokens do not end"));
+    assert_int_equal(fake_kube_count(&f->api), 3 + 4);
+    const char *begin_only[] = {"begin"};
+    expect_calls(&f->seen, begin_only, 1);
+}
+
 /* The informer's own thread, on the fake API and the fake clock. */
 static void test_thread_waits_on_its_clock(void **state)
 {
@@ -359,6 +405,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gone_at_once_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endless_list_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
