@@ -118,7 +118,8 @@ struct wh_object {
  * wh_check_pod_spec() - run every pod check (qGPU, RuntimeClass, quota, node selection, GPU
  * listed in capacity, request above every node's capacity, taints; then the DRA checks of
  * wh_check_pod_claims) and append warnings to `out`. Objects requesting no GPU resource and
- * having no GPU claims get none. A spec with more than DRA_MAX_POD_CLAIMS resourceClaims is not
+ * having no GPU claims get none. A spec with more than DRA_MAX_POD_CLAIMS resourceClaims, or
+ * naming more than RESOURCE_LIST_MAX distinct GPU resources (project_pod_spec's K_ETOOBIG), is not
  * checked (one WARN_REASON_NOT_CHECKED warning). Checks whose list is not synced in the snapshot
  * are skipped. The spec is projected with the caps of core/kube/project.h: a node selection or a
  * toleration list above them skips the node checks (selection, capacity, size, taints) with one
