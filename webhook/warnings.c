@@ -551,7 +551,13 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
                      "%s.tolerations: %zu tolerations, above the %d gputri-webhook evaluates per "
                      "node; node checks skipped",
                      o->spec_path, ex.tolerations, PROJECT_MAX_TOLERATIONS);
-        if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations)
+        bool many = pod.gpu_requests.n > WH_MAX_NODE_CHECK_GPU_RESOURCES;
+        if (many)
+            warn_add(out, WARN_REASON_NOT_CHECKED,
+                     "%s: %zu distinct GPU resources, above the %d gputri-webhook evaluates per "
+                     "node; node checks skipped",
+                     o->spec_path, pod.gpu_requests.n, WH_MAX_NODE_CHECK_GPU_RESOURCES);
+        if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations && !many)
             rc = check_nodes(snap, o, &pod, out);
     }
     if (rc == K_OK)
