@@ -541,6 +541,14 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
                  o->spec_path, json_object_array_length(claims), DRA_MAX_POD_CLAIMS);
         return K_OK;
     }
+    if (rc == K_ETOOBIG) {
+        /* more distinct GPU resources than a resource list holds: allowed, but never silently */
+        warn_add(out, WARN_REASON_NOT_CHECKED,
+                 "%s: too large to check: more than %d distinct GPU resources (or DRA entries "
+                 "above the API's limits); GPU checks skipped",
+                 o->spec_path, RESOURCE_LIST_MAX);
+        return K_OK;
+    }
     if (rc != K_OK)
         return rc;
     if (pod.gpu_requests.n > 0) {
@@ -559,7 +567,13 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
                      "%s.tolerations: %zu tolerations, above the %d gputri-webhook evaluates per "
                      "node; node checks skipped",
                      o->spec_path, ex.tolerations, PROJECT_MAX_TOLERATIONS);
-        if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations)
+        bool many = pod.gpu_requests.n > WH_MAX_NODE_CHECK_GPU_RESOURCES;
+        if (many)
+            warn_add(out, WARN_REASON_NOT_CHECKED,
+                     "%s: %zu distinct GPU resources, above the %d gputri-webhook evaluates per "
+                     "node; node checks skipped",
+                     o->spec_path, pod.gpu_requests.n, WH_MAX_NODE_CHECK_GPU_RESOURCES);
+        if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations && !many)
             rc = check_nodes(snap, o, &pod, out);
     }
     if (rc == K_OK)

@@ -48,6 +48,16 @@
 #define WARN_REASON_DRA_TOO_LARGE "DRARequestTooLarge"
 #define WARN_REASON_DRA_ADMIN "DRAAdminAccessNamespaceUnlabeled"
 
+/*
+ * Distinct GPU resources a pod may request and still have its node checks run (selection,
+ * capacity, size, taints, each per resource per node): their cost grows with this times the
+ * nodes times the selector and toleration caps (64 distinct nvidia.com/mig-* resources cost
+ * about 60 ms against 5,000 nodes, bench/webhook-adversarial). A real pod names one or two.
+ * Above it the node checks are skipped with one WARN_REASON_NOT_CHECKED warning; the qGPU,
+ * RuntimeClass and quota checks still run.
+ */
+#define WH_MAX_NODE_CHECK_GPU_RESOURCES 16
+
 /* The namespace label adminAccess requests need (kubernetes/kubernetes:
  * staging/src/k8s.io/api/resource/v1/types.go DRAAdminNamespaceLabelKey). */
 #define DRA_ADMIN_ACCESS_LABEL "resource.kubernetes.io/admin-access"
@@ -118,10 +128,12 @@ struct wh_object {
  * wh_check_pod_spec() - run every pod check (qGPU, RuntimeClass, quota, node selection, GPU
  * listed in capacity, request above every node's capacity, taints; then the DRA checks of
  * wh_check_pod_claims) and append warnings to `out`. Objects requesting no GPU resource and
- * having no GPU claims get none. A spec with more than DRA_MAX_POD_CLAIMS resourceClaims is not
+ * having no GPU claims get none. A spec with more than DRA_MAX_POD_CLAIMS resourceClaims, or
+ * naming more than RESOURCE_LIST_MAX distinct GPU resources (project_pod_spec's K_ETOOBIG), is not
  * checked (one WARN_REASON_NOT_CHECKED warning). Checks whose list is not synced in the snapshot
  * are skipped. The spec is projected with the caps of core/kube/project.h: a node selection or a
- * toleration list above them skips the node checks (selection, capacity, size, taints) with one
+ * toleration list above them, or more than WH_MAX_NODE_CHECK_GPU_RESOURCES distinct GPU
+ * resources, skips the node checks (selection, capacity, size, taints) with one
  * WARN_REASON_NOT_CHECKED warning saying which cap; the other checks still run. Returns K_OK,
  * K_EPARSE when the spec does not project (core/kube/project.h project_pod_spec), or K_ENOMEM.
  */

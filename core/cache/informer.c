@@ -17,12 +17,21 @@
 
 #define RV_MAX 128
 
+/*
+ * A watch that ends sooner than this having delivered no event (not even a bookmark) counts as a
+ * failure and backs off, as client-go's reflector treats a "very short watch"
+ * (kubernetes/client-go: tools/cache/reflector.go, handleWatch): a server that closes every watch
+ * at once must not be asked again in a tight loop.
+ */
+#define SHORT_WATCH_MS 1000
+
 struct informer {
     const struct kube_config *cfg;
     char name[64];
     char path[512];
     int page_size;
     int watch_timeout;
+    size_t list_max_items, list_max_pages; /* 0: the defaults */
     struct informer_handlers h;
     const struct clock *clock;              /* NULL: the system clock */
     const struct kube_transport *transport; /* NULL: HTTP */
@@ -50,6 +59,8 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
     snprintf(inf->path, sizeof(inf->path), "%s", opts->path);
     inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
     inf->watch_timeout = opts->watch_timeout_seconds > 0 ? opts->watch_timeout_seconds : 300;
+    inf->list_max_items = opts->list_max_items;
+    inf->list_max_pages = opts->list_max_pages;
     inf->h = *handlers;
     inf->clock = opts->clock;
     inf->transport = opts->transport;
@@ -61,34 +72,69 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
 
 struct list_ctx {
     const struct informer_handlers *h;
+    size_t items, pages, max_items, max_pages;
+    bool too_big;
 };
 
 static int list_page(void *ctx, json_object *items)
 {
     struct list_ctx *lc = ctx;
     size_t n = json_object_array_length(items);
+    lc->pages++;
+    if (lc->pages > lc->max_pages || n > lc->max_items - lc->items) {
+        lc->too_big = true;
+        return 1; /* stop: kube_list returns K_ECANCELED */
+    }
+    lc->items += n;
     for (size_t i = 0; i < n; i++)
         lc->h->upsert(lc->h->ctx, json_object_array_get_idx(items, i));
     return 0;
 }
 
-int informer_list_once(struct kube_client *client, const char *path, int page_size,
-                       const struct informer_handlers *handlers, char *resource_version,
-                       size_t rv_len, struct kube_error *err)
+int informer_list_bounded(struct kube_client *client, const char *path, int page_size,
+                          const struct informer_handlers *handlers, char *resource_version,
+                          size_t rv_len, size_t max_items, size_t max_pages, struct kube_error *err)
 {
     char rv_buf[RV_MAX];
     if (!resource_version) {
         resource_version = rv_buf;
         rv_len = sizeof(rv_buf);
     }
-    struct list_ctx lc = {handlers};
+    struct list_ctx lc = {handlers,
+                          0,
+                          0,
+                          max_items ? max_items : INFORMER_LIST_MAX_ITEMS,
+                          max_pages ? max_pages : INFORMER_LIST_MAX_PAGES,
+                          false};
     if (handlers->sync_begin)
         handlers->sync_begin(handlers->ctx);
     int rc = kube_list(client, path, page_size, list_page, &lc, resource_version, rv_len, err);
+    if (lc.too_big) {
+        rc = K_ETOOBIG;
+        if (err) {
+            err->code = rc;
+            err->http_status = 0;
+            snprintf(err->message, sizeof(err->message),
+                     "LIST %s: more than %zu items or %zu pages (the server's continue tokens do "
+                     "not end); stopped after %zu items in %zu pages",
+                     path, lc.max_items, lc.max_pages, lc.items, lc.pages - 1);
+        }
+    }
     /* Only sweep after a complete list: a partial one would drop live objects. */
-    if (rc == K_OK && handlers->sync_end)
-        handlers->sync_end(handlers->ctx);
+    if (rc == K_OK) {
+        log_info(2, "LIST %s: %zu items in %zu pages", path, lc.items, lc.pages);
+        if (handlers->sync_end)
+            handlers->sync_end(handlers->ctx);
+    }
     return rc;
+}
+
+int informer_list_once(struct kube_client *client, const char *path, int page_size,
+                       const struct informer_handlers *handlers, char *resource_version,
+                       size_t rv_len, struct kube_error *err)
+{
+    return informer_list_bounded(client, path, page_size, handlers, resource_version, rv_len, 0, 0,
+                                 err);
 }
 
 struct watch_ctx {
@@ -140,20 +186,36 @@ static void nap(struct informer *inf, int64_t until)
     pthread_mutex_unlock(&inf->mu);
 }
 
+/* The next backoff after a failure at failed_at (on the informer's clock): 0.8 s doubling to
+ * 30 s, jittered to [backoff/2, backoff], at least retry_after seconds. Sets retry_at. */
+static int64_t back_off(struct informer *inf, int64_t failed_at, int retry_after)
+{
+    inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
+    if (inf->backoff > 30000)
+        inf->backoff = 30000;
+    int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
+    if (retry_after > 0 && (int64_t)retry_after * 1000 > wait)
+        wait = (int64_t)retry_after * 1000;
+    inf->retry_at = failed_at + wait;
+    return wait;
+}
+
 int64_t informer_step(struct informer *inf, struct kube_client *client)
 {
     char *rv = inf->rv;
     struct kube_error err = {0};
     int rc;
     if (!rv[0]) {
-        rc = informer_list_once(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX, &err);
+        rc = informer_list_bounded(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX,
+                                   inf->list_max_items, inf->list_max_pages, &err);
         if (rc == K_OK) {
             log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
             pthread_mutex_lock(&inf->mu);
             inf->synced = true;
             pthread_cond_broadcast(&inf->cv);
             pthread_mutex_unlock(&inf->mu);
-            inf->backoff = 0;
+            /* No backoff reset here: only a watch that worked shows the loop is healthy (a
+             * LIST that succeeds before every failing watch must not undo the backoff). */
         } else {
             rv[0] = '\0';
         }
@@ -163,20 +225,31 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
         char from[RV_MAX];
         snprintf(from, sizeof(from), "%s", rv);
         struct watch_ctx wc = {inf, rv, RV_MAX, 0};
+        int64_t started = clock_mono_ms(inf->clock);
         rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
+        int64_t ended = clock_mono_ms(inf->clock);
         if (inf->h.watch_restart)
             inf->h.watch_restart(inf->h.ctx, rc);
-        if (wc.events > 0)
+        bool worked = wc.events > 0 || ended - started >= SHORT_WATCH_MS;
+        if (worked)
             inf->backoff = 0; /* the connection worked: the next failure is a new outage */
         if (rc == K_OK) {
-            inf->backoff = 0;
-            return 0;
+            if (worked || atomic_load(&inf->stop))
+                return 0;
+            int64_t wait = back_off(inf, ended, 0);
+            log_info(2, "informer %s: watch ended after %lld ms with 0 events; retrying in %lld ms",
+                     inf->name, (long long)(ended - started), (long long)wait);
+            return wait;
         }
         if (rc == K_EGONE) {
-            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting", inf->name,
-                     from, err.http_status, err.message[0] ? err.message : "watch error");
             rv[0] = '\0';
-            return 0;
+            /* Relist at once after a watch that worked; a watch answered with 410 at once
+             * (a server that expires every version) backs off before the relist. */
+            int64_t wait = worked || atomic_load(&inf->stop) ? 0 : back_off(inf, ended, 0);
+            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting in %lld ms",
+                     inf->name, from, err.http_status, err.message[0] ? err.message : "watch error",
+                     (long long)wait);
+            return wait;
         }
     }
     if (rc == K_OK || atomic_load(&inf->stop))
@@ -185,13 +258,7 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     int64_t failed_at = clock_mono_ms(inf->clock);
     if (inf->h.api_error)
         inf->h.api_error(inf->h.ctx, err.http_status);
-    inf->backoff = inf->backoff ? inf->backoff * 2 : 800;
-    if (inf->backoff > 30000)
-        inf->backoff = 30000;
-    int64_t wait = inf->backoff / 2 + rand_r(&inf->seed) % (inf->backoff / 2 + 1);
-    if (err.retry_after > 0 && err.retry_after * 1000 > wait)
-        wait = (int64_t)err.retry_after * 1000;
-    inf->retry_at = failed_at + wait;
+    int64_t wait = back_off(inf, failed_at, err.retry_after);
     log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
              rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
              (long long)wait);

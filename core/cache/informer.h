@@ -49,7 +49,19 @@ struct informer_options {
     /* Requests go through this instead of HTTP (kube_client_new_transport; borrowed); NULL for
      * HTTP. For tests. */
     const struct kube_transport *transport;
+    /* Bounds of one LIST (0: INFORMER_LIST_MAX_ITEMS / INFORMER_LIST_MAX_PAGES); for tests. */
+    size_t list_max_items, list_max_pages;
 };
+
+/*
+ * The most items and pages one LIST may return. A server whose continue tokens never end (every
+ * page new items and another token) would otherwise grow the store without limit: past either
+ * bound the LIST fails with K_ETOOBIG (logged; the informer backs off and lists again).
+ * 1,000,000 items is 20 times Kubernetes' documented 150,000-pod cluster limit; 10,000 pages
+ * holds it at the default page size of 500 with room for short pages.
+ */
+#define INFORMER_LIST_MAX_ITEMS 1000000
+#define INFORMER_LIST_MAX_PAGES 10000
 
 struct informer;
 
@@ -80,20 +92,31 @@ void informer_free(struct informer *inf);
  * informer_step() - one turn of the informer's loop through `client`: a LIST when there is no
  * resourceVersion to resume from (first, or after 410 Gone), else one WATCH until it ends.
  * Handlers are called from the calling thread. Returns how long to wait before the next step in
- * ms: 0 after a success or a 410 (go on at once), else the backoff (0.8 s doubling to 30 s,
- * jittered to [backoff/2, backoff], at least the server's Retry-After). The informer's thread
- * calls it in a loop; tests call it directly with a fake client instead of informer_start().
- * Not thread-safe: one caller at a time, and not while the informer's thread runs.
+ * ms: 0 after a success or a 410 that ended a watch that worked (go on at once), else the backoff
+ * (0.8 s doubling to 30 s, jittered to [backoff/2, backoff], at least the server's Retry-After). A
+ * watch that ends within 1 s having delivered no event or bookmark counts as a failure and backs
+ * off (client-go's "very short watch", kubernetes/client-go: tools/cache/reflector.go); the same
+ * holds for a 410 (the relist waits). The backoff is reset only by a watch that delivered events or
+ * ran 1 s or more, never by a LIST alone. The informer's thread calls it in a loop; tests call it
+ * directly with a fake client instead of informer_start(). Not thread-safe: one caller at a time,
+ * and not while the informer's thread runs.
  */
 int64_t informer_step(struct informer *inf, struct kube_client *client);
 
 /*
  * informer_list_once() - one paged LIST through `client`, calling handlers->sync_begin, upsert
  * for every item, then sync_end. Used by the informer loop and by one-shot tools (the CLI).
- * Returns a K_* value; err receives the details. resource_version may be NULL.
+ * Returns a K_* value; err receives the details. resource_version may be NULL. At most
+ * INFORMER_LIST_MAX_ITEMS items in INFORMER_LIST_MAX_PAGES pages: beyond, K_ETOOBIG (sync_end is
+ * not called). Logs at --v=2 how many items and pages a complete LIST had.
  */
 int informer_list_once(struct kube_client *client, const char *path, int page_size,
                        const struct informer_handlers *handlers, char *resource_version,
                        size_t rv_len, struct kube_error *err);
+/* informer_list_bounded() - informer_list_once() with other bounds (0: the defaults). */
+int informer_list_bounded(struct kube_client *client, const char *path, int page_size,
+                          const struct informer_handlers *handlers, char *resource_version,
+                          size_t rv_len, size_t max_items, size_t max_pages,
+                          struct kube_error *err);
 
 #endif

@@ -327,15 +327,17 @@ char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
 {
     pthread_mutex_lock(&q->mu);
     for (;;) {
+        /* After shutdown queued keys are dropped, not drained (client-go workers stop on context
+         * cancel): a long queue must not hold the process past its grace period. */
+        if (q->shutting_down) {
+            pthread_mutex_unlock(&q->mu);
+            return NULL;
+        }
         int64_t wait = promote_locked(q);
         if (q->head) {
             char *key = pop_locked(q, queued_ms);
             pthread_mutex_unlock(&q->mu);
             return key;
-        }
-        if (q->shutting_down) {
-            pthread_mutex_unlock(&q->mu);
-            return NULL;
         }
         if (wait < 0) {
             pthread_cond_wait(&q->cv, &q->mu);
@@ -349,8 +351,11 @@ char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
 char *workqueue_try_get(struct workqueue *q, int64_t *queued_ms)
 {
     pthread_mutex_lock(&q->mu);
-    promote_locked(q);
-    char *key = q->head ? pop_locked(q, queued_ms) : NULL;
+    char *key = NULL;
+    if (!q->shutting_down) {
+        promote_locked(q);
+        key = q->head ? pop_locked(q, queued_ms) : NULL;
+    }
     pthread_mutex_unlock(&q->mu);
     return key;
 }

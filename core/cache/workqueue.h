@@ -49,11 +49,14 @@ int workqueue_failures(struct workqueue *q, const char *key);
 
 /*
  * workqueue_get() - block until a key is ready, then hand it out: the caller owns the returned
- * string (free() it) and must call workqueue_done() with it. Returns NULL after shutdown.
- * queued_ms, if not NULL, receives how long the key waited since it became ready.
+ * string (free() it) and must call workqueue_done() with it. Returns NULL at once after
+ * workqueue_shutdown(), even while keys are still queued: those are dropped, not drained (the key
+ * a worker is processing finishes; its workqueue_done() is still required). queued_ms, if not NULL,
+ * receives how long the key waited since it became ready.
  */
 char *workqueue_get(struct workqueue *q, int64_t *queued_ms);
-/* workqueue_try_get() - like workqueue_get() but never blocks; NULL when nothing is ready. */
+/* workqueue_try_get() - like workqueue_get() but never blocks; NULL when nothing is ready or
+ * after shutdown. */
 char *workqueue_try_get(struct workqueue *q, int64_t *queued_ms);
 /* workqueue_done() - processing of `key` finished. */
 void workqueue_done(struct workqueue *q, const char *key);
@@ -67,7 +70,8 @@ void workqueue_drop(struct workqueue *q, const char *key);
 size_t workqueue_len(struct workqueue *q);
 size_t workqueue_delayed_len(struct workqueue *q);
 
-/* workqueue_shutdown() - wake every waiting workqueue_get(); later adds are ignored. */
+/* workqueue_shutdown() - wake every waiting workqueue_get() (which then returns NULL); queued
+ * keys are no longer handed out and later adds are ignored. */
 void workqueue_shutdown(struct workqueue *q);
 
 #endif

@@ -104,8 +104,8 @@ void http_json_error(struct http_response *resp, unsigned status, const char *ms
     }
 }
 
-static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn,
-                             struct http_response *r, const char *allow)
+static enum MHD_Result queue_close(struct http_server *s, struct MHD_Connection *conn,
+                                   struct http_response *r, const char *allow, bool close_conn)
 {
     struct MHD_Response *mr;
     if (r->body)
@@ -122,11 +122,18 @@ static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn,
                             r->content_type ? r->content_type : "text/plain; charset=utf-8");
     if (allow)
         MHD_add_response_header(mr, MHD_HTTP_HEADER_ALLOW, allow);
-    if (atomic_load(&s->stopping)) /* the client should go elsewhere for the next request */
+    /* after a stop the client should go elsewhere for the next request */
+    if (close_conn || atomic_load(&s->stopping))
         MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(conn, r->status, mr);
     MHD_destroy_response(mr);
     return ret;
+}
+
+static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *conn,
+                             struct http_response *r, const char *allow)
+{
+    return queue_close(s, conn, r, allow, false);
 }
 
 static enum MHD_Result answer_error(struct http_server *s, struct MHD_Connection *conn,
@@ -170,6 +177,8 @@ static const struct http_route *find_route(const struct http_server *s, const ch
 struct framing {
     unsigned n_cl, n_te;
     bool cl_differ;
+    bool bad_name,
+        bad_value; /* a header name outside RFC 9110's token / a value with NUL, CR, LF */
     const char *cl;
     const char *te; /* the first */
 };
@@ -179,13 +188,31 @@ static bool is_ows(char c)
     return c == ' ' || c == '\t';
 }
 
+/* RFC 9110 section 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+ * "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA. */
+static bool is_tchar(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
 static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                   const char *value)
+                                   size_t key_size, const char *value, size_t value_size)
 {
     (void)kind;
     struct framing *f = cls;
-    if (!value)
+    if (key_size == 0)
+        f->bad_name = true;
+    for (size_t i = 0; i < key_size; i++)
+        if (!is_tchar((unsigned char)key[i]))
+            f->bad_name = true;
+    if (!value) {
         value = "";
+        value_size = 0;
+    }
+    for (size_t i = 0; i < value_size; i++)
+        if (value[i] == '\0' || value[i] == '\r' || value[i] == '\n')
+            f->bad_value = true;
     if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
         if (f->n_cl++ && strcmp(f->cl, value) != 0)
             f->cl_differ = true;
@@ -203,7 +230,18 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
 static unsigned check_framing(struct MHD_Connection *conn, const char **reason)
 {
     struct framing f = {0};
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, scan_header, &f);
+    MHD_get_connection_values_n(conn, MHD_HEADER_KIND, scan_header, &f);
+    /* libmicrohttpd 0.9.75 accepts names such as "Content-Length " (space before the colon) and
+     * then does not read the body they announce: the body would be taken for the next request
+     * (request smuggling). RFC 9112 section 5.1: such a request is answered 400. */
+    if (f.bad_name) {
+        *reason = "invalid header field name";
+        return MHD_HTTP_BAD_REQUEST;
+    }
+    if (f.bad_value) {
+        *reason = "invalid header field value";
+        return MHD_HTTP_BAD_REQUEST;
+    }
     if (f.cl_differ) {
         *reason = "multiple Content-Length headers with different values";
         return MHD_HTTP_BAD_REQUEST;
@@ -353,7 +391,10 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
     unsigned status = check_framing(conn, &reason);
     if (status) {
         log_info(2, "%s: %s %s: %u %s", s->name, method, url, status, reason);
-        return answer_error(s, conn, status, reason, NULL);
+        /* the framing is in doubt: what follows on the connection is not read as a request */
+        struct http_response r = {0};
+        http_json_error(&r, status, reason);
+        return queue_close(s, conn, &r, NULL, true);
     }
     char allow[64];
     st->route = find_route(s, method, url, allow, sizeof(allow));

@@ -9,12 +9,16 @@
  * HTTP rules, checked by the server before a handler runs (as Go's net/http, which
  * kube-apiserver and controller-runtime serve with, answers them, golang/go:
  * src/net/http/transfer.go, readTransfer, except where said):
+ *   - a header name with a character outside RFC 9110's token set (e.g. "Content-Length :",
+ *     which libmicrohttpd 0.9.75 keeps as another header and then reads no body: smuggling), or
+ *     a value with NUL, CR or LF: 400 (RFC 9112 section 5.1; Go's net/http does the same).
  *   - Content-Length given twice with different values: 400 (an identical repeat is accepted).
  *   - Transfer-Encoding other than one header saying "chunked": 501 (e.g. "gzip, chunked", which
  *     libmicrohttpd would read as a body ending only when the connection closes).
  *   - Content-Length together with Transfer-Encoding: 400, where Go lets Transfer-Encoding win:
  *     RFC 9112 section 6.3 says such a message "ought to be handled as an error" (request
- *     smuggling).
+ *     smuggling). Every answer to a request failing one of these framing rules says
+ *     "Connection: close" and the connection is closed.
  *   - unknown path 404; known path, other method 405 with Allow. A "GET" route answers HEAD too
  *     (libmicrohttpd drops the body).
  *   - a route with content_type: the request's media type (parameters ignored, case-insensitive)

@@ -23,6 +23,7 @@
 
 #include "util/buf.h"
 #include "util/file.h"
+#include "util/log.h"
 #include "util/result.h"
 
 #define CONNECT_TIMEOUT_S 10L
@@ -42,7 +43,8 @@ struct kube_client {
     CURL *curl;
     char *user_agent;
     const atomic_int *cancel;
-    char *token;                            /* last token read from cfg->token_file, or NULL */
+    char *token;        /* last token read from cfg->token_file, or NULL */
+    bool token_refused; /* the file's token has a control character (logged once) */
     const struct kube_transport *transport; /* instead of curl, for tests; NULL for HTTP */
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -247,7 +249,14 @@ static const char *current_token(struct kube_client *c)
         while (len > 0 && strchr(" \t\r\n", tok[len - 1]))
             tok[--len] = '\0';
         size_t start = strspn(tok, " \t\r\n");
-        if (tok[start] && !memchr(tok, '\0', len)) {
+        if (tok[start] && !memchr(tok, '\0', len) && !kube_header_value_ok(tok + start)) {
+            if (!c->token_refused)
+                log_error("tokenFile %s: token contains a control character; keeping the "
+                          "previous token",
+                          path);
+            c->token_refused = true;
+        } else if (tok[start] && !memchr(tok, '\0', len)) {
+            c->token_refused = false;
             memmove(tok, tok + start, len - start + 1);
             if (c->token) {
                 OPENSSL_cleanse(c->token, strlen(c->token));

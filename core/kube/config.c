@@ -74,6 +74,14 @@ static char *resolve_path(const char *dir, const char *p)
     return out;
 }
 
+bool kube_header_value_ok(const char *v)
+{
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return false;
+    return true;
+}
+
 static void trim(char *s)
 {
     size_t n = strlen(s);
@@ -489,6 +497,11 @@ static int load_user(struct kc_set *set, const char *name, struct kube_config *c
         cfg->token = buf_take(&b);
         trim(cfg->token);
     }
+    if (cfg->token && !kube_header_value_ok(cfg->token)) {
+        errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": %s%s contains a control character",
+                      f->path, name, token ? "token" : "tokenFile ", token ? "" : cfg->token_file);
+        return K_EINVAL;
+    }
 
     if (!has_cert && !cfg->token) {
         static const char *const unsupported[] = {"exec", "auth-provider", "username"};
@@ -649,6 +662,11 @@ static int load_in_cluster(const char *host, const char *port, struct kube_confi
     trim(cfg->token);
     if (!cfg->token[0]) {
         errbuf_printf(err, errlen, "in-cluster: token %s is empty", cfg->token_file);
+        return K_EINVAL;
+    }
+    if (!kube_header_value_ok(cfg->token)) {
+        errbuf_printf(err, errlen, "in-cluster: token %s contains a control character",
+                      cfg->token_file);
         return K_EINVAL;
     }
     /* The namespace: $POD_NAMESPACE, else the service account's file (optional). */

@@ -60,6 +60,14 @@ struct kube_config {
  */
 int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *err, size_t errlen);
 
+/*
+ * kube_header_value_ok() - true when `v` may go into an HTTP header value: no control character
+ * (C0 or DEL; CR/LF would inject headers into every request). A token that fails this is refused
+ * (client-go's transport sends the token as given; Go's net/http rejects the request then,
+ * golang/go: src/net/http/transport.go, httpguts.ValidHeaderFieldValue). Pure; thread-safe.
+ */
+bool kube_header_value_ok(const char *v);
+
 /* kube_config_cleanup() - free everything the struct owns. NULL-safe, idempotent. */
 void kube_config_cleanup(struct kube_config *cfg);
 

@@ -36,7 +36,7 @@ static size_t json_escape(char *out, size_t cap, const char *s)
         if (c == '"' || c == '\\') {
             out[n++] = '\\';
             out[n++] = (char)c;
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || c == 0x7f) {
             n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
         } else {
             out[n++] = (char)c;
@@ -44,6 +44,27 @@ static size_t json_escape(char *out, size_t cap, const char *s)
     }
     out[n] = '\0';
     return n;
+}
+
+/*
+ * Copies `s` into `out` with every control character written as "\xNN": C0 (newlines would
+ * forge log lines), DEL, and the C1 controls U+0080..U+009F in their UTF-8 form (U+009B is
+ * a terminal's CSI). Other bytes, UTF-8 included, are kept. Never writes past `cap`.
+ */
+static void escape_controls(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n + 9 < cap; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            n += (size_t)snprintf(out + n, cap - n, "\\xc2\\x%02x", p[1]);
+            p++;
+        } else {
+            out[n++] = (char)*p;
+        }
+    }
+    out[n] = '\0';
 }
 
 void log_write(char sev, int v, const char *file, int line, const char *fmt, ...)
@@ -73,9 +94,12 @@ void log_write(char sev, int v, const char *file, int line, const char *fmt, ...
                                   : "info",
                      v, base, line, esc);
     } else {
+        /* Messages carry request data (object names, API answers): one line each, always. */
+        char esc[7000];
+        escape_controls(esc, sizeof(esc), msg);
         n = snprintf(out, sizeof(out), "%c%02d%02d %02d:%02d:%02d.%06ld %7ld %s:%d] %s\n", sev,
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec,
-                     (long)syscall(SYS_gettid), base, line, msg);
+                     (long)syscall(SYS_gettid), base, line, esc);
     }
     if (n < 0)
         return;

@@ -41,6 +41,8 @@ static int round_trip(void *ctx, const char *method, const char *path, const cha
     if (f->next_answer < f->n_answers) {
         struct fake_answer *a = &f->answers[f->next_answer++];
         rc = a->rc;
+        if (a->advance_ms > 0 && f->clock)
+            clock_fake_advance_ms(f->clock, a->advance_ms);
         *status = a->status;
         *retry_after = a->retry_after;
         f->current = a->body;
@@ -101,6 +103,15 @@ static void script(struct fake_kube *f, int rc, long status, int retry_after, co
 void fake_kube_answer(struct fake_kube *f, long status, int retry_after, const char *body)
 {
     script(f, K_OK, status, retry_after, body);
+}
+
+void fake_kube_answer_after(struct fake_kube *f, int64_t ms, long status, const char *body)
+{
+    assert_non_null(f->clock);
+    script(f, K_OK, status, 0, body);
+    pthread_mutex_lock(&f->mu);
+    f->answers[f->n_answers - 1].advance_ms = ms;
+    pthread_mutex_unlock(&f->mu);
 }
 
 void fake_kube_fail(struct fake_kube *f, int rc)

@@ -15,6 +15,7 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "util/clock.h"
 
 #define FAKE_KUBE_MAX 64
 
@@ -29,6 +30,7 @@ struct fake_answer {
     long status;
     int retry_after;
     char *body;
+    int64_t advance_ms; /* moved on the fake's clock before answering */
 };
 
 struct fake_kube {
@@ -39,8 +41,9 @@ struct fake_kube {
     struct fake_answer answers[FAKE_KUBE_MAX];
     size_t n_answers, next_answer;
     struct fake_request requests[FAKE_KUBE_MAX];
-    size_t n_requests; /* requests past FAKE_KUBE_MAX are answered but not recorded */
-    char *current;     /* the body handed out last */
+    size_t n_requests;        /* requests past FAKE_KUBE_MAX are answered but not recorded */
+    char *current;            /* the body handed out last */
+    struct clock_fake *clock; /* optional: what fake_kube_answer_after() advances */
 };
 
 void fake_kube_init(struct fake_kube *f);
@@ -51,6 +54,11 @@ struct kube_client *fake_kube_client(struct fake_kube *f);
 
 /* fake_kube_answer() - script the next answer: HTTP status, Retry-After seconds, body (copied). */
 void fake_kube_answer(struct fake_kube *f, long status, int retry_after, const char *body);
+/*
+ * fake_kube_answer_after() - like fake_kube_answer(), but the request takes ms: f->clock (which
+ * must be set) is advanced by ms before the answer is handed out (a watch that ran that long).
+ */
+void fake_kube_answer_after(struct fake_kube *f, int64_t ms, long status, const char *body);
 /* fake_kube_fail() - script a transport error (K_EIO, K_ETIMEDOUT, ...) as the next answer. */
 void fake_kube_fail(struct fake_kube *f, int rc);
 

@@ -76,6 +76,8 @@ static void on_api_error(void *ctx, long status)
 }
 
 struct fixture {
+    struct clock_fake clk; /* the informer's clock; fake_kube_answer_after() moves it */
+    struct clock fake;
     struct fake_kube api;
     struct kube_client *client;
     struct seen seen;
@@ -87,13 +89,19 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     fake_kube_init(&f->api);
+    clock_fake_init(&f->clk, 0);
+    f->fake = clock_fake_clock(&f->clk);
+    f->api.clock = &f->clk;
     pthread_mutex_init(&f->seen.mu, NULL);
     pthread_cond_init(&f->seen.cv, NULL);
     f->client = fake_kube_client(&f->api);
     struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
                                   on_end,   on_restart, on_api_error};
-    struct informer_options o = {
-        .name = "pods", .path = "/api/v1/pods", .page_size = 2, .watch_timeout_seconds = 100};
+    struct informer_options o = {.name = "pods",
+                                 .path = "/api/v1/pods",
+                                 .page_size = 2,
+                                 .watch_timeout_seconds = 100,
+                                 .clock = &f->fake};
     f->inf = informer_new(&f->api.cfg, &o, &h);
     assert_non_null(f->inf);
     *state = f;
@@ -166,8 +174,9 @@ static void test_lists_in_pages_then_watches(void **state)
     int timeout = atoi(strstr(path, "timeoutSeconds=") + strlen("timeoutSeconds="));
     assert_true(timeout >= 90 && timeout <= 110);
 
-    /* The stream ended normally: watch again from the bookmark's resourceVersion. */
-    fake_kube_answer(&f->api, 200, 0, "");
+    /* The stream ended normally after a minute: watch again from the bookmark's
+     * resourceVersion. */
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_non_null(strstr(fake_kube_request(&f->api, 3)->path, "&resourceVersion=15&"));
 }
@@ -178,10 +187,10 @@ static void test_gone_relists(void **state)
     answer_page(&f->api, "10", "", "a", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
     f->seen.n = 0;
-    /* An ERROR event with 410: the version was compacted away. */
-    fake_kube_answer(&f->api, 200, 0,
-                     "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
-                     "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+    /* An ERROR event with 410 after the watch ran a while: the version was compacted away. */
+    fake_kube_answer_after(&f->api, 60000, 200,
+                           "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                           "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_int_equal(f->seen.n, 0);
     answer_page(&f->api, "20", "", "b", NULL);
@@ -190,9 +199,11 @@ static void test_gone_relists(void **state)
     const char *relisted[] = {"begin", "up b", "end"};
     expect_calls(&f->seen, relisted, 3);
     assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
-    /* a 410 answer to the watch request itself relists too */
+    /* a 410 answer to the watch request itself relists too, after a backoff: the watch did not
+     * work at all */
     fake_kube_answer(&f->api, 410, 0, "{\"kind\":\"Status\",\"message\":\"gone\"}");
-    assert_int_equal(informer_step(f->inf, f->client), 0);
+    int64_t wait = informer_step(f->inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
     answer_page(&f->api, "30", "", "c", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_string_equal(fake_kube_request(&f->api, 4)->path, "/api/v1/pods?limit=2");
@@ -217,23 +228,134 @@ static void test_failures_back_off(void **state)
     for (int i = 0; i < f->seen.n; i++)
         assert_string_equal(f->seen.calls[i], "begin");
     f->seen.n = 0;
-    /* the server's Retry-After wins over a shorter backoff */
+    /* a LIST that succeeds does not reset the backoff: the next failure waits 15-30 s */
     answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    fake_kube_fail(&f->api, K_EIO);
+    int64_t capped = informer_step(f->inf, f->client);
+    assert_true(capped >= 15000 && capped <= 30000);
+    /* a watch that ran a while does; then the server's Retry-After wins over a shorter
+     * backoff */
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     fake_kube_answer(&f->api, 429, 7, "{\"kind\":\"Status\",\"message\":\"slow down\"}");
     assert_int_equal(informer_step(f->inf, f->client), 7000);
     assert_int_equal(f->seen.last_api_status, 429);
-    /* after a success the backoff starts again from 0.8 s */
-    fake_kube_answer(&f->api, 200, 0, "");
+    /* after a watch that ran a while the backoff starts again from 0.8 s */
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     fake_kube_answer(&f->api, 503, 0, "");
     int64_t wait = informer_step(f->inf, f->client);
     assert_true(wait >= 400 && wait <= 800);
     /* the watch failed, not the list: it resumes from where it was */
-    fake_kube_answer(&f->api, 200, 0, "");
+    fake_kube_answer_after(&f->api, 60000, 200, "");
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_non_null(
         strstr(fake_kube_request(&f->api, fake_kube_count(&f->api) - 1)->path, "watch=1"));
+}
+
+/* A watch that ends at once with no event backs off like a failure (client-go's "very short
+ * watch"), doubling while it repeats, and is no API error; one that ran a while resets it. */
+static void test_short_empty_watch_backs_off(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    int64_t backoff = 800;
+    for (int i = 0; i < 6; i++) {
+        fake_kube_answer(&f->api, 200, 0, "");
+        int64_t wait = informer_step(f->inf, f->client);
+        assert_true(wait >= backoff / 2 && wait <= backoff);
+        backoff *= 2;
+    }
+    /* 999 ms is still "very short" */
+    fake_kube_answer_after(&f->api, 999, 200, "");
+    assert_true(informer_step(f->inf, f->client) > 0);
+    assert_int_equal(f->seen.api_errors, 0);
+    /* still a watch from the same resourceVersion, never a relist */
+    for (size_t i = 1; i < fake_kube_count(&f->api); i++)
+        assert_non_null(strstr(fake_kube_request(&f->api, i)->path, "&resourceVersion=10&"));
+    /* a bookmark alone shows the stream works */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":"
+                     "\"15\"}}}\n");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    /* and after it the next short watch starts from the first backoff again */
+    fake_kube_answer(&f->api, 200, 0, "");
+    int64_t wait = informer_step(f->inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
+    /* a quiet watch that ran its full time is normal */
+    fake_kube_answer_after(&f->api, 300000, 200, "");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+}
+
+/* Every watch is answered 410 at once and every LIST succeeds: the list+watch cycle backs off,
+ * doubling, instead of relisting in a tight loop; the LIST does not reset the backoff. */
+static void test_gone_at_once_backs_off(void **state)
+{
+    struct fixture *f = *state;
+    int64_t backoff = 800;
+    for (int i = 0; i < 7; i++) {
+        answer_page(&f->api, "10", "", "a", NULL);
+        assert_int_equal(informer_step(f->inf, f->client), 0);
+        fake_kube_answer(&f->api, 200, 0,
+                         "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                         "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+        int64_t wait = informer_step(f->inf, f->client);
+        assert_true(wait >= backoff / 2 && wait <= backoff);
+        backoff = backoff * 2 > 30000 ? 30000 : backoff * 2;
+    }
+    /* each 410 leads to a LIST, never a watch from the expired version */
+    assert_int_equal(fake_kube_count(&f->api), 14);
+    for (size_t i = 0; i < 14; i += 2)
+        assert_string_equal(fake_kube_request(&f->api, i)->path, "/api/v1/pods?limit=2");
+    assert_int_equal(f->seen.api_errors, 0);
+}
+
+/* A LIST whose continue tokens never end is bounded: past the items or pages bound it fails
+ * (no sync_end, so nothing is swept), the informer backs off, and the next try lists again. */
+static void test_endless_list_is_bounded(void **state)
+{
+    struct fixture *f = *state;
+    struct informer_handlers h = {&f->seen, on_upsert,  on_remove,   on_begin,
+                                  on_end,   on_restart, on_api_error};
+    struct informer_options o = {.name = "pods",
+                                 .path = "/api/v1/pods",
+                                 .page_size = 2,
+                                 .clock = &f->fake,
+                                 .list_max_items = 3};
+    struct informer *inf = informer_new(&f->api.cfg, &o, &h);
+    assert_non_null(inf);
+    answer_page(&f->api, "10", "again", "a", "b");
+    answer_page(&f->api, "10", "again", "c", "d");
+    int64_t wait = informer_step(inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
+    assert_false(informer_has_synced(inf));
+    const char *calls[] = {"begin", "up a", "up b"};
+    expect_calls(&f->seen, calls, 3);
+    assert_int_equal(f->seen.api_errors, 1);
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    /* the next step starts a new LIST */
+    answer_page(&f->api, "11", "", "a", NULL);
+    assert_int_equal(informer_step(inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
+    assert_true(informer_has_synced(inf));
+    informer_free(inf);
+
+    /* pages without items count too */
+    f->seen.n = 0;
+    const char *empty = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\","
+                        "\"continue\":\"again\"},\"items\":[]}";
+    for (int i = 0; i < 4; i++)
+        fake_kube_answer(&f->api, 200, 0, empty);
+    struct kube_error err;
+    assert_int_equal(informer_list_bounded(f->client, "/api/v1/pods", 2, &h, NULL, 0, 0, 3, &err),
+                     K_ETOOBIG);
+    assert_int_equal(err.code, K_ETOOBIG);
+    assert_non_null(strstr(err.message, "continue tokens do not end"));
+    assert_int_equal(fake_kube_count(&f->api), 3 + 4);
+    const char *begin_only[] = {"begin"};
+    expect_calls(&f->seen, begin_only, 1);
 }
 
 /* The informer's own thread, on the fake API and the fake clock. */
@@ -280,7 +402,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_lists_in_pages_then_watches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_relists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_at_once_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endless_list_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,12 +137,38 @@ static void test_shutdown(void **state)
     workqueue_free(q);
 }
 
+/* Queued keys are dropped at shutdown, not drained; the key in progress still finishes. */
+static void test_shutdown_drops_queued(void **state)
+{
+    (void)state;
+    struct workqueue *q = new_queue();
+    char name[16];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "ns/p%d", i);
+        assert_int_equal(workqueue_add(q, name), 0);
+    }
+    char *busy = workqueue_get(q, NULL);
+    assert_non_null(busy);
+    workqueue_add(q, busy); /* would be requeued by done() */
+    workqueue_shutdown(q);
+    assert_null(workqueue_get(q, NULL));
+    assert_null(workqueue_try_get(q, NULL));
+    workqueue_done(q, busy);
+    free(busy);
+    assert_null(workqueue_get(q, NULL));
+    workqueue_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dedup),     cmocka_unit_test(test_requeue_while_processing),
-        cmocka_unit_test(test_add_after), cmocka_unit_test(test_rate_limited_backoff),
-        cmocka_unit_test(test_drop),      cmocka_unit_test(test_shutdown),
+        cmocka_unit_test(test_dedup),
+        cmocka_unit_test(test_requeue_while_processing),
+        cmocka_unit_test(test_add_after),
+        cmocka_unit_test(test_rate_limited_backoff),
+        cmocka_unit_test(test_drop),
+        cmocka_unit_test(test_shutdown),
+        cmocka_unit_test(test_shutdown_drops_queued),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

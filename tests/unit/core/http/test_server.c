@@ -236,6 +236,49 @@ static void test_framing(void **state)
     http_server_stop(s, 1000);
 }
 
+/* Counts the status lines in a response stream. */
+static int count_responses(const char *r)
+{
+    int n = 0;
+    for (const char *p = r; (p = strstr(p, "HTTP/1.1 ")) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* A header name outside RFC 9110's token chars ("Content-Length :", which libmicrohttpd takes
+ * for another header and then reads no body) is answered 400 and the connection closed: the body,
+ * here a second request, is never read as one. */
+static void test_header_names_smuggling(void **state)
+{
+    (void)state;
+    struct http_server *s = start(0, 1, 0);
+    char r[4096];
+    const char *second = "GET /a HTTP/1.1\r\nHost: t\r\nX: 123456\r\n\r\n";
+    char raw[512];
+    snprintf(raw, sizeof(raw), "POST /p HTTP/1.1\r\nHost: t\r\nContent-Length : %zu\r\n\r\n%s",
+             strlen(second), second);
+    assert_int_equal(exchange(s, raw, r, sizeof(r)), 400);
+    assert_int_equal(count_responses(r), 1);
+    assert_non_null(strstr(r, "invalid header field name"));
+    assert_non_null(strstr(r, "Connection: close\r\n"));
+    /* other characters outside the token set */
+    assert_int_equal(exchange(s,
+                              "GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\nX@Y: 1\r\n\r\n",
+                              r, sizeof(r)),
+                     400);
+    assert_int_equal(exchange(s,
+                              "GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\nX\"Y: 1\r\n\r\n",
+                              r, sizeof(r)),
+                     400);
+    /* every token char is fine */
+    assert_int_equal(exchange(s,
+                              "GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                              "Az09!#$%&'*+-.^_`|~: 1\r\n\r\n",
+                              r, sizeof(r)),
+                     200);
+    http_server_stop(s, 1000);
+}
+
 static void test_content_type(void **state)
 {
     (void)state;
@@ -457,6 +500,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_framing),
+        cmocka_unit_test(test_header_names_smuggling),
         cmocka_unit_test(test_content_type),
         cmocka_unit_test(test_header_deadline),
         cmocka_unit_test(test_keepalive_deadline),

@@ -855,6 +855,14 @@ static void test_token_file_reread(void **state)
     json_object_put(obj);
     assert_string_equal(last_seen().auth, "Bearer second");
 
+    /* A token with CR/LF (header injection) is refused: the last good token is kept. */
+    f = fopen(path, "w");
+    fputs("third\r\nX-Injected: yes\n", f);
+    fclose(f);
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, NULL), K_OK);
+    json_object_put(obj);
+    assert_string_equal(last_seen().auth, "Bearer second");
+
     /* The file disappears: the last good token is kept. */
     unlink(path);
     assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, NULL), K_OK);

@@ -274,6 +274,52 @@ static void test_server_scheme(void **state)
     unlink(path);
 }
 
+/* A token with a control character would inject headers into every request: refused, naming
+ * the field, whether literal or from a tokenFile. */
+static void test_token_control_chars(void **state)
+{
+    (void)state;
+    char tok[] = "/tmp/gputri-tok-XXXXXX";
+    int fd = mkstemp(tok);
+    assert_true(fd >= 0);
+    FILE *tf = fdopen(fd, "w");
+    assert_non_null(tf);
+    fputs("abc\r\nX-Injected: yes\n", tf);
+    fclose(tf);
+    static const char *const users[] = {
+        "{token: \"abc\\r\\nX-Injected: yes\"}", "{token: \"abc\\u001bdef\"}",
+        "{token: \"abc\\u007fdef\"}", NULL, /* the tokenFile */
+    };
+    for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+        char path[64], user[128];
+        snprintf(path, sizeof(path), "/tmp/gputri-kc-XXXXXX");
+        int kfd = mkstemp(path);
+        assert_true(kfd >= 0);
+        FILE *f = fdopen(kfd, "w");
+        assert_non_null(f);
+        if (users[i])
+            snprintf(user, sizeof(user), "%s", users[i]);
+        else
+            snprintf(user, sizeof(user), "{tokenFile: \"%s\"}", tok);
+        fprintf(f,
+                "current-context: s\nclusters:\n- name: s\n  cluster: {server: \"https://h:1\"}\n"
+                "contexts:\n- name: s\n  context: {cluster: s, user: u}\n"
+                "users:\n- name: u\n  user: %s\n",
+                user);
+        fclose(f);
+        if (users[i])
+            expect_fail(path, K_EINVAL, "user \"u\": token contains a control character", NULL);
+        else
+            expect_fail(path, K_EINVAL, "user \"u\": tokenFile /tmp/gputri-tok-",
+                        "contains a control character");
+        unlink(path);
+    }
+    unlink(tok);
+    assert_true(kube_header_value_ok("eyJhbGciOi.abc-_~+/="));
+    assert_true(kube_header_value_ok("utf-8 \xc3\xa9"));
+    assert_false(kube_header_value_ok("a\tb"));
+}
+
 static void test_unknown_names(void **state)
 {
     (void)state;
@@ -357,6 +403,7 @@ int main(void)
         cmocka_unit_test_setup(test_current_context_and_data, clean_env),
         cmocka_unit_test_setup(test_relative_paths, clean_env),
         cmocka_unit_test_setup(test_token_and_insecure, clean_env),
+        cmocka_unit_test_setup(test_token_control_chars, clean_env),
         cmocka_unit_test_setup(test_anonymous_user, clean_env),
         cmocka_unit_test_setup(test_kubeconfig_list, clean_env),
         cmocka_unit_test_setup(test_missing_file, clean_env),
