@@ -16,19 +16,33 @@
 #include "util/result.h"
 
 /*
- * The array member `key` of `o`: *n its length (0 when absent or null); K_EPARSE when present
- * but not an array, K_ETOOBIG above max.
+ * The JSON array `arr` (NULL reads as empty): *n its length; K_EPARSE when not an array,
+ * K_ETOOBIG above max. *items is a zeroed array of *n records of `size` bytes (NULL when *n is
+ * 0; K_ENOMEM when it cannot be had), owned by the caller.
  */
-static int get_array(json_object *o, const char *key, size_t max, json_object **arr, size_t *n)
+static int array_items(json_object *arr, size_t max, size_t size, void **items, size_t *n)
+{
+    *items = NULL;
+    *n = 0;
+    if (!arr)
+        return K_OK;
+    if (!json_object_is_type(arr, json_type_array))
+        return K_EPARSE;
+    *n = json_object_array_length(arr);
+    if (*n > max)
+        return K_ETOOBIG;
+    if (*n == 0)
+        return K_OK;
+    *items = calloc(*n, size);
+    return *items ? K_OK : K_ENOMEM;
+}
+
+/* array_items() of the member `key` of `o`, which *arr names (borrowed). */
+static int get_array(json_object *o, const char *key, size_t max, size_t size, void **items,
+                     json_object **arr, size_t *n)
 {
     *arr = kube_json_field(o, key);
-    *n = 0;
-    if (!*arr)
-        return K_OK;
-    if (!json_object_is_type(*arr, json_type_array))
-        return K_EPARSE;
-    *n = json_object_array_length(*arr);
-    return *n > max ? K_ETOOBIG : K_OK;
+    return array_items(*arr, max, size, items, n);
 }
 
 /* selectors[].cel.expression into a new string vector. */
@@ -36,14 +50,12 @@ static int project_selectors(json_object *o, char ***out, size_t *n_out)
 {
     json_object *arr;
     size_t n;
-    *out = NULL;
+    void *items;
     *n_out = 0;
-    int rc = get_array(o, "selectors", DRA_MAX_SELECTORS, &arr, &n);
-    if (rc != K_OK || n == 0)
+    int rc = get_array(o, "selectors", DRA_MAX_SELECTORS, sizeof(**out), &items, &arr, &n);
+    *out = items;
+    if (rc != K_OK)
         return rc;
-    *out = calloc(n, sizeof(**out));
-    if (!*out)
-        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const char *expr =
             kube_json_str(kube_json_get(json_object_array_get_idx(arr, i), "cel", json_type_object),
@@ -192,12 +204,11 @@ int project_dra_slice(json_object *obj, struct dra_slice *out)
         goto out;
     json_object *devs;
     size_t n;
-    rc = get_array(spec, "devices", DRA_MAX_DEVICES_PER_SLICE, &devs, &n);
-    if (rc != K_OK || n == 0)
-        goto out;
-    rc = K_ENOMEM;
-    out->devices = calloc(n, sizeof(*out->devices));
-    if (!out->devices)
+    void *items;
+    rc = get_array(spec, "devices", DRA_MAX_DEVICES_PER_SLICE, sizeof(*out->devices), &items, &devs,
+                   &n);
+    out->devices = items;
+    if (rc != K_OK)
         goto out;
     for (size_t i = 0; i < n; i++) {
         out->n_devices++;
@@ -254,14 +265,14 @@ static int project_request(json_object *o, struct dra_request *r)
     }
     json_object *arr;
     size_t n;
-    int rc = get_array(o, "firstAvailable", DRA_MAX_FIRST_AVAILABLE, &arr, &n);
+    void *items;
+    int rc = get_array(o, "firstAvailable", DRA_MAX_FIRST_AVAILABLE, sizeof(*r->first_available),
+                       &items, &arr, &n);
+    r->first_available = items;
     if (rc != K_OK)
         return rc;
     if (n == 0)
         return K_EPARSE; /* exactly one of exactly / firstAvailable */
-    r->first_available = calloc(n, sizeof(*r->first_available));
-    if (!r->first_available)
-        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         r->n_first_available++;
         rc = project_exact(json_object_array_get_idx(arr, i), &r->first_available[i]);
@@ -277,22 +288,19 @@ static int project_constraint(json_object *o, struct dra_constraint *c)
 {
     json_object *arr;
     size_t n;
-    int rc = get_array(o, "requests", DRA_MAX_REQUESTS, &arr, &n);
+    void *items;
+    int rc = get_array(o, "requests", DRA_MAX_REQUESTS, sizeof(*c->requests), &items, &arr, &n);
+    c->requests = items;
     if (rc != K_OK)
         return rc;
-    if (n) {
-        c->requests = calloc(n, sizeof(*c->requests));
-        if (!c->requests)
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(arr, i);
+        if (!v || !json_object_is_type(v, json_type_string))
+            return K_EPARSE;
+        c->requests[i] = strdup(json_object_get_string(v));
+        if (!c->requests[i])
             return K_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            json_object *v = json_object_array_get_idx(arr, i);
-            if (!v || !json_object_is_type(v, json_type_string))
-                return K_EPARSE;
-            c->requests[i] = strdup(json_object_get_string(v));
-            if (!c->requests[i])
-                return K_ENOMEM;
-            c->n_requests++;
-        }
+        c->n_requests++;
     }
     return kube_json_dup_opt(kube_json_str(o, "matchAttribute"), &c->match_attribute);
 }
@@ -303,27 +311,22 @@ int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out)
     json_object *devices = kube_json_get(spec, "devices", json_type_object);
     json_object *arr;
     size_t n;
-    int rc = get_array(devices, "requests", DRA_MAX_REQUESTS, &arr, &n);
+    void *items;
+    int rc =
+        get_array(devices, "requests", DRA_MAX_REQUESTS, sizeof(*out->requests), &items, &arr, &n);
+    out->requests = items;
     if (rc != K_OK)
         goto out;
-    if (n) {
-        rc = K_ENOMEM;
-        out->requests = calloc(n, sizeof(*out->requests));
-        if (!out->requests)
+    for (size_t i = 0; i < n; i++) {
+        out->n_requests++;
+        rc = project_request(json_object_array_get_idx(arr, i), &out->requests[i]);
+        if (rc != K_OK)
             goto out;
-        for (size_t i = 0; i < n; i++) {
-            out->n_requests++;
-            rc = project_request(json_object_array_get_idx(arr, i), &out->requests[i]);
-            if (rc != K_OK)
-                goto out;
-        }
     }
-    rc = get_array(devices, "constraints", DRA_MAX_CONSTRAINTS, &arr, &n);
-    if (rc != K_OK || n == 0)
-        goto out;
-    rc = K_ENOMEM;
-    out->constraints = calloc(n, sizeof(*out->constraints));
-    if (!out->constraints)
+    rc = get_array(devices, "constraints", DRA_MAX_CONSTRAINTS, sizeof(*out->constraints), &items,
+                   &arr, &n);
+    out->constraints = items;
+    if (rc != K_OK)
         goto out;
     for (size_t i = 0; i < n; i++) {
         out->n_constraints++;
@@ -361,26 +364,22 @@ static int project_allocation(json_object *alloc, struct dra_claim *out)
     out->allocated = true;
     json_object *arr;
     size_t n;
+    void *items;
     int rc = get_array(kube_json_get(alloc, "devices", json_type_object), "results",
-                       DRA_MAX_RESULTS, &arr, &n);
+                       DRA_MAX_RESULTS, sizeof(*out->results), &items, &arr, &n);
+    out->results = items;
     if (rc != K_OK)
         return rc;
-    if (n) {
-        out->results = calloc(n, sizeof(*out->results));
-        if (!out->results)
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(arr, i);
+        struct dra_result *res = &out->results[out->n_results++];
+        if (!kube_json_str(r, "driver") || !kube_json_str(r, "pool") || !kube_json_str(r, "device"))
+            return K_EPARSE;
+        if (kube_json_dup_opt(kube_json_str(r, "request"), &res->request) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "driver"), &res->driver) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "pool"), &res->pool) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "device"), &res->device) != K_OK)
             return K_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            json_object *r = json_object_array_get_idx(arr, i);
-            struct dra_result *res = &out->results[out->n_results++];
-            if (!kube_json_str(r, "driver") || !kube_json_str(r, "pool") ||
-                !kube_json_str(r, "device"))
-                return K_EPARSE;
-            if (kube_json_dup_opt(kube_json_str(r, "request"), &res->request) != K_OK ||
-                kube_json_dup_opt(kube_json_str(r, "driver"), &res->driver) != K_OK ||
-                kube_json_dup_opt(kube_json_str(r, "pool"), &res->pool) != K_OK ||
-                kube_json_dup_opt(kube_json_str(r, "device"), &res->device) != K_OK)
-                return K_ENOMEM;
-        }
     }
     return project_node_selector(kube_json_get(alloc, "nodeSelector", json_type_object),
                                  DRA_MAX_SELECTOR_TERMS, &out->alloc_nodes);
@@ -390,12 +389,12 @@ static int project_reserved_for(json_object *status, struct dra_claim *out)
 {
     json_object *arr;
     size_t n;
-    int rc = get_array(status, "reservedFor", DRA_MAX_RESERVED_FOR, &arr, &n);
-    if (rc != K_OK || n == 0)
+    void *items;
+    int rc = get_array(status, "reservedFor", DRA_MAX_RESERVED_FOR, sizeof(*out->reserved_for),
+                       &items, &arr, &n);
+    out->reserved_for = items;
+    if (rc != K_OK)
         return rc;
-    out->reserved_for = calloc(n, sizeof(*out->reserved_for));
-    if (!out->reserved_for)
-        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         json_object *r = json_object_array_get_idx(arr, i);
         struct dra_consumer *c = &out->reserved_for[out->n_reserved_for++];
@@ -459,54 +458,48 @@ out:
     return rc;
 }
 
+/* name and resourceClaimName of a pod's claim entry (spec or status); name is required. */
+static int project_claim_names(json_object *c, char **name, char **claim_name)
+{
+    const char *n = kube_json_str(c, "name");
+    if (!n)
+        return K_EPARSE;
+    if (kube_json_dup_opt(n, name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(c, "resourceClaimName"), claim_name) != K_OK)
+        return K_ENOMEM;
+    return K_OK;
+}
+
 int project_pod_claims(json_object *arr, struct kpod *pod)
 {
-    if (!arr || !json_object_is_type(arr, json_type_array))
+    if (!json_object_is_type(arr, json_type_array))
         return K_OK;
-    size_t n = json_object_array_length(arr);
-    if (n == 0)
-        return K_OK;
-    if (n > DRA_MAX_POD_CLAIMS)
-        return K_ETOOBIG;
-    pod->claims = calloc(n, sizeof(*pod->claims));
-    if (!pod->claims)
-        return K_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
+    void *items;
+    size_t n;
+    int rc = array_items(arr, DRA_MAX_POD_CLAIMS, sizeof(*pod->claims), &items, &n);
+    pod->claims = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
         json_object *c = json_object_array_get_idx(arr, i);
-        const char *name = kube_json_str(c, "name");
-        if (!name)
-            return K_EPARSE;
         struct pod_claim_ref *r = &pod->claims[pod->n_claims++];
-        if (kube_json_dup_opt(name, &r->name) != K_OK ||
-            kube_json_dup_opt(kube_json_str(c, "resourceClaimName"), &r->claim_name) != K_OK ||
-            kube_json_dup_opt(kube_json_str(c, "resourceClaimTemplateName"), &r->template_name) !=
-                K_OK)
-            return K_ENOMEM;
+        rc = project_claim_names(c, &r->name, &r->claim_name);
+        if (rc == K_OK && kube_json_dup_opt(kube_json_str(c, "resourceClaimTemplateName"),
+                                            &r->template_name) != K_OK)
+            rc = K_ENOMEM;
     }
-    return K_OK;
+    return rc;
 }
 
 int project_pod_claim_statuses(json_object *arr, struct kpod *pod)
 {
-    if (!arr || !json_object_is_type(arr, json_type_array))
+    if (!json_object_is_type(arr, json_type_array))
         return K_OK;
-    size_t n = json_object_array_length(arr);
-    if (n == 0)
-        return K_OK;
-    if (n > DRA_MAX_POD_CLAIMS)
-        return K_ETOOBIG;
-    pod->claim_statuses = calloc(n, sizeof(*pod->claim_statuses));
-    if (!pod->claim_statuses)
-        return K_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        json_object *c = json_object_array_get_idx(arr, i);
-        const char *name = kube_json_str(c, "name");
-        if (!name)
-            return K_EPARSE;
+    void *items;
+    size_t n;
+    int rc = array_items(arr, DRA_MAX_POD_CLAIMS, sizeof(*pod->claim_statuses), &items, &n);
+    pod->claim_statuses = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
         struct pod_claim_status *s = &pod->claim_statuses[pod->n_claim_statuses++];
-        if (kube_json_dup_opt(name, &s->name) != K_OK ||
-            kube_json_dup_opt(kube_json_str(c, "resourceClaimName"), &s->claim_name) != K_OK)
-            return K_ENOMEM;
+        rc = project_claim_names(json_object_array_get_idx(arr, i), &s->name, &s->claim_name);
     }
-    return K_OK;
+    return rc;
 }
