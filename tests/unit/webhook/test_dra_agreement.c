@@ -43,27 +43,6 @@ struct world {
     struct wh_snapshot snap;
 };
 
-static const struct dra_claim *v_claim(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim(ctx, ns, name);
-}
-
-static const struct dra_template *v_template(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim_template(ctx, ns, name);
-}
-
-static const struct dra_class *v_class(void *ctx, const char *name)
-{
-    return wh_snapshot_device_class(ctx, name);
-}
-
-static size_t v_slices(void *ctx, const char *node, const char *driver,
-                       const struct dra_slice **buf, size_t cap)
-{
-    return wh_snapshot_node_slices(ctx, node, driver, buf, cap);
-}
-
 static json_object *arr(json_object *root, const char *key, size_t *n)
 {
     json_object *a = NULL;
@@ -207,14 +186,7 @@ static int run_fixture(const char *path)
     assert_non_null(root);
     struct world w;
     world_load(root, &w);
-    struct dra_view view = {
-        .gpu_classes = &w.dra_gpus,
-        .ctx = &w.snap,
-        .claim = v_claim,
-        .claim_template = v_template,
-        .device_class = v_class,
-        .node_slices = v_slices,
-    };
+    struct dra_view view = wh_snapshot_dra_view(&w.snap);
     struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
     assert_non_null(verdicts);
     struct classify_input in = {
