@@ -39,9 +39,7 @@ void classify_world_cleanup(struct classify_world *w);
 int64_t classify_world_usage(void *ctx, const char *node, const char *resource);
 
 /*
- * classify_fixtures_each() - call fn with the path of every *.json file under
- * <fixtures_dir>/classify, in name order, and return the sum of what fn returns (its failures).
- * *n receives the number of files; -1 when the directory cannot be read.
+ * classify_fixtures_each() - objects.h test_fixtures_each() over <fixtures_dir>/classify.
  */
 int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),
                            void *ctx, size_t *n);

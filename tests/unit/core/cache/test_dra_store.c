@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <json-c/json.h>
 
 #include "cache/dra_store.h"
@@ -19,6 +18,7 @@
 #include "classify/classify.h"
 #include "gpus.h"
 #include "kube/project.h"
+#include "objects.h"
 #include "util/result.h"
 
 static const char *const fixture_keys[DRA_KIND_COUNT] = {
@@ -160,9 +160,12 @@ static void test_rejects(void **state)
 }
 
 /* Every fixture classifies through the store as through the fixture's own lists. */
-static int run_fixture(const char *name)
+static int run_fixture(const char *path, void *ctx)
 {
-    json_object *root = load(name);
+    (void)ctx;
+    const char *name = strrchr(path, '/') + 1;
+    json_object *root = json_object_from_file(path);
+    assert_non_null(root);
     struct dra_store *ds = dra_store_new();
     struct store *st = store_new(&test_gpus);
     assert_non_null(ds);
@@ -212,20 +215,8 @@ static int run_fixture(const char *name)
 static void test_fixtures(void **state)
 {
     (void)state;
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/dra", FIXTURES_DIR);
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    int n = 0, failures = 0;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
-            failures += run_fixture(e->d_name);
-            n++;
-        }
-    }
-    closedir(d);
+    size_t n;
+    int failures = test_fixtures_each(FIXTURES_DIR, "dra", run_fixture, NULL, &n);
     assert_true(n >= 12);
     assert_int_equal(failures, 0);
 }
