@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_store.h"
 #include "kube/project.h"
 #include "util/result.h"
 
@@ -100,4 +101,25 @@ void dra_world_cleanup(struct dra_world *w)
     free(w->slices);
     gpu_set_cleanup(&w->dra_gpus);
     memset(w, 0, sizeof(*w));
+}
+
+int dra_world_apply(struct dra_store *ds, json_object *root)
+{
+    static const char *const keys[DRA_KIND_COUNT] = {
+        [DRA_KIND_CLAIM] = "resourceclaims",
+        [DRA_KIND_TEMPLATE] = "resourceclaimtemplates",
+        [DRA_KIND_CLASS] = "deviceclasses",
+        [DRA_KIND_SLICE] = "resourceslices",
+    };
+    int first = K_OK;
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        size_t n;
+        json_object *a = list(root, keys[k], &n);
+        for (size_t i = 0; i < n; i++) {
+            int rc = dra_store_apply_json(ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0);
+            if (first == K_OK)
+                first = rc;
+        }
+    }
+    return first;
 }

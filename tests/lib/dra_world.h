@@ -50,4 +50,14 @@ void dra_world_node_ptrs(struct dra_world *w);
 
 void dra_world_cleanup(struct dra_world *w);
 
+struct dra_store;
+
+/*
+ * dra_world_apply() - put root's DRA objects ("resourceclaims", "resourceclaimtemplates",
+ * "deviceclasses", "resourceslices", the order of enum dra_kind) into `ds` with
+ * core/cache/dra_store.h dra_store_apply_json(), every one tried. Returns K_OK, or the first
+ * error.
+ */
+int dra_world_apply(struct dra_store *ds, json_object *root);
+
 #endif
