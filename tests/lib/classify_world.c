@@ -1,10 +1,15 @@
 /* classify_world.c - loading the classifier fixtures for unit tests. */
 #include "classify_world.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cmocka.h>
+
+#include "classify/classify.h"
 #include "kube/project.h"
 #include "objects.h"
 #include "util/result.h"
@@ -88,4 +93,37 @@ int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path,
                            void *ctx, size_t *n)
 {
     return test_fixtures_each(fixtures_dir, "classify", fn, ctx, n);
+}
+
+int classify_check_expect(const char *path, const struct classify_result *res, json_object *want,
+                          json_object *contains)
+{
+    int failures = 0;
+    const char *got = cause_word(res->cause);
+    if (!want || strcmp(got, json_object_get_string(want)) != 0) {
+        print_error("%s: got %s, want %s\n  detail: %s\n", path, got,
+                    want ? json_object_get_string(want) : "?", res->detail);
+        failures++;
+    }
+    size_t n = contains ? json_object_array_length(contains) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *needle = json_object_get_string(json_object_array_get_idx(contains, i));
+        if (!strstr(res->detail, needle)) {
+            print_error("%s: detail lacks \"%s\"\n  detail: %s\n", path, needle, res->detail);
+            failures++;
+        }
+    }
+    return failures;
+}
+
+int classify_check_counts(const char *path, const struct classify_result *res)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < CAUSE_COUNT; i++)
+        sum += res->counts[i];
+    if (sum == res->n_candidates && res->n_verdicts == res->n_candidates)
+        return 0;
+    print_error("%s: counts %zu / verdicts %zu != candidates %zu\n", path, sum, res->n_verdicts,
+                res->n_candidates);
+    return 1;
 }

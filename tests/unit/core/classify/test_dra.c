@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "classify/classify.h"
+#include "classify_world.h"
 #include "dra_world.h"
 #include "gpus.h"
 #include "kube/project.h"
@@ -135,27 +136,8 @@ static int run_fixture(const char *path, void *ctx)
     json_object_object_get_ex(expect, "cause", &want);
     json_object_object_get_ex(expect, "detail_contains", &contains);
     const char *got = cause_word(res.cause);
-    if (!want || strcmp(got, json_object_get_string(want)) != 0) {
-        print_error("%s: got %s, want %s (%s)\n", path, got,
-                    want ? json_object_get_string(want) : "?", res.detail);
-        failures++;
-    }
-    size_t nc = contains ? json_object_array_length(contains) : 0;
-    for (size_t i = 0; i < nc; i++) {
-        const char *s = json_object_get_string(json_object_array_get_idx(contains, i));
-        if (!strstr(res.detail, s)) {
-            print_error("%s: detail lacks \"%s\": %s\n", path, s, res.detail);
-            failures++;
-        }
-    }
-    size_t sum = 0;
-    for (size_t i = 0; i < CAUSE_COUNT; i++)
-        sum += res.counts[i];
-    if (sum != res.n_candidates || res.n_verdicts != res.n_candidates) {
-        print_error("%s: counts %zu / verdicts %zu != candidates %zu\n", path, sum, res.n_verdicts,
-                    res.n_candidates);
-        failures++;
-    }
+    failures += classify_check_expect(path, &res, want, contains);
+    failures += classify_check_counts(path, &res);
     if (cause_rank(res.cause) > cause_rank(CAUSE_LABEL_MISMATCH) &&
         (!res.closest.node || res.closest.step != res.cause)) {
         print_error("%s: closest verdict does not carry the cause\n", path);
