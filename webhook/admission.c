@@ -10,6 +10,7 @@
 
 #include "kube/json.h"
 #include "util/result.h"
+#include "util/strconv.h"
 #include "util/utf8.h"
 
 #define REVIEW_API_VERSION "admission.k8s.io/v1"
@@ -109,17 +110,6 @@ static void skip_ws(struct scan *sc)
         sc->pos++;
 }
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /*
  * A string at sc->pos (the opening quote). Its bytes go into *bytes; when key is non-NULL, its
  * decoded text (up to keylen - 1 ASCII characters) goes there, "" when longer or not ASCII.
@@ -149,7 +139,8 @@ static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen
             } else if (e == 'u') {
                 cp = 0;
                 for (size_t i = 0; i < 4; i++) {
-                    int h = sc->pos + 2 + i < sc->len ? hexval(sc->s[sc->pos + 2 + i]) : -1;
+                    int h =
+                        sc->pos + 2 + i < sc->len ? strconv_hex_digit(sc->s[sc->pos + 2 + i]) : -1;
                     if (h < 0)
                         return scan_fail(sc, "invalid \\u escape");
                     cp = cp << 4 | (unsigned)h;

@@ -290,3 +290,36 @@ bool wh_snapshot_driver_published(const struct wh_snapshot *s, const char *drive
             return true;
     return false;
 }
+
+static const struct dra_claim *v_claim(void *ctx, const char *ns, const char *name)
+{
+    return wh_snapshot_claim(ctx, ns, name);
+}
+
+static const struct dra_template *v_template(void *ctx, const char *ns, const char *name)
+{
+    return wh_snapshot_claim_template(ctx, ns, name);
+}
+
+static const struct dra_class *v_class(void *ctx, const char *name)
+{
+    return wh_snapshot_device_class(ctx, name);
+}
+
+static size_t v_slices(void *ctx, const char *node, const char *driver,
+                       const struct dra_slice **buf, size_t cap)
+{
+    return wh_snapshot_node_slices(ctx, node, driver, buf, cap);
+}
+
+struct dra_view wh_snapshot_dra_view(const struct wh_snapshot *s)
+{
+    return (struct dra_view){
+        .gpu_classes = s->dra_gpus,
+        .ctx = (void *)s,
+        .claim = v_claim,
+        .claim_template = v_template,
+        .device_class = v_class,
+        .node_slices = v_slices,
+    };
+}

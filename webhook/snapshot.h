@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "classify/classify.h"
 #include "model/dra.h"
 #include "model/gpu.h"
 #include "model/model.h"
@@ -134,6 +135,15 @@ const struct dra_template *wh_snapshot_claim_template(const struct wh_snapshot *
  */
 size_t wh_snapshot_node_slices(const struct wh_snapshot *s, const char *node, const char *driver,
                                const struct dra_slice **buf, size_t cap);
+
+/*
+ * wh_snapshot_dra_view() - the DRA lookups of `s` as the ladder's view (core/classify/classify.h
+ * struct dra_view): claim, claim_template, device_class and node_slices are the wh_snapshot_*
+ * lookups above, gpu_classes is s->dra_gpus, and device_holder is NULL (what is allocated now
+ * changes by the minute; admission warns only about lasting faults). The view borrows `s` and
+ * is valid as long as it is. Pure; thread-safe.
+ */
+struct dra_view wh_snapshot_dra_view(const struct wh_snapshot *s);
 
 /* wh_snapshot_driver_published() - whether any ResourceSlice names `driver`. Linear. */
 bool wh_snapshot_driver_published(const struct wh_snapshot *s, const char *driver);

@@ -15,42 +15,6 @@
 #include "util/result.h"
 #include "warnings.h"
 
-/* ------------------------------------------------------------------ the view */
-
-static const struct dra_claim *v_claim(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim(ctx, ns, name);
-}
-
-static const struct dra_template *v_template(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim_template(ctx, ns, name);
-}
-
-static const struct dra_class *v_class(void *ctx, const char *name)
-{
-    return wh_snapshot_device_class(ctx, name);
-}
-
-static size_t v_slices(void *ctx, const char *node, const char *driver,
-                       const struct dra_slice **buf, size_t cap)
-{
-    return wh_snapshot_node_slices(ctx, node, driver, buf, cap);
-}
-
-/* No device_holder: what is allocated now changes by the minute; only lasting faults warn. */
-static void make_view(const struct wh_snapshot *s, struct dra_view *v)
-{
-    *v = (struct dra_view){
-        .gpu_classes = s->dra_gpus,
-        .ctx = (void *)s,
-        .claim = v_claim,
-        .claim_template = v_template,
-        .device_class = v_class,
-        .node_slices = v_slices,
-    };
-}
-
 /* ------------------------------------------------------------------ requests */
 
 /* Where the requests being checked are, for the warnings' field paths and wording. */
@@ -355,8 +319,7 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
     int rc = project_dra_claim_spec(spec, &cs);
     if (rc != K_OK)
         return rc == K_ENOMEM ? K_ENOMEM : K_OK; /* the API server rejects it */
-    struct dra_view view;
-    make_view(snap, &view);
+    struct dra_view view = wh_snapshot_dra_view(snap);
     if (spec_is_gpu(&view, &cs)) {
         struct where w = {
             .devices_path = is_template ? "spec.spec.devices" : "spec.devices",
@@ -378,8 +341,7 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
     /* a bound pod has its devices (classify.h: ok whatever its claims) */
     if (!snap->dra_gpus || pod->n_claims == 0 || (pod->node_name && *pod->node_name))
         return K_OK;
-    struct dra_view view;
-    make_view(snap, &view);
+    struct dra_view view = wh_snapshot_dra_view(snap);
     const char *ns = o->ns ? o->ns : "";
     size_t n = pod->n_claims < DRA_MAX_POD_CLAIMS ? pod->n_claims : DRA_MAX_POD_CLAIMS;
     /* only pods with GPU claims; a template or claim that cannot be found counts */

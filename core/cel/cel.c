@@ -16,6 +16,7 @@
 #include "model/quantity.h"
 #include "util/errbuf.h"
 #include "util/result.h"
+#include "util/strconv.h"
 
 enum op {
     OP_BOOL,
@@ -471,17 +472,6 @@ static void nomem(struct parser *p)
     fail(p, CEL_NOMEM, p->pos, "out of memory");
 }
 
-static int hexval(char c)
-{
-    if (is_digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool ident_start(char c)
 {
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -617,7 +607,7 @@ static int lex_string(struct parser *p, bool raw)
             if (base == 16)
                 cp = 0;
             for (int k = 0; k < digits; k++) {
-                int d = p->pos < p->len ? hexval(s[p->pos]) : -1;
+                int d = p->pos < p->len ? strconv_hex_digit((unsigned char)s[p->pos]) : -1;
                 if (d < 0 || d >= base) {
                     fail(p, CEL_INVALID, esc, "invalid escape sequence");
                     return T_BAD;
@@ -642,12 +632,13 @@ static int lex_number(struct parser *p)
     size_t i = p->pos;
     uint64_t v = 0;
     bool over = false;
-    if (s[i] == '0' && i + 2 < p->len && s[i + 1] == 'x' && hexval(s[i + 2]) >= 0) {
+    if (s[i] == '0' && i + 2 < p->len && s[i + 1] == 'x' &&
+        strconv_hex_digit((unsigned char)s[i + 2]) >= 0) {
         i += 2;
-        while (i < p->len && hexval(s[i]) >= 0) {
+        while (i < p->len && strconv_hex_digit((unsigned char)s[i]) >= 0) {
             if (v >> 60)
                 over = true;
-            v = v * 16 + (uint64_t)hexval(s[i]);
+            v = v * 16 + (uint64_t)strconv_hex_digit((unsigned char)s[i]);
             i++;
         }
     } else {

@@ -2,6 +2,10 @@
 #include "kube/json.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/result.h"
 
 json_object *kube_json_field(json_object *o, const char *key)
 {
@@ -38,4 +42,13 @@ const char *kube_json_annotation(json_object *o, const char *name)
 {
     json_object *meta = kube_json_get(o, "metadata", json_type_object);
     return kube_json_str(kube_json_get(meta, "annotations", json_type_object), name);
+}
+
+int kube_json_dup_opt(const char *s, char **out)
+{
+    *out = NULL;
+    if (!s)
+        return K_OK;
+    *out = strdup(s);
+    return *out ? K_OK : K_ENOMEM;
 }

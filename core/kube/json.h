@@ -32,4 +32,11 @@ const char *kube_json_meta_str(json_object *o, const char *field);
 /* kube_json_annotation() - metadata.annotations[name] of an API object as a string, or NULL. */
 const char *kube_json_annotation(json_object *o, const char *name);
 
+/*
+ * kube_json_dup_opt() - copy a string read from an object (one of the getters above) into *out,
+ * owned by the caller (free()); *out is NULL when `s` is NULL. Returns K_OK, or K_ENOMEM when a
+ * copy was needed and failed (util/result.h). Thread-safe.
+ */
+int kube_json_dup_opt(const char *s, char **out);
+
 #endif

@@ -14,33 +14,6 @@
 #include "model/quantity.h"
 #include "util/result.h"
 
-/* ---- short names for the shared getters (kube/json.h; all borrowed) ---------------------- */
-
-static json_object *get(json_object *o, const char *key)
-{
-    return kube_json_field(o, key);
-}
-
-static json_object *get_type(json_object *o, const char *key, json_type type)
-{
-    return kube_json_get(o, key, type);
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-    return kube_json_str(o, key);
-}
-
-/* Copy a string or leave NULL; returns K_ENOMEM only when a copy was needed and failed. */
-static int dup_opt(const char *s, char **out)
-{
-    *out = NULL;
-    if (!s)
-        return K_OK;
-    *out = strdup(s);
-    return *out ? K_OK : K_ENOMEM;
-}
-
 /* Copy a string, "" when absent. */
 static int dup_or_empty(const char *s, char **out)
 {
@@ -142,9 +115,9 @@ static int add_gpu_resources(json_object *list, const struct gpu_set *gpus,
 static int container_requests(json_object *container, const struct gpu_set *gpus,
                               struct resource_list *out)
 {
-    json_object *resources = get_type(container, "resources", json_type_object);
-    json_object *requests = get_type(resources, "requests", json_type_object);
-    json_object *limits = get_type(resources, "limits", json_type_object);
+    json_object *resources = kube_json_get(container, "resources", json_type_object);
+    json_object *requests = kube_json_get(resources, "requests", json_type_object);
+    json_object *limits = kube_json_get(resources, "limits", json_type_object);
     int rc = add_gpu_resources(requests, gpus, out);
     if (rc != K_OK)
         return rc;
@@ -152,7 +125,7 @@ static int container_requests(json_object *container, const struct gpu_set *gpus
         return K_OK;
     json_object_object_foreach(limits, name, val)
     {
-        if (!gpu_set_contains(gpus, name) || get(requests, name))
+        if (!gpu_set_contains(gpus, name) || kube_json_field(requests, name))
             continue;
         int64_t milli;
         rc = quantity_milli(val, &milli);
@@ -192,7 +165,7 @@ static int project_requests(json_object *spec, const struct gpu_set *gpus,
     struct resource_list reqs = {0}, sidecars = {0}, init_max = {0}, one = {0};
     int rc = K_OK;
 
-    json_object *containers = get_type(spec, "containers", json_type_array);
+    json_object *containers = kube_json_get(spec, "containers", json_type_array);
     size_t n = containers ? json_object_array_length(containers) : 0;
     for (size_t i = 0; i < n; i++) {
         resource_list_cleanup(&one);
@@ -204,7 +177,7 @@ static int project_requests(json_object *spec, const struct gpu_set *gpus,
             goto out;
     }
 
-    json_object *inits = get_type(spec, "initContainers", json_type_array);
+    json_object *inits = kube_json_get(spec, "initContainers", json_type_array);
     n = inits ? json_object_array_length(inits) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *ic = json_object_array_get_idx(inits, i);
@@ -212,7 +185,7 @@ static int project_requests(json_object *spec, const struct gpu_set *gpus,
         rc = container_requests(ic, gpus, &one);
         if (rc != K_OK)
             goto out;
-        const char *policy = get_str(ic, "restartPolicy");
+        const char *policy = kube_json_str(ic, "restartPolicy");
         if (policy && strcmp(policy, "Always") == 0) {
             rc = rl_add_list(&reqs, &one);
             if (rc == K_OK)
@@ -233,7 +206,7 @@ static int project_requests(json_object *spec, const struct gpu_set *gpus,
             goto out;
     }
 
-    rc = add_gpu_resources(get_type(spec, "overhead", json_type_object), gpus, &reqs);
+    rc = add_gpu_resources(kube_json_get(spec, "overhead", json_type_object), gpus, &reqs);
     if (rc != K_OK)
         goto out;
 
@@ -284,10 +257,10 @@ static int project_requirements(json_object *arr, struct selector_requirement **
         json_object *r = json_object_array_get_idx(arr, i);
         struct selector_requirement *req = &(*out)[i];
         (*n_out)++;
-        if (dup_or_empty(get_str(r, "key"), &req->key) != K_OK)
+        if (dup_or_empty(kube_json_str(r, "key"), &req->key) != K_OK)
             return K_ENOMEM;
-        req->op = parse_op(get_str(r, "operator"));
-        json_object *values = get_type(r, "values", json_type_array);
+        req->op = parse_op(kube_json_str(r, "operator"));
+        json_object *values = kube_json_get(r, "values", json_type_array);
         size_t nv = values ? json_object_array_length(values) : 0;
         if (nv == 0)
             continue;
@@ -312,7 +285,7 @@ int project_node_selector(json_object *sel, size_t max_terms, struct node_affini
     if (!sel || !json_object_is_type(sel, json_type_object))
         return K_OK;
     out->present = true;
-    json_object *terms = get_type(sel, "nodeSelectorTerms", json_type_array);
+    json_object *terms = kube_json_get(sel, "nodeSelectorTerms", json_type_array);
     size_t n = terms ? json_object_array_length(terms) : 0;
     if (n == 0)
         return K_OK;
@@ -325,10 +298,12 @@ int project_node_selector(json_object *sel, size_t max_terms, struct node_affini
         json_object *t = json_object_array_get_idx(terms, i);
         struct selector_term *term = &out->terms[i];
         out->n_terms++;
-        int rc = project_requirements(get(t, "matchExpressions"), &term->exprs, &term->n_exprs);
+        int rc = project_requirements(kube_json_field(t, "matchExpressions"), &term->exprs,
+                                      &term->n_exprs);
         if (rc != K_OK)
             return rc;
-        rc = project_requirements(get(t, "matchFields"), &term->fields, &term->n_fields);
+        rc =
+            project_requirements(kube_json_field(t, "matchFields"), &term->fields, &term->n_fields);
         if (rc != K_OK)
             return rc;
     }
@@ -337,10 +312,11 @@ int project_node_selector(json_object *sel, size_t max_terms, struct node_affini
 
 static int project_affinity(json_object *spec, struct node_affinity *out)
 {
-    json_object *na =
-        get_type(get_type(spec, "affinity", json_type_object), "nodeAffinity", json_type_object);
+    json_object *na = kube_json_get(kube_json_get(spec, "affinity", json_type_object),
+                                    "nodeAffinity", json_type_object);
     return project_node_selector(
-        get_type(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object), 0, out);
+        kube_json_get(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object), 0,
+        out);
 }
 
 int project_toleration_list(json_object *arr, struct toleration **out, size_t *n_out)
@@ -357,10 +333,10 @@ int project_toleration_list(json_object *arr, struct toleration **out, size_t *n
         json_object *t = json_object_array_get_idx(arr, i);
         struct toleration *tol = &(*out)[i];
         (*n_out)++;
-        if (dup_or_empty(get_str(t, "key"), &tol->key) != K_OK ||
-            dup_or_empty(get_str(t, "operator"), &tol->op) != K_OK ||
-            dup_or_empty(get_str(t, "value"), &tol->value) != K_OK ||
-            dup_or_empty(get_str(t, "effect"), &tol->effect) != K_OK)
+        if (dup_or_empty(kube_json_str(t, "key"), &tol->key) != K_OK ||
+            dup_or_empty(kube_json_str(t, "operator"), &tol->op) != K_OK ||
+            dup_or_empty(kube_json_str(t, "value"), &tol->value) != K_OK ||
+            dup_or_empty(kube_json_str(t, "effect"), &tol->effect) != K_OK)
             return K_ENOMEM;
     }
     return K_OK;
@@ -368,7 +344,7 @@ int project_toleration_list(json_object *arr, struct toleration **out, size_t *n
 
 static int project_tolerations(json_object *spec, struct kpod *out)
 {
-    return project_toleration_list(get_type(spec, "tolerations", json_type_array),
+    return project_toleration_list(kube_json_get(spec, "tolerations", json_type_array),
                                    &out->tolerations, &out->n_tolerations);
 }
 
@@ -376,14 +352,14 @@ static int project_meta(json_object *meta, struct kpod *out)
 {
     if (!meta)
         return K_OK;
-    json_object *ann = get_type(meta, "annotations", json_type_object);
-    if (dup_opt(get_str(meta, "namespace"), &out->ns) != K_OK ||
-        dup_opt(get_str(meta, "name"), &out->name) != K_OK ||
-        dup_opt(get_str(meta, "uid"), &out->uid) != K_OK ||
-        dup_opt(get_str(ann, "gputri/cause"), &out->cause) != K_OK ||
-        dup_opt(get_str(ann, "gputri/detail"), &out->detail) != K_OK)
+    json_object *ann = kube_json_get(meta, "annotations", json_type_object);
+    if (kube_json_dup_opt(kube_json_str(meta, "namespace"), &out->ns) != K_OK ||
+        kube_json_dup_opt(kube_json_str(meta, "name"), &out->name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(meta, "uid"), &out->uid) != K_OK ||
+        kube_json_dup_opt(kube_json_str(ann, "gputri/cause"), &out->cause) != K_OK ||
+        kube_json_dup_opt(kube_json_str(ann, "gputri/detail"), &out->detail) != K_OK)
         return K_ENOMEM;
-    json_object *del = get(meta, "deletionTimestamp");
+    json_object *del = kube_json_field(meta, "deletionTimestamp");
     out->deleting = del && !json_object_is_type(del, json_type_null);
     return K_OK;
 }
@@ -391,7 +367,7 @@ static int project_meta(json_object *meta, struct kpod *out)
 /* Entries of an array member, 0 when absent or not an array. */
 static size_t array_len(json_object *o, const char *key)
 {
-    json_object *a = get_type(o, key, json_type_array);
+    json_object *a = kube_json_get(o, key, json_type_array);
     return a ? json_object_array_length(a) : 0;
 }
 
@@ -411,20 +387,20 @@ static void count_requirements(json_object *arr, size_t *reqs, size_t *values)
  */
 static void count_selection(json_object *spec, size_t *reqs, size_t *values)
 {
-    json_object *sel = get_type(spec, "nodeSelector", json_type_object);
+    json_object *sel = kube_json_get(spec, "nodeSelector", json_type_object);
     *reqs = sel ? (size_t)json_object_object_length(sel) : 0;
     *values = 0;
-    json_object *na =
-        get_type(get_type(spec, "affinity", json_type_object), "nodeAffinity", json_type_object);
-    json_object *terms =
-        get_type(get_type(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object),
-                 "nodeSelectorTerms", json_type_array);
+    json_object *na = kube_json_get(kube_json_get(spec, "affinity", json_type_object),
+                                    "nodeAffinity", json_type_object);
+    json_object *terms = kube_json_get(
+        kube_json_get(na, "requiredDuringSchedulingIgnoredDuringExecution", json_type_object),
+        "nodeSelectorTerms", json_type_array);
     size_t n = terms ? json_object_array_length(terms) : 0;
     *reqs += n;
     for (size_t i = 0; i < n; i++) {
         json_object *t = json_object_array_get_idx(terms, i);
-        count_requirements(get(t, "matchExpressions"), reqs, values);
-        count_requirements(get(t, "matchFields"), reqs, values);
+        count_requirements(kube_json_field(t, "matchExpressions"), reqs, values);
+        count_requirements(kube_json_field(t, "matchFields"), reqs, values);
     }
 }
 
@@ -448,15 +424,15 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
             skip_tolerations = true;
         }
     }
-    const char *node_name = get_str(spec, "nodeName");
+    const char *node_name = kube_json_str(spec, "nodeName");
     if (node_name && !*node_name)
         node_name = NULL;
-    if (dup_opt(node_name, &out->node_name) != K_OK ||
-        dup_opt(get_str(spec, "schedulerName"), &out->scheduler_name) != K_OK ||
-        dup_opt(get_str(spec, "runtimeClassName"), &out->runtime_class) != K_OK)
+    if (kube_json_dup_opt(node_name, &out->node_name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(spec, "schedulerName"), &out->scheduler_name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(spec, "runtimeClassName"), &out->runtime_class) != K_OK)
         return K_ENOMEM;
     if (!skip_selection) {
-        rc = project_string_map(get(spec, "nodeSelector"), &out->node_selector);
+        rc = project_string_map(kube_json_field(spec, "nodeSelector"), &out->node_selector);
         if (rc != K_OK)
             return rc;
         rc = project_affinity(spec, &out->affinity);
@@ -468,7 +444,7 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
         if (rc != K_OK)
             return rc;
     }
-    rc = project_pod_claims(get(spec, "resourceClaims"), out);
+    rc = project_pod_claims(kube_json_field(spec, "resourceClaims"), out);
     if (rc != K_OK)
         return rc;
     return project_requests(spec, gpus, &out->gpu_requests);
@@ -493,24 +469,24 @@ static int project_status(json_object *status, struct kpod *out)
 {
     if (!status)
         return K_OK;
-    out->phase = parse_phase(get_str(status, "phase"));
-    int rc = project_pod_claim_statuses(get(status, "resourceClaimStatuses"), out);
+    out->phase = parse_phase(kube_json_str(status, "phase"));
+    int rc = project_pod_claim_statuses(kube_json_field(status, "resourceClaimStatuses"), out);
     if (rc != K_OK)
         return rc;
-    json_object *conds = get_type(status, "conditions", json_type_array);
+    json_object *conds = kube_json_get(status, "conditions", json_type_array);
     size_t n = conds ? json_object_array_length(conds) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(conds, i);
-        const char *type = get_str(c, "type");
+        const char *type = kube_json_str(c, "type");
         if (!type || strcmp(type, "PodScheduled") != 0)
             continue;
-        const char *st = get_str(c, "status");
+        const char *st = kube_json_str(c, "status");
         out->scheduled.status = !st                        ? COND_UNKNOWN
                                 : strcmp(st, "True") == 0  ? COND_TRUE
                                 : strcmp(st, "False") == 0 ? COND_FALSE
                                                            : COND_UNKNOWN;
-        if (dup_opt(get_str(c, "reason"), &out->scheduled.reason) != K_OK ||
-            dup_opt(get_str(c, "message"), &out->scheduled.message) != K_OK)
+        if (kube_json_dup_opt(kube_json_str(c, "reason"), &out->scheduled.reason) != K_OK ||
+            kube_json_dup_opt(kube_json_str(c, "message"), &out->scheduled.message) != K_OK)
             return K_ENOMEM;
         break;
     }
@@ -523,16 +499,16 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
     int rc = K_EPARSE;
     if (!pod || !gpus || !json_object_is_type(pod, json_type_object))
         goto out;
-    json_object *meta = get_type(pod, "metadata", json_type_object);
-    if (!get_str(meta, "name"))
+    json_object *meta = kube_json_get(pod, "metadata", json_type_object);
+    if (!kube_json_str(meta, "name"))
         goto out;
     rc = project_meta(meta, out);
     if (rc != K_OK)
         goto out;
-    rc = project_spec(get_type(pod, "spec", json_type_object), gpus, out, NULL);
+    rc = project_spec(kube_json_get(pod, "spec", json_type_object), gpus, out, NULL);
     if (rc != K_OK)
         goto out;
-    rc = project_status(get_type(pod, "status", json_type_object), out);
+    rc = project_status(kube_json_get(pod, "status", json_type_object), out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);
@@ -574,22 +550,22 @@ int project_node(json_object *node, const struct gpu_set *gpus, struct knode *ou
     int rc = K_EPARSE;
     if (!node || !gpus || !json_object_is_type(node, json_type_object))
         goto out;
-    json_object *meta = get_type(node, "metadata", json_type_object);
-    const char *name = get_str(meta, "name");
+    json_object *meta = kube_json_get(node, "metadata", json_type_object);
+    const char *name = kube_json_str(meta, "name");
     if (!name)
         goto out;
     rc = K_ENOMEM;
     out->name = strdup(name);
     if (!out->name)
         goto out;
-    rc = project_string_map(get(meta, "labels"), &out->labels);
+    rc = project_string_map(kube_json_field(meta, "labels"), &out->labels);
     if (rc != K_OK)
         goto out;
 
-    json_object *spec = get_type(node, "spec", json_type_object);
-    json_object *unsched = get_type(spec, "unschedulable", json_type_boolean);
+    json_object *spec = kube_json_get(node, "spec", json_type_object);
+    json_object *unsched = kube_json_get(spec, "unschedulable", json_type_boolean);
     out->unschedulable = unsched && json_object_get_boolean(unsched);
-    json_object *taints = get_type(spec, "taints", json_type_array);
+    json_object *taints = kube_json_get(spec, "taints", json_type_array);
     size_t n = taints ? json_object_array_length(taints) : 0;
     if (n) {
         rc = K_ENOMEM;
@@ -600,18 +576,18 @@ int project_node(json_object *node, const struct gpu_set *gpus, struct knode *ou
             json_object *t = json_object_array_get_idx(taints, i);
             struct taint *taint = &out->taints[i];
             out->n_taints++;
-            if (dup_or_empty(get_str(t, "key"), &taint->key) != K_OK ||
-                dup_or_empty(get_str(t, "value"), &taint->value) != K_OK ||
-                dup_or_empty(get_str(t, "effect"), &taint->effect) != K_OK)
+            if (dup_or_empty(kube_json_str(t, "key"), &taint->key) != K_OK ||
+                dup_or_empty(kube_json_str(t, "value"), &taint->value) != K_OK ||
+                dup_or_empty(kube_json_str(t, "effect"), &taint->effect) != K_OK)
                 goto out;
         }
     }
 
-    json_object *status = get_type(node, "status", json_type_object);
-    rc = project_node_resources(get(status, "capacity"), gpus, &out->capacity);
+    json_object *status = kube_json_get(node, "status", json_type_object);
+    rc = project_node_resources(kube_json_field(status, "capacity"), gpus, &out->capacity);
     if (rc != K_OK)
         goto out;
-    rc = project_node_resources(get(status, "allocatable"), gpus, &out->allocatable);
+    rc = project_node_resources(kube_json_field(status, "allocatable"), gpus, &out->allocatable);
 out:
     if (rc != K_OK)
         node_cleanup(out);

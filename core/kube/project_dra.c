@@ -15,44 +15,34 @@
 #include "model/dra.h"
 #include "util/result.h"
 
-static json_object *get(json_object *o, const char *key)
-{
-    return kube_json_field(o, key);
-}
-
-static json_object *get_obj(json_object *o, const char *key)
-{
-    return kube_json_get(o, key, json_type_object);
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-    return kube_json_str(o, key);
-}
-
-static int dup_opt(const char *s, char **out)
-{
-    *out = NULL;
-    if (!s)
-        return K_OK;
-    *out = strdup(s);
-    return *out ? K_OK : K_ENOMEM;
-}
-
 /*
- * The array member `key` of `o`: *n its length (0 when absent or null); K_EPARSE when present
- * but not an array, K_ETOOBIG above max.
+ * The JSON array `arr` (NULL reads as empty): *n its length; K_EPARSE when not an array,
+ * K_ETOOBIG above max. *items is a zeroed array of *n records of `size` bytes (NULL when *n is
+ * 0; K_ENOMEM when it cannot be had), owned by the caller.
  */
-static int get_array(json_object *o, const char *key, size_t max, json_object **arr, size_t *n)
+static int array_items(json_object *arr, size_t max, size_t size, void **items, size_t *n)
 {
-    *arr = get(o, key);
+    *items = NULL;
     *n = 0;
-    if (!*arr)
+    if (!arr)
         return K_OK;
-    if (!json_object_is_type(*arr, json_type_array))
+    if (!json_object_is_type(arr, json_type_array))
         return K_EPARSE;
-    *n = json_object_array_length(*arr);
-    return *n > max ? K_ETOOBIG : K_OK;
+    *n = json_object_array_length(arr);
+    if (*n > max)
+        return K_ETOOBIG;
+    if (*n == 0)
+        return K_OK;
+    *items = calloc(*n, size);
+    return *items ? K_OK : K_ENOMEM;
+}
+
+/* array_items() of the member `key` of `o`, which *arr names (borrowed). */
+static int get_array(json_object *o, const char *key, size_t max, size_t size, void **items,
+                     json_object **arr, size_t *n)
+{
+    *arr = kube_json_field(o, key);
+    return array_items(*arr, max, size, items, n);
 }
 
 /* selectors[].cel.expression into a new string vector. */
@@ -60,16 +50,16 @@ static int project_selectors(json_object *o, char ***out, size_t *n_out)
 {
     json_object *arr;
     size_t n;
-    *out = NULL;
+    void *items;
     *n_out = 0;
-    int rc = get_array(o, "selectors", DRA_MAX_SELECTORS, &arr, &n);
-    if (rc != K_OK || n == 0)
+    int rc = get_array(o, "selectors", DRA_MAX_SELECTORS, sizeof(**out), &items, &arr, &n);
+    *out = items;
+    if (rc != K_OK)
         return rc;
-    *out = calloc(n, sizeof(**out));
-    if (!*out)
-        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        const char *expr = get_str(get_obj(json_object_array_get_idx(arr, i), "cel"), "expression");
+        const char *expr =
+            kube_json_str(kube_json_get(json_object_array_get_idx(arr, i), "cel", json_type_object),
+                          "expression");
         if (!expr)
             return K_EPARSE;
         (*out)[i] = strdup(expr);
@@ -87,10 +77,11 @@ int project_dra_class(json_object *obj, struct dra_class *out)
     const char *name = kube_json_meta_str(obj, "name");
     if (!name)
         goto out;
-    rc = dup_opt(name, &out->name);
+    rc = kube_json_dup_opt(name, &out->name);
     if (rc != K_OK)
         goto out;
-    rc = project_selectors(get_obj(obj, "spec"), &out->selectors, &out->n_selectors);
+    rc = project_selectors(kube_json_get(obj, "spec", json_type_object), &out->selectors,
+                           &out->n_selectors);
     if (rc != K_OK)
         goto out;
     for (size_t i = 0; i < out->n_selectors && !out->driver; i++)
@@ -107,20 +98,20 @@ static int project_attribute(json_object *val, struct dra_attribute *a)
     json_object *v;
     if (!val || !json_object_is_type(val, json_type_object))
         return K_EPARSE;
-    if ((v = get(val, "string")) && json_object_is_type(v, json_type_string)) {
+    if ((v = kube_json_field(val, "string")) && json_object_is_type(v, json_type_string)) {
         a->kind = DRA_ATTR_STRING;
-        return dup_opt(json_object_get_string(v), &a->s);
+        return kube_json_dup_opt(json_object_get_string(v), &a->s);
     }
-    if ((v = get(val, "version")) && json_object_is_type(v, json_type_string)) {
+    if ((v = kube_json_field(val, "version")) && json_object_is_type(v, json_type_string)) {
         a->kind = DRA_ATTR_VERSION;
-        return dup_opt(json_object_get_string(v), &a->s);
+        return kube_json_dup_opt(json_object_get_string(v), &a->s);
     }
-    if ((v = get(val, "int")) && json_object_is_type(v, json_type_int)) {
+    if ((v = kube_json_field(val, "int")) && json_object_is_type(v, json_type_int)) {
         a->kind = DRA_ATTR_INT;
         a->i = json_object_get_int64(v);
         return K_OK;
     }
-    if ((v = get(val, "bool")) && json_object_is_type(v, json_type_boolean)) {
+    if ((v = kube_json_field(val, "bool")) && json_object_is_type(v, json_type_boolean)) {
         a->kind = DRA_ATTR_BOOL;
         a->b = json_object_get_boolean(v);
         return K_OK;
@@ -131,12 +122,13 @@ static int project_attribute(json_object *val, struct dra_attribute *a)
 
 static int project_device(json_object *dev, const char *driver, struct dra_device *d)
 {
-    const char *name = get_str(dev, "name");
+    const char *name = kube_json_str(dev, "name");
     if (!name)
         return K_EPARSE;
-    if (dup_opt(name, &d->name) != K_OK)
+    if (kube_json_dup_opt(name, &d->name) != K_OK)
         return K_ENOMEM;
-    json_object *attrs = get(dev, "attributes"), *caps = get(dev, "capacity");
+    json_object *attrs = kube_json_field(dev, "attributes"),
+                *caps = kube_json_field(dev, "capacity");
     if ((attrs && !json_object_is_type(attrs, json_type_object)) ||
         (caps && !json_object_is_type(caps, json_type_object)))
         return K_EPARSE;
@@ -169,11 +161,11 @@ static int project_device(json_object *dev, const char *driver, struct dra_devic
             c->name = dra_qualify(driver, key);
             if (!c->name)
                 return K_ENOMEM;
-            json_object *v = get(val, "value");
+            json_object *v = kube_json_field(val, "value");
             if (!v || !(json_object_is_type(v, json_type_string) ||
                         json_object_is_type(v, json_type_int)))
                 return K_EPARSE;
-            if (dup_opt(json_object_get_string(v), &c->value) != K_OK)
+            if (kube_json_dup_opt(json_object_get_string(v), &c->value) != K_OK)
                 return K_ENOMEM;
         }
     }
@@ -184,38 +176,39 @@ int project_dra_slice(json_object *obj, struct dra_slice *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = K_EPARSE;
-    json_object *spec = get_obj(obj, "spec");
-    json_object *pool = get_obj(spec, "pool");
-    const char *driver = get_str(spec, "driver");
-    const char *pool_name = get_str(pool, "name");
+    json_object *spec = kube_json_get(obj, "spec", json_type_object);
+    json_object *pool = kube_json_get(spec, "pool", json_type_object);
+    const char *driver = kube_json_str(spec, "driver");
+    const char *pool_name = kube_json_str(pool, "name");
     if (!kube_json_meta_str(obj, "name") || !driver || !*driver || !pool_name)
         goto out;
     rc = K_ENOMEM;
-    if (dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK ||
-        dup_opt(driver, &out->driver) != K_OK || dup_opt(pool_name, &out->pool) != K_OK)
+    if (kube_json_dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK ||
+        kube_json_dup_opt(driver, &out->driver) != K_OK ||
+        kube_json_dup_opt(pool_name, &out->pool) != K_OK)
         goto out;
     out->generation = kube_json_int(pool, "generation", 0);
     out->slice_count = kube_json_int(pool, "resourceSliceCount", 0);
-    const char *node = get_str(spec, "nodeName");
-    if (node && *node && dup_opt(node, &out->node_name) != K_OK)
+    const char *node = kube_json_str(spec, "nodeName");
+    if (node && *node && kube_json_dup_opt(node, &out->node_name) != K_OK)
         goto out;
-    json_object *all = get(spec, "allNodes");
+    json_object *all = kube_json_field(spec, "allNodes");
     out->all_nodes =
         all && json_object_is_type(all, json_type_boolean) && json_object_get_boolean(all);
-    json_object *per = get(spec, "perDeviceNodeSelection");
+    json_object *per = kube_json_field(spec, "perDeviceNodeSelection");
     out->per_device_nodes =
         per && json_object_is_type(per, json_type_boolean) && json_object_get_boolean(per);
-    rc = project_node_selector(get_obj(spec, "nodeSelector"), DRA_MAX_SELECTOR_TERMS, &out->nodes);
+    rc = project_node_selector(kube_json_get(spec, "nodeSelector", json_type_object),
+                               DRA_MAX_SELECTOR_TERMS, &out->nodes);
     if (rc != K_OK)
         goto out;
     json_object *devs;
     size_t n;
-    rc = get_array(spec, "devices", DRA_MAX_DEVICES_PER_SLICE, &devs, &n);
-    if (rc != K_OK || n == 0)
-        goto out;
-    rc = K_ENOMEM;
-    out->devices = calloc(n, sizeof(*out->devices));
-    if (!out->devices)
+    void *items;
+    rc = get_array(spec, "devices", DRA_MAX_DEVICES_PER_SLICE, sizeof(*out->devices), &items, &devs,
+                   &n);
+    out->devices = items;
+    if (rc != K_OK)
         goto out;
     for (size_t i = 0; i < n; i++) {
         out->n_devices++;
@@ -234,13 +227,13 @@ static int project_exact(json_object *o, struct dra_exact *e)
 {
     if (!o || !json_object_is_type(o, json_type_object))
         return K_EPARSE;
-    if (dup_opt(get_str(o, "name"), &e->name) != K_OK ||
-        dup_opt(get_str(o, "deviceClassName"), &e->class_name) != K_OK)
+    if (kube_json_dup_opt(kube_json_str(o, "name"), &e->name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(o, "deviceClassName"), &e->class_name) != K_OK)
         return K_ENOMEM;
     int rc = project_selectors(o, &e->selectors, &e->n_selectors);
     if (rc != K_OK)
         return rc;
-    const char *mode = get_str(o, "allocationMode");
+    const char *mode = kube_json_str(o, "allocationMode");
     if (mode && strcmp(mode, "All") == 0) {
         e->mode = DRA_MODE_ALL;
         e->count = 0;
@@ -252,7 +245,7 @@ static int project_exact(json_object *o, struct dra_exact *e)
     } else {
         return K_EPARSE;
     }
-    json_object *admin = get(o, "adminAccess");
+    json_object *admin = kube_json_field(o, "adminAccess");
     e->admin_access =
         admin && json_object_is_type(admin, json_type_boolean) && json_object_get_boolean(admin);
     return K_OK;
@@ -260,26 +253,26 @@ static int project_exact(json_object *o, struct dra_exact *e)
 
 static int project_request(json_object *o, struct dra_request *r)
 {
-    const char *name = get_str(o, "name");
+    const char *name = kube_json_str(o, "name");
     if (!name)
         return K_EPARSE;
-    if (dup_opt(name, &r->name) != K_OK)
+    if (kube_json_dup_opt(name, &r->name) != K_OK)
         return K_ENOMEM;
-    json_object *exactly = get(o, "exactly");
+    json_object *exactly = kube_json_field(o, "exactly");
     if (exactly) {
         r->has_exactly = true;
         return project_exact(exactly, &r->exactly);
     }
     json_object *arr;
     size_t n;
-    int rc = get_array(o, "firstAvailable", DRA_MAX_FIRST_AVAILABLE, &arr, &n);
+    void *items;
+    int rc = get_array(o, "firstAvailable", DRA_MAX_FIRST_AVAILABLE, sizeof(*r->first_available),
+                       &items, &arr, &n);
+    r->first_available = items;
     if (rc != K_OK)
         return rc;
     if (n == 0)
         return K_EPARSE; /* exactly one of exactly / firstAvailable */
-    r->first_available = calloc(n, sizeof(*r->first_available));
-    if (!r->first_available)
-        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         r->n_first_available++;
         rc = project_exact(json_object_array_get_idx(arr, i), &r->first_available[i]);
@@ -295,53 +288,45 @@ static int project_constraint(json_object *o, struct dra_constraint *c)
 {
     json_object *arr;
     size_t n;
-    int rc = get_array(o, "requests", DRA_MAX_REQUESTS, &arr, &n);
+    void *items;
+    int rc = get_array(o, "requests", DRA_MAX_REQUESTS, sizeof(*c->requests), &items, &arr, &n);
+    c->requests = items;
     if (rc != K_OK)
         return rc;
-    if (n) {
-        c->requests = calloc(n, sizeof(*c->requests));
-        if (!c->requests)
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(arr, i);
+        if (!v || !json_object_is_type(v, json_type_string))
+            return K_EPARSE;
+        c->requests[i] = strdup(json_object_get_string(v));
+        if (!c->requests[i])
             return K_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            json_object *v = json_object_array_get_idx(arr, i);
-            if (!v || !json_object_is_type(v, json_type_string))
-                return K_EPARSE;
-            c->requests[i] = strdup(json_object_get_string(v));
-            if (!c->requests[i])
-                return K_ENOMEM;
-            c->n_requests++;
-        }
+        c->n_requests++;
     }
-    return dup_opt(get_str(o, "matchAttribute"), &c->match_attribute);
+    return kube_json_dup_opt(kube_json_str(o, "matchAttribute"), &c->match_attribute);
 }
 
 int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out)
 {
     memset(out, 0, sizeof(*out));
-    json_object *devices = get_obj(spec, "devices");
+    json_object *devices = kube_json_get(spec, "devices", json_type_object);
     json_object *arr;
     size_t n;
-    int rc = get_array(devices, "requests", DRA_MAX_REQUESTS, &arr, &n);
+    void *items;
+    int rc =
+        get_array(devices, "requests", DRA_MAX_REQUESTS, sizeof(*out->requests), &items, &arr, &n);
+    out->requests = items;
     if (rc != K_OK)
         goto out;
-    if (n) {
-        rc = K_ENOMEM;
-        out->requests = calloc(n, sizeof(*out->requests));
-        if (!out->requests)
+    for (size_t i = 0; i < n; i++) {
+        out->n_requests++;
+        rc = project_request(json_object_array_get_idx(arr, i), &out->requests[i]);
+        if (rc != K_OK)
             goto out;
-        for (size_t i = 0; i < n; i++) {
-            out->n_requests++;
-            rc = project_request(json_object_array_get_idx(arr, i), &out->requests[i]);
-            if (rc != K_OK)
-                goto out;
-        }
     }
-    rc = get_array(devices, "constraints", DRA_MAX_CONSTRAINTS, &arr, &n);
-    if (rc != K_OK || n == 0)
-        goto out;
-    rc = K_ENOMEM;
-    out->constraints = calloc(n, sizeof(*out->constraints));
-    if (!out->constraints)
+    rc = get_array(devices, "constraints", DRA_MAX_CONSTRAINTS, sizeof(*out->constraints), &items,
+                   &arr, &n);
+    out->constraints = items;
+    if (rc != K_OK)
         goto out;
     for (size_t i = 0; i < n; i++) {
         out->n_constraints++;
@@ -361,11 +346,11 @@ static int project_owner(json_object *meta, struct dra_claim *out)
     size_t n = arr ? json_object_array_length(arr) : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *ref = json_object_array_get_idx(arr, i);
-        const char *kind = get_str(ref, "kind");
-        json_object *ctl = get(ref, "controller");
+        const char *kind = kube_json_str(ref, "kind");
+        json_object *ctl = kube_json_field(ref, "controller");
         if (kind && strcmp(kind, "Pod") == 0 && ctl &&
             json_object_is_type(ctl, json_type_boolean) && json_object_get_boolean(ctl))
-            return dup_opt(get_str(ref, "uid"), &out->owner_pod_uid);
+            return kube_json_dup_opt(kube_json_str(ref, "uid"), &out->owner_pod_uid);
     }
     return K_OK;
 }
@@ -379,45 +364,43 @@ static int project_allocation(json_object *alloc, struct dra_claim *out)
     out->allocated = true;
     json_object *arr;
     size_t n;
-    int rc = get_array(get_obj(alloc, "devices"), "results", DRA_MAX_RESULTS, &arr, &n);
+    void *items;
+    int rc = get_array(kube_json_get(alloc, "devices", json_type_object), "results",
+                       DRA_MAX_RESULTS, sizeof(*out->results), &items, &arr, &n);
+    out->results = items;
     if (rc != K_OK)
         return rc;
-    if (n) {
-        out->results = calloc(n, sizeof(*out->results));
-        if (!out->results)
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(arr, i);
+        struct dra_result *res = &out->results[out->n_results++];
+        if (!kube_json_str(r, "driver") || !kube_json_str(r, "pool") || !kube_json_str(r, "device"))
+            return K_EPARSE;
+        if (kube_json_dup_opt(kube_json_str(r, "request"), &res->request) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "driver"), &res->driver) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "pool"), &res->pool) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "device"), &res->device) != K_OK)
             return K_ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-            json_object *r = json_object_array_get_idx(arr, i);
-            struct dra_result *res = &out->results[out->n_results++];
-            if (!get_str(r, "driver") || !get_str(r, "pool") || !get_str(r, "device"))
-                return K_EPARSE;
-            if (dup_opt(get_str(r, "request"), &res->request) != K_OK ||
-                dup_opt(get_str(r, "driver"), &res->driver) != K_OK ||
-                dup_opt(get_str(r, "pool"), &res->pool) != K_OK ||
-                dup_opt(get_str(r, "device"), &res->device) != K_OK)
-                return K_ENOMEM;
-        }
     }
-    return project_node_selector(get_obj(alloc, "nodeSelector"), DRA_MAX_SELECTOR_TERMS,
-                                 &out->alloc_nodes);
+    return project_node_selector(kube_json_get(alloc, "nodeSelector", json_type_object),
+                                 DRA_MAX_SELECTOR_TERMS, &out->alloc_nodes);
 }
 
 static int project_reserved_for(json_object *status, struct dra_claim *out)
 {
     json_object *arr;
     size_t n;
-    int rc = get_array(status, "reservedFor", DRA_MAX_RESERVED_FOR, &arr, &n);
-    if (rc != K_OK || n == 0)
+    void *items;
+    int rc = get_array(status, "reservedFor", DRA_MAX_RESERVED_FOR, sizeof(*out->reserved_for),
+                       &items, &arr, &n);
+    out->reserved_for = items;
+    if (rc != K_OK)
         return rc;
-    out->reserved_for = calloc(n, sizeof(*out->reserved_for));
-    if (!out->reserved_for)
-        return K_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         json_object *r = json_object_array_get_idx(arr, i);
         struct dra_consumer *c = &out->reserved_for[out->n_reserved_for++];
-        if (dup_opt(get_str(r, "resource"), &c->resource) != K_OK ||
-            dup_opt(get_str(r, "name"), &c->name) != K_OK ||
-            dup_opt(get_str(r, "uid"), &c->uid) != K_OK)
+        if (kube_json_dup_opt(kube_json_str(r, "resource"), &c->resource) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "name"), &c->name) != K_OK ||
+            kube_json_dup_opt(kube_json_str(r, "uid"), &c->uid) != K_OK)
             return K_ENOMEM;
     }
     return K_OK;
@@ -427,26 +410,26 @@ int project_dra_claim(json_object *obj, struct dra_claim *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = K_EPARSE;
-    json_object *meta = get_obj(obj, "metadata");
-    if (!get_str(meta, "name"))
+    json_object *meta = kube_json_get(obj, "metadata", json_type_object);
+    if (!kube_json_str(meta, "name"))
         goto out;
     rc = K_ENOMEM;
-    if (dup_opt(get_str(meta, "namespace"), &out->ns) != K_OK ||
-        dup_opt(get_str(meta, "name"), &out->name) != K_OK ||
-        dup_opt(get_str(meta, "uid"), &out->uid) != K_OK ||
-        dup_opt(kube_json_annotation(obj, "resource.kubernetes.io/pod-claim-name"),
-                &out->pod_claim_name) != K_OK)
+    if (kube_json_dup_opt(kube_json_str(meta, "namespace"), &out->ns) != K_OK ||
+        kube_json_dup_opt(kube_json_str(meta, "name"), &out->name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(meta, "uid"), &out->uid) != K_OK ||
+        kube_json_dup_opt(kube_json_annotation(obj, "resource.kubernetes.io/pod-claim-name"),
+                          &out->pod_claim_name) != K_OK)
         goto out;
-    json_object *del = get(meta, "deletionTimestamp");
+    json_object *del = kube_json_field(meta, "deletionTimestamp");
     out->deleting = del != NULL;
     rc = project_owner(meta, out);
     if (rc != K_OK)
         goto out;
-    rc = project_dra_claim_spec(get_obj(obj, "spec"), &out->spec);
+    rc = project_dra_claim_spec(kube_json_get(obj, "spec", json_type_object), &out->spec);
     if (rc != K_OK)
         goto out;
-    json_object *status = get_obj(obj, "status");
-    rc = project_allocation(get(status, "allocation"), out);
+    json_object *status = kube_json_get(obj, "status", json_type_object);
+    rc = project_allocation(kube_json_field(status, "allocation"), out);
     if (rc != K_OK)
         goto out;
     rc = project_reserved_for(status, out);
@@ -463,63 +446,60 @@ int project_dra_template(json_object *obj, struct dra_template *out)
     if (!kube_json_meta_str(obj, "name"))
         goto out;
     rc = K_ENOMEM;
-    if (dup_opt(kube_json_meta_str(obj, "namespace"), &out->ns) != K_OK ||
-        dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK)
+    if (kube_json_dup_opt(kube_json_meta_str(obj, "namespace"), &out->ns) != K_OK ||
+        kube_json_dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK)
         goto out;
-    rc = project_dra_claim_spec(get_obj(get_obj(obj, "spec"), "spec"), &out->spec);
+    rc = project_dra_claim_spec(
+        kube_json_get(kube_json_get(obj, "spec", json_type_object), "spec", json_type_object),
+        &out->spec);
 out:
     if (rc != K_OK)
         dra_template_cleanup(out);
     return rc;
 }
 
+/* name and resourceClaimName of a pod's claim entry (spec or status); name is required. */
+static int project_claim_names(json_object *c, char **name, char **claim_name)
+{
+    const char *n = kube_json_str(c, "name");
+    if (!n)
+        return K_EPARSE;
+    if (kube_json_dup_opt(n, name) != K_OK ||
+        kube_json_dup_opt(kube_json_str(c, "resourceClaimName"), claim_name) != K_OK)
+        return K_ENOMEM;
+    return K_OK;
+}
+
 int project_pod_claims(json_object *arr, struct kpod *pod)
 {
-    if (!arr || !json_object_is_type(arr, json_type_array))
+    if (!json_object_is_type(arr, json_type_array))
         return K_OK;
-    size_t n = json_object_array_length(arr);
-    if (n == 0)
-        return K_OK;
-    if (n > DRA_MAX_POD_CLAIMS)
-        return K_ETOOBIG;
-    pod->claims = calloc(n, sizeof(*pod->claims));
-    if (!pod->claims)
-        return K_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
+    void *items;
+    size_t n;
+    int rc = array_items(arr, DRA_MAX_POD_CLAIMS, sizeof(*pod->claims), &items, &n);
+    pod->claims = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
         json_object *c = json_object_array_get_idx(arr, i);
-        const char *name = get_str(c, "name");
-        if (!name)
-            return K_EPARSE;
         struct pod_claim_ref *r = &pod->claims[pod->n_claims++];
-        if (dup_opt(name, &r->name) != K_OK ||
-            dup_opt(get_str(c, "resourceClaimName"), &r->claim_name) != K_OK ||
-            dup_opt(get_str(c, "resourceClaimTemplateName"), &r->template_name) != K_OK)
-            return K_ENOMEM;
+        rc = project_claim_names(c, &r->name, &r->claim_name);
+        if (rc == K_OK && kube_json_dup_opt(kube_json_str(c, "resourceClaimTemplateName"),
+                                            &r->template_name) != K_OK)
+            rc = K_ENOMEM;
     }
-    return K_OK;
+    return rc;
 }
 
 int project_pod_claim_statuses(json_object *arr, struct kpod *pod)
 {
-    if (!arr || !json_object_is_type(arr, json_type_array))
+    if (!json_object_is_type(arr, json_type_array))
         return K_OK;
-    size_t n = json_object_array_length(arr);
-    if (n == 0)
-        return K_OK;
-    if (n > DRA_MAX_POD_CLAIMS)
-        return K_ETOOBIG;
-    pod->claim_statuses = calloc(n, sizeof(*pod->claim_statuses));
-    if (!pod->claim_statuses)
-        return K_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        json_object *c = json_object_array_get_idx(arr, i);
-        const char *name = get_str(c, "name");
-        if (!name)
-            return K_EPARSE;
+    void *items;
+    size_t n;
+    int rc = array_items(arr, DRA_MAX_POD_CLAIMS, sizeof(*pod->claim_statuses), &items, &n);
+    pod->claim_statuses = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
         struct pod_claim_status *s = &pod->claim_statuses[pod->n_claim_statuses++];
-        if (dup_opt(name, &s->name) != K_OK ||
-            dup_opt(get_str(c, "resourceClaimName"), &s->claim_name) != K_OK)
-            return K_ENOMEM;
+        rc = project_claim_names(json_object_array_get_idx(arr, i), &s->name, &s->claim_name);
     }
-    return K_OK;
+    return rc;
 }

@@ -7,24 +7,41 @@
 
 #include "util/result.h"
 
+/*
+ * next_entry() - the next non-empty entry of a comma-separated list at *p, trimmed of blanks, as
+ * [*start, *end); advances *p past it. False at the end of the string.
+ */
+static bool next_entry(const char **p, const char **start, const char **end)
+{
+    while (**p) {
+        while (**p == ',' || isspace((unsigned char)**p))
+            (*p)++;
+        *start = *p;
+        while (**p && **p != ',')
+            (*p)++;
+        *end = *p;
+        while (*end > *start && isspace((unsigned char)(*end)[-1]))
+            (*end)--;
+        if (*end != *start)
+            return true;
+    }
+    return false;
+}
+
+/* star_only_last() - whether [start, end) has no '*' or only as its last character. */
+static bool star_only_last(const char *start, const char *end)
+{
+    const char *star = memchr(start, '*', (size_t)(end - start));
+    return !star || star == end - 1;
+}
+
 int gpu_set_parse(struct gpu_set *set, const char *csv)
 {
     set->patterns = NULL;
     set->n = 0;
-    const char *p = csv;
-    while (*p) {
-        while (*p == ',' || isspace((unsigned char)*p))
-            p++;
-        const char *start = p;
-        while (*p && *p != ',')
-            p++;
-        const char *end = p;
-        while (end > start && isspace((unsigned char)end[-1]))
-            end--;
-        if (end == start)
-            continue;
-        const char *star = memchr(start, '*', (size_t)(end - start));
-        if (star && star != end - 1) {
+    const char *p = csv, *start, *end;
+    while (next_entry(&p, &start, &end)) {
+        if (!star_only_last(start, end)) {
             gpu_set_cleanup(set);
             return K_EINVAL;
         }
@@ -47,19 +64,9 @@ int gpu_set_parse(struct gpu_set *set, const char *csv)
 const char *gpu_set_invalid_reason(const char *csv)
 {
     bool any = false;
-    for (const char *p = csv; *p;) {
-        while (*p == ',' || isspace((unsigned char)*p))
-            p++;
-        const char *start = p;
-        while (*p && *p != ',')
-            p++;
-        const char *end = p;
-        while (end > start && isspace((unsigned char)end[-1]))
-            end--;
-        if (end == start)
-            continue;
-        const char *star = memchr(start, '*', (size_t)(end - start));
-        if (star && star != end - 1)
+    const char *p = csv, *start, *end;
+    while (next_entry(&p, &start, &end)) {
+        if (!star_only_last(start, end))
             return "'*' may only end a name";
         any = true;
     }

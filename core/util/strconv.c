@@ -64,3 +64,14 @@ int strconv_duration_ms(const char *s, int64_t max_ms, int64_t *out)
     *out = total;
     return K_OK;
 }
+
+int strconv_hex_digit(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

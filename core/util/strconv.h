@@ -27,4 +27,10 @@ int strconv_long(const char *s, long min, long max, long *out);
  */
 int strconv_duration_ms(const char *s, int64_t max_ms, int64_t *out);
 
+/*
+ * strconv_hex_digit() - the value 0..15 of the hexadecimal digit `c` ('0'-'9', 'a'-'f',
+ * 'A'-'F'), or -1 for any other byte. Pure; thread-safe.
+ */
+int strconv_hex_digit(unsigned char c);
+
 #endif

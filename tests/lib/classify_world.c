@@ -1,12 +1,17 @@
 /* classify_world.c - loading the classifier fixtures for unit tests. */
 #include "classify_world.h"
 
-#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cmocka.h>
+
+#include "classify/classify.h"
 #include "kube/project.h"
+#include "objects.h"
 #include "util/result.h"
 
 int classify_world_load(json_object *root, const struct gpu_set *gpus, struct classify_world *w,
@@ -84,54 +89,41 @@ int64_t classify_world_usage(void *ctx, const char *node, const char *resource)
     return sum;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void names_free(char **names, size_t n)
-{
-    for (size_t i = 0; names && i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
 int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),
                            void *ctx, size_t *n)
 {
-    *n = 0;
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/classify", fixtures_dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    char **names = NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        char **grown = realloc(names, (*n + 1) * sizeof(*names));
-        char *copy = strdup(e->d_name);
-        if (!grown || !copy) {
-            free(copy);
-            names_free(grown ? grown : names, *n);
-            closedir(d);
-            *n = 0;
-            return -1;
-        }
-        names = grown;
-        names[(*n)++] = copy;
-    }
-    closedir(d);
-    if (*n > 1)
-        qsort(names, *n, sizeof(*names), cmp_names);
+    return test_fixtures_each(fixtures_dir, "classify", fn, ctx, n);
+}
+
+int classify_check_expect(const char *path, const struct classify_result *res, json_object *want,
+                          json_object *contains)
+{
     int failures = 0;
-    for (size_t i = 0; i < *n; i++) {
-        char path[8192];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        failures += fn(path, ctx);
+    const char *got = cause_word(res->cause);
+    if (!want || strcmp(got, json_object_get_string(want)) != 0) {
+        print_error("%s: got %s, want %s\n  detail: %s\n", path, got,
+                    want ? json_object_get_string(want) : "?", res->detail);
+        failures++;
     }
-    names_free(names, *n);
+    size_t n = contains ? json_object_array_length(contains) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *needle = json_object_get_string(json_object_array_get_idx(contains, i));
+        if (!strstr(res->detail, needle)) {
+            print_error("%s: detail lacks \"%s\"\n  detail: %s\n", path, needle, res->detail);
+            failures++;
+        }
+    }
     return failures;
+}
+
+int classify_check_counts(const char *path, const struct classify_result *res)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < CAUSE_COUNT; i++)
+        sum += res->counts[i];
+    if (sum == res->n_candidates && res->n_verdicts == res->n_candidates)
+        return 0;
+    print_error("%s: counts %zu / verdicts %zu != candidates %zu\n", path, sum, res->n_verdicts,
+                res->n_candidates);
+    return 1;
 }

@@ -39,11 +39,26 @@ void classify_world_cleanup(struct classify_world *w);
 int64_t classify_world_usage(void *ctx, const char *node, const char *resource);
 
 /*
- * classify_fixtures_each() - call fn with the path of every *.json file under
- * <fixtures_dir>/classify, in name order, and return the sum of what fn returns (its failures).
- * *n receives the number of files; -1 when the directory cannot be read.
+ * classify_fixtures_each() - objects.h test_fixtures_each() over <fixtures_dir>/classify.
  */
 int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),
                            void *ctx, size_t *n);
+
+struct classify_result;
+
+/*
+ * classify_check_expect() - compare a result with a fixture's expectation: the cause word `want`
+ * (a JSON string; NULL fails) and every string of the array `contains` (NULL: none) found in the
+ * detail. Prints each mismatch with `path` (cmocka print_error) and returns how many there were.
+ */
+int classify_check_expect(const char *path, const struct classify_result *res, json_object *want,
+                          json_object *contains);
+
+/*
+ * classify_check_counts() - the invariant of every result: the per-cause counts add up to the
+ * candidates, and there is one verdict per candidate. Prints a mismatch with `path`; returns 0
+ * or 1.
+ */
+int classify_check_counts(const char *path, const struct classify_result *res);
 
 #endif

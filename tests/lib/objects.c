@@ -1,7 +1,9 @@
 /* objects.c - API JSON builders for unit tests. */
 #include "objects.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static json_object *str(const char *s)
@@ -135,4 +137,56 @@ json_object *test_load_json(const char *fixtures_dir, const char *rel)
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
     return json_object_from_file(path);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_free(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int test_fixtures_each(const char *fixtures_dir, const char *sub,
+                       int (*fn)(const char *path, void *ctx), void *ctx, size_t *n)
+{
+    *n = 0;
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/%s", fixtures_dir, sub);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **names = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char **grown = realloc(names, (*n + 1) * sizeof(*names));
+        char *copy = strdup(e->d_name);
+        if (!grown || !copy) {
+            free(copy);
+            names_free(grown ? grown : names, *n);
+            closedir(d);
+            *n = 0;
+            return -1;
+        }
+        names = grown;
+        names[(*n)++] = copy;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(names, *n, sizeof(*names), cmp_names);
+    int failures = 0;
+    for (size_t i = 0; i < *n; i++) {
+        char path[8192];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        failures += fn(path, ctx);
+    }
+    names_free(names, *n);
+    return failures;
 }

@@ -6,6 +6,7 @@
 #define GPUTRI_TEST_OBJECTS_H
 
 #include <json-c/json.h>
+#include <stddef.h>
 
 /*
  * test_node() - a Node. gpus_capacity / gpus_allocatable: nvidia.com/gpu amounts, or NULL to
@@ -29,5 +30,13 @@ void test_pod_set_scheduled(json_object *pod, const char *message);
 
 /* test_load_json() - parse a file under FIXTURES_DIR (relative path); NULL on error. */
 json_object *test_load_json(const char *fixtures_dir, const char *rel);
+
+/*
+ * test_fixtures_each() - call fn with the path of every *.json file under <fixtures_dir>/<sub>, in
+ * name order, and return the sum of what fn returns (its failures). *n receives the number of
+ * files; -1 when the directory cannot be read or out of memory.
+ */
+int test_fixtures_each(const char *fixtures_dir, const char *sub,
+                       int (*fn)(const char *path, void *ctx), void *ctx, size_t *n);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "dra_world.h"
 #include "gpus.h"
 #include "objects.h"
 #include "pods.h"
@@ -253,14 +254,8 @@ static void dra_fixture(struct pods_query *q, struct dra_store *ds, const char *
     snprintf(rel, sizeof(rel), "dra/%s", file);
     json_object *root = test_load_json(FIXTURES_DIR, rel);
     assert_non_null(root);
-    static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
-                                                     "deviceclasses", "resourceslices"};
+    assert_int_equal(dra_world_apply(ds, root), K_OK);
     json_object *a = NULL;
-    for (int k = 0; k < DRA_KIND_COUNT; k++, a = NULL) {
-        json_object_object_get_ex(root, keys[k], &a);
-        for (size_t i = 0; a && i < json_object_array_length(a); i++)
-            dra_store_apply_json(ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0);
-    }
     json_object_object_get_ex(root, "nodes", &a);
     for (size_t i = 0; nodes && a && i < json_object_array_length(a); i++)
         pods_query_add_node(q, json_object_array_get_idx(a, i));

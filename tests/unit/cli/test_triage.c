@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
+#include "dra_world.h"
+#include "explain.h"
 #include "gpus.h"
 #include "objects.h"
 #include "triage.h"
@@ -26,16 +28,8 @@ static void load(const char *file, struct store **s, struct dra_store **ds, char
     *ds = dra_store_new();
     assert_non_null(*s);
     assert_non_null(*ds);
-    static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
-                                                     "deviceclasses", "resourceslices"};
+    assert_int_equal(dra_world_apply(*ds, root), K_OK);
     json_object *a = NULL;
-    for (int k = 0; k < DRA_KIND_COUNT; k++, a = NULL) {
-        json_object_object_get_ex(root, keys[k], &a);
-        for (size_t i = 0; a && i < json_object_array_length(a); i++)
-            assert_int_equal(
-                dra_store_apply_json(*ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0),
-                K_OK);
-    }
     unsigned ch = 0;
     json_object_object_get_ex(root, "nodes", &a);
     for (size_t i = 0; a && i < json_object_array_length(a); i++)
@@ -70,12 +64,7 @@ static void test_dra_exhausted_explain(void **state)
     struct triage t;
     assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
     assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    assert_non_null(out);
-    assert_int_equal(triage_print_explain(&t, out), K_OK);
-    fclose(out);
+    char *text = test_explain_text(&t);
     if (getenv("GPUTRI_TEST_PRINT"))
         fputs(text, stdout);
     /* the claims, the deciding request per node, the pools and who holds their devices */
@@ -115,13 +104,7 @@ static char *explain(const struct kpod *pod, enum cause cause)
     struct triage t = {.pod = pod};
     t.result.cause = cause;
     snprintf(t.result.detail, sizeof(t.result.detail), "d");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
-    assert_int_equal(triage_print_explain(&t, f), K_OK);
-    assert_int_equal(fclose(f), 0);
-    return text;
+    return test_explain_text(&t);
 }
 
 /* A pod without a GPU request is never annotated: explain says so instead of "not yet". */

@@ -7,7 +7,6 @@
  * allocations; matching counts held devices too), and the pod's requests are found through
  * its own claims, as the ladder resolves them.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,141 +20,56 @@
 #include <json-c/json.h>
 
 #include "classify/classify.h"
+#include "dra_world.h"
 #include "gpus.h"
 #include "kube/project.h"
+#include "objects.h"
 #include "snapshot.h"
 #include "util/result.h"
 
+/* A DRA fixture and the webhook snapshot over it. */
 struct world {
-    struct kpod pod;
-    struct knode *nodes;
-    const struct knode **node_ptrs;
-    size_t n_nodes;
-    struct dra_claim *claims;
-    size_t n_claims;
-    struct dra_template *templates;
-    size_t n_templates;
-    struct dra_class *classes;
-    size_t n_classes;
-    struct dra_slice *slices;
-    size_t n_slices;
-    struct gpu_set dra_gpus;
+    struct dra_world d;
     struct wh_snapshot snap;
 };
-
-static const struct dra_claim *v_claim(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim(ctx, ns, name);
-}
-
-static const struct dra_template *v_template(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim_template(ctx, ns, name);
-}
-
-static const struct dra_class *v_class(void *ctx, const char *name)
-{
-    return wh_snapshot_device_class(ctx, name);
-}
-
-static size_t v_slices(void *ctx, const char *node, const char *driver,
-                       const struct dra_slice **buf, size_t cap)
-{
-    return wh_snapshot_node_slices(ctx, node, driver, buf, cap);
-}
-
-static json_object *arr(json_object *root, const char *key, size_t *n)
-{
-    json_object *a = NULL;
-    json_object_object_get_ex(root, key, &a);
-    *n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-    return a;
-}
-
-#define LOAD(key, field, count, fn)                                                                \
-    do {                                                                                           \
-        size_t n_;                                                                                 \
-        json_object *a_ = arr(root, key, &n_);                                                     \
-        w->field = calloc(n_ + 1, sizeof(*w->field));                                              \
-        assert_non_null(w->field);                                                                 \
-        for (; w->count < n_; w->count++)                                                          \
-            assert_int_equal(fn(json_object_array_get_idx(a_, w->count), &w->field[w->count]),     \
-                             K_OK);                                                                \
-    } while (0)
-
-static int node_fn(json_object *o, struct knode *n)
-{
-    return project_node(o, &test_gpus, n);
-}
 
 static int cmp_node(const void *a, const void *b)
 {
     return strcmp(((const struct knode *)a)->name, ((const struct knode *)b)->name);
 }
 
-static void world_load(json_object *root, struct world *w)
+static void world_load(json_object *root, const char *path, struct world *w)
 {
-    memset(w, 0, sizeof(*w));
-    assert_int_equal(gpu_set_parse(&w->dra_gpus, DRA_GPU_SET_DEFAULT), K_OK);
-    json_object *pod = NULL;
-    json_object_object_get_ex(root, "pod", &pod);
-    assert_int_equal(project_pod(pod, &test_gpus, &w->pod), K_OK);
-    LOAD("nodes", nodes, n_nodes, node_fn);
-    LOAD("resourceclaims", claims, n_claims, project_dra_claim);
-    LOAD("resourceclaimtemplates", templates, n_templates, project_dra_template);
-    LOAD("deviceclasses", classes, n_classes, project_dra_class);
-    LOAD("resourceslices", slices, n_slices, project_dra_slice);
+    char err[256];
+    if (dra_world_load(root, &test_gpus, &w->d, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", path, err);
+    struct dra_world *d = &w->d;
     /* the snapshot's orders (snapshot.h), as the cache keeps them */
-    qsort(w->nodes, w->n_nodes, sizeof(*w->nodes), cmp_node);
-    qsort(w->claims, w->n_claims, sizeof(*w->claims), wh_dra_claim_cmp);
-    qsort(w->templates, w->n_templates, sizeof(*w->templates), wh_dra_template_cmp);
-    qsort(w->classes, w->n_classes, sizeof(*w->classes), wh_dra_class_cmp);
-    qsort(w->slices, w->n_slices, sizeof(*w->slices), wh_dra_slice_cmp);
-    w->node_ptrs = calloc(w->n_nodes + 1, sizeof(*w->node_ptrs));
-    assert_non_null(w->node_ptrs);
-    for (size_t i = 0; i < w->n_nodes; i++)
-        w->node_ptrs[i] = &w->nodes[i];
+    qsort(d->nodes, d->n_nodes, sizeof(*d->nodes), cmp_node);
+    qsort(d->claims, d->n_claims, sizeof(*d->claims), wh_dra_claim_cmp);
+    qsort(d->templates, d->n_templates, sizeof(*d->templates), wh_dra_template_cmp);
+    qsort(d->classes, d->n_classes, sizeof(*d->classes), wh_dra_class_cmp);
+    qsort(d->slices, d->n_slices, sizeof(*d->slices), wh_dra_slice_cmp);
+    dra_world_node_ptrs(d);
     w->snap = (struct wh_snapshot){
         .gpus = &test_gpus,
-        .nodes = w->node_ptrs,
-        .n_nodes = w->n_nodes,
+        .nodes = d->node_ptrs,
+        .n_nodes = d->n_nodes,
         .nodes_synced = true,
-        .dra_gpus = &w->dra_gpus,
-        .device_classes = w->classes,
-        .n_device_classes = w->n_classes,
-        .slices = w->slices,
-        .n_slices = w->n_slices,
-        .claims = w->claims,
-        .n_claims = w->n_claims,
-        .claim_templates = w->templates,
-        .n_claim_templates = w->n_templates,
+        .dra_gpus = &d->dra_gpus,
+        .device_classes = d->classes,
+        .n_device_classes = d->n_classes,
+        .slices = d->slices,
+        .n_slices = d->n_slices,
+        .claims = d->claims,
+        .n_claims = d->n_claims,
+        .claim_templates = d->templates,
+        .n_claim_templates = d->n_templates,
         .device_classes_synced = true,
         .slices_synced = true,
         .claims_synced = true,
         .claim_templates_synced = true,
     };
-}
-
-static void world_cleanup(struct world *w)
-{
-    pod_cleanup(&w->pod);
-    for (size_t i = 0; i < w->n_nodes; i++)
-        node_cleanup(&w->nodes[i]);
-    for (size_t i = 0; i < w->n_claims; i++)
-        dra_claim_cleanup(&w->claims[i]);
-    for (size_t i = 0; i < w->n_templates; i++)
-        dra_template_cleanup(&w->templates[i]);
-    for (size_t i = 0; i < w->n_classes; i++)
-        dra_class_cleanup(&w->classes[i]);
-    for (size_t i = 0; i < w->n_slices; i++)
-        dra_slice_cleanup(&w->slices[i]);
-    free(w->nodes);
-    free(w->node_ptrs);
-    free(w->claims);
-    free(w->templates);
-    free(w->classes);
-    free(w->slices);
-    gpu_set_cleanup(&w->dra_gpus);
 }
 
 /* The pod's spec (template or claim, through status.resourceClaimStatuses for generated
@@ -164,15 +78,15 @@ static void world_cleanup(struct world *w)
 static const struct dra_exact *find_alt(const struct world *w, const char *req, const char *cls)
 {
     const struct dra_exact *found = NULL;
-    const char *ns = w->pod.ns ? w->pod.ns : "";
-    for (size_t i = 0; i < w->pod.n_claims; i++) {
-        const struct pod_claim_ref *ref = &w->pod.claims[i];
+    const char *ns = w->d.pod.ns ? w->d.pod.ns : "";
+    for (size_t i = 0; i < w->d.pod.n_claims; i++) {
+        const struct pod_claim_ref *ref = &w->d.pod.claims[i];
         const struct dra_claim_spec *spec = NULL;
         const char *cname = ref->claim_name;
-        for (size_t k = 0; !cname && k < w->pod.n_claim_statuses; k++)
-            if (w->pod.claim_statuses[k].name && ref->name &&
-                strcmp(w->pod.claim_statuses[k].name, ref->name) == 0)
-                cname = w->pod.claim_statuses[k].claim_name;
+        for (size_t k = 0; !cname && k < w->d.pod.n_claim_statuses; k++)
+            if (w->d.pod.claim_statuses[k].name && ref->name &&
+                strcmp(w->d.pod.claim_statuses[k].name, ref->name) == 0)
+                cname = w->d.pod.claim_statuses[k].claim_name;
         const struct dra_claim *c = cname ? wh_snapshot_claim(&w->snap, ns, cname) : NULL;
         if (c)
             spec = &c->spec;
@@ -201,30 +115,24 @@ static const struct dra_exact *find_alt(const struct world *w, const char *req, 
 
 static size_t compared;
 
-static int run_fixture(const char *path)
+static int run_fixture(const char *path, void *ctx)
 {
+    (void)ctx;
     json_object *root = json_object_from_file(path);
     assert_non_null(root);
     struct world w;
-    world_load(root, &w);
-    struct dra_view view = {
-        .gpu_classes = &w.dra_gpus,
-        .ctx = &w.snap,
-        .claim = v_claim,
-        .claim_template = v_template,
-        .device_class = v_class,
-        .node_slices = v_slices,
-    };
-    struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
+    world_load(root, path, &w);
+    struct dra_view view = wh_snapshot_dra_view(&w.snap);
+    struct node_verdict *verdicts = calloc(w.d.n_nodes + 1, sizeof(*verdicts));
     assert_non_null(verdicts);
     struct classify_input in = {
-        .pod = &w.pod, .nodes = w.node_ptrs, .n_nodes = w.n_nodes, .dra = &view};
+        .pod = &w.d.pod, .nodes = w.d.node_ptrs, .n_nodes = w.d.n_nodes, .dra = &view};
     struct classify_result res;
     memset(&res, 0, sizeof(res));
     res.verdicts = verdicts;
     /* the node checks run on a pod not yet bound, as at admission */
-    free(w.pod.node_name);
-    w.pod.node_name = NULL;
+    free(w.d.pod.node_name);
+    w.d.pod.node_name = NULL;
     assert_int_equal(classify(&in, &res), K_OK);
     int failures = 0;
     for (size_t i = 0; i < res.n_verdicts; i++) {
@@ -248,40 +156,16 @@ static int run_fixture(const char *path)
         }
     }
     free(verdicts);
-    world_cleanup(&w);
+    dra_world_cleanup(&w.d);
     json_object_put(root);
     return failures;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void test_agreement(void **state)
 {
     (void)state;
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s/dra", FIXTURES_DIR);
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    char *names[256];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && strcmp(e->d_name + l - 5, ".json") == 0)
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof(*names), cmp_str);
-    int failures = 0;
-    for (size_t i = 0; i < n; i++) {
-        char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        failures += run_fixture(path);
-        free(names[i]);
-    }
+    size_t n;
+    int failures = test_fixtures_each(FIXTURES_DIR, "dra", run_fixture, NULL, &n);
     assert_true(n > 10);
     assert_true(compared > 10); /* the comparison ran on real nodes */
     assert_int_equal(failures, 0);

@@ -117,6 +117,22 @@ static void test_dra_lookups(void **state)
     assert_non_null(wh_snapshot_device_class(&snap, "gpu.nvidia.com"));
     assert_null(wh_snapshot_device_class(&snap, "gpu.intel.com"));
     assert_null(wh_snapshot_device_class(&snap, NULL));
+
+    /* the same lookups through the ladder's view */
+    struct gpu_set gpus = {0};
+    snap.dra_gpus = &gpus;
+    struct dra_view v = wh_snapshot_dra_view(&snap);
+    assert_ptr_equal(v.ctx, &snap);
+    assert_ptr_equal(v.gpu_classes, &gpus);
+    assert_null(v.device_holder);
+    assert_ptr_equal(v.claim(v.ctx, "ns", "c"), wh_snapshot_claim(&snap, "ns", "c"));
+    assert_null(v.claim(v.ctx, "ns", "d"));
+    assert_ptr_equal(v.claim_template(v.ctx, "ns", "t"),
+                     wh_snapshot_claim_template(&snap, "ns", "t"));
+    assert_ptr_equal(v.device_class(v.ctx, "gpu.amd.com"),
+                     wh_snapshot_device_class(&snap, "gpu.amd.com"));
+    const struct dra_slice *buf[1];
+    assert_int_equal(v.node_slices(v.ctx, "n1", NULL, buf, 1), 0);
 }
 
 int main(void)

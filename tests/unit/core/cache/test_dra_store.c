@@ -11,22 +11,16 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <json-c/json.h>
 
 #include "cache/dra_store.h"
 #include "cache/store.h"
 #include "classify/classify.h"
+#include "dra_world.h"
 #include "gpus.h"
 #include "kube/project.h"
+#include "objects.h"
 #include "util/result.h"
-
-static const char *const fixture_keys[DRA_KIND_COUNT] = {
-    "resourceclaims",
-    "resourceclaimtemplates",
-    "deviceclasses",
-    "resourceslices",
-};
 
 static json_object *load(const char *name)
 {
@@ -44,24 +38,13 @@ static json_object *list(json_object *root, const char *key)
     return a;
 }
 
-static void apply_all(struct dra_store *ds, json_object *root)
-{
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        json_object *a = list(root, fixture_keys[k]);
-        for (size_t i = 0; a && i < json_object_array_length(a); i++)
-            assert_int_equal(
-                dra_store_apply_json(ds, (enum dra_kind)k, json_object_array_get_idx(a, i), 0),
-                K_OK);
-    }
-}
-
 static void test_indexes(void **state)
 {
     (void)state;
     json_object *root = load("recorded-dra-exhausted.json");
     struct dra_store *ds = dra_store_new();
     assert_non_null(ds);
-    apply_all(ds, root);
+    assert_int_equal(dra_world_apply(ds, root), K_OK);
 
     dra_store_read_lock(ds);
     assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 5);
@@ -160,14 +143,17 @@ static void test_rejects(void **state)
 }
 
 /* Every fixture classifies through the store as through the fixture's own lists. */
-static int run_fixture(const char *name)
+static int run_fixture(const char *path, void *ctx)
 {
-    json_object *root = load(name);
+    (void)ctx;
+    const char *name = strrchr(path, '/') + 1;
+    json_object *root = json_object_from_file(path);
+    assert_non_null(root);
     struct dra_store *ds = dra_store_new();
     struct store *st = store_new(&test_gpus);
     assert_non_null(ds);
     assert_non_null(st);
-    apply_all(ds, root);
+    assert_int_equal(dra_world_apply(ds, root), K_OK);
     json_object *a = list(root, "nodes");
     for (size_t i = 0; a && i < json_object_array_length(a); i++)
         assert_int_equal(
@@ -212,20 +198,8 @@ static int run_fixture(const char *name)
 static void test_fixtures(void **state)
 {
     (void)state;
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/dra", FIXTURES_DIR);
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    int n = 0, failures = 0;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
-            failures += run_fixture(e->d_name);
-            n++;
-        }
-    }
-    closedir(d);
+    size_t n;
+    int failures = test_fixtures_each(FIXTURES_DIR, "dra", run_fixture, NULL, &n);
     assert_true(n >= 12);
     assert_int_equal(failures, 0);
 }

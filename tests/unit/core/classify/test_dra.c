@@ -12,35 +12,20 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <json-c/json.h>
 
 #include "classify/classify.h"
+#include "classify_world.h"
+#include "dra_world.h"
 #include "gpus.h"
 #include "kube/project.h"
 #include "model/dra.h"
+#include "objects.h"
 #include "util/result.h"
-
-struct world {
-    struct kpod pod;
-    struct knode *nodes;
-    size_t n_nodes;
-    struct kpod *pods;
-    size_t n_pods;
-    struct dra_claim *claims;
-    size_t n_claims;
-    struct dra_template *templates;
-    size_t n_templates;
-    struct dra_class *classes;
-    size_t n_classes;
-    struct dra_slice *slices;
-    size_t n_slices;
-    struct gpu_set dra_gpus;
-};
 
 static const struct dra_claim *w_claim(void *ctx, const char *ns, const char *name)
 {
-    struct world *w = ctx;
+    const struct dra_world *w = ctx;
     for (size_t i = 0; i < w->n_claims; i++)
         if (strcmp(w->claims[i].name, name) == 0 &&
             strcmp(w->claims[i].ns ? w->claims[i].ns : "", ns) == 0)
@@ -50,7 +35,7 @@ static const struct dra_claim *w_claim(void *ctx, const char *ns, const char *na
 
 static const struct dra_template *w_template(void *ctx, const char *ns, const char *name)
 {
-    struct world *w = ctx;
+    const struct dra_world *w = ctx;
     for (size_t i = 0; i < w->n_templates; i++)
         if (strcmp(w->templates[i].name, name) == 0 &&
             strcmp(w->templates[i].ns ? w->templates[i].ns : "", ns) == 0)
@@ -60,7 +45,7 @@ static const struct dra_template *w_template(void *ctx, const char *ns, const ch
 
 static const struct dra_class *w_class(void *ctx, const char *name)
 {
-    struct world *w = ctx;
+    const struct dra_world *w = ctx;
     for (size_t i = 0; i < w->n_classes; i++)
         if (strcmp(w->classes[i].name, name) == 0)
             return &w->classes[i];
@@ -71,7 +56,7 @@ static const struct dra_class *w_class(void *ctx, const char *name)
 static size_t w_slices(void *ctx, const char *node, const char *driver,
                        const struct dra_slice **buf, size_t cap)
 {
-    struct world *w = ctx;
+    const struct dra_world *w = ctx;
     (void)node;
     size_t n = 0;
     for (size_t i = 0; i < w->n_slices; i++)
@@ -86,7 +71,7 @@ static size_t w_slices(void *ctx, const char *node, const char *driver,
 static const struct dra_claim *w_holder(void *ctx, const char *driver, const char *pool,
                                         const char *device)
 {
-    struct world *w = ctx;
+    const struct dra_world *w = ctx;
     for (size_t i = 0; i < w->n_claims; i++)
         for (size_t j = 0; j < w->claims[i].n_results; j++) {
             const struct dra_result *r = &w->claims[i].results[j];
@@ -99,7 +84,7 @@ static const struct dra_claim *w_holder(void *ctx, const char *driver, const cha
 
 static int64_t w_usage(void *ctx, const char *node, const char *resource)
 {
-    struct world *w = ctx;
+    const struct dra_world *w = ctx;
     int64_t sum = 0;
     for (size_t i = 0; i < w->n_pods; i++)
         if (w->pods[i].node_name && strcmp(w->pods[i].node_name, node) == 0 &&
@@ -108,102 +93,24 @@ static int64_t w_usage(void *ctx, const char *node, const char *resource)
     return sum;
 }
 
-static json_object *arr(json_object *root, const char *key, size_t *n)
+static int run_fixture(const char *path, void *ctx)
 {
-    json_object *a = NULL;
-    json_object_object_get_ex(root, key, &a);
-    *n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-    return a;
-}
-
-#define LOAD(key, field, count, fn)                                                                \
-    do {                                                                                           \
-        size_t n_;                                                                                 \
-        json_object *a_ = arr(root, key, &n_);                                                     \
-        w->field = calloc(n_ + 1, sizeof(*w->field));                                              \
-        assert_non_null(w->field);                                                                 \
-        for (; w->count < n_; w->count++) {                                                        \
-            int rc_ = fn(json_object_array_get_idx(a_, w->count), &w->field[w->count]);            \
-            if (rc_ != K_OK) {                                                                     \
-                print_error("%s: %s[%zu] does not project: %s\n", path, key, w->count,             \
-                            k_strerror(rc_));                                                      \
-                return -1;                                                                         \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
-
-static int node_fn(json_object *o, struct knode *n)
-{
-    return project_node(o, &test_gpus, n);
-}
-
-static int pod_fn(json_object *o, struct kpod *p)
-{
-    return project_pod(o, &test_gpus, p);
-}
-
-static int world_load(json_object *root, const char *path, struct world *w)
-{
-    memset(w, 0, sizeof(*w));
-    assert_int_equal(gpu_set_parse(&w->dra_gpus, DRA_GPU_SET_DEFAULT), K_OK);
-    json_object *pod = NULL;
-    json_object_object_get_ex(root, "pod", &pod);
-    if (project_pod(pod, &test_gpus, &w->pod) != K_OK) {
-        print_error("%s: pod does not project\n", path);
-        return -1;
-    }
-    LOAD("nodes", nodes, n_nodes, node_fn);
-    LOAD("pods", pods, n_pods, pod_fn);
-    LOAD("resourceclaims", claims, n_claims, project_dra_claim);
-    LOAD("resourceclaimtemplates", templates, n_templates, project_dra_template);
-    LOAD("deviceclasses", classes, n_classes, project_dra_class);
-    LOAD("resourceslices", slices, n_slices, project_dra_slice);
-    return 0;
-}
-
-static void world_cleanup(struct world *w)
-{
-    pod_cleanup(&w->pod);
-    for (size_t i = 0; i < w->n_nodes; i++)
-        node_cleanup(&w->nodes[i]);
-    for (size_t i = 0; i < w->n_pods; i++)
-        pod_cleanup(&w->pods[i]);
-    for (size_t i = 0; i < w->n_claims; i++)
-        dra_claim_cleanup(&w->claims[i]);
-    for (size_t i = 0; i < w->n_templates; i++)
-        dra_template_cleanup(&w->templates[i]);
-    for (size_t i = 0; i < w->n_classes; i++)
-        dra_class_cleanup(&w->classes[i]);
-    for (size_t i = 0; i < w->n_slices; i++)
-        dra_slice_cleanup(&w->slices[i]);
-    free(w->nodes);
-    free(w->pods);
-    free(w->claims);
-    free(w->templates);
-    free(w->classes);
-    free(w->slices);
-    gpu_set_cleanup(&w->dra_gpus);
-}
-
-static int run_fixture(const char *path)
-{
+    (void)ctx;
     json_object *root = json_object_from_file(path);
     if (!root) {
         print_error("%s: not JSON\n", path);
         return 1;
     }
-    struct world w;
-    int failures = 0;
-    if (world_load(root, path, &w) != 0) {
-        failures++;
-        goto done;
+    struct dra_world w;
+    char err[256];
+    if (dra_world_load(root, &test_gpus, &w, err, sizeof(err)) != 0) {
+        print_error("%s: %s\n", path, err);
+        json_object_put(root);
+        return 1;
     }
-    const struct knode **ptrs = calloc(w.n_nodes + 1, sizeof(*ptrs));
+    int failures = 0;
     struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
-    assert_non_null(ptrs);
     assert_non_null(verdicts);
-    for (size_t i = 0; i < w.n_nodes; i++)
-        ptrs[i] = &w.nodes[i];
     struct dra_view view = {
         .gpu_classes = &w.dra_gpus,
         .ctx = &w,
@@ -215,7 +122,7 @@ static int run_fixture(const char *path)
     };
     struct classify_input in = {
         .pod = &w.pod,
-        .nodes = ptrs,
+        .nodes = w.node_ptrs,
         .n_nodes = w.n_nodes,
         .usage = w_usage,
         .usage_ctx = &w,
@@ -229,27 +136,8 @@ static int run_fixture(const char *path)
     json_object_object_get_ex(expect, "cause", &want);
     json_object_object_get_ex(expect, "detail_contains", &contains);
     const char *got = cause_word(res.cause);
-    if (!want || strcmp(got, json_object_get_string(want)) != 0) {
-        print_error("%s: got %s, want %s (%s)\n", path, got,
-                    want ? json_object_get_string(want) : "?", res.detail);
-        failures++;
-    }
-    size_t nc = contains ? json_object_array_length(contains) : 0;
-    for (size_t i = 0; i < nc; i++) {
-        const char *s = json_object_get_string(json_object_array_get_idx(contains, i));
-        if (!strstr(res.detail, s)) {
-            print_error("%s: detail lacks \"%s\": %s\n", path, s, res.detail);
-            failures++;
-        }
-    }
-    size_t sum = 0;
-    for (size_t i = 0; i < CAUSE_COUNT; i++)
-        sum += res.counts[i];
-    if (sum != res.n_candidates || res.n_verdicts != res.n_candidates) {
-        print_error("%s: counts %zu / verdicts %zu != candidates %zu\n", path, sum, res.n_verdicts,
-                    res.n_candidates);
-        failures++;
-    }
+    failures += classify_check_expect(path, &res, want, contains);
+    failures += classify_check_counts(path, &res);
     if (cause_rank(res.cause) > cause_rank(CAUSE_LABEL_MISMATCH) &&
         (!res.closest.node || res.closest.step != res.cause)) {
         print_error("%s: closest verdict does not carry the cause\n", path);
@@ -278,46 +166,17 @@ static int run_fixture(const char *path)
         failures++;
     }
     printf("  %-48s %-20s %s\n", strrchr(path, '/') + 1, got, res.detail);
-    free(ptrs);
     free(verdicts);
-done:
-    world_cleanup(&w);
+    dra_world_cleanup(&w);
     json_object_put(root);
     return failures;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void test_fixtures(void **state)
 {
     (void)state;
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/dra", FIXTURES_DIR);
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    char *names[256];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
-            names[n] = strdup(e->d_name);
-            assert_non_null(names[n]);
-            n++;
-        }
-    }
-    closedir(d);
-    qsort(names, n, sizeof(*names), cmp_str);
-    int failures = 0;
-    for (size_t i = 0; i < n; i++) {
-        char path[8192];
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        failures += run_fixture(path);
-        free(names[i]);
-    }
+    size_t n;
+    int failures = test_fixtures_each(FIXTURES_DIR, "dra", run_fixture, NULL, &n);
     assert_true(n >= 12);
     assert_int_equal(failures, 0);
 }

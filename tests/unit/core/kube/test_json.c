@@ -3,10 +3,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
 #include "kube/json.h"
+#include "util/result.h"
 
 static void test_getters(void **state)
 {
@@ -43,10 +45,24 @@ static void test_getters(void **state)
     json_object_put(o);
 }
 
+static void test_dup_opt(void **state)
+{
+    (void)state;
+    char *out = (char *)"untouched";
+    assert_int_equal(kube_json_dup_opt(NULL, &out), K_OK);
+    assert_null(out);
+    const char *src = "gpu-claim";
+    assert_int_equal(kube_json_dup_opt(src, &out), K_OK);
+    assert_string_equal(out, "gpu-claim");
+    assert_ptr_not_equal(out, src);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_getters),
+        cmocka_unit_test(test_dup_opt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,11 +67,29 @@ static void test_strconv_duration_ms(void **state)
     assert_int_equal(v, 42);
 }
 
+static void test_strconv_hex_digit(void **state)
+{
+    (void)state;
+    assert_int_equal(strconv_hex_digit('0'), 0);
+    assert_int_equal(strconv_hex_digit('9'), 9);
+    assert_int_equal(strconv_hex_digit('a'), 10);
+    assert_int_equal(strconv_hex_digit('f'), 15);
+    assert_int_equal(strconv_hex_digit('A'), 10);
+    assert_int_equal(strconv_hex_digit('F'), 15);
+    assert_int_equal(strconv_hex_digit('g'), -1);
+    assert_int_equal(strconv_hex_digit('G'), -1);
+    assert_int_equal(strconv_hex_digit('/'), -1);
+    assert_int_equal(strconv_hex_digit(':'), -1);
+    assert_int_equal(strconv_hex_digit(0), -1);
+    assert_int_equal(strconv_hex_digit(0xc3), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strconv_long),
         cmocka_unit_test(test_strconv_duration_ms),
+        cmocka_unit_test(test_strconv_hex_digit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
