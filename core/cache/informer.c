@@ -43,6 +43,7 @@ struct informer {
     int64_t backoff;  /* ms of the last failure's backoff, 0 after a success */
     int64_t retry_at; /* when the step after a failure may run, on the clock */
     unsigned seed;    /* jitter */
+    bool just_listed; /* the last step was a LIST that succeeded */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool synced;
@@ -210,6 +211,7 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
                                    inf->list_max_items, inf->list_max_pages, &err);
         if (rc == K_OK) {
             log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
+            inf->just_listed = true;
             pthread_mutex_lock(&inf->mu);
             inf->synced = true;
             pthread_cond_broadcast(&inf->cv);
@@ -225,6 +227,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
         char from[RV_MAX];
         snprintf(from, sizeof(from), "%s", rv);
         struct watch_ctx wc = {inf, rv, RV_MAX, 0};
+        bool after_list = inf->just_listed;
+        inf->just_listed = false;
         int64_t started = clock_mono_ms(inf->clock);
         rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
         int64_t ended = clock_mono_ms(inf->clock);
@@ -243,9 +247,15 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
         }
         if (rc == K_EGONE) {
             rv[0] = '\0';
-            /* Relist at once after a watch that worked; a watch answered with 410 at once
-             * (a server that expires every version) backs off before the relist. */
-            int64_t wait = worked || atomic_load(&inf->stop) ? 0 : back_off(inf, ended, 0);
+            /* Relist at once after a watch that worked, and after an outage (the API server is
+             * back and its watch cache starts past our version: the usual 410 after a restart,
+             * which must not wait out the outage's backoff). Only a 410 answered at once to the
+             * watch that follows a LIST (a server that expires every version) backs off. */
+            int64_t wait = 0;
+            if (!worked && after_list && !atomic_load(&inf->stop))
+                wait = back_off(inf, ended, 0);
+            else if (!after_list)
+                inf->backoff = 0; /* reached the server: the next failure is a new outage */
             log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting in %lld ms",
                      inf->name, from, err.http_status, err.message[0] ? err.message : "watch error",
                      (long long)wait);

@@ -312,6 +312,33 @@ static void test_gone_at_once_backs_off(void **state)
     assert_int_equal(f->seen.api_errors, 0);
 }
 
+/* An API server that restarts: the watch fails while it is down (backing off), then its first
+ * answer is 410 (its watch cache starts past our version). That 410 is relisted at once, not after
+ * the outage's backoff, and the backoff starts again from 0.8 s. */
+static void test_gone_after_outage_relists_at_once(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    int64_t wait = 0;
+    for (int i = 0; i < 4; i++) {
+        fake_kube_fail(&f->api, K_EIO);
+        wait = informer_step(f->inf, f->client);
+    }
+    assert_true(wait >= 3200); /* the outage's backoff has grown */
+    fake_kube_answer(&f->api, 200, 0,
+                     "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                     "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    answer_page(&f->api, "20", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, fake_kube_count(&f->api) - 1)->path,
+                        "/api/v1/pods?limit=2");
+    fake_kube_fail(&f->api, K_EIO);
+    wait = informer_step(f->inf, f->client);
+    assert_true(wait >= 400 && wait <= 800);
+}
+
 /* A LIST whose continue tokens never end is bounded: past the items or pages bound it fails
  * (no sync_end, so nothing is swept), the informer backs off, and the next try lists again. */
 static void test_endless_list_is_bounded(void **state)
@@ -403,6 +430,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lists_in_pages_then_watches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_relists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_at_once_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_after_outage_relists_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endless_list_is_bounded, setup, teardown),
