@@ -11,7 +11,8 @@ parallelism instead of one kubectl process per object.
             held: a ResourceClaim of 1 or 2 devices, a pod bound to the node that uses it, and the
             claim's status (allocation + reservedFor) written through /status, as the scheduler
             would
-  wait      wait until no pod in the bench namespaces is outside phase Running
+  wait      wait until no pod in the bench namespaces is outside phase Running, then until no
+            node carries the not-ready or unreachable taint
   measure   create K unschedulable GPU pods one at a time; for each, time from the create call
             returning to the first watch event that shows its gputri/cause annotation
             (--kinds dra: pods whose ResourceClaims cannot be allocated, causes dra-*)
@@ -389,21 +390,46 @@ def not_running(c, ns):
             return n
 
 
+NOT_READY_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+def not_ready_nodes(c):
+    """Nodes that still carry the taint kube-controller-manager puts on a node kwok has not yet
+    reported Ready: a blocked pod would be refused for that taint, whatever else is wrong."""
+    n = 0
+    cont = None
+    for _ in range(100000):
+        p = "/api/v1/nodes?limit=500" + (f"&continue={urllib.parse.quote(cont)}" if cont else "")
+        lst = c.request("GET", p)
+        for it in lst.get("items", []):
+            taints = (it.get("spec") or {}).get("taints") or []
+            n += any(t.get("key") in NOT_READY_TAINTS for t in taints)
+        cont = lst.get("metadata", {}).get("continue")
+        if not cont:
+            return n
+    return n
+
+
 def cmd_wait(args):
     c = Client(args)
     t0 = time.monotonic()
     last = None
+    t_running = None
     while True:
         n = sum(not_running(c, ns) for ns in (BULK_NS, DRA_NS))
-        if n == 0:
-            print(json.dumps({"running_wait_seconds": time.monotonic() - t0}))
+        if n == 0 and t_running is None:
+            t_running = time.monotonic() - t0
+        nr = not_ready_nodes(c) if n == 0 else None
+        if n == 0 and nr == 0:
+            print(json.dumps({"running_wait_seconds": t_running,
+                              "nodes_ready_wait_seconds": time.monotonic() - t0}))
             return
-        if n != last:
-            print(f"  {n} pods not Running yet ({time.monotonic() - t0:.0f}s)", file=sys.stderr,
-                  flush=True)
-            last = n
+        if (n, nr) != last:
+            what = f"{n} pods not Running" if n else f"{nr} nodes tainted not-ready/unreachable"
+            print(f"  {what} yet ({time.monotonic() - t0:.0f}s)", file=sys.stderr, flush=True)
+            last = (n, nr)
         if time.monotonic() - t0 > args.timeout:
-            raise SystemExit(f"{n} pods still not Running after {args.timeout}s")
+            raise SystemExit(f"{n} pods not Running, {nr} nodes not ready after {args.timeout}s")
         time.sleep(2)
 
 
@@ -563,15 +589,28 @@ def cmd_measure(args):
         t_seen, cause = got
         if cause != want:
             wrong.append({"pod": name, "cause": cause, "want": want})
-        samples.append({"pod": name, "cause": cause,
+        samples.append({"pod": name, "cause": cause, "want": want,
                         "create_call_ms": (t_created - t_start) * 1000,
                         # the annotation can arrive before the create call has returned: 0 then
                         "latency_ms": max(0.0, (t_seen - t_created) * 1000),
                         "from_call_start_ms": (t_seen - t_start) * 1000})
         if args.gap:
             time.sleep(args.gap)
+    # what each pod says at the end: the controller may have revised its first verdict
+    wrong_final = []
+    for s in samples:
+        pod = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods/{s['pod']}")
+        ann = pod["metadata"].get("annotations") or {}
+        s["final_cause"] = ann.get("gputri/cause")
+        s["final_detail"] = (ann.get("gputri/detail") or "")[:300]
+        cond = [x for x in (pod.get("status") or {}).get("conditions") or []
+                if x.get("type") == "PodScheduled"]
+        s["scheduler"] = (cond[0].get("message") or "")[:300] if cond else None
+        if s["final_cause"] != s["want"]:
+            wrong_final.append({"pod": s["pod"], "cause": s["final_cause"], "want": s["want"]})
     lat = [s["latency_ms"] for s in samples]
     out = {
+        "wrong_final_cause": wrong_final,
         "blocked": args.blocked, "annotated": len(samples), "timeouts": timeouts,
         "wrong_cause": wrong,
         "p50_ms": pct(lat, 50), "p90_ms": pct(lat, 90), "p99_ms": pct(lat, 99),
