@@ -6,10 +6,18 @@ one connection per thread) so that tens of thousands of objects are created with
 parallelism instead of one kubectl process per object.
 
   populate  create N nodes (kwok-managed, status set at create) and M pods bound to them
-  wait      wait until no pod in the bench namespaces is outside phase Running
+  populate-dra  create D more kwok nodes with no nvidia.com/gpu, the gpu.nvidia.com DeviceClass,
+            one ResourceSlice per such node (8 devices), and on every one of them 4..8 devices
+            held: a ResourceClaim of 1 or 2 devices, a pod bound to the node that uses it, and the
+            claim's status (allocation + reservedFor) written through /status, as the scheduler
+            would
+  wait      wait until no pod in the bench namespaces is outside phase Running, then until no
+            node carries the not-ready or unreachable taint
   measure   create K unschedulable GPU pods one at a time; for each, time from the create call
             returning to the first watch event that shows its gputri/cause annotation
+            (--kinds dra: pods whose ResourceClaims cannot be allocated, causes dra-*)
   count     print the number of pods not Running (paged LIST)
+  claims    count the DRA namespace's ResourceClaims, allocated and reserved ones (paged LIST)
 
 Connection flags: --server https://127.0.0.1:PORT --ca ca.crt --cert admin.crt --key admin.key.
 Results go to stdout as one JSON object; progress to stderr.
@@ -28,6 +36,9 @@ from concurrent.futures import ThreadPoolExecutor
 GPU = "nvidia.com/gpu"
 BULK_NS = "bench"
 BLOCKED_NS = "bench-blocked"
+DRA_NS = "bench-dra"
+DRIVER = "gpu.nvidia.com"
+RESOURCE = "/apis/resource.k8s.io/v1"
 
 
 class Client:
@@ -210,6 +221,161 @@ def cmd_populate(args):
     print(json.dumps(out))
 
 
+# ---- DRA population ------------------------------------------------------------------------
+
+
+def dra_node_name(i):
+    return f"bench-dra-{i:05d}"
+
+
+def dra_node_body(i):
+    """A GPU node whose GPUs come only through DRA: no nvidia.com/gpu in its status."""
+    name = dra_node_name(i)
+    res = {"cpu": "64", "memory": "512Gi", "pods": "110"}
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name,
+                     "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                "type": "kwok", "bench/pool": "dra"},
+                     "annotations": {"kwok.x-k8s.io/node": "fake"}},
+        "status": {"capacity": dict(res), "allocatable": dict(res)},
+    }
+
+
+def device_class_body():
+    """NVIDIA k8s-dra-driver-gpu's class for full GPUs (e2e/dra-lab/driver/deviceclasses.yaml)."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": DRIVER},
+            "spec": {"selectors": [{"cel": {"expression":
+                f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == 'gpu'"}}]}}
+
+
+def slice_body(i, devices):
+    node = dra_node_name(i)
+    devs = []
+    for d in range(devices):
+        devs.append({
+            "name": f"gpu-{d}",
+            "attributes": {
+                "type": {"string": "gpu"},
+                "uuid": {"string": f"GPU-{i:08x}-0000-4000-8000-{d:012x}"},
+                "productName": {"string": "NVIDIA A100-SXM4-80GB"},
+                "brand": {"string": "Nvidia"},
+                "architecture": {"string": "Ampere"},
+                "cudaComputeCapability": {"version": "8.0.0"},
+                "driverVersion": {"version": "550.54.15"},
+                "index": {"int": d},
+                "minor": {"int": d},
+            },
+            "capacity": {"memory": {"value": "80Gi"}},
+        })
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-{DRIVER}"},
+            "spec": {"driver": DRIVER, "nodeName": node,
+                     "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                     "devices": devs}}
+
+
+def dra_layout(args):
+    """The held devices: (claim/pod name, node index, [device indexes]). 4..8 of each node's
+    devices are held, in claims of 2 (or 1); at most devices-4 are free on any node."""
+    out = []
+    for i in range(args.dra_nodes):
+        used = min(args.devices_per_node, 4 + (i % 5))
+        d = 0
+        k = 0
+        while d < used:
+            g = 2 if used - d >= 2 else 1
+            out.append((f"dra-{i:05d}-{k}", i, list(range(d, d + g))))
+            d += g
+            k += 1
+    return out
+
+
+def hold(args, item):
+    """One claim, the pod bound to the node that uses it, and the claim's allocation."""
+    name, i, devs = item
+    node = dra_node_name(i)
+    c = client(args)
+    base = f"{RESOURCE}/namespaces/{DRA_NS}/resourceclaims"
+    claim = c.request("POST", base, {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": DRA_NS},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+            "deviceClassName": DRIVER, "allocationMode": "ExactCount", "count": len(devs)}}]}}})
+    if claim is None:  # a re-run: already there
+        claim = c.request("GET", f"{base}/{name}")
+    pod = pod_body(DRA_NS, name, node=node)
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": name}]
+    pod["spec"]["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}
+    p = c.request("POST", f"/api/v1/namespaces/{DRA_NS}/pods", pod)
+    if p is None:
+        p = c.request("GET", f"/api/v1/namespaces/{DRA_NS}/pods/{name}")
+    if (claim.get("status") or {}).get("allocation"):
+        return
+    claim["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": node,
+                                     "device": f"gpu-{d}"} for d in devs]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+        },
+        "reservedFor": [{"resource": "pods", "name": name, "uid": p["metadata"]["uid"]}],
+    }
+    c.request("PUT", f"{base}/{name}/status", claim)
+
+
+def cmd_populate_dra(args):
+    out = {}
+    ensure_namespace(args, DRA_NS)
+    c = client(args)
+    c.request("POST", f"{RESOURCE}/deviceclasses", device_class_body())
+    print(f"creating {args.dra_nodes} DRA nodes and their ResourceSlices "
+          f"({args.devices_per_node} devices each)", file=sys.stderr, flush=True)
+    out["dra_nodes_seconds"] = parallel(
+        args, "DRA nodes", list(range(args.dra_nodes)),
+        lambda i: client(args).request("POST", "/api/v1/nodes", dra_node_body(i)))
+    out["slices_seconds"] = parallel(
+        args, "ResourceSlices", list(range(args.dra_nodes)),
+        lambda i: client(args).request("POST", f"{RESOURCE}/resourceslices",
+                                       slice_body(i, args.devices_per_node)))
+    for _ in range(120):
+        try:
+            c.request("GET", f"/api/v1/namespaces/{DRA_NS}/serviceaccounts/default")
+            break
+        except RuntimeError:
+            time.sleep(0.5)
+    layout = dra_layout(args)
+    held = sum(len(x[2]) for x in layout)
+    print(f"creating {len(layout)} allocated ResourceClaims and their pods ({held} of "
+          f"{args.dra_nodes * args.devices_per_node} devices held)", file=sys.stderr, flush=True)
+    out["claims_seconds"] = parallel(args, "claims+pods", layout, lambda x: hold(args, x))
+    out["dra_nodes"], out["devices_per_node"] = args.dra_nodes, args.devices_per_node
+    out["devices"] = args.dra_nodes * args.devices_per_node
+    out["claims"], out["devices_held"] = len(layout), held
+    print(json.dumps(out))
+
+
+def cmd_claims(args):
+    """How many claims in the DRA namespace still carry allocation and reservedFor (kube-controller-
+    manager's resourceclaim controller would drop a reservation it found stale)."""
+    c = Client(args)
+    out = {"claims": 0, "allocated": 0, "reserved": 0}
+    cont = None
+    for _ in range(100000):
+        p = f"{RESOURCE}/namespaces/{DRA_NS}/resourceclaims?limit=500"
+        lst = c.request("GET", p + (f"&continue={urllib.parse.quote(cont)}" if cont else ""))
+        for it in lst.get("items", []):
+            st = it.get("status") or {}
+            out["claims"] += 1
+            out["allocated"] += 1 if st.get("allocation") else 0
+            out["reserved"] += 1 if st.get("reservedFor") else 0
+        cont = lst.get("metadata", {}).get("continue")
+        if not cont:
+            break
+    print(json.dumps(out))
+
+
 def not_running(c, ns):
     sel = urllib.parse.quote("status.phase!=Running")
     path = f"/api/v1/namespaces/{ns}/pods?fieldSelector={sel}&limit=500"
@@ -224,26 +390,52 @@ def not_running(c, ns):
             return n
 
 
+NOT_READY_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+def not_ready_nodes(c):
+    """Nodes that still carry the taint kube-controller-manager puts on a node kwok has not yet
+    reported Ready: a blocked pod would be refused for that taint, whatever else is wrong."""
+    n = 0
+    cont = None
+    for _ in range(100000):
+        p = "/api/v1/nodes?limit=500" + (f"&continue={urllib.parse.quote(cont)}" if cont else "")
+        lst = c.request("GET", p)
+        for it in lst.get("items", []):
+            taints = (it.get("spec") or {}).get("taints") or []
+            n += any(t.get("key") in NOT_READY_TAINTS for t in taints)
+        cont = lst.get("metadata", {}).get("continue")
+        if not cont:
+            return n
+    return n
+
+
 def cmd_wait(args):
     c = Client(args)
     t0 = time.monotonic()
     last = None
+    t_running = None
     while True:
-        n = not_running(c, BULK_NS)
-        if n == 0:
-            print(json.dumps({"running_wait_seconds": time.monotonic() - t0}))
+        n = sum(not_running(c, ns) for ns in (BULK_NS, DRA_NS))
+        if n == 0 and t_running is None:
+            t_running = time.monotonic() - t0
+        nr = not_ready_nodes(c) if n == 0 else None
+        if n == 0 and nr == 0:
+            print(json.dumps({"running_wait_seconds": t_running,
+                              "nodes_ready_wait_seconds": time.monotonic() - t0}))
             return
-        if n != last:
-            print(f"  {n} pods not Running yet ({time.monotonic() - t0:.0f}s)", file=sys.stderr,
-                  flush=True)
-            last = n
+        if (n, nr) != last:
+            what = f"{n} pods not Running" if n else f"{nr} nodes tainted not-ready/unreachable"
+            print(f"  {what} yet ({time.monotonic() - t0:.0f}s)", file=sys.stderr, flush=True)
+            last = (n, nr)
         if time.monotonic() - t0 > args.timeout:
-            raise SystemExit(f"{n} pods still not Running after {args.timeout}s")
+            raise SystemExit(f"{n} pods not Running, {nr} nodes not ready after {args.timeout}s")
         time.sleep(2)
 
 
 def cmd_count(args):
-    print(not_running(Client(args), BULK_NS))
+    c = Client(args)
+    print(sum(not_running(c, ns) for ns in (BULK_NS, DRA_NS)))
 
 
 # ---- measure -------------------------------------------------------------------------------
@@ -255,6 +447,39 @@ BLOCKED_KINDS = [
     ("no-gpu-node", dict(gpus=1, selector={"bench/pool": "cpu"})),
     ("taint", dict(gpus=1, selector={"bench/pool": "tainted"})),
 ]
+
+# (cause expected, ResourceClaimTemplate the pod's one claim is made from). The templates are
+# created in the blocked namespace by measure --kinds dra, except bench-missing.
+DRA_TEMPLATES = {
+    # 8 devices: every DRA node has 4..8 held, so none has 8 free
+    "bench-gpu-8": {"deviceClassName": DRIVER, "allocationMode": "ExactCount", "count": 8},
+    # the slices have only A100s
+    "bench-h100": {"deviceClassName": DRIVER, "selectors": [{"cel": {"expression":
+        f"device.attributes['{DRIVER}'].productName == 'NVIDIA H100 80GB HBM3'"}}]},
+    # no DeviceClass gpu.intel.com exists
+    "bench-intel": {"deviceClassName": "gpu.intel.com"},
+}
+DRA_KINDS = [
+    ("dra-exhausted", "bench-gpu-8"),
+    ("dra-no-match", "bench-h100"),
+    ("dra-class-missing", "bench-intel"),
+    ("dra-template-missing", "bench-missing"),
+]
+
+
+def dra_pod_body(ns, name, template):
+    pod = pod_body(ns, name)
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": template}]
+    pod["spec"]["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}
+    return pod
+
+
+def ensure_templates(c):
+    for name, req in DRA_TEMPLATES.items():
+        c.request("POST", f"{RESOURCE}/namespaces/{BLOCKED_NS}/resourceclaimtemplates", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": BLOCKED_NS},
+            "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": req}]}}}})
 
 
 class Watcher(threading.Thread):
@@ -335,6 +560,8 @@ def cmd_measure(args):
             break
         except RuntimeError:
             time.sleep(0.5)
+    if args.kinds == "dra":
+        ensure_templates(c)
     lst = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods?limit=1")
     w = Watcher(args, lst["metadata"]["resourceVersion"])
     w.start()
@@ -343,9 +570,14 @@ def cmd_measure(args):
     wrong = []
     timeouts = []
     for i in range(args.blocked):
-        want, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
-        name = f"blocked-{i:03d}"
-        body = pod_body(BLOCKED_NS, name, **kw)
+        if args.kinds == "dra":
+            want, template = DRA_KINDS[i % len(DRA_KINDS)]
+            name = f"dra-blocked-{i:03d}"
+            body = dra_pod_body(BLOCKED_NS, name, template)
+        else:
+            want, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
+            name = f"blocked-{i:03d}"
+            body = pod_body(BLOCKED_NS, name, **kw)
         t_start = time.monotonic()
         c.request("POST", f"/api/v1/namespaces/{BLOCKED_NS}/pods", body)
         t_created = time.monotonic()
@@ -357,15 +589,28 @@ def cmd_measure(args):
         t_seen, cause = got
         if cause != want:
             wrong.append({"pod": name, "cause": cause, "want": want})
-        samples.append({"pod": name, "cause": cause,
+        samples.append({"pod": name, "cause": cause, "want": want,
                         "create_call_ms": (t_created - t_start) * 1000,
                         # the annotation can arrive before the create call has returned: 0 then
                         "latency_ms": max(0.0, (t_seen - t_created) * 1000),
                         "from_call_start_ms": (t_seen - t_start) * 1000})
         if args.gap:
             time.sleep(args.gap)
+    # what each pod says at the end: the controller may have revised its first verdict
+    wrong_final = []
+    for s in samples:
+        pod = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods/{s['pod']}")
+        ann = pod["metadata"].get("annotations") or {}
+        s["final_cause"] = ann.get("gputri/cause")
+        s["final_detail"] = (ann.get("gputri/detail") or "")[:300]
+        cond = [x for x in (pod.get("status") or {}).get("conditions") or []
+                if x.get("type") == "PodScheduled"]
+        s["scheduler"] = (cond[0].get("message") or "")[:300] if cond else None
+        if s["final_cause"] != s["want"]:
+            wrong_final.append({"pod": s["pod"], "cause": s["final_cause"], "want": s["want"]})
     lat = [s["latency_ms"] for s in samples]
     out = {
+        "wrong_final_cause": wrong_final,
         "blocked": args.blocked, "annotated": len(samples), "timeouts": timeouts,
         "wrong_cause": wrong,
         "p50_ms": pct(lat, 50), "p90_ms": pct(lat, 90), "p99_ms": pct(lat, 99),
@@ -375,6 +620,8 @@ def cmd_measure(args):
         "from_call_start_p50_ms": pct([s["from_call_start_ms"] for s in samples], 50),
         "from_call_start_p99_ms": pct([s["from_call_start_ms"] for s in samples], 99),
         "before_return": sum(1 for s in samples if s["latency_ms"] == 0.0),
+        "p50_ms_by_cause": {k: pct([s["latency_ms"] for s in samples if s["cause"] == k], 50)
+                            for k in sorted({s["cause"] for s in samples})},
         "samples": samples,
     }
     print(json.dumps(out))
@@ -382,7 +629,8 @@ def cmd_measure(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["populate", "wait", "measure", "count"])
+    ap.add_argument("command", choices=["populate", "populate-dra", "wait", "measure", "count",
+                                       "claims"])
     ap.add_argument("--server", required=True)
     ap.add_argument("--ca", required=True)
     ap.add_argument("--cert", required=True)
@@ -390,13 +638,18 @@ def main():
     ap.add_argument("--nodes", type=int, default=1000)
     ap.add_argument("--pods", type=int, default=30000)
     ap.add_argument("--blocked", type=int, default=50)
+    ap.add_argument("--dra-nodes", type=int, default=0)
+    ap.add_argument("--devices-per-node", type=int, default=8)
+    ap.add_argument("--kinds", choices=["classic", "dra"], default="classic",
+                    help="measure: extended-resource GPU pods, or pods with ResourceClaims")
     ap.add_argument("--gpu-fraction", type=float, default=0.5)
     ap.add_argument("--taint-fraction", type=float, default=0.05)
     ap.add_argument("--parallel", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--gap", type=float, default=0.2, help="seconds between blocked pods")
     args = ap.parse_args()
-    {"populate": cmd_populate, "wait": cmd_wait, "measure": cmd_measure,
+    {"populate": cmd_populate, "populate-dra": cmd_populate_dra, "wait": cmd_wait,
+     "measure": cmd_measure, "claims": cmd_claims,
      "count": cmd_count}[args.command](args)
 
 

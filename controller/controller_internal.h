@@ -106,10 +106,14 @@ struct informer_handlers controller_node_handlers(struct controller *c);
  * &c->dra_ctx[kind], which must be filled): apply the object to the DRA store; after a change
  * (batched while a LIST is applied, like node changes) queue every pending pod that has
  * resourceClaims, since a claim, template, class or slice it depends on may have changed (a
- * holder deleted frees devices; a driver starts publishing slices). The pods are not matched
- * to the object that changed: the cost of one DRA event is bounded by the pending pods with
- * claims (the workqueue folds repeated keys), and each of them is classified once per
- * worker pass. Called from the informers' threads.
+ * holder deleted frees devices; a driver starts publishing slices). One exception: a
+ * ResourceClaim event where the claim holds no devices before or after (no status.allocation
+ * in the cached or the new version) queues only the pending pods that use that claim (by
+ * resourceClaimName or status.resourceClaimStatuses), as it takes and frees nothing; such
+ * claims are what kube-controller-manager creates for every pod made from a template. Otherwise
+ * the pods are not matched to the object that changed: the cost of one DRA event is bounded by
+ * the pending pods with claims (the workqueue folds repeated keys), and each of them is
+ * classified once per worker pass. Called from the informers' threads.
  */
 struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_kind kind);
 

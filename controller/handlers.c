@@ -221,8 +221,64 @@ static void nodes_sync_end(void *ctx)
 
 /* ---- DRA ---------------------------------------------------------------------------------- */
 
+/* Whether pending pod `pod` in namespace `ns` uses ResourceClaim ns/name: by resourceClaimName,
+ * or as the claim generated for it (status.resourceClaimStatuses). */
+static bool pod_uses_claim(const struct kpod *pod, const char *ns, const char *name)
+{
+    if (!pod->ns || strcmp(pod->ns, ns) != 0)
+        return false;
+    for (size_t i = 0; i < pod->n_claims; i++)
+        if (pod->claims[i].claim_name && strcmp(pod->claims[i].claim_name, name) == 0)
+            return true;
+    for (size_t i = 0; i < pod->n_claim_statuses; i++)
+        if (pod->claim_statuses[i].claim_name &&
+            strcmp(pod->claim_statuses[i].claim_name, name) == 0)
+            return true;
+    return false;
+}
+
+struct claim_users {
+    struct controller *c;
+    const char *ns, *name;
+};
+
+static void enqueue_if_uses(void *ctx, const char *key)
+{
+    struct claim_users *u = ctx;
+    char ns[256], name[256];
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+        return;
+    const struct kpod *pod = store_pod_get(u->c->store, ns, name);
+    if (pod && pod->n_claims > 0 && pod_uses_claim(pod, u->ns, u->name))
+        workqueue_add(u->c->queue, key);
+}
+
+/* Whether a ResourceClaim object carries status.allocation. */
+static bool json_claim_allocated(json_object *obj)
+{
+    json_object *st = NULL, *alloc = NULL;
+    return json_object_object_get_ex(obj, "status", &st) &&
+           json_object_object_get_ex(st, "allocation", &alloc) && alloc != NULL;
+}
+
 static void dra_event(struct controller_dra_ctx *x, json_object *obj, int deleted)
 {
+    /*
+     * A claim that holds no devices, before or after this event, can change only the verdict
+     * of the pods that use it (it exists, is being deleted, names its requests); every other
+     * DRA change may free or take devices, or change what a class or a node offers, for any
+     * pending claim pod. Narrowing the first case keeps a stream of new, not yet allocated
+     * claims (one per pod made from a template) from re-classifying every pending claim pod.
+     */
+    const char *cns = kube_json_meta_str(obj, "namespace");
+    const char *cname = kube_json_meta_str(obj, "name");
+    bool users_only = false;
+    if (x->kind == DRA_KIND_CLAIM && cns && cname && !json_claim_allocated(obj)) {
+        dra_store_read_lock(x->c->dra);
+        const struct dra_claim *old = dra_store_claim(x->c->dra, cns, cname);
+        users_only = !old || !old->allocated;
+        dra_store_read_unlock(x->c->dra);
+    }
     int rc = dra_store_apply_json(x->c->dra, x->kind, obj, deleted);
     if (rc) {
         const char *ns = kube_json_meta_str(obj, "namespace");
@@ -234,8 +290,16 @@ static void dra_event(struct controller_dra_ctx *x, json_object *obj, int delete
             dra_store_apply_json(x->c->dra, x->kind, obj, 1);
         }
     }
-    if (!atomic_load(&x->c->listing))
+    if (atomic_load(&x->c->listing))
+        return;
+    if (users_only && !rc) {
+        struct claim_users u = {x->c, cns, cname};
+        store_read_lock(x->c->store);
+        store_for_each_pending_gpu_pod(x->c->store, enqueue_if_uses, &u);
+        store_read_unlock(x->c->store);
+    } else {
         controller_enqueue_claim_pods(x->c);
+    }
 }
 
 static void dra_upsert(void *ctx, json_object *obj)

@@ -286,6 +286,70 @@ static void test_dra_changes_requeue_claim_pods(void **state)
     expect_queue(f->c, "team/dra team/train");
 }
 
+/* A ResourceClaim `name` in `ns` of one device of gpu.nvidia.com; allocated on lab-node-0 when
+ * `allocated`. */
+static json_object *claim_obj(const char *ns, const char *name, bool allocated)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"namespace\":\"%s\",\"name\":\"%s\"},"
+             "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{"
+             "\"deviceClassName\":\"gpu.nvidia.com\"}}]}}%s}",
+             ns, name,
+             allocated ? ",\"status\":{\"allocation\":{\"devices\":{\"results\":[{"
+                         "\"request\":\"gpu\",\"driver\":\"gpu.nvidia.com\","
+                         "\"pool\":\"lab-node-0\",\"device\":\"gpu-0\"}]}}}"
+                       : "");
+    json_object *o = json_tokener_parse(buf);
+    assert_non_null(o);
+    return o;
+}
+
+static void test_unallocated_claims_requeue_their_pods_only(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    /* team/a: its claim was generated as a-gpu-1; team/b names claim "shared" directly */
+    json_object *a = claim_pod("team", "a", "single-gpu");
+    json_object_object_add(a, "status",
+                           json_tokener_parse("{\"phase\":\"Pending\",\"resourceClaimStatuses\":"
+                                              "[{\"name\":\"gpu\",\"resourceClaimName\":"
+                                              "\"a-gpu-1\"}]}"));
+    feed(f->pods.upsert, f->pods.ctx, a);
+    json_object *b = claim_pod("team", "b", "single-gpu");
+    json_object *spec = NULL;
+    json_object_object_get_ex(b, "spec", &spec);
+    json_object_object_add(spec, "resourceClaims",
+                           json_tokener_parse("[{\"name\":\"gpu\",\"resourceClaimName\":"
+                                              "\"shared\"}]"));
+    feed(f->pods.upsert, f->pods.ctx, b);
+    expect_queue(f->c, "team/a team/b");
+    struct informer_handlers cm = controller_dra_handlers(f->c, DRA_KIND_CLAIM);
+    /* claims that hold nothing: only the pods that use them */
+    feed(cm.upsert, cm.ctx, claim_obj("team", "a-gpu-1", false));
+    expect_queue(f->c, "team/a");
+    feed(cm.upsert, cm.ctx, claim_obj("team", "shared", false));
+    expect_queue(f->c, "team/b");
+    feed(cm.upsert, cm.ctx, claim_obj("team", "unused", false));
+    expect_queue(f->c, "");
+    feed(cm.upsert, cm.ctx, claim_obj("other", "shared", false));
+    expect_queue(f->c, "");
+    feed(cm.remove, cm.ctx, claim_obj("team", "unused", false));
+    expect_queue(f->c, "");
+    /* a claim that takes devices, gives them back, then goes: every pending claim pod */
+    feed(cm.upsert, cm.ctx, claim_obj("team", "holder", true));
+    expect_queue(f->c, "team/a team/b");
+    feed(cm.upsert, cm.ctx, claim_obj("team", "holder", false));
+    expect_queue(f->c, "team/a team/b");
+    feed(cm.upsert, cm.ctx, claim_obj("team", "holder", true));
+    expect_queue(f->c, "team/a team/b");
+    feed(cm.remove, cm.ctx, claim_obj("team", "holder", true));
+    expect_queue(f->c, "team/a team/b");
+    dra_store_read_lock(f->c->dra);
+    assert_int_equal(dra_store_count(f->c->dra, DRA_KIND_CLAIM), 3);
+    dra_store_read_unlock(f->c->dra);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +359,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),
         cmocka_unit_test_setup_teardown(test_dra_changes_requeue_claim_pods, setup_dra, teardown),
+        cmocka_unit_test_setup_teardown(test_unallocated_claims_requeue_their_pods_only, setup_dra,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
