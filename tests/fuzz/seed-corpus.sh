@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,classify,admission,kubeconfig,cel}
+mkdir -p "$out"/{quantity,watch,classify,admission,kubeconfig,cel,dra}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -71,6 +71,13 @@ for e in "device.driver == 'gpu.nvidia.com'" \
   "device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan(semver('550.0.0'))" \
   "!(device.attributes['gpu.intel.com'].family.startsWith('Max')) || device.driver != 'x'"; do
   printf '%s' "$e" | put cel
+done
+
+# dra: every DRA object of the DRA fixtures, behind the byte that picks its kind (fuzz_dra.c).
+for pair in '0 deviceclasses' '1 resourceslices' '2 resourceclaims' '3 resourceclaimtemplates'; do
+  k=${pair%% *} key=${pair#* }
+  jq -c --arg k "$key" '.[$k][]? ' "$fixtures"/dra/*.json 2>/dev/null | sort -u |
+    while IFS= read -r o; do { printf "\\$(printf '%03o' "$k")"; printf '%s' "$o"; } | put dra; done
 done
 
 # regression inputs kept in git
