@@ -268,10 +268,32 @@ static void append_holder(struct buf *held, const char *device, const struct dra
         buf_append_str(held, ")");
 }
 
-/* One row per pool of `driver` reaching the verdict's node: devices, allocated, free, holders. */
-static int explain_pools(const struct triage *t, const struct node_verdict *v,
-                         const struct dra_slice **slices, struct table *pools)
+/* The devices of `pool` that match the deciding alternative, as dra_pool_counts() gave them;
+ * "-" when no alternative decides or the pool was not counted. */
+static void pool_matching(const struct dra_pool_count *counts, size_t n, const char *pool,
+                          bool counted, char *out, size_t len)
 {
+    snprintf(out, len, counted ? "0" : "-");
+    for (size_t i = 0; counted && i < n; i++)
+        if (strcmp(counts[i].pool, pool) == 0)
+            snprintf(out, len, "%zu", counts[i].matching);
+}
+
+/* One row per pool of `driver` reaching the verdict's node: devices, those matching the
+ * deciding request, allocated, free, holders. */
+static int explain_pools(const struct triage *t, const struct node_verdict *v,
+                         const struct dra_slice **slices, struct dra_pool_count *counts,
+                         struct table *pools)
+{
+    size_t n_counts = 0;
+    bool counted = false;
+    if (v->dra_exact && v->dra_cls) {
+        struct dra_view view = dra_store_view(t->dra, t->dra_classes);
+        if (dra_pool_counts(&view, v->dra_exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
+                            &n_counts) != K_OK)
+            return K_ENOMEM;
+        counted = true;
+    }
     size_t n =
         dra_store_node_slices(t->dra, v->node->name, v->dra_driver, slices, DRA_MAX_NODE_SLICES);
     if (n > DRA_MAX_NODE_SLICES)
@@ -311,19 +333,20 @@ static int explain_pools(const struct triage *t, const struct node_verdict *v,
                 }
             }
         }
-        char pool[320], dev[24], al[24], fr[24];
+        char pool[320], dev[24], match[24], al[24], fr[24];
         snprintf(pool, sizeof(pool), "%s%s", sl->pool,
                  sl->slice_count > (int64_t)present ? " (incomplete)" : "");
         snprintf(dev, sizeof(dev), "%zu", devices);
+        pool_matching(counts, n_counts, sl->pool, counted, match, sizeof(match));
         snprintf(al, sizeof(al), "%zu", allocated);
         snprintf(fr, sizeof(fr), "%zu", devices - allocated);
-        rc = table_addf(pools, v->node->name, sl->driver, pool, dev, al, fr,
+        rc = table_addf(pools, v->node->name, sl->driver, pool, dev, match, al, fr,
                         held.len ? buf_cstr(&held) : "-");
         buf_cleanup(&held);
         rows++;
     }
     if (rc == K_OK && rows == 0)
-        rc = table_addf(pools, v->node->name, v->dra_driver, "<none>", "0", "0", "0", "-");
+        rc = table_addf(pools, v->node->name, v->dra_driver, "<none>", "0", "0", "0", "0", "-");
     return rc;
 }
 
@@ -341,15 +364,19 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
     if (!t->dra || with == 0)
         return K_OK;
     const struct dra_slice **slices = calloc(DRA_MAX_NODE_SLICES, sizeof(*slices));
-    if (!slices)
+    struct dra_pool_count *counts = calloc(DRA_MAX_NODE_SLICES, sizeof(*counts));
+    if (!slices || !counts) {
+        free(slices);
+        free(counts);
         return K_ENOMEM;
+    }
     struct table req, pools;
     table_init(&req, 7);
-    table_init(&pools, 7);
+    table_init(&pools, 8);
     int rc = table_addf(&req, "NODE", "REQUEST", "CLASS", "DRIVER", "DEVICES", "MATCHING", "FREE");
     if (rc == K_OK)
-        rc = table_addf(&pools, "NODE", "DRIVER", "POOL", "DEVICES", "ALLOCATED", "FREE",
-                        "HELD BY (CLAIM, RESERVED FOR)");
+        rc = table_addf(&pools, "NODE", "DRIVER", "POOL", "DEVICES", "MATCHING", "ALLOCATED",
+                        "FREE", "HELD BY (CLAIM, RESERVED FOR)");
     dra_store_read_lock(t->dra);
     size_t shown = 0;
     for (size_t i = 0; i < n && shown < EXPLAIN_DRA_NODES && rc == K_OK; i++) {
@@ -364,7 +391,7 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
         rc = table_addf(&req, v->node->name, v->dra_request ? v->dra_request : "-",
                         v->dra_class ? v->dra_class : "-", v->dra_driver, dev, match, fr);
         if (rc == K_OK)
-            rc = explain_pools(t, v, slices, &pools);
+            rc = explain_pools(t, v, slices, counts, &pools);
     }
     dra_store_read_unlock(t->dra);
     if (rc == K_OK) {
@@ -375,12 +402,14 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
         rc = table_print(&req, 2, out);
     }
     if (rc == K_OK) {
-        fprintf(out, "\nDRA pools of the driver on those nodes:\n");
+        fprintf(out, "\nDRA pools of the driver on those nodes (MATCHING: devices that satisfy "
+                     "the deciding\nrequest's class and selectors):\n");
         rc = table_print(&pools, 2, out);
     }
     table_cleanup(&req);
     table_cleanup(&pools);
     free(slices);
+    free(counts);
     return rc;
 }
 

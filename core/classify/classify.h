@@ -168,6 +168,11 @@ struct node_verdict {
     const char *dra_driver;
     size_t dra_devices, dra_matching, dra_free;
     int64_t dra_wanted;
+    /* The alternative of dra_request that decides (a firstAvailable sub-request, or the request
+     * itself) and its class (NULL when the class does not exist); both borrowed from the view's
+     * records, NULL when no alternative applies. For dra_pool_counts(). */
+    const struct dra_exact *dra_exact;
+    const struct dra_class *dra_cls;
 };
 
 /*
@@ -294,6 +299,29 @@ struct dra_match_count {
 int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
                        const struct dra_class *cls, const struct knode *const *nodes,
                        size_t n_nodes, struct dra_match_count *out);
+
+/* One pool of a driver on one node, as dra_pool_counts() counts it. */
+struct dra_pool_count {
+    const char *driver, *pool; /* borrowed from the view's slices */
+    size_t devices;            /* devices of the pool's newest generation reaching the node */
+    size_t matching;           /* of those, the ones satisfying the class and request selectors */
+    size_t free_matching;      /* of the matching, those no other claim holds */
+};
+
+/*
+ * dra_pool_counts() - per pool of the class's driver reaching `node` (newest generation; pools
+ * in the order node_slices returns their slices), the devices, those matching alternative `e`
+ * of class `cls` (non-NULL), and of those the free ones, by the same evaluation as
+ * dra_count_matching() and the ladder's per-node step (dra_ladder.c alt_node; an expression
+ * outside the CEL subset counts as not matching here). Free means view->device_holder (may be
+ * NULL: all free) names no claim. Writes at most `max` rows to `out` and their number to *n;
+ * pools past `max` are not counted. Returns K_OK or K_ENOMEM. Thread-safe on read-only input.
+ * Upstream: kubernetes/kubernetes staging/src/k8s.io/dynamic-resource-allocation/structured/
+ * internal/stable/pools_stable.go (GatherPools: the newest generation of each pool).
+ */
+int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
+                    const struct dra_class *cls, const struct knode *node,
+                    struct dra_pool_count *out, size_t max, size_t *n);
 
 struct classify_input {
     const struct kpod *pod;

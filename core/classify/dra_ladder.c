@@ -1046,6 +1046,8 @@ void dra_node(const struct dra_prep *p, const struct knode *node, struct node_ve
     v->dra_matching = worst_o.matching;
     v->dra_free = worst_o.free_match;
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
+    v->dra_exact = a ? a->e : NULL;
+    v->dra_cls = a ? a->cls : NULL;
     if (l) {
         describe(p, q, chosen[worst], &worst_o, node, l);
         if (extra && !worst_o.constraint)
@@ -1069,18 +1071,80 @@ void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct 
     }
 }
 
+/* A preparation for one alternative without a pod (dra_count_matching, dra_pool_counts). */
+static int lone_prep(struct dra_prep *p, struct alt *a, const struct dra_view *view,
+                     const struct dra_exact *e, const struct dra_class *cls)
+{
+    static const struct kpod no_pod;
+    *p = (struct dra_prep){.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
+    *a = (struct alt){.e = e, .cls = cls};
+    p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
+    if (!p->slice_buf)
+        return K_ENOMEM;
+    return alt_compile(p, a);
+}
+
+static void lone_prep_cleanup(struct dra_prep *p)
+{
+    for (size_t i = 0; i < p->n_progs; i++)
+        cel_program_free(p->progs[i].prog);
+    free(p->progs);
+    free(p->idx);
+    free(p->slice_buf);
+}
+
+struct pool_tally {
+    struct dra_pool_count *out;
+    size_t max, n;
+};
+
+static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                           enum cel_result r, bool free_)
+{
+    (void)d;
+    struct pool_tally *t = ctx;
+    size_t i = 0;
+    while (i < t->n &&
+           !(strcmp(t->out[i].driver, s->driver) == 0 && strcmp(t->out[i].pool, s->pool) == 0))
+        i++;
+    if (i == t->n) {
+        if (t->n == t->max)
+            return;
+        t->out[t->n++] = (struct dra_pool_count){.driver = s->driver, .pool = s->pool};
+    }
+    t->out[i].devices++;
+    if (r == CEL_TRUE) {
+        t->out[i].matching++;
+        t->out[i].free_matching += free_;
+    }
+}
+
+int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
+                    const struct dra_class *cls, const struct knode *node,
+                    struct dra_pool_count *out, size_t max, size_t *n)
+{
+    *n = 0;
+    struct dra_prep p;
+    struct alt a;
+    int rc = lone_prep(&p, &a, view, e, cls);
+    if (rc == K_OK) {
+        struct pool_tally t = {out, max, 0};
+        struct alt_out o;
+        alt_node(&p, &a, node, NULL, pool_tally_add, &t, &o);
+        *n = t.n;
+    }
+    lone_prep_cleanup(&p);
+    return rc;
+}
+
 int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
                        const struct dra_class *cls, const struct knode *const *nodes,
                        size_t n_nodes, struct dra_match_count *out)
 {
     memset(out, 0, sizeof(*out));
-    static const struct kpod no_pod;
-    struct dra_prep p = {.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
-    p.slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p.slice_buf));
-    if (!p.slice_buf)
-        return K_ENOMEM;
-    struct alt a = {.e = e, .cls = cls};
-    int rc = alt_compile(&p, &a);
+    struct dra_prep p;
+    struct alt a;
+    int rc = lone_prep(&p, &a, view, e, cls);
     for (size_t i = 0; rc == K_OK && i < n_nodes; i++) {
         struct alt_out o;
         alt_node(&p, &a, nodes[i], NULL, NULL, NULL, &o);
@@ -1099,10 +1163,6 @@ int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
     }
     if (!out->undecided && a.progs_missing)
         out->undecided = "(too many selectors)";
-    for (size_t i = 0; i < p.n_progs; i++)
-        cel_program_free(p.progs[i].prog);
-    free(p.progs);
-    free(p.idx);
-    free(p.slice_buf);
+    lone_prep_cleanup(&p);
     return rc;
 }

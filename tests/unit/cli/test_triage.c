@@ -70,11 +70,39 @@ static void test_dra_exhausted_explain(void **state)
     /* the claims, the deciding request per node, the pools and who holds their devices */
     assert_non_null(strstr(text, "Claims:"));
     assert_non_null(strstr(text, "gpu (template single-gpu, claim dra-exhausted-gpu-"));
-    assert_non_null(strstr(text, "DRA pools of the driver on those nodes:"));
+    assert_non_null(strstr(text, "DRA pools of the driver on those nodes"));
+    /* node, driver, pool, devices, matching, allocated, free */
+    assert_non_null(strstr(text, "dra-node-0   gpu.nvidia.com   dra-node-0   1         1          "
+                                 "1           0"));
     assert_non_null(strstr(text, "gpu-0: dra-triage/dra-ok-gpu-"));
     assert_non_null(strstr(text, "(pod dra-ok)"));
     assert_non_null(strstr(text, "(pod dra-holder)"));
     assert_non_null(strstr(text, "dra-exhausted 2"));
+    free(text);
+    triage_cleanup(&t);
+    gpu_set_cleanup(&dra);
+}
+
+/* A request no device satisfies: each pool shows its devices and none of them matching. */
+static void test_dra_no_match_explain_pools(void **state)
+{
+    (void)state;
+    struct store *s;
+    struct dra_store *ds;
+    char ns[256], name[256];
+    load("recorded-dra-no-match.json", &s, &ds, ns, name);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct triage t;
+    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_DRA_NO_MATCH);
+    char *text = test_explain_text(&t);
+    if (getenv("GPUTRI_TEST_PRINT"))
+        fputs(text, stdout);
+    const char *pools = strstr(text, "DRA pools of the driver on those nodes");
+    assert_non_null(pools);
+    assert_non_null(strstr(pools, "MATCHING"));
+    assert_non_null(strstr(pools, "dra-node-0   gpu.nvidia.com   dra-node-0   1         0"));
     free(text);
     triage_cleanup(&t);
     gpu_set_cleanup(&dra);
@@ -135,6 +163,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_annotation_line),
         cmocka_unit_test(test_dra_exhausted_explain),
+        cmocka_unit_test(test_dra_no_match_explain_pools),
         cmocka_unit_test(test_dra_pod_without_dra),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
