@@ -7,7 +7,9 @@
  * workqueue depth) are not stored: the caller computes them at scrape time and passes a
  * struct metrics_gauges to metrics_render().
  *
- *   gputri_pending_gpu_pods{cause,resource}   gauge; cause "none" until one is written
+ *   gputri_pending_gpu_pods{cause,resource}   gauge; cause "none" until one is written; pods
+ *                                             asking through ResourceClaims are counted under
+ *                                             resource METRICS_DRA_RESOURCE once annotated
  *   gputri_classifications_total              counter
  *   gputri_patches_total                      counter: annotation patches that succeeded
  *   gputri_events_total                       counter: Events created or updated (aggregated)
@@ -29,6 +31,9 @@
 #define METRICS_MAX_RESOURCES 8 /* distinct watch_restarts resource labels kept */
 
 struct metrics;
+
+/* The resource label of pending pods that ask for GPUs through ResourceClaims. */
+#define METRICS_DRA_RESOURCE "resource.k8s.io/claims"
 
 /* One gputri_pending_gpu_pods sample. Strings are borrowed. */
 struct metrics_pending {

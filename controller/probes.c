@@ -34,6 +34,30 @@ struct pending_count {
     size_t n, cap;
 };
 
+/* Count one pod under (word, resource). */
+static void count_row(struct pending_count *pc, const char *word, const char *res)
+{
+    size_t j;
+    for (j = 0; j < pc->n; j++)
+        if (pc->rows[j].cause == word && strcmp(pc->rows[j].resource, res) == 0)
+            break;
+    if (j == pc->n) {
+        if (pc->n == pc->cap) {
+            size_t cap = pc->cap ? pc->cap * 2 : 16;
+            struct pending_row *rows = realloc(pc->rows, cap * sizeof(*rows));
+            if (!rows)
+                return;
+            pc->rows = rows;
+            pc->cap = cap;
+        }
+        pc->rows[j].cause = word;
+        snprintf(pc->rows[j].resource, sizeof(pc->rows[j].resource), "%s", res);
+        pc->rows[j].count = 0;
+        pc->n++;
+    }
+    pc->rows[j].count++;
+}
+
 static void count_pending(void *ctx, const char *key)
 {
     struct pending_count *pc = ctx;
@@ -45,28 +69,13 @@ static void count_pending(void *ctx, const char *key)
         return;
     int cause = pod->cause ? cause_from_word(pod->cause) : -1;
     const char *word = pod->cause ? (cause >= 0 ? cause_word(cause) : "other") : "none";
-    for (size_t i = 0; i < pod->gpu_requests.n; i++) {
-        const char *res = pod->gpu_requests.items[i].name;
-        size_t j;
-        for (j = 0; j < pc->n; j++)
-            if (pc->rows[j].cause == word && strcmp(pc->rows[j].resource, res) == 0)
-                break;
-        if (j == pc->n) {
-            if (pc->n == pc->cap) {
-                size_t cap = pc->cap ? pc->cap * 2 : 16;
-                struct pending_row *rows = realloc(pc->rows, cap * sizeof(*rows));
-                if (!rows)
-                    return;
-                pc->rows = rows;
-                pc->cap = cap;
-            }
-            pc->rows[j].cause = word;
-            snprintf(pc->rows[j].resource, sizeof(pc->rows[j].resource), "%s", res);
-            pc->rows[j].count = 0;
-            pc->n++;
-        }
-        pc->rows[j].count++;
-    }
+    for (size_t i = 0; i < pod->gpu_requests.n; i++)
+        count_row(pc, word, pod->gpu_requests.items[i].name);
+    /* A pod asking through ResourceClaims is a GPU pod once the controller has written a cause
+     * for it (claims of other devices never get one); the claims' DeviceClasses are not a
+     * resource name, so these pods share the resource label "resource.k8s.io/claims". */
+    if (pod->n_claims > 0 && pod->cause && cause >= 0 && cause != CAUSE_NO_REQUEST)
+        count_row(pc, word, METRICS_DRA_RESOURCE);
 }
 
 static unsigned render_metrics(struct controller *c, struct buf *body)
