@@ -350,6 +350,43 @@ static void test_unallocated_claims_requeue_their_pods_only(void **state)
     dra_store_read_unlock(f->c->dra);
 }
 
+/* Templates and DeviceClasses hold no devices: only the pods that name them are looked at again. */
+static void test_templates_and_classes_requeue_their_pods_only(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    struct informer_handlers cl = controller_dra_handlers(f->c, DRA_KIND_CLASS);
+    struct informer_handlers tp = controller_dra_handlers(f->c, DRA_KIND_TEMPLATE);
+    const char *nv = "{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{"
+                     "\"deviceClassName\":\"gpu.nvidia.com\"}}]}}}";
+    const char *amd = "{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\","
+                      "\"firstAvailable\":[{\"name\":\"big\",\"deviceClassName\":\"gpu.amd.com\"}]}"
+                      "]}}}";
+    feed(tp.upsert, tp.ctx, dra_obj("team", "nv", nv));
+    feed(tp.upsert, tp.ctx, dra_obj("team", "amd", amd));
+    feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "a", "nv"));
+    feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "b", "amd"));
+    feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "c", "not-yet"));
+    expect_queue(f->c, "team/a team/b team/c");
+    /* a template: the pods in its namespace that name it */
+    feed(tp.upsert, tp.ctx, dra_obj("team", "nv", nv));
+    expect_queue(f->c, "team/a");
+    feed(tp.upsert, tp.ctx, dra_obj("other", "nv", nv));
+    expect_queue(f->c, "");
+    feed(tp.remove, tp.ctx, dra_obj("team", "amd", amd));
+    expect_queue(f->c, "team/b");
+    feed(tp.upsert, tp.ctx, dra_obj("team", "amd", amd));
+    expect_queue(f->c, "team/b");
+    /* a class: the pods whose requests (or firstAvailable alternatives) name it, and those
+     * whose template is not there to tell */
+    feed(cl.upsert, cl.ctx, dra_obj(NULL, "gpu.amd.com", "{}"));
+    expect_queue(f->c, "team/b team/c");
+    feed(cl.remove, cl.ctx, dra_obj(NULL, "gpu.nvidia.com", "{}"));
+    expect_queue(f->c, "team/a team/c");
+    feed(cl.upsert, cl.ctx, dra_obj(NULL, "dranet", "{}"));
+    expect_queue(f->c, "team/c");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +396,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),
         cmocka_unit_test_setup_teardown(test_dra_changes_requeue_claim_pods, setup_dra, teardown),
+        cmocka_unit_test_setup_teardown(test_templates_and_classes_requeue_their_pods_only,
+                                        setup_dra, teardown),
         cmocka_unit_test_setup_teardown(test_unallocated_claims_requeue_their_pods_only, setup_dra,
                                         teardown),
     };
