@@ -138,8 +138,12 @@ bool controller_dra_served(struct controller *c, struct kube_client *client)
     json_object_put(doc);
     if (rc == K_OK)
         return true;
-    log_info(0, "resource.k8s.io/v1 is not served (%s%s%s): running without DRA", k_strerror(rc),
-             err.message[0] ? ": " : "", err.message);
+    log_info(c->dra_absent_said ? 2 : 0,
+             "resource.k8s.io/v1 is not served (%s%s%s): running without DRA; asking again in "
+             "%d s",
+             k_strerror(rc), err.message[0] ? ": " : "", err.message,
+             CONTROLLER_DRA_DISCOVERY_MS / 1000);
+    c->dra_absent_said = true;
     return false;
 }
 
@@ -153,6 +157,53 @@ static bool dra_served(struct controller *c)
     return served;
 }
 
+/* Start the four DRA informers (dra_on first: a failed start still stops the others). */
+static int start_dra(struct controller *c)
+{
+    atomic_store(&c->dra_on, 1);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (informer_start(c->dra_inf[k]) != K_OK)
+            return K_ENOMEM;
+    return K_OK;
+}
+
+/* Once every DRA informer has synced: reconciles use the DRA store from now on. */
+static void dra_now_synced(struct controller *c)
+{
+    dra_store_read_lock(c->dra);
+    log_info(0,
+             "DRA caches synced: %zu resourceclaims, %zu resourceclaimtemplates, "
+             "%zu deviceclasses, %zu resourceslices",
+             dra_store_count(c->dra, DRA_KIND_CLAIM), dra_store_count(c->dra, DRA_KIND_TEMPLATE),
+             dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE));
+    dra_store_read_unlock(c->dra);
+    atomic_store(&c->dra_synced, 1);
+}
+
+/* A later discovery found resource.k8s.io/v1: start DRA, and once synced look at every pending
+ * claim pod again. Called from the main loop. */
+static int dra_late_start(struct controller *c, int64_t *next_check)
+{
+    int64_t now = clock_mono_ms(&c->clock);
+    if (!atomic_load(&c->dra_on)) {
+        if (!c->opts.dra_classes || now < *next_check)
+            return K_OK;
+        *next_check = now + CONTROLLER_DRA_DISCOVERY_MS;
+        if (!dra_served(c))
+            return K_OK;
+        log_info(0, "resource.k8s.io/v1 is served now: starting the DRA informers");
+        return start_dra(c);
+    }
+    if (atomic_load(&c->dra_synced))
+        return K_OK;
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (!informer_has_synced(c->dra_inf[k]))
+            return K_OK;
+    dra_now_synced(c);
+    controller_enqueue_claim_pods(c);
+    return K_OK;
+}
+
 int controller_run(struct controller *c, const atomic_int *stop)
 {
     int started_workers = 0, rc = 1;
@@ -162,13 +213,10 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
-    if (dra_served(c)) {
-        atomic_store(&c->dra_on, 1); /* first: a failed start below still stops the others */
-        for (int k = 0; k < DRA_KIND_COUNT; k++)
-            if (informer_start(c->dra_inf[k]) != K_OK) {
-                log_error("cannot start informers");
-                goto out;
-            }
+    int64_t next_dra_check = clock_mono_ms(&c->clock) + CONTROLLER_DRA_DISCOVERY_MS;
+    if (dra_served(c) && start_dra(c) != K_OK) {
+        log_error("cannot start informers");
+        goto out;
     }
     if (c->le) {
         log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,
@@ -190,16 +238,8 @@ int controller_run(struct controller *c, const atomic_int *stop)
             rc = 0;
             goto out;
         }
-    if (atomic_load(&c->dra_on)) {
-        dra_store_read_lock(c->dra);
-        log_info(0,
-                 "DRA caches synced: %zu resourceclaims, %zu resourceclaimtemplates, "
-                 "%zu deviceclasses, %zu resourceslices",
-                 dra_store_count(c->dra, DRA_KIND_CLAIM),
-                 dra_store_count(c->dra, DRA_KIND_TEMPLATE),
-                 dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE));
-        dra_store_read_unlock(c->dra);
-    }
+    if (atomic_load(&c->dra_on))
+        dra_now_synced(c);
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
              store_node_count(c->store), store_pod_count(c->store),
@@ -217,6 +257,11 @@ int controller_run(struct controller *c, const atomic_int *stop)
     while (!atomic_load(stop)) {
         struct timespec ts = {0, 100 * 1000000};
         nanosleep(&ts, NULL);
+        if (dra_late_start(c, &next_dra_check) != K_OK) {
+            log_error("cannot start the DRA informers");
+            rc = 1;
+            goto out;
+        }
         if (clock_mono_ms(&c->clock) >= next_resync) {
             log_info(2, "resync: re-checking every pending GPU pod");
             controller_enqueue_pending(c);

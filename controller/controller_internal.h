@@ -53,7 +53,9 @@ struct controller {
         struct controller *c;
         enum dra_kind kind;
     } dra_ctx[DRA_KIND_COUNT];
-    atomic_int dra_on;
+    atomic_int dra_on;     /* the DRA informers are started */
+    atomic_int dra_synced; /* ... and have synced: reconciles use the DRA store */
+    bool dra_absent_said;  /* "not served" was logged at --v=0 once (main thread only) */
     pthread_t *workers;
     int n_workers;
     /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
@@ -85,9 +87,12 @@ struct controller {
 /*
  * controller_dra_served() - whether DRA is on (opts.dra_classes set) and the API server serves
  * resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1 through `client`, borrowed). When
- * it is not served (or the GET fails) it says so once at --v=0 and returns false: the
- * controller then runs without DRA. controller_run() asks once at start.
+ * it is not served (or the GET fails) it says so (at --v=0 the first time, then at --v=2) and
+ * returns false: the controller then runs without DRA and controller_run() asks again every
+ * CONTROLLER_DRA_DISCOVERY_MS, so a transient error at start or an API server upgraded later
+ * turns DRA on without a restart. Not thread-safe (the main thread asks).
  */
+#define CONTROLLER_DRA_DISCOVERY_MS 60000
 bool controller_dra_served(struct controller *c, struct kube_client *client);
 
 /* ---- handlers.c */

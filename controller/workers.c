@@ -118,8 +118,8 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (written_cause)
         *written_cause++ = '\0';
     struct reconcile_plan plan;
-    if (reconcile_plan(c->store, atomic_load(&c->dra_on) ? c->dra : NULL, c->opts.dra_classes, key,
-                       written_cause, written_cause ? written : NULL, &plan) != K_OK) {
+    if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
+                       key, written_cause, written_cause ? written : NULL, &plan) != K_OK) {
         log_error("invalid key %s", key);
         return;
     }
