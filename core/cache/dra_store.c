@@ -249,6 +249,8 @@ static int claim_index(struct dra_store *s, const struct dra_claim *c)
     for (size_t i = 0; i < c->n_results; i++) {
         const struct dra_result *r = &c->results[i];
         char buf[HOLDER_KEY_MAX];
+        if (r->admin_access)
+            continue; /* admin access holds nothing: others may still allocate the device */
         if (holder_key(buf, r->driver, r->pool, r->device))
             continue; /* not a valid device name: nothing can look it up */
         struct lh_entry *e = lh_table_lookup_entry(s->holders, buf);

@@ -86,7 +86,8 @@ const struct dra_class *dra_store_class(void *ctx, const char *name);
  */
 size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
                              const struct dra_slice **buf, size_t cap);
-/* dra_store_device_holder() - the claim whose allocation names (driver, pool, device), or
+/* dra_store_device_holder() - the claim whose allocation names (driver, pool, device) without
+ * adminAccess (such a result holds nothing), or
  * NULL. One hash lookup. */
 const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, const char *pool,
                                                 const char *device);

@@ -598,8 +598,9 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
             o->devices++;
             const struct dra_claim *holder =
                 v->device_holder ? v->device_holder(v->ctx, s->driver, s->pool, d->name) : NULL;
-            if (holder && is_own(p, holder))
-                holder = NULL;
+            if (holder && (is_own(p, holder) || a->e->admin_access))
+                holder = NULL; /* admin access may use an allocated device (allocator_stable.go
+                                  allocateDevice: "Device in use" only without adminAccess) */
             bool free_ = holder == NULL;
             if (free_)
                 o->free_driver++;

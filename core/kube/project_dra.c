@@ -380,6 +380,9 @@ static int project_allocation(json_object *alloc, struct dra_claim *out)
             kube_json_dup_opt(kube_json_str(r, "pool"), &res->pool) != K_OK ||
             kube_json_dup_opt(kube_json_str(r, "device"), &res->device) != K_OK)
             return K_ENOMEM;
+        json_object *admin = kube_json_field(r, "adminAccess");
+        res->admin_access = admin && json_object_is_type(admin, json_type_boolean) &&
+                            json_object_get_boolean(admin);
     }
     return project_node_selector(kube_json_get(alloc, "nodeSelector", json_type_object),
                                  DRA_MAX_SELECTOR_TERMS, &out->alloc_nodes);

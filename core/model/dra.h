@@ -139,6 +139,11 @@ struct dra_result {
     char *driver;
     char *pool;
     char *device;
+    /* adminAccess: true. Such a result holds nothing: the device stays available to other
+     * claims (the allocator leaves it out of its allocated set; kubernetes/kubernetes
+     * staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
+     * allocator_stable.go). */
+    bool admin_access;
 };
 
 /* status.reservedFor[] */

@@ -85,6 +85,21 @@ static void test_indexes(void **state)
     assert_null(dra_store_claim(ds, "dra-triage", holder));
     dra_store_read_unlock(ds);
 
+    /* a claim allocated with adminAccess holds nothing */
+    o = json_tokener_parse(
+        "{\"metadata\":{\"namespace\":\"dra-triage\",\"name\":\"monitor\"},\"spec\":{"
+        "\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":"
+        "\"gpu.nvidia.com\",\"adminAccess\":true}}]}},\"status\":{\"allocation\":{\"devices\":{"
+        "\"results\":[{\"request\":\"gpu\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"dra-node-1\","
+        "\"device\":\"gpu-0\",\"adminAccess\":true}]}}}}");
+    assert_non_null(o);
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_CLAIM, o, 0), K_OK);
+    json_object_put(o);
+    dra_store_read_lock(ds);
+    assert_non_null(dra_store_claim(ds, "dra-triage", "monitor"));
+    assert_null(dra_store_device_holder(ds, "gpu.nvidia.com", "dra-node-1", "gpu-0"));
+    dra_store_read_unlock(ds);
+
     /* replacing a slice keeps one index entry; moving it to another node moves the entry */
     json_object *sl = json_object_get(json_object_array_get_idx(list(root, "resourceslices"), 4));
     assert_int_equal(dra_store_apply_json(ds, DRA_KIND_SLICE, sl, 0), K_OK);

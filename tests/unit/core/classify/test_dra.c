@@ -75,7 +75,7 @@ static const struct dra_claim *w_holder(void *ctx, const char *driver, const cha
     for (size_t i = 0; i < w->n_claims; i++)
         for (size_t j = 0; j < w->claims[i].n_results; j++) {
             const struct dra_result *r = &w->claims[i].results[j];
-            if (strcmp(r->driver, driver) == 0 && strcmp(r->pool, pool) == 0 &&
+            if (!r->admin_access && strcmp(r->driver, driver) == 0 && strcmp(r->pool, pool) == 0 &&
                 strcmp(r->device, device) == 0)
                 return &w->claims[i];
         }
