@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cache/informer.h"
 #include "cache/key.h"
@@ -47,11 +48,13 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
     return q->store ? K_OK : K_ENOMEM;
 }
 
-/* A GPU pod not running, or a pod with claims (which may ask for GPUs: DRA) not running. */
+/* A GPU pod not running, or a pod with claims (which may ask for GPUs: DRA) not running; or
+ * one its kubelet rejected. */
 static bool is_candidate(const struct kpod *p)
 {
-    return (p->gpu_requests.n > 0 || p->n_claims > 0) && !pod_is_terminal(p) &&
-           p->phase != POD_PHASE_RUNNING;
+    return ((p->gpu_requests.n > 0 || p->n_claims > 0) && !pod_is_terminal(p) &&
+            p->phase != POD_PHASE_RUNNING) ||
+           store_is_rejected_gpu_pod(p);
 }
 
 /* An annotation is usable unless it contradicts the binding (stale: the controller is away). */
@@ -59,7 +62,10 @@ static bool annotation_usable(const struct kpod *p)
 {
     if (!p->cause || !*p->cause)
         return false;
-    return !p->node_name || strcmp(p->cause, cause_word(CAUSE_OK)) == 0;
+    if (!p->node_name)
+        return true;
+    return strcmp(p->cause, cause_word(CAUSE_OK)) == 0 ||
+           (strcmp(p->cause, cause_word(CAUSE_NODE_REJECTED)) == 0 && pod_rejected_by_kubelet(p));
 }
 
 static int remember(struct pods_query *q, const char *key)
@@ -185,7 +191,16 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
         struct dra_view view =
             q->dra ? dra_store_view(q->dra, q->dra_classes) : (struct dra_view){0};
-        struct classify_input in = {p, nodes, n_nodes, store_node_usage, s, q->dra ? &view : NULL};
+        struct classify_input in = {.pod = p,
+                                    .nodes = nodes,
+                                    .n_nodes = n_nodes,
+                                    .usage = store_node_usage,
+                                    .usage_ctx = s,
+                                    .dra = q->dra ? &view : NULL};
+        struct store_facts *facts = malloc(sizeof(*facts));
+        if (!facts)
+            goto nomem;
+        store_classify_facts(s, p, (int64_t)time(NULL), facts, &in);
         struct classify_result res;
         res.verdicts = NULL;
         if (q->dra)
@@ -193,6 +208,7 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         int crc = classify(&in, &res);
         if (q->dra)
             dra_store_read_unlock(q->dra);
+        free(facts);
         if (crc != K_OK)
             goto nomem; /* K_ENOMEM, or K_EINVAL for a NULL pod, which cannot happen here */
         if (res.cause == CAUSE_NO_REQUEST && p->gpu_requests.n == 0) {

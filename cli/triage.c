@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cache/informer.h"
 #include "classify/match.h"
@@ -117,10 +118,21 @@ int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_
         goto fail;
     }
     struct dra_view view = dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
-    struct classify_input in = {t->pod,           nodes,    n_nodes,
-                                store_node_usage, t->store, dra ? &view : NULL};
+    struct classify_input in = {.pod = t->pod,
+                                .nodes = nodes,
+                                .n_nodes = n_nodes,
+                                .usage = store_node_usage,
+                                .usage_ctx = t->store,
+                                .dra = dra ? &view : NULL};
+    struct store_facts *facts = malloc(sizeof(*facts));
+    if (!facts) {
+        rc = K_ENOMEM;
+        goto fail;
+    }
+    store_classify_facts(t->store, t->pod, (int64_t)time(NULL), facts, &in);
     t->result.verdicts = t->verdicts;
     rc = classify(&in, &t->result);
+    free(facts);
     if (rc)
         goto fail;
     return K_OK;

@@ -40,6 +40,10 @@ struct controller_options {
      */
     const struct gpu_set *dra_classes;
 
+    /* Seconds a pod of a non-default scheduler may go without a PodScheduled condition before
+     * it is no-scheduler (--no-scheduler-grace-period); 0: CLASSIFY_NO_SCHEDULER_GRACE. */
+    int64_t no_scheduler_grace;
+
     /* Time for backoff, the gpu-fits grace, Event timestamps, leader election and resync
      * (borrowed, must outlive the controller); NULL for the system clocks. */
     const struct clock *clock;

@@ -67,7 +67,10 @@ static void usage(FILE *out)
             "                           DRA: DeviceClass or driver name patterns whose claims are\n"
             "                           GPU claims, comma-separated, '*' at the end (default\n"
             "                           " DRA_GPU_SET_DEFAULT ");\n"
-            "                           empty = DRA off\n");
+            "                           empty = DRA off\n"
+            "  --no-scheduler-grace-period D\n"
+            "                           a pod of another scheduler with no PodScheduled\n"
+            "                           condition after this long is no-scheduler (default 30s)\n");
     flags_usage(out, FLAGS_USAGE_BASIC, 2, 27, NULL);
 }
 
@@ -166,6 +169,7 @@ int main(int argc, char **argv)
         OPT_LE_NS,
         OPT_LE_NAME,
         OPT_DRA_CLASSES,
+        OPT_NO_SCHEDULER_GRACE,
     };
     static const struct option longopts[] = {
         FLAGS_COMMON_LONGOPTS,
@@ -181,6 +185,7 @@ int main(int argc, char **argv)
         {"leader-elect-resource-namespace", required_argument, NULL, OPT_LE_NS},
         {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
         {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
+        {"no-scheduler-grace-period", required_argument, NULL, OPT_NO_SCHEDULER_GRACE},
         {NULL, 0, NULL, 0},
     };
     struct flags_common flags = {0};
@@ -249,6 +254,18 @@ int main(int argc, char **argv)
         case OPT_DRA_CLASSES:
             dra_list = optarg;
             break;
+        case OPT_NO_SCHEDULER_GRACE: {
+            int64_t ms;
+            if (parse_duration("--no-scheduler-grace-period", optarg, &ms))
+                return 2;
+            if (ms < 1000) {
+                fprintf(stderr, "gputri-controller: --no-scheduler-grace-period must be at least "
+                                "1s\n");
+                return 2;
+            }
+            opts.no_scheduler_grace = ms / 1000;
+            break;
+        }
         default: {
             char ferr[256];
             enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));

@@ -2,6 +2,7 @@
 #include "reconcile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/key.h"
@@ -10,9 +11,13 @@
 #include "util/result.h"
 
 int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
-                   const char *key, const char *written, const char *written_uid,
-                   struct reconcile_plan *out)
+                   const struct reconcile_env *env, const char *key, const char *written,
+                   const char *written_uid, struct reconcile_plan *out)
 {
+    static const struct reconcile_env no_env;
+    if (!env)
+        env = &no_env;
+    struct store_facts *facts = NULL;
     memset(out, 0, sizeof(*out));
     if (split_meta_namespace_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name)) !=
             K_OK ||
@@ -28,13 +33,25 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         written = NULL; /* written for an earlier pod of the same name */
     const char *current = written ? written : pod->cause;
     snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
-    if (store_is_pending_gpu_pod(pod)) {
+    bool rejected = store_is_rejected_gpu_pod(pod);
+    if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)
+        goto out; /* a Failed pod is written once */
+    if (store_is_pending_gpu_pod(pod) || rejected) {
         size_t n_nodes;
         const struct knode *const *nodes = store_nodes(s, &n_nodes);
         int use_dra = dra && dra_classes && pod->n_claims > 0;
         struct dra_view view = use_dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
-        struct classify_input in = {
-            pod, nodes, n_nodes, store_node_usage, s, use_dra ? &view : NULL};
+        struct classify_input in = {.pod = pod,
+                                    .nodes = nodes,
+                                    .n_nodes = n_nodes,
+                                    .usage = store_node_usage,
+                                    .usage_ctx = s,
+                                    .dra = use_dra ? &view : NULL,
+                                    .no_scheduler_grace = env->no_scheduler_grace};
+        facts = malloc(sizeof(*facts));
+        if (!facts)
+            goto out; /* out of memory: not classified; the next change or resync retries */
+        store_classify_facts(s, pod, env->now, facts, &in);
         struct classify_result r;
         r.verdicts = NULL; /* no per-node report needed */
         if (use_dra)
@@ -45,6 +62,9 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         if (rc != K_OK)
             goto out;
         out->classified = 1;
+        if (r.cause != CAUSE_NO_SCHEDULER)
+            out->recheck_after_ms =
+                pod_no_scheduler_pending(pod, env->now, env->no_scheduler_grace) * 1000;
         if (r.cause == CAUSE_NO_REQUEST && pod->gpu_requests.n == 0)
             goto out; /* pending only for its claims, and none asks for a GPU: not ours */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
@@ -54,7 +74,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;
         snprintf(out->detail, sizeof(out->detail), "%s", r.detail);
-        out->event_type = "Warning";
+        out->event_type = cause_is_blocking(r.cause) ? "Warning" : "Normal";
         out->event_reason = cause_event_reason(r.cause);
     } else if (pod->node_name && !pod_is_terminal(pod) && current &&
                strcmp(current, cause_word(CAUSE_OK)) != 0) {
@@ -66,6 +86,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     }
 out:
     store_read_unlock(s);
+    free(facts);
     return K_OK;
 }
 

@@ -16,6 +16,11 @@
  *     claim template is missing never gets one);
  *   - a pod that carries a blocking gputri/cause and has been bound to a node is set to `ok`
  *     with a Normal Event;
+ *   - a GPU pod its kubelet rejected at admission (bound, Failed: store_is_rejected_gpu_pod) gets
+ *     `node-rejected` once and is never written again;
+ *   - the non-blocking `preempting` gets a Normal Event, the other causes a Warning Event;
+ *   - a pod of a non-default scheduler that is not yet old enough for `no-scheduler` is to be
+ *     looked at again when it is (recheck_after_ms);
  *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is
  *     left alone.
  */
@@ -46,6 +51,13 @@ struct reconcile_plan {
     const char *event_type;   /* "Warning" or "Normal" (static) */
     const char *event_reason; /* static */
     int classified;           /* the classifier ran for this plan (for metrics) */
+    int64_t recheck_after_ms; /* > 0: plan the pod again after this long (no-scheduler grace) */
+};
+
+/* What reconcile_plan() needs to know beyond the caches. */
+struct reconcile_env {
+    int64_t now;                /* wall time, seconds since the epoch */
+    int64_t no_scheduler_grace; /* seconds; 0: CLASSIFY_NO_SCHEDULER_GRACE */
 };
 
 /*
@@ -54,12 +66,13 @@ struct reconcile_plan {
  * pod it was written to: it is ignored for a pod with another uid (deleted and recreated under
  * the same name). `dra` (NULL: no DRA, claims are not looked at) serves the pod's claims, their
  * classes and the slices; `dra_classes` names the GPU DeviceClasses / drivers (borrowed; must
- * be set with `dra`). Takes the store's read lock, then the DRA store's.
+ * be set with `dra`). `env` (NULL: now unknown, default grace) gives the time. Takes the store's
+ * read lock, then the DRA store's.
  * Returns K_OK, or K_EINVAL for a malformed key.
  */
 int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
-                   const char *key, const char *written, const char *written_uid,
-                   struct reconcile_plan *out);
+                   const struct reconcile_env *env, const char *key, const char *written,
+                   const char *written_uid, struct reconcile_plan *out);
 
 /* The writes reconcile needs; production uses the kube client, tests record the calls. */
 struct pod_writer {

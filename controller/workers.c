@@ -118,13 +118,16 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (written_cause)
         *written_cause++ = '\0';
     struct reconcile_plan plan;
+    struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace};
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
-                       key, written_cause, written_cause ? written : NULL, &plan) != K_OK) {
+                       &env, key, written_cause, written_cause ? written : NULL, &plan) != K_OK) {
         log_error("invalid key %s", key);
         return;
     }
     if (plan.classified)
         metrics_inc_classifications(c->metrics);
+    if (plan.recheck_after_ms > 0)
+        workqueue_add_after(c->queue, key, plan.recheck_after_ms);
     if (plan.kind == RECONCILE_WRITE && plan.cause == CAUSE_GPU_FITS) {
         int64_t wait = fits_wait(c, key);
         if (wait > 0) {

@@ -144,9 +144,14 @@ int store_is_pending_gpu_pod(const struct kpod *p)
     return !p->node_name && !pod_is_terminal(p) && (p->gpu_requests.n > 0 || p->n_claims > 0);
 }
 
+int store_is_rejected_gpu_pod(const struct kpod *p)
+{
+    return (p->gpu_requests.n > 0 || p->n_claims > 0) && pod_rejected_by_kubelet(p);
+}
+
 static int interesting(const struct kpod *p)
 {
-    return store_is_pending_gpu_pod(p) || p->cause != NULL;
+    return store_is_pending_gpu_pod(p) || store_is_rejected_gpu_pod(p) || p->cause != NULL;
 }
 
 /* Bound pods never need their scheduling constraints again: drop them to stay compact. */
@@ -169,6 +174,14 @@ static void compact(struct kpod *p)
     keep.n_claims = p->n_claims;
     keep.claim_statuses = p->claim_statuses;
     keep.n_claim_statuses = p->n_claim_statuses;
+    /* a pod its kubelet rejected: the reason, and what counts its siblings */
+    keep.created = p->created;
+    if (store_is_rejected_gpu_pod(p)) {
+        keep.owner_uid = p->owner_uid;
+        keep.failed_reason = p->failed_reason;
+        keep.failed_message = p->failed_message;
+        p->owner_uid = p->failed_reason = p->failed_message = NULL;
+    }
     p->ns = p->name = p->uid = p->node_name = p->cause = p->detail = NULL;
     p->gpu_requests.items = NULL;
     p->gpu_requests.n = 0;
@@ -740,6 +753,46 @@ void store_for_each_gpu_pod_on_node(struct store *s, const char *node,
             p->gpu_requests.n)
             fn(ctx, p);
     }
+}
+
+/* "ns/name" of p into out (STORE_KEY_MAX bytes). */
+static void pod_key(const struct kpod *p, char *out)
+{
+    if (make_key(out, p->ns, p->name) != K_OK)
+        snprintf(out, STORE_KEY_MAX, "%s", p->name ? p->name : "?");
+}
+
+void store_classify_facts(struct store *s, const struct kpod *pod, int64_t now,
+                          struct store_facts *f, struct classify_input *in)
+{
+    in->now = now;
+    in->rejected_siblings = 0;
+    in->victims = NULL;
+    in->n_victims = in->victims_total = 0;
+    bool siblings = pod->owner_uid && pod_rejected_by_kubelet(pod);
+    bool victims = !pod->node_name && pod->nominated_node;
+    if (!siblings && !victims)
+        return;
+    struct lh_entry *e;
+    lh_foreach(s->pods, e)
+    {
+        const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
+        if (p == pod || (p->uid && pod->uid && strcmp(p->uid, pod->uid) == 0))
+            continue;
+        if (siblings && p->owner_uid && strcmp(p->owner_uid, pod->owner_uid) == 0 &&
+            pod_rejected_by_kubelet(p) && (now <= 0 || p->created >= now - 3600))
+            in->rejected_siblings++;
+        if (victims && p->deleting && !pod_is_terminal(p) && p->node_name &&
+            strcmp(p->node_name, pod->nominated_node) == 0) {
+            if (in->n_victims < STORE_MAX_VICTIMS) {
+                pod_key(p, f->names[in->n_victims]);
+                f->ptrs[in->n_victims] = f->names[in->n_victims];
+                in->n_victims++;
+            }
+            in->victims_total++;
+        }
+    }
+    in->victims = f->ptrs;
 }
 
 size_t store_pod_count(struct store *s)

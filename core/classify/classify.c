@@ -32,6 +32,10 @@ static const char *const words[] = {
     [CAUSE_DRA_NO_DRIVER] = "dra-no-driver",
     [CAUSE_DRA_NO_MATCH] = "dra-no-match",
     [CAUSE_DRA_EXHAUSTED] = "dra-exhausted",
+    [CAUSE_NODE_REJECTED] = "node-rejected",
+    [CAUSE_SCHEDULING_GATED] = "scheduling-gated",
+    [CAUSE_NO_SCHEDULER] = "no-scheduler",
+    [CAUSE_PREEMPTING] = "preempting",
 };
 
 static const char *const event_reasons[] = {
@@ -49,24 +53,32 @@ static const char *const event_reasons[] = {
     [CAUSE_DRA_NO_DRIVER] = "DRANoDriver",
     [CAUSE_DRA_NO_MATCH] = "DRANoMatchingDevice",
     [CAUSE_DRA_EXHAUSTED] = "DRADevicesExhausted",
+    [CAUSE_NODE_REJECTED] = "KubeletRejected",
+    [CAUSE_SCHEDULING_GATED] = "SchedulingGated",
+    [CAUSE_NO_SCHEDULER] = "SchedulerNotRunning",
+    [CAUSE_PREEMPTING] = "GPUPreempting",
 };
 
 /* The ladder's order (classify.h); indexed by enum cause. */
 static const int ranks[] = {
     [CAUSE_NO_REQUEST] = 0,
-    [CAUSE_OK] = 1,
-    [CAUSE_DRA_TEMPLATE_MISSING] = 2,
-    [CAUSE_DRA_CLAIM_MISSING] = 3,
-    [CAUSE_DRA_CLASS_MISSING] = 4,
-    [CAUSE_LABEL_MISMATCH] = 5,
-    [CAUSE_TAINT] = 6,
-    [CAUSE_NO_GPU_NODE] = 7,
-    [CAUSE_ALLOCATABLE_ZERO] = 8,
-    [CAUSE_EXHAUSTED] = 9,
-    [CAUSE_DRA_NO_DRIVER] = 10,
-    [CAUSE_DRA_NO_MATCH] = 11,
-    [CAUSE_DRA_EXHAUSTED] = 12,
-    [CAUSE_GPU_FITS] = 13,
+    [CAUSE_NODE_REJECTED] = 1,
+    [CAUSE_OK] = 2,
+    [CAUSE_SCHEDULING_GATED] = 3,
+    [CAUSE_NO_SCHEDULER] = 4,
+    [CAUSE_PREEMPTING] = 5,
+    [CAUSE_DRA_TEMPLATE_MISSING] = 6,
+    [CAUSE_DRA_CLAIM_MISSING] = 7,
+    [CAUSE_DRA_CLASS_MISSING] = 8,
+    [CAUSE_LABEL_MISMATCH] = 9,
+    [CAUSE_TAINT] = 10,
+    [CAUSE_NO_GPU_NODE] = 11,
+    [CAUSE_ALLOCATABLE_ZERO] = 12,
+    [CAUSE_EXHAUSTED] = 13,
+    [CAUSE_DRA_NO_DRIVER] = 14,
+    [CAUSE_DRA_NO_MATCH] = 15,
+    [CAUSE_DRA_EXHAUSTED] = 16,
+    [CAUSE_GPU_FITS] = 17,
 };
 
 _Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
@@ -109,7 +121,125 @@ int cause_rank(enum cause c)
 
 int cause_is_blocking(enum cause c)
 {
-    return c != CAUSE_NO_REQUEST && c != CAUSE_OK;
+    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING;
+}
+
+/* ---- states outside "Pending and unschedulable" ------------------------------------------- */
+
+/* status.reason values of the kubelet's pod admission (classify.h). */
+static const char *const admission_reasons[] = {
+    "UnexpectedAdmissionError",
+    "TopologyAffinityError",
+    "UnknownReason",
+    "UnexpectedPredicateFailureType",
+    "InvalidNodeInfo",
+    "NodeAffinity",
+    "NodeName",
+    "NodePorts",
+    "TaintToleration",
+    "PodOSSelectorNodeLabelDoesNotMatch",
+    "PodOSNotSupported",
+    "InitContainerRestartPolicyForbidden",
+    "SupplementalGroupsPolicyNotSupported",
+    "PodFeatureUnsupported",
+    "SysctlForbidden",
+    "AppArmor",
+    "NodeShutdown",
+    "VolumeAttachmentLimitExceeded",
+};
+
+bool pod_rejected_by_kubelet(const struct kpod *pod)
+{
+    if (!pod || !pod->node_name || pod->phase != POD_PHASE_FAILED || !pod->failed_reason)
+        return false;
+    const char *r = pod->failed_reason;
+    if (strncmp(r, "OutOf", 5) == 0 && r[5])
+        return true; /* OutOf<resource>: lifecycle.InsufficientResourcePrefix */
+    if (strcmp(r, "Evicted") == 0)
+        return pod->failed_message &&
+               strncmp(pod->failed_message, "The node had condition", 22) == 0;
+    for (size_t i = 0; i < sizeof(admission_reasons) / sizeof(admission_reasons[0]); i++)
+        if (strcmp(r, admission_reasons[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A non-default scheduler, no PodScheduled condition yet. */
+static bool waits_for_own_scheduler(const struct kpod *pod)
+{
+    return pod->scheduler_name && *pod->scheduler_name &&
+           strcmp(pod->scheduler_name, "default-scheduler") != 0 &&
+           pod->scheduled.status == COND_ABSENT;
+}
+
+int64_t pod_no_scheduler_pending(const struct kpod *pod, int64_t now, int64_t grace)
+{
+    if (!pod || pod->node_name || !waits_for_own_scheduler(pod) || now <= 0 || pod->created <= 0 ||
+        pod->n_scheduling_gates > 0)
+        return 0;
+    if (grace <= 0)
+        grace = CLASSIFY_NO_SCHEDULER_GRACE;
+    int64_t age = now - pod->created;
+    return age < grace ? grace - age : 0;
+}
+
+static void put_rejected(struct line *l, const struct classify_input *in)
+{
+    const struct kpod *pod = in->pod;
+    line_printf(l, "kubelet on node %s rejected the pod at admission: %s", pod->node_name,
+                pod->failed_reason);
+    if (pod->failed_message && *pod->failed_message)
+        line_printf(l, ": %s", pod->failed_message);
+    if (in->rejected_siblings)
+        line_printf(l, "; %zu other pod%s of the same controller rejected in the last hour",
+                    in->rejected_siblings, in->rejected_siblings == 1 ? "" : "s");
+}
+
+static void put_gates(struct line *l, const struct kpod *pod)
+{
+    size_t kept = pod->n_scheduling_gates < POD_MAX_SCHEDULING_GATES ? pod->n_scheduling_gates
+                                                                     : POD_MAX_SCHEDULING_GATES;
+    bool kueue = false;
+    line_printf(l, "scheduling gate%s ", pod->n_scheduling_gates == 1 ? "" : "s");
+    for (size_t i = 0; i < kept; i++) {
+        const char *g = pod->scheduling_gates[i];
+        line_printf(l, "%s%s", i ? ", " : "", g);
+        kueue = kueue || strcmp(g, "kueue.x-k8s.io/admission") == 0;
+    }
+    if (pod->n_scheduling_gates > kept)
+        line_printf(l, " and %zu more", pod->n_scheduling_gates - kept);
+    line_printf(l, ": the scheduler does not look at the pod until %s removed",
+                pod->n_scheduling_gates == 1 ? "it is" : "they are");
+    if (kueue)
+        line_printf(l, "; Kueue removes kueue.x-k8s.io/admission when it admits the workload "
+                       "(the workload waits for quota in its queue)");
+}
+
+static void put_no_scheduler(struct line *l, const struct classify_input *in, int64_t grace)
+{
+    const struct kpod *pod = in->pod;
+    line_printf(l,
+                "spec.schedulerName %s: no PodScheduled condition %lld s after creation (grace "
+                "%lld s); no scheduler of that name is running or it does not serve this pod",
+                pod->scheduler_name, (long long)(in->now - pod->created), (long long)grace);
+}
+
+static void put_preempting(struct line *l, const struct classify_input *in)
+{
+    const struct kpod *pod = in->pod;
+    line_printf(l,
+                "nominated node %s: the scheduler preempted lower-priority pods there and will "
+                "most likely place this pod",
+                pod->nominated_node);
+    if (in->victims_total == 0) {
+        line_printf(l, "; no pod is terminating there any more");
+        return;
+    }
+    line_printf(l, "; %zu still terminating there: ", in->victims_total);
+    for (size_t i = 0; i < in->n_victims && in->victims; i++)
+        line_printf(l, "%s%s", i ? ", " : "", in->victims[i]);
+    if (in->victims_total > in->n_victims)
+        line_printf(l, ", ...");
 }
 
 /* ---- the detail line ---------------------------------------------------------------------- */
@@ -457,8 +587,31 @@ int classify(const struct classify_input *in, struct classify_result *out)
         goto out;
     }
     if (pod->node_name && *pod->node_name) {
+        if (pod_rejected_by_kubelet(pod)) {
+            out->cause = CAUSE_NODE_REJECTED;
+            put_rejected(&l, in);
+            goto out;
+        }
         out->cause = CAUSE_OK;
         line_printf(&l, "bound to node %s", pod->node_name);
+        goto out;
+    }
+    if (pod->n_scheduling_gates > 0) {
+        out->cause = CAUSE_SCHEDULING_GATED;
+        put_gates(&l, pod);
+        goto out;
+    }
+    int64_t grace =
+        in->no_scheduler_grace > 0 ? in->no_scheduler_grace : CLASSIFY_NO_SCHEDULER_GRACE;
+    if (waits_for_own_scheduler(pod) && in->now > 0 && pod->created > 0 &&
+        in->now - pod->created >= grace) {
+        out->cause = CAUSE_NO_SCHEDULER;
+        put_no_scheduler(&l, in, grace);
+        goto out;
+    }
+    if (pod->nominated_node) {
+        out->cause = CAUSE_PREEMPTING;
+        put_preempting(&l, in);
         goto out;
     }
     enum cause pod_cause = dra_prep_pod_cause(prep, &l);

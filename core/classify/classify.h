@@ -4,7 +4,23 @@
  * The ladder, checked in this order (the seed lab's order; semantics from the default
  * kube-scheduler, see each step):
  *   no-request       the pod's effective request of every GPU resource is 0
+ *   node-rejected    bound, then status.phase Failed with a status.reason the kubelet's pod
+ *                    admission writes (UnexpectedAdmissionError from the device manager,
+ *                    TopologyAffinityError, OutOf<resource>, NodeAffinity, ...; the set of
+ *                    kubernetes/kubernetes: pkg/kubelet/kubelet.go admissionRejectionReasons and
+ *                    pkg/kubelet/lifecycle/predicate.go; Evicted only with the admission
+ *                    handler's "The node had condition" message, pkg/kubelet/eviction)
  *   ok               spec.nodeName is set
+ *   scheduling-gated spec.schedulingGates is not empty: the scheduler does not look at the pod
+ *                    (PodScheduled reason SchedulingGated; kubernetes/kubernetes:
+ *                    pkg/scheduler/framework/plugins/schedulinggates)
+ *   no-scheduler     spec.schedulerName is not default-scheduler and the pod has had no
+ *                    PodScheduled condition for no_scheduler_grace seconds: no scheduler of
+ *                    that name serves it (every scheduler sets the condition on its first try,
+ *                    pkg/scheduler/schedule_one.go handleSchedulingFailure)
+ *   preempting       status.nominatedNodeName is set: the scheduler evicted lower-priority
+ *                    pods there and the pod will most likely run (pkg/scheduler/framework/
+ *                    preemption); not a blocking cause
  *   label-mismatch   no node satisfies spec.nodeSelector AND the required node affinity
  *                    (kubernetes/component-helpers: scheduling/corev1/nodeaffinity/nodeaffinity.go)
  *   taint            every candidate has a NoSchedule/NoExecute taint the pod does not tolerate,
@@ -105,15 +121,21 @@ enum cause {
     CAUSE_DRA_NO_DRIVER,
     CAUSE_DRA_NO_MATCH,
     CAUSE_DRA_EXHAUSTED,
+    /* outside "Pending and unschedulable"; their place is cause_rank() too */
+    CAUSE_NODE_REJECTED,
+    CAUSE_SCHEDULING_GATED,
+    CAUSE_NO_SCHEDULER,
+    CAUSE_PREEMPTING,
     CAUSE_COUNT, /* not a cause: the number of causes */
 };
 
 /*
  * cause_rank() - the position of a cause on the ladder (the order of this file's header):
- * no-request 0, ok 1, dra-template-missing, dra-claim-missing, dra-class-missing,
- * label-mismatch, taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match,
- * dra-exhausted, gpu-fits 13. A higher rank is a later step (closer to running). -1 for a value
- * that is no cause. Pure.
+ * no-request 0, node-rejected 1, ok 2, scheduling-gated, no-scheduler, preempting,
+ * dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch, taint,
+ * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
+ * gpu-fits 17. Among the per-node steps (label-mismatch on) a higher rank is a later step
+ * (closer to running). -1 for a value that is no cause. Pure.
  */
 int cause_rank(enum cause c);
 
@@ -125,10 +147,11 @@ int cause_from_word(const char *word);
  * cause_event_reason() - the CamelCase Event reason for a cause: GPUNotRequested, GPUPlaced,
  * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits,
  * DRAClaimTemplateMissing, DRAClaimMissing, DRADeviceClassMissing, DRANoDriver,
- * DRANoMatchingDevice, DRADevicesExhausted.
+ * DRANoMatchingDevice, DRADevicesExhausted, KubeletRejected, SchedulingGated,
+ * SchedulerNotRunning, GPUPreempting.
  */
 const char *cause_event_reason(enum cause c);
-/* cause_is_blocking() - true for every cause but no-request and ok. */
+/* cause_is_blocking() - true for every cause but no-request, ok and preempting. */
 int cause_is_blocking(enum cause c);
 
 /*
@@ -330,7 +353,33 @@ struct classify_input {
     node_usage_fn usage;
     void *usage_ctx;
     const struct dra_view *dra; /* NULL: no DRA (claims not looked at) */
+    /* What classify() cannot see in the objects (it reads no clock and no other pod): */
+    int64_t now;                /* seconds since the epoch; 0: unknown, no-scheduler is never
+                                   decided */
+    int64_t no_scheduler_grace; /* seconds; 0: CLASSIFY_NO_SCHEDULER_GRACE */
+    size_t rejected_siblings;   /* for node-rejected: other pods of the pod's controller
+                                   (owner_uid) that a kubelet rejected in the last hour */
+    const char *const *victims; /* for preempting: pods still terminating on the nominated node
+                                   ("namespace/name", borrowed), the first n_victims of
+                                   victims_total */
+    size_t n_victims, victims_total;
 };
+
+/* The default grace period before a pod of a scheduler that never answers is no-scheduler. */
+#define CLASSIFY_NO_SCHEDULER_GRACE 30
+
+/*
+ * pod_rejected_by_kubelet() - whether a bound pod was refused by its node's kubelet at
+ * admission: status.phase Failed with one of the admission reasons above (kpod.failed_reason).
+ * Pure; thread-safe.
+ */
+bool pod_rejected_by_kubelet(const struct kpod *pod);
+
+/*
+ * pod_no_scheduler_pending() - for a pod that would be no-scheduler but for its age: the seconds
+ * until the grace period ends (> 0), else 0. Lets a caller look again then. Pure.
+ */
+int64_t pod_no_scheduler_pending(const struct kpod *pod, int64_t now, int64_t grace);
 
 struct classify_result {
     enum cause cause;

@@ -12,6 +12,7 @@
 
 #include "kube/json.h"
 #include "model/quantity.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 /* Copy a string, "" when absent. */
@@ -361,6 +362,38 @@ static int project_meta(json_object *meta, struct kpod *out)
         return K_ENOMEM;
     json_object *del = kube_json_field(meta, "deletionTimestamp");
     out->deleting = del && !json_object_is_type(del, json_type_null);
+    int64_t created;
+    if (clock_parse_rfc3339(kube_json_str(meta, "creationTimestamp"), &created))
+        out->created = created;
+    json_object *owners = kube_json_get(meta, "ownerReferences", json_type_array);
+    size_t n = owners ? json_object_array_length(owners) : 0;
+    for (size_t i = 0; i < n && i < PROJECT_MAX_OWNER_REFERENCES; i++) {
+        json_object *o = json_object_array_get_idx(owners, i);
+        json_object *ctl = kube_json_field(o, "controller");
+        if (ctl && json_object_is_type(ctl, json_type_boolean) && json_object_get_boolean(ctl))
+            return kube_json_dup_opt(kube_json_str(o, "uid"), &out->owner_uid);
+    }
+    return K_OK;
+}
+
+/* spec.schedulingGates[].name: the first POD_MAX_SCHEDULING_GATES names and the count. */
+static int project_scheduling_gates(json_object *spec, struct kpod *out)
+{
+    json_object *gates = kube_json_get(spec, "schedulingGates", json_type_array);
+    size_t n = gates ? json_object_array_length(gates) : 0;
+    if (n == 0)
+        return K_OK;
+    size_t keep = n < POD_MAX_SCHEDULING_GATES ? n : POD_MAX_SCHEDULING_GATES;
+    out->scheduling_gates = calloc(keep, sizeof(*out->scheduling_gates));
+    if (!out->scheduling_gates)
+        return K_ENOMEM;
+    out->n_scheduling_gates = n;
+    for (size_t i = 0; i < keep; i++) {
+        const char *name = kube_json_str(json_object_array_get_idx(gates, i), "name");
+        out->scheduling_gates[i] = strdup(name ? name : "");
+        if (!out->scheduling_gates[i])
+            return K_ENOMEM;
+    }
     return K_OK;
 }
 
@@ -447,6 +480,9 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
     rc = project_pod_claims(kube_json_field(spec, "resourceClaims"), out);
     if (rc != K_OK)
         return rc;
+    rc = project_scheduling_gates(spec, out);
+    if (rc != K_OK)
+        return rc;
     return project_requests(spec, gpus, &out->gpu_requests);
 }
 
@@ -473,6 +509,13 @@ static int project_status(json_object *status, struct kpod *out)
     int rc = project_pod_claim_statuses(kube_json_field(status, "resourceClaimStatuses"), out);
     if (rc != K_OK)
         return rc;
+    const char *nominated = kube_json_str(status, "nominatedNodeName");
+    if (kube_json_dup_opt(nominated && *nominated ? nominated : NULL, &out->nominated_node) != K_OK)
+        return K_ENOMEM;
+    if (out->phase == POD_PHASE_FAILED &&
+        (kube_json_dup_opt(kube_json_str(status, "reason"), &out->failed_reason) != K_OK ||
+         kube_json_dup_opt(kube_json_str(status, "message"), &out->failed_message) != K_OK))
+        return K_ENOMEM;
     json_object *conds = kube_json_get(status, "conditions", json_type_array);
     size_t n = conds ? json_object_array_length(conds) : 0;
     for (size_t i = 0; i < n; i++) {

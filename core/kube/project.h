@@ -39,6 +39,8 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out);
 #define PROJECT_MAX_SELECTOR_REQUIREMENTS 64
 #define PROJECT_MAX_SELECTOR_VALUES 512
 #define PROJECT_MAX_TOLERATIONS 128
+/* ownerReferences looked at for the controller reference (the API server allows any number). */
+#define PROJECT_MAX_OWNER_REFERENCES 64
 
 /* What project_pod_spec() did not project because it was above a cap. */
 struct project_excess {

@@ -138,6 +138,15 @@ void pod_cleanup(struct kpod *p)
     free(p->detail);
     pod_claim_refs_free(p->claims, p->n_claims);
     pod_claim_statuses_free(p->claim_statuses, p->n_claim_statuses);
+    free(p->owner_uid);
+    free(p->failed_reason);
+    free(p->failed_message);
+    size_t gates = p->n_scheduling_gates < POD_MAX_SCHEDULING_GATES ? p->n_scheduling_gates
+                                                                    : POD_MAX_SCHEDULING_GATES;
+    for (size_t i = 0; p->scheduling_gates && i < gates; i++)
+        free(p->scheduling_gates[i]);
+    free(p->scheduling_gates);
+    free(p->nominated_node);
     memset(p, 0, sizeof(*p));
 }
 

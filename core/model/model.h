@@ -167,7 +167,23 @@ struct kpod {
     /* status.resourceClaimStatuses: pod claim name -> generated ResourceClaim name */
     struct pod_claim_status *claim_statuses;
     size_t n_claim_statuses;
+    /* metadata.creationTimestamp in seconds since the epoch; 0 when absent or unparsable */
+    int64_t created;
+    /* the uid of the ownerReference with controller: true (a ReplicaSet, Job, ...), or NULL */
+    char *owner_uid;
+    /* status.reason and status.message, kept only when status.phase is Failed (the kubelet's
+     * admission writes e.g. UnexpectedAdmissionError here); NULL otherwise */
+    char *failed_reason;
+    char *failed_message;
+    /* spec.schedulingGates[].name, at most POD_MAX_SCHEDULING_GATES of them; n_scheduling_gates
+     * is the number in the object (may be larger) */
+    char **scheduling_gates;
+    size_t n_scheduling_gates;
+    char *nominated_node; /* status.nominatedNodeName, or NULL */
 };
+
+/* Scheduling gate names kept per pod (the count of the rest is kept). */
+#define POD_MAX_SCHEDULING_GATES 16
 
 struct knode {
     char *name;

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static int64_t read_clock(clockid_t id)
@@ -106,4 +107,60 @@ void clock_fake_advance_ms(struct clock_fake *f, int64_t ms)
         ms = 0;
     atomic_fetch_add(&f->mono_ns, ms * 1000000);
     atomic_fetch_add(&f->wall_ns, ms * 1000000);
+}
+
+/* n decimal digits at s into *v. */
+static bool digits(const char *s, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        *v = *v * 10 + (s[i] - '0');
+    }
+    return true;
+}
+
+bool clock_parse_rfc3339(const char *s, int64_t *out)
+{
+    int y, mo, d, h, mi, sec;
+    if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
+        s[7] != '-' || !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
+        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
+        !digits(s + 17, 2, &sec))
+        return false;
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return false;
+    const char *p = s + 19;
+    if (*p == '.') {
+        p++;
+        const char *f = p;
+        while (*p >= '0' && *p <= '9' && p - f < 9)
+            p++;
+        if (p == f)
+            return false;
+    }
+    int off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh, om;
+        if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
+            return false;
+        off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
+        p += 6;
+    } else {
+        return false;
+    }
+    if (*p)
+        return false;
+    /* days from civil (Howard Hinnant's algorithm), no time zone database involved */
+    int yy = y - (mo <= 2);
+    int era = yy / 400;
+    int yoe = yy - era * 400;
+    int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = (int64_t)era * 146097 + doe - 719468;
+    *out = days * 86400 + h * 3600 + mi * 60 + sec - off;
+    return true;
 }

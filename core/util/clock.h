@@ -48,6 +48,13 @@ int64_t clock_wall_s(const struct clock *c);
 void clock_format_rfc3339(int64_t wall_ms, bool micro, char *out, size_t len);
 
 /*
+ * clock_parse_rfc3339() - a metav1.Time / MicroTime in UTC ("2006-01-02T15:04:05Z", optional
+ * fraction, "Z" or a "+hh:mm"/"-hh:mm" offset) as seconds since the epoch into *out (fraction
+ * dropped). Returns false, leaving *out alone, for anything else (years 1970..9999 only). Pure.
+ */
+bool clock_parse_rfc3339(const char *s, int64_t *out);
+
+/*
  * A clock for tests: both times stand still until clock_fake_advance_ms() moves them together.
  * Initialise with clock_fake_init(); the struct must outlive every clock made from it.
  */

@@ -1,5 +1,6 @@
 /* classify_world.c - loading the classifier fixtures for unit tests. */
 #include "classify_world.h"
+#include "util/clock.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +42,14 @@ int classify_world_load(json_object *root, const struct gpu_set *gpus, struct cl
             goto fail;
         }
     }
+    json_object *now = NULL, *grace = NULL;
+    if (json_object_object_get_ex(root, "now", &now) &&
+        !clock_parse_rfc3339(json_object_get_string(now), &w->now)) {
+        snprintf(err, errlen, "now is not an RFC 3339 time");
+        goto fail;
+    }
+    if (json_object_object_get_ex(root, "no_scheduler_grace", &grace))
+        w->no_scheduler_grace = json_object_get_int64(grace);
     w->target = (size_t)-1;
     const char *tname = json_object_get_string(target);
     for (; w->n_pods < n_pods; w->n_pods++) {

@@ -3,7 +3,9 @@
  * run them (tests/unit/core/classify/test_classify.c, tests/unit/webhook/test_ladder_agreement.c).
  *
  * A fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
- * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}.
+ * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}, and optionally
+ * "now" (RFC 3339: the time classify() is told; absent: unknown) and "no_scheduler_grace"
+ * (seconds).
  */
 #ifndef GPUTRI_TEST_CLASSIFY_WORLD_H
 #define GPUTRI_TEST_CLASSIFY_WORLD_H
@@ -21,7 +23,9 @@ struct classify_world {
     size_t n_nodes;
     struct kpod *pods;
     size_t n_pods;
-    size_t target; /* index into pods */
+    size_t target;              /* index into pods */
+    int64_t now;                /* "now" in seconds since the epoch, 0 when absent */
+    int64_t no_scheduler_grace; /* "no_scheduler_grace", 0 when absent */
 };
 
 /*

@@ -91,7 +91,8 @@ static struct recorder run_uid(const char *key, const char *written, const char 
     struct recorder r = {0};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    assert_int_equal(reconcile_plan(store, NULL, NULL, key, written, written_uid, &plan), K_OK);
+    assert_int_equal(reconcile_plan(store, NULL, NULL, NULL, key, written, written_uid, &plan),
+                     K_OK);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
     return r;
@@ -186,7 +187,7 @@ static void test_vanished_pod_is_not_an_error(void **state)
     struct recorder r = {.fail_annotate = K_ENOTFOUND};
     struct pod_writer w = {&r, rec_annotate, rec_event};
     struct reconcile_plan plan;
-    reconcile_plan(store, NULL, NULL, "gpu-triage/racy", NULL, NULL, &plan);
+    reconcile_plan(store, NULL, NULL, NULL, "gpu-triage/racy", NULL, NULL, &plan);
     struct kube_error err = {0};
     assert_int_equal(reconcile_apply(&plan, &w, &err), K_ENOTFOUND);
     assert_int_equal(r.events, 0);
@@ -235,12 +236,12 @@ static enum reconcile_kind plan_fixture(const char *file, enum cause *cause, cha
     char key[STORE_KEY_MAX];
     assert_int_equal(store_pod_apply_json(s, pod, 0, key, &ch), K_OK);
     struct reconcile_plan plan;
-    assert_int_equal(reconcile_plan(s, ds, &dra_classes, key, NULL, NULL, &plan), K_OK);
+    assert_int_equal(reconcile_plan(s, ds, &dra_classes, NULL, key, NULL, NULL, &plan), K_OK);
     *cause = plan.cause;
     snprintf(detail, len, "%s", plan.detail);
     /* without DRA the same pod is not classified with its claims: never a DRA cause */
     struct reconcile_plan plain;
-    assert_int_equal(reconcile_plan(s, NULL, NULL, key, NULL, NULL, &plain), K_OK);
+    assert_int_equal(reconcile_plan(s, NULL, NULL, NULL, key, NULL, NULL, &plain), K_OK);
     assert_true(plain.kind != RECONCILE_WRITE || plain.cause < CAUSE_DRA_TEMPLATE_MISSING);
     gpu_set_cleanup(&dra_classes);
     dra_store_free(ds);

@@ -189,7 +189,12 @@ static int run_fixture(const char *path, void *ctx)
     dra_store_read_lock(ds);
     size_t n_nodes;
     const struct knode *const *nodes = store_nodes(st, &n_nodes);
-    struct classify_input in = {&pod, nodes, n_nodes, store_node_usage, st, &view};
+    struct classify_input in = {.pod = &pod,
+                                .nodes = nodes,
+                                .n_nodes = n_nodes,
+                                .usage = store_node_usage,
+                                .usage_ctx = st,
+                                .dra = &view};
     struct classify_result r;
     r.verdicts = NULL;
     assert_int_equal(classify(&in, &r), K_OK);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "cache/store.h"
 #include "classify/classify.h"
 #include "classify_world.h"
 #include "model/gpu.h"
@@ -54,9 +55,25 @@ static int run_fixture(const char *path, void *ctx)
         .n_nodes = w.n_nodes,
         .usage = classify_world_usage,
         .usage_ctx = &w,
+        .no_scheduler_grace = w.no_scheduler_grace,
     };
+    /* the facts the controller and the CLI take from their store: the same function here */
+    struct store *st = store_new(gpus);
+    assert_non_null(st);
+    json_object *pods = NULL;
+    json_object_object_get_ex(root, "pods", &pods);
+    for (size_t i = 0; i < json_object_array_length(pods); i++) {
+        unsigned ch;
+        assert_int_equal(store_pod_apply_json(st, json_object_array_get_idx(pods, i), 0, NULL, &ch),
+                         K_OK);
+    }
+    struct store_facts facts;
+    store_read_lock(st);
+    store_classify_facts(st, in.pod, w.now, &facts, &in);
     struct classify_result res = {.verdicts = verdicts};
     int rc = classify(&in, &res);
+    store_read_unlock(st);
+    store_free(st);
     if (rc != K_OK) {
         print_error("%s: classify returned %d\n", path, rc);
         failures++;

@@ -52,9 +52,45 @@ static void test_rfc3339(void **state)
     assert_string_equal(out, "1970-01");
 }
 
+static void test_parse_rfc3339(void **state)
+{
+    (void)state;
+    int64_t t = -1;
+    assert_true(clock_parse_rfc3339("1970-01-01T00:00:00Z", &t));
+    assert_int_equal(t, 0);
+    assert_true(clock_parse_rfc3339("2026-12-01T12:10:29Z", &t));
+    assert_int_equal(t, 1796127029);
+    assert_true(clock_parse_rfc3339("2026-12-01T12:10:29.123456Z", &t));
+    assert_int_equal(t, 1796127029);
+    assert_true(clock_parse_rfc3339("2026-12-01T14:10:29+02:00", &t));
+    assert_int_equal(t, 1796127029);
+    assert_true(clock_parse_rfc3339("2024-02-29T00:00:00Z", &t));
+    assert_int_equal(t, 1709164800);
+    /* and back */
+    char buf[CLOCK_RFC3339_MAX];
+    clock_format_rfc3339(1796127029000, false, buf, sizeof(buf));
+    assert_string_equal(buf, "2026-12-01T12:10:29Z");
+    t = 7;
+    const char *bad[] = {"",
+                         "2026-12-01",
+                         "2026-12-01T12:10:29",
+                         "2026-13-01T00:00:00Z",
+                         "2026-12-01T12:10:29.Z",
+                         "2026-12-01T12:10:29Zx",
+                         "1969-12-31T23:59:59Z",
+                         "2026-12-01 12:10:29Z",
+                         "2026-12-01T12:10:29+0200",
+                         NULL};
+    for (size_t i = 0; bad[i]; i++)
+        assert_false(clock_parse_rfc3339(bad[i], &t));
+    assert_false(clock_parse_rfc3339(NULL, &t));
+    assert_int_equal(t, 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_rfc3339),
         cmocka_unit_test(test_system_clock),
         cmocka_unit_test(test_fake_clock_moves_only_when_told),
         cmocka_unit_test(test_rfc3339),
