@@ -79,8 +79,10 @@ tsan_unit() {
     "${run[@]}" ctest --test-dir "$REPO/build-tsan" --output-on-failure
 }
 
+# The audit log starts empty here, so that e2e/test-rbac-usage sees this run's requests only.
 e2e_up() {
-  "$REPO/e2e/cluster" up >/dev/null && "$REPO/e2e/cluster" deploy
+  "$REPO/e2e/cluster" up >/dev/null && "$REPO/e2e/cluster" audit-log --reset >/dev/null &&
+    "$REPO/e2e/cluster" deploy
 }
 
 e2e_suite() { # e2e_suite PATH: one suite; on failure show the end of gputri's logs
@@ -103,11 +105,14 @@ suite "build fuzz targets (clang, libFuzzer)" "$REPO/scripts/fuzz.sh" --build-on
 suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
 suite "e2e: control plane up, gputri deployed" e2e_up
-# The seed lab first, then every other suite; each cleans up after itself.
+# The seed lab first, then every other suite; each cleans up after itself. test-rbac-usage reads
+# the audit log of all the others, so it runs last.
 suite "e2e/test-lab" e2e_suite "$REPO/e2e/test-lab"
 for t in "$REPO"/e2e/test-*; do
-  [ -x "$t" ] && [ "$t" != "$REPO/e2e/test-lab" ] && suite "e2e/${t##*/}" e2e_suite "$t"
+  case ${t##*/} in test-lab | test-rbac-usage) continue ;; esac
+  [ -x "$t" ] && suite "e2e/${t##*/}" e2e_suite "$t"
 done
+suite "e2e/test-rbac-usage" "$REPO/e2e/test-rbac-usage"
 "$REPO/e2e/cluster" down >/dev/null 2>&1
 
 echo
