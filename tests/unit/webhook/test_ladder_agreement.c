@@ -237,7 +237,10 @@ static int run_fixture(const char *file, void *ctx)
     assert_non_null(target_key);
     json_object *target = find_target(pods, target_key);
     assert_non_null(target);
+    /* node-level agreement: the pod as the scheduler would filter nodes for it */
     json_object_object_del(member(target, "spec"), "nodeName");
+    json_object_object_del(member(target, "spec"), "schedulingGates");
+    json_object_object_del(member(target, "status"), "nominatedNodeName");
 
     struct world w;
     char err[256];
