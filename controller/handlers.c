@@ -87,7 +87,8 @@ static int needs_work(struct controller *c, const char *key)
         return 1;
     store_read_lock(c->store);
     const struct kpod *pod = store_pod_get(c->store, ns, name);
-    int needed = pod && (store_is_pending_gpu_pod(pod) || pod->cause);
+    int needed =
+        pod && (store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause);
     store_read_unlock(c->store);
     return needed;
 }

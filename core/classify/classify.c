@@ -65,8 +65,8 @@ static const int ranks[] = {
     [CAUSE_NODE_REJECTED] = 1,
     [CAUSE_OK] = 2,
     [CAUSE_SCHEDULING_GATED] = 3,
-    [CAUSE_NO_SCHEDULER] = 4,
-    [CAUSE_PREEMPTING] = 5,
+    [CAUSE_PREEMPTING] = 4,
+    [CAUSE_NO_SCHEDULER] = 5,
     [CAUSE_DRA_TEMPLATE_MISSING] = 6,
     [CAUSE_DRA_CLAIM_MISSING] = 7,
     [CAUSE_DRA_CLASS_MISSING] = 8,
@@ -175,7 +175,7 @@ static bool waits_for_own_scheduler(const struct kpod *pod)
 int64_t pod_no_scheduler_pending(const struct kpod *pod, int64_t now, int64_t grace)
 {
     if (!pod || pod->node_name || !waits_for_own_scheduler(pod) || now <= 0 || pod->created <= 0 ||
-        pod->n_scheduling_gates > 0)
+        pod->n_scheduling_gates > 0 || pod->nominated_node)
         return 0;
     if (grace <= 0)
         grace = CLASSIFY_NO_SCHEDULER_GRACE;
@@ -601,17 +601,17 @@ int classify(const struct classify_input *in, struct classify_result *out)
         put_gates(&l, pod);
         goto out;
     }
+    if (pod->nominated_node) {
+        out->cause = CAUSE_PREEMPTING;
+        put_preempting(&l, in);
+        goto out;
+    }
     int64_t grace =
         in->no_scheduler_grace > 0 ? in->no_scheduler_grace : CLASSIFY_NO_SCHEDULER_GRACE;
     if (waits_for_own_scheduler(pod) && in->now > 0 && pod->created > 0 &&
         in->now - pod->created >= grace) {
         out->cause = CAUSE_NO_SCHEDULER;
         put_no_scheduler(&l, in, grace);
-        goto out;
-    }
-    if (pod->nominated_node) {
-        out->cause = CAUSE_PREEMPTING;
-        put_preempting(&l, in);
         goto out;
     }
     enum cause pod_cause = dra_prep_pod_cause(prep, &l);

@@ -14,13 +14,13 @@
  *   scheduling-gated spec.schedulingGates is not empty: the scheduler does not look at the pod
  *                    (PodScheduled reason SchedulingGated; kubernetes/kubernetes:
  *                    pkg/scheduler/framework/plugins/schedulinggates)
+ *   preempting       status.nominatedNodeName is set: a scheduler evicted lower-priority
+ *                    pods there and the pod will most likely run (pkg/scheduler/framework/
+ *                    preemption); not a blocking cause
  *   no-scheduler     spec.schedulerName is not default-scheduler and the pod has had no
  *                    PodScheduled condition for no_scheduler_grace seconds: no scheduler of
  *                    that name serves it (every scheduler sets the condition on its first try,
  *                    pkg/scheduler/schedule_one.go handleSchedulingFailure)
- *   preempting       status.nominatedNodeName is set: the scheduler evicted lower-priority
- *                    pods there and the pod will most likely run (pkg/scheduler/framework/
- *                    preemption); not a blocking cause
  *   label-mismatch   no node satisfies spec.nodeSelector AND the required node affinity
  *                    (kubernetes/component-helpers: scheduling/corev1/nodeaffinity/nodeaffinity.go)
  *   taint            every candidate has a NoSchedule/NoExecute taint the pod does not tolerate,
@@ -131,7 +131,7 @@ enum cause {
 
 /*
  * cause_rank() - the position of a cause on the ladder (the order of this file's header):
- * no-request 0, node-rejected 1, ok 2, scheduling-gated, no-scheduler, preempting,
+ * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, no-scheduler,
  * dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch, taint,
  * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
  * gpu-fits 17. Among the per-node steps (label-mismatch on) a higher rank is a later step

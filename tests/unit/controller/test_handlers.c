@@ -117,6 +117,29 @@ static void test_pending_gpu_pods_are_queued(void **state)
     expect_queue(f->c, "team/train");
 }
 
+/* A placed GPU pod that its kubelet then refuses (Failed, UnexpectedAdmissionError) is queued;
+ * one that fails after running (Evicted for memory) is not. */
+static void test_rejected_pods_are_queued(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "placed", "1", "lab-node-0", "Running", NULL, 1, NULL));
+    expect_queue(f->c, "");
+    json_object *rejected = test_pod("team", "placed", "1", "lab-node-0", "Failed", NULL, 1, NULL);
+    json_object *st = NULL;
+    json_object_object_get_ex(rejected, "status", &st);
+    json_object_object_add(st, "reason", json_object_new_string("UnexpectedAdmissionError"));
+    feed(f->pods.upsert, f->pods.ctx, rejected);
+    expect_queue(f->c, "team/placed");
+    json_object *evicted = test_pod("team", "other", "1", "lab-node-0", "Failed", NULL, 1, NULL);
+    json_object_object_get_ex(evicted, "status", &st);
+    json_object_object_add(st, "reason", json_object_new_string("Evicted"));
+    json_object_object_add(st, "message", json_object_new_string("The node was low on resource"));
+    feed(f->pods.upsert, f->pods.ctx, evicted);
+    expect_queue(f->c, "");
+}
+
 static void test_deleted_or_placed_pods_are_dropped(void **state)
 {
     struct fixture *f = *state;
@@ -391,6 +414,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pending_gpu_pods_are_queued, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rejected_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deleted_or_placed_pods_are_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes_requeue_pending_pods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),

@@ -126,6 +126,52 @@ static void test_blocked_pod_is_annotated_once(void **state)
     assert_int_equal(r.annotations + r.events, 0);
 }
 
+/* A pod its kubelet rejected: node-rejected once with a Warning Event, then never again. */
+static void test_rejected_pod_is_written_once(void **state)
+{
+    (void)state;
+    json_object *p = test_pod("gpu-triage", "rejected", "1", "lab-node-0", "Failed", NULL, 1, NULL);
+    json_object *st = NULL;
+    json_object_object_get_ex(p, "status", &st);
+    json_object_object_add(st, "reason", json_object_new_string("TopologyAffinityError"));
+    json_object_object_add(st, "message",
+                           json_object_new_string("Resources cannot be allocated with Topology "
+                                                  "locality"));
+    json_object *again = json_object_get(p);
+    put(p);
+    struct recorder r = run("gpu-triage/rejected", NULL);
+    assert_int_equal(r.annotations, 1);
+    assert_int_equal(r.events, 1);
+    assert_string_equal(r.cause, "node-rejected");
+    assert_string_equal(r.event_type, "Warning");
+    assert_string_equal(r.reason, "KubeletRejected");
+    assert_non_null(strstr(r.detail, "TopologyAffinityError: Resources cannot be allocated"));
+    /* seen through the watch with its annotation: nothing more */
+    json_object *meta = NULL;
+    json_object_object_get_ex(again, "metadata", &meta);
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "gputri/cause", json_object_new_string("node-rejected"));
+    json_object_object_add(meta, "annotations", ann);
+    put(again);
+    r = run("gpu-triage/rejected", NULL);
+    assert_int_equal(r.annotations + r.events, 0);
+}
+
+/* preempting is not blocking: a Normal Event. */
+static void test_preempting_is_normal(void **state)
+{
+    (void)state;
+    json_object *p = test_pod("gpu-triage", "high", "2", NULL, "Pending", "lab-node-0", 1, NULL);
+    json_object *st = NULL;
+    json_object_object_get_ex(p, "status", &st);
+    json_object_object_add(st, "nominatedNodeName", json_object_new_string("lab-node-0"));
+    put(p);
+    struct recorder r = run("gpu-triage/high", NULL);
+    assert_string_equal(r.cause, "preempting");
+    assert_string_equal(r.event_type, "Normal");
+    assert_string_equal(r.reason, "GPUPreempting");
+}
+
 static void test_cause_change_rewrites(void **state)
 {
     (void)state;
@@ -275,6 +321,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocked_pod_is_annotated_once),
+        cmocka_unit_test(test_rejected_pod_is_written_once),
+        cmocka_unit_test(test_preempting_is_normal),
         cmocka_unit_test(test_cause_change_rewrites),
         cmocka_unit_test(test_placed_pod_becomes_ok),
         cmocka_unit_test(test_untouched_pods),
