@@ -11,6 +11,24 @@
  *   429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport K_EIO / K_ETIMEDOUT.
  * A K_EIO caused by the kubeconfig's TLS material rather than the network has kube_error.tls set
  * (see enum kube_tls_failure) and a message starting "TLS: ".
+ *
+ * What every request carries, from struct kube_config (kube/config.h), as client-go's transport
+ * does (kubernetes/client-go: transport/round_trippers.go, transport/config.go,
+ * plugin/pkg/client/auth/exec/exec.go):
+ *   - Authorization: Bearer from the token (tokenFile re-read before each request), else from the
+ *     exec plugin's cached credential, which may instead be a client certificate. A request
+ *     answered 401 with an exec credential drops that credential, runs the plugin again and is
+ *     sent once more (client-go only refreshes for the next request; the retry makes a one-shot
+ *     CLI survive a revoked token);
+ *   - Impersonate-User, one Impersonate-Group per group and Impersonate-Uid when a user is
+ *     impersonated (groups and uid alone are not sent, as rest.Config only carries them with a
+ *     user);
+ *   - tls-server-name: the request goes to the server's host and port (CURLOPT_CONNECT_TO) while
+ *     the URL names tls-server-name, so libcurl sends it as SNI and verifies the certificate
+ *     against it; the Host header keeps the server's authority, as Go's http.Transport does;
+ *   - proxy-url through CURLOPT_PROXY with no NO_PROXY exceptions; without one libcurl reads the
+ *     proxy environment variables;
+ *   - --request-timeout as the total time of a non-watch request (0: none; default 60 s).
  */
 #ifndef GPUTRI_KUBE_CLIENT_H
 #define GPUTRI_KUBE_CLIENT_H
@@ -40,6 +58,10 @@ struct kube_error {
     int retry_after;   /* seconds from Retry-After, 0 when absent */
     char message[512]; /* Status.message, curl's error text, or a description */
     int tls;           /* enum kube_tls_failure; KUBE_TLS_NONE unless code is K_EIO */
+    /* 1 when no request was sent because the exec credential plugin failed (kube/exec.h); the
+     * message says why, starting `exec plugin of user "U": `. code is the plugin's K_* (K_EIO,
+     * K_ENOTFOUND, K_ETIMEDOUT, K_EINVAL for a bad response, ...). */
+    int credentials;
 };
 
 /*
