@@ -1253,6 +1253,62 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
     return kube_config_load_overrides(explicit_path, NULL, cfg, err, errlen);
 }
 
+static void names_of(struct kc_file *f, const char *list, void (*fn)(void *, const char *),
+                     void *ctx, unsigned *calls)
+{
+    yaml_node_t *seq = map_get(&f->doc, yaml_document_get_root_node(&f->doc), list);
+    if (!seq || seq->type != YAML_SEQUENCE_NODE)
+        return;
+    for (yaml_node_item_t *it = seq->data.sequence.items.start;
+         it < seq->data.sequence.items.top && *calls < 4096; it++) {
+        const char *n = map_str(&f->doc, yaml_document_get_node(&f->doc, *it), "name");
+        if (n) {
+            fn(ctx, n);
+            (*calls)++;
+        }
+    }
+}
+
+int kube_config_names(const char *explicit_path, const char *list,
+                      void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    char home_path[4096];
+    const char *env = getenv("KUBECONFIG");
+    const char *home = getenv("HOME");
+    const char *paths = explicit_path && *explicit_path ? explicit_path : env && *env ? env : NULL;
+    if (!paths) {
+        if (!home || !*home)
+            return K_ENOTFOUND;
+        snprintf(home_path, sizeof(home_path), "%s/.kube/config", home);
+        paths = home_path;
+    }
+    char *copy = strdup(paths);
+    struct kc_set *set = calloc(1, sizeof(*set));
+    int rc = K_OK;
+    unsigned calls = 0;
+    if (!copy || !set) {
+        rc = K_ENOMEM;
+        goto out;
+    }
+    char *save = NULL;
+    bool one = explicit_path && *explicit_path;
+    for (char *p = one ? copy : strtok_r(copy, ":", &save); p && set->n < KUBECONFIG_FILES_MAX;
+         p = one ? NULL : strtok_r(NULL, ":", &save)) {
+        struct kc_file *f = &set->files[set->n++];
+        rc = kc_file_load(f, p, 1, NULL, 0);
+        if (rc)
+            goto out;
+        if (f->has_doc)
+            names_of(f, list, fn, ctx, &calls);
+    }
+out:
+    if (set)
+        kc_set_cleanup(set);
+    free(set);
+    free(copy);
+    return rc;
+}
+
 void kube_config_cleanup(struct kube_config *cfg)
 {
     if (!cfg)

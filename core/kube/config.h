@@ -158,6 +158,17 @@ int kube_config_load_overrides(const char *explicit_path, const struct kube_conf
                                struct kube_config *cfg, char *err, size_t errlen);
 
 /*
+ * kube_config_names() - call fn with the name of every entry of `list` ("contexts", "clusters"
+ * or "users") in the kubeconfig kube_config_load() would read (explicit_path, else each file of
+ * $KUBECONFIG in order, else ~/.kube/config; not in-cluster), at most 4096 calls; a name found
+ * in several files comes once per file (callers dedupe). For completion. Returns K_OK,
+ * K_ENOTFOUND (no kubeconfig), K_EINVAL (unreadable or invalid YAML) or K_ENOMEM. Same threading
+ * rule as kube_config_load().
+ */
+int kube_config_names(const char *explicit_path, const char *list,
+                      void (*fn)(void *ctx, const char *name), void *ctx);
+
+/*
  * kube_header_value_ok() - true when `v` may go into an HTTP header value: no control character
  * (C0 or DEL; CR/LF would inject headers into every request). A token that fails this is refused
  * (client-go's transport sends the token as given; Go's net/http rejects the request then,

@@ -268,6 +268,24 @@ static void test_flags_only(void **state)
     kube_config_cleanup(&cfg);
 }
 
+static void collect(void *ctx, const char *name)
+{
+    char *acc = ctx;
+    strcat(acc, name);
+    strcat(acc, ",");
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    char acc[512] = "";
+    assert_int_equal(kube_config_names(path, "contexts", collect, acc), K_OK);
+    assert_string_equal(acc, "one,two,");
+    acc[0] = '\0';
+    assert_int_equal(kube_config_names(path, "clusters", collect, acc), K_OK);
+    assert_string_equal(acc, "c1,c2,");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_impersonation_and_timeout),
         cmocka_unit_test(test_parse_timeout),
         cmocka_unit_test(test_flags_only),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
