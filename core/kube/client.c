@@ -109,8 +109,13 @@ enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_messag
                                          "unable to get local issuer"};
     static const char *const client[] = {"alert bad certificate", "alert certificate required",
                                          "alert unknown ca", "alert certificate unknown"};
+    static const char *const name[] = {"subject name", "does not match target host name"};
     switch (curl_code) {
     case CURLE_PEER_FAILED_VERIFICATION:
+        for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+            if (contains_ci(curl_message, name[i]))
+                return KUBE_TLS_SERVER_NAME;
+        return KUBE_TLS_SERVER_UNTRUSTED;
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
         return KUBE_TLS_SERVER_UNTRUSTED;
@@ -141,6 +146,9 @@ const char *kube_tls_failure_text(int kind)
         return "TLS: the kubeconfig's CA certificate cannot be used";
     case KUBE_TLS_CLIENT_CERT:
         return "TLS: the kubeconfig's client certificate/key cannot be used";
+    case KUBE_TLS_SERVER_NAME:
+        return "TLS: the API server's certificate is not valid for the server name (the URL's "
+               "host, or tls-server-name)";
     default:
         return "";
     }
@@ -823,6 +831,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
             rc =
                 kube_exec_cache_get(cfg->exec_cache, &c->exec_cred, &c->exec_gen, why, sizeof(why));
             if (rc) {
+                rc = rc == K_ENOMEM ? K_ENOMEM : K_EIO;
                 err_set(err, rc, "%s", why);
                 err->credentials = 1;
                 return rc;

@@ -50,6 +50,8 @@ enum kube_tls_failure {
     KUBE_TLS_SERVER_UNTRUSTED, /* the server's certificate does not verify against the CA */
     KUBE_TLS_CA_UNUSABLE,      /* the kubeconfig's CA data or file cannot be loaded */
     KUBE_TLS_CLIENT_CERT,      /* the client certificate/key cannot be loaded, or was rejected */
+    KUBE_TLS_SERVER_NAME,      /* the certificate verifies but names neither the server's host
+                                * nor tls-server-name */
 };
 
 struct kube_error {
@@ -59,8 +61,9 @@ struct kube_error {
     char message[512]; /* Status.message, curl's error text, or a description */
     int tls;           /* enum kube_tls_failure; KUBE_TLS_NONE unless code is K_EIO */
     /* 1 when no request was sent because the exec credential plugin failed (kube/exec.h); the
-     * message says why, starting `exec plugin of user "U": `. code is the plugin's K_* (K_EIO,
-     * K_ENOTFOUND, K_ETIMEDOUT, K_EINVAL for a bad response, ...). */
+     * message says why, starting `exec plugin of user "U": `. code is then K_EIO (whatever
+     * failed: callers back off and retry as for a network failure; a missing plugin is never
+     * read as a 404) or K_ENOMEM. */
     int credentials;
 };
 
@@ -68,7 +71,9 @@ struct kube_error {
  * kube_tls_failure_of() - the kind of TLS configuration failure behind a libcurl result
  * `curl_code` (a CURLcode) with curl's error text `curl_message` (may be NULL), or KUBE_TLS_NONE
  * for a network failure or success. CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR and
- * CURLE_SSL_PINNEDPUBKEYNOTMATCH: server untrusted; CURLE_SSL_CACERT_BADFILE and
+ * CURLE_SSL_PINNEDPUBKEYNOTMATCH: server untrusted, or KUBE_TLS_SERVER_NAME when the text says
+ * the name does not match ("subject name", "does not match target host name"; libcurl's
+ * OpenSSL backend); CURLE_SSL_CACERT_BADFILE and
  * CURLE_SSL_CRL_BADFILE: CA unusable; CURLE_SSL_CERTPROBLEM: client certificate; and
  * CURLE_SSL_CONNECT_ERROR only when the text names a verification failure ("certificate verify
  * failed", "self-signed"/"self signed", "unable to get local issuer") or an alert the server sent
@@ -80,7 +85,9 @@ enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_messag
 /*
  * kube_tls_failure_text() - the message prefix for a kind: "TLS: the API server's certificate is
  * not trusted by the kubeconfig's CA", "TLS: the kubeconfig's CA certificate cannot be used",
- * "TLS: the kubeconfig's client certificate/key cannot be used"; "" for KUBE_TLS_NONE or an
+ * "TLS: the kubeconfig's client certificate/key cannot be used", "TLS: the API server's
+ * certificate is not valid for the server name (the URL's host, or tls-server-name)"; "" for
+ * KUBE_TLS_NONE or an
  * unknown value. Static string. Thread-safe.
  */
 const char *kube_tls_failure_text(int kind);

@@ -510,6 +510,11 @@ static void test_tls_failure_kinds(void **state)
                                          "certificate"),
                      KUBE_TLS_SERVER_UNTRUSTED);
     assert_int_equal(kube_tls_failure_of(CURLE_SSL_ISSUER_ERROR, NULL), KUBE_TLS_SERVER_UNTRUSTED);
+    assert_int_equal(kube_tls_failure_of(CURLE_PEER_FAILED_VERIFICATION,
+                                         "SSL: no alternative certificate subject name matches "
+                                         "target host name 'x.example'"),
+                     KUBE_TLS_SERVER_NAME);
+    assert_non_null(strstr(kube_tls_failure_text(KUBE_TLS_SERVER_NAME), "tls-server-name"));
     assert_int_equal(kube_tls_failure_of(CURLE_SSL_CACERT_BADFILE, "error setting certificate"),
                      KUBE_TLS_CA_UNUSABLE);
     assert_int_equal(kube_tls_failure_of(CURLE_SSL_CERTPROBLEM,
