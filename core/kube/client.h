@@ -21,8 +21,7 @@
  *     sent once more (client-go only refreshes for the next request; the retry makes a one-shot
  *     CLI survive a revoked token);
  *   - Impersonate-User, one Impersonate-Group per group and Impersonate-Uid when a user is
- *     impersonated (groups and uid alone are not sent, as rest.Config only carries them with a
- *     user);
+ *     impersonated (the loader refuses groups or a uid without one);
  *   - tls-server-name: the request goes to the server's host and port (CURLOPT_CONNECT_TO) while
  *     the URL names tls-server-name, so libcurl sends it as SNI and verifies the certificate
  *     against it; the Host header keeps the server's authority, as Go's http.Transport does;

@@ -887,7 +887,17 @@ static int load_user(struct kc_set *set, const char *name, const struct kube_con
     }
 
     /* Impersonation flags replace the user's settings (mergo.WithOverride). */
-    return impersonation_flags(ov, cfg);
+    rc = impersonation_flags(ov, cfg);
+    if (rc)
+        return rc;
+    /* Groups or a uid without a user: client_config.go ClientConfig refuses it. */
+    if (!cfg->impersonate_user && (cfg->n_impersonate_groups || cfg->impersonate_uid)) {
+        errbuf_printf(err, errlen,
+                      "requesting uid, groups or user-extra for %s without impersonating a user",
+                      name ? name : "");
+        return K_EINVAL;
+    }
+    return K_OK;
 }
 
 /* Resolve the context (--context, else current-context) through the set into cfg. */
@@ -1203,6 +1213,12 @@ int kube_config_load_overrides(const char *explicit_path, const struct kube_conf
             rc = replace_str(&cfg->ns, ov->ns);
         if (!rc)
             rc = impersonation_flags(ov, cfg);
+        if (!rc && !cfg->impersonate_user && (cfg->n_impersonate_groups || cfg->impersonate_uid)) {
+            errbuf_printf(err, errlen,
+                          "requesting uid, groups or user-extra for in-cluster without "
+                          "impersonating a user");
+            rc = K_EINVAL;
+        }
     } else if (home && *home) {
         char path[4096];
         int n = snprintf(path, sizeof(path), "%s/.kube/config", home);

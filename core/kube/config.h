@@ -72,7 +72,7 @@ struct kube_config {
     char *proxy_url;
     /* Impersonation (--as, --as-group, --as-uid; user.as, as-groups, as-uid): sent as
      * Impersonate-User, Impersonate-Group (one header each) and Impersonate-Uid on every request.
-     * Groups and uid only go with a user, as client-go's ClientConfig sets them. */
+     * Groups or a uid without a user are refused at load, as client-go's ClientConfig does. */
     char *impersonate_user;
     char *impersonate_uid;
     char *impersonate_groups[KUBE_AS_GROUPS_MAX];
@@ -152,7 +152,9 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
  * request). Errors as kube_config_load(), plus K_EINVAL for a context, cluster or user named by
  * a flag that does not exist (`context "X" does not exist`), a bad request_timeout, or an
  * invalid exec stanza (no command, apiVersion other than v1/v1beta1, no interactiveMode with
- * v1, an unknown interactiveMode, an env entry without a name). Same threading rule.
+ * v1, an unknown interactiveMode, an env entry without a name), or --as-group / --as-uid (or the
+ * user's as-groups / as-uid) without a user to impersonate ("requesting uid, groups or
+ * user-extra for U without impersonating a user", kubectl's words). Same threading rule.
  */
 int kube_config_load_overrides(const char *explicit_path, const struct kube_config_overrides *ov,
                                struct kube_config *cfg, char *err, size_t errlen);

@@ -170,6 +170,8 @@ static void test_refused_and_invalid(void **state)
     load_fail(&ov5, "interactiveMode must be specified for v1nomode");
     struct kube_config_overrides ov6 = {.user = "alpha"};
     load_fail(&ov6, "v1alpha1\" is not supported");
+    struct kube_config_overrides ov9 = {.context = "two", .as_uid = "7"};
+    load_fail(&ov9, "requesting uid, groups or user-extra for plugin without impersonating a user");
     struct kube_config_overrides ov7 = {.request_timeout = "5x"};
     load_fail(&ov7, "invalid --request-timeout \"5x\"");
 }
