@@ -289,6 +289,42 @@ static char **plugin_env(const struct kube_exec_config *ec, const char *info)
     return env;
 }
 
+/*
+ * The executable `cmd` names: a path as it is, a bare name searched on $PATH (empty entries
+ * mean the working directory). Returns 0 with *out malloc'd, or an errno (ENOENT, EACCES,
+ * ENOMEM).
+ */
+static int look_path(const char *cmd, char **out)
+{
+    if (strchr(cmd, '/')) {
+        if (access(cmd, X_OK) != 0)
+            return errno;
+        *out = strdup(cmd);
+        return *out ? 0 : ENOMEM;
+    }
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/usr/local/bin:/usr/bin:/bin";
+    int last = ENOENT;
+    for (int i = 0; i < 4096; i++) {
+        size_t n = strcspn(p, ":");
+        char *cand = NULL;
+        if (asprintf(&cand, "%.*s%s%s", (int)n, n ? p : ".", "/", cmd) < 0)
+            return ENOMEM;
+        if (access(cand, X_OK) == 0) {
+            *out = cand;
+            return 0;
+        }
+        if (errno == EACCES)
+            last = EACCES;
+        free(cand);
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    return last;
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -302,7 +338,7 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
     (void)ctx;
     int rc = K_ENOMEM;
     int fds[2] = {-1, -1};
-    char *info = NULL, **env = NULL, **argv = NULL;
+    char *info = NULL, **env = NULL, **argv = NULL, *path = NULL;
     char *data = NULL;
     size_t len = 0, cap = 0;
     pid_t pid = -1;
@@ -334,8 +370,11 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
         goto out;
     if (posix_spawn_file_actions_adddup2(&fa, fds[1], 1) != 0)
         goto out;
-    int e = strchr(ec->command, '/') ? posix_spawn(&pid, ec->command, &fa, NULL, argv, env)
-                                     : posix_spawnp(&pid, ec->command, &fa, NULL, argv, env);
+    /* The lookup first, as Go's exec.Command does (exec.LookPath), so a missing plugin is
+     * reported as such however posix_spawn reports a failed exec. */
+    int e = look_path(ec->command, &path);
+    if (e == 0)
+        e = posix_spawn(&pid, path, &fa, NULL, argv, env);
     close(fds[1]);
     fds[1] = -1;
     if (e != 0) {
@@ -444,6 +483,7 @@ out:
     free(info);
     free(env);
     free(argv);
+    free(path);
     return rc;
 }
 

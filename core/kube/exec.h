@@ -113,7 +113,8 @@ typedef int (*kube_exec_runner_fn)(void *ctx, const struct kube_exec_config *ec,
                                    size_t *out_len, char *err, size_t errlen);
 
 /*
- * kube_exec_run() - run ec->command with posix_spawn (posix_spawnp for a bare name), no shell:
+ * kube_exec_run() - run ec->command with posix_spawn (a bare name is looked up on $PATH first,
+ * as Go's exec.LookPath does), no shell:
  * stdin from /dev/null unless `interactive`, stdout read through a pipe (at most
  * KUBE_EXEC_MAX_OUTPUT bytes), stderr inherited, killed after KUBE_EXEC_TIMEOUT_S. Errors, with
  * a one-line reason: K_ENOTFOUND "exec: executable X not found" plus the install hint; K_EIO
