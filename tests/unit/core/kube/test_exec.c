@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,6 +242,52 @@ static void test_cache_no_expiry_and_always(void **state)
     kube_exec_cache_free(c);
 }
 
+/* Several threads ask at once (the controller's workers and informers): the plugin runs once. */
+struct getter {
+    struct kube_exec_cache *c;
+    int rc;
+    char token[32];
+};
+
+static void *get_thread(void *arg)
+{
+    struct getter *g = arg;
+    struct kube_exec_cred cred;
+    uint64_t gen;
+    char err[256];
+    for (int i = 0; i < 50; i++) {
+        g->rc = kube_exec_cache_get(g->c, &cred, &gen, err, sizeof(err));
+        if (g->rc)
+            return NULL;
+        snprintf(g->token, sizeof(g->token), "%s", cred.token);
+        kube_exec_cred_cleanup(&cred);
+    }
+    return NULL;
+}
+
+static void test_cache_threads(void **state)
+{
+    (void)state;
+    struct fake_runner fr = {.reply = "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1
+                                      "\",\"status\":{\"token\":\"t%d\"}}"};
+    struct kube_exec_config ec = {
+        .command = "x", .api_version = V1, .user = "u", .interactive = KUBE_EXEC_NEVER};
+    struct kube_exec_cache *c = kube_exec_cache_new(&ec, NULL, NULL, fake_run, &fr);
+    pthread_t t[4];
+    struct getter g[4];
+    for (int i = 0; i < 4; i++) {
+        g[i] = (struct getter){.c = c};
+        assert_int_equal(pthread_create(&t[i], NULL, get_thread, &g[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(g[i].rc, K_OK);
+        assert_string_equal(g[i].token, "t1");
+    }
+    assert_int_equal(kube_exec_cache_runs(c), 1);
+    kube_exec_cache_free(c);
+}
+
 /* ---- a real plugin: a script run without a shell in between ---- */
 
 static char tmpdir[] = "/tmp/gputri-test-exec-XXXXXX";
@@ -388,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_exec_info),
         cmocka_unit_test(test_cache_expiry),
         cmocka_unit_test(test_cache_no_expiry_and_always),
+        cmocka_unit_test(test_cache_threads),
         cmocka_unit_test_setup_teardown(test_run_real, setup_dir, teardown_dir),
         cmocka_unit_test(test_client_401_rerun),
     };
