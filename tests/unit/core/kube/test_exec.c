@@ -359,6 +359,14 @@ static void test_run_real(void **state)
     assert_int_equal(kube_exec_run(NULL, &ec, "{}", false, &out, &len, err, sizeof(err)), K_EIO);
     assert_non_null(strstr(err, "failed with exit code 3"));
 
+    /* More than 1 MiB on stdout: refused, the plugin killed. */
+    write_script("chatty.sh", "#!/bin/sh\nexec head -c 2000000 /dev/zero\n");
+    snprintf(cmd_fail, sizeof(cmd_fail), "%s/chatty.sh", tmpdir);
+    ec.command = cmd_fail;
+    assert_int_equal(kube_exec_run(NULL, &ec, "{}", false, &out, &len, err, sizeof(err)),
+                     K_ETOOBIG);
+    assert_non_null(strstr(err, "wrote more than 1048576 bytes; killed"));
+
     ec.command = "gputri-no-such-plugin";
     ec.install_hint = "install it\nwith apt";
     assert_int_equal(kube_exec_run(NULL, &ec, "{}", false, &out, &len, err, sizeof(err)),
