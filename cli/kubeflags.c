@@ -100,16 +100,10 @@ int kubeflag_set(struct kube_config_overrides *ov, enum kubeflag_id id, const ch
     case KF_TLS_SERVER_NAME:
         ov->tls_server_name = value;
         break;
-    case KF_REQUEST_TIMEOUT: {
-        int64_t ms;
-        if (kube_parse_timeout(value, &ms) != K_OK)
-            return fail(err, errlen,
-                        "invalid argument \"%s\" for %s: a single integer in seconds, or an "
-                        "integer followed by a unit (e.g. 1s | 2m | 3h)",
-                        value, shown);
+    case KF_REQUEST_TIMEOUT:
+        /* Checked when the configuration is loaded, as kubectl does (exit 1, its message). */
         ov->request_timeout = value;
         break;
-    }
     case KF_AS:
         ov->as = value;
         break;

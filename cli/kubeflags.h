@@ -77,7 +77,8 @@ const struct kubeflag *kubeflag_find_short(char c);
  * kubeflag_set() - store flag `id`'s value (borrowed; NULL for a boolean given bare) into *ov.
  * `shown` is the flag as written, for messages. Returns 0, or -1 with a one-line reason in err
  * (errlen bytes): an empty value where a name, path or URL is needed, a boolean that is not
- * true/false, more than KUBE_AS_GROUPS_MAX --as-group, a --request-timeout kubectl would refuse.
+ * true/false, more than KUBE_AS_GROUPS_MAX --as-group. --request-timeout's syntax is checked
+ * by kube_config_load_overrides(), as kubectl checks it when it builds the client.
  * Not thread-safe for one ov.
  */
 int kubeflag_set(struct kube_config_overrides *ov, enum kubeflag_id id, const char *value,

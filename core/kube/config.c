@@ -1148,9 +1148,13 @@ int kube_parse_timeout(const char *s, int64_t *out_ms)
         *out_ms = (int64_t)v * 1000;
         return K_OK;
     }
-    /* A Go duration: one or more <decimal><unit>, e.g. "1h2m3.5s"; no sign. */
+    /* A Go duration: an optional sign, then one or more <decimal><unit>, e.g. "1h2m3.5s". A
+     * negative one is accepted and means no limit, as for Go's http.Client. */
     double total = 0;
-    const char *p = s;
+    bool negative = *s == '-';
+    const char *p = s + (*s == '-' || *s == '+');
+    if (!*p)
+        return K_EINVAL;
     for (int parts = 0; *p; parts++) {
         if (parts >= 16 || !((*p >= '0' && *p <= '9') || *p == '.'))
             return K_EINVAL;
@@ -1182,7 +1186,7 @@ int kube_parse_timeout(const char *s, int64_t *out_ms)
         if (total > max_ms)
             return K_EINVAL;
     }
-    *out_ms = (int64_t)total;
+    *out_ms = negative ? 0 : (int64_t)total;
     return K_OK;
 }
 
@@ -1247,10 +1251,10 @@ int kube_config_load_overrides(const char *explicit_path, const struct kube_conf
     }
     if (!rc && ov->request_timeout && *ov->request_timeout) {
         if (kube_parse_timeout(ov->request_timeout, &cfg->request_timeout_ms) != K_OK) {
+            /* kubectl's words (client_config.go ParseTimeout). */
             errbuf_printf(err, errlen,
-                          "invalid --request-timeout \"%s\": a single integer in seconds, or an "
-                          "integer followed by a unit (e.g. 1s | 2m | 3h)",
-                          ov->request_timeout);
+                          "Invalid timeout value. Timeout must be a single integer in seconds, or "
+                          "an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)");
             rc = K_EINVAL;
         }
         cfg->request_timeout_set = true;

@@ -173,7 +173,7 @@ static void test_refused_and_invalid(void **state)
     struct kube_config_overrides ov9 = {.context = "two", .as_uid = "7"};
     load_fail(&ov9, "requesting uid, groups or user-extra for plugin without impersonating a user");
     struct kube_config_overrides ov7 = {.request_timeout = "5x"};
-    load_fail(&ov7, "invalid --request-timeout \"5x\"");
+    load_fail(&ov7, "Invalid timeout value. Timeout must be a single integer in seconds");
 }
 
 static void test_cluster_override_rules(void **state)
@@ -249,7 +249,10 @@ static void test_parse_timeout(void **state)
     assert_int_equal(ms, 3723500);
     assert_int_equal(kube_parse_timeout("250ms", &ms), K_OK);
     assert_int_equal(ms, 250);
-    assert_int_equal(kube_parse_timeout("-1s", &ms), K_EINVAL);
+    assert_int_equal(kube_parse_timeout("-1s", &ms), K_OK); /* negative: no limit */
+    assert_int_equal(ms, 0);
+    assert_int_equal(kube_parse_timeout("-5", &ms), K_EINVAL);
+    assert_int_equal(kube_parse_timeout("-", &ms), K_EINVAL);
     assert_int_equal(kube_parse_timeout("1d", &ms), K_EINVAL);
     assert_int_equal(kube_parse_timeout("s", &ms), K_EINVAL);
     assert_int_equal(kube_parse_timeout("1.2.3s", &ms), K_EINVAL);
