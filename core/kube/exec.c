@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,6 +488,13 @@ out:
     return rc;
 }
 
+static atomic_bool daemon_process;
+
+void kube_exec_set_daemon(void)
+{
+    atomic_store(&daemon_process, true);
+}
+
 struct kube_exec_cache {
     pthread_mutex_t mu;
     const struct kube_exec_config *ec;
@@ -564,11 +572,13 @@ int kube_exec_cache_get(struct kube_exec_cache *c, struct kube_exec_cred *out, u
     }
     if (!c->have) {
         const struct kube_exec_config *ec = c->ec;
-        bool tty = isatty(0) == 1;
+        bool daemon = atomic_load(&daemon_process);
+        bool tty = !daemon && isatty(0) == 1;
         bool interactive = ec->interactive != KUBE_EXEC_NEVER && tty;
         if (ec->interactive == KUBE_EXEC_ALWAYS && !tty) {
-            errbuf_printf(why, sizeof(why),
-                          "interactiveMode is Always but standard input is not a terminal");
+            errbuf_printf(why, sizeof(why), "interactiveMode is Always but %s",
+                          daemon ? "this program runs as a daemon"
+                                 : "standard input is not a terminal");
             rc = K_EINVAL;
             goto out;
         }

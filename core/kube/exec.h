@@ -146,11 +146,19 @@ struct kube_exec_cache *kube_exec_cache_new(const struct kube_exec_config *ec,
 void kube_exec_cache_free(struct kube_exec_cache *c);
 
 /*
+ * kube_exec_set_daemon() - this process is a daemon: no exec plugin is ever interactive, whether
+ * or not standard input is a terminal (IfAvailable runs non-interactive, Always is refused).
+ * gputri-controller and gputri-webhook call it at start. Process-wide; thread-safe.
+ */
+void kube_exec_set_daemon(void);
+
+/*
  * kube_exec_cache_get() - a copy of the current credential in *out (release with
  * kube_exec_cred_cleanup()), running the plugin when there is none or it has expired, and its
  * generation in *generation (for kube_exec_cache_invalidate()). Interactive as described at the
- * top, standard input tested with isatty(0). Errors: the runner's, or the parser's, with the
- * reason in err prefixed by the user's name: `exec plugin of user "U": ...`. Thread-safe.
+ * top, standard input tested with isatty(0), never after kube_exec_set_daemon(). Errors: the
+ * runner's, or the parser's, with the reason in err prefixed by the user's name: `exec plugin of
+ * user "U": ...`. Thread-safe.
  */
 int kube_exec_cache_get(struct kube_exec_cache *c, struct kube_exec_cred *out, uint64_t *generation,
                         char *err, size_t errlen);

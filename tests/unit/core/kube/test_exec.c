@@ -137,6 +137,7 @@ struct fake_runner {
     int runs;
     const char *reply; /* printf format with the run number */
     int rc;
+    bool interactive; /* what the last run was told */
 };
 
 static int fake_run(void *ctx, const struct kube_exec_config *ec, const char *info,
@@ -144,7 +145,7 @@ static int fake_run(void *ctx, const struct kube_exec_config *ec, const char *in
 {
     struct fake_runner *f = ctx;
     (void)ec;
-    (void)interactive;
+    f->interactive = interactive;
     assert_non_null(strstr(info, "ExecCredential"));
     f->runs++;
     if (f->rc) {
@@ -434,6 +435,29 @@ static void test_client_401_rerun(void **state)
     kube_exec_cache_free(cfg.exec_cache);
 }
 
+/* A daemon's plugins are never interactive (runs last: the setting is process-wide). */
+static void test_daemon_never_interactive(void **state)
+{
+    (void)state;
+    struct fake_runner fr = {.reply = "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1
+                                      "\",\"status\":{\"token\":\"t%d\"}}"};
+    struct kube_exec_config ec = {
+        .command = "x", .api_version = V1, .user = "u", .interactive = KUBE_EXEC_ALWAYS};
+    struct kube_exec_cache *c = kube_exec_cache_new(&ec, NULL, NULL, fake_run, &fr);
+    struct kube_exec_cred cred;
+    uint64_t gen;
+    char err[256];
+    kube_exec_set_daemon();
+    assert_int_equal(kube_exec_cache_get(c, &cred, &gen, err, sizeof(err)), K_EINVAL);
+    assert_non_null(strstr(err, "interactiveMode is Always but this program runs as a daemon"));
+    ec.interactive = KUBE_EXEC_IF_AVAILABLE;
+    fr.interactive = true;
+    assert_int_equal(kube_exec_cache_get(c, &cred, &gen, err, sizeof(err)), K_OK);
+    assert_false(fr.interactive);
+    kube_exec_cred_cleanup(&cred);
+    kube_exec_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_cache_threads),
         cmocka_unit_test_setup_teardown(test_run_real, setup_dir, teardown_dir),
         cmocka_unit_test(test_client_401_rerun),
+        cmocka_unit_test(test_daemon_never_interactive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
