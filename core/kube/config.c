@@ -480,12 +480,9 @@ static int load_cluster(struct kc_set *set, const char *name,
                           set->label);
         return K_EINVAL;
     }
-    const char *where = ov->server && *ov->server ? "--server" : NULL;
     char label[4200];
-    if (!where) {
-        snprintf(label, sizeof(label), "kubeconfig %s", f->path);
-        where = label;
-    }
+    snprintf(label, sizeof(label), "kubeconfig %s", f ? f->path : set->label);
+    const char *where = ov->server && *ov->server ? "--server" : label;
     rc = set_server(server, where, name ? name : "", cfg, err, errlen);
     if (rc)
         return rc;
