@@ -444,8 +444,23 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
     if (rc != K_OK)
         kill(pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    /* A plugin may close stdout and go on running: the deadline holds for its exit too. */
+    for (;;) {
+        pid_t w = waitpid(pid, &status, rc == K_OK ? WNOHANG : 0);
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+        if (w == 0 && mono_ms() >= deadline) {
+            errbuf_printf(err, errlen,
+                          "exec: executable %s did not exit within %d s of closing its output; "
+                          "killed",
+                          ec->command, KUBE_EXEC_TIMEOUT_S);
+            rc = K_ETIMEDOUT;
+            kill(pid, SIGKILL);
+        } else if (w == 0) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
     pid = -1;
     if (rc == K_OK) {
         if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
