@@ -8,6 +8,7 @@
 
 #include "util/result.h"
 #include "util/flags.h"
+#include "kubeflags.h"
 
 enum flag_id {
     F_KUBECONFIG,
@@ -19,7 +20,7 @@ enum flag_id {
     F_VERBOSITY,
     F_HELP,
     F_VERSION,
-    F_CONTEXT,
+    F_KUBE, /* one of kubeflags[] */
 };
 
 struct flag {
@@ -27,19 +28,19 @@ struct flag {
     char shorthand;   /* 0 when none */
     bool takes_value;
     enum flag_id id;
+    enum kubeflag_id kid; /* for F_KUBE */
 };
 
 static const struct flag flags[] = {
-    {"kubeconfig", 0, true, F_KUBECONFIG},
-    {"namespace", 'n', true, F_NAMESPACE},
-    {"all-namespaces", 'A', false, F_ALL_NAMESPACES},
-    {"output", 'o', true, F_OUTPUT},
-    {"gpu-resources", 0, true, F_GPU_RESOURCES},
-    {"gpu-device-classes", 0, true, F_GPU_DEVICE_CLASSES},
-    {"v", 'v', true, F_VERBOSITY},
-    {"help", 'h', false, F_HELP},
-    {"version", 0, false, F_VERSION},
-    {"context", 0, true, F_CONTEXT},
+    {"kubeconfig", 0, true, F_KUBECONFIG, KF_CONTEXT},
+    {"namespace", 'n', true, F_NAMESPACE, KF_CONTEXT},
+    {"all-namespaces", 'A', false, F_ALL_NAMESPACES, KF_CONTEXT},
+    {"output", 'o', true, F_OUTPUT, KF_CONTEXT},
+    {"gpu-resources", 0, true, F_GPU_RESOURCES, KF_CONTEXT},
+    {"gpu-device-classes", 0, true, F_GPU_DEVICE_CLASSES, KF_CONTEXT},
+    {"v", 'v', true, F_VERBOSITY, KF_CONTEXT},
+    {"help", 'h', false, F_HELP, KF_CONTEXT},
+    {"version", 0, false, F_VERSION, KF_CONTEXT},
 };
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
 #define MAX_POSITIONAL 8
@@ -71,20 +72,40 @@ __attribute__((format(printf, 3, 4))) static int usage_error(char *err, size_t e
     return PLUGIN_EXIT_USAGE;
 }
 
-static const struct flag *find_long(const char *name, size_t len)
+/* A kubectl global flag as a row of this table, in *tmp. */
+static const struct flag *kube_flag(const struct kubeflag *k, struct flag *tmp)
+{
+    if (!k)
+        return NULL;
+    *tmp = (struct flag){k->name, k->shorthand, k->takes_value, F_KUBE, k->id};
+    return tmp;
+}
+
+static const struct flag *find_long(const char *name, size_t len, struct flag *tmp)
 {
     for (size_t i = 0; i < N_FLAGS; i++)
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
             return &flags[i];
-    return NULL;
+    return kube_flag(kubeflag_find(name, len), tmp);
 }
 
-static const struct flag *find_short(char c)
+static const struct flag *find_short(char c, struct flag *tmp)
 {
     for (size_t i = 0; i < N_FLAGS; i++)
         if (flags[i].shorthand && flags[i].shorthand == c)
             return &flags[i];
-    return NULL;
+    return kube_flag(kubeflag_find_short(c), tmp);
+}
+
+bool plugin_flag_takes_value(const char *arg)
+{
+    struct flag tmp;
+    const struct flag *f = NULL;
+    if (arg[0] == '-' && arg[1] == '-' && !strchr(arg, '='))
+        f = find_long(arg + 2, strlen(arg + 2), &tmp);
+    else if (arg[0] == '-' && arg[1] && arg[1] != '-' && arg[2] == '\0')
+        f = find_short(arg[1], &tmp);
+    return f && f->takes_value;
 }
 
 struct state {
@@ -133,11 +154,10 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
                                "invalid argument \"%s\" for %s: want a level from 0 to %d", value,
                                shown, FLAGS_V_MAX);
         break;
-    case F_CONTEXT:
-        return usage_error(st->err, st->errlen,
-                           "%s is not supported: the kubeconfig's current-context is used; pass "
-                           "another --kubeconfig or set KUBECONFIG",
-                           shown);
+    case F_KUBE:
+        if (kubeflag_set(&a->ov, f->kid, value, shown, st->err, st->errlen) != 0)
+            return PLUGIN_EXIT_USAGE;
+        break;
     case F_ALL_NAMESPACES:
     case F_HELP:
     case F_VERSION: {
@@ -167,7 +187,8 @@ static int parse_long(struct state *st, int argc, char *const *argv, int *i)
     const char *arg = argv[*i] + 2;
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    const struct flag *f = find_long(arg, len);
+    struct flag tmp;
+    const struct flag *f = find_long(arg, len, &tmp);
     char shown[64];
     snprintf(shown, sizeof(shown), "--%.*s", (int)(len < 40 ? len : 40), arg);
     if (!f)
@@ -186,7 +207,8 @@ static int parse_short(struct state *st, int argc, char *const *argv, int *i)
 {
     const char *arg = argv[*i];
     for (const char *p = arg + 1; *p; p++) {
-        const struct flag *f = find_short(*p);
+        struct flag tmp;
+        const struct flag *f = find_short(*p, &tmp);
         char shown[4] = {'-', *p, 0, 0};
         if (!f)
             return usage_error(st->err, st->errlen, "unknown shorthand flag: '%c' in %s", *p, arg);
@@ -246,7 +268,7 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
         else if (npos == MAX_POSITIONAL)
             rc = usage_error(err, errlen, "too many arguments");
         else
-            pos[npos++] = arg;
+            a->pos[a->npos++] = pos[npos++] = arg;
         if (rc)
             return rc;
     }

@@ -9,14 +9,19 @@
  *   kubectl gputri explain POD [-n NS]            (POD may be written pod/NAME or pods/NAME)
  *   kubectl gputri help | --help | -h
  *   kubectl gputri version | --version
- * Global flags: --kubeconfig PATH, --gpu-resources LIST, --gpu-device-classes LIST, -v/--v N.
- * --context is refused: the kubeconfig loader (core/kube/config.h) always uses current-context.
+ * Global flags: --kubeconfig PATH, --gpu-resources LIST, --gpu-device-classes LIST, -v/--v N,
+ * and kubectl's (cli/kubeflags.h): --context, --cluster, --user, -s/--server, --token,
+ * --certificate-authority, --client-certificate, --client-key, --insecure-skip-tls-verify,
+ * --tls-server-name, --request-timeout, --as, --as-group, --as-uid, which kubectl passes to a
+ * plugin unparsed (everything after the plugin's name), as with -n.
  */
 #ifndef GPUTRI_CLI_ARGS_H
 #define GPUTRI_CLI_ARGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "kube/config.h"
 
 enum plugin_cmd {
     PLUGIN_CMD_HELP, /* also: no command and -h/--help anywhere */
@@ -42,6 +47,12 @@ struct plugin_args {
     /* --gpu-device-classes (DRA), or NULL for DRA_GPU_SET_DEFAULT; "" turns DRA off */
     const char *gpu_device_classes;
     int verbosity; /* -v/--v */
+    /* kubectl's global flags (strings borrowed from argv); ov.ns is left NULL: see ns. */
+    struct kube_config_overrides ov;
+    /* The positional arguments as parsed, the command first (also on a usage error, so
+     * completion can see how far the line has got). */
+    const char *pos[8];
+    int npos;
 };
 
 /* Exit status for usage errors, as kubectl's own plugins use it. */
@@ -54,6 +65,12 @@ struct plugin_args {
  * over any other error-free arguments. Does not print and keeps no global state (unlike getopt).
  */
 int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *err, size_t errlen);
+
+/*
+ * plugin_flag_takes_value() - true when `arg` is a flag written as "--name" or "-x" (no '=')
+ * whose value is the next argument. For completion. Thread-safe.
+ */
+bool plugin_flag_takes_value(const char *arg);
 
 /* plugin_cmd_name() - "pods", "explain", "help" or "version". */
 const char *plugin_cmd_name(enum plugin_cmd c);

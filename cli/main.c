@@ -7,6 +7,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "kubeflags.h"
 #include "triage.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -30,6 +31,8 @@ static void usage(FILE *out)
                  "                        DRA: DeviceClass or driver name patterns of GPU claims\n"
                  "                        (default " DRA_GPU_SET_DEFAULT ";\n"
                  "                        empty: claims are not looked at)\n");
+    fprintf(out, "\nkubectl's global flags (kubectl options):\n");
+    kubeflags_usage(out, 32);
     fprintf(out, "\n"
                  "Exit status: 0 answered, 1 the pod does not exist or the API could not be read,\n"
                  "2 usage error.\n");
@@ -56,6 +59,10 @@ static int dns_name(const char *s, size_t max, int dots)
 static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name, int rc,
                             const struct kube_error *err)
 {
+    if (err->credentials) { /* the exec plugin, before any request */
+        fprintf(stderr, "gputri: getting credentials: %s\n", err->message);
+        return;
+    }
     switch (rc) {
     case K_ENOTFOUND:
         fprintf(stderr, "gputri: pod %s/%s not found\n", ns, name);
@@ -86,16 +93,33 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {
         FLAGS_COMMON_LONGOPTS,
         {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
+        KUBEFLAGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     const char *dra_list = DRA_GPU_SET_DEFAULT;
+    struct kube_config_overrides ov = {0};
     struct flags_common flags = {0};
     char ferr[256];
     int opt;
     opterr = 0; /* getopt's own messages carry argv[0]; ours say "gputri" */
-    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS "s:", longopts, NULL)) !=
+           -1) {
         if (opt == OPT_DRA_CLASSES) {
             dra_list = optarg;
+            continue;
+        }
+        if (opt == 's')
+            opt = KF_SERVER;
+        if (opt >= KF_CONTEXT && opt <= KF_AS_UID) {
+            char shown[64];
+            snprintf(shown, sizeof(shown), "%.60s", argv[optind - 1]);
+            char *eq = strchr(shown, '=');
+            if (eq)
+                *eq = '\0';
+            if (kubeflag_set(&ov, (enum kubeflag_id)opt, optarg, shown, ferr, sizeof(ferr)) != 0) {
+                fprintf(stderr, "gputri: %s\nRun 'gputri --help' for usage.\n", ferr);
+                return 2;
+            }
             continue;
         }
         enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
@@ -169,7 +193,7 @@ int main(int argc, char **argv)
     struct kube_config cfg = {0};
     struct kube_client *client = NULL;
     char errbuf[512];
-    if (kube_config_load(kubeconfig, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
+    if (kube_config_load_overrides(kubeconfig, &ov, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
         fprintf(stderr, "gputri: %s\n", errbuf);
         goto out;
     }

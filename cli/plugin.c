@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "kubeflags.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "model/gpu.h"
@@ -49,6 +50,8 @@ static void usage(FILE *out)
             "                          (default " DRA_GPU_SET_DEFAULT ";\n"
             "                          empty: claims are not looked at)\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 6, 26, GPU_SET_DEFAULT);
+    fprintf(out, "\nkubectl's global flags (kubectl options):\n");
+    kubeflags_usage(out, 32);
     fprintf(out,
             "\n"
             "Exit status: 0 done, 1 error (API server, kubeconfig, pod not found), 2 usage.\n");
@@ -58,6 +61,10 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
                             const struct kube_error *err)
 {
     const char *msg = err->message[0] ? err->message : k_strerror(rc);
+    if (err->credentials) { /* the exec plugin, before any request */
+        fprintf(stderr, "error: getting credentials: %s\n", msg);
+        return;
+    }
     switch (rc) {
     case K_ENOTFOUND:
         if (name)
@@ -67,7 +74,7 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
         break;
     case K_EIO:
     case K_ETIMEDOUT:
-        if (err->tls) /* the kubeconfig's certificates, not the network */
+        if (err->tls || err->credentials) /* the kubeconfig's certificates or plugin */
             fprintf(stderr, "error: %s\n", msg);
         else
             fprintf(stderr, "error: cannot reach the API server %s: %s\n", cfg->server, msg);
@@ -188,7 +195,8 @@ int main(int argc, char **argv)
     struct kube_config cfg = {0};
     struct kube_client *client = NULL;
     char ns[256];
-    if (kube_config_load(a.kubeconfig, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
+    a.ov.ns = a.ns;
+    if (kube_config_load_overrides(a.kubeconfig, &a.ov, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
         fprintf(stderr, "error: %s\n", errbuf);
         goto out;
     }

@@ -11,6 +11,7 @@
 
 #include "controller.h"
 #include "kube/config.h"
+#include "kube/exec.h"
 #include "model/gpu.h"
 #include "util/buf.h"
 #include "util/file.h"
@@ -308,6 +309,7 @@ int main(int argc, char **argv)
     opts.dra_classes = dra_list[0] ? &dra_classes : NULL;
     struct kube_config cfg = {0};
     char err[512];
+    kube_exec_set_daemon(); /* an exec plugin never prompts a daemon */
     if (kube_config_load(kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
         log_error("%s", err);
         gpu_set_cleanup(&gpus);

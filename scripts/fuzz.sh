@@ -12,7 +12,7 @@
 # installs them). See tests/fuzz/README.md.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ALL_TARGETS=(quantity watch classify admission kubeconfig cel dra)
+ALL_TARGETS=(quantity watch classify admission kubeconfig cel dra exec)
 build=1 run=1 secs=300 targets=()
 for a in "$@"; do
   case $a in

@@ -12,6 +12,7 @@
 #include "events.h"
 #include "kube/client.h"
 #include "kube/config.h"
+#include "kube/exec.h"
 #include "model/gpu.h"
 #include "options.h"
 #include "server.h"
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct kube_config cfg = {0};
+    kube_exec_set_daemon(); /* an exec plugin never prompts a daemon */
     if (kube_config_load(o.kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
         log_error("kubeconfig: %s", err);
         tls_source_free(tls);

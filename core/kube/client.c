@@ -6,6 +6,7 @@
  * connections, so keep-alive and TLS session reuse still work.
  */
 #include "kube/client.h"
+#include "kube/exec.h"
 #include "kube/json.h"
 
 #include <curl/curl.h>
@@ -46,6 +47,9 @@ struct kube_client {
     char *token;        /* last token read from cfg->token_file, or NULL */
     bool token_refused; /* the file's token has a control character (logged once) */
     const struct kube_transport *transport; /* instead of curl, for tests; NULL for HTTP */
+    struct kube_exec_cred exec_cred;        /* this request's exec credential, when exec_used */
+    uint64_t exec_gen;
+    bool exec_used;
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -105,8 +109,13 @@ enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_messag
                                          "unable to get local issuer"};
     static const char *const client[] = {"alert bad certificate", "alert certificate required",
                                          "alert unknown ca", "alert certificate unknown"};
+    static const char *const name[] = {"subject name", "does not match target host name"};
     switch (curl_code) {
     case CURLE_PEER_FAILED_VERIFICATION:
+        for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+            if (contains_ci(curl_message, name[i]))
+                return KUBE_TLS_SERVER_NAME;
+        return KUBE_TLS_SERVER_UNTRUSTED;
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
         return KUBE_TLS_SERVER_UNTRUSTED;
@@ -137,6 +146,9 @@ const char *kube_tls_failure_text(int kind)
         return "TLS: the kubeconfig's CA certificate cannot be used";
     case KUBE_TLS_CLIENT_CERT:
         return "TLS: the kubeconfig's client certificate/key cannot be used";
+    case KUBE_TLS_SERVER_NAME:
+        return "TLS: the API server's certificate is not valid for the server name (the URL's "
+               "host, or tls-server-name)";
     default:
         return "";
     }
@@ -171,6 +183,7 @@ void kube_client_free(struct kube_client *c)
 {
     if (!c)
         return;
+    kube_exec_cred_cleanup(&c->exec_cred);
     if (c->curl)
         curl_easy_cleanup(c->curl);
     free(c->user_agent);
@@ -452,6 +465,62 @@ static void write_error(struct kube_error *err, int rc, const char *method, cons
         err_set(err, rc, "%s", k_strerror(rc));
 }
 
+/* The parts of a server URL "scheme://authority/rest" that tls-server-name needs. */
+struct authority {
+    const char *authority; /* host[:port], borrowed */
+    size_t authority_len;
+    const char *host; /* with brackets for IPv6 */
+    size_t host_len;
+    char port[8];
+    const char *rest; /* the server's path, "" or starting with '/' */
+};
+
+static bool split_server(const char *server, struct authority *a)
+{
+    const char *p = strstr(server, "://");
+    if (!p)
+        return false;
+    bool https = strncasecmp(server, "https", 5) == 0;
+    a->authority = p + 3;
+    a->authority_len = strcspn(a->authority, "/?#");
+    a->rest = a->authority + a->authority_len;
+    a->host = a->authority;
+    const char *end = a->authority + a->authority_len;
+    const char *colon = NULL;
+    if (a->host[0] == '[') {
+        const char *rb = memchr(a->host, ']', a->authority_len);
+        if (!rb)
+            return false;
+        a->host_len = (size_t)(rb + 1 - a->host);
+        if (rb + 1 < end && rb[1] == ':')
+            colon = rb + 1;
+    } else {
+        colon = memchr(a->host, ':', a->authority_len);
+        a->host_len = colon ? (size_t)(colon - a->host) : a->authority_len;
+    }
+    size_t plen = colon ? (size_t)(end - colon - 1) : 0;
+    if (a->host_len == 0 || plen >= sizeof(a->port))
+        return false;
+    if (colon && plen) {
+        memcpy(a->port, colon + 1, plen);
+        a->port[plen] = '\0';
+    } else {
+        snprintf(a->port, sizeof(a->port), "%s", https ? "443" : "80");
+    }
+    return true;
+}
+
+/* Append "Name: value" and its NUL to b (a list of header lines); *bad names a refused value. */
+static int header_line(struct buf *b, const char *name, const char *value, const char **bad)
+{
+    if (!kube_header_value_ok(value)) {
+        *bad = name;
+        return K_EINVAL;
+    }
+    int rc = buf_printf(b, "%s: %s", name, value);
+    return rc ? rc : buf_append(b, "", 1);
+}
+
 /* perform() through a kube_transport instead of libcurl. */
 static int perform_transport(struct kube_client *c, const char *method, const char *path,
                              const char *body, size_t body_len, struct request *rq,
@@ -492,20 +561,23 @@ static int perform_transport(struct kube_client *c, const char *method, const ch
  * seconds without data. On K_OK the status was 2xx and, unless rq->parser is set, the body is in
  * rq->body. On failure err is filled.
  */
-static int perform(struct kube_client *c, const char *method, const char *path, const char *body,
-                   size_t body_len, const char *content_type, long watch_idle_s, struct request *rq,
-                   struct kube_error *err)
+static int perform_once(struct kube_client *c, const char *method, const char *path,
+                        const char *body, size_t body_len, const char *content_type,
+                        long watch_idle_s, struct request *rq, struct kube_error *err)
 {
     const struct kube_config *cfg = c->cfg;
     CURL *curl = c->curl;
     CURLcode cres = CURLE_OK;
-    struct curl_slist *headers = NULL, *h;
-    struct buf url, auth;
+    struct curl_slist *headers = NULL, *h, *connect_list = NULL;
+    struct buf url, auth, connect_to, host_hdr, imp;
     long status = 0;
     int rc = K_OK, observed = 0;
 
     buf_init(&url, URL_MAX);
     buf_init(&auth, TOKEN_FILE_MAX + 64);
+    buf_init(&connect_to, 4096);
+    buf_init(&host_hdr, 4096);
+    buf_init(&imp, 64u << 10);
     if (canceled(c)) {
         err_set(err, K_ECANCELED, "canceled");
         return K_ECANCELED;
@@ -517,9 +589,26 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     if (c->transport) {
         buf_cleanup(&auth);
         buf_cleanup(&url);
+        buf_cleanup(&connect_to);
+        buf_cleanup(&host_hdr);
+        buf_cleanup(&imp);
         return perform_transport(c, method, path, body, body_len, rq, err);
     }
-    rc = buf_append_str(&url, cfg->server);
+    struct authority a;
+    bool sni = cfg->tls_server_name && *cfg->tls_server_name &&
+               strncasecmp(cfg->server, "https://", 8) == 0 && split_server(cfg->server, &a);
+    if (sni) {
+        /* The URL names tls-server-name (SNI and the name verified); CONNECT_TO sends the
+         * connection to the server's real host and port. */
+        rc = buf_printf(&url, "https://%s:%s%s", cfg->tls_server_name, a.port, a.rest);
+        if (!rc)
+            rc = buf_printf(&connect_to, "%s:%s:%.*s:%s", cfg->tls_server_name, a.port,
+                            (int)a.host_len, a.host, a.port);
+        if (!rc)
+            rc = buf_printf(&host_hdr, "Host: %.*s", (int)a.authority_len, a.authority);
+    } else {
+        rc = buf_append_str(&url, cfg->server);
+    }
     if (!rc)
         rc = buf_append_str(&url, path);
     if (rc) {
@@ -545,7 +634,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
         ADD_HEADER(ct);
     }
-    const char *token = current_token(c);
+    const char *token = c->exec_used ? c->exec_cred.token : current_token(c);
     if (token && *token) {
         rc = buf_printf(&auth, "Authorization: Bearer %s", token);
         if (rc) {
@@ -553,6 +642,22 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
             goto out;
         }
         ADD_HEADER(auth.data);
+    }
+    if (sni)
+        ADD_HEADER(host_hdr.data);
+    if (cfg->impersonate_user && *cfg->impersonate_user) {
+        const char *bad = NULL;
+        rc = header_line(&imp, "Impersonate-User", cfg->impersonate_user, &bad);
+        for (size_t i = 0; !rc && i < cfg->n_impersonate_groups; i++)
+            rc = header_line(&imp, "Impersonate-Group", cfg->impersonate_groups[i], &bad);
+        if (!rc && cfg->impersonate_uid && *cfg->impersonate_uid)
+            rc = header_line(&imp, "Impersonate-Uid", cfg->impersonate_uid, &bad);
+        if (rc) {
+            err_set(err, rc, "impersonation: %s", bad ? bad : "headers too long");
+            goto out;
+        }
+        for (size_t off = 0; off < imp.len; off += strlen(imp.data + off) + 1)
+            ADD_HEADER(imp.data + off);
     }
 #undef ADD_HEADER
 
@@ -575,8 +680,22 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     if (watch_idle_s > 0) {
         SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
         SETOPT(CURLOPT_LOW_SPEED_TIME, watch_idle_s);
+    } else if (cfg->request_timeout_set) {
+        SETOPT(CURLOPT_TIMEOUT_MS, (long)cfg->request_timeout_ms);
     } else {
         SETOPT(CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
+    }
+    if (sni) {
+        connect_list = curl_slist_append(NULL, connect_to.data);
+        if (!connect_list) {
+            rc = K_ENOMEM;
+            goto out;
+        }
+        SETOPT(CURLOPT_CONNECT_TO, connect_list);
+    }
+    if (cfg->proxy_url) {
+        SETOPT(CURLOPT_PROXY, cfg->proxy_url);
+        SETOPT(CURLOPT_NOPROXY, "");
     }
     SETOPT(CURLOPT_WRITEFUNCTION, on_write);
     SETOPT(CURLOPT_WRITEDATA, rq);
@@ -596,7 +715,14 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         SETOPT(CURLOPT_CAPATH, NULL);
         SETOPT(CURLOPT_CAINFO, cfg->ca_file);
     }
-    if (cfg->cert_pem) {
+    if (c->exec_used && c->exec_cred.cert_pem) {
+        struct curl_blob cb = {c->exec_cred.cert_pem, c->exec_cred.cert_pem_len, CURL_BLOB_COPY};
+        struct curl_blob kb = {c->exec_cred.key_pem, c->exec_cred.key_pem_len, CURL_BLOB_COPY};
+        SETOPT(CURLOPT_SSLCERT_BLOB, &cb);
+        SETOPT(CURLOPT_SSLCERTTYPE, "PEM");
+        SETOPT(CURLOPT_SSLKEY_BLOB, &kb);
+        SETOPT(CURLOPT_SSLKEYTYPE, "PEM");
+    } else if (cfg->cert_pem) {
         struct curl_blob blob = {cfg->cert_pem, cfg->cert_pem_len, CURL_BLOB_NOCOPY};
         SETOPT(CURLOPT_SSLCERT_BLOB, &blob);
         SETOPT(CURLOPT_SSLCERTTYPE, "PEM");
@@ -604,7 +730,9 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         SETOPT(CURLOPT_SSLCERT, cfg->cert_file);
         SETOPT(CURLOPT_SSLCERTTYPE, "PEM");
     }
-    if (cfg->key_pem) {
+    if (c->exec_used && c->exec_cred.cert_pem) {
+        /* the key came with the certificate above */
+    } else if (cfg->key_pem) {
         struct curl_blob blob = {cfg->key_pem, cfg->key_pem_len, CURL_BLOB_NOCOPY};
         SETOPT(CURLOPT_SSLKEY_BLOB, &blob);
         SETOPT(CURLOPT_SSLKEYTYPE, "PEM");
@@ -670,16 +798,60 @@ out:
     if (observed)
         observe(method, status, rc);
     curl_slist_free_all(headers);
+    curl_slist_free_all(connect_list);
     if (auth.data)
         OPENSSL_cleanse(auth.data, auth.len);
     buf_cleanup(&auth);
     buf_cleanup(&url);
+    buf_cleanup(&connect_to);
+    buf_cleanup(&host_hdr);
+    buf_cleanup(&imp);
     if (rc)
         err->code = rc;
     return rc;
 }
 
 #undef SETOPT
+
+/*
+ * Run one request with the credential it needs: the exec plugin's when the config has an exec
+ * user and no token, refreshed and sent once more after a 401.
+ */
+static int perform(struct kube_client *c, const char *method, const char *path, const char *body,
+                   size_t body_len, const char *content_type, long watch_idle_s, struct request *rq,
+                   struct kube_error *err)
+{
+    const struct kube_config *cfg = c->cfg;
+    int rc = K_OK;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        kube_exec_cred_cleanup(&c->exec_cred);
+        c->exec_used = false;
+        if (cfg->exec_cache && !(cfg->token && *cfg->token) && !cfg->token_file) {
+            char why[sizeof(err->message)];
+            rc =
+                kube_exec_cache_get(cfg->exec_cache, &c->exec_cred, &c->exec_gen, why, sizeof(why));
+            if (rc) {
+                rc = rc == K_ENOMEM ? K_ENOMEM : K_EIO;
+                err_set(err, rc, "%s", why);
+                err->credentials = 1;
+                return rc;
+            }
+            c->exec_used = true;
+        }
+        rc = perform_once(c, method, path, body, body_len, content_type, watch_idle_s, rq, err);
+        if (rc != K_EUNAUTHORIZED || !c->exec_used || attempt == 1)
+            break;
+        log_info(1, "exec plugin of user \"%s\": the API server answered 401; running it again",
+                 cfg->exec->user ? cfg->exec->user : "");
+        kube_exec_cache_invalidate(cfg->exec_cache, c->exec_gen);
+        buf_reset(&rq->body);
+        rq->write_rc = 0;
+        rq->retry_after = 0;
+        memset(err, 0, sizeof(*err));
+    }
+    kube_exec_cred_cleanup(&c->exec_cred);
+    return rc;
+}
 
 static void request_init(struct request *rq, struct kube_client *c, size_t body_limit)
 {

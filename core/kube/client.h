@@ -11,6 +11,23 @@
  *   429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport K_EIO / K_ETIMEDOUT.
  * A K_EIO caused by the kubeconfig's TLS material rather than the network has kube_error.tls set
  * (see enum kube_tls_failure) and a message starting "TLS: ".
+ *
+ * What every request carries, from struct kube_config (kube/config.h), as client-go's transport
+ * does (kubernetes/client-go: transport/round_trippers.go, transport/config.go,
+ * plugin/pkg/client/auth/exec/exec.go):
+ *   - Authorization: Bearer from the token (tokenFile re-read before each request), else from the
+ *     exec plugin's cached credential, which may instead be a client certificate. A request
+ *     answered 401 with an exec credential drops that credential, runs the plugin again and is
+ *     sent once more (client-go only refreshes for the next request; the retry makes a one-shot
+ *     CLI survive a revoked token);
+ *   - Impersonate-User, one Impersonate-Group per group and Impersonate-Uid when a user is
+ *     impersonated (the loader refuses groups or a uid without one);
+ *   - tls-server-name: the request goes to the server's host and port (CURLOPT_CONNECT_TO) while
+ *     the URL names tls-server-name, so libcurl sends it as SNI and verifies the certificate
+ *     against it; the Host header keeps the server's authority, as Go's http.Transport does;
+ *   - proxy-url through CURLOPT_PROXY with no NO_PROXY exceptions; without one libcurl reads the
+ *     proxy environment variables;
+ *   - --request-timeout as the total time of a non-watch request (0: none; default 60 s).
  */
 #ifndef GPUTRI_KUBE_CLIENT_H
 #define GPUTRI_KUBE_CLIENT_H
@@ -32,6 +49,8 @@ enum kube_tls_failure {
     KUBE_TLS_SERVER_UNTRUSTED, /* the server's certificate does not verify against the CA */
     KUBE_TLS_CA_UNUSABLE,      /* the kubeconfig's CA data or file cannot be loaded */
     KUBE_TLS_CLIENT_CERT,      /* the client certificate/key cannot be loaded, or was rejected */
+    KUBE_TLS_SERVER_NAME,      /* the certificate verifies but names neither the server's host
+                                * nor tls-server-name */
 };
 
 struct kube_error {
@@ -40,13 +59,20 @@ struct kube_error {
     int retry_after;   /* seconds from Retry-After, 0 when absent */
     char message[512]; /* Status.message, curl's error text, or a description */
     int tls;           /* enum kube_tls_failure; KUBE_TLS_NONE unless code is K_EIO */
+    /* 1 when no request was sent because the exec credential plugin failed (kube/exec.h); the
+     * message says why, starting `exec plugin of user "U": `. code is then K_EIO (whatever
+     * failed: callers back off and retry as for a network failure; a missing plugin is never
+     * read as a 404) or K_ENOMEM. */
+    int credentials;
 };
 
 /*
  * kube_tls_failure_of() - the kind of TLS configuration failure behind a libcurl result
  * `curl_code` (a CURLcode) with curl's error text `curl_message` (may be NULL), or KUBE_TLS_NONE
  * for a network failure or success. CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR and
- * CURLE_SSL_PINNEDPUBKEYNOTMATCH: server untrusted; CURLE_SSL_CACERT_BADFILE and
+ * CURLE_SSL_PINNEDPUBKEYNOTMATCH: server untrusted, or KUBE_TLS_SERVER_NAME when the text says
+ * the name does not match ("subject name", "does not match target host name"; libcurl's
+ * OpenSSL backend); CURLE_SSL_CACERT_BADFILE and
  * CURLE_SSL_CRL_BADFILE: CA unusable; CURLE_SSL_CERTPROBLEM: client certificate; and
  * CURLE_SSL_CONNECT_ERROR only when the text names a verification failure ("certificate verify
  * failed", "self-signed"/"self signed", "unable to get local issuer") or an alert the server sent
@@ -58,7 +84,9 @@ enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_messag
 /*
  * kube_tls_failure_text() - the message prefix for a kind: "TLS: the API server's certificate is
  * not trusted by the kubeconfig's CA", "TLS: the kubeconfig's CA certificate cannot be used",
- * "TLS: the kubeconfig's client certificate/key cannot be used"; "" for KUBE_TLS_NONE or an
+ * "TLS: the kubeconfig's client certificate/key cannot be used", "TLS: the API server's
+ * certificate is not valid for the server name (the URL's host, or tls-server-name)"; "" for
+ * KUBE_TLS_NONE or an
  * unknown value. Static string. Thread-safe.
  */
 const char *kube_tls_failure_text(int kind);

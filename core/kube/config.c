@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <yaml.h>
 
@@ -369,33 +370,21 @@ static size_t scheme_len(const char *s)
     return strncmp(s + n, "://", 3) == 0 ? n : 0;
 }
 
-static int load_cluster(struct kc_set *set, const char *name, struct kube_config *cfg, char *err,
-                        size_t errlen)
+/* Set cfg->server from `server`: scheme checks and defaulting as described in config.h. */
+static int set_server(const char *server, const char *where, const char *name,
+                      struct kube_config *cfg, char *err, size_t errlen)
 {
-    struct kc_file *f = NULL;
-    yaml_node_t *c = set_find(set, "clusters", "cluster", name, &f);
-    int rc;
-
-    if (!c) {
-        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\" not found", set->label, name);
-        return K_EINVAL;
-    }
-    const char *server = map_str(&f->doc, c, "server");
-    if (!server) {
-        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\" has no server", f->path, name);
-        return K_EINVAL;
-    }
     /* A server without a scheme means https, as in client-go (rest.DefaultServerURL): never send
      * credentials in clear text because a scheme was left out. Only a prefix is a scheme: a
      * "://" later in the text ("127.0.0.1:28080/x?a=://") is not one. */
     size_t slen = scheme_len(server);
     if (slen && !((slen == 5 && strncasecmp(server, "https", 5) == 0) ||
                   (slen == 4 && strncasecmp(server, "http", 4) == 0))) {
-        errbuf_printf(err, errlen,
-                      "kubeconfig %s: cluster \"%s\": server %.*s:// is not http or https", f->path,
+        errbuf_printf(err, errlen, "%s: cluster \"%s\": server %.*s:// is not http or https", where,
                       name, (int)slen, server);
         return K_EINVAL;
     }
+    free(cfg->server);
     if (slen)
         cfg->server = strdup(server);
     else if (asprintf(&cfg->server, "https://%s", server) < 0)
@@ -408,121 +397,513 @@ static int load_cluster(struct kc_set *set, const char *name, struct kube_config
     /* "/" or "https://" leave no host: say so now, not at the first request. */
     const char *sep = strstr(cfg->server, "://");
     if (!sep || sep[3] == '\0') {
-        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\": server \"%s\" names no host",
-                      f->path, name, server);
-        return K_EINVAL;
-    }
-
-    /* Inline data wins over a file, as in client-go. */
-    rc = take_data(f, c, "certificate-authority-data", "cluster", name, &cfg->ca_pem,
-                   &cfg->ca_pem_len, err, errlen);
-    if (rc)
-        return rc;
-    if (!cfg->ca_pem) {
-        rc = take_path(f, c, "certificate-authority", "cluster", name, &cfg->ca_file, err, errlen);
-        if (rc)
-            return rc;
-    }
-    const char *insecure = map_str(&f->doc, c, "insecure-skip-tls-verify");
-    if (insecure && parse_bool(insecure, &cfg->insecure) != K_OK) {
-        errbuf_printf(err, errlen,
-                      "kubeconfig %s: cluster \"%s\": insecure-skip-tls-verify \"%s\" is not "
-                      "a boolean",
-                      f->path, name, insecure);
+        errbuf_printf(err, errlen, "%s: cluster \"%s\": server \"%s\" names no host", where, name,
+                      server);
         return K_EINVAL;
     }
     return K_OK;
 }
 
-static int load_user(struct kc_set *set, const char *name, struct kube_config *cfg, char *err,
-                     size_t errlen)
+/* proxy-url: http, https or socks5 (client-go: rest/transport.go, ProxyURL's schemes). */
+static int set_proxy(const char *proxy, const char *where, const char *name,
+                     struct kube_config *cfg, char *err, size_t errlen)
+{
+    size_t slen = scheme_len(proxy);
+    const char *rest = proxy + slen + 3;
+    if (slen == 6 && strncasecmp(proxy, "socks5", 6) == 0) {
+        /* Go's SOCKS5 dialer sends the host name to the proxy: curl's socks5h. */
+        if (asprintf(&cfg->proxy_url, "socks5h://%s", rest) < 0)
+            cfg->proxy_url = NULL;
+    } else if ((slen == 4 && strncasecmp(proxy, "http", 4) == 0) ||
+               (slen == 5 && strncasecmp(proxy, "https", 5) == 0)) {
+        cfg->proxy_url = strdup(proxy);
+    } else {
+        errbuf_printf(err, errlen,
+                      "%s: cluster \"%s\": proxy-url \"%s\": the scheme must be http, https or "
+                      "socks5",
+                      where, name, proxy);
+        return K_EINVAL;
+    }
+    if (!cfg->proxy_url)
+        return K_ENOMEM;
+    if (!*rest) {
+        errbuf_printf(err, errlen, "%s: cluster \"%s\": proxy-url \"%s\" names no host", where,
+                      name, proxy);
+        return K_EINVAL;
+    }
+    return K_OK;
+}
+
+static int replace_str(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = v ? strdup(v) : NULL;
+    return v && !*dst ? K_ENOMEM : K_OK;
+}
+
+/* A file named by a flag: relative to the working directory; it must be readable. */
+static int flag_path(const char *flag, const char *p, char **out, char *err, size_t errlen)
+{
+    if (access(p, R_OK) != 0) {
+        int e = errno;
+        errbuf_printf(err, errlen, "--%s %s: %s", flag, p, strerror(e));
+        return e == ENOENT ? K_ENOTFOUND : K_EINVAL;
+    }
+    return replace_str(out, p);
+}
+
+/*
+ * The cluster `name` from the set (NULL name: none, only flags), then the flags in `ov` on top,
+ * as client_config.go getCluster does.
+ */
+static int load_cluster(struct kc_set *set, const char *name,
+                        const struct kube_config_overrides *ov, struct kube_config *cfg, char *err,
+                        size_t errlen)
 {
     struct kc_file *f = NULL;
-    yaml_node_t *u = set_find(set, "users", "user", name, &f);
+    yaml_node_t *c = name ? set_find(set, "clusters", "cluster", name, &f) : NULL;
     int rc;
 
-    if (!u) {
+    if (name && !c) {
+        errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\" not found", set->label, name);
+        return K_EINVAL;
+    }
+    const char *server = ov->server && *ov->server ? ov->server
+                         : c                       ? map_str(&f->doc, c, "server")
+                                                   : NULL;
+    if (!server) {
+        if (c)
+            errbuf_printf(err, errlen, "kubeconfig %s: cluster \"%s\" has no server", f->path,
+                          name);
+        else
+            errbuf_printf(err, errlen, "kubeconfig %s: no cluster: give --server or --cluster",
+                          set->label);
+        return K_EINVAL;
+    }
+    char label[4200];
+    snprintf(label, sizeof(label), "kubeconfig %s", f ? f->path : set->label);
+    const char *where = ov->server && *ov->server ? "--server" : label;
+    rc = set_server(server, where, name ? name : "", cfg, err, errlen);
+    if (rc)
+        return rc;
+
+    if (c) {
+        /* Inline data wins over a file, as in client-go. */
+        rc = take_data(f, c, "certificate-authority-data", "cluster", name, &cfg->ca_pem,
+                       &cfg->ca_pem_len, err, errlen);
+        if (rc)
+            return rc;
+        if (!cfg->ca_pem) {
+            rc = take_path(f, c, "certificate-authority", "cluster", name, &cfg->ca_file, err,
+                           errlen);
+            if (rc)
+                return rc;
+        }
+        const char *insecure = map_str(&f->doc, c, "insecure-skip-tls-verify");
+        if (insecure && parse_bool(insecure, &cfg->insecure) != K_OK) {
+            errbuf_printf(err, errlen,
+                          "kubeconfig %s: cluster \"%s\": insecure-skip-tls-verify \"%s\" is not "
+                          "a boolean",
+                          f->path, name, insecure);
+            return K_EINVAL;
+        }
+        const char *sni = map_str(&f->doc, c, "tls-server-name");
+        if (sni && (rc = replace_str(&cfg->tls_server_name, sni)))
+            return rc;
+        const char *proxy = map_str(&f->doc, c, "proxy-url");
+        if (proxy && (rc = set_proxy(proxy, label, name, cfg, err, errlen)))
+            return rc;
+    }
+
+    /* --certificate-authority or --insecure-skip-tls-verify replace the CA and the insecure
+     * setting together; --server clears a tls-server-name unless one is given with it. */
+    bool has_ca = ov->certificate_authority && *ov->certificate_authority;
+    if (ov->insecure || has_ca) {
+        cfg->insecure = ov->insecure;
+        if (cfg->ca_pem) {
+            free(cfg->ca_pem);
+            cfg->ca_pem = NULL;
+            cfg->ca_pem_len = 0;
+        }
+        free(cfg->ca_file);
+        cfg->ca_file = NULL;
+        if (has_ca && (rc = flag_path("certificate-authority", ov->certificate_authority,
+                                      &cfg->ca_file, err, errlen)))
+            return rc;
+    }
+    bool has_sni = ov->tls_server_name && *ov->tls_server_name;
+    if ((has_sni || (ov->server && *ov->server)) &&
+        (rc = replace_str(&cfg->tls_server_name, has_sni ? ov->tls_server_name : NULL)))
+        return rc;
+    return K_OK;
+}
+
+static void exec_config_free(struct kube_exec_config *e)
+{
+    if (!e)
+        return;
+    free(e->command);
+    for (size_t i = 0; i < e->nargs; i++)
+        free(e->args[i]);
+    free(e->args);
+    for (size_t i = 0; i < e->nenv; i++)
+        free(e->env[i]);
+    free(e->env);
+    free(e->api_version);
+    free(e->install_hint);
+    free(e->user);
+    free(e);
+}
+
+/* users[].user.exec into cfg->exec, validated as clientcmd's validateAuthInfo does. */
+static int load_exec(struct kc_file *f, yaml_node_t *ex, const char *name, struct kube_config *cfg,
+                     char *err, size_t errlen)
+{
+    yaml_document_t *doc = &f->doc;
+    struct kube_exec_config *e = calloc(1, sizeof(*e));
+    if (!e)
+        return K_ENOMEM;
+    cfg->exec = e;
+    if (!(e->user = strdup(name)))
+        return K_ENOMEM;
+    if (ex->type != YAML_MAPPING_NODE) {
+        errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": exec is not a mapping", f->path,
+                      name);
+        return K_EINVAL;
+    }
+    const char *command = map_str(doc, ex, "command");
+    const char *api = map_str(doc, ex, "apiVersion");
+    const char *mode = map_str(doc, ex, "interactiveMode");
+    const char *hint = map_str(doc, ex, "installHint");
+    const char *pci = map_str(doc, ex, "provideClusterInfo");
+    if (!command) {
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: command must be specified for %s to use exec "
+                      "authentication plugin",
+                      f->path, name);
+        return K_EINVAL;
+    }
+    if (!api) {
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: apiVersion must be specified for %s to use exec "
+                      "authentication plugin",
+                      f->path, name);
+        return K_EINVAL;
+    }
+    if (strcmp(api, KUBE_EXEC_API_V1) != 0 && strcmp(api, KUBE_EXEC_API_V1BETA1) != 0) {
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: user \"%s\": exec apiVersion \"%s\" is not supported: use "
+                      "%s or %s",
+                      f->path, name, api, KUBE_EXEC_API_V1, KUBE_EXEC_API_V1BETA1);
+        return K_EINVAL;
+    }
+    if (!mode && strcmp(api, KUBE_EXEC_API_V1) == 0) {
+        /* v1beta1 defaults to IfAvailable (clientcmd/api/v1 defaults.go); v1 has no default. */
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: interactiveMode must be specified for %s to use exec "
+                      "authentication plugin",
+                      f->path, name);
+        return K_EINVAL;
+    }
+    if (!mode || strcmp(mode, "IfAvailable") == 0) {
+        e->interactive = KUBE_EXEC_IF_AVAILABLE;
+    } else if (strcmp(mode, "Never") == 0) {
+        e->interactive = KUBE_EXEC_NEVER;
+    } else if (strcmp(mode, "Always") == 0) {
+        e->interactive = KUBE_EXEC_ALWAYS;
+    } else {
+        errbuf_printf(err, errlen, "kubeconfig %s: invalid interactiveMode for %s: \"%s\"", f->path,
+                      name, mode);
+        return K_EINVAL;
+    }
+    if (pci && parse_bool(pci, &e->provide_cluster_info) != K_OK) {
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: user \"%s\": provideClusterInfo \"%s\" is not a boolean",
+                      f->path, name, pci);
+        return K_EINVAL;
+    }
+    /* A command with a '/' is a path relative to the kubeconfig; a bare name is looked up on
+     * $PATH when it runs. */
+    e->command = strchr(command, '/') ? resolve_path(f->dir, command) : strdup(command);
+    e->api_version = strdup(api);
+    if (!e->command || !e->api_version || (hint && !(e->install_hint = strdup(hint))))
+        return K_ENOMEM;
+
+    yaml_node_t *args = map_get(doc, ex, "args");
+    if (args && args->type == YAML_SEQUENCE_NODE) {
+        size_t n = (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
+        if (n > KUBE_EXEC_MAX_ARGS) {
+            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": more than %d exec args",
+                          f->path, name, KUBE_EXEC_MAX_ARGS);
+            return K_EINVAL;
+        }
+        if (n && !(e->args = calloc(n, sizeof(char *))))
+            return K_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            yaml_node_t *it = yaml_document_get_node(doc, args->data.sequence.items.start[i]);
+            const char *v =
+                it && it->type == YAML_SCALAR_NODE ? (const char *)it->data.scalar.value : NULL;
+            if (!v || strlen(v) != it->data.scalar.length) {
+                errbuf_printf(err, errlen,
+                              "kubeconfig %s: user \"%s\": exec args[%zu] is not "
+                              "a string",
+                              f->path, name, i);
+                return K_EINVAL;
+            }
+            if (!(e->args[e->nargs++] = strdup(v)))
+                return K_ENOMEM;
+        }
+    }
+    yaml_node_t *env = map_get(doc, ex, "env");
+    if (env && env->type == YAML_SEQUENCE_NODE) {
+        size_t n = (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
+        if (n > KUBE_EXEC_MAX_ARGS) {
+            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": more than %d exec env entries",
+                          f->path, name, KUBE_EXEC_MAX_ARGS);
+            return K_EINVAL;
+        }
+        if (n && !(e->env = calloc(n, sizeof(char *))))
+            return K_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            yaml_node_t *it = yaml_document_get_node(doc, env->data.sequence.items.start[i]);
+            const char *vn = map_str(doc, it, "name");
+            const char *vv = map_str(doc, it, "value");
+            if (!vn || strchr(vn, '=')) {
+                errbuf_printf(err, errlen,
+                              "kubeconfig %s: env variable name must be specified for %s to use "
+                              "exec authentication plugin",
+                              f->path, name);
+                return K_EINVAL;
+            }
+            if (asprintf(&e->env[e->nenv], "%s=%s", vn, vv ? vv : "") < 0) {
+                e->env[e->nenv] = NULL;
+                return K_ENOMEM;
+            }
+            e->nenv++;
+        }
+    }
+    return K_OK;
+}
+
+/* users[].user.{as, as-groups, as-uid} (kubectl config's impersonation fields). */
+static int load_impersonation(struct kc_file *f, yaml_node_t *u, const char *name,
+                              struct kube_config *cfg, char *err, size_t errlen)
+{
+    int rc;
+    const char *as = map_str(&f->doc, u, "as");
+    const char *uid = map_str(&f->doc, u, "as-uid");
+    if ((rc = replace_str(&cfg->impersonate_user, as)) ||
+        (rc = replace_str(&cfg->impersonate_uid, uid)))
+        return rc;
+    yaml_node_t *groups = map_get(&f->doc, u, "as-groups");
+    if (groups && groups->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *it = groups->data.sequence.items.start;
+             it < groups->data.sequence.items.top; it++) {
+            const char *g = scalar(yaml_document_get_node(&f->doc, *it));
+            if (!g)
+                continue;
+            if (cfg->n_impersonate_groups == KUBE_AS_GROUPS_MAX) {
+                errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": more than %d as-groups",
+                              f->path, name, KUBE_AS_GROUPS_MAX);
+                return K_EINVAL;
+            }
+            if (!(cfg->impersonate_groups[cfg->n_impersonate_groups++] = strdup(g)))
+                return K_ENOMEM;
+        }
+    }
+    return K_OK;
+}
+
+/* Read a token file into *out (trimmed). */
+static int read_token_file(const char *path, char **out)
+{
+    struct buf b;
+    buf_init(&b, TOKEN_MAX);
+    int rc = read_file(path, &b);
+    if (rc) {
+        buf_cleanup(&b);
+        return rc;
+    }
+    *out = buf_take(&b);
+    if (!*out)
+        return K_ENOMEM;
+    trim(*out);
+    return K_OK;
+}
+
+/* The impersonation flags, replacing the user's settings (mergo.WithOverride). */
+static int impersonation_flags(const struct kube_config_overrides *ov, struct kube_config *cfg)
+{
+    int rc = K_OK;
+    if (ov->as && *ov->as)
+        rc = replace_str(&cfg->impersonate_user, ov->as);
+    if (!rc && ov->as_uid && *ov->as_uid)
+        rc = replace_str(&cfg->impersonate_uid, ov->as_uid);
+    if (!rc && ov->n_as_groups) {
+        for (size_t i = 0; i < cfg->n_impersonate_groups; i++)
+            free(cfg->impersonate_groups[i]);
+        cfg->n_impersonate_groups = 0;
+    }
+    for (size_t i = 0; !rc && i < ov->n_as_groups && i < KUBE_AS_GROUPS_MAX; i++) {
+        if (!(cfg->impersonate_groups[i] = strdup(ov->as_groups[i])))
+            rc = K_ENOMEM;
+        else
+            cfg->n_impersonate_groups++;
+    }
+    return rc;
+}
+
+/*
+ * The user `name` from the set (NULL: none), then the flags in `ov` on top, as client_config.go
+ * getAuthInfo and getUserIdentificationPartialConfig do.
+ */
+static int load_user(struct kc_set *set, const char *name, const struct kube_config_overrides *ov,
+                     struct kube_config *cfg, char *err, size_t errlen)
+{
+    struct kc_file *f = NULL;
+    yaml_node_t *u = name ? set_find(set, "users", "user", name, &f) : NULL;
+    int rc;
+    const char *token = NULL;
+    const char *label = f ? f->path : set->label;
+
+    if (name && !u) {
         errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\" not found", set->label, name);
         return K_EINVAL;
     }
-    rc = take_data(f, u, "client-certificate-data", "user", name, &cfg->cert_pem,
-                   &cfg->cert_pem_len, err, errlen);
-    if (rc)
-        return rc;
-    if (!cfg->cert_pem) {
-        rc = take_path(f, u, "client-certificate", "user", name, &cfg->cert_file, err, errlen);
+    if (u) {
+        rc = take_data(f, u, "client-certificate-data", "user", name, &cfg->cert_pem,
+                       &cfg->cert_pem_len, err, errlen);
         if (rc)
             return rc;
-    }
-    rc = take_data(f, u, "client-key-data", "user", name, &cfg->key_pem, &cfg->key_pem_len, err,
-                   errlen);
-    if (rc)
-        return rc;
-    if (!cfg->key_pem) {
-        rc = take_path(f, u, "client-key", "user", name, &cfg->key_file, err, errlen);
+        if (!cfg->cert_pem) {
+            rc = take_path(f, u, "client-certificate", "user", name, &cfg->cert_file, err, errlen);
+            if (rc)
+                return rc;
+        }
+        rc = take_data(f, u, "client-key-data", "user", name, &cfg->key_pem, &cfg->key_pem_len, err,
+                       errlen);
         if (rc)
+            return rc;
+        if (!cfg->key_pem) {
+            rc = take_path(f, u, "client-key", "user", name, &cfg->key_file, err, errlen);
+            if (rc)
+                return rc;
+        }
+        /* client-go: a literal token wins and tokenFile is kept for refreshes. */
+        token = map_str(&f->doc, u, "token");
+        rc = take_path(f, u, "tokenFile", "user", name, &cfg->token_file, err, errlen);
+        if (rc)
+            return rc;
+        yaml_node_t *ap = map_get(&f->doc, u, "auth-provider");
+        if (ap) {
+            const char *apn = map_str(&f->doc, ap, "name");
+            errbuf_printf(err, errlen,
+                          "kubeconfig %s: user \"%s\": auth-provider%s%s%s is not supported (the "
+                          "in-tree providers were removed from client-go in Kubernetes 1.26); use "
+                          "an exec credential plugin instead, e.g. gke-gcloud-auth-plugin (GKE) "
+                          "or kubelogin (AKS, OIDC)",
+                          f->path, name, apn ? " \"" : "", apn ? apn : "", apn ? "\"" : "");
+            return K_EINVAL;
+        }
+        yaml_node_t *ex = map_get(&f->doc, u, "exec");
+        if (ex && (rc = load_exec(f, ex, name, cfg, err, errlen)))
+            return rc;
+        if ((rc = load_impersonation(f, u, name, cfg, err, errlen)))
+            return rc;
+    }
+
+    /* Flags: --client-certificate / --client-key replace file and data. */
+    if (ov->client_certificate && *ov->client_certificate) {
+        free(cfg->cert_pem);
+        cfg->cert_pem = NULL;
+        cfg->cert_pem_len = 0;
+        if ((rc = flag_path("client-certificate", ov->client_certificate, &cfg->cert_file, err,
+                            errlen)))
+            return rc;
+    }
+    if (ov->client_key && *ov->client_key) {
+        if (cfg->key_pem) {
+            OPENSSL_cleanse(cfg->key_pem, cfg->key_pem_len);
+            free(cfg->key_pem);
+            cfg->key_pem = NULL;
+            cfg->key_pem_len = 0;
+        }
+        if ((rc = flag_path("client-key", ov->client_key, &cfg->key_file, err, errlen)))
             return rc;
     }
     bool has_cert = cfg->cert_pem || cfg->cert_file;
     bool has_key = cfg->key_pem || cfg->key_file;
     if (has_cert != has_key) {
         errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\" has a client %s but no client %s",
-                      f->path, name, has_cert ? "certificate" : "key",
+                      label, name ? name : "", has_cert ? "certificate" : "key",
                       has_cert ? "key" : "certificate");
         return K_EINVAL;
     }
-
-    /*
-     * client-go: a literal token wins and tokenFile is kept for refreshes; a tokenFile alone is
-     * read now, so a missing file is reported at start-up.
-     */
-    const char *token = map_str(&f->doc, u, "token");
-    rc = take_path(f, u, "tokenFile", "user", name, &cfg->token_file, err, errlen);
-    if (rc)
-        return rc;
+    bool token_flag = ov->token && *ov->token;
+    if (token_flag) {
+        /* --token replaces the user's token and its file. */
+        token = ov->token;
+        free(cfg->token_file);
+        cfg->token_file = NULL;
+    }
     if (token) {
         cfg->token = strdup(token);
         if (!cfg->token)
             return K_ENOMEM;
     } else if (cfg->token_file) {
-        struct buf b;
-        buf_init(&b, TOKEN_MAX);
-        rc = read_file(cfg->token_file, &b);
+        /* A tokenFile alone is read now, so a missing file is reported at start-up. */
+        rc = read_token_file(cfg->token_file, &cfg->token);
         if (rc) {
-            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": tokenFile %s: %s", f->path,
-                          name, cfg->token_file, rc == K_ETOOBIG ? "too large" : strerror(errno));
-            buf_cleanup(&b);
+            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": tokenFile %s: %s", label,
+                          name ? name : "", cfg->token_file,
+                          rc == K_ETOOBIG ? "too large" : strerror(errno));
             return rc == K_ENOMEM || rc == K_ENOTFOUND ? rc : K_EINVAL;
         }
-        cfg->token = buf_take(&b);
-        trim(cfg->token);
     }
     if (cfg->token && !kube_header_value_ok(cfg->token)) {
-        errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": %s%s contains a control character",
-                      f->path, name, token ? "token" : "tokenFile ", token ? "" : cfg->token_file);
+        errbuf_printf(err, errlen, "%s%s: user \"%s\": %s%s contains a control character",
+                      token_flag ? "--token" : "kubeconfig ", token_flag ? "" : label,
+                      name ? name : "", token ? "token" : "tokenFile ",
+                      token ? "" : cfg->token_file);
+        return K_EINVAL;
+    }
+    /* A request that carries a bearer token does not run the exec plugin (client-go's exec
+     * round tripper), so with a token the stanza is dropped. */
+    if (cfg->token && cfg->exec) {
+        exec_config_free(cfg->exec);
+        cfg->exec = NULL;
+    }
+    if (u && !has_cert && !cfg->token && !cfg->exec &&
+        (map_get(&f->doc, u, "username") || map_get(&f->doc, u, "password"))) {
+        errbuf_printf(err, errlen,
+                      "kubeconfig %s: user \"%s\" uses username/password (basic "
+                      "authentication), which kube-apiserver no longer supports (removed in "
+                      "Kubernetes 1.19); use a token, a client certificate or an exec plugin",
+                      f->path, name);
         return K_EINVAL;
     }
 
-    if (!has_cert && !cfg->token) {
-        static const char *const unsupported[] = {"exec", "auth-provider", "username"};
-        for (size_t i = 0; i < 3; i++) {
-            if (map_get(&f->doc, u, unsupported[i])) {
-                errbuf_printf(err, errlen,
-                              "kubeconfig %s: user \"%s\" uses %s credentials, which are not "
-                              "supported; use a token, tokenFile or client certificate",
-                              f->path, name, unsupported[i]);
-                return K_EINVAL;
-            }
-        }
+    /* Impersonation flags replace the user's settings (mergo.WithOverride). */
+    rc = impersonation_flags(ov, cfg);
+    if (rc)
+        return rc;
+    /* Groups or a uid without a user: client_config.go ClientConfig refuses it. */
+    if (!cfg->impersonate_user && (cfg->n_impersonate_groups || cfg->impersonate_uid)) {
+        errbuf_printf(err, errlen,
+                      "requesting uid, groups or user-extra for %s without impersonating a user",
+                      name ? name : "");
+        return K_EINVAL;
     }
     return K_OK;
 }
 
-/* Resolve current-context through the set into cfg. */
-static int load_from_set(struct kc_set *set, struct kube_config *cfg, char *err, size_t errlen)
+/* Resolve the context (--context, else current-context) through the set into cfg. */
+static int load_from_set(struct kc_set *set, const struct kube_config_overrides *ov,
+                         struct kube_config *cfg, char *err, size_t errlen)
 {
-    const char *current = NULL;
+    const char *current = ov->context && *ov->context ? ov->context : NULL;
     struct kc_file *cf = NULL;
+    yaml_node_t *ctx = NULL;
     int rc;
 
     for (size_t i = 0; i < set->n && !current; i++) {
@@ -530,40 +911,49 @@ static int load_from_set(struct kc_set *set, struct kube_config *cfg, char *err,
         if (f->has_doc)
             current = map_str(&f->doc, yaml_document_get_root_node(&f->doc), "current-context");
     }
-    if (!current) {
+    bool flags_name_cluster = (ov->cluster && *ov->cluster) || (ov->server && *ov->server);
+    if (!current && !flags_name_cluster) {
         errbuf_printf(err, errlen, "kubeconfig %s: no current-context set", set->label);
         return K_EINVAL;
     }
-    yaml_node_t *ctx = set_find(set, "contexts", "context", current, &cf);
-    if (!ctx) {
-        errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" not found", set->label, current);
+    if (current) {
+        ctx = set_find(set, "contexts", "context", current, &cf);
+        if (!ctx && ov->context && *ov->context) {
+            errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" does not exist", set->label,
+                          current);
+            return K_EINVAL;
+        }
+        if (!ctx && !flags_name_cluster) {
+            errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" not found", set->label,
+                          current);
+            return K_EINVAL;
+        }
+    }
+    const char *cluster = ov->cluster && *ov->cluster ? ov->cluster
+                          : ctx                       ? map_str(&cf->doc, ctx, "cluster")
+                                                      : NULL;
+    const char *user = ov->user && *ov->user ? ov->user
+                       : ctx                 ? map_str(&cf->doc, ctx, "user")
+                                             : NULL;
+    if (!cluster && !(ov->server && *ov->server)) {
+        errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" names no cluster",
+                      cf ? cf->path : set->label, current ? current : "");
         return K_EINVAL;
     }
-    const char *cluster = map_str(&cf->doc, ctx, "cluster");
-    const char *user = map_str(&cf->doc, ctx, "user");
-    if (!cluster) {
-        errbuf_printf(err, errlen, "kubeconfig %s: context \"%s\" names no cluster", cf->path,
-                      current);
-        return K_EINVAL;
-    }
-    cfg->source = strdup(cf->path);
+    cfg->source = strdup(cf ? cf->path : set->label);
     if (!cfg->source)
         return K_ENOMEM;
-    const char *ns = map_str(&cf->doc, ctx, "namespace");
+    const char *ns = ov->ns && *ov->ns ? ov->ns : ctx ? map_str(&cf->doc, ctx, "namespace") : NULL;
     if (ns && *ns && !(cfg->ns = strdup(ns)))
         return K_ENOMEM;
-    rc = load_cluster(set, cluster, cfg, err, errlen);
+    rc = load_cluster(set, cluster, ov, cfg, err, errlen);
     if (rc)
         return rc;
-    if (user) {
-        rc = load_user(set, user, cfg, err, errlen);
-        if (rc)
-            return rc;
-    }
-    return K_OK;
+    return load_user(set, user, ov, cfg, err, errlen);
 }
 
-static int load_kubeconfig_file(const char *path, struct kube_config *cfg, char *err, size_t errlen)
+static int load_kubeconfig_file(const char *path, const struct kube_config_overrides *ov,
+                                struct kube_config *cfg, char *err, size_t errlen)
 {
     struct kc_set *set = calloc(1, sizeof(*set));
     if (!set)
@@ -572,13 +962,27 @@ static int load_kubeconfig_file(const char *path, struct kube_config *cfg, char 
     set->n = 1;
     int rc = kc_file_load(&set->files[0], path, 0, err, errlen);
     if (!rc)
-        rc = load_from_set(set, cfg, err, errlen);
+        rc = load_from_set(set, ov, cfg, err, errlen);
     kc_set_cleanup(set);
     free(set);
     return rc;
 }
 
-static int load_kubeconfig_list(const char *list, struct kube_config *cfg, char *err, size_t errlen)
+/* No kubeconfig at all: the flags alone (--server and credentials). */
+static int load_flags_only(const struct kube_config_overrides *ov, struct kube_config *cfg,
+                           char *err, size_t errlen)
+{
+    struct kc_set *set = calloc(1, sizeof(*set));
+    if (!set)
+        return K_ENOMEM;
+    set->label = "(flags)";
+    int rc = load_from_set(set, ov, cfg, err, errlen);
+    free(set);
+    return rc;
+}
+
+static int load_kubeconfig_list(const char *list, const struct kube_config_overrides *ov,
+                                struct kube_config *cfg, char *err, size_t errlen)
 {
     int rc = K_OK;
     int found = 0;
@@ -607,7 +1011,7 @@ static int load_kubeconfig_list(const char *list, struct kube_config *cfg, char 
         rc = K_ENOTFOUND;
         goto out;
     }
-    rc = load_from_set(set, cfg, err, errlen);
+    rc = load_from_set(set, ov, cfg, err, errlen);
 out:
     if (set)
         kc_set_cleanup(set);
@@ -690,9 +1094,107 @@ static int load_in_cluster(const char *host, const char *port, struct kube_confi
     return K_OK;
 }
 
-int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *err, size_t errlen)
+/* The cluster the exec plugin sees, and the credential cache. */
+static int exec_setup(struct kube_config *cfg, char *err, size_t errlen)
 {
+    struct kube_exec_cluster *cl = &cfg->exec_cluster;
+    cl->server = cfg->server;
+    cl->tls_server_name = cfg->tls_server_name;
+    cl->proxy_url = cfg->proxy_url;
+    cl->insecure = cfg->insecure;
+    if (cfg->ca_pem) {
+        cl->ca_pem = cfg->ca_pem;
+        cl->ca_pem_len = cfg->ca_pem_len;
+    } else if (cfg->ca_file && cfg->exec->provide_cluster_info) {
+        struct buf b;
+        buf_init(&b, KUBECONFIG_MAX);
+        int rc = read_file(cfg->ca_file, &b);
+        if (rc) {
+            buf_cleanup(&b);
+            errbuf_printf(err, errlen, "certificate-authority %s: %s", cfg->ca_file,
+                          rc == K_ETOOBIG ? "too large" : strerror(errno));
+            return rc == K_ENOMEM ? rc : K_EINVAL;
+        }
+        cl->ca_pem_len = b.len;
+        cfg->exec_ca_pem = buf_take(&b);
+        if (!cfg->exec_ca_pem)
+            return K_ENOMEM;
+        cl->ca_pem = cfg->exec_ca_pem;
+    }
+    cfg->exec_cache = kube_exec_cache_new(cfg->exec, cl, NULL, NULL, NULL);
+    return cfg->exec_cache ? K_OK : K_ENOMEM;
+}
+
+int kube_parse_timeout(const char *s, int64_t *out_ms)
+{
+    static const struct {
+        const char *unit;
+        double ms;
+    } units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"\xc2\xb5s", 1e-3}, {"ms", 1},
+                 {"s", 1000},  {"m", 60000}, {"h", 3600000}};
+    const double max_ms = 366.0 * 24 * 3600 * 1000;
+    char *end;
+    if (!s || !*s || strlen(s) > 64)
+        return K_EINVAL;
+    /* A plain integer is seconds (ParseTimeout's fallback); "0" is no timeout. */
+    if (strspn(s, "0123456789") == strlen(s)) {
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || (double)v * 1000 > max_ms)
+            return K_EINVAL;
+        *out_ms = (int64_t)v * 1000;
+        return K_OK;
+    }
+    /* A Go duration: an optional sign, then one or more <decimal><unit>, e.g. "1h2m3.5s". A
+     * negative one is accepted and means no limit, as for Go's http.Client. */
+    double total = 0;
+    bool negative = *s == '-';
+    const char *p = s + (*s == '-' || *s == '+');
+    if (!*p)
+        return K_EINVAL;
+    for (int parts = 0; *p; parts++) {
+        if (parts >= 16 || !((*p >= '0' && *p <= '9') || *p == '.'))
+            return K_EINVAL;
+        size_t nd = strspn(p, "0123456789.");
+        char num[32];
+        if (nd >= sizeof(num))
+            return K_EINVAL;
+        memcpy(num, p, nd);
+        num[nd] = '\0';
+        if (strchr(num, '.') != strrchr(num, '.') || strcmp(num, ".") == 0)
+            return K_EINVAL;
+        double v = strtod(num, &end);
+        if (*end)
+            return K_EINVAL;
+        p += nd;
+        size_t best = 0;
+        double scale = 0;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+            size_t ul = strlen(units[i].unit);
+            if (strncmp(p, units[i].unit, ul) == 0 && ul > best) {
+                best = ul;
+                scale = units[i].ms;
+            }
+        }
+        if (!best)
+            return K_EINVAL;
+        p += best;
+        total += v * scale;
+        if (total > max_ms)
+            return K_EINVAL;
+    }
+    *out_ms = negative ? 0 : (int64_t)total;
+    return K_OK;
+}
+
+int kube_config_load_overrides(const char *explicit_path, const struct kube_config_overrides *ov,
+                               struct kube_config *cfg, char *err, size_t errlen)
+{
+    static const struct kube_config_overrides none;
     int rc;
+
+    if (!ov)
+        ov = &none;
 
     memset(cfg, 0, sizeof(*cfg));
     errbuf_printf(err, errlen, "%s", "");
@@ -703,17 +1205,29 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
     const char *home = getenv("HOME");
 
     if (explicit_path && *explicit_path) {
-        rc = load_kubeconfig_file(explicit_path, cfg, err, errlen);
+        rc = load_kubeconfig_file(explicit_path, ov, cfg, err, errlen);
     } else if (env && *env) {
-        rc = load_kubeconfig_list(env, cfg, err, errlen);
+        rc = load_kubeconfig_list(env, ov, cfg, err, errlen);
     } else if (host && *host && port && *port) {
         rc = load_in_cluster(host, port, cfg, err, errlen);
+        if (!rc && ov->ns && *ov->ns)
+            rc = replace_str(&cfg->ns, ov->ns);
+        if (!rc)
+            rc = impersonation_flags(ov, cfg);
+        if (!rc && !cfg->impersonate_user && (cfg->n_impersonate_groups || cfg->impersonate_uid)) {
+            errbuf_printf(err, errlen,
+                          "requesting uid, groups or user-extra for in-cluster without "
+                          "impersonating a user");
+            rc = K_EINVAL;
+        }
     } else if (home && *home) {
         char path[4096];
         int n = snprintf(path, sizeof(path), "%s/.kube/config", home);
         if (n < 0 || (size_t)n >= sizeof(path)) {
             errbuf_printf(err, errlen, "$HOME is too long");
             rc = K_EINVAL;
+        } else if (access(path, F_OK) != 0 && ov->server && *ov->server) {
+            rc = load_flags_only(ov, cfg, err, errlen);
         } else if (access(path, F_OK) != 0) {
             errbuf_printf(
                 err, errlen,
@@ -722,18 +1236,93 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
                 path);
             rc = K_ENOTFOUND;
         } else {
-            rc = load_kubeconfig_file(path, cfg, err, errlen);
+            rc = load_kubeconfig_file(path, ov, cfg, err, errlen);
         }
+    } else if (ov->server && *ov->server) {
+        rc = load_flags_only(ov, cfg, err, errlen);
     } else {
         errbuf_printf(err, errlen,
                       "no Kubernetes configuration: no --kubeconfig, $KUBECONFIG unset, "
                       "not in a cluster and $HOME unset");
         rc = K_ENOTFOUND;
     }
+    if (!rc && ov->request_timeout && *ov->request_timeout) {
+        if (kube_parse_timeout(ov->request_timeout, &cfg->request_timeout_ms) != K_OK) {
+            /* kubectl's words (client_config.go ParseTimeout). */
+            errbuf_printf(err, errlen,
+                          "Invalid timeout value. Timeout must be a single integer in seconds, or "
+                          "an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)");
+            rc = K_EINVAL;
+        }
+        cfg->request_timeout_set = true;
+    }
+    if (!rc && cfg->exec)
+        rc = exec_setup(cfg, err, errlen);
     if (rc == K_ENOMEM)
         errbuf_printf(err, errlen, "out of memory reading the Kubernetes configuration");
     if (rc)
         kube_config_cleanup(cfg);
+    return rc;
+}
+
+int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *err, size_t errlen)
+{
+    return kube_config_load_overrides(explicit_path, NULL, cfg, err, errlen);
+}
+
+static void names_of(struct kc_file *f, const char *list, void (*fn)(void *, const char *),
+                     void *ctx, unsigned *calls)
+{
+    yaml_node_t *seq = map_get(&f->doc, yaml_document_get_root_node(&f->doc), list);
+    if (!seq || seq->type != YAML_SEQUENCE_NODE)
+        return;
+    for (yaml_node_item_t *it = seq->data.sequence.items.start;
+         it < seq->data.sequence.items.top && *calls < 4096; it++) {
+        const char *n = map_str(&f->doc, yaml_document_get_node(&f->doc, *it), "name");
+        if (n) {
+            fn(ctx, n);
+            (*calls)++;
+        }
+    }
+}
+
+int kube_config_names(const char *explicit_path, const char *list,
+                      void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    char home_path[4096];
+    const char *env = getenv("KUBECONFIG");
+    const char *home = getenv("HOME");
+    const char *paths = explicit_path && *explicit_path ? explicit_path : env && *env ? env : NULL;
+    if (!paths) {
+        if (!home || !*home)
+            return K_ENOTFOUND;
+        snprintf(home_path, sizeof(home_path), "%s/.kube/config", home);
+        paths = home_path;
+    }
+    char *copy = strdup(paths);
+    struct kc_set *set = calloc(1, sizeof(*set));
+    int rc = K_OK;
+    unsigned calls = 0;
+    if (!copy || !set) {
+        rc = K_ENOMEM;
+        goto out;
+    }
+    char *save = NULL;
+    bool one = explicit_path && *explicit_path;
+    for (char *p = one ? copy : strtok_r(copy, ":", &save); p && set->n < KUBECONFIG_FILES_MAX;
+         p = one ? NULL : strtok_r(NULL, ":", &save)) {
+        struct kc_file *f = &set->files[set->n++];
+        rc = kc_file_load(f, p, 1, NULL, 0);
+        if (rc)
+            goto out;
+        if (f->has_doc)
+            names_of(f, list, fn, ctx, &calls);
+    }
+out:
+    if (set)
+        kc_set_cleanup(set);
+    free(set);
+    free(copy);
     return rc;
 }
 
@@ -759,5 +1348,14 @@ void kube_config_cleanup(struct kube_config *cfg)
     free(cfg->token_file);
     free(cfg->source);
     free(cfg->ns);
+    free(cfg->tls_server_name);
+    free(cfg->proxy_url);
+    free(cfg->impersonate_user);
+    free(cfg->impersonate_uid);
+    for (size_t i = 0; i < cfg->n_impersonate_groups; i++)
+        free(cfg->impersonate_groups[i]);
+    kube_exec_cache_free(cfg->exec_cache);
+    exec_config_free(cfg->exec);
+    free(cfg->exec_ca_pem);
     memset(cfg, 0, sizeof(*cfg));
 }

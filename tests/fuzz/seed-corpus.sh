@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,classify,admission,kubeconfig,cel,dra}
+mkdir -p "$out"/{quantity,watch,classify,admission,kubeconfig,cel,dra,exec}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -88,4 +88,17 @@ for d in "$here"/corpus/*/; do
     [ -f "$f" ] && put "$t" <"$f"
   done
 done
+
+# exec: ExecCredential responses as plugins print them (first byte: 0 = v1, 1 = v1beta1).
+for v in 0 1; do
+  api=client.authentication.k8s.io/v1
+  [ "$v" = 1 ] && api=client.authentication.k8s.io/v1beta1
+  for status in '{"token":"abc"}' '{"token":"abc","expirationTimestamp":"2026-01-02T03:04:05Z"}' \
+    '{"clientCertificateData":"-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n","clientKeyData":"k"}' \
+    '{"token":"a","expirationTimestamp":"2026-01-02T03:04:05.123+02:00"}' '{}'; do
+    { printf "\\x0$v"; printf '{"kind":"ExecCredential","apiVersion":"%s","status":%s}\n' "$api" "$status"; } |
+      put exec
+  done
+done
+
 rm -f "$out"/*/.seed.*

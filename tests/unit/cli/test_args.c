@@ -154,7 +154,10 @@ static void test_usage_errors(void **state)
     expect_usage(PARSE(&a, err, "pods", "extra"), err, "pods takes no arguments");
     expect_usage(PARSE(&a, err, "pods", "-A=maybe"), err, "want true or false");
     expect_usage(PARSE(&a, err, "pods", "--v=loud"), err, "invalid argument \"loud\" for --v");
-    expect_usage(PARSE(&a, err, "pods", "--context", "prod"), err, "--context is not supported");
+    expect_usage(PARSE(&a, err, "pods", "--context"), err, "flag needs an argument: --context");
+    expect_usage(PARSE(&a, err, "pods", "--context="), err, "--context needs a value");
+    expect_usage(PARSE(&a, err, "pods", "--insecure-skip-tls-verify=yes"), err,
+                 "want true or false");
     expect_usage(PARSE(&a, err, "explain"), err, "explain needs a pod name");
     expect_usage(PARSE(&a, err, "explain", "a", "b"), err, "explain takes one pod");
     expect_usage(PARSE(&a, err, "explain", "deploy/x"), err, "explain takes a pod name");
@@ -168,10 +171,55 @@ static void test_usage_errors(void **state)
     assert_int_equal(strlen(small), 7);
 }
 
+/* kubectl's global flags, in kubectl's spellings, anywhere on the line. */
+static void test_kubectl_global_flags(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "--context", "prod", "pods", "-A", "--cluster=c", "--user", "u",
+                           "-s", "https://k:6443", "--token", "t", "--as=alice", "--as-group", "g1",
+                           "--as-group=g2", "--as-uid", "7", "--insecure-skip-tls-verify",
+                           "--tls-server-name", "kubernetes", "--request-timeout", "30s",
+                           "--certificate-authority", "ca.crt", "--client-certificate=c.crt",
+                           "--client-key", "c.key"),
+                     0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_PODS);
+    assert_true(a.all_namespaces);
+    assert_string_equal(a.ov.context, "prod");
+    assert_string_equal(a.ov.cluster, "c");
+    assert_string_equal(a.ov.user, "u");
+    assert_string_equal(a.ov.server, "https://k:6443");
+    assert_string_equal(a.ov.token, "t");
+    assert_string_equal(a.ov.as, "alice");
+    assert_int_equal(a.ov.n_as_groups, 2);
+    assert_string_equal(a.ov.as_groups[1], "g2");
+    assert_string_equal(a.ov.as_uid, "7");
+    assert_true(a.ov.insecure);
+    assert_string_equal(a.ov.tls_server_name, "kubernetes");
+    assert_string_equal(a.ov.request_timeout, "30s");
+    assert_string_equal(a.ov.certificate_authority, "ca.crt");
+    assert_string_equal(a.ov.client_certificate, "c.crt");
+    assert_string_equal(a.ov.client_key, "c.key");
+    assert_int_equal(PARSE(&a, err, "pods", "--insecure-skip-tls-verify=false", "-shttps://x"), 0);
+    assert_false(a.ov.insecure);
+    assert_string_equal(a.ov.server, "https://x");
+    /* Positionals are kept for completion, even on a usage error. */
+    assert_int_equal(PARSE(&a, err, "explain"), PLUGIN_EXIT_USAGE);
+    assert_int_equal(a.npos, 1);
+    assert_string_equal(a.pos[0], "explain");
+    assert_true(plugin_flag_takes_value("--context"));
+    assert_true(plugin_flag_takes_value("-n"));
+    assert_false(plugin_flag_takes_value("--context=x"));
+    assert_false(plugin_flag_takes_value("-A"));
+    assert_false(plugin_flag_takes_value("--insecure-skip-tls-verify"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pods_defaults),
+        cmocka_unit_test(test_kubectl_global_flags),
         cmocka_unit_test(test_namespace_spellings),
         cmocka_unit_test(test_all_namespaces_and_output),
         cmocka_unit_test(test_global_flags),

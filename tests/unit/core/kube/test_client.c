@@ -27,6 +27,7 @@
 #include <curl/curl.h>
 
 #include "kube/client.h"
+#include "kube/exec.h"
 #include "util/result.h"
 
 /* ---- the scripted server ---- */
@@ -39,6 +40,7 @@ struct seen {
     char user_agent[128];
     char accept[128];
     char body[1024];
+    char headers[2048]; /* the whole header block, cut */
 };
 
 #define MAX_SEEN 64
@@ -251,6 +253,7 @@ static void serve_connection(int fd)
         struct seen rq;
         memset(&rq, 0, sizeof(rq));
         sscanf(buf, "%15s %1023s", rq.method, rq.target);
+        snprintf(rq.headers, sizeof(rq.headers), "%.2000s", buf);
         header_value(buf, "Authorization", rq.auth, sizeof(rq.auth));
         header_value(buf, "Content-Type", rq.content_type, sizeof(rq.content_type));
         header_value(buf, "User-Agent", rq.user_agent, sizeof(rq.user_agent));
@@ -510,6 +513,11 @@ static void test_tls_failure_kinds(void **state)
                                          "certificate"),
                      KUBE_TLS_SERVER_UNTRUSTED);
     assert_int_equal(kube_tls_failure_of(CURLE_SSL_ISSUER_ERROR, NULL), KUBE_TLS_SERVER_UNTRUSTED);
+    assert_int_equal(kube_tls_failure_of(CURLE_PEER_FAILED_VERIFICATION,
+                                         "SSL: no alternative certificate subject name matches "
+                                         "target host name 'x.example'"),
+                     KUBE_TLS_SERVER_NAME);
+    assert_non_null(strstr(kube_tls_failure_text(KUBE_TLS_SERVER_NAME), "tls-server-name"));
     assert_int_equal(kube_tls_failure_of(CURLE_SSL_CACERT_BADFILE, "error setting certificate"),
                      KUBE_TLS_CA_UNUSABLE);
     assert_int_equal(kube_tls_failure_of(CURLE_SSL_CERTPROBLEM,
@@ -908,10 +916,77 @@ static void test_path_escape(void **state)
     assert_int_equal(kube_path_escape("a", out, 0), K_ETOOBIG);
 }
 
+/* Impersonation headers, one per group, and --request-timeout accepted by libcurl. */
+static void test_impersonation_headers(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, "tok");
+    cfg.impersonate_user = strdup("alice");
+    cfg.impersonate_groups[0] = strdup("g1");
+    cfg.impersonate_groups[1] = strdup("g2");
+    cfg.n_impersonate_groups = 2;
+    cfg.impersonate_uid = strdup("42");
+    cfg.request_timeout_set = true;
+    cfg.request_timeout_ms = 30000;
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    json_object *obj = NULL;
+    struct kube_error err;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_OK);
+    json_object_put(obj);
+    struct seen s = last_seen();
+    assert_non_null(strstr(s.headers, "\r\nImpersonate-User: alice\r\n"));
+    assert_non_null(strstr(s.headers, "\r\nImpersonate-Group: g1\r\n"));
+    assert_non_null(strstr(s.headers, "\r\nImpersonate-Group: g2\r\n"));
+    assert_non_null(strstr(s.headers, "\r\nImpersonate-Uid: 42"));
+    assert_string_equal(s.auth, "Bearer tok");
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+static int exec_runner(void *ctx, const struct kube_exec_config *ec, const char *info,
+                       bool interactive, char **out, size_t *out_len, char *err, size_t errlen)
+{
+    (void)ctx;
+    (void)ec;
+    (void)info;
+    (void)interactive;
+    (void)err;
+    (void)errlen;
+    *out = strdup("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" KUBE_EXEC_API_V1
+                  "\",\"status\":{\"token\":\"from-plugin\"}}");
+    *out_len = strlen(*out);
+    return K_OK;
+}
+
+/* An exec user's token goes into Authorization; a static token would win (not set here). */
+static void test_exec_token_header(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_exec_config ec = {.command = "x",
+                                  .api_version = KUBE_EXEC_API_V1,
+                                  .user = "u",
+                                  .interactive = KUBE_EXEC_NEVER};
+    cfg.exec_cache = kube_exec_cache_new(&ec, NULL, NULL, exec_runner, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    json_object *obj = NULL;
+    struct kube_error err;
+    assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_OK);
+    json_object_put(obj);
+    assert_string_equal(last_seen().auth, "Bearer from-plugin");
+    kube_client_free(c);
+    kube_exec_cache_free(cfg.exec_cache);
+    cfg.exec_cache = NULL;
+    kube_config_cleanup(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),   cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_get_and_headers),   cmocka_unit_test(test_impersonation_headers),
+        cmocka_unit_test(test_exec_token_header), cmocka_unit_test(test_status_mapping),
         cmocka_unit_test(test_transport_error),   cmocka_unit_test(test_default_protocol_https),
         cmocka_unit_test(test_tls_failure_kinds), cmocka_unit_test(test_bad_client_key_is_tls),
         cmocka_unit_test(test_list_pagination),   cmocka_unit_test(test_patch_and_post),

@@ -339,7 +339,6 @@ static void test_bad_input(void **state)
     expect_fail(KC_DIR "/bad_base64.yaml", K_EINVAL, "certificate-authority-data",
                 "not valid base64");
     expect_fail(KC_DIR "/missing_ca.yaml", K_ENOTFOUND, "does-not-exist.crt", NULL);
-    expect_fail(KC_DIR "/exec.yaml", K_EINVAL, "user \"eks\" uses exec credentials", NULL);
     expect_fail(KC_DIR "/cert_without_key.yaml", K_EINVAL,
                 "has a client certificate but no client key", NULL);
     /* A directory is not a kubeconfig. */

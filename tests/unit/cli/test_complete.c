@@ -1,0 +1,132 @@
+/* Tests for cli/complete.c: the output kubectl reads from kubectl_complete-gputri. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "complete.h"
+#include "util/result.h"
+
+#define ARGV(...) ((char *const[]){"kubectl_complete-gputri", __VA_ARGS__})
+#define ARGC(...)                                                                                  \
+    ((int)(sizeof((char *[]){"kubectl_complete-gputri", __VA_ARGS__}) / sizeof(char *)))
+
+struct fake {
+    char asked[64];
+    char ns[64];
+    char context[64];
+};
+
+static void fake_list(void *ctx, const struct plugin_args *a, const char *what, const char *ns,
+                      void (*add)(void *add_ctx, const char *name), void *add_ctx)
+{
+    struct fake *f = ctx;
+    snprintf(f->asked, sizeof(f->asked), "%s", what);
+    snprintf(f->ns, sizeof(f->ns), "%s", ns ? ns : "");
+    snprintf(f->context, sizeof(f->context), "%s", a->ov.context ? a->ov.context : "");
+    if (strcmp(what, "pods") == 0) {
+        add(add_ctx, "train-0");
+        add(add_ctx, "train-1");
+        add(add_ctx, "infer");
+        add(add_ctx, "train-0"); /* once only */
+    } else if (strcmp(what, "namespaces") == 0) {
+        add(add_ctx, "default");
+        add(add_ctx, "gpu-triage");
+    } else if (strcmp(what, "contexts") == 0) {
+        add(add_ctx, "prod");
+        add(add_ctx, "staging");
+        add(add_ctx, "bad\nname");
+    }
+}
+
+static struct fake f;
+static char outbuf[4096];
+
+static const char *complete(int argc, char *const *argv)
+{
+    struct complete_source src = {.ctx = &f, .list = fake_list};
+    struct buf out;
+    memset(&f, 0, sizeof(f));
+    buf_init(&out, 1 << 16);
+    assert_int_equal(plugin_complete(argc, argv, &src, &out), K_OK);
+    snprintf(outbuf, sizeof(outbuf), "%s", buf_cstr(&out));
+    buf_cleanup(&out);
+    return outbuf;
+}
+
+static void test_commands(void **state)
+{
+    (void)state;
+    const char *o = complete(ARGC(""), ARGV(""));
+    assert_non_null(strstr(o, "pods\t"));
+    assert_non_null(strstr(o, "explain\t"));
+    assert_non_null(strstr(o, "\n:4\n"));
+    assert_string_equal(complete(ARGC("ex"), ARGV("ex")),
+                        "explain\tone pod's cause and every node's step on the ladder\n:4\n");
+    /* No word at all (argc 1) is an empty word. */
+    assert_non_null(strstr(complete(1, ARGV(NULL)), "pods\t"));
+    /* After the command, nothing more for pods. */
+    assert_string_equal(complete(ARGC("pods", ""), ARGV("pods", "")), ":4\n");
+}
+
+static void test_flags(void **state)
+{
+    (void)state;
+    assert_string_equal(complete(ARGC("pods", "--cont"), ARGV("pods", "--cont")),
+                        "--context\n:4\n");
+    const char *o = complete(ARGC("pods", "--"), ARGV("pods", "--"));
+    assert_non_null(strstr(o, "--namespace\n"));
+    assert_non_null(strstr(o, "--as-group\n"));
+    assert_non_null(strstr(o, "--request-timeout\n"));
+    assert_non_null(strstr(o, "--kubeconfig\n"));
+}
+
+static void test_values(void **state)
+{
+    (void)state;
+    assert_string_equal(complete(ARGC("pods", "--context", ""), ARGV("pods", "--context", "")),
+                        "prod\nstaging\n:4\n");
+    assert_string_equal(f.asked, "contexts");
+    assert_string_equal(complete(ARGC("pods", "--context=st"), ARGV("pods", "--context=st")),
+                        "--context=staging\n:4\n");
+    assert_string_equal(complete(ARGC("pods", "-n", "g"), ARGV("pods", "-n", "g")),
+                        "gpu-triage\n:4\n");
+    assert_string_equal(f.asked, "namespaces");
+    assert_string_equal(complete(ARGC("pods", "-o", ""), ARGV("pods", "-o", "")),
+                        "wide\tadds PHASE and NODE\njson\n:4\n");
+    /* A file: the shell completes file names (directive 0). */
+    assert_string_equal(
+        complete(ARGC("pods", "--kubeconfig", ""), ARGV("pods", "--kubeconfig", "")), ":0\n");
+    assert_string_equal(complete(ARGC("--client-key", "c"), ARGV("--client-key", "c")), ":0\n");
+    /* The token's value is not completed. */
+    assert_string_equal(complete(ARGC("pods", "--token", ""), ARGV("pods", "--token", "")), ":4\n");
+}
+
+static void test_pod_names(void **state)
+{
+    (void)state;
+    assert_string_equal(complete(ARGC("explain", "-n", "ml", "--context", "prod", "tr"),
+                                 ARGV("explain", "-n", "ml", "--context", "prod", "tr")),
+                        "train-0\ntrain-1\n:4\n");
+    assert_string_equal(f.asked, "pods");
+    assert_string_equal(f.ns, "ml");
+    assert_string_equal(f.context, "prod"); /* the line's flags reach the API lookup */
+    /* Only one pod for explain. */
+    assert_string_equal(complete(ARGC("explain", "infer", ""), ARGV("explain", "infer", "")),
+                        ":4\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_commands),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_pod_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
