@@ -488,7 +488,8 @@ int triage_print_explain(const struct triage *t, FILE *out)
     if (rc == K_OK)
         rc = table_print(&head, 0, out);
     table_cleanup(&head);
-    if (rc || r->cause == CAUSE_NO_REQUEST || r->cause == CAUSE_OK)
+    /* the words decided before the scheduler's node filtering have no per-node view */
+    if (rc || cause_rank(r->cause) < cause_rank(CAUSE_DRA_TEMPLATE_MISSING))
         return rc;
 
     store_read_lock(t->store);
