@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "classify/dra_ladder.h"
+#include "classify/hints.h"
 #include "classify/line.h"
 #include "classify/match.h"
 #include "util/result.h"
@@ -667,6 +668,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
         } else {
             put_label_mismatch(&l, in);
         }
+        hints_put(&l, in, out->cause, NULL);
         goto out;
     }
 
@@ -727,6 +729,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
                         pod->scheduler_name);
         break;
     }
+    hints_put(&l, in, out->cause, &best);
     if (narrowed) {
         line_printf(&l, "; ");
         dra_prep_put_narrowing(prep, &l);

@@ -376,6 +376,36 @@ static int project_meta(json_object *meta, struct kpod *out)
     return K_OK;
 }
 
+/* The first vendor-scheduler resource in a resource map, or NULL. */
+static const char *vendor_resource_in(json_object *map)
+{
+    const char *canonical = NULL;
+    if (!map)
+        return NULL;
+    json_object_object_foreach(map, name, val)
+    {
+        (void)val;
+        if (gpu_vendor_scheduler(name, &canonical))
+            return canonical;
+    }
+    return NULL;
+}
+
+/* kpod.vendor_resource: the containers' requests and limits (init containers are rare here). */
+static void project_vendor_resource(json_object *spec, struct kpod *out)
+{
+    json_object *containers = kube_json_get(spec, "containers", json_type_array);
+    size_t n = containers ? json_object_array_length(containers) : 0;
+    for (size_t i = 0; i < n && !out->vendor_resource; i++) {
+        json_object *res =
+            kube_json_get(json_object_array_get_idx(containers, i), "resources", json_type_object);
+        out->vendor_resource = vendor_resource_in(kube_json_get(res, "requests", json_type_object));
+        if (!out->vendor_resource)
+            out->vendor_resource =
+                vendor_resource_in(kube_json_get(res, "limits", json_type_object));
+    }
+}
+
 /* spec.schedulingGates[].name: the first POD_MAX_SCHEDULING_GATES names and the count. */
 static int project_scheduling_gates(json_object *spec, struct kpod *out)
 {
@@ -483,6 +513,7 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
     rc = project_scheduling_gates(spec, out);
     if (rc != K_OK)
         return rc;
+    project_vendor_resource(spec, out);
     return project_requests(spec, gpus, &out->gpu_requests);
 }
 

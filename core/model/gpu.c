@@ -96,3 +96,22 @@ void gpu_set_cleanup(struct gpu_set *set)
     set->patterns = NULL;
     set->n = 0;
 }
+
+static const struct {
+    const char *resource, *scheduler;
+} vendor_resources[] = {
+    {"nvidia.com/gpumem", "hami-scheduler"},   {"nvidia.com/gpumem-percentage", "hami-scheduler"},
+    {"nvidia.com/gpucores", "hami-scheduler"}, {"volcano.sh/vgpu-number", "volcano"},
+    {"volcano.sh/vgpu-memory", "volcano"},     {"volcano.sh/vgpu-cores", "volcano"},
+};
+
+const char *gpu_vendor_scheduler(const char *resource, const char **canonical)
+{
+    for (size_t i = 0; resource && i < sizeof(vendor_resources) / sizeof(vendor_resources[0]); i++)
+        if (strcmp(resource, vendor_resources[i].resource) == 0) {
+            if (canonical)
+                *canonical = vendor_resources[i].resource;
+            return vendor_resources[i].scheduler;
+        }
+    return NULL;
+}

@@ -59,4 +59,14 @@ bool gpu_set_contains(const struct gpu_set *set, const char *resource);
 /* gpu_set_cleanup() - free the patterns. */
 void gpu_set_cleanup(struct gpu_set *set);
 
+/*
+ * gpu_vendor_scheduler() - for an extended resource that only a vendor's own scheduler places
+ * (HAMi's nvidia.com/gpumem, nvidia.com/gpumem-percentage, nvidia.com/gpucores; Volcano's
+ * volcano.sh/vgpu-number, vgpu-memory, vgpu-cores): the scheduler's usual name ("hami-scheduler",
+ * "volcano"), and through *canonical the table's own copy of the resource name (static). NULL for
+ * any other resource. No node advertises these as capacity; the default scheduler then reports
+ * "Insufficient <resource>". Pure; thread-safe.
+ */
+const char *gpu_vendor_scheduler(const char *resource, const char **canonical);
+
 #endif

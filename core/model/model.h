@@ -180,6 +180,9 @@ struct kpod {
     char **scheduling_gates;
     size_t n_scheduling_gates;
     char *nominated_node; /* status.nominatedNodeName, or NULL */
+    /* the first resource a container requests that only a vendor's scheduler places
+     * (gpu.h gpu_vendor_scheduler; static, not owned), or NULL */
+    const char *vendor_resource;
 };
 
 /* Scheduling gate names kept per pod (the count of the rest is kept). */
