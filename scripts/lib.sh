@@ -5,7 +5,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
   libcurl4-openssl-dev libjson-c-dev libssl-dev libmicrohttpd-dev libyaml-dev libcmocka-dev
-  valgrind clang-format python3 jq curl iproute2 procps
+  valgrind clang-format python3 python3-yaml jq curl iproute2 procps
   clang libclang-rt-dev llvm) # clang: the clang build and the libFuzzer targets; llvm: symbolizer
 
 say() { printf '\n==> %s\n' "$*"; }
