@@ -35,7 +35,7 @@ declare -A PROGRAM_PATHS=([gputri]=cli/gputri [kubectl-gputri]=cli/kubectl-gputr
 PROGRAMS=(gputri kubectl-gputri gputri-controller gputri-webhook gputri-certs)
 NONROOT_UID=65532
 
-OCI_ARCHIVE= REBUILD_ROOTFS=0 ROOTFS_ONLY=
+OCI_ARCHIVE='' REBUILD_ROOTFS=0 ROOTFS_ONLY=
 while [ $# -gt 0 ]; do
   case $1 in
   --oci-archive) OCI_ARCHIVE=$(realpath -m "$2") && shift ;;
@@ -97,7 +97,9 @@ recipe() {
 
 # prune_rootfs DIR: keep only what the programs load at run time.
 prune_rootfs() {
-  local r=$1 f
+  local r=${1:?} f
+  # Never on the host: only a directory that mmdebstrap made in $WORK.
+  case $r in "$WORK"/?*) ;; *) return 1 ;; esac
   # The CA bundle update-ca-certificates would make (its postinst does not run in extract mode):
   # every certificate ca-certificates ships, in /etc/ssl/certs/ca-certificates.crt, where Debian's
   # libcurl looks (curl-config --ca).
@@ -107,7 +109,8 @@ prune_rootfs() {
   [ -s "$r/etc/ssl/certs/ca-certificates.crt" ] || return 1
   # No package manager, no shell, no executables, no docs, no locales, no iconv modules (the
   # programs speak UTF-8/ASCII only), no perl (debconf's).
-  rm -rf "$r"/usr/share "$r"/usr/bin "$r"/usr/sbin "$r"/bin "$r"/sbin \
+  # shellcheck disable=SC2115 # $r is checked above to be a directory under $WORK
+  rm -rf "${r:?}"/usr/share "$r"/usr/bin "$r"/usr/sbin "$r"/bin "$r"/sbin \
     "$r"/usr/lib/x86_64-linux-gnu/gconv "$r"/usr/lib/x86_64-linux-gnu/perl* \
     "$r"/usr/lib/x86_64-linux-gnu/audit "$r"/usr/libexec \
     "$r"/var "$r"/etc/apt "$r"/etc/dpkg "$r"/etc/debconf.conf "$r"/etc/ca-certificates \
@@ -196,10 +199,16 @@ fi
 # ---------------------------------------------------------------- 3. the image
 
 say "buildah build $IMAGE"
+old_id=$(podman "${STORAGE[@]}" image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 # Reproducible: every timestamp is the last commit's.
 buildah "${STORAGE[@]}" build --quiet --isolation=chroot --layers=false --pull=never \
   --timestamp="$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 0)" --build-arg "VERSION=$VERSION" -f "$REPO/Containerfile" -t "$IMAGE" \
   "$WORK/context" >/dev/null
+# The image this tag named before, now untagged, is of no further use.
+new_id=$(podman "${STORAGE[@]}" image inspect --format '{{.Id}}' "$IMAGE")
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+  podman "${STORAGE[@]}" rmi "$old_id" >/dev/null 2>&1 || true
+fi
 if [ -n "$OCI_ARCHIVE" ]; then
   mkdir -p "$(dirname "$OCI_ARCHIVE")"
   rm -f "$OCI_ARCHIVE"
