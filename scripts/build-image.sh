@@ -8,8 +8,8 @@
 #   3. the image, assembled by buildah from Containerfile (FROM scratch) and tagged
 #      ghcr.io/gputri/gputri:<version of project() in CMakeLists.txt>, the name manifests/ use.
 # The root filesystem is cached as a tarball under $GPUTRI_CACHE/image (default
-# ~/.cache/gputri/image), keyed by the package list and this recipe, and the .deb files it was
-# made from under $GPUTRI_CACHE/image/debs; a rerun with the same recipe downloads nothing.
+# ~/.cache/gputri/image), keyed by the package list and this recipe: a rerun with the same recipe
+# downloads nothing (--rebuild-rootfs fetches the packages again, e.g. for Debian's updates).
 #
 # Usage: scripts/build-image.sh [--oci-archive FILE] [--rebuild-rootfs] [--rootfs-only DIR]
 #   --oci-archive FILE   also write the image as an OCI archive (podman load / skopeo copy)
@@ -141,21 +141,26 @@ EOF
 }
 
 # make_rootfs TARBALL: mmdebstrap, prune, a reproducible tarball (sorted, numeric owners, fixed
-# mtime). The .deb files are kept in $CACHE/debs and handed back to mmdebstrap next time.
+# mtime). The extract hook lists the packages apt downloaded (the dependency closure), which is
+# what was extracted.
 make_rootfs() {
-  local out=$1 dir=$WORK/rootfs debs=$CACHE/debs
-  mkdir -p "$debs"
+  local out=$1 dir=$WORK/rootfs
   say "mmdebstrap $SUITE: ${RUNTIME_PACKAGES[*]}"
+  # An executable hook gets the root filesystem as $1.
+  cat >"$WORK/list-debs" <<EOF
+#!/bin/sh
+set -e
+for d in "\$1"/var/cache/apt/archives/*.deb; do
+  dpkg-deb --show --showformat='\${Package} \${Version}\n' "\$d"
+done | LC_ALL=C sort >"$WORK/packages.txt"
+EOF
+  chmod +x "$WORK/list-debs"
   mmdebstrap --mode=root --variant=extract --format=directory \
     --include="$(
       IFS=,
       echo "${RUNTIME_PACKAGES[*]}"
     )" \
-    --skip=download/empty \
-    --setup-hook="mkdir -p \"\$1\"/var/cache/apt/archives/ && cp -a '$debs'/. \"\$1\"/var/cache/apt/archives/" \
-    --extract-hook="find \"\$1\"/var/cache/apt/archives -maxdepth 1 -name '*.deb' -exec cp -a -t '$debs' {} +" \
-    --extract-hook="dpkg-deb --show --showformat='\${Package} \${Version}\\n' \"\$1\"/var/cache/apt/archives/*.deb | LC_ALL=C sort >'$WORK/packages.txt'" \
-    "$SUITE" "$dir"
+    --extract-hook="$WORK/list-debs" "$SUITE" "$dir"
   prune_rootfs "$dir"
   mkdir -p "$dir/usr/share/gputri"
   # What the image was made of, for scanners and people (there is no dpkg database).
@@ -173,6 +178,7 @@ if [ "$REBUILD_ROOTFS" = 1 ] || [ ! -s "$ROOTFS" ]; then
   make_rootfs "$ROOTFS"
   # Older recipes' tarballs are of no further use.
   find "$CACHE" -maxdepth 1 -name "rootfs-$SUITE-*.tar" ! -name "${ROOTFS##*/}" -delete
+  rm -rf "$CACHE/debs" # kept by earlier versions of this script
 else
   say "root filesystem from the cache: $ROOTFS"
 fi
@@ -201,8 +207,9 @@ fi
 say "buildah build $IMAGE"
 old_id=$(podman "${STORAGE[@]}" image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 # Reproducible: every timestamp is the last commit's.
+epoch=$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 0)
 buildah "${STORAGE[@]}" build --quiet --isolation=chroot --layers=false --pull=never \
-  --timestamp="$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 0)" --build-arg "VERSION=$VERSION" -f "$REPO/Containerfile" -t "$IMAGE" \
+  --timestamp="$epoch" --build-arg "VERSION=$VERSION" -f "$REPO/Containerfile" -t "$IMAGE" \
   "$WORK/context" >/dev/null
 # The image this tag named before, now untagged, is of no further use.
 new_id=$(podman "${STORAGE[@]}" image inspect --format '{{.Id}}' "$IMAGE")
