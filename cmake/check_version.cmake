@@ -1,4 +1,5 @@
-# check_version.cmake - the deployment manifests name the version project() declares.
+# check_version.cmake - the deployment manifests, the Helm chart and the krew plugin manifest name
+# the version project() declares.
 #
 #   cmake -DROOT=<source tree> -DVERSION=<project version> -P cmake/check_version.cmake
 #
@@ -25,6 +26,29 @@ foreach(m ${manifests})
     endif()
   endforeach()
 endforeach()
+# charts/gputri/Chart.yaml: version and appVersion; plugins/krew/gputri.yaml: spec.version (vX.Y.Z)
+# and the release archive its uri names.
+foreach(pair "charts/gputri/Chart.yaml|^(version|appVersion):[ \t]*\"?([^\" \t]+)"
+             "plugins/krew/gputri.yaml|^  (version):[ \t]*v([^ \t]+)"
+             "plugins/krew/gputri.yaml|(uri):.*/download/v([^/]+)/")
+  string(FIND "${pair}" "|" sep)
+  string(SUBSTRING "${pair}" 0 ${sep} rel)
+  math(EXPR sep "${sep} + 1")
+  string(SUBSTRING "${pair}" ${sep} -1 regex)
+  if(NOT EXISTS "${ROOT}/${rel}")
+    string(APPEND bad "  ${rel}: missing\n")
+    continue()
+  endif()
+  file(STRINGS "${ROOT}/${rel}" lines REGEX "${regex}")
+  if(NOT lines)
+    string(APPEND bad "  ${rel}: no line matches ${regex}\n")
+  endif()
+  foreach(line ${lines})
+    if(line MATCHES "${regex}" AND NOT CMAKE_MATCH_2 STREQUAL VERSION)
+      string(APPEND bad "  ${rel}: ${line}\n")
+    endif()
+  endforeach()
+endforeach()
 if(bad)
-  message(FATAL_ERROR "manifests name another version than ${VERSION} (CMakeLists.txt project):\n${bad}")
+  message(FATAL_ERROR "manifests/, charts/gputri or plugins/krew name another version than ${VERSION} (CMakeLists.txt project):\n${bad}")
 endif()

@@ -11,9 +11,10 @@ DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-cer
 
 say() { printf '\n==> %s\n' "$*"; }
 
-install_missing() {
+# install_packages PACKAGE...: apt-get install those of them that are not installed.
+install_packages() {
   local missing=() p
-  for p in "${DEBIAN_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
       missing+=("$p")
   done
@@ -25,6 +26,10 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >/dev/null
   fi
+}
+
+install_missing() {
+  install_packages "${DEBIAN_PACKAGES[@]}" || return 1
   if ! command -v go >/dev/null; then
     echo "go is not installed: Go 1.24 or newer is needed to build the e2e control plane" >&2
     return 1

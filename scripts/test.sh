@@ -4,6 +4,10 @@
 #   control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler built from the
 #   official Go modules, kwok for nodes). Ends with one line "N passed, M failed" over all suites.
 #   Also a build with clang, and each libFuzzer target of tests/fuzz run for 20 s (scripts/fuzz.sh).
+#   Among the e2e suites: the Helm chart and the krew manifest (e2e/test-helm; helm and krew built
+#   from their Go modules by e2e/build-helm), and the OCI image built from Debian packages with
+#   the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
+#   podman and runc, and caches the root filesystem in ~/.cache/gputri/image).
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
 # cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs.
 set -uo pipefail
@@ -104,6 +108,7 @@ suite "build with clang" build "$REPO/build-clang" -DCMAKE_C_COMPILER=clang
 suite "build fuzz targets (clang, libFuzzer)" "$REPO/scripts/fuzz.sh" --build-only
 suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
+suite "helm and krew build (cached)" "$REPO/e2e/build-helm"
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. test-rbac-usage reads
 # the audit log of all the others, so it runs last.
