@@ -556,6 +556,23 @@ static void exec_config_free(struct kube_exec_config *e)
 }
 
 /* users[].user.exec into cfg->exec, validated as clientcmd's validateAuthInfo does. */
+
+/* An exec args / env sequence: its length in *n (at most KUBE_EXEC_MAX_ARGS) and a zeroed array
+ * of that many pointers in *out (NULL when empty). */
+static int exec_list(const struct kc_file *f, const char *name, yaml_node_t *seq, const char *what,
+                     char ***out, size_t *n, char *err, size_t errlen)
+{
+    *n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (*n > KUBE_EXEC_MAX_ARGS) {
+        errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": more than %d exec %s", f->path,
+                      name, KUBE_EXEC_MAX_ARGS, what);
+        return K_EINVAL;
+    }
+    if (*n && !(*out = calloc(*n, sizeof(char *))))
+        return K_ENOMEM;
+    return K_OK;
+}
+
 static int load_exec(struct kc_file *f, yaml_node_t *ex, const char *name, struct kube_config *cfg,
                      char *err, size_t errlen)
 {
@@ -631,14 +648,10 @@ static int load_exec(struct kc_file *f, yaml_node_t *ex, const char *name, struc
 
     yaml_node_t *args = map_get(doc, ex, "args");
     if (args && args->type == YAML_SEQUENCE_NODE) {
-        size_t n = (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
-        if (n > KUBE_EXEC_MAX_ARGS) {
-            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": more than %d exec args",
-                          f->path, name, KUBE_EXEC_MAX_ARGS);
-            return K_EINVAL;
-        }
-        if (n && !(e->args = calloc(n, sizeof(char *))))
-            return K_ENOMEM;
+        size_t n;
+        int rc = exec_list(f, name, args, "args", &e->args, &n, err, errlen);
+        if (rc != K_OK)
+            return rc;
         for (size_t i = 0; i < n; i++) {
             yaml_node_t *it = yaml_document_get_node(doc, args->data.sequence.items.start[i]);
             const char *v =
@@ -656,14 +669,10 @@ static int load_exec(struct kc_file *f, yaml_node_t *ex, const char *name, struc
     }
     yaml_node_t *env = map_get(doc, ex, "env");
     if (env && env->type == YAML_SEQUENCE_NODE) {
-        size_t n = (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
-        if (n > KUBE_EXEC_MAX_ARGS) {
-            errbuf_printf(err, errlen, "kubeconfig %s: user \"%s\": more than %d exec env entries",
-                          f->path, name, KUBE_EXEC_MAX_ARGS);
-            return K_EINVAL;
-        }
-        if (n && !(e->env = calloc(n, sizeof(char *))))
-            return K_ENOMEM;
+        size_t n;
+        int rc = exec_list(f, name, env, "env entries", &e->env, &n, err, errlen);
+        if (rc != K_OK)
+            return rc;
         for (size_t i = 0; i < n; i++) {
             yaml_node_t *it = yaml_document_get_node(doc, env->data.sequence.items.start[i]);
             const char *vn = map_str(doc, it, "name");
