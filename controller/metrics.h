@@ -15,15 +15,18 @@
  *                              METRICS_DRA_RESOURCE once annotated. At most METRICS_MAX_NAMESPACES
  *                              namespaces get their own series (those with the most pending GPU
  *                              pods, ties by name); the others are summed under
- *                              namespace="other" (METRICS_OTHER_NAMESPACE)
+ *                              namespace="other" (METRICS_OTHER_NAMESPACE; a namespace of
+ *                              that name shares its series)
  *   gputri_gpu_pod_pending_seconds{cause}
  *                              histogram: how long a GPU pod stayed pending (from its
  *                              creationTimestamp), observed once when it stops being pending
  *                              (bound, or deleted while pending), by the last blocking cause it
- *                              had ("none" when it never had one)
+ *                              had ("none" when it never had one; "preempting" is not one), by
+ *                              the replica that leads; a pod deleted while the pods watch was
+ *                              down (swept by the relist) is not observed
  *   gputri_cause_transitions_total{from,to}
- *                              counter: gputri/cause values written; from is the cause the pod
- *                              carried before, or "none"
+ *                              counter: gputri/cause values written (by the leader: only it
+ *                              writes); from is the cause the pod carried before, or "none"
  *   gputri_classifications_total              counter
  *   gputri_patches_total                      counter: annotation patches that succeeded
  *   gputri_events_total                       counter: Events created or updated (aggregated)
