@@ -64,6 +64,9 @@ struct controller {
     /* pods whose GPUs fit: "ns/name" -> (intptr_t) monotonic ms when first seen so; under
      * written_mu */
     struct lh_table *fits_since;
+    /* pending GPU pods that carried a blocking cause: "ns/name" -> struct pending_mark (malloc'd),
+     * for gputri_gpu_pod_pending_seconds; used by the pods informer's thread only */
+    struct lh_table *pending_marks;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
     atomic_int listing;
 
@@ -80,6 +83,12 @@ struct controller {
     atomic_int le_stop;
     pthread_mutex_t le_mu;
     pthread_cond_t le_cv;
+};
+
+/* The last blocking cause a pending GPU pod carried (for the pending-time histogram). */
+struct pending_mark {
+    char uid[64];
+    int cause; /* enum cause */
 };
 
 /* ---- controller.c */

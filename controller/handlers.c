@@ -4,6 +4,8 @@
  * kubernetes/sample-controller: controller.go, enqueueFoo / handleObject).
  */
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,15 +114,154 @@ static void skipped(json_object *obj, const char *kind, int rc)
         log_warn("skipping a %s that cannot be read: %s", kind, k_strerror(rc));
 }
 
+/* ---- gputri_gpu_pod_pending_seconds ------------------------------------------------------- */
+
+/* What the pod was before an event, as far as the pending-time histogram cares. */
+struct pending_before {
+    bool pending;    /* a pending GPU pod */
+    int64_t created; /* seconds since the epoch; 0: unknown */
+    char uid[64];
+    int cause; /* its last blocking cause, or METRICS_NO_CAUSE */
+};
+
+/* The blocking cause pod `p` carries in its annotation, or METRICS_NO_CAUSE. */
+static int blocking_cause(const struct kpod *p)
+{
+    int cause = p->cause ? cause_from_word(p->cause) : -1;
+    return cause >= 0 && cause_is_blocking((enum cause)cause) ? cause : METRICS_NO_CAUSE;
+}
+
+/*
+ * Whether pending pod `p` is a GPU pod for the histogram: it requests a GPU resource, or (a pod
+ * with only ResourceClaims) the controller wrote a cause for it, which it does only for pods
+ * whose claims ask for a GPU (as gputri_pending_gpu_pods counts them).
+ */
+static bool histogram_gpu_pod(const struct kpod *p)
+{
+    if (p->gpu_requests.n > 0)
+        return true;
+    int cause = p->cause ? cause_from_word(p->cause) : -1;
+    return p->n_claims > 0 && cause >= 0 && cause != CAUSE_NO_REQUEST;
+}
+
+static void pending_before(struct controller *c, const char *key, const char *ns, const char *name,
+                           struct pending_before *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->cause = METRICS_NO_CAUSE;
+    if (!ns || !name)
+        return;
+    store_read_lock(c->store);
+    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    if (pod && store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod)) {
+        b->pending = true;
+        b->created = pod->created;
+        snprintf(b->uid, sizeof(b->uid), "%s", pod->uid ? pod->uid : "");
+        b->cause = blocking_cause(pod);
+    }
+    store_read_unlock(c->store);
+    if (b->pending && b->cause == METRICS_NO_CAUSE) {
+        /* now preempting, or its cause not yet seen: the blocking cause it had before */
+        void *v = NULL;
+        if (lh_table_lookup_ex(c->pending_marks, key, &v) &&
+            strcmp(((struct pending_mark *)v)->uid, b->uid) == 0)
+            b->cause = ((struct pending_mark *)v)->cause;
+    }
+}
+
+static void forget_mark(struct controller *c, const char *key)
+{
+    struct lh_entry *e = lh_table_lookup_entry(c->pending_marks, key);
+    if (e)
+        lh_table_delete_entry(c->pending_marks, e);
+}
+
+/*
+ * After an event of pod `key`: a GPU pod that was pending and no longer is (bound, finished, or
+ * deleted, or replaced by a pod of another uid) is observed in gputri_gpu_pod_pending_seconds
+ * by the leader (the other replicas see the same events; counting once keeps sums across
+ * replicas right); a pending GPU pod carrying a blocking cause has it remembered.
+ */
+static void pending_after(struct controller *c, const char *key, const char *ns, const char *name,
+                          const struct pending_before *b, int deleted)
+{
+    bool pending = false;
+    int cause = METRICS_NO_CAUSE;
+    char uid[64] = "";
+    if (!deleted && ns && name) {
+        store_read_lock(c->store);
+        const struct kpod *pod = store_pod_get(c->store, ns, name);
+        if (pod && store_is_pending_gpu_pod(pod)) {
+            pending = true;
+            cause = blocking_cause(pod);
+            snprintf(uid, sizeof(uid), "%s", pod->uid ? pod->uid : "");
+        }
+        store_read_unlock(c->store);
+    }
+    if (b->pending && (!pending || strcmp(uid, b->uid) != 0)) {
+        if (b->created > 0 && controller_may_write(c))
+            metrics_pending_time(c->metrics, b->cause,
+                                 clock_wall_ms(&c->clock) - b->created * 1000);
+        forget_mark(c, key);
+    }
+    if (!pending) {
+        forget_mark(c, key);
+        return;
+    }
+    if (cause == METRICS_NO_CAUSE)
+        return;
+    struct pending_mark *m = NULL;
+    void *v = NULL;
+    if (lh_table_lookup_ex(c->pending_marks, key, &v)) {
+        m = v;
+    } else {
+        char *k = strdup(key);
+        m = calloc(1, sizeof(*m));
+        if (!k || !m || lh_table_insert(c->pending_marks, k, m) != 0) {
+            free(k);
+            free(m);
+            return;
+        }
+    }
+    snprintf(m->uid, sizeof(m->uid), "%s", uid);
+    m->cause = cause;
+}
+
+/* After a relist: forget the marks of pods that are gone or no longer pending (deleted while
+ * the watch was down; their pending time is not known). */
+static void prune_marks(struct controller *c)
+{
+    struct lh_entry *e, *next;
+    store_read_lock(c->store);
+    for (e = c->pending_marks->head; e; e = next) {
+        next = e->next;
+        char ns[256], name[256];
+        const struct kpod *pod = NULL;
+        if (split_meta_namespace_key(lh_entry_k(e), ns, sizeof(ns), name, sizeof(name)) == K_OK)
+            pod = store_pod_get(c->store, ns, name);
+        if (!pod || !store_is_pending_gpu_pod(pod))
+            lh_table_delete_entry(c->pending_marks, e);
+    }
+    store_read_unlock(c->store);
+}
+
 static void pod_event(struct controller *c, json_object *obj, int deleted)
 {
     char key[STORE_KEY_MAX];
     unsigned changed = 0;
+    const char *ns = kube_json_meta_str(obj, "namespace");
+    const char *name = kube_json_meta_str(obj, "name");
+    char before_key[STORE_KEY_MAX] = "";
+    if (ns && name && meta_namespace_key(before_key, sizeof(before_key), ns, name) != K_OK)
+        ns = name = NULL; /* the store refuses such a key too */
+    struct pending_before before;
+    pending_before(c, before_key, ns, name, &before);
     int rc = store_pod_apply_json(c->store, obj, deleted, key, &changed);
     if (rc) {
         skipped(obj, "pod", rc);
         return;
     }
+    pending_after(c, key, ns, name, &before, deleted);
     settle_written(c, key, kube_json_annotation(obj, ANNOTATION_CAUSE), deleted);
     if (deleted || !needs_work(c, key))
         workqueue_drop(c->queue, key);
@@ -202,6 +343,7 @@ static void pods_sync_end(void *ctx)
     struct controller *c = ctx;
     unsigned changed = 0;
     store_pods_sync_end(c->store, &changed);
+    prune_marks(c);
     list_end(c);
 }
 

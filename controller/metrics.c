@@ -15,6 +15,15 @@
 static const int64_t bounds_ms[] = {1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 60000};
 #define N_BOUNDS (sizeof(bounds_ms) / sizeof(bounds_ms[0]))
 
+/* gputri_gpu_pod_pending_seconds buckets, in seconds: from a pod placed at once to one that
+ * waited a day, with 15 minutes (the alert's threshold) a bound of its own. */
+static const int64_t pending_bounds_s[] = {1,   5,    15,   30,   60,    120,   300,  600,
+                                           900, 1800, 3600, 7200, 14400, 43200, 86400};
+#define N_PENDING_BOUNDS (sizeof(pending_bounds_s) / sizeof(pending_bounds_s[0]))
+
+/* Causes as array indexes: 0 is "none", cause c is c + 1. */
+#define N_CAUSE_SLOTS (CAUSE_COUNT + 1)
+
 struct metrics {
     /* counters bumped by any thread without the lock */
     _Atomic uint64_t classifications, patches, events;
@@ -25,7 +34,24 @@ struct metrics {
     uint64_t hist[N_BOUNDS + 1];
     int64_t hist_sum_ms;
     uint64_t hist_count;
+    /* gputri_gpu_pod_pending_seconds per cause slot (under mu) */
+    uint64_t pend_hist[N_CAUSE_SLOTS][N_PENDING_BOUNDS + 1];
+    int64_t pend_sum_ms[N_CAUSE_SLOTS];
+    uint64_t pend_count[N_CAUSE_SLOTS];
+    /* gputri_cause_transitions_total[from slot][to cause] */
+    _Atomic uint64_t transitions[N_CAUSE_SLOTS][CAUSE_COUNT];
 };
+
+/* The slot of `cause`: 0 for METRICS_NO_CAUSE or a value that is no cause. */
+static size_t slot(int cause)
+{
+    return cause >= 0 && cause < CAUSE_COUNT ? (size_t)cause + 1 : 0;
+}
+
+static const char *slot_word(size_t s)
+{
+    return s == 0 ? "none" : cause_word((enum cause)(s - 1));
+}
 
 struct metrics *metrics_new(void)
 {
@@ -121,6 +147,64 @@ void metrics_queue_latency(struct metrics *m, int64_t ms)
     pthread_mutex_unlock(&m->mu);
 }
 
+void metrics_pending_time(struct metrics *m, int cause, int64_t ms)
+{
+    if (!m)
+        return;
+    if (ms < 0)
+        ms = 0;
+    size_t b = 0;
+    while (b < N_PENDING_BOUNDS && ms > pending_bounds_s[b] * 1000)
+        b++;
+    size_t s = slot(cause);
+    pthread_mutex_lock(&m->mu);
+    m->pend_hist[s][b]++;
+    if (m->pend_sum_ms[s] <= INT64_MAX - ms)
+        m->pend_sum_ms[s] += ms;
+    m->pend_count[s]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_cause_transition(struct metrics *m, int from, int to)
+{
+    if (!m || to < 0 || to >= CAUSE_COUNT)
+        return;
+    inc(&m->transitions[slot(from)][to]);
+}
+
+uint64_t metrics_transitions(struct metrics *m, int from, int to)
+{
+    if (to < 0 || to >= CAUSE_COUNT)
+        return 0;
+    return get(&m->transitions[slot(from)][to]);
+}
+
+uint64_t metrics_pending_count(struct metrics *m, int cause)
+{
+    pthread_mutex_lock(&m->mu);
+    uint64_t n = m->pend_count[slot(cause)];
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
+void metrics_label_name(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < len; p++) {
+        unsigned char ch = *p;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+            ch == '_') {
+            out[o++] = (char)ch;
+            continue;
+        }
+        out[o++] = '_';
+        /* one "_" for a whole UTF-8 sequence: skip its continuation bytes (at most 3) */
+        for (int k = 0; ch >= 0xC0 && k < 3 && (p[1] & 0xC0) == 0x80; k++)
+            p++;
+    }
+    out[o] = '\0';
+}
+
 /* A label value with \, " and newline escaped. */
 static int label(struct buf *out, const char *v)
 {
@@ -149,21 +233,190 @@ static int counter(struct buf *out, const char *name, const char *help, uint64_t
     return rc ? rc : buf_printf(out, "%s %llu\n", name, (unsigned long long)v);
 }
 
+/* One pending row as rendered: the namespace after the cap, the resource spelled. */
+struct prow {
+    const char *cause;
+    const char *ns;
+    char resource[128];
+    int64_t count;
+};
+
+/* One namespace and its pending GPU pods. */
+struct ns_total {
+    const char *ns;
+    int64_t total;
+};
+
+static int cmp_ns_name(const void *a, const void *b)
+{
+    return strcmp(((const struct ns_total *)a)->ns, ((const struct ns_total *)b)->ns);
+}
+
+/* Most pending first, then by name. */
+static int cmp_ns_rank(const void *a, const void *b)
+{
+    const struct ns_total *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->ns, y->ns);
+}
+
+static int cmp_prow(const void *a, const void *b)
+{
+    const struct prow *x = a, *y = b;
+    int c = strcmp(x->cause, y->cause);
+    if (!c)
+        c = strcmp(x->ns, y->ns);
+    return c ? c : strcmp(x->resource, y->resource);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The rows of `g` with namespaces beyond the METRICS_MAX_NAMESPACES of most pending pods folded
+ * into METRICS_OTHER_NAMESPACE, resources spelled, summed and sorted. *out (malloc'd) and *n;
+ * K_OK or K_ENOMEM.
+ */
+static int pending_rows(const struct metrics_gauges *g, struct prow **out, size_t *n)
+{
+    size_t np = g->n_pending;
+    *out = NULL;
+    *n = 0;
+    if (np == 0)
+        return K_OK;
+    struct prow *rows = calloc(np, sizeof(*rows));
+    struct ns_total *ns = calloc(np, sizeof(*ns));
+    const char **kept = calloc(np, sizeof(*kept));
+    if (!rows || !ns || !kept) {
+        free(rows);
+        free(ns);
+        free(kept);
+        return K_ENOMEM;
+    }
+    for (size_t i = 0; i < np; i++) {
+        ns[i].ns = g->pending[i].ns ? g->pending[i].ns : "";
+        ns[i].total = g->pending[i].count;
+    }
+    /* per namespace totals: sort by name, fold equal names */
+    qsort(ns, np, sizeof(*ns), cmp_ns_name);
+    size_t nns = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (nns > 0 && strcmp(ns[nns - 1].ns, ns[i].ns) == 0)
+            ns[nns - 1].total += ns[i].total;
+        else
+            ns[nns++] = ns[i];
+    }
+    size_t nkept = nns;
+    if (nns > METRICS_MAX_NAMESPACES) {
+        qsort(ns, nns, sizeof(*ns), cmp_ns_rank);
+        nkept = METRICS_MAX_NAMESPACES;
+    }
+    for (size_t i = 0; i < nkept; i++)
+        kept[i] = ns[i].ns;
+    qsort(kept, nkept, sizeof(*kept), cmp_str_ptr);
+    for (size_t i = 0; i < np; i++) {
+        const char *name = g->pending[i].ns ? g->pending[i].ns : "";
+        rows[i].cause = g->pending[i].cause ? g->pending[i].cause : "none";
+        rows[i].ns = nkept == nns || bsearch(&name, kept, nkept, sizeof(*kept), cmp_str_ptr)
+                         ? name
+                         : METRICS_OTHER_NAMESPACE;
+        metrics_label_name(g->pending[i].resource ? g->pending[i].resource : "", rows[i].resource,
+                           sizeof(rows[i].resource));
+        rows[i].count = g->pending[i].count;
+    }
+    free(ns);
+    free(kept);
+    qsort(rows, np, sizeof(*rows), cmp_prow);
+    size_t nr = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (nr > 0 && cmp_prow(&rows[nr - 1], &rows[i]) == 0)
+            rows[nr - 1].count += rows[i].count;
+        else
+            rows[nr++] = rows[i];
+    }
+    *out = rows;
+    *n = nr;
+    return K_OK;
+}
+
 static int render_pending(struct buf *out, const struct metrics_gauges *g)
 {
-    int rc = header(out, "gputri_pending_gpu_pods", "gauge",
-                    "Pending pods requesting a GPU, by the cause gputri found and the resource.");
-    for (size_t i = 0; !rc && i < g->n_pending; i++) {
-        rc = buf_append_str(out, "gputri_pending_gpu_pods{cause=\"");
+    struct prow *rows;
+    size_t n;
+    int rc = pending_rows(g, &rows, &n);
+    if (rc)
+        return rc;
+    rc = header(out, "gputri_pending_gpu_pods", "gauge",
+                "Pending pods requesting a GPU, by namespace, the cause gputri found and the "
+                "resource (spelled as kube-state-metrics does).");
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = buf_append_str(out, "gputri_pending_gpu_pods{namespace=\"");
         if (!rc)
-            rc = label(out, g->pending[i].cause);
+            rc = label(out, rows[i].ns);
+        if (!rc)
+            rc = buf_append_str(out, "\",cause=\"");
+        if (!rc)
+            rc = label(out, rows[i].cause);
         if (!rc)
             rc = buf_append_str(out, "\",resource=\"");
         if (!rc)
-            rc = label(out, g->pending[i].resource);
+            rc = label(out, rows[i].resource);
         if (!rc)
-            rc = buf_printf(out, "\"} %lld\n", (long long)g->pending[i].count);
+            rc = buf_printf(out, "\"} %lld\n", (long long)rows[i].count);
     }
+    free(rows);
+    return rc;
+}
+
+static int render_pending_time(struct metrics *m, struct buf *out)
+{
+    const char *name = "gputri_gpu_pod_pending_seconds";
+    int rc = header(out, name, "histogram",
+                    "How long GPU pods stayed pending, observed when one was bound or deleted, by "
+                    "the last blocking cause it had (none: never blocked).");
+    uint64_t copy[N_PENDING_BOUNDS + 1], count;
+    int64_t sum_ms;
+    for (size_t s = 0; !rc && s < N_CAUSE_SLOTS; s++) {
+        pthread_mutex_lock(&m->mu);
+        memcpy(copy, m->pend_hist[s], sizeof(copy));
+        count = m->pend_count[s];
+        sum_ms = m->pend_sum_ms[s];
+        pthread_mutex_unlock(&m->mu);
+        if (!count)
+            continue;
+        const char *w = slot_word(s);
+        uint64_t cum = 0;
+        for (size_t b = 0; !rc && b < N_PENDING_BOUNDS; b++) {
+            cum += copy[b];
+            rc = buf_printf(out, "%s_bucket{cause=\"%s\",le=\"%lld\"} %llu\n", name, w,
+                            (long long)pending_bounds_s[b], (unsigned long long)cum);
+        }
+        if (!rc)
+            rc = buf_printf(out,
+                            "%s_bucket{cause=\"%s\",le=\"+Inf\"} %llu\n%s_sum{cause=\"%s\"} "
+                            "%.3f\n%s_count{cause=\"%s\"} %llu\n",
+                            name, w, (unsigned long long)count, name, w, (double)sum_ms / 1000.0,
+                            name, w, (unsigned long long)count);
+    }
+    return rc;
+}
+
+static int render_transitions(struct metrics *m, struct buf *out)
+{
+    const char *name = "gputri_cause_transitions_total";
+    int rc = header(out, name, "counter",
+                    "gputri/cause values written, by the cause the pod carried before (none: no "
+                    "cause) and the cause written.");
+    for (size_t f = 0; !rc && f < N_CAUSE_SLOTS; f++)
+        for (int t = 0; !rc && t < CAUSE_COUNT; t++) {
+            uint64_t v = get(&m->transitions[f][t]);
+            if (v)
+                rc = buf_printf(out, "%s{from=\"%s\",to=\"%s\"} %llu\n", name, slot_word(f),
+                                cause_word((enum cause)t), (unsigned long long)v);
+        }
     return rc;
 }
 
@@ -196,6 +449,10 @@ static int render_histogram(struct metrics *m, struct buf *out)
 int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf *out)
 {
     int rc = render_pending(out, g);
+    if (!rc)
+        rc = render_pending_time(m, out);
+    if (!rc)
+        rc = render_transitions(m, out);
     if (!rc)
         rc = counter(out, "gputri_classifications_total", "Pods classified.",
                      get(&m->classifications));

@@ -1,15 +1,32 @@
 /*
  * metrics.h - the controller's Prometheus metrics, rendered in the text exposition format
- * (version 0.0.4, https://prometheus.io/docs/instrumenting/exposition_formats/).
+ * (version 0.0.4, https://prometheus.io/docs/instrumenting/exposition_formats/), named by
+ * Prometheus' conventions (https://prometheus.io/docs/practices/naming/: base units, counters end
+ * in _total, a histogram in _seconds).
  *
- * Counters and the latency histogram live in struct metrics and are updated from any thread
- * (atomics, one mutex for the histogram). Gauges that describe the cache (pending GPU pods,
- * workqueue depth) are not stored: the caller computes them at scrape time and passes a
+ * Counters and histograms live in struct metrics and are updated from any thread (atomics, one
+ * mutex for the histograms and the labelled counters). Gauges that describe the cache (pending
+ * GPU pods, workqueue depth) are not stored: the caller computes them at scrape time and passes a
  * struct metrics_gauges to metrics_render().
  *
- *   gputri_pending_gpu_pods{cause,resource}   gauge; cause "none" until one is written; pods
- *                                             asking through ResourceClaims are counted under
- *                                             resource METRICS_DRA_RESOURCE once annotated
+ *   gputri_pending_gpu_pods{namespace,cause,resource}
+ *                              gauge: pending GPU pods; cause "none" until one is written; pods
+ *                              asking through ResourceClaims are counted under resource
+ *                              METRICS_DRA_RESOURCE once annotated. At most METRICS_MAX_NAMESPACES
+ *                              namespaces get their own series (those with the most pending GPU
+ *                              pods, ties by name); the others are summed under
+ *                              namespace="other" (METRICS_OTHER_NAMESPACE; a namespace of
+ *                              that name shares its series)
+ *   gputri_gpu_pod_pending_seconds{cause}
+ *                              histogram: how long a GPU pod stayed pending (from its
+ *                              creationTimestamp), observed once when it stops being pending
+ *                              (bound, or deleted while pending), by the last blocking cause it
+ *                              had ("none" when it never had one; "preempting" is not one), by
+ *                              the replica that leads; a pod deleted while the pods watch was
+ *                              down (swept by the relist) is not observed
+ *   gputri_cause_transitions_total{from,to}
+ *                              counter: gputri/cause values written (by the leader: only it
+ *                              writes); from is the cause the pod carried before, or "none"
  *   gputri_classifications_total              counter
  *   gputri_patches_total                      counter: annotation patches that succeeded
  *   gputri_events_total                       counter: Events created or updated (aggregated)
@@ -19,6 +36,16 @@
  *   gputri_watch_restarts_total{resource}     counter: watches that ended and were restarted
  *   gputri_leader                             gauge: 1 while this replica leads (or when leader
  *                                             election is off), else 0
+ *
+ * Label values of resources are spelled as kube-state-metrics spells them in
+ * kube_pod_container_resource_requests{resource} (kubernetes/kube-state-metrics:
+ * internal/store/utils.go SanitizeLabelName, the regexp [^a-zA-Z0-9_] replaced by "_", applied
+ * in internal/store/pod.go): "nvidia.com/gpu" is "nvidia_com_gpu", METRICS_DRA_RESOURCE
+ * "resource_k8s_io_claims", so the two join on `resource`.
+ *
+ * Cardinality: causes are the fixed set of classify.h (plus "none"), resources the configured
+ * GPU set (plus METRICS_DRA_RESOURCE), and namespaces are capped as above; the histogram and the
+ * transition counter carry causes only.
  */
 #ifndef GPUTRI_METRICS_H
 #define GPUTRI_METRICS_H
@@ -26,18 +53,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "classify/classify.h"
 #include "util/buf.h"
 
-#define METRICS_MAX_RESOURCES 8 /* distinct watch_restarts resource labels kept */
+#define METRICS_MAX_RESOURCES 8     /* distinct watch_restarts resource labels kept */
+#define METRICS_MAX_NAMESPACES 1000 /* namespaces with series of their own in the pending gauge */
+#define METRICS_OTHER_NAMESPACE "other"
+
+/* A cause argument that names no cause: the pod had none (rendered "none"). */
+#define METRICS_NO_CAUSE (-1)
 
 struct metrics;
 
-/* The resource label of pending pods that ask for GPUs through ResourceClaims. */
+/* The resource of pending pods that ask for GPUs through ResourceClaims (rendered
+ * "resource_k8s_io_claims"). */
 #define METRICS_DRA_RESOURCE "resource.k8s.io/claims"
 
-/* One gputri_pending_gpu_pods sample. Strings are borrowed. */
+/* One gputri_pending_gpu_pods sample before the namespace cap. Strings are borrowed; resource is
+ * the Kubernetes name (metrics_render() spells it). */
 struct metrics_pending {
     const char *cause;
+    const char *ns;
     const char *resource;
     int64_t count;
 };
@@ -64,15 +100,37 @@ void metrics_api_request(struct metrics *m, long http_status);
 void metrics_watch_restart(struct metrics *m, const char *resource);
 /* metrics_queue_latency() - a key waited `ms` milliseconds in the workqueue. */
 void metrics_queue_latency(struct metrics *m, int64_t ms);
+/*
+ * metrics_pending_time() - a GPU pod stopped being pending after `ms` milliseconds (negative:
+ * counted as 0, a clock skew); `cause` is the last blocking cause it had (enum cause), or
+ * METRICS_NO_CAUSE. A value outside both is counted as METRICS_NO_CAUSE.
+ */
+void metrics_pending_time(struct metrics *m, int cause, int64_t ms);
+/* metrics_cause_transition() - cause `to` was written over `from` (enum cause values, or
+ * METRICS_NO_CAUSE for from; a `to` that is no cause is ignored). */
+void metrics_cause_transition(struct metrics *m, int from, int to);
 
 /* Reads for tests and logs. Thread-safe. */
 uint64_t metrics_patches(struct metrics *m);
 uint64_t metrics_events(struct metrics *m);
+/* metrics_transitions() - gputri_cause_transitions_total{from,to} (same arguments). */
+uint64_t metrics_transitions(struct metrics *m, int from, int to);
+/* metrics_pending_count() - gputri_gpu_pod_pending_seconds_count{cause}. */
+uint64_t metrics_pending_count(struct metrics *m, int cause);
+
+/*
+ * metrics_label_name() - `in` with every character outside [a-zA-Z0-9_] replaced by "_", as
+ * kube-state-metrics spells resource names in label values (above); a multi-byte UTF-8 character
+ * becomes one "_" like Go's regexp sees one rune. Truncated to fit `len` (> 0) bytes with the
+ * terminating NUL. Pure.
+ */
+void metrics_label_name(const char *in, char *out, size_t len);
 
 /*
  * metrics_render() - append every metric family, with HELP and TYPE lines, to `out`. Label
- * values are escaped (backslash, double quote, newline). Returns K_OK, or the buf error.
- * Thread-safe.
+ * values are escaped (backslash, double quote, newline). The pending samples are capped to
+ * METRICS_MAX_NAMESPACES namespaces (above), summed per (namespace, cause, resource) and sorted
+ * by cause, namespace and resource. Returns K_OK, K_ENOMEM, or the buf error. Thread-safe.
  */
 int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf *out);
 

@@ -3,6 +3,7 @@
  * /healthz, /livez and /readyz on --health-probe-bind-address (controller-runtime's flags), and
  * the API request counter behind gputri_api_requests_total.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,11 @@ static void on_api_request(void *ctx, const char *method, long http_status, int 
     metrics_api_request(ctx, http_status);
 }
 
-/* One pending_gpu_pods sample being counted. */
+/* One pending_gpu_pods sample being counted (strings copied: the store's are borrowed only
+ * under its lock). */
 struct pending_row {
     const char *cause; /* static */
+    char ns[64];       /* a namespace is a DNS label: at most 63 characters */
     char resource[128];
     int64_t count;
 };
@@ -32,30 +35,45 @@ struct pending_count {
     struct controller *c;
     struct pending_row *rows;
     size_t n, cap;
+    struct lh_table *index; /* "cause\nns\nresource" -> row index + 1 */
 };
 
-/* Count one pod under (word, resource). */
-static void count_row(struct pending_count *pc, const char *word, const char *res)
+static void free_index_key(struct lh_entry *e)
 {
-    size_t j;
-    for (j = 0; j < pc->n; j++)
-        if (pc->rows[j].cause == word && strcmp(pc->rows[j].resource, res) == 0)
-            break;
-    if (j == pc->n) {
-        if (pc->n == pc->cap) {
-            size_t cap = pc->cap ? pc->cap * 2 : 16;
-            struct pending_row *rows = realloc(pc->rows, cap * sizeof(*rows));
-            if (!rows)
-                return;
-            pc->rows = rows;
-            pc->cap = cap;
-        }
-        pc->rows[j].cause = word;
-        snprintf(pc->rows[j].resource, sizeof(pc->rows[j].resource), "%s", res);
-        pc->rows[j].count = 0;
-        pc->n++;
+    free(lh_entry_k(e));
+}
+
+/* Count one pod of namespace `ns` under (word, resource). */
+static void count_row(struct pending_count *pc, const char *word, const char *ns, const char *res)
+{
+    char *key = NULL;
+    if (!pc->index || asprintf(&key, "%s\n%s\n%s", word, ns, res) < 0)
+        return;
+    void *v = NULL;
+    if (lh_table_lookup_ex(pc->index, key, &v)) {
+        free(key);
+        pc->rows[(size_t)(intptr_t)v - 1].count++;
+        return;
     }
-    pc->rows[j].count++;
+    if (pc->n == pc->cap) {
+        size_t cap = pc->cap ? pc->cap * 2 : 16;
+        struct pending_row *rows = realloc(pc->rows, cap * sizeof(*rows));
+        if (!rows) {
+            free(key);
+            return;
+        }
+        pc->rows = rows;
+        pc->cap = cap;
+    }
+    if (lh_table_insert(pc->index, key, (void *)(intptr_t)(pc->n + 1)) != 0) {
+        free(key);
+        return;
+    }
+    struct pending_row *r = &pc->rows[pc->n++];
+    r->cause = word;
+    snprintf(r->ns, sizeof(r->ns), "%s", ns);
+    snprintf(r->resource, sizeof(r->resource), "%s", res);
+    r->count = 1;
 }
 
 static void count_pending(void *ctx, const char *key)
@@ -70,25 +88,26 @@ static void count_pending(void *ctx, const char *key)
     int cause = pod->cause ? cause_from_word(pod->cause) : -1;
     const char *word = pod->cause ? (cause >= 0 ? cause_word(cause) : "other") : "none";
     for (size_t i = 0; i < pod->gpu_requests.n; i++)
-        count_row(pc, word, pod->gpu_requests.items[i].name);
+        count_row(pc, word, ns, pod->gpu_requests.items[i].name);
     /* A pod asking through ResourceClaims is a GPU pod once the controller has written a cause
      * for it (claims of other devices never get one); the claims' DeviceClasses are not a
      * resource name, so these pods share the resource label "resource.k8s.io/claims". */
     if (pod->n_claims > 0 && pod->cause && cause >= 0 && cause != CAUSE_NO_REQUEST)
-        count_row(pc, word, METRICS_DRA_RESOURCE);
+        count_row(pc, word, ns, METRICS_DRA_RESOURCE);
 }
 
 static unsigned render_metrics(struct controller *c, struct buf *body)
 {
-    struct pending_count pc = {.c = c};
+    struct pending_count pc = {.c = c, .index = lh_kchar_table_new(64, free_index_key)};
     store_read_lock(c->store);
     store_for_each_pending_gpu_pod(c->store, count_pending, &pc);
     store_read_unlock(c->store);
     struct metrics_pending *samples = calloc(pc.n ? pc.n : 1, sizeof(*samples));
     unsigned status = 500;
-    if (samples) {
+    if (samples && pc.index) {
         for (size_t i = 0; i < pc.n; i++) {
             samples[i].cause = pc.rows[i].cause;
+            samples[i].ns = pc.rows[i].ns;
             samples[i].resource = pc.rows[i].resource;
             samples[i].count = pc.rows[i].count;
         }
@@ -102,6 +121,8 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
     }
     free(samples);
     free(pc.rows);
+    if (pc.index)
+        lh_table_free(pc.index);
     return status;
 }
 

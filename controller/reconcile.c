@@ -19,6 +19,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         env = &no_env;
     struct store_facts *facts = NULL;
     memset(out, 0, sizeof(*out));
+    out->from = -1;
     if (split_meta_namespace_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name)) !=
             K_OK ||
         !out->ns[0])
@@ -32,6 +33,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     if (written && written_uid && (!pod->uid || strcmp(pod->uid, written_uid) != 0))
         written = NULL; /* written for an earlier pod of the same name */
     const char *current = written ? written : pod->cause;
+    out->from = current ? cause_from_word(current) : -1;
     snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
     bool rejected = store_is_rejected_gpu_pod(pod);
     if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)

@@ -44,6 +44,7 @@ enum reconcile_kind {
 struct reconcile_plan {
     enum reconcile_kind kind;
     enum cause cause;
+    int from; /* the cause the pod carried before (enum cause), or -1: none, or not a cause */
     char ns[256];
     char name[256];
     char uid[64];

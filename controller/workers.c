@@ -155,6 +155,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     }
     if (rc == K_OK) {
         log_info(1, "pod %s: %s (%s)", key, cause_word(plan.cause), plan.detail);
+        metrics_cause_transition(c->metrics, plan.from, (int)plan.cause);
         remember_written(c, key, plan.uid, cause_word(plan.cause));
         workqueue_forget(c->queue, key);
         return;

@@ -7,6 +7,7 @@ DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-cer
   libcurl4-openssl-dev libjson-c-dev libssl-dev libmicrohttpd-dev libyaml-dev libcmocka-dev
   valgrind clang-format python3 python3-yaml jq curl iproute2 procps
   tinyproxy-bin # e2e/test-kubeconfig: proxy-url through an HTTP CONNECT proxy
+  prometheus    # e2e/test-alerts: promtool and a Prometheus scraping the controller
   clang libclang-rt-dev llvm) # clang: the clang build and the libFuzzer targets; llvm: symbolizer
 
 say() { printf '\n==> %s\n' "$*"; }

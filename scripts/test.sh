@@ -7,7 +7,8 @@
 #   Among the e2e suites: the Helm chart and the krew manifest (e2e/test-helm; helm and krew built
 #   from their Go modules by e2e/build-helm), and the OCI image built from Debian packages with
 #   the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
-#   podman and runc, and caches the root filesystem in ~/.cache/gputri/image).
+#   podman and runc, and caches the root filesystem in ~/.cache/gputri/image), and the alerting
+#   rules (e2e/test-alerts: promtool test rules, and Debian's Prometheus scraping the controller).
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
 # cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs.
 set -uo pipefail

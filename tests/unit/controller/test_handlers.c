@@ -14,6 +14,7 @@
 
 #include "controller_internal.h"
 #include "fake_kube.h"
+#include "metrics.h"
 #include "objects.h"
 #include "util/result.h"
 
@@ -154,6 +155,68 @@ static void test_deleted_or_placed_pods_are_dropped(void **state)
          test_pod("team", "b", "4", "lab-node-0", "Running", NULL, 1, NULL));
     expect_queue(f->c, "");
     assert_int_equal(workqueue_delayed_len(f->c->queue), 0);
+}
+
+/* A test_pod() created at 2025-11-30T14:20:00Z, 600 s before the fixture's clock. */
+static json_object *aged_pod(const char *ns, const char *name, const char *gpus, const char *node,
+                             const char *phase, const char *cause)
+{
+    json_object *pod = test_pod(ns, name, gpus, node, phase, NULL, 1, cause);
+    json_object *meta = NULL;
+    json_object_object_get_ex(pod, "metadata", &meta);
+    json_object_object_add(meta, "creationTimestamp",
+                           json_object_new_string("2025-11-30T14:20:00Z"));
+    return pod;
+}
+
+/*
+ * gputri_gpu_pod_pending_seconds: a GPU pod that stops being pending is observed once, under the
+ * last blocking cause it carried (preempting is not one), or "none".
+ */
+static void test_pending_time_by_last_blocking_cause(void **state)
+{
+    struct fixture *f = *state;
+    struct metrics *m = f->c->metrics;
+    lab_nodes(f);
+    /* exhausted, then preempting, then bound: counted under exhausted, 600 s */
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "a", "2", NULL, "Pending", NULL));
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "a", "2", NULL, "Pending", "exhausted"));
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "a", "2", NULL, "Pending", "preempting"));
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 0);
+    feed(f->pods.upsert, f->pods.ctx,
+         aged_pod("team", "a", "2", "lab-node-0", "Running", "preempting"));
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 1);
+    assert_int_equal(metrics_pending_count(m, CAUSE_PREEMPTING), 0);
+    /* later updates of the bound pod (its cause set to ok) count nothing more */
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "a", "2", "lab-node-0", "Running", "ok"));
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 1);
+    assert_int_equal(metrics_pending_count(m, CAUSE_OK), 0);
+
+    /* deleted while pending: counted under its cause */
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "b", "1", NULL, "Pending", "taint"));
+    feed(f->pods.remove, f->pods.ctx, aged_pod("team", "b", "1", NULL, "Pending", "taint"));
+    assert_int_equal(metrics_pending_count(m, CAUSE_TAINT), 1);
+
+    /* never blocked: "none"; a pod without a GPU request: not counted */
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "c", "1", NULL, "Pending", NULL));
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "c", "1", "lab-node-0", "Running", NULL));
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "web", NULL, NULL, "Pending", NULL));
+    feed(f->pods.upsert, f->pods.ctx, aged_pod("team", "web", NULL, "lab-node-1", "Running", NULL));
+    assert_int_equal(metrics_pending_count(m, METRICS_NO_CAUSE), 1);
+
+    struct metrics_gauges g = {0};
+    struct buf out;
+    buf_init(&out, 1 << 20);
+    assert_int_equal(metrics_render(m, &g, &out), K_OK);
+    assert_non_null(
+        strstr(buf_cstr(&out),
+               "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"300\"} 0\n"
+               "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"600\"} 1\n"));
+    assert_non_null(strstr(buf_cstr(&out),
+                           "gputri_gpu_pod_pending_seconds_sum{cause=\"exhausted\"} 600.000\n"));
+    buf_cleanup(&out);
+    /* no mark is left behind */
+    assert_int_equal(lh_table_length(f->c->pending_marks), 0);
 }
 
 static void test_node_changes_requeue_pending_pods(void **state)
@@ -416,6 +479,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pending_gpu_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejected_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deleted_or_placed_pods_are_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_time_by_last_blocking_cause, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes_requeue_pending_pods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),

@@ -16,9 +16,15 @@
 #include "util/result.h"
 
 static const char expected_empty[] =
-    "# HELP gputri_pending_gpu_pods Pending pods requesting a GPU, by the cause gputri found and "
-    "the resource.\n"
+    "# HELP gputri_pending_gpu_pods Pending pods requesting a GPU, by namespace, the cause gputri "
+    "found and the resource (spelled as kube-state-metrics does).\n"
     "# TYPE gputri_pending_gpu_pods gauge\n"
+    "# HELP gputri_gpu_pod_pending_seconds How long GPU pods stayed pending, observed when one was "
+    "bound or deleted, by the last blocking cause it had (none: never blocked).\n"
+    "# TYPE gputri_gpu_pod_pending_seconds histogram\n"
+    "# HELP gputri_cause_transitions_total gputri/cause values written, by the cause the pod "
+    "carried before (none: no cause) and the cause written.\n"
+    "# TYPE gputri_cause_transitions_total counter\n"
     "# HELP gputri_classifications_total Pods classified.\n"
     "# TYPE gputri_classifications_total counter\n"
     "gputri_classifications_total 0\n"
@@ -111,11 +117,14 @@ static void test_values(void **state)
     metrics_inc_patches(NULL); /* NULL-safe */
 
     struct metrics_pending p[] = {
-        {"exhausted", "nvidia.com/gpu", 3},
-        {"none", "amd.com/gpu", 1},
-        {"we\"ird\\\n", "x", 1},
+        {"none", "ml", "amd.com/gpu", 1},
+        {"exhausted", "ml", "nvidia.com/gpu", 2},
+        {"we\"ird\\\n", "a", "x", 1},
+        {"exhausted", "ml", "resource.k8s.io/claims", 1},
+        {"exhausted", "ml", "nvidia.com/gpu", 1}, /* summed with the second */
+        {"exhausted", "batch", "nvidia.com/gpu", 1},
     };
-    struct metrics_gauges g = {p, 3, 5, 1};
+    struct metrics_gauges g = {p, 6, 5, 1};
     struct buf out;
     char got[4096];
     buf_init(&out, 1 << 20);
@@ -124,9 +133,15 @@ static void test_values(void **state)
 
     lines_with(text, "gputri_pending_gpu_pods{", got, sizeof(got));
     assert_string_equal(
-        got, "gputri_pending_gpu_pods{cause=\"exhausted\",resource=\"nvidia.com/gpu\"} 3\n"
-             "gputri_pending_gpu_pods{cause=\"none\",resource=\"amd.com/gpu\"} 1\n"
-             "gputri_pending_gpu_pods{cause=\"we\\\"ird\\\\\\n\",resource=\"x\"} 1\n");
+        got,
+        "gputri_pending_gpu_pods{namespace=\"batch\",cause=\"exhausted\",resource=\"nvidia_com_"
+        "gpu\"} 1\n"
+        "gputri_pending_gpu_pods{namespace=\"ml\",cause=\"exhausted\",resource=\"nvidia_com_gpu\"} "
+        "3\n"
+        "gputri_pending_gpu_pods{namespace=\"ml\",cause=\"exhausted\",resource=\"resource_k8s_io_"
+        "claims\"} 1\n"
+        "gputri_pending_gpu_pods{namespace=\"ml\",cause=\"none\",resource=\"amd_com_gpu\"} 1\n"
+        "gputri_pending_gpu_pods{namespace=\"a\",cause=\"we\\\"ird\\\\\\n\",resource=\"x\"} 1\n");
     lines_with(text, "gputri_api_requests_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_api_requests_total{code=\"0\"} 2\n"
                              "gputri_api_requests_total{code=\"200\"} 2\n"
@@ -156,6 +171,155 @@ static void test_values(void **state)
     assert_string_equal(got, "gputri_leader 1\n");
     assert_int_equal(metrics_patches(m), 1);
     assert_int_equal(metrics_events(m), 1);
+    buf_cleanup(&out);
+    metrics_free(m);
+}
+
+/* Resource names as kube-state-metrics spells them: [^a-zA-Z0-9_] -> "_". */
+static void test_label_name(void **state)
+{
+    (void)state;
+    char out[32];
+    metrics_label_name("nvidia.com/gpu", out, sizeof(out));
+    assert_string_equal(out, "nvidia_com_gpu");
+    metrics_label_name("nvidia.com/mig-1g.5gb", out, sizeof(out));
+    assert_string_equal(out, "nvidia_com_mig_1g_5gb");
+    metrics_label_name(METRICS_DRA_RESOURCE, out, sizeof(out));
+    assert_string_equal(out, "resource_k8s_io_claims");
+    metrics_label_name("gpu.intel.com/i915", out, sizeof(out));
+    assert_string_equal(out, "gpu_intel_com_i915");
+    metrics_label_name("a\xc3\xa9z", out, sizeof(out)); /* one rune, one "_" */
+    assert_string_equal(out, "a_z");
+    metrics_label_name("0123456789abcdef", out, 8); /* truncated */
+    assert_string_equal(out, "0123456");
+    metrics_label_name("", out, sizeof(out));
+    assert_string_equal(out, "");
+}
+
+/* Count the lines of `text` that start with `prefix`. */
+static size_t count_lines(const char *text, const char *prefix)
+{
+    size_t n = 0, plen = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, prefix, plen) == 0)
+            n++;
+    return n;
+}
+
+/*
+ * More than METRICS_MAX_NAMESPACES namespaces: the ones with the most pending pods keep their
+ * series, the others are summed under namespace="other".
+ */
+static void test_namespace_cap(void **state)
+{
+    (void)state;
+    enum { N = METRICS_MAX_NAMESPACES + 3 };
+    static char names[N][16];
+    static struct metrics_pending p[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "ns-%04d", i);
+        /* ns-0000 .. ns-0002 have 1 pod, the others 2: the first three are folded */
+        p[i] = (struct metrics_pending){"exhausted", names[i], "nvidia.com/gpu", i < 3 ? 1 : 2};
+    }
+    struct metrics *m = metrics_new();
+    struct metrics_gauges g = {p, N, 0, 1};
+    struct buf out;
+    buf_init(&out, 1 << 22);
+    assert_int_equal(metrics_render(m, &g, &out), K_OK);
+    const char *text = buf_cstr(&out);
+    assert_int_equal(count_lines(text, "gputri_pending_gpu_pods{"), METRICS_MAX_NAMESPACES + 1);
+    assert_non_null(strstr(text, "gputri_pending_gpu_pods{namespace=\"other\",cause=\"exhausted\","
+                                 "resource=\"nvidia_com_gpu\"} 3\n"));
+    assert_null(strstr(text, "namespace=\"ns-0000\""));
+    assert_null(strstr(text, "namespace=\"ns-0002\""));
+    assert_non_null(strstr(text,
+                           "gputri_pending_gpu_pods{namespace=\"ns-0003\",cause=\"exhausted\","
+                           "resource=\"nvidia_com_gpu\"} 2\n"));
+    assert_non_null(strstr(text, "namespace=\"ns-1002\""));
+
+    /* at the cap exactly nothing is folded */
+    buf_reset(&out);
+    g.pending = p + 3;
+    g.n_pending = METRICS_MAX_NAMESPACES;
+    assert_int_equal(metrics_render(m, &g, &out), K_OK);
+    assert_null(strstr(buf_cstr(&out), "namespace=\"other\""));
+    buf_cleanup(&out);
+    metrics_free(m);
+}
+
+/* gputri_gpu_pod_pending_seconds per cause and gputri_cause_transitions_total{from,to}. */
+static void test_pending_time_and_transitions(void **state)
+{
+    (void)state;
+    struct metrics *m = metrics_new();
+    metrics_pending_time(m, CAUSE_EXHAUSTED, 1000);            /* le 1 */
+    metrics_pending_time(m, CAUSE_EXHAUSTED, 1001);            /* le 5 */
+    metrics_pending_time(m, CAUSE_EXHAUSTED, 1200 * 1000);     /* le 1800 */
+    metrics_pending_time(m, CAUSE_EXHAUSTED, 200000 * 1000LL); /* +Inf */
+    metrics_pending_time(m, METRICS_NO_CAUSE, -5);             /* a skewed clock: 0 */
+    metrics_pending_time(m, 999, 2500);                        /* no cause: "none" */
+    metrics_pending_time(NULL, CAUSE_TAINT, 1);                /* NULL-safe */
+    metrics_cause_transition(m, METRICS_NO_CAUSE, CAUSE_EXHAUSTED);
+    metrics_cause_transition(m, CAUSE_EXHAUSTED, CAUSE_OK);
+    metrics_cause_transition(m, CAUSE_EXHAUSTED, CAUSE_OK);
+    metrics_cause_transition(m, CAUSE_OK, CAUSE_NODE_REJECTED);
+    metrics_cause_transition(m, CAUSE_OK, -1);          /* no cause written: ignored */
+    metrics_cause_transition(m, CAUSE_OK, CAUSE_COUNT); /* ignored */
+    metrics_cause_transition(NULL, CAUSE_OK, CAUSE_TAINT);
+    assert_int_equal(metrics_transitions(m, CAUSE_EXHAUSTED, CAUSE_OK), 2);
+    assert_int_equal(metrics_transitions(m, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 4);
+    assert_int_equal(metrics_pending_count(m, METRICS_NO_CAUSE), 2);
+    assert_int_equal(metrics_pending_count(m, CAUSE_TAINT), 0);
+
+    struct metrics_gauges g = {0};
+    struct buf out;
+    char got[8192];
+    buf_init(&out, 1 << 20);
+    assert_int_equal(metrics_render(m, &g, &out), K_OK);
+    const char *text = buf_cstr(&out);
+    lines_with(text, "gputri_gpu_pod_pending_seconds_", got, sizeof(got));
+    assert_string_equal(
+        got, "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"1\"} 1\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"5\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"15\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"30\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"60\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"120\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"300\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"600\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"900\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"1800\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"3600\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"7200\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"14400\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"43200\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"86400\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"+Inf\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_sum{cause=\"none\"} 2.500\n"
+             "gputri_gpu_pod_pending_seconds_count{cause=\"none\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"1\"} 1\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"5\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"15\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"30\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"60\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"120\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"300\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"600\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"900\"} 2\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"1800\"} 3\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"3600\"} 3\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"7200\"} 3\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"14400\"} 3\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"43200\"} 3\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"86400\"} 3\n"
+             "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"+Inf\"} 4\n"
+             "gputri_gpu_pod_pending_seconds_sum{cause=\"exhausted\"} 201202.001\n"
+             "gputri_gpu_pod_pending_seconds_count{cause=\"exhausted\"} 4\n");
+    lines_with(text, "gputri_cause_transitions_total{", got, sizeof(got));
+    assert_string_equal(got, "gputri_cause_transitions_total{from=\"none\",to=\"exhausted\"} 1\n"
+                             "gputri_cause_transitions_total{from=\"ok\",to=\"node-rejected\"} 1\n"
+                             "gputri_cause_transitions_total{from=\"exhausted\",to=\"ok\"} 2\n");
     buf_cleanup(&out);
     metrics_free(m);
 }
@@ -228,6 +392,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_label_name),
+        cmocka_unit_test(test_namespace_cap),
+        cmocka_unit_test(test_pending_time_and_transitions),
         cmocka_unit_test(test_bind_addresses),
         cmocka_unit_test(test_httpd_serves),
     };

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "controller_internal.h"
+#include "metrics.h"
 #include "event_recorder.h"
 #include "fake_kube.h"
 #include "objects.h"
@@ -111,10 +112,12 @@ static void test_blocked_pod_is_patched_and_evented_once(void **state)
     assert_non_null(strstr(event->body, "\"type\":\"Warning\""));
     assert_non_null(strstr(event->body, "\"reportingInstance\":\"host-1\""));
     assert_non_null(strstr(event->body, "2025-11-30T14:30:00Z"));
+    assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
     /* another look before the watch shows the annotation writes nothing */
     put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
     work(f, "team/train");
     assert_int_equal(fake_kube_count(&f->api), 2);
+    assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
     /* the watch shows it; the pod is then placed: one patch to ok and a Normal Event */
     put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, "exhausted"));
     drain(f);
@@ -127,6 +130,7 @@ static void test_blocked_pod_is_patched_and_evented_once(void **state)
     assert_int_equal(fake_kube_count(&f->api), 4);
     assert_non_null(strstr(fake_kube_request(&f->api, 2)->body, "\"gputri/cause\":\"ok\""));
     assert_non_null(strstr(fake_kube_request(&f->api, 3)->body, "\"type\":\"Normal\""));
+    assert_int_equal(metrics_transitions(f->c->metrics, CAUSE_EXHAUSTED, CAUSE_OK), 1);
 }
 
 static void test_gpu_fits_waits_for_the_grace(void **state)
