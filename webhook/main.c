@@ -184,8 +184,11 @@ int main(int argc, char **argv)
     app.events = event_client ? event_queue_new(EVENT_QUEUE_CAPACITY, kube_sink, event_client,
                                                 "gputri-webhook", host[0] ? host : NULL)
                               : NULL;
+    struct event_limit *limit = event_limit_new(&o.events, NULL);
+    if (app.events && limit)
+        event_queue_set_limit(app.events, limit);
     struct server *srv = NULL;
-    if (!app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
+    if (!limit || !app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
         event_queue_start(app.events) != K_OK) {
         log_error("start-up failed: out of memory");
         goto out;
@@ -224,10 +227,12 @@ out:
     server_stop(srv, 0);
     if (app.events) {
         event_queue_stop(app.events, EVENT_DRAIN_MS);
-        log_info(1, "events: %zu sent, %zu dropped", event_queue_sent(app.events),
-                 event_queue_dropped(app.events));
+        log_info(1, "events: %zu sent, %zu dropped, %zu over the rate limit",
+                 event_queue_sent(app.events), event_queue_dropped(app.events),
+                 event_queue_throttled(app.events));
     }
     event_queue_free(app.events);
+    event_limit_free(limit);
     wh_cache_free(app.cache);
     kube_client_free(event_client);
     kube_config_cleanup(&cfg);

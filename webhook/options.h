@@ -5,7 +5,9 @@
  * Flags: --tls-cert-file, --tls-private-key-file, --bind-address (default 0.0.0.0), --port
  * (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
  * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
- * --max-request-bytes, --threads, --max-connections, --connection-timeout, --v,
+ * --max-request-bytes, --threads, --max-connections, --connection-timeout,
+ * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
+ * --events-refill-interval (event_limit.h; burst 0 turns that bucket off), --v,
  * --logging-format (text|json), --help, --version.
  */
 #ifndef GPUTRI_WEBHOOK_OPTIONS_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "event_limit.h"
 #include "util/log.h"
 
 #define WH_DEFAULT_PORT 8443
@@ -35,8 +38,9 @@ struct wh_options {
     size_t max_body;             /* request body cap in bytes */
     int threads;                 /* MHD thread pool size */
     int max_connections;
-    int connection_timeout; /* seconds */
-    int verbosity;          /* --v */
+    int connection_timeout;            /* seconds */
+    struct event_limit_options events; /* max_namespaces left 0 (the default) */
+    int verbosity;                     /* --v */
     enum log_format log_format;
     bool help, version;
 };
