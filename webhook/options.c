@@ -18,12 +18,16 @@ void wh_options_usage(FILE *out)
             "A validating admission webhook that never denies: it answers every AdmissionReview\n"
             "with allowed=true and warnings naming why a GPU pod or workload will not start\n"
             "(untolerated taints, missing RuntimeClass, GPU quota, no GPU node, qGPU setup).\n"
-            "Serves POST /validate, GET /healthz and GET /readyz over HTTPS (TLS 1.2/1.3).\n"
+            "Serves POST /validate, GET /healthz, GET /readyz and GET /metrics over HTTPS (TLS 1.2/1.3).\n"
             "The certificate and key are re-read when the files change.\n"
             "\n"
             "Flags:\n"
             "  --tls-cert-file PATH         serving certificate (PEM, leaf first)\n"
             "  --tls-private-key-file PATH  its private key (PEM)\n"
+            "  --client-ca-file PATH        CA certificates (PEM) of the client certificate the\n"
+            "                               API server presents; a request without one that\n"
+            "                               verifies is answered but causes no Event (re-read\n"
+            "                               when the file changes)\n"
             "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
@@ -90,6 +94,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_TIMEOUT,
         OPT_FORMAT,
         OPT_DRA,
+        OPT_CLIENT_CA,
         OPT_EV_NS_BURST,
         OPT_EV_NS_REFILL,
         OPT_EV_BURST,
@@ -107,6 +112,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"connection-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
         {"gpu-device-classes", required_argument, NULL, OPT_DRA},
+        {"client-ca-file", required_argument, NULL, OPT_CLIENT_CA},
         {"events-namespace-burst", required_argument, NULL, OPT_EV_NS_BURST},
         {"events-namespace-refill-interval", required_argument, NULL, OPT_EV_NS_REFILL},
         {"events-burst", required_argument, NULL, OPT_EV_BURST},
@@ -178,6 +184,9 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
             if (parse_long("connection-timeout", optarg, 1, 3600, &v, err, errlen) != K_OK)
                 return K_EINVAL;
             o->connection_timeout = (int)v;
+            break;
+        case OPT_CLIENT_CA:
+            o->client_ca_file = optarg;
             break;
         case OPT_EV_NS_BURST:
             if (parse_long("events-namespace-burst", optarg, 0, 100000, &v, err, errlen) != K_OK)

@@ -2,8 +2,8 @@
  * options.h - gputri-webhook's command line, Kubernetes style (--flag=value or --flag value,
  * single or double dash, as getopt_long_only accepts them).
  *
- * Flags: --tls-cert-file, --tls-private-key-file, --bind-address (default 0.0.0.0), --port
- * (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
+ * Flags: --tls-cert-file, --tls-private-key-file, --client-ca-file, --bind-address (default
+ * 0.0.0.0), --port (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
  * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
  * --max-request-bytes, --threads, --max-connections, --connection-timeout,
  * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
@@ -27,9 +27,10 @@
 #define WH_DEFAULT_CONNECTION_TIMEOUT 30 /* seconds of inactivity */
 
 struct wh_options {
-    const char *tls_cert_file; /* PEM: leaf first, then intermediates */
-    const char *tls_key_file;  /* PEM private key */
-    const char *bind_address;  /* numeric IPv4 or IPv6 address */
+    const char *tls_cert_file;  /* PEM: leaf first, then intermediates */
+    const char *tls_key_file;   /* PEM private key */
+    const char *client_ca_file; /* PEM CAs of client certificates; NULL: none asked for */
+    const char *bind_address;   /* numeric IPv4 or IPv6 address */
     int port;
     const char *kubeconfig;      /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
     const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h) */

@@ -17,13 +17,6 @@
 #include "util/log.h"
 #include "util/result.h"
 
-struct file_id {
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    int64_t mtime_ns;
-};
-
 struct generation {
     gnutls_pcert_st pcerts[TLS_SOURCE_MAX_CHAIN];
     unsigned n_pcerts;
@@ -50,23 +43,6 @@ static _Atomic(struct tls_source *) installed;
 static long long now_ms(const struct tls_source *s)
 {
     return clock_mono_ms(atomic_load(&s->clock));
-}
-
-static int stat_id(const char *path, struct file_id *id)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return errno == ENOENT ? K_ENOTFOUND : K_EIO;
-    id->dev = st.st_dev;
-    id->ino = st.st_ino;
-    id->size = st.st_size;
-    id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    return K_OK;
-}
-
-static bool id_equal(const struct file_id *a, const struct file_id *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
 }
 
 /*
@@ -131,11 +107,11 @@ static int load_pair(const char *cert_file, const char *key_file, struct generat
     if (!g)
         goto out;
     /* identities first: a file replaced during the read shows up as a change next time */
-    if ((rc = stat_id(cert_file, &g->cert_id)) != K_OK) {
+    if ((rc = file_id_stat(cert_file, &g->cert_id)) != K_OK) {
         snprintf(err, errlen, "%s: %s", cert_file, strerror(errno));
         goto out;
     }
-    if ((rc = stat_id(key_file, &g->key_id)) != K_OK) {
+    if ((rc = file_id_stat(key_file, &g->key_id)) != K_OK) {
         snprintf(err, errlen, "%s: %s", key_file, strerror(errno));
         goto out;
     }
@@ -249,11 +225,12 @@ int tls_source_check(struct tls_source *s, bool force)
     free_old_retired(s, now);
     struct generation *cur = atomic_load(&s->current);
     struct file_id cid, kid;
-    if (stat_id(s->cert_file, &cid) != K_OK || stat_id(s->key_file, &kid) != K_OK)
+    if (file_id_stat(s->cert_file, &cid) != K_OK || file_id_stat(s->key_file, &kid) != K_OK)
         goto out; /* mid-rename or removed: keep serving the old pair */
-    if (id_equal(&cid, &cur->cert_id) && id_equal(&kid, &cur->key_id))
+    if (file_id_equal(&cid, &cur->cert_id) && file_id_equal(&kid, &cur->key_id))
         goto out;
-    if (s->have_failed && id_equal(&cid, &s->failed_cert) && id_equal(&kid, &s->failed_key))
+    if (s->have_failed && file_id_equal(&cid, &s->failed_cert) &&
+        file_id_equal(&kid, &s->failed_key))
         goto out;
     char err[512];
     struct generation *g;
