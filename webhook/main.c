@@ -18,7 +18,7 @@
 #include "model/gpu.h"
 #include "options.h"
 #include "server.h"
-#include "tls_source.h"
+#include "http/tls_source.h"
 #include "util/log.h"
 #include "util/result.h"
 #include "util/flags.h"

@@ -22,7 +22,7 @@
 
 #include "client_ca.h"
 #include "http/server.h"
-#include "tls_source.h"
+#include "http/tls_source.h"
 
 #define SERVER_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "server.h"
-#include "tls_source.h"
+#include "http/tls_source.h"
 #include "util/buf.h"
 #include "util/result.h"
 
