@@ -144,7 +144,8 @@ struct http_server_options {
      * libmicrohttpd 0.9.75 call gnutls_certificate_server_set_request(GNUTLS_CERT_REQUEST); the
      * CAs' names go into the CertificateRequest). GnuTLS does not verify the chain then:
      * client_verify(client_verify_ctx, ...) does, per request, and its verdict is
-     * http_request.client_verified; so the CAs can change while the server runs. */
+     * http_request.client_verified; so the CAs can change while the server runs (a kept-alive
+     * connection's chain is verified again on each request: a few signature checks). */
     const char *tls_client_trust_pem;
     http_client_verify_fn client_verify;
     void *client_verify_ctx;
