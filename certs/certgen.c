@@ -99,6 +99,8 @@ void certgen_bundle_cleanup(struct certgen_bundle *b)
     free_secret(b->ca_key_pem);
     free(b->tls_cert_pem);
     free_secret(b->tls_key_pem);
+    free(b->client_cert_pem);
+    free_secret(b->client_key_pem);
     memset(b, 0, sizeof(*b));
 }
 
@@ -381,6 +383,8 @@ fail:
     return NULL;
 }
 
+/* A leaf for serving (sans set, extendedKeyUsage serverAuth) or for a client (sans NULL,
+ * clientAuth). */
 static X509 *make_leaf(const char *cn, EVP_PKEY *key, GENERAL_NAMES *sans, X509 *ca,
                        EVP_PKEY *ca_key, time_t now, int days, bool *clamped)
 {
@@ -403,10 +407,10 @@ static X509 *make_leaf(const char *cn, EVP_PKEY *key, GENERAL_NAMES *sans, X509 
     X509V3_set_ctx(&ctx, ca, x, NULL, NULL, 0);
     if (!add_ext(x, &ctx, NID_basic_constraints, "critical,CA:FALSE") ||
         !add_ext(x, &ctx, NID_key_usage, ku) ||
-        !add_ext(x, &ctx, NID_ext_key_usage, "serverAuth") ||
+        !add_ext(x, &ctx, NID_ext_key_usage, sans ? "serverAuth" : "clientAuth") ||
         !add_ext(x, &ctx, NID_subject_key_identifier, "hash") ||
         !add_ext(x, &ctx, NID_authority_key_identifier, aki) ||
-        !X509_add1_ext_i2d(x, NID_subject_alt_name, sans, 0, X509V3_ADD_DEFAULT) ||
+        (sans && !X509_add1_ext_i2d(x, NID_subject_alt_name, sans, 0, X509V3_ADD_DEFAULT)) ||
         !X509_sign(x, ca_key, sign_digest(ca_key)))
         goto fail;
     return x;
@@ -553,6 +557,11 @@ static int check_scalars(const struct certgen_options *o, char *err, size_t errl
         errbuf_printf(err, errlen, "the CA certificate and the CA key must be given together");
         return K_EINVAL;
     }
+    if (o->client_cn && (!o->client_cn[0] || strlen(o->client_cn) > CN_MAX)) {
+        errbuf_printf(err, errlen, "the client certificate's CN must have 1..%d characters",
+                      CN_MAX);
+        return K_EINVAL;
+    }
     return K_OK;
 }
 
@@ -628,6 +637,27 @@ int certgen_generate(const struct certgen_options *o, struct certgen_bundle *out
     if (!b.tls_cert_pem || !b.tls_key_pem) {
         rc = K_ENOMEM;
         goto out;
+    }
+    if (o->client_cn) {
+        bool clamped;
+        EVP_PKEY *ckey = make_key(o->key_type);
+        X509 *client =
+            ckey ? make_leaf(o->client_cn, ckey, NULL, ca, ca_key, o->now, o->cert_days, &clamped)
+                 : NULL;
+        if (client) {
+            b.client_cert_pem = cert_to_pem(client);
+            b.client_key_pem = key_to_pem(ckey);
+        }
+        X509_free(client);
+        EVP_PKEY_free(ckey);
+        if (!client) {
+            rc = ossl_fail(err, errlen, "creating the client certificate");
+            goto out;
+        }
+        if (!b.client_cert_pem || !b.client_key_pem) {
+            rc = K_ENOMEM;
+            goto out;
+        }
     }
     b.tls_not_after = asn1_to_time(X509_get0_notAfter(leaf));
     b.ca_not_after = asn1_to_time(X509_get0_notAfter(ca));

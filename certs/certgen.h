@@ -62,6 +62,10 @@ struct certgen_options {
                               * follow the CA (e.g. an old CA during rotation): the first one
                               * signs, and the whole text is passed through as ca_cert_pem */
     const char *ca_key_pem;  /* its private key (PEM, unencrypted) or NULL */
+    /* also a client certificate with this CN (e.g. "kube-apiserver") signed by the same CA, for
+     * the API server to present to the webhook (gputri-webhook --client-ca-file ca.crt); NULL:
+     * none. At most 64 characters. */
+    const char *client_cn;
     time_t now;
 };
 
@@ -78,6 +82,8 @@ struct certgen_bundle {
     char *ca_key_pem;
     char *tls_cert_pem;
     char *tls_key_pem;
+    char *client_cert_pem; /* with certgen_options.client_cn, else NULL */
+    char *client_key_pem;
     bool ca_reused;         /* the CA came from certgen_options.ca_cert_pem */
     bool not_after_clamped; /* the serving cert was shortened to end with the CA */
     time_t tls_not_after;
@@ -101,6 +107,10 @@ int certgen_options_check(const struct certgen_options *o, char *err, size_t err
  * (the CA's key id). Serials are 128-bit random numbers with the top bit clear (positive).
  * notBefore = now - CERTGEN_BACKDATE_SECONDS; notAfter = now + days, but never after the CA's
  * notAfter (then not_after_clamped is set). Signature: SHA-256 (ECDSA, RSA) or pure Ed25519.
+ * With client_cn, a client certificate the same way but with CN client_cn, extendedKeyUsage
+ * clientAuth and no SANs, and its own key (kube-apiserver takes a client certificate from its
+ * admission configuration's kubeconfig, kubernetes/kubernetes:
+ * staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/config/kubeconfig.go).
  *
  * A reused CA must parse, match its key, be a CA with keyCertSign and be valid at `now`.
  * Returns K_OK (out filled; release with certgen_bundle_cleanup()), K_EINVAL (bad option, name,

@@ -50,6 +50,10 @@ static void usage(FILE *out)
             "  --ca-cert FILE          renew: sign with this existing CA certificate...\n"
             "  --ca-key FILE           ...and its key; ca.crt/ca.key are passed through\n"
             "  --force                 replace an existing DIR/ca.key with a new CA\n"
+            "  --client-cn NAME        also a client certificate with this CN (client.crt,\n"
+            "                          client.key in DIR), signed by the same CA, for the API\n"
+            "                          server to present to the webhook (its admission\n"
+            "                          configuration; the webhook's --client-ca-file is ca.crt)\n"
             "  --secret NAME           also create or update this kubernetes.io/tls Secret\n"
             "                          (tls.crt, tls.key, ca.crt) in --namespace\n"
             "  --webhook-config NAME   set caBundle of every webhook in this\n"
@@ -176,6 +180,8 @@ static int write_outputs(const struct generate_flags *f, const struct certgen_bu
         {"ca.key", offsetof(struct certgen_bundle, ca_key_pem), 0600},
         {"tls.key", offsetof(struct certgen_bundle, tls_key_pem), 0600},
         {"tls.crt", offsetof(struct certgen_bundle, tls_cert_pem), 0644},
+        {"client.key", offsetof(struct certgen_bundle, client_key_pem), 0600},
+        {"client.crt", offsetof(struct certgen_bundle, client_cert_pem), 0644},
     };
     char err[512];
     if (make_dirs(f->out_dir) != 0) {
@@ -184,13 +190,16 @@ static int write_outputs(const struct generate_flags *f, const struct certgen_bu
     }
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         const char *data = *(char *const *)((const char *)b + files[i].offset);
+        if (!data)
+            continue; /* no client certificate asked for */
         if (certgen_write_file_atomic(f->out_dir, files[i].name, data, strlen(data), files[i].mode,
                                       err, sizeof(err)) != K_OK) {
             fprintf(stderr, PROG ": %s\n", err);
             return 1;
         }
     }
-    printf("wrote %s/{ca.crt,ca.key,tls.crt,tls.key}\n", f->out_dir);
+    printf("wrote %s/{ca.crt,ca.key,tls.crt,tls.key%s}\n", f->out_dir,
+           b->client_cert_pem ? ",client.crt,client.key" : "");
     return 0;
 }
 
@@ -313,6 +322,8 @@ static int run_generate(struct generate_flags *f)
     format_time(b.tls_not_after, when, sizeof(when));
     printf("serving certificate for %s (%s CA), valid until %s\n", host,
            b.ca_reused ? "existing" : "new", when);
+    if (b.client_cert_pem)
+        printf("client certificate for CN %s, valid until %s\n", f->o.client_cn, when);
     if (b.not_after_clamped)
         fprintf(stderr, PROG ": warning: serving certificate shortened to end with the CA at %s\n",
                 when);
@@ -353,6 +364,7 @@ static int cmd_generate(int argc, char **argv, struct flags_common *common)
         OPT_FORCE,
         OPT_SECRET,
         OPT_WEBHOOK,
+        OPT_CLIENT_CN,
     };
     static const struct option longopts[] = {
         {"out-dir", required_argument, NULL, OPT_OUT},
@@ -368,6 +380,7 @@ static int cmd_generate(int argc, char **argv, struct flags_common *common)
         {"force", no_argument, NULL, OPT_FORCE},
         {"secret", required_argument, NULL, OPT_SECRET},
         {"webhook-config", required_argument, NULL, OPT_WEBHOOK},
+        {"client-cn", required_argument, NULL, OPT_CLIENT_CN},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -417,6 +430,9 @@ static int cmd_generate(int argc, char **argv, struct flags_common *common)
             break;
         case OPT_CA_KEY:
             f.ca_key_file = optarg;
+            break;
+        case OPT_CLIENT_CN:
+            f.o.client_cn = optarg;
             break;
         case OPT_FORCE:
             f.force = 1;

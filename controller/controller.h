@@ -32,6 +32,12 @@ struct controller_options {
     /* "[host]:port" to serve /metrics and /healthz + /readyz on; NULL or "0" = off. */
     const char *metrics_addr;
     const char *health_addr;
+    /* --metrics-secure: /metrics over HTTPS, each request allowed only after a TokenReview and a
+     * SubjectAccessReview (metrics_auth.h); the certificate from metrics_cert_file and
+     * metrics_key_file (re-read when they change, http/tls_source.h), or self-signed when both
+     * are NULL. The probes stay plain HTTP on health_addr (which must then differ). */
+    int metrics_secure;
+    const char *metrics_cert_file, *metrics_key_file;
 
     /*
      * DRA: the DeviceClass / driver name patterns of GPU claims (--gpu-device-classes; borrowed,

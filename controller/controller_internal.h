@@ -73,6 +73,10 @@ struct controller {
     struct metrics *metrics;
     struct event_recorder *events;
     struct httpd *metrics_srv, *health_srv;
+    /* --metrics-secure: the certificate, the reviews' client and the decision cache */
+    struct tls_source *metrics_tls;
+    struct kube_client *auth_client;
+    struct metrics_auth *metrics_auth;
 
     /* leader election: NULL le when off */
     struct leader_elector *le;

@@ -1,11 +1,13 @@
 /* httpd.c - metrics and probe endpoints over plain HTTP on core/http/server.c (see httpd.h). */
 #include "httpd.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http/server.h"
+#include "http/tls_source.h"
 #include "util/errbuf.h"
 #include "util/result.h"
 
@@ -15,6 +17,10 @@ struct httpd {
     struct http_server *srv;
     httpd_handler_fn handler;
     void *ctx;
+    httpd_filter_fn filter;
+    void *filter_ctx;
+    const char *filter_path;
+    bool tls;
     struct http_route route; /* GET (and HEAD) on every path */
 };
 
@@ -50,6 +56,23 @@ int httpd_parse_address(const char *addr, char *host, size_t hostlen, int *port)
 static void serve(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct httpd *h = ctx;
+    if (h->filter && h->filter_path && strcmp(req->path, h->filter_path) == 0) {
+        char msg[256] = "";
+        unsigned st =
+            h->filter(h->filter_ctx, req->method, req->path, req->authorization, msg, sizeof(msg));
+        if (st) {
+            size_t n = strlen(msg);
+            resp->status = st;
+            resp->body = malloc(n + 2);
+            if (resp->body) {
+                memcpy(resp->body, msg, n);
+                resp->body[n] = '\n';
+                resp->body[n + 1] = 0;
+                resp->body_len = n + 1;
+            }
+            return;
+        }
+    }
     struct buf body;
     const char *type = NULL;
     buf_init(&body, BODY_LIMIT);
@@ -62,8 +85,15 @@ static void serve(void *ctx, const struct http_request *req, struct http_respons
 int httpd_start(const char *addr, httpd_handler_fn handler, void *ctx, struct httpd **out,
                 char *err, size_t errlen)
 {
+    struct httpd_options o = {.addr = addr, .handler = handler, .ctx = ctx};
+    return httpd_start_opts(&o, out, err, errlen);
+}
+
+int httpd_start_opts(const struct httpd_options *opts, struct httpd **out, char *err, size_t errlen)
+{
     char host[256];
     int port;
+    const char *addr = opts->addr;
     *out = NULL;
     if (httpd_parse_address(addr, host, sizeof(host), &port) != K_OK || port < 0) {
         errbuf_printf(err, errlen, "invalid bind address \"%s\" (want [host]:port)", addr);
@@ -74,8 +104,12 @@ int httpd_start(const char *addr, httpd_handler_fn handler, void *ctx, struct ht
         errbuf_printf(err, errlen, "out of memory");
         return K_ENOMEM;
     }
-    h->handler = handler;
-    h->ctx = ctx;
+    h->handler = opts->handler;
+    h->ctx = opts->ctx;
+    h->filter = opts->filter;
+    h->filter_ctx = opts->filter_ctx;
+    h->filter_path = opts->filter_path;
+    h->tls = opts->tls != NULL;
     h->route = (struct http_route){.method = "GET", .path = NULL, .fn = serve, .ctx = h};
     struct http_server_options o = {
         .host = host,
@@ -87,10 +121,16 @@ int httpd_start(const char *addr, httpd_handler_fn handler, void *ctx, struct ht
         .max_body = 4096, /* GET and HEAD only: a body is never read */
         .routes = &h->route,
         .n_routes = 1,
-        .name = "httpd",
+        .tls_cert_callback = opts->tls ? (http_fn_ptr)tls_source_retrieve : NULL,
+        .tls_priorities = opts->tls ? "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" : NULL,
+        .name = opts->tls ? "httpsd" : "httpd",
     };
+    if (opts->tls)
+        tls_source_install(opts->tls);
     int rc = http_server_start(&o, &h->srv, err, errlen);
     if (rc != K_OK) {
+        if (opts->tls)
+            tls_source_install(NULL);
         free(h);
         return rc;
     }
@@ -108,5 +148,7 @@ void httpd_stop(struct httpd *h)
     if (!h)
         return;
     http_server_stop(h->srv, 0);
+    if (h->tls)
+        tls_source_install(NULL);
     free(h);
 }

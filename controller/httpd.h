@@ -38,6 +38,32 @@ int httpd_parse_address(const char *addr, char *host, size_t hostlen, int *port)
 int httpd_start(const char *addr, httpd_handler_fn handler, void *ctx, struct httpd **out,
                 char *err, size_t errlen);
 
+/*
+ * A filter in front of the handler for the paths it covers: returns 0 to let the request
+ * through, or the HTTP status to answer instead with `msg` (msglen bytes) as a plain-text body.
+ * `authorization` is the request's Authorization header (NULL when absent). Same threading as
+ * the handler.
+ */
+typedef unsigned (*httpd_filter_fn)(void *ctx, const char *method, const char *path,
+                                    const char *authorization, char *msg, size_t msglen);
+
+struct tls_source;
+
+struct httpd_options {
+    const char *addr; /* see httpd_parse_address; not "off" */
+    httpd_handler_fn handler;
+    void *ctx;
+    /* HTTPS (TLS 1.2 and 1.3) with the certificate of `tls` (borrowed, installed for the
+     * GnuTLS callback: one per process, http/tls_source.h); NULL: plain HTTP */
+    struct tls_source *tls;
+    httpd_filter_fn filter; /* NULL: none */
+    void *filter_ctx;
+    const char *filter_path; /* the one path the filter covers, e.g. "/metrics" */
+};
+
+/* httpd_start_opts() - httpd_start with TLS and a filter; same results. */
+int httpd_start_opts(const struct httpd_options *o, struct httpd **out, char *err, size_t errlen);
+
 /* httpd_port() - the port actually bound (useful with port 0). */
 int httpd_port(struct httpd *h);
 

@@ -54,6 +54,12 @@ static void usage(FILE *out)
             "  --metrics-bind-address ADDR\n"
             "                           serve Prometheus metrics at /metrics on [host]:port,\n"
             "                           e.g. :8080 or 127.0.0.1:8080; 0 = off (default 0)\n"
+            "  --metrics-secure[=BOOL]  serve /metrics over HTTPS and only to a bearer token\n"
+            "                           whose user may get the non-resource URL /metrics\n"
+            "                           (TokenReview, SubjectAccessReview; default false)\n"
+            "  --metrics-tls-cert-file PATH, --metrics-tls-private-key-file PATH\n"
+            "                           its certificate and key (PEM, re-read when they\n"
+            "                           change); without them a self-signed one is made\n"
             "  --health-probe-bind-address ADDR\n"
             "                           serve /healthz and /readyz on [host]:port; 0 = off\n"
             "                           (default 0; the manifests use :8081)\n"
@@ -171,6 +177,9 @@ int main(int argc, char **argv)
         OPT_LE_NAME,
         OPT_DRA_CLASSES,
         OPT_NO_SCHEDULER_GRACE,
+        OPT_METRICS_SECURE,
+        OPT_METRICS_CERT,
+        OPT_METRICS_KEY,
     };
     static const struct option longopts[] = {
         FLAGS_COMMON_LONGOPTS,
@@ -187,6 +196,9 @@ int main(int argc, char **argv)
         {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
         {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
         {"no-scheduler-grace-period", required_argument, NULL, OPT_NO_SCHEDULER_GRACE},
+        {"metrics-secure", optional_argument, NULL, OPT_METRICS_SECURE},
+        {"metrics-tls-cert-file", required_argument, NULL, OPT_METRICS_CERT},
+        {"metrics-tls-private-key-file", required_argument, NULL, OPT_METRICS_KEY},
         {NULL, 0, NULL, 0},
     };
     struct flags_common flags = {0};
@@ -228,6 +240,17 @@ int main(int argc, char **argv)
             break;
         case OPT_HEALTH:
             opts.health_addr = optarg;
+            break;
+        case OPT_METRICS_SECURE:
+            opts.metrics_secure = 1;
+            if (optarg && parse_bool("--metrics-secure", optarg, &opts.metrics_secure))
+                return 2;
+            break;
+        case OPT_METRICS_CERT:
+            opts.metrics_cert_file = optarg;
+            break;
+        case OPT_METRICS_KEY:
+            opts.metrics_key_file = optarg;
             break;
         case OPT_LE:
             opts.leader_elect = 1;
@@ -284,6 +307,11 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "gputri-controller: unexpected argument %s\n", argv[optind]);
         usage(stderr);
+        return 2;
+    }
+    if (!opts.metrics_cert_file != !opts.metrics_key_file) {
+        fprintf(stderr, "gputri-controller: --metrics-tls-cert-file and "
+                        "--metrics-tls-private-key-file go together\n");
         return 2;
     }
     log_set_verbosity(flags.verbosity);

@@ -3,13 +3,17 @@
  * /healthz, /livez and /readyz on --health-probe-bind-address (controller-runtime's flags), and
  * the API request counter behind gputri_api_requests_total.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cache/key.h"
 #include "controller_internal.h"
+#include "http/tls_source.h"
+#include "metrics_auth.h"
 #include "metrics.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -149,6 +153,43 @@ unsigned controller_serve(void *ctx, const char *path, struct buf *body, const c
     return 404;
 }
 
+static unsigned auth_filter(void *ctx, const char *method, const char *path,
+                            const char *authorization, char *msg, size_t msglen)
+{
+    return metrics_auth_check(ctx, method, path, authorization, msg, msglen);
+}
+
+/* The certificate, client and cache of --metrics-secure. */
+static int secure_setup(struct controller *c)
+{
+    char err[512];
+    int rc;
+    if (c->opts.metrics_cert_file) {
+        rc = tls_source_new(c->opts.metrics_cert_file, c->opts.metrics_key_file, &c->metrics_tls,
+                            err, sizeof(err));
+    } else {
+        char host[256] = "localhost";
+        gethostname(host, sizeof(host) - 1);
+        const char *dns[] = {"localhost", host};
+        rc = tls_source_new_self_signed("gputri-controller", dns, 2, &c->metrics_tls, err,
+                                        sizeof(err));
+        if (rc == K_OK)
+            log_info(0, "metrics: serving with a self-signed certificate (no "
+                        "--metrics-tls-cert-file)");
+    }
+    if (rc != K_OK) {
+        log_error("metrics certificate: %s", err);
+        return rc;
+    }
+    c->auth_client = kube_client_new(c->cfg, "gputri-controller metrics-auth");
+    c->metrics_auth = c->auth_client ? metrics_auth_new(c->auth_client, c->opts.clock) : NULL;
+    if (!c->metrics_auth) {
+        log_error("metrics: out of memory");
+        return K_ENOMEM;
+    }
+    return K_OK;
+}
+
 static int start_server(struct controller *c, const char *what, const char *addr,
                         struct httpd **out)
 {
@@ -160,12 +201,28 @@ static int start_server(struct controller *c, const char *what, const char *addr
     }
     if (port < 0)
         return K_OK; /* off */
-    int rc = httpd_start(addr, controller_serve, c, out, err, sizeof(err));
+    bool secure = out == &c->metrics_srv && c->opts.metrics_secure;
+    if (secure) {
+        int rc = secure_setup(c);
+        if (rc != K_OK)
+            return rc;
+    }
+    struct httpd_options o = {
+        .addr = addr,
+        .handler = controller_serve,
+        .ctx = c,
+        .tls = secure ? c->metrics_tls : NULL,
+        .filter = secure ? auth_filter : NULL,
+        .filter_ctx = c->metrics_auth,
+        .filter_path = "/metrics",
+    };
+    int rc = httpd_start_opts(&o, out, err, sizeof(err));
     if (rc) {
         log_error("%s server: %s", what, err);
         return rc;
     }
-    log_info(0, "serving %s on %s (port %d)", what, addr, httpd_port(*out));
+    log_info(0, "serving %s on %s (port %d)%s", what, addr, httpd_port(*out),
+             secure ? " over HTTPS, TokenReview and SubjectAccessReview for /metrics" : "");
     return K_OK;
 }
 
@@ -175,8 +232,9 @@ int controller_probes_start(struct controller *c)
     int rc = start_server(c, "metrics", c->opts.metrics_addr, &c->metrics_srv);
     if (rc != K_OK)
         return rc;
-    /* One address for both (a fixed port, not 0 = any): serve the probes with the metrics. */
-    if (c->opts.health_addr && c->opts.metrics_addr && c->metrics_srv &&
+    /* One address for both (a fixed port, not 0 = any): serve the probes with the metrics - not
+     * over HTTPS, where the kubelet's probes would need scheme HTTPS (then the bind fails). */
+    if (!c->opts.metrics_secure && c->opts.health_addr && c->opts.metrics_addr && c->metrics_srv &&
         strcmp(c->opts.health_addr, c->opts.metrics_addr) == 0 &&
         !(strlen(c->opts.health_addr) >= 2 &&
           strcmp(c->opts.health_addr + strlen(c->opts.health_addr) - 2, ":0") == 0)) {
@@ -191,5 +249,11 @@ void controller_probes_stop(struct controller *c)
     httpd_stop(c->health_srv);
     httpd_stop(c->metrics_srv);
     c->health_srv = c->metrics_srv = NULL;
+    metrics_auth_free(c->metrics_auth);
+    kube_client_free(c->auth_client);
+    tls_source_free(c->metrics_tls);
+    c->metrics_auth = NULL;
+    c->auth_client = NULL;
+    c->metrics_tls = NULL;
     kube_set_request_observer(NULL, NULL);
 }

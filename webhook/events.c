@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "event_limit.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -34,7 +35,8 @@ struct event_queue {
     bool stopping, started, joined;
     struct clock clock;
     int64_t deadline_ms; /* drain deadline once stopping, monotonic */
-    size_t dropped, sent;
+    size_t dropped, sent, throttled;
+    struct event_limit *limit; /* borrowed; NULL: no limit */
     event_sink_fn sink;
     void *ctx;
     char component[64], instance[128];
@@ -145,19 +147,29 @@ static uint64_t event_hash(const char *const *parts, size_t n)
     return h;
 }
 
-/* True when the same Event was queued within RECENT_TTL_S; otherwise remembers it. mu held. */
-static bool repeated(struct event_queue *q, uint64_t h, int64_t now_ms)
+/* True when the same Event was queued within RECENT_TTL_S. mu held. */
+static bool repeated(const struct event_queue *q, uint64_t h, int64_t now_ms)
 {
-    if (now_ms <= 0)
-        now_ms = 1; /* 0 marks an empty slot */
     for (size_t i = 0; i < RECENT_MAX; i++)
         if (q->recent[i].hash == h && q->recent[i].at_ms &&
             now_ms - q->recent[i].at_ms < RECENT_TTL_S * 1000LL)
             return true;
-    q->recent[q->recent_next].hash = h;
-    q->recent[q->recent_next].at_ms = now_ms;
-    q->recent_next = (q->recent_next + 1) % RECENT_MAX;
     return false;
+}
+
+/* Remembers an Event queued now. mu held. */
+static void remember(struct event_queue *q, uint64_t h, int64_t now_ms)
+{
+    q->recent[q->recent_next].hash = h;
+    q->recent[q->recent_next].at_ms = now_ms > 0 ? now_ms : 1; /* 0 marks an empty slot */
+    q->recent_next = (q->recent_next + 1) % RECENT_MAX;
+}
+
+void event_queue_set_limit(struct event_queue *q, struct event_limit *limit)
+{
+    pthread_mutex_lock(&q->mu);
+    q->limit = limit;
+    pthread_mutex_unlock(&q->mu);
 }
 
 bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
@@ -167,10 +179,20 @@ bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
     const char *parts[] = {ns, kind, name, reason, message};
     uint64_t h = event_hash(parts, sizeof(parts) / sizeof(parts[0]));
     pthread_mutex_lock(&q->mu);
-    if (repeated(q, h, clock_mono_ms(&q->clock))) {
+    int64_t now = clock_mono_ms(&q->clock);
+    if (repeated(q, h, now)) {
         q->repeated++;
         pthread_mutex_unlock(&q->mu);
         return true;
+    }
+    if (!q->stopping && q->len < q->cap && q->limit && !event_limit_allow(q->limit, ns)) {
+        size_t n = ++q->throttled;
+        pthread_mutex_unlock(&q->mu);
+        /* a flood would flood the log too: the first, then every 100th */
+        if (n == 1 || n % 100 == 0)
+            log_warn("event rate limit: not recording %s event about %s %s/%s (%zu so far)",
+                     reason ? reason : "", kind ? kind : "", ns ? ns : "", name ? name : "", n);
+        return false;
     }
     if (q->stopping || q->len == q->cap) {
         q->dropped++;
@@ -188,6 +210,7 @@ bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
     snprintf(it->uid, sizeof(it->uid), "%s", uid ? uid : "");
     snprintf(it->reason, sizeof(it->reason), "%s", reason ? reason : "GPUWarning");
     snprintf(it->message, sizeof(it->message), "%s", message ? message : "");
+    remember(q, h, now);
     q->len++;
     pthread_cond_signal(&q->cv);
     pthread_mutex_unlock(&q->mu);
@@ -198,6 +221,14 @@ size_t event_queue_dropped(struct event_queue *q)
 {
     pthread_mutex_lock(&q->mu);
     size_t n = q->dropped;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
+size_t event_queue_throttled(struct event_queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    size_t n = q->throttled;
     pthread_mutex_unlock(&q->mu);
     return n;
 }

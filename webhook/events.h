@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "event_limit.h"
 #include "kube/event.h"
 #include "util/clock.h"
 
@@ -36,6 +37,13 @@ struct event_queue *event_queue_new(size_t capacity, event_sink_fn sink, void *c
  */
 void event_queue_set_clock(struct event_queue *q, const struct clock *clock);
 
+/*
+ * event_queue_set_limit() - bound the Events queued by `limit` (event_limit.h; borrowed, must
+ * outlive the queue; NULL: no bound). A repeat folded within the 10-minute window takes no token.
+ * Thread-safe.
+ */
+void event_queue_set_limit(struct event_queue *q, struct event_limit *limit);
+
 /* event_queue_start() - start the worker. Returns K_OK or K_ENOMEM. */
 int event_queue_start(struct event_queue *q);
 
@@ -44,7 +52,9 @@ int event_queue_start(struct event_queue *q);
  * with `reason` and `message`; strings are copied (cut to the Event field limits); uid may be
  * NULL or "". The same Event (namespace, kind, name, reason, message) queued again within
  * 10 minutes is not repeated (re-applies and UPDATEs would otherwise make a storm); that counts
- * as success. Returns false when the queue is full or stopping (the event is dropped and logged).
+ * as success. Returns false when the rate limit (event_queue_set_limit) refuses it (counted in
+ * event_queue_throttled, logged the first time and every 100th) or the queue is full or
+ * stopping (dropped and logged).
  */
 bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
                       const char *api_version, const char *name, const char *uid,
@@ -53,6 +63,7 @@ bool event_queue_push(struct event_queue *q, const char *ns, const char *kind,
 /* Counters for logs and tests. */
 size_t event_queue_dropped(struct event_queue *q);
 size_t event_queue_sent(struct event_queue *q);
+size_t event_queue_throttled(struct event_queue *q); /* refused by the rate limit */
 
 /*
  * event_queue_close() - refuse new events and let the worker deliver what is queued until

@@ -2,6 +2,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "admission.h"
 #include "cache.h"
+#include "client_ca.h"
 #include "events.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -16,7 +18,7 @@
 #include "model/gpu.h"
 #include "options.h"
 #include "server.h"
-#include "tls_source.h"
+#include "http/tls_source.h"
 #include "util/log.h"
 #include "util/result.h"
 #include "util/flags.h"
@@ -37,6 +39,10 @@ static void on_signal(int sig)
 struct app {
     struct wh_cache *cache;
     struct event_queue *events;
+    bool check_client; /* --client-ca-file given: Events only for a verified client */
+    /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
+     * that does not verify: no Event), unchecked (no --client-ca-file) */
+    atomic_ullong reviews_verified, reviews_unverified, reviews_unchecked;
 };
 
 static char *dup_body(const char *s, size_t *len)
@@ -67,9 +73,53 @@ static void handle_readyz(void *ctx, const struct http_request *req, struct http
     }
 }
 
+/* Prometheus text format 0.0.4 of the webhook's counters. */
+static void handle_metrics(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    (void)req;
+    struct app *app = ctx;
+    char *b = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&b, &n);
+    if (!f) {
+        http_json_error(resp, 500, "out of memory");
+        return;
+    }
+    fprintf(f,
+            "# HELP gputri_webhook_admission_reviews_total AdmissionReviews answered, by the "
+            "caller's TLS client certificate (unverified: none or not issued by "
+            "--client-ca-file; such a review causes no Event; unchecked: no --client-ca-file).\n"
+            "# TYPE gputri_webhook_admission_reviews_total counter\n"
+            "gputri_webhook_admission_reviews_total{client_certificate=\"verified\"} %llu\n"
+            "gputri_webhook_admission_reviews_total{client_certificate=\"unverified\"} %llu\n"
+            "gputri_webhook_admission_reviews_total{client_certificate=\"unchecked\"} %llu\n",
+            atomic_load(&app->reviews_verified), atomic_load(&app->reviews_unverified),
+            atomic_load(&app->reviews_unchecked));
+    fprintf(f,
+            "# HELP gputri_webhook_events_total Warning Events of admission warnings, by what "
+            "became of them (throttled: refused by the per-namespace or global rate limit).\n"
+            "# TYPE gputri_webhook_events_total counter\n"
+            "gputri_webhook_events_total{result=\"sent\"} %zu\n"
+            "gputri_webhook_events_total{result=\"dropped\"} %zu\n"
+            "gputri_webhook_events_total{result=\"throttled\"} %zu\n",
+            event_queue_sent(app->events), event_queue_dropped(app->events),
+            event_queue_throttled(app->events));
+    if (fclose(f) != 0 || !b) {
+        free(b);
+        http_json_error(resp, 500, "out of memory");
+        return;
+    }
+    resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+    resp->body = b;
+    resp->body_len = n;
+}
+
 static void handle_validate(void *ctx, const struct http_request *req, struct http_response *resp)
 {
     struct app *app = ctx;
+    /* Only the API server, proven by its client certificate, may make the webhook write: the
+     * object an Event names comes from the request body. */
+    bool may_record = !app->check_client || req->client_verified;
     struct admission_result *r = malloc(sizeof(*r));
     if (!r) {
         http_json_error(resp, 500, "out of memory");
@@ -86,11 +136,18 @@ static void handle_validate(void *ctx, const struct http_request *req, struct ht
         log_error("POST /validate: %s", k_strerror(rc));
         http_json_error(resp, 500, k_strerror(rc));
     } else {
-        log_info(1, "%s %s %s/%s: %zu warning(s)%s", r->operation, r->kind, r->ns, r->name,
-                 r->warnings.n, r->dry_run ? " (dry run)" : "");
+        if (!app->check_client)
+            atomic_fetch_add(&app->reviews_unchecked, 1);
+        else if (req->client_verified)
+            atomic_fetch_add(&app->reviews_verified, 1);
+        else
+            atomic_fetch_add(&app->reviews_unverified, 1);
+        log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
+                 r->warnings.n, r->dry_run ? " (dry run)" : "",
+                 may_record ? "" : " (no verified client certificate: no Events)");
         for (size_t i = 0; i < r->warnings.n; i++) {
             log_info(2, "warning: %s", r->warnings.items[i].text);
-            if (!r->dry_run && r->ns[0] && r->name[0])
+            if (may_record && !r->dry_run && r->ns[0] && r->name[0])
                 event_queue_push(app->events, r->ns, r->kind, r->api_version, r->name, r->uid,
                                  r->warnings.items[i].reason, r->warnings.items[i].text);
         }
@@ -151,10 +208,22 @@ int main(int argc, char **argv)
         gpu_set_cleanup(&dra_gpus);
         return 1;
     }
+    struct client_ca *client_ca = NULL;
+    if (o.client_ca_file && client_ca_new(o.client_ca_file, &client_ca, err, sizeof(err)) != K_OK) {
+        log_error("loading --client-ca-file: %s", err);
+        tls_source_free(tls);
+        gpu_set_cleanup(&gpus);
+        gpu_set_cleanup(&dra_gpus);
+        return 1;
+    }
+    if (!client_ca)
+        log_warn("no --client-ca-file: any caller reaching the port can make this webhook record "
+                 "Events; give the API server a client certificate (README, Deploy on a cluster)");
     struct kube_config cfg = {0};
     kube_exec_set_daemon(); /* an exec plugin never prompts a daemon */
     if (kube_config_load(o.kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
         log_error("kubeconfig: %s", err);
+        client_ca_free(client_ca);
         tls_source_free(tls);
         gpu_set_cleanup(&gpus);
         gpu_set_cleanup(&dra_gpus);
@@ -178,14 +247,17 @@ int main(int argc, char **argv)
     int status = 1;
     char host[128] = "";
     gethostname(host, sizeof(host) - 1);
-    struct app app = {0};
+    struct app app = {.check_client = client_ca != NULL};
     struct kube_client *event_client = kube_client_new(&cfg, "gputri-webhook/" GPUTRI_VERSION);
     app.cache = wh_cache_new(&cfg, &gpus, dra ? &dra_gpus : NULL, o.assume_ert);
     app.events = event_client ? event_queue_new(EVENT_QUEUE_CAPACITY, kube_sink, event_client,
                                                 "gputri-webhook", host[0] ? host : NULL)
                               : NULL;
+    struct event_limit *limit = event_limit_new(&o.events, NULL);
+    if (app.events && limit)
+        event_queue_set_limit(app.events, limit);
     struct server *srv = NULL;
-    if (!app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
+    if (!limit || !app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
         event_queue_start(app.events) != K_OK) {
         log_error("start-up failed: out of memory");
         goto out;
@@ -194,6 +266,7 @@ int main(int argc, char **argv)
         {"POST", "/validate", handle_validate, &app, "application/json"},
         {"GET", "/healthz", handle_healthz, &app, NULL},
         {"GET", "/readyz", handle_readyz, &app, NULL},
+        {"GET", "/metrics", handle_metrics, &app, NULL},
     };
     struct server_options so = {
         .bind_address = o.bind_address,
@@ -205,6 +278,7 @@ int main(int argc, char **argv)
         .request_timeout_ms = 10000,
         .header_timeout_ms = 10000,
         .tls = tls,
+        .client_ca = client_ca,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
     };
@@ -212,8 +286,9 @@ int main(int argc, char **argv)
         log_error("%s", err);
         goto out;
     }
-    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s)", GPUTRI_VERSION,
-             o.bind_address, server_port(srv), cfg.source ? cfg.source : "?");
+    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s)",
+             GPUTRI_VERSION, o.bind_address, server_port(srv), cfg.source ? cfg.source : "?",
+             o.client_ca_file ? o.client_ca_file : "not checked");
     while (!stop)
         sigsuspend(&old);
     log_info(0, "shutting down: draining requests");
@@ -224,14 +299,17 @@ out:
     server_stop(srv, 0);
     if (app.events) {
         event_queue_stop(app.events, EVENT_DRAIN_MS);
-        log_info(1, "events: %zu sent, %zu dropped", event_queue_sent(app.events),
-                 event_queue_dropped(app.events));
+        log_info(1, "events: %zu sent, %zu dropped, %zu over the rate limit",
+                 event_queue_sent(app.events), event_queue_dropped(app.events),
+                 event_queue_throttled(app.events));
     }
     event_queue_free(app.events);
+    event_limit_free(limit);
     wh_cache_free(app.cache);
     kube_client_free(event_client);
     kube_config_cleanup(&cfg);
     tls_source_free(tls);
+    client_ca_free(client_ca);
     gpu_set_cleanup(&gpus);
     gpu_set_cleanup(&dra_gpus);
     return status;

@@ -18,12 +18,17 @@ void wh_options_usage(FILE *out)
             "A validating admission webhook that never denies: it answers every AdmissionReview\n"
             "with allowed=true and warnings naming why a GPU pod or workload will not start\n"
             "(untolerated taints, missing RuntimeClass, GPU quota, no GPU node, qGPU setup).\n"
-            "Serves POST /validate, GET /healthz and GET /readyz over HTTPS (TLS 1.2/1.3).\n"
+            "Serves POST /validate, GET /healthz, GET /readyz and GET /metrics over HTTPS (TLS "
+            "1.2/1.3).\n"
             "The certificate and key are re-read when the files change.\n"
             "\n"
             "Flags:\n"
             "  --tls-cert-file PATH         serving certificate (PEM, leaf first)\n"
             "  --tls-private-key-file PATH  its private key (PEM)\n"
+            "  --client-ca-file PATH        CA certificates (PEM) of the client certificate the\n"
+            "                               API server presents; a request without one that\n"
+            "                               verifies is answered but causes no Event (re-read\n"
+            "                               when the file changes)\n"
             "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
@@ -38,9 +43,17 @@ void wh_options_usage(FILE *out)
             "  --threads N                  HTTPS worker threads (default %d)\n"
             "  --max-connections N          concurrent connections (default %d)\n"
             "  --connection-timeout SECONDS close idle or stalled connections (default %d)\n"
+            "  --events-namespace-burst N   Events a namespace may get at once (default %d; 0: no\n"
+            "                               per-namespace limit)\n"
+            "  --events-namespace-refill-interval D\n"
+            "                               one more per namespace every D (default %ds)\n"
+            "  --events-burst N             Events over all namespaces at once (default %d; 0: no\n"
+            "                               global limit)\n"
+            "  --events-refill-interval D   one more over all every D (default %ds)\n"
             "  --logging-format FORMAT      text (klog) or json (default text)\n",
             DRA_GPU_SET_DEFAULT, WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS,
-            WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT);
+            WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT, EVENT_LIMIT_NS_BURST,
+            EVENT_LIMIT_NS_REFILL_MS / 1000, EVENT_LIMIT_BURST, EVENT_LIMIT_REFILL_MS / 1000);
     flags_usage(out, FLAGS_USAGE_BASIC, 2, 31, NULL);
 }
 
@@ -50,6 +63,18 @@ static int parse_long(const char *flag, const char *s, long min, long max, long 
     long v;
     if (strconv_long(s, min, max, &v) != K_OK) {
         snprintf(err, errlen, "invalid value \"%s\" for --%s (%ld..%ld)", s, flag, min, max);
+        return K_EINVAL;
+    }
+    *out = v;
+    return K_OK;
+}
+
+/* A Go-style duration ("10s", "500ms", "1m"; a bare number is seconds), 1 ms .. 24 h. */
+static int parse_interval(const char *flag, const char *s, int64_t *out, char *err, size_t errlen)
+{
+    int64_t v;
+    if (strconv_duration_ms(s, 24LL * 3600 * 1000, &v) != K_OK || v < 1) {
+        snprintf(err, errlen, "invalid duration \"%s\" for --%s (1ms..24h, e.g. 10s)", s, flag);
         return K_EINVAL;
     }
     *out = v;
@@ -70,6 +95,11 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_TIMEOUT,
         OPT_FORMAT,
         OPT_DRA,
+        OPT_CLIENT_CA,
+        OPT_EV_NS_BURST,
+        OPT_EV_NS_REFILL,
+        OPT_EV_BURST,
+        OPT_EV_REFILL,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -83,6 +113,11 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"connection-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"logging-format", required_argument, NULL, OPT_FORMAT},
         {"gpu-device-classes", required_argument, NULL, OPT_DRA},
+        {"client-ca-file", required_argument, NULL, OPT_CLIENT_CA},
+        {"events-namespace-burst", required_argument, NULL, OPT_EV_NS_BURST},
+        {"events-namespace-refill-interval", required_argument, NULL, OPT_EV_NS_REFILL},
+        {"events-burst", required_argument, NULL, OPT_EV_BURST},
+        {"events-refill-interval", required_argument, NULL, OPT_EV_REFILL},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -96,6 +131,12 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->max_connections = WH_DEFAULT_MAX_CONNECTIONS;
     o->connection_timeout = WH_DEFAULT_CONNECTION_TIMEOUT;
     o->log_format = LOG_FORMAT_TEXT;
+    o->events = (struct event_limit_options){
+        .ns_burst = EVENT_LIMIT_NS_BURST,
+        .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
+        .burst = EVENT_LIMIT_BURST,
+        .refill_ms = EVENT_LIMIT_REFILL_MS,
+    };
     snprintf(err, errlen, "%s", "");
 
     optind = 1;
@@ -144,6 +185,29 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
             if (parse_long("connection-timeout", optarg, 1, 3600, &v, err, errlen) != K_OK)
                 return K_EINVAL;
             o->connection_timeout = (int)v;
+            break;
+        case OPT_CLIENT_CA:
+            o->client_ca_file = optarg;
+            break;
+        case OPT_EV_NS_BURST:
+            if (parse_long("events-namespace-burst", optarg, 0, 100000, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->events.ns_burst = (unsigned)v;
+            break;
+        case OPT_EV_BURST:
+            if (parse_long("events-burst", optarg, 0, 100000, &v, err, errlen) != K_OK)
+                return K_EINVAL;
+            o->events.burst = (unsigned)v;
+            break;
+        case OPT_EV_NS_REFILL:
+            if (parse_interval("events-namespace-refill-interval", optarg, &o->events.ns_refill_ms,
+                               err, errlen) != K_OK)
+                return K_EINVAL;
+            break;
+        case OPT_EV_REFILL:
+            if (parse_interval("events-refill-interval", optarg, &o->events.refill_ms, err,
+                               errlen) != K_OK)
+                return K_EINVAL;
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0) {

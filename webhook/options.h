@@ -2,10 +2,12 @@
  * options.h - gputri-webhook's command line, Kubernetes style (--flag=value or --flag value,
  * single or double dash, as getopt_long_only accepts them).
  *
- * Flags: --tls-cert-file, --tls-private-key-file, --bind-address (default 0.0.0.0), --port
- * (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
+ * Flags: --tls-cert-file, --tls-private-key-file, --client-ca-file, --bind-address (default
+ * 0.0.0.0), --port (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
  * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
- * --max-request-bytes, --threads, --max-connections, --connection-timeout, --v,
+ * --max-request-bytes, --threads, --max-connections, --connection-timeout,
+ * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
+ * --events-refill-interval (event_limit.h; burst 0 turns that bucket off), --v,
  * --logging-format (text|json), --help, --version.
  */
 #ifndef GPUTRI_WEBHOOK_OPTIONS_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "event_limit.h"
 #include "util/log.h"
 
 #define WH_DEFAULT_PORT 8443
@@ -24,9 +27,10 @@
 #define WH_DEFAULT_CONNECTION_TIMEOUT 30 /* seconds of inactivity */
 
 struct wh_options {
-    const char *tls_cert_file; /* PEM: leaf first, then intermediates */
-    const char *tls_key_file;  /* PEM private key */
-    const char *bind_address;  /* numeric IPv4 or IPv6 address */
+    const char *tls_cert_file;  /* PEM: leaf first, then intermediates */
+    const char *tls_key_file;   /* PEM private key */
+    const char *client_ca_file; /* PEM CAs of client certificates; NULL: none asked for */
+    const char *bind_address;   /* numeric IPv4 or IPv6 address */
     int port;
     const char *kubeconfig;      /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
     const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h) */
@@ -35,8 +39,9 @@ struct wh_options {
     size_t max_body;             /* request body cap in bytes */
     int threads;                 /* MHD thread pool size */
     int max_connections;
-    int connection_timeout; /* seconds */
-    int verbosity;          /* --v */
+    int connection_timeout;            /* seconds */
+    struct event_limit_options events; /* max_namespaces left 0 (the default) */
+    int verbosity;                     /* --v */
     enum log_format log_format;
     bool help, version;
 };

@@ -41,6 +41,9 @@ int server_start(const struct server_options *o, struct server **out, char *err,
         .n_routes = o->n_routes,
         .tls_cert_callback = (http_fn_ptr)tls_source_retrieve,
         .tls_priorities = SERVER_TLS_PRIORITIES,
+        .tls_client_trust_pem = o->client_ca ? client_ca_pem(o->client_ca) : NULL,
+        .client_verify = o->client_ca ? client_ca_verify : NULL,
+        .client_verify_ctx = o->client_ca,
         .name = "webhook",
     };
     tls_source_install(o->tls);

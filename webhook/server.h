@@ -20,8 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "client_ca.h"
 #include "http/server.h"
-#include "tls_source.h"
+#include "http/tls_source.h"
 
 #define SERVER_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
@@ -36,6 +37,10 @@ struct server_options {
     int request_timeout_ms; /* a body must be complete this long after the headers; 0: 10 s */
     int header_timeout_ms;  /* headers complete this long after accept (TLS included); 0: 10 s */
     struct tls_source *tls; /* borrowed; installed for the callback */
+    /* borrowed; NULL: no client certificate asked for. Set: every handshake asks for one
+     * without requiring it, and http_request.client_verified says whether the chain verifies
+     * against it (client_ca.h, http/server.h tls_client_trust_pem). */
+    struct client_ca *client_ca;
     const struct http_route *routes; /* borrowed; must outlive the server */
     size_t n_routes;
 };

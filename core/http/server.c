@@ -428,6 +428,29 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
     return MHD_YES;
 }
 
+/* Whether the TLS client presented a chain that o.client_verify accepts. */
+static bool client_verified(struct http_server *s, struct MHD_Connection *conn)
+{
+    if (!s->o.client_verify || !s->o.tls_cert_callback)
+        return false;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (!ci || !ci->tls_session)
+        return false;
+    unsigned n = 0;
+    const gnutls_datum_t *peers = gnutls_certificate_get_peers(ci->tls_session, &n);
+    if (!peers || n == 0)
+        return false;
+    if (n > HTTP_MAX_PEER_CHAIN)
+        n = HTTP_MAX_PEER_CHAIN;
+    struct http_peer_cert chain[HTTP_MAX_PEER_CHAIN];
+    for (unsigned i = 0; i < n; i++) {
+        chain[i].der = peers[i].data;
+        chain[i].len = peers[i].size;
+    }
+    return s->o.client_verify(s->o.client_verify_ctx, chain, n);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
@@ -494,6 +517,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         .path = url,
         .body = buf_cstr(&st->body),
         .body_len = st->body.len,
+        .client_verified = client_verified(s, conn),
+        .authorization =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
     };
     struct http_response resp = {.status = 200, .content_type = "text/plain; charset=utf-8"};
     st->route->fn(st->route->ctx, &req, &resp);
@@ -574,7 +600,10 @@ static struct MHD_Daemon *start_daemon(struct http_server *s, unsigned flags,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
         tls ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END,
         (gnutls_certificate_retrieve_function2 *)o->tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES,
-        o->tls_priorities, MHD_OPTION_END);
+        o->tls_priorities,
+        /* asks for a client certificate without requiring one (see server.h) */
+        o->tls_client_trust_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END,
+        o->tls_client_trust_pem, MHD_OPTION_END);
 }
 
 /* Binds as o->host says; returns K_OK with s->d, or K_EINVAL/K_EIO with err. */

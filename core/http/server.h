@@ -72,7 +72,25 @@ struct http_request {
     const char *path; /* without the query string */
     const char *body; /* NUL-terminated, "" when none; valid during the handler call */
     size_t body_len;
+    /* TLS with client_verify set: the client presented a certificate chain and client_verify
+     * accepted it. Otherwise false. */
+    bool client_verified;
+    /* the request's "Authorization" header, NULL when absent; valid during the handler call */
+    const char *authorization;
 };
+
+/* One certificate of the chain a TLS client presented: DER, leaf first. */
+struct http_peer_cert {
+    const unsigned char *der;
+    size_t len;
+};
+
+#define HTTP_MAX_PEER_CHAIN 16 /* certificates of a client chain passed to client_verify */
+
+/* Decides whether a client's chain (n >= 1 certificates, borrowed for the call) is trusted.
+ * Called on a server thread before each handler of a TLS connection whose client presented a
+ * certificate; must be thread-safe. */
+typedef bool (*http_client_verify_fn)(void *ctx, const struct http_peer_cert *chain, unsigned n);
 
 struct http_response {
     unsigned status;          /* HTTP status; preset 200 */
@@ -120,6 +138,17 @@ struct http_server_options {
      * GnuTLS's default). */
     http_fn_ptr tls_cert_callback;
     const char *tls_priorities;
+    /* TLS client certificates, optional at the TLS layer: with tls_client_trust_pem set (PEM CA
+     * certificates, NUL-terminated; borrowed, must outlive the server), every handshake asks the
+     * client for a certificate and proceeds without one (MHD_OPTION_HTTPS_MEM_TRUST, which makes
+     * libmicrohttpd 0.9.75 call gnutls_certificate_server_set_request(GNUTLS_CERT_REQUEST); the
+     * CAs' names go into the CertificateRequest). GnuTLS does not verify the chain then:
+     * client_verify(client_verify_ctx, ...) does, per request, and its verdict is
+     * http_request.client_verified; so the CAs can change while the server runs (a kept-alive
+     * connection's chain is verified again on each request: a few signature checks). */
+    const char *tls_client_trust_pem;
+    http_client_verify_fn client_verify;
+    void *client_verify_ctx;
     const struct clock *clock; /* for the deadlines (borrowed, must outlive the server); NULL:
                                   the system monotonic clock (util/clock.h) */
     const char *name;          /* for log lines, e.g. "metrics"; NULL: "http" */

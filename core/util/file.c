@@ -59,3 +59,20 @@ int file_read(const char *path, struct buf *b, unsigned flags)
         return fail(b, rc, ENOMEM);
     return K_OK;
 }
+
+int file_id_stat(const char *path, struct file_id *id)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno == ENOENT ? K_ENOTFOUND : K_EIO;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    id->size = st.st_size;
+    id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    return K_OK;
+}
+
+bool file_id_equal(const struct file_id *a, const struct file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
+}

@@ -6,6 +6,10 @@
 #ifndef GPUTRI_FILE_H
 #define GPUTRI_FILE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "util/buf.h"
 
 /*
@@ -23,5 +27,24 @@
  * is wiped first, as is the stack copy, since keys and tokens pass through here. Thread-safe.
  */
 int file_read(const char *path, struct buf *b, unsigned flags);
+
+/*
+ * A file's identity as a reloader compares it: device, inode, size and modification time in ns.
+ * A file replaced by rename (how Kubernetes updates a mounted Secret) or rewritten in place
+ * changes it.
+ */
+struct file_id {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    int64_t mtime_ns;
+};
+
+/* file_id_stat() - the identity of `path` (stat(2), following links). Returns K_OK, K_ENOTFOUND
+ * or K_EIO with errno set. Thread-safe. */
+int file_id_stat(const char *path, struct file_id *id);
+
+/* file_id_equal() - whether two identities are the same. Pure. */
+bool file_id_equal(const struct file_id *a, const struct file_id *b);
 
 #endif

@@ -277,6 +277,54 @@ static void test_usages_and_constraints(void **state)
     }
 }
 
+/* --client-cn: a client certificate from the same CA, for TLS client authentication only. */
+static void test_client_certificate(void **state)
+{
+    (void)state;
+    struct certgen_options o = base_options();
+    struct certgen_bundle b;
+    generate_ok(&o, &b);
+    assert_null(b.client_cert_pem);
+    assert_null(b.client_key_pem);
+    certgen_bundle_cleanup(&b);
+
+    o.client_cn = "kube-apiserver";
+    generate_ok(&o, &b);
+    assert_non_null(b.client_cert_pem);
+    X509 *c = parse_cert(b.client_cert_pem), *ca = parse_cert(b.ca_cert_pem);
+    EVP_PKEY *k = parse_key(b.client_key_pem);
+    assert_int_equal(X509_check_private_key(c, k), 1);
+    assert_int_equal(X509_check_issued(ca, c), X509_V_OK);
+    assert_int_equal(X509_get_extended_key_usage(c), XKU_SSL_CLIENT);
+    assert_int_equal(X509_check_ca(c), 0);
+    assert_null(X509_get_ext_d2i(c, NID_subject_alt_name, NULL, NULL));
+    char cn[128];
+    X509_NAME_get_text_by_NID(X509_get_subject_name(c), NID_commonName, cn, sizeof(cn));
+    assert_string_equal(cn, "kube-apiserver");
+    /* chains to the CA for a client, not for a server */
+    X509_STORE *store = X509_STORE_new();
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    X509_STORE_add_cert(store, ca);
+    for (int purpose = 0; purpose < 2; purpose++) {
+        assert_int_equal(X509_STORE_CTX_init(ctx, store, c, NULL), 1);
+        X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx), NOW + DAY);
+        X509_STORE_CTX_set_purpose(ctx,
+                                   purpose ? X509_PURPOSE_SSL_SERVER : X509_PURPOSE_SSL_CLIENT);
+        assert_int_equal(X509_verify_cert(ctx), purpose ? 0 : 1);
+        X509_STORE_CTX_cleanup(ctx);
+    }
+    X509_STORE_CTX_free(ctx);
+    X509_STORE_free(store);
+    EVP_PKEY_free(k);
+    X509_free(c);
+    X509_free(ca);
+    certgen_bundle_cleanup(&b);
+
+    char err[256];
+    o.client_cn = "";
+    assert_int_equal(certgen_generate(&o, &b, err, sizeof(err)), K_EINVAL);
+}
+
 static void test_lifetimes(void **state)
 {
     (void)state;
@@ -624,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_sans),
         cmocka_unit_test(test_key_types),
         cmocka_unit_test(test_usages_and_constraints),
+        cmocka_unit_test(test_client_certificate),
         cmocka_unit_test(test_lifetimes),
         cmocka_unit_test(test_serials_are_random_and_positive),
         cmocka_unit_test(test_renewal_keeps_the_ca),

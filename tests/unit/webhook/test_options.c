@@ -29,6 +29,11 @@ static void test_defaults_and_styles(void **state)
     assert_int_equal(o.max_body, WH_DEFAULT_MAX_BODY);
     assert_false(o.assume_ert);
     assert_int_equal(o.log_format, LOG_FORMAT_TEXT);
+    assert_null(o.client_ca_file);
+    assert_int_equal(o.events.ns_burst, EVENT_LIMIT_NS_BURST);
+    assert_int_equal(o.events.ns_refill_ms, EVENT_LIMIT_NS_REFILL_MS);
+    assert_int_equal(o.events.burst, EVENT_LIMIT_BURST);
+    assert_int_equal(o.events.refill_ms, EVENT_LIMIT_REFILL_MS);
 
     assert_int_equal(PARSE(&o, err, "-tls-cert-file=c", "--tls-private-key-file=k",
                            "--bind-address=127.0.0.1", "--port=9443", "--kubeconfig=/kc",
@@ -43,6 +48,23 @@ static void test_defaults_and_styles(void **state)
     assert_int_equal(o.log_format, LOG_FORMAT_JSON);
     assert_true(o.assume_ert);
     assert_int_equal(o.threads, 2);
+
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--client-ca-file=ca.pem", "--events-namespace-burst=5",
+                           "--events-namespace-refill-interval=1m", "--events-burst=0",
+                           "--events-refill-interval=250ms"),
+                     K_OK);
+    assert_string_equal(o.client_ca_file, "ca.pem");
+    assert_int_equal(o.events.ns_burst, 5);
+    assert_int_equal(o.events.ns_refill_ms, 60000);
+    assert_int_equal(o.events.burst, 0);
+    assert_int_equal(o.events.refill_ms, 250);
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--events-refill-interval=0s"),
+                     K_EINVAL);
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--events-burst=-1"),
+        K_EINVAL);
 }
 
 static void test_errors(void **state)

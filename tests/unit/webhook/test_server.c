@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "server.h"
-#include "tls_source.h"
+#include "http/tls_source.h"
 #include "util/buf.h"
 #include "util/result.h"
 
@@ -47,7 +47,19 @@ static void ok(void *ctx, const struct http_request *req, struct http_response *
     resp->body_len = 2;
 }
 
+/* Says whether the client's certificate verified, and echoes the Authorization header. */
+static void whoami(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    (void)ctx;
+    char tmp[128];
+    int n = snprintf(tmp, sizeof(tmp), "%s %s", req->client_verified ? "verified" : "unverified",
+                     req->authorization ? req->authorization : "-");
+    resp->body = strdup(tmp);
+    resp->body_len = (size_t)n;
+}
+
 static const struct http_route routes[] = {
+    {"GET", "/whoami", whoami, NULL, NULL},
     {"POST", "/echo", echo_len, NULL, NULL},
     {"POST", "/json", echo_len, NULL, "application/json"},
     {"GET", "/healthz", ok, NULL, NULL},
@@ -56,6 +68,7 @@ static const struct http_route routes[] = {
 struct fx {
     char dir[64], cert[128], key[128];
     struct tls_source *tls;
+    struct client_ca *client_ca;
     struct server *srv;
     int port;
 };
@@ -71,6 +84,7 @@ static void install(const char *src_name, const char *dst)
 }
 
 static size_t max_buffered; /* 0: the server's default */
+static bool with_client_ca; /* --client-ca-file client-ca.crt */
 /* Generous by default: a TLS handshake under valgrind takes a while. */
 static int request_timeout_ms = 10000, header_timeout_ms = 10000;
 
@@ -87,6 +101,9 @@ static int setup(void **state)
     char err[512];
     if (tls_source_new(f->cert, f->key, &f->tls, err, sizeof(err)) != K_OK)
         return -1;
+    if (with_client_ca &&
+        client_ca_new(TLS_DIR "/client-ca.crt", &f->client_ca, err, sizeof(err)) != K_OK)
+        return -1;
     struct server_options o = {
         .bind_address = "127.0.0.1",
         .port = 0,
@@ -98,6 +115,7 @@ static int setup(void **state)
         .request_timeout_ms = request_timeout_ms,
         .header_timeout_ms = header_timeout_ms,
         .tls = f->tls,
+        .client_ca = f->client_ca,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
     };
@@ -115,6 +133,7 @@ static int teardown(void **state)
     struct fx *f = *state;
     server_stop(f->srv, 1000);
     tls_source_free(f->tls);
+    client_ca_free(f->client_ca);
     unlink(f->cert);
     unlink(f->key);
     rmdir(f->dir);
@@ -153,6 +172,7 @@ struct call {
     long tls_max;       /* CURL_SSLVERSION_MAX_* or 0 */
     const char *te;     /* the slow upload's Transfer-Encoding header; NULL: chunked */
     const char *hdr[3]; /* more request headers */
+    const char *client; /* client certificate and key: <client>.crt and <client>.key */
 };
 
 /* Returns the HTTP status (0 on a transport/TLS error); body into out when non-NULL. */
@@ -178,6 +198,13 @@ static long call(const struct fx *f, const struct call *c, struct buf *out, char
     curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
     if (c->tls_max)
         curl_easy_setopt(h, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1 | c->tls_max);
+    char cc[512], ck[512];
+    if (c->client) {
+        snprintf(cc, sizeof(cc), "%s/%s.crt", TLS_DIR, c->client);
+        snprintf(ck, sizeof(ck), "%s/%s.key", TLS_DIR, c->client);
+        curl_easy_setopt(h, CURLOPT_SSLCERT, cc);
+        curl_easy_setopt(h, CURLOPT_SSLKEY, ck);
+    }
     struct curl_slist *hl = NULL;
     if (c->slow) {
         curl_easy_setopt(h, CURLOPT_POST, 1L);
@@ -419,6 +446,56 @@ static void test_cert_rotation(void **state)
     assert_int_equal(tls_source_generation(f->tls), 2);
 }
 
+static int setup_client_ca(void **state)
+{
+    with_client_ca = true;
+    int rc = setup(state);
+    with_client_ca = false;
+    return rc;
+}
+
+/* The certificate is asked for, not required: every caller is answered; only a chain from the
+ * client CA, for client authentication, is verified. */
+static void test_client_certificates(void **state)
+{
+    struct fx *f = *state;
+    const char *hdr[3] = {"Authorization: Bearer abc"};
+    for (int tls13 = 0; tls13 < 2; tls13++) {
+        long max = tls13 ? CURL_SSLVERSION_MAX_TLSv1_3 : CURL_SSLVERSION_MAX_TLSv1_2;
+        struct buf out;
+        buf_init(&out, 4096);
+        assert_int_equal(call(f, &(struct call){.path = "/whoami", .tls_max = max, .hdr = {hdr[0]}},
+                              &out, NULL, 0),
+                         200);
+        assert_string_equal(buf_cstr(&out), "unverified Bearer abc");
+        buf_reset(&out);
+        assert_int_equal(call(f,
+                              &(struct call){.path = "/whoami", .tls_max = max, .client = "client"},
+                              &out, NULL, 0),
+                         200);
+        assert_string_equal(buf_cstr(&out), "verified -");
+        buf_reset(&out);
+        assert_int_equal(
+            call(f, &(struct call){.path = "/whoami", .tls_max = max, .client = "client-other"},
+                 &out, NULL, 0),
+            200);
+        assert_string_equal(buf_cstr(&out), "unverified -");
+        buf_cleanup(&out);
+    }
+}
+
+/* Without a client CA no certificate is asked for, and none counts as verified. */
+static void test_no_client_ca(void **state)
+{
+    struct fx *f = *state;
+    struct buf out;
+    buf_init(&out, 4096);
+    assert_int_equal(call(f, &(struct call){.path = "/whoami", .client = "client"}, &out, NULL, 0),
+                     200);
+    assert_string_equal(buf_cstr(&out), "unverified -");
+    buf_cleanup(&out);
+}
+
 static int setup_short_body(void **state)
 {
     request_timeout_ms = 400;
@@ -474,6 +551,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tls_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cert_rotation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_buffer_budget, setup_small_budget, teardown),
+        cmocka_unit_test_setup_teardown(test_client_certificates, setup_client_ca, teardown),
+        cmocka_unit_test_setup_teardown(test_no_client_ca, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

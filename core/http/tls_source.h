@@ -17,8 +17,8 @@
  * Thread-safety: tls_source_retrieve() and tls_source_check() may run concurrently from any
  * number of MHD threads; tls_source_new/free/install must not race with them.
  */
-#ifndef GPUTRI_WEBHOOK_TLS_SOURCE_H
-#define GPUTRI_WEBHOOK_TLS_SOURCE_H
+#ifndef GPUTRI_HTTP_TLS_SOURCE_H
+#define GPUTRI_HTTP_TLS_SOURCE_H
 
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
@@ -30,6 +30,7 @@
 #define TLS_SOURCE_MAX_FILE (1u << 20) /* PEM files above 1 MiB are refused */
 #define TLS_SOURCE_MAX_CHAIN 16        /* certificates in the chain file */
 #define TLS_SOURCE_RETIRE_SECONDS 300
+#define TLS_SOURCE_SELF_SIGNED_DAYS 365
 
 struct tls_source;
 
@@ -40,6 +41,18 @@ struct tls_source;
  */
 int tls_source_new(const char *cert_file, const char *key_file, struct tls_source **out, char *err,
                    size_t errlen);
+
+/*
+ * tls_source_new_self_signed() - a source with a certificate made in memory, never re-read: a
+ * new ECDSA P-256 key and a self-signed certificate (CN `cn`, SANs dns[0..n_dns), serverAuth,
+ * valid from 5 minutes ago for TLS_SOURCE_SELF_SIGNED_DAYS), as controller-runtime's metrics
+ * server makes one when given no certificate (kubernetes-sigs/controller-runtime:
+ * pkg/metrics/server/server.go, CertDir empty: certutil.GenerateSelfSignedCertKeyWithFixtures).
+ * Clients cannot verify it against a CA they know; Prometheus scrapes it with
+ * insecure_skip_verify. Returns K_OK and *out, K_EIO (GnuTLS refused) or K_ENOMEM with err.
+ */
+int tls_source_new_self_signed(const char *cn, const char *const *dns, size_t n_dns,
+                               struct tls_source **out, char *err, size_t errlen);
 
 /*
  * tls_source_set_clock() - read time from `clock` (borrowed: it must outlive the source; NULL:

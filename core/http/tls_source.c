@@ -1,7 +1,9 @@
 /* tls_source.c - PEM cert/key pairs for GnuTLS, reloaded when the files change. */
-#include "tls_source.h"
+#include "http/tls_source.h"
 
 #include <errno.h>
+#include <gnutls/crypto.h>
+#include <gnutls/x509.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,13 +18,6 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
-
-struct file_id {
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    int64_t mtime_ns;
-};
 
 struct generation {
     gnutls_pcert_st pcerts[TLS_SOURCE_MAX_CHAIN];
@@ -43,6 +38,7 @@ struct tls_source {
     struct generation *retired;
     struct file_id failed_cert, failed_key; /* last pair that failed, logged once */
     bool have_failed;
+    bool mu_init;
 };
 
 static _Atomic(struct tls_source *) installed;
@@ -50,23 +46,6 @@ static _Atomic(struct tls_source *) installed;
 static long long now_ms(const struct tls_source *s)
 {
     return clock_mono_ms(atomic_load(&s->clock));
-}
-
-static int stat_id(const char *path, struct file_id *id)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return errno == ENOENT ? K_ENOTFOUND : K_EIO;
-    id->dev = st.st_dev;
-    id->ino = st.st_ino;
-    id->size = st.st_size;
-    id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    return K_OK;
-}
-
-static bool id_equal(const struct file_id *a, const struct file_id *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
 }
 
 /*
@@ -122,50 +101,56 @@ static bool key_matches(gnutls_privkey_t key, gnutls_pubkey_t leaf)
     return ok;
 }
 
+/* A generation from PEM text (the names are for messages). */
+static int make_generation(const gnutls_datum_t *cert, const gnutls_datum_t *key,
+                           const char *cert_name, const char *key_name, struct generation *g,
+                           char *err, size_t errlen)
+{
+    unsigned n = TLS_SOURCE_MAX_CHAIN;
+    int grc = gnutls_pcert_list_import_x509_raw(g->pcerts, &n, cert, GNUTLS_X509_FMT_PEM, 0);
+    if (grc < 0 || n == 0) {
+        snprintf(err, errlen, "%s: no usable PEM certificate (%s)", cert_name,
+                 grc < 0 ? gnutls_strerror(grc) : "empty");
+        return K_EINVAL;
+    }
+    g->n_pcerts = n;
+    if (gnutls_privkey_init(&g->key) < 0) {
+        g->key = NULL;
+        return K_ENOMEM;
+    }
+    grc = gnutls_privkey_import_x509_raw(g->key, key, GNUTLS_X509_FMT_PEM, NULL, 0);
+    if (grc < 0) {
+        snprintf(err, errlen, "%s: no usable PEM private key (%s)", key_name, gnutls_strerror(grc));
+        return K_EINVAL;
+    }
+    if (!key_matches(g->key, g->pcerts[0].pubkey)) {
+        snprintf(err, errlen, "%s does not belong to the certificate in %s", key_name, cert_name);
+        return K_EINVAL;
+    }
+    return K_OK;
+}
+
 static int load_pair(const char *cert_file, const char *key_file, struct generation **out,
                      char *err, size_t errlen)
 {
     gnutls_datum_t cert = {0}, key = {0};
     struct generation *g = calloc(1, sizeof(*g));
-    int rc = K_ENOMEM, grc;
+    int rc = K_ENOMEM;
     if (!g)
         goto out;
     /* identities first: a file replaced during the read shows up as a change next time */
-    if ((rc = stat_id(cert_file, &g->cert_id)) != K_OK) {
+    if ((rc = file_id_stat(cert_file, &g->cert_id)) != K_OK) {
         snprintf(err, errlen, "%s: %s", cert_file, strerror(errno));
         goto out;
     }
-    if ((rc = stat_id(key_file, &g->key_id)) != K_OK) {
+    if ((rc = file_id_stat(key_file, &g->key_id)) != K_OK) {
         snprintf(err, errlen, "%s: %s", key_file, strerror(errno));
         goto out;
     }
     if ((rc = read_file(cert_file, &cert, err, errlen)) != K_OK ||
         (rc = read_file(key_file, &key, err, errlen)) != K_OK)
         goto out;
-    rc = K_EINVAL;
-    unsigned n = TLS_SOURCE_MAX_CHAIN;
-    grc = gnutls_pcert_list_import_x509_raw(g->pcerts, &n, &cert, GNUTLS_X509_FMT_PEM, 0);
-    if (grc < 0 || n == 0) {
-        snprintf(err, errlen, "%s: no usable PEM certificate (%s)", cert_file,
-                 grc < 0 ? gnutls_strerror(grc) : "empty");
-        goto out;
-    }
-    g->n_pcerts = n;
-    if ((grc = gnutls_privkey_init(&g->key)) < 0) {
-        g->key = NULL;
-        rc = K_ENOMEM;
-        goto out;
-    }
-    grc = gnutls_privkey_import_x509_raw(g->key, &key, GNUTLS_X509_FMT_PEM, NULL, 0);
-    if (grc < 0) {
-        snprintf(err, errlen, "%s: no usable PEM private key (%s)", key_file, gnutls_strerror(grc));
-        goto out;
-    }
-    if (!key_matches(g->key, g->pcerts[0].pubkey)) {
-        snprintf(err, errlen, "%s does not belong to the certificate in %s", key_file, cert_file);
-        goto out;
-    }
-    rc = K_OK;
+    rc = make_generation(&cert, &key, cert_file, key_file, g, err, errlen);
 out:
     if (key.data) {
         memset(key.data, 0, key.size);
@@ -195,6 +180,7 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
         return K_ENOMEM;
     }
     pthread_mutex_init(&s->mu, NULL);
+    s->mu_init = true;
     struct generation *g;
     int rc = load_pair(cert_file, key_file, &g, err, errlen);
     if (rc != K_OK) {
@@ -204,6 +190,72 @@ int tls_source_new(const char *cert_file, const char *key_file, struct tls_sourc
     atomic_store(&s->current, g);
     atomic_store(&s->generation, 1);
     atomic_store(&s->last_check_ms, now_ms(s));
+    *out = s;
+    return K_OK;
+}
+
+/* A self-signed certificate and its key as PEM (gnutls_free both). */
+static int self_signed_pem(const char *cn, const char *const *dns, size_t n_dns, time_t now,
+                           gnutls_datum_t *cert, gnutls_datum_t *key)
+{
+    gnutls_x509_privkey_t k = NULL;
+    gnutls_x509_crt_t c = NULL;
+    unsigned char serial[16];
+    char dn[128];
+    int ok = gnutls_x509_privkey_init(&k) >= 0 &&
+             gnutls_x509_privkey_generate(
+                 k, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0) >= 0 &&
+             gnutls_x509_crt_init(&c) >= 0 && gnutls_rnd(GNUTLS_RND_NONCE, serial, 16) >= 0;
+    serial[0] &= 0x7f; /* positive */
+    snprintf(dn, sizeof(dn), "CN=%s", cn);
+    ok = ok && gnutls_x509_crt_set_version(c, 3) >= 0 &&
+         gnutls_x509_crt_set_serial(c, serial, sizeof(serial)) >= 0 &&
+         gnutls_x509_crt_set_activation_time(c, now - 300) >= 0 &&
+         gnutls_x509_crt_set_expiration_time(c, now + TLS_SOURCE_SELF_SIGNED_DAYS * 86400LL) >= 0 &&
+         gnutls_x509_crt_set_dn(c, dn, NULL) >= 0 && gnutls_x509_crt_set_key(c, k) >= 0 &&
+         gnutls_x509_crt_set_basic_constraints(c, 0, -1) >= 0 &&
+         gnutls_x509_crt_set_key_usage(c, GNUTLS_KEY_DIGITAL_SIGNATURE) >= 0 &&
+         gnutls_x509_crt_set_key_purpose_oid(c, GNUTLS_KP_TLS_WWW_SERVER, 0) >= 0;
+    for (size_t i = 0; ok && i < n_dns; i++)
+        ok = gnutls_x509_crt_set_subject_alt_name(
+                 c, GNUTLS_SAN_DNSNAME, dns[i], (unsigned)strlen(dns[i]), GNUTLS_FSAN_APPEND) >= 0;
+    ok = ok && gnutls_x509_crt_sign2(c, c, k, GNUTLS_DIG_SHA256, 0) >= 0 &&
+         gnutls_x509_crt_export2(c, GNUTLS_X509_FMT_PEM, cert) >= 0 &&
+         gnutls_x509_privkey_export2(k, GNUTLS_X509_FMT_PEM, key) >= 0;
+    if (c)
+        gnutls_x509_crt_deinit(c);
+    if (k)
+        gnutls_x509_privkey_deinit(k);
+    return ok ? K_OK : K_EIO;
+}
+
+int tls_source_new_self_signed(const char *cn, const char *const *dns, size_t n_dns,
+                               struct tls_source **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    snprintf(err, errlen, "%s", "");
+    gnutls_datum_t cert = {0}, key = {0};
+    struct tls_source *s = calloc(1, sizeof(*s));
+    struct generation *g = calloc(1, sizeof(*g));
+    int rc = s && g ? self_signed_pem(cn, dns, n_dns, time(NULL), &cert, &key) : K_ENOMEM;
+    if (rc == K_EIO)
+        snprintf(err, errlen, "cannot make a self-signed certificate");
+    if (rc == K_OK)
+        rc = make_generation(&cert, &key, "self-signed", "self-signed", g, err, errlen);
+    if (key.data) {
+        memset(key.data, 0, key.size);
+        gnutls_free(key.data);
+    }
+    gnutls_free(cert.data);
+    if (rc != K_OK) {
+        generation_free(g);
+        free(s);
+        return rc;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    s->mu_init = true;
+    atomic_store(&s->current, g);
+    atomic_store(&s->generation, 1);
     *out = s;
     return K_OK;
 }
@@ -230,8 +282,8 @@ static void free_old_retired(struct tls_source *s, int64_t now_ms)
 
 int tls_source_check(struct tls_source *s, bool force)
 {
-    if (!s)
-        return 0;
+    if (!s || !s->cert_file)
+        return 0; /* self-signed: nothing to re-read */
     long long now = now_ms(s);
     long long last = atomic_load(&s->last_check_ms);
     if (!force) {
@@ -249,11 +301,12 @@ int tls_source_check(struct tls_source *s, bool force)
     free_old_retired(s, now);
     struct generation *cur = atomic_load(&s->current);
     struct file_id cid, kid;
-    if (stat_id(s->cert_file, &cid) != K_OK || stat_id(s->key_file, &kid) != K_OK)
+    if (file_id_stat(s->cert_file, &cid) != K_OK || file_id_stat(s->key_file, &kid) != K_OK)
         goto out; /* mid-rename or removed: keep serving the old pair */
-    if (id_equal(&cid, &cur->cert_id) && id_equal(&kid, &cur->key_id))
+    if (file_id_equal(&cid, &cur->cert_id) && file_id_equal(&kid, &cur->key_id))
         goto out;
-    if (s->have_failed && id_equal(&cid, &s->failed_cert) && id_equal(&kid, &s->failed_key))
+    if (s->have_failed && file_id_equal(&cid, &s->failed_cert) &&
+        file_id_equal(&kid, &s->failed_key))
         goto out;
     char err[512];
     struct generation *g;
@@ -320,7 +373,7 @@ void tls_source_free(struct tls_source *s)
         s->retired = g->next;
         generation_free(g);
     }
-    if (s->cert_file && s->key_file)
+    if (s->mu_init)
         pthread_mutex_destroy(&s->mu);
     free(s->cert_file);
     free(s->key_file);

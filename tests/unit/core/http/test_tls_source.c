@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gnutls/x509.h>
 
-#include "tls_source.h"
+#include "http/tls_source.h"
 #include "util/result.h"
 
 #define TLS_DIR FIXTURES_DIR "/admission/tls"
@@ -169,6 +170,34 @@ static void test_retrieve(void **state)
     assert_int_equal(tls_source_retrieve(NULL, NULL, 0, NULL, 0, &pcert, &n, &key), -1);
 }
 
+/* A self-signed pair: a usable key matching a certificate with the names asked for. */
+static void test_self_signed(void **state)
+{
+    (void)state;
+    char err[512];
+    struct tls_source *s;
+    static const char *const dns[] = {"localhost", "gputri-controller"};
+    assert_int_equal(tls_source_new_self_signed("gputri-controller", dns, 2, &s, err, sizeof(err)),
+                     K_OK);
+    tls_source_install(s);
+    gnutls_pcert_st *pcert = NULL;
+    unsigned n = 0;
+    gnutls_privkey_t key = NULL;
+    assert_int_equal(tls_source_retrieve(NULL, NULL, 0, NULL, 0, &pcert, &n, &key), 0);
+    assert_int_equal(n, 1);
+    assert_non_null(key);
+    gnutls_x509_crt_t crt;
+    assert_true(gnutls_x509_crt_init(&crt) >= 0);
+    assert_true(gnutls_x509_crt_import(crt, &pcert[0].cert, GNUTLS_X509_FMT_DER) >= 0);
+    assert_true(gnutls_x509_crt_check_hostname(crt, "gputri-controller"));
+    assert_true(gnutls_x509_crt_check_hostname(crt, "localhost"));
+    assert_false(gnutls_x509_crt_check_hostname(crt, "example.com"));
+    gnutls_x509_crt_deinit(crt);
+    assert_int_equal(tls_source_check(s, true), 0); /* nothing to re-read */
+    tls_source_install(NULL);
+    tls_source_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
         cmocka_unit_test(test_retrieve),
+        cmocka_unit_test(test_self_signed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
