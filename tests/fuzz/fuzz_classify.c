@@ -73,9 +73,14 @@ static void check(const struct world *w, const struct knode *const *ptrs)
     struct classify_result r = {.verdicts = verdicts};
     if (classify(&in, &r) != K_OK)
         fail("did not return K_OK", &r);
-    if ((int)r.cause < CAUSE_NO_REQUEST || r.cause > CAUSE_GPU_FITS ||
-        cause_from_word(cause_word(r.cause)) != (int)r.cause)
+    /* without a DRA view: the extended-resource ladder and the words outside scheduling */
+    bool ladder = (int)r.cause >= CAUSE_NO_REQUEST && r.cause <= CAUSE_GPU_FITS;
+    bool outside = r.cause == CAUSE_NODE_REJECTED || r.cause == CAUSE_SCHEDULING_GATED ||
+                   r.cause == CAUSE_NO_SCHEDULER || r.cause == CAUSE_PREEMPTING;
+    if ((!ladder && !outside) || cause_from_word(cause_word(r.cause)) != (int)r.cause)
         fail("unknown cause", &r);
+    if (outside && r.n_candidates != 0)
+        fail("a word decided before node filtering with candidates", &r);
     size_t len = strnlen(r.detail, sizeof(r.detail));
     if (len == sizeof(r.detail))
         fail("detail not terminated", &r);
@@ -86,7 +91,7 @@ static void check(const struct world *w, const struct knode *const *ptrs)
     }
     if (r.n_candidates > w->n_nodes || r.n_verdicts != r.n_candidates)
         fail("more candidates than nodes, or verdicts missing", &r);
-    if (r.cause >= CAUSE_TAINT) {
+    if (r.cause >= CAUSE_TAINT && r.cause <= CAUSE_GPU_FITS) {
         size_t sum = 0;
         for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
             sum += r.counts[c];
