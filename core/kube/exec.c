@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -290,10 +291,28 @@ static char **plugin_env(const struct kube_exec_config *ec, const char *info)
     return env;
 }
 
+/* A PATH match that is relative to the working directory (look_path's refusal). */
+#define LOOK_RELATIVE (-1)
+
+/* `path` can be run: not a directory, and executable (Go's findExecutable). */
+static bool executable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return false;
+    }
+    return access(path, X_OK) == 0;
+}
+
 /*
- * The executable `cmd` names: a path as it is, a bare name searched on $PATH (empty entries
- * mean the working directory). Returns 0 with *out malloc'd, or an errno (ENOENT, EACCES,
- * ENOMEM).
+ * The executable `cmd` names: a path as it is, a bare name searched on $PATH (an empty entry
+ * means the working directory). A match found through an empty or relative $PATH entry is
+ * refused with LOOK_RELATIVE, as Go's exec.LookPath refuses it with ErrDot since Go 1.19 (a
+ * kubeconfig's `command: aws` must not run ./aws of whatever directory the user is in).
+ * Returns 0 with *out malloc'd, LOOK_RELATIVE, or an errno (ENOENT, EACCES, ENOMEM).
  */
 static int look_path(const char *cmd, char **out)
 {
@@ -310,9 +329,13 @@ static int look_path(const char *cmd, char **out)
     for (int i = 0; i < 4096; i++) {
         size_t n = strcspn(p, ":");
         char *cand = NULL;
-        if (asprintf(&cand, "%.*s%s%s", (int)n, n ? p : ".", "/", cmd) < 0)
+        if (asprintf(&cand, "%.*s/%s", n ? (int)n : 1, n ? p : ".", cmd) < 0)
             return ENOMEM;
-        if (access(cand, X_OK) == 0) {
+        if (executable(cand)) {
+            if (cand[0] != '/') {
+                free(cand);
+                return LOOK_RELATIVE;
+            }
             *out = cand;
             return 0;
         }
@@ -380,7 +403,13 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
     fds[1] = -1;
     if (e != 0) {
         pid = -1;
-        if (e == ENOENT || e == EACCES || e == ENOTDIR) {
+        if (e == LOOK_RELATIVE) {
+            errbuf_printf(err, errlen,
+                          "exec: executable %s found relative to the current directory (an "
+                          "empty or relative $PATH entry); refused",
+                          ec->command);
+            rc = K_EIO;
+        } else if (e == ENOENT || e == EACCES || e == ENOTDIR) {
             errbuf_printf(err, errlen, "exec: executable %s not found%s%s", ec->command,
                           ec->install_hint ? "; " : "", ec->install_hint ? ec->install_hint : "");
             rc = K_ENOTFOUND;
