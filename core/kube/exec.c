@@ -367,7 +367,8 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
     size_t len = 0, cap = 0;
     pid_t pid = -1;
     posix_spawn_file_actions_t fa;
-    bool fa_ready = false;
+    posix_spawnattr_t attr;
+    bool fa_ready = false, attr_ready = false;
 
     *out = NULL;
     *out_len = 0;
@@ -394,11 +395,25 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
         goto out;
     if (posix_spawn_file_actions_adddup2(&fa, fds[1], 1) != 0)
         goto out;
+    /* The daemons ignore SIGPIPE and a thread may block signals: the plugin starts with
+     * SIGPIPE at its default and no signal blocked, as a plugin of kubectl does (exec resets
+     * caught signals by itself; an ignored one and the mask would be inherited). */
+    if (posix_spawnattr_init(&attr) != 0)
+        goto out;
+    attr_ready = true;
+    sigset_t sigdef, sigmask;
+    sigemptyset(&sigdef);
+    sigaddset(&sigdef, SIGPIPE);
+    sigemptyset(&sigmask);
+    if (posix_spawnattr_setsigdefault(&attr, &sigdef) != 0 ||
+        posix_spawnattr_setsigmask(&attr, &sigmask) != 0 ||
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) != 0)
+        goto out;
     /* The lookup first, as Go's exec.Command does (exec.LookPath), so a missing plugin is
      * reported as such however posix_spawn reports a failed exec. */
     int e = look_path(ec->command, &path);
     if (e == 0)
-        e = posix_spawn(&pid, path, &fa, NULL, argv, env);
+        e = posix_spawn(&pid, path, &fa, &attr, argv, env);
     close(fds[1]);
     fds[1] = -1;
     if (e != 0) {
@@ -517,6 +532,8 @@ out:
         errbuf_printf(err, errlen, "exec: out of memory");
     if (fa_ready)
         posix_spawn_file_actions_destroy(&fa);
+    if (attr_ready)
+        posix_spawnattr_destroy(&attr);
     if (fds[0] >= 0)
         close(fds[0]);
     if (fds[1] >= 0)

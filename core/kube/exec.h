@@ -117,11 +117,12 @@ typedef int (*kube_exec_runner_fn)(void *ctx, const struct kube_exec_config *ec,
 /*
  * kube_exec_run() - run ec->command with posix_spawn (a bare name is looked up on $PATH first,
  * as Go's exec.LookPath does), no shell:
- * stdin from /dev/null unless `interactive`, stdout read through a pipe (at most
- * KUBE_EXEC_MAX_OUTPUT bytes), stderr inherited, killed after KUBE_EXEC_TIMEOUT_S. Errors, with
- * a one-line reason: K_ENOTFOUND "exec: executable X not found" plus the install hint; K_EIO
- * for a bare name found through an empty or relative $PATH entry (refused, as Go's
- * exec.LookPath refuses it with ErrDot: os/exec/lp_unix.go) and for a plugin that exits non-zero
+ * stdin from /dev/null unless `interactive`, SIGPIPE at its default and no signal blocked,
+ * stdout read through a pipe (at most KUBE_EXEC_MAX_OUTPUT bytes), stderr inherited, killed after
+ * KUBE_EXEC_TIMEOUT_S. Errors, with a one-line reason: K_ENOTFOUND "exec: executable X not found"
+ * plus the install hint; K_EIO for a bare name found through an empty or relative $PATH entry
+ * (refused, as Go's exec.LookPath refuses it with ErrDot: os/exec/lp_unix.go) and for a plugin that
+ * exits non-zero
  * ("exec: executable X failed with exit code N") or dies from a signal; K_ETIMEDOUT; K_ETOOBIG for
  * too much output; K_ENOMEM. ctx is unused. Thread-safe (it reads `environ`: nobody may change the
  * environment meanwhile).

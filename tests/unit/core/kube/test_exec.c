@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,6 +377,37 @@ static void test_run_real(void **state)
     assert_non_null(strstr(err, "executable gputri-no-such-plugin not found; install it with apt"));
 }
 
+/* The plugin starts with SIGPIPE at its default and no signal blocked, whatever the caller
+ * ignores or blocks (the daemons ignore SIGPIPE). */
+static void test_run_signals(void **state)
+{
+    (void)state;
+    write_script("sig.sh", "#!/bin/sh\nexec grep -E '^Sig(Ign|Blk):' /proc/self/status\n");
+    char cmd[300], err[256];
+    snprintf(cmd, sizeof(cmd), "%s/sig.sh", tmpdir);
+    struct kube_exec_config ec = {
+        .command = cmd, .api_version = V1, .user = "u", .interactive = KUBE_EXEC_NEVER};
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    sigset_t block, was;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &was);
+    char *out = NULL;
+    size_t len = 0;
+    int rc = kube_exec_run(NULL, &ec, "{}", false, &out, &len, err, sizeof(err));
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    signal(SIGPIPE, old);
+    if (rc)
+        fail_msg("rc %d: %s", rc, err);
+    const char *i = strstr(out, "SigIgn:"), *b = strstr(out, "SigBlk:");
+    assert_non_null(i);
+    assert_non_null(b);
+    unsigned long long ign = strtoull(i + 7, NULL, 16), blk = strtoull(b + 7, NULL, 16);
+    assert_int_equal(ign & (1ull << (SIGPIPE - 1)), 0);
+    assert_int_equal(blk, 0);
+    free(out);
+}
+
 /* Runs the bare command `name` with PATH set to `path` from directory `cwd`. */
 static int run_on_path(const char *name, const char *path, const char *cwd, char **out, char *err,
                        size_t errlen)
@@ -547,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_cache_threads),
         cmocka_unit_test_setup_teardown(test_run_real, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_run_path_lookup, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_run_signals, setup_dir, teardown_dir),
         cmocka_unit_test(test_client_401_rerun),
         cmocka_unit_test(test_daemon_never_interactive),
     };
