@@ -1192,6 +1192,9 @@ int kube_parse_timeout(const char *s, int64_t *out_ms)
         if (total > max_ms)
             return K_EINVAL;
     }
+    /* A positive duration below a millisecond is 1 ms: 0 would mean no timeout at all. */
+    if (!negative && total > 0 && total < 1)
+        total = 1;
     *out_ms = negative ? 0 : (int64_t)total;
     return K_OK;
 }

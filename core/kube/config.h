@@ -129,8 +129,9 @@ struct kube_config_overrides {
  * kube_parse_timeout() - kubectl's --request-timeout value into ms (kubernetes/client-go:
  * tools/clientcmd/client_config.go ParseTimeout: a Go duration, e.g. "1m30s", "1.5s",
  * "200ms", or a plain non-negative integer meaning seconds; "0", or a negative duration such
- * as "-1s", is no timeout). K_OK, or K_EINVAL for anything else (a negative plain integer, an
- * unknown unit, above one year). Pure; thread-safe.
+ * as "-1s", is no timeout; a positive one below a millisecond, e.g. "1us", is 1 ms). K_OK, or
+ * K_EINVAL for anything else (a negative plain integer, an unknown unit, above one year). Pure;
+ * thread-safe.
  */
 int kube_parse_timeout(const char *s, int64_t *out_ms);
 

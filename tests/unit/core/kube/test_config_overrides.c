@@ -249,6 +249,15 @@ static void test_parse_timeout(void **state)
     assert_int_equal(ms, 3723500);
     assert_int_equal(kube_parse_timeout("250ms", &ms), K_OK);
     assert_int_equal(ms, 250);
+    /* below a millisecond: the shortest timeout, not none */
+    assert_int_equal(kube_parse_timeout("1us", &ms), K_OK);
+    assert_int_equal(ms, 1);
+    assert_int_equal(kube_parse_timeout("500ns", &ms), K_OK);
+    assert_int_equal(ms, 1);
+    assert_int_equal(kube_parse_timeout("0.5ms", &ms), K_OK);
+    assert_int_equal(ms, 1);
+    assert_int_equal(kube_parse_timeout("0s", &ms), K_OK);
+    assert_int_equal(ms, 0);
     assert_int_equal(kube_parse_timeout("-1s", &ms), K_OK); /* negative: no limit */
     assert_int_equal(ms, 0);
     assert_int_equal(kube_parse_timeout("-5", &ms), K_EINVAL);
