@@ -45,6 +45,8 @@ static const char kubeconfig[] =
     "command: x}\n"
     "- name: alpha\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1alpha1, "
     "command: x}\n"
+    "- name: nocommand\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+    "command: \"\"}\n"
     "- name: plugin-and-token\n  user:\n    token: static\n    exec: {apiVersion: "
     "client.authentication.k8s.io/v1beta1, command: x}\n";
 
@@ -168,6 +170,8 @@ static void test_refused_and_invalid(void **state)
     load_fail(&ov4, "basic authentication");
     struct kube_config_overrides ov5 = {.user = "v1nomode"};
     load_fail(&ov5, "interactiveMode must be specified for v1nomode");
+    struct kube_config_overrides ov8 = {.user = "nocommand"};
+    load_fail(&ov8, "command must be specified for nocommand");
     struct kube_config_overrides ov6 = {.user = "alpha"};
     load_fail(&ov6, "v1alpha1\" is not supported");
     struct kube_config_overrides ov9 = {.context = "two", .as_uid = "7"};
