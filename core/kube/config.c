@@ -1220,8 +1220,18 @@ int kube_config_load_overrides(const char *explicit_path, const struct kube_conf
         rc = load_kubeconfig_file(explicit_path, ov, cfg, err, errlen);
     } else if (env && *env) {
         rc = load_kubeconfig_list(env, ov, cfg, err, errlen);
-    } else if (host && *host && port && *port) {
+    } else if (host && *host && port && *port && !(ov->server && *ov->server)) {
+        /* In a pod, as client-go's DeferredLoadingClientConfig: --server makes a configuration
+         * of the flags alone (below); --token and --certificate-authority replace the service
+         * account's (inClusterClientConfig's overrides). */
         rc = load_in_cluster(host, port, cfg, err, errlen);
+        if (!rc && ov->token && *ov->token) {
+            free(cfg->token_file);
+            cfg->token_file = NULL;
+            rc = replace_str(&cfg->token, ov->token);
+        }
+        if (!rc && ov->certificate_authority && *ov->certificate_authority)
+            rc = replace_str(&cfg->ca_file, ov->certificate_authority);
         if (!rc && ov->ns && *ov->ns)
             rc = replace_str(&cfg->ns, ov->ns);
         if (!rc)

@@ -148,8 +148,11 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
 /*
  * kube_config_load_overrides() - kube_config_load() with kubectl's global flags `ov` (NULL: none)
  * applied as described above. With ov->server and no kubeconfig source, or no current-context,
- * the flags alone make the configuration (as `kubectl --server=... --token=...`). Overrides do
- * not apply to the in-cluster configuration except ns, request_timeout and impersonation. A
+ * the flags alone make the configuration (as `kubectl --server=... --token=...`); in a pod too,
+ * where --server leaves the service account out (client-go: tools/clientcmd/
+ * merged_client_builder.go DeferredLoadingClientConfig). Of the other overrides the in-cluster
+ * configuration takes token (replacing the service account's), certificate_authority, ns,
+ * request_timeout and impersonation (inClusterClientConfig's overrides). A
  * config with an exec user gets its credential cache here (the plugin first runs at the first
  * request). Errors as kube_config_load(), plus K_EINVAL for a context, cluster or user named by
  * a flag that does not exist (`context "X" does not exist`), a bad request_timeout, or an

@@ -273,6 +273,41 @@ static void test_parse_timeout(void **state)
     assert_int_equal(kube_parse_timeout("100000000000", &ms), K_EINVAL);
 }
 
+/* In a pod: --server leaves the service account out; --token and --certificate-authority
+ * replace its token and CA (client-go's DeferredLoadingClientConfig and inClusterClientConfig). */
+static void test_in_cluster_flags(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    char err[512];
+    setenv("HOME", "/nonexistent-gputri-home", 1);
+    setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+    setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+    setenv("GPUTRI_SERVICEACCOUNT_DIR", FIXTURES_DIR "/kubeconfig/serviceaccount", 1);
+    struct kube_config_overrides ov = {.server = "https://other.example:6443"};
+    assert_int_equal(kube_config_load_overrides(NULL, &ov, &cfg, err, sizeof(err)), K_OK);
+    assert_string_equal(cfg.server, "https://other.example:6443");
+    assert_null(cfg.token); /* the service account's token does not go to another server */
+    assert_null(cfg.token_file);
+    kube_config_cleanup(&cfg);
+
+    struct kube_config_overrides ov2 = {.token = "flag-token", .certificate_authority = "/ca.pem"};
+    assert_int_equal(kube_config_load_overrides(NULL, &ov2, &cfg, err, sizeof(err)), K_OK);
+    assert_string_equal(cfg.server, "https://10.96.0.1:443");
+    assert_string_equal(cfg.token, "flag-token");
+    assert_null(cfg.token_file); /* not re-read from the service account */
+    assert_string_equal(cfg.ca_file, "/ca.pem");
+    kube_config_cleanup(&cfg);
+
+    struct kube_config_overrides none = {0};
+    assert_int_equal(kube_config_load_overrides(NULL, &none, &cfg, err, sizeof(err)), K_OK);
+    assert_string_equal(cfg.token, "sa-token-xyz");
+    kube_config_cleanup(&cfg);
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    unsetenv("KUBERNETES_SERVICE_PORT");
+    unsetenv("GPUTRI_SERVICEACCOUNT_DIR");
+}
+
 static void test_flags_only(void **state)
 {
     (void)state;
@@ -314,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_impersonation_and_timeout),
         cmocka_unit_test(test_parse_timeout),
         cmocka_unit_test(test_flags_only),
+        cmocka_unit_test(test_in_cluster_flags),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
