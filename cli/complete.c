@@ -7,20 +7,20 @@
 #include "kubeflags.h"
 #include "util/result.h"
 
-#define MAX_CANDIDATES 2048
-
 struct cands {
     struct buf *out;
     const char *prefix; /* what the word must start with */
     const char *lead;   /* written before each candidate ("--context=") */
-    const char *seen[MAX_CANDIDATES];
-    size_t n;
+    const char *seen[COMPLETE_MAX_CANDIDATES];
+    size_t n;       /* add_desc's candidates, in seen[] */
+    size_t n_names; /* add_name's candidates */
     int rc;
 };
 
 static void add_desc(struct cands *c, const char *name, const char *desc)
 {
-    if (c->rc || strncmp(name, c->prefix, strlen(c->prefix)) != 0 || c->n == MAX_CANDIDATES)
+    if (c->rc || strncmp(name, c->prefix, strlen(c->prefix)) != 0 ||
+        c->n == COMPLETE_MAX_CANDIDATES)
         return;
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->seen[i], name) == 0)
@@ -36,7 +36,8 @@ static void add_desc(struct cands *c, const char *name, const char *desc)
 static void add_name(void *ctx, const char *name)
 {
     struct cands *c = ctx;
-    if (c->rc || strncmp(name, c->prefix, strlen(c->prefix)) != 0 || strpbrk(name, "\n\r\t"))
+    if (c->rc || c->n_names == COMPLETE_MAX_CANDIDATES ||
+        strncmp(name, c->prefix, strlen(c->prefix)) != 0 || strpbrk(name, "\n\r\t"))
         return;
     /* Dedupe against what was written: whole lines of out. */
     size_t ll = strlen(c->lead), nl = strlen(name);
@@ -51,6 +52,7 @@ static void add_name(void *ctx, const char *name)
         p = eol + 1;
     }
     c->rc = buf_printf(c->out, "%s%s\n", c->lead, name);
+    c->n_names++;
 }
 
 /* Which flag values complete how. */

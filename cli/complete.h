@@ -24,6 +24,9 @@
 #define COMPLETE_DIRECTIVE_DEFAULT 0
 #define COMPLETE_DIRECTIVE_NO_FILE_COMP 4
 
+/* Candidates written at most; the names a source gives beyond them are dropped. */
+#define COMPLETE_MAX_CANDIDATES 2048
+
 /* What a completion needs from outside: names from the kubeconfig and the API server. */
 struct complete_source {
     void *ctx;
@@ -39,7 +42,8 @@ struct complete_source {
 /*
  * plugin_complete() - the completion output for argv[1..argc-1] (the last one being the word to
  * complete; argc 1 means an empty word) into out: the candidates that start with that word,
- * each once, in order, then ":N\n". Returns K_OK, or K_ENOMEM / K_ETOOBIG from out. Only
+ * each once, in order, at most COMPLETE_MAX_CANDIDATES of them (a server that sends more names
+ * than asked for costs no more), then ":N\n". Returns K_OK, or K_ENOMEM / K_ETOOBIG from out. Only
  * `src->list` does I/O.
  */
 int plugin_complete(int argc, char *const *argv, const struct complete_source *src,

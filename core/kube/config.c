@@ -1192,6 +1192,9 @@ int kube_parse_timeout(const char *s, int64_t *out_ms)
         if (total > max_ms)
             return K_EINVAL;
     }
+    /* A positive duration below a millisecond is 1 ms: 0 would mean no timeout at all. */
+    if (!negative && total > 0 && total < 1)
+        total = 1;
     *out_ms = negative ? 0 : (int64_t)total;
     return K_OK;
 }
@@ -1217,8 +1220,18 @@ int kube_config_load_overrides(const char *explicit_path, const struct kube_conf
         rc = load_kubeconfig_file(explicit_path, ov, cfg, err, errlen);
     } else if (env && *env) {
         rc = load_kubeconfig_list(env, ov, cfg, err, errlen);
-    } else if (host && *host && port && *port) {
+    } else if (host && *host && port && *port && !(ov->server && *ov->server)) {
+        /* In a pod, as client-go's DeferredLoadingClientConfig: --server makes a configuration
+         * of the flags alone (below); --token and --certificate-authority replace the service
+         * account's (inClusterClientConfig's overrides). */
         rc = load_in_cluster(host, port, cfg, err, errlen);
+        if (!rc && ov->token && *ov->token) {
+            free(cfg->token_file);
+            cfg->token_file = NULL;
+            rc = replace_str(&cfg->token, ov->token);
+        }
+        if (!rc && ov->certificate_authority && *ov->certificate_authority)
+            rc = replace_str(&cfg->ca_file, ov->certificate_authority);
         if (!rc && ov->ns && *ov->ns)
             rc = replace_str(&cfg->ns, ov->ns);
         if (!rc)

@@ -129,8 +129,9 @@ struct kube_config_overrides {
  * kube_parse_timeout() - kubectl's --request-timeout value into ms (kubernetes/client-go:
  * tools/clientcmd/client_config.go ParseTimeout: a Go duration, e.g. "1m30s", "1.5s",
  * "200ms", or a plain non-negative integer meaning seconds; "0", or a negative duration such
- * as "-1s", is no timeout). K_OK, or K_EINVAL for anything else (a negative plain integer, an
- * unknown unit, above one year). Pure; thread-safe.
+ * as "-1s", is no timeout; a positive one below a millisecond, e.g. "1us", is 1 ms). K_OK, or
+ * K_EINVAL for anything else (a negative plain integer, an unknown unit, above one year). Pure;
+ * thread-safe.
  */
 int kube_parse_timeout(const char *s, int64_t *out_ms);
 
@@ -147,8 +148,11 @@ int kube_config_load(const char *explicit_path, struct kube_config *cfg, char *e
 /*
  * kube_config_load_overrides() - kube_config_load() with kubectl's global flags `ov` (NULL: none)
  * applied as described above. With ov->server and no kubeconfig source, or no current-context,
- * the flags alone make the configuration (as `kubectl --server=... --token=...`). Overrides do
- * not apply to the in-cluster configuration except ns, request_timeout and impersonation. A
+ * the flags alone make the configuration (as `kubectl --server=... --token=...`); in a pod too,
+ * where --server leaves the service account out (client-go: tools/clientcmd/
+ * merged_client_builder.go DeferredLoadingClientConfig). Of the other overrides the in-cluster
+ * configuration takes token (replacing the service account's), certificate_authority, ns,
+ * request_timeout and impersonation (inClusterClientConfig's overrides). A
  * config with an exec user gets its credential cache here (the plugin first runs at the first
  * request). Errors as kube_config_load(), plus K_EINVAL for a context, cluster or user named by
  * a flag that does not exist (`context "X" does not exist`), a bad request_timeout, or an

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -290,10 +291,28 @@ static char **plugin_env(const struct kube_exec_config *ec, const char *info)
     return env;
 }
 
+/* A PATH match that is relative to the working directory (look_path's refusal). */
+#define LOOK_RELATIVE (-1)
+
+/* `path` can be run: not a directory, and executable (Go's findExecutable). */
+static bool executable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return false;
+    }
+    return access(path, X_OK) == 0;
+}
+
 /*
- * The executable `cmd` names: a path as it is, a bare name searched on $PATH (empty entries
- * mean the working directory). Returns 0 with *out malloc'd, or an errno (ENOENT, EACCES,
- * ENOMEM).
+ * The executable `cmd` names: a path as it is, a bare name searched on $PATH (an empty entry
+ * means the working directory). A match found through an empty or relative $PATH entry is
+ * refused with LOOK_RELATIVE, as Go's exec.LookPath refuses it with ErrDot since Go 1.19 (a
+ * kubeconfig's `command: aws` must not run ./aws of whatever directory the user is in).
+ * Returns 0 with *out malloc'd, LOOK_RELATIVE, or an errno (ENOENT, EACCES, ENOMEM).
  */
 static int look_path(const char *cmd, char **out)
 {
@@ -310,9 +329,13 @@ static int look_path(const char *cmd, char **out)
     for (int i = 0; i < 4096; i++) {
         size_t n = strcspn(p, ":");
         char *cand = NULL;
-        if (asprintf(&cand, "%.*s%s%s", (int)n, n ? p : ".", "/", cmd) < 0)
+        if (asprintf(&cand, "%.*s/%s", n ? (int)n : 1, n ? p : ".", cmd) < 0)
             return ENOMEM;
-        if (access(cand, X_OK) == 0) {
+        if (executable(cand)) {
+            if (cand[0] != '/') {
+                free(cand);
+                return LOOK_RELATIVE;
+            }
             *out = cand;
             return 0;
         }
@@ -344,7 +367,8 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
     size_t len = 0, cap = 0;
     pid_t pid = -1;
     posix_spawn_file_actions_t fa;
-    bool fa_ready = false;
+    posix_spawnattr_t attr;
+    bool fa_ready = false, attr_ready = false;
 
     *out = NULL;
     *out_len = 0;
@@ -371,16 +395,36 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
         goto out;
     if (posix_spawn_file_actions_adddup2(&fa, fds[1], 1) != 0)
         goto out;
+    /* The daemons ignore SIGPIPE and a thread may block signals: the plugin starts with
+     * SIGPIPE at its default and no signal blocked, as a plugin of kubectl does (exec resets
+     * caught signals by itself; an ignored one and the mask would be inherited). */
+    if (posix_spawnattr_init(&attr) != 0)
+        goto out;
+    attr_ready = true;
+    sigset_t sigdef, sigmask;
+    sigemptyset(&sigdef);
+    sigaddset(&sigdef, SIGPIPE);
+    sigemptyset(&sigmask);
+    if (posix_spawnattr_setsigdefault(&attr, &sigdef) != 0 ||
+        posix_spawnattr_setsigmask(&attr, &sigmask) != 0 ||
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) != 0)
+        goto out;
     /* The lookup first, as Go's exec.Command does (exec.LookPath), so a missing plugin is
      * reported as such however posix_spawn reports a failed exec. */
     int e = look_path(ec->command, &path);
     if (e == 0)
-        e = posix_spawn(&pid, path, &fa, NULL, argv, env);
+        e = posix_spawn(&pid, path, &fa, &attr, argv, env);
     close(fds[1]);
     fds[1] = -1;
     if (e != 0) {
         pid = -1;
-        if (e == ENOENT || e == EACCES || e == ENOTDIR) {
+        if (e == LOOK_RELATIVE) {
+            errbuf_printf(err, errlen,
+                          "exec: executable %s found relative to the current directory (an "
+                          "empty or relative $PATH entry); refused",
+                          ec->command);
+            rc = K_EIO;
+        } else if (e == ENOENT || e == EACCES || e == ENOTDIR) {
             errbuf_printf(err, errlen, "exec: executable %s not found%s%s", ec->command,
                           ec->install_hint ? "; " : "", ec->install_hint ? ec->install_hint : "");
             rc = K_ENOTFOUND;
@@ -488,6 +532,8 @@ out:
         errbuf_printf(err, errlen, "exec: out of memory");
     if (fa_ready)
         posix_spawn_file_actions_destroy(&fa);
+    if (attr_ready)
+        posix_spawnattr_destroy(&attr);
     if (fds[0] >= 0)
         close(fds[0]);
     if (fds[1] >= 0)

@@ -9,8 +9,10 @@
  *     KUBERNETES_EXEC_INFO, an ExecCredential JSON whose spec.interactive says whether the
  *     plugin may prompt and, with provideClusterInfo, whose spec.cluster holds the cluster
  *     (server, tls-server-name, insecure-skip-tls-verify, certificate-authority-data, proxy-url);
- *   - a command without '/' is looked up on $PATH; one with '/' was resolved against the
- *     kubeconfig's directory by the loader (tools/clientcmd/loader.go ResolveLocalPaths);
+ *   - a command without '/' is looked up on $PATH (directories skipped; a match through an
+ *     empty or relative entry refused, as Go's exec.LookPath does since Go 1.19); one with '/'
+ *     was resolved against the kubeconfig's directory by the loader (tools/clientcmd/loader.go
+ * ResolveLocalPaths);
  *   - interactiveMode Never: never interactive; IfAvailable: interactive when standard input is
  *     a terminal; Always: standard input must be a terminal, else an error. Only an interactive
  *     plugin gets our standard input; otherwise it reads /dev/null. Its stderr is ours (messages
@@ -115,12 +117,15 @@ typedef int (*kube_exec_runner_fn)(void *ctx, const struct kube_exec_config *ec,
 /*
  * kube_exec_run() - run ec->command with posix_spawn (a bare name is looked up on $PATH first,
  * as Go's exec.LookPath does), no shell:
- * stdin from /dev/null unless `interactive`, stdout read through a pipe (at most
- * KUBE_EXEC_MAX_OUTPUT bytes), stderr inherited, killed after KUBE_EXEC_TIMEOUT_S. Errors, with
- * a one-line reason: K_ENOTFOUND "exec: executable X not found" plus the install hint; K_EIO
- * for a plugin that exits non-zero ("exec: executable X failed with exit code N") or dies from a
- * signal; K_ETIMEDOUT; K_ETOOBIG for too much output; K_ENOMEM. ctx is unused. Thread-safe (it
- * reads `environ`: nobody may change the environment meanwhile).
+ * stdin from /dev/null unless `interactive`, SIGPIPE at its default and no signal blocked,
+ * stdout read through a pipe (at most KUBE_EXEC_MAX_OUTPUT bytes), stderr inherited, killed after
+ * KUBE_EXEC_TIMEOUT_S. Errors, with a one-line reason: K_ENOTFOUND "exec: executable X not found"
+ * plus the install hint; K_EIO for a bare name found through an empty or relative $PATH entry
+ * (refused, as Go's exec.LookPath refuses it with ErrDot: os/exec/lp_unix.go) and for a plugin that
+ * exits non-zero
+ * ("exec: executable X failed with exit code N") or dies from a signal; K_ETIMEDOUT; K_ETOOBIG for
+ * too much output; K_ENOMEM. ctx is unused. Thread-safe (it reads `environ`: nobody may change the
+ * environment meanwhile).
  */
 int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec_info,
                   bool interactive, char **out, size_t *out_len, char *err, size_t errlen);

@@ -4,8 +4,10 @@
  * The input is the HTTP body; the snapshot is fixed (SNAPSHOT below, built once the way the unit
  * tests build theirs, tests/unit/webhook/wh_testutil.h) and holds something for every check: a
  * tainted GPU node, a cordoned one, one with allocatable 0, one without GPUs, qGPU and AMD nodes,
- * a RuntimeClass with scheduling constraints, quotas (partly used, bare keys, scoped) and a
- * namespace labelled for qGPU. Besides the sanitizers, the target checks what admission.h
+ * a RuntimeClass with scheduling constraints, quotas (partly used, bare keys, scoped), a
+ * namespace labelled for qGPU, and for the DRA checks (webhook/warnings_dra.c) two DeviceClasses,
+ * a ResourceSlice of two GPUs on lab-node-1 (no AMD driver publishes), a ResourceClaim and a
+ * ResourceClaimTemplate in gpu-triage. Besides the sanitizers, the target checks what admission.h
  * promises: K_OK with a valid AdmissionReview that allows, echoes the request uid and carries
  * the warnings within their limits as clean UTF-8, or K_EPARSE with no response and a reason.
  */
@@ -77,6 +79,29 @@ static const char SNAPSHOT[] =
     "\"labels\":{\"kubernetes.io/metadata.name\":\"gpu-quota\"}}},"
     "{\"metadata\":{\"name\":\"qgpu\",\"labels\":{\"kubernetes.io/metadata.name\":\"qgpu\","
     "\"tke.cloud.tencent.com/qgpu-schedule-policy\":\"fixed-share\"}}}"
+    "],\"deviceClasses\":["
+    "{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
+    "\"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}]}},"
+    "{\"metadata\":{\"name\":\"gpu.amd.com\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
+    "\"device.driver == 'gpu.amd.com'\"}}]}}"
+    "],\"resourceSlices\":["
+    "{\"metadata\":{\"name\":\"lab-node-1-gpu.nvidia.com\"},\"spec\":{\"driver\":\"gpu.nvidia.com\","
+    "\"nodeName\":\"lab-node-1\",\"pool\":{\"name\":\"lab-node-1\",\"generation\":1,"
+    "\"resourceSliceCount\":1},\"devices\":["
+    "{\"name\":\"gpu-0\",\"attributes\":{\"type\":{\"string\":\"gpu\"},"
+    "\"productName\":{\"string\":\"NVIDIA A100-SXM4-40GB\"},\"index\":{\"int\":0}},"
+    "\"capacity\":{\"memory\":{\"value\":\"40Gi\"}}},"
+    "{\"name\":\"gpu-1\",\"attributes\":{\"type\":{\"string\":\"gpu\"},"
+    "\"productName\":{\"string\":\"NVIDIA A100-SXM4-40GB\"},\"index\":{\"int\":1}},"
+    "\"capacity\":{\"memory\":{\"value\":\"40Gi\"}}}]}}"
+    "],\"resourceClaims\":["
+    "{\"metadata\":{\"name\":\"shared-gpu\",\"namespace\":\"gpu-triage\"},\"spec\":{\"devices\":"
+    "{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\","
+    "\"allocationMode\":\"ExactCount\",\"count\":1}}]}}}"
+    "],\"resourceClaimTemplates\":["
+    "{\"metadata\":{\"name\":\"amd-gpu\",\"namespace\":\"gpu-triage\"},\"spec\":{\"spec\":"
+    "{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":"
+    "\"gpu.amd.com\",\"allocationMode\":\"ExactCount\",\"count\":1}}]}}}}"
     "]}";
 /* clang-format on */
 
@@ -95,7 +120,9 @@ static void setup(void)
     json_object *s = json_tokener_parse(SNAPSHOT);
     if (!s || gpu_set_parse(&gpus, GPU_SET_DEFAULT) != K_OK ||
         owned_snapshot_build(&snapshot, s, &gpus) != K_OK || snapshot.n_nodes != 6 ||
-        snapshot.n_rcs != 2 || snapshot.n_quotas != 4 || snapshot.n_nss != 3) {
+        snapshot.n_rcs != 2 || snapshot.n_quotas != 4 || snapshot.n_nss != 3 ||
+        snapshot.n_classes != 2 || snapshot.n_slices != 1 || snapshot.n_claims != 1 ||
+        snapshot.n_templates != 1) {
         fprintf(stderr, "fuzz_admission: the fixed snapshot does not build\n");
         abort();
     }

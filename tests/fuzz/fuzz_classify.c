@@ -7,8 +7,9 @@
  * is classified against the projected nodes, usage summed over the other bound, non-terminal
  * pods. (project_pod_spec, the webhook's entry, is reached through fuzz_admission.) Besides the
  * sanitizers, the target checks what classify.h promises: K_OK, a known cause, a NUL-terminated
- * detail without control characters, verdicts and counts that add up to the candidates, a deciding
- * node among the inputs, and the same answer on a second call.
+ * detail without control characters (and with its UTF-8 sequences whole when the input's are),
+ * verdicts and counts that add up to the candidates, a deciding node among the inputs, and the same
+ * answer on a second call.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,6 +39,27 @@ struct world {
 };
 
 static struct gpu_set gpus;
+static bool input_utf8; /* the input is UTF-8 and escapes nothing with \u */
+
+/* Every multi-byte sequence whole: a lead byte followed by its continuation bytes. */
+static bool utf8_whole(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t k = c < 0x80                ? 0
+                   : c >= 0xC2 && c < 0xE0 ? 1
+                   : c >= 0xE0 && c < 0xF0 ? 2
+                   : c >= 0xF0 && c < 0xF5 ? 3
+                                           : SIZE_MAX;
+        if (k == SIZE_MAX || n - i - 1 < k)
+            return false;
+        for (size_t j = 1; j <= k; j++)
+            if ((s[i + j] & 0xC0) != 0x80)
+                return false;
+        i += k + 1;
+    }
+    return true;
+}
 
 static int64_t usage(void *ctx, const char *node, const char *resource)
 {
@@ -69,18 +91,17 @@ static void check(const struct world *w, const struct knode *const *ptrs)
         .n_nodes = w->n_nodes,
         .usage = usage,
         .usage_ctx = (void *)w,
+        .now = 1764547200, /* 2025-12-01T00:00:00Z, seconds */
     };
     struct classify_result r = {.verdicts = verdicts};
     if (classify(&in, &r) != K_OK)
         fail("did not return K_OK", &r);
-    /* without a DRA view: the extended-resource ladder and the words outside scheduling */
-    bool ladder = (int)r.cause >= CAUSE_NO_REQUEST && r.cause <= CAUSE_GPU_FITS;
-    bool outside = r.cause == CAUSE_NODE_REJECTED || r.cause == CAUSE_SCHEDULING_GATED ||
-                   r.cause == CAUSE_NO_SCHEDULER || r.cause == CAUSE_PREEMPTING;
-    if ((!ladder && !outside) || cause_from_word(cause_word(r.cause)) != (int)r.cause)
+    /* no DRA view here: the DRA words cannot come out */
+    bool before_nodes = r.cause >= CAUSE_NODE_REJECTED && r.cause <= CAUSE_PREEMPTING;
+    if (((int)r.cause < CAUSE_NO_REQUEST || r.cause > CAUSE_GPU_FITS) && !before_nodes)
         fail("unknown cause", &r);
-    if (outside && r.n_candidates != 0)
-        fail("a word decided before node filtering with candidates", &r);
+    if (cause_from_word(cause_word(r.cause)) != (int)r.cause)
+        fail("a cause whose word does not map back", &r);
     size_t len = strnlen(r.detail, sizeof(r.detail));
     if (len == sizeof(r.detail))
         fail("detail not terminated", &r);
@@ -89,9 +110,14 @@ static void check(const struct world *w, const struct knode *const *ptrs)
         if (c < 0x20 || c == 0x7f)
             fail("control character in the detail", &r);
     }
+    if (input_utf8 && !utf8_whole((const unsigned char *)r.detail, len))
+        fail("a UTF-8 sequence cut in the detail", &r);
     if (r.n_candidates > w->n_nodes || r.n_verdicts != r.n_candidates)
         fail("more candidates than nodes, or verdicts missing", &r);
-    if (r.cause >= CAUSE_TAINT && r.cause <= CAUSE_GPU_FITS) {
+    if (before_nodes) {
+        if (r.n_candidates != 0)
+            fail("a word decided before node filtering with candidates", &r);
+    } else if (r.cause >= CAUSE_TAINT) {
         size_t sum = 0;
         for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
             sum += r.counts[c];
@@ -125,6 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size > INT32_MAX)
         return 0;
+    input_utf8 = utf8_whole(data, size) && !memmem(data, size, "\\u", 2);
     struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
     if (!tok)
         return 0;

@@ -16,6 +16,7 @@
     ((int)(sizeof((char *[]){"kubectl_complete-gputri", __VA_ARGS__}) / sizeof(char *)))
 
 struct fake {
+    size_t many; /* namespaces: this many distinct names, as a server ignoring limit= sends */
     char asked[64];
     char ns[64];
     char context[64];
@@ -33,6 +34,12 @@ static void fake_list(void *ctx, const struct plugin_args *a, const char *what, 
         add(add_ctx, "train-1");
         add(add_ctx, "infer");
         add(add_ctx, "train-0"); /* once only */
+    } else if (strcmp(what, "namespaces") == 0 && f->many) {
+        for (size_t i = 0; i < f->many; i++) {
+            char name[32];
+            snprintf(name, sizeof(name), "ns-%06zu", i);
+            add(add_ctx, name);
+        }
     } else if (strcmp(what, "namespaces") == 0) {
         add(add_ctx, "default");
         add(add_ctx, "gpu-triage");
@@ -106,6 +113,26 @@ static void test_values(void **state)
     assert_string_equal(complete(ARGC("pods", "--token", ""), ARGV("pods", "--token", "")), ":4\n");
 }
 
+/* More names than a completion shows: the first COMPLETE_MAX_CANDIDATES, each once. */
+static void test_many_names(void **state)
+{
+    (void)state;
+    struct complete_source src = {.ctx = &f, .list = fake_list};
+    struct buf out;
+    memset(&f, 0, sizeof(f));
+    f.many = 3 * COMPLETE_MAX_CANDIDATES;
+    buf_init(&out, 1 << 20);
+    assert_int_equal(plugin_complete(ARGC("pods", "-n", ""), ARGV("pods", "-n", ""), &src, &out),
+                     K_OK);
+    size_t lines = 0;
+    for (size_t i = 0; i < out.len; i++)
+        lines += out.data[i] == '\n';
+    assert_int_equal(lines, COMPLETE_MAX_CANDIDATES + 1); /* and the directive */
+    assert_non_null(strstr(buf_cstr(&out), "ns-000000\n"));
+    assert_null(strstr(buf_cstr(&out), "ns-002048\n"));
+    buf_cleanup(&out);
+}
+
 static void test_pod_names(void **state)
 {
     (void)state;
@@ -123,10 +150,9 @@ static void test_pod_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commands),
-        cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_pod_names),
+        cmocka_unit_test(test_commands),   cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_values),     cmocka_unit_test(test_pod_names),
+        cmocka_unit_test(test_many_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,8 @@ static const char kubeconfig[] =
     "command: x}\n"
     "- name: alpha\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1alpha1, "
     "command: x}\n"
+    "- name: nocommand\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+    "command: \"\"}\n"
     "- name: plugin-and-token\n  user:\n    token: static\n    exec: {apiVersion: "
     "client.authentication.k8s.io/v1beta1, command: x}\n";
 
@@ -168,6 +170,8 @@ static void test_refused_and_invalid(void **state)
     load_fail(&ov4, "basic authentication");
     struct kube_config_overrides ov5 = {.user = "v1nomode"};
     load_fail(&ov5, "interactiveMode must be specified for v1nomode");
+    struct kube_config_overrides ov8 = {.user = "nocommand"};
+    load_fail(&ov8, "command must be specified for nocommand");
     struct kube_config_overrides ov6 = {.user = "alpha"};
     load_fail(&ov6, "v1alpha1\" is not supported");
     struct kube_config_overrides ov9 = {.context = "two", .as_uid = "7"};
@@ -249,6 +253,15 @@ static void test_parse_timeout(void **state)
     assert_int_equal(ms, 3723500);
     assert_int_equal(kube_parse_timeout("250ms", &ms), K_OK);
     assert_int_equal(ms, 250);
+    /* below a millisecond: the shortest timeout, not none */
+    assert_int_equal(kube_parse_timeout("1us", &ms), K_OK);
+    assert_int_equal(ms, 1);
+    assert_int_equal(kube_parse_timeout("500ns", &ms), K_OK);
+    assert_int_equal(ms, 1);
+    assert_int_equal(kube_parse_timeout("0.5ms", &ms), K_OK);
+    assert_int_equal(ms, 1);
+    assert_int_equal(kube_parse_timeout("0s", &ms), K_OK);
+    assert_int_equal(ms, 0);
     assert_int_equal(kube_parse_timeout("-1s", &ms), K_OK); /* negative: no limit */
     assert_int_equal(ms, 0);
     assert_int_equal(kube_parse_timeout("-5", &ms), K_EINVAL);
@@ -258,6 +271,41 @@ static void test_parse_timeout(void **state)
     assert_int_equal(kube_parse_timeout("1.2.3s", &ms), K_EINVAL);
     assert_int_equal(kube_parse_timeout("", &ms), K_EINVAL);
     assert_int_equal(kube_parse_timeout("100000000000", &ms), K_EINVAL);
+}
+
+/* In a pod: --server leaves the service account out; --token and --certificate-authority
+ * replace its token and CA (client-go's DeferredLoadingClientConfig and inClusterClientConfig). */
+static void test_in_cluster_flags(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    char err[512];
+    setenv("HOME", "/nonexistent-gputri-home", 1);
+    setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+    setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+    setenv("GPUTRI_SERVICEACCOUNT_DIR", FIXTURES_DIR "/kubeconfig/serviceaccount", 1);
+    struct kube_config_overrides ov = {.server = "https://other.example:6443"};
+    assert_int_equal(kube_config_load_overrides(NULL, &ov, &cfg, err, sizeof(err)), K_OK);
+    assert_string_equal(cfg.server, "https://other.example:6443");
+    assert_null(cfg.token); /* the service account's token does not go to another server */
+    assert_null(cfg.token_file);
+    kube_config_cleanup(&cfg);
+
+    struct kube_config_overrides ov2 = {.token = "flag-token", .certificate_authority = "/ca.pem"};
+    assert_int_equal(kube_config_load_overrides(NULL, &ov2, &cfg, err, sizeof(err)), K_OK);
+    assert_string_equal(cfg.server, "https://10.96.0.1:443");
+    assert_string_equal(cfg.token, "flag-token");
+    assert_null(cfg.token_file); /* not re-read from the service account */
+    assert_string_equal(cfg.ca_file, "/ca.pem");
+    kube_config_cleanup(&cfg);
+
+    struct kube_config_overrides none = {0};
+    assert_int_equal(kube_config_load_overrides(NULL, &none, &cfg, err, sizeof(err)), K_OK);
+    assert_string_equal(cfg.token, "sa-token-xyz");
+    kube_config_cleanup(&cfg);
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    unsetenv("KUBERNETES_SERVICE_PORT");
+    unsetenv("GPUTRI_SERVICEACCOUNT_DIR");
 }
 
 static void test_flags_only(void **state)
@@ -301,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_impersonation_and_timeout),
         cmocka_unit_test(test_parse_timeout),
         cmocka_unit_test(test_flags_only),
+        cmocka_unit_test(test_in_cluster_flags),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

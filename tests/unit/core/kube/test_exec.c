@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -307,6 +308,7 @@ static void write_script(const char *name, const char *body)
 static int setup_dir(void **state)
 {
     (void)state;
+    strcpy(tmpdir, "/tmp/gputri-test-exec-XXXXXX");
     return mkdtemp(tmpdir) ? 0 : -1;
 }
 
@@ -373,6 +375,113 @@ static void test_run_real(void **state)
     assert_int_equal(kube_exec_run(NULL, &ec, "{}", false, &out, &len, err, sizeof(err)),
                      K_ENOTFOUND);
     assert_non_null(strstr(err, "executable gputri-no-such-plugin not found; install it with apt"));
+}
+
+/* The plugin starts with SIGPIPE at its default and no signal blocked, whatever the caller
+ * ignores or blocks (the daemons ignore SIGPIPE). */
+static void test_run_signals(void **state)
+{
+    (void)state;
+    write_script("sig.sh", "#!/bin/sh\nexec grep -E '^Sig(Ign|Blk):' /proc/self/status\n");
+    char cmd[300], err[256];
+    snprintf(cmd, sizeof(cmd), "%s/sig.sh", tmpdir);
+    struct kube_exec_config ec = {
+        .command = cmd, .api_version = V1, .user = "u", .interactive = KUBE_EXEC_NEVER};
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    sigset_t block, was;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &was);
+    char *out = NULL;
+    size_t len = 0;
+    int rc = kube_exec_run(NULL, &ec, "{}", false, &out, &len, err, sizeof(err));
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    signal(SIGPIPE, old);
+    if (rc)
+        fail_msg("rc %d: %s", rc, err);
+    const char *i = strstr(out, "SigIgn:"), *b = strstr(out, "SigBlk:");
+    assert_non_null(i);
+    assert_non_null(b);
+    unsigned long long ign = strtoull(i + 7, NULL, 16), blk = strtoull(b + 7, NULL, 16);
+    assert_int_equal(ign & (1ull << (SIGPIPE - 1)), 0);
+    assert_int_equal(blk, 0);
+    free(out);
+}
+
+/* Runs the bare command `name` with PATH set to `path` from directory `cwd`. */
+static int run_on_path(const char *name, const char *path, const char *cwd, char **out, char *err,
+                       size_t errlen)
+{
+    char *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    char old_cwd[512];
+    assert_non_null(getcwd(old_cwd, sizeof(old_cwd)));
+    assert_int_equal(chdir(cwd), 0);
+    setenv("PATH", path, 1);
+    struct kube_exec_config ec = {
+        .command = (char *)name, .api_version = V1, .user = "u", .interactive = KUBE_EXEC_NEVER};
+    size_t len = 0;
+    *out = NULL;
+    int rc = kube_exec_run(NULL, &ec, "{}", false, out, &len, err, errlen);
+    if (old_path)
+        setenv("PATH", old_path, 1);
+    else
+        unsetenv("PATH");
+    free(old_path);
+    assert_int_equal(chdir(old_cwd), 0);
+    return rc;
+}
+
+/* A bare command is looked up on $PATH as Go's exec.LookPath does: directories are skipped, and
+ * a match through an empty or relative entry (the working directory) is refused (ErrDot). */
+static void test_run_path_lookup(void **state)
+{
+    (void)state;
+    char dir[300], bin[300], cwd[300], path[1024], err[256];
+    char *out = NULL;
+    snprintf(bin, sizeof(bin), "%s/bin", tmpdir);
+    snprintf(cwd, sizeof(cwd), "%s/cwd", tmpdir);
+    snprintf(dir, sizeof(dir), "%s/dir", tmpdir);
+    assert_int_equal(mkdir(bin, 0700), 0);
+    assert_int_equal(mkdir(cwd, 0700), 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof(path), "%s/bin", cwd);
+    assert_int_equal(mkdir(path, 0700), 0);
+    write_script("bin/gputri-test-plugin", "#!/bin/sh\nprintf from-bin\n");
+    write_script("cwd/gputri-test-plugin", "#!/bin/sh\nprintf from-cwd\n");
+    write_script("cwd/bin/gputri-test-plugin", "#!/bin/sh\nprintf from-cwd-bin\n");
+    snprintf(path, sizeof(path), "%s/gputri-test-plugin", dir);
+    assert_int_equal(mkdir(path, 0700), 0); /* a directory of the plugin's name */
+
+    /* an empty entry, leading, inner or trailing: the working directory, refused */
+    const char *prefixes[] = {":", "/nonexistent::", ""};
+    const char *suffixes[] = {"", "", ":"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        snprintf(path, sizeof(path), "%s%s%s", prefixes[i], i == 2 ? "/nonexistent" : bin,
+                 suffixes[i]);
+        assert_int_equal(run_on_path("gputri-test-plugin", path, cwd, &out, err, sizeof(err)),
+                         K_EIO);
+        assert_null(out);
+        assert_non_null(strstr(err, "found relative to the current directory"));
+    }
+    /* "." and a relative entry: refused too */
+    snprintf(path, sizeof(path), ".:%s", bin);
+    assert_int_equal(run_on_path("gputri-test-plugin", path, cwd, &out, err, sizeof(err)), K_EIO);
+    snprintf(path, sizeof(path), "bin:%s", bin);
+    assert_int_equal(run_on_path("gputri-test-plugin", path, cwd, &out, err, sizeof(err)), K_EIO);
+    assert_non_null(strstr(err, "found relative to the current directory"));
+    /* an absolute entry before the relative one wins */
+    snprintf(path, sizeof(path), "%s:.", bin);
+    assert_int_equal(run_on_path("gputri-test-plugin", path, cwd, &out, err, sizeof(err)), K_OK);
+    assert_string_equal(out, "from-bin");
+    free(out);
+    /* a directory of that name is skipped, not run */
+    snprintf(path, sizeof(path), "%s:%s", dir, bin);
+    assert_int_equal(run_on_path("gputri-test-plugin", path, cwd, &out, err, sizeof(err)), K_OK);
+    assert_string_equal(out, "from-bin");
+    free(out);
+    /* not on $PATH at all, while the working directory has it: not found */
+    assert_int_equal(run_on_path("gputri-test-plugin", dir, cwd, &out, err, sizeof(err)),
+                     K_ENOTFOUND);
 }
 
 /* ---- the client: a 401 runs the plugin again and sends the request once more ---- */
@@ -469,6 +578,8 @@ int main(void)
         cmocka_unit_test(test_cache_no_expiry_and_always),
         cmocka_unit_test(test_cache_threads),
         cmocka_unit_test_setup_teardown(test_run_real, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_run_path_lookup, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_run_signals, setup_dir, teardown_dir),
         cmocka_unit_test(test_client_401_rerun),
         cmocka_unit_test(test_daemon_never_interactive),
     };
