@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include "kube/config.h"
+#include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/result.h"
 
@@ -55,66 +56,6 @@ void kube_exec_cred_cleanup(struct kube_exec_cred *c)
         free(c->key_pem);
     }
     memset(c, 0, sizeof(*c));
-}
-
-static int digits(const char *s, int n, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
-int kube_parse_rfc3339(const char *s, int64_t *out_ms)
-{
-    int y, mo, d, h, mi, sec;
-    if (strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
-        digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) ||
-        s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &sec))
-        return K_EINVAL;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return K_EINVAL;
-    const char *p = s + 19;
-    int64_t frac_ms = 0;
-    if (*p == '.') {
-        p++;
-        int n = 0, scale = 100;
-        while (*p >= '0' && *p <= '9' && n < 9) {
-            frac_ms += (*p - '0') * scale;
-            scale /= 10;
-            p++;
-            n++;
-        }
-        if (n == 0)
-            return K_EINVAL;
-    }
-    int64_t offset_s = 0;
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        int oh, om;
-        if (digits(p + 1, 2, &oh) || p[3] != ':' || digits(p + 4, 2, &om) || oh > 23 || om > 59)
-            return K_EINVAL;
-        offset_s = (int64_t)(oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-        p += 6;
-    } else {
-        return K_EINVAL;
-    }
-    if (*p)
-        return K_EINVAL;
-    struct tm tm = {.tm_year = y - 1900,
-                    .tm_mon = mo - 1,
-                    .tm_mday = d,
-                    .tm_hour = h,
-                    .tm_min = mi,
-                    .tm_sec = sec};
-    time_t t = timegm(&tm);
-    *out_ms = ((int64_t)t - offset_s) * 1000 + frac_ms;
-    return K_OK;
 }
 
 /* A string member of obj, or NULL (absent, null or not a string). */
@@ -192,10 +133,12 @@ int kube_exec_parse_response(const char *data, size_t len, const char *api_versi
         goto out;
     }
     const char *exp = jstr(status, "expirationTimestamp");
-    if (exp && *exp && kube_parse_rfc3339(exp, &out->expiry_wall_ms) != K_OK) {
+    if (exp && *exp && !clock_parse_rfc3339_ms(exp, &out->expiry_wall_ms)) {
         errbuf_printf(err, errlen, "expirationTimestamp \"%.60s\" is not RFC 3339", exp);
         goto out;
     }
+    if (exp && *exp && out->expiry_wall_ms <= 0)
+        out->expiry_wall_ms = 1; /* the epoch itself: expired, not "no expiry" (0) */
     rc = K_ENOMEM;
     if (token && !(out->token = strdup(token)))
         goto out;

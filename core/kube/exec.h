@@ -178,10 +178,4 @@ void kube_exec_cache_invalidate(struct kube_exec_cache *c, uint64_t generation);
 /* kube_exec_cache_runs() - how many times the plugin has run (for tests and logs). Thread-safe. */
 unsigned kube_exec_cache_runs(struct kube_exec_cache *c);
 
-/*
- * kube_parse_rfc3339() - "2006-01-02T15:04:05Z" with optional fraction and a Z or ±hh:mm offset
- * (Go's time.RFC3339, as metav1.Time accepts it) into ms since the epoch. K_OK or K_EINVAL. Pure.
- */
-int kube_parse_rfc3339(const char *s, int64_t *out_ms);
-
 #endif

@@ -123,6 +123,15 @@ static bool digits(const char *s, int n, int *v)
 
 bool clock_parse_rfc3339(const char *s, int64_t *out)
 {
+    int64_t ms;
+    if (!clock_parse_rfc3339_ms(s, &ms))
+        return false;
+    *out = ms / 1000;
+    return true;
+}
+
+bool clock_parse_rfc3339_ms(const char *s, int64_t *out_ms)
+{
     int y, mo, d, h, mi, sec;
     if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
         s[7] != '-' || !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
@@ -132,11 +141,12 @@ bool clock_parse_rfc3339(const char *s, int64_t *out)
     if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
         return false;
     const char *p = s + 19;
+    int64_t frac_ms = 0;
     if (*p == '.') {
         p++;
         const char *f = p;
-        while (*p >= '0' && *p <= '9' && p - f < 9)
-            p++;
+        for (int scale = 100; *p >= '0' && *p <= '9' && p - f < 9; p++, scale /= 10)
+            frac_ms += (*p - '0') * scale;
         if (p == f)
             return false;
     }
@@ -161,6 +171,6 @@ bool clock_parse_rfc3339(const char *s, int64_t *out)
     int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
     int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     int64_t days = (int64_t)era * 146097 + doe - 719468;
-    *out = days * 86400 + h * 3600 + mi * 60 + sec - off;
+    *out_ms = (days * 86400 + h * 3600 + mi * 60 + sec - off) * 1000 + frac_ms;
     return true;
 }

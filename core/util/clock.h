@@ -48,10 +48,13 @@ int64_t clock_wall_s(const struct clock *c);
 void clock_format_rfc3339(int64_t wall_ms, bool micro, char *out, size_t len);
 
 /*
- * clock_parse_rfc3339() - a metav1.Time / MicroTime in UTC ("2006-01-02T15:04:05Z", optional
- * fraction, "Z" or a "+hh:mm"/"-hh:mm" offset) as seconds since the epoch into *out (fraction
- * dropped). Returns false, leaving *out alone, for anything else (years 1970..9999 only). Pure.
+ * clock_parse_rfc3339_ms() - a time as Go's time.RFC3339 / metav1.Time / MicroTime write it
+ * ("2006-01-02T15:04:05Z", an optional fraction of up to 9 digits, "Z" or a "+hh:mm"/"-hh:mm"
+ * offset) as milliseconds since the epoch into *out_ms (the fraction truncated to ms). Returns
+ * false, leaving *out_ms alone, for anything else (years 1970..9999 only). Pure; thread-safe.
+ * clock_parse_rfc3339() - the same in whole seconds (the fraction dropped).
  */
+bool clock_parse_rfc3339_ms(const char *s, int64_t *out_ms);
 bool clock_parse_rfc3339(const char *s, int64_t *out);
 
 /*

@@ -66,6 +66,11 @@ static void test_parse_rfc3339(void **state)
     assert_int_equal(t, 1796127029);
     assert_true(clock_parse_rfc3339("2024-02-29T00:00:00Z", &t));
     assert_int_equal(t, 1709164800);
+    int64_t ms = -1;
+    assert_true(clock_parse_rfc3339_ms("2026-12-01T12:10:29.123456789Z", &ms));
+    assert_int_equal(ms, 1796127029123);
+    assert_true(clock_parse_rfc3339_ms("1970-01-01T00:00:01.5Z", &ms));
+    assert_int_equal(ms, 1500);
     /* and back */
     char buf[CLOCK_RFC3339_MAX];
     clock_format_rfc3339(1796127029000, false, buf, sizeof(buf));
