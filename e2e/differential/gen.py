@@ -13,7 +13,8 @@ A case is a dict of API objects:
            sidecars (limits only, or requests == limits), sometimes a CPU request too large for
            any node, nodeSelector (always including gputri-diff/case=<case>, so the scheduler
            only considers the case's nodes and cases can share a cluster), required node affinity
-           with every operator (In, NotIn, Exists, DoesNotExist, Gt, Lt) and matchFields
+           with every operator (In, NotIn, Exists, DoesNotExist, Gt, Lt; Gt/Lt also on a label
+           that is no integer; In/NotIn values mostly from the case's nodes) and matchFields
            metadata.name, tolerations (Equal/Exists, empty key, with and without effect,
            wrong values, the cordon's node.kubernetes.io/unschedulable)
 Python 3 standard library only.
@@ -146,13 +147,18 @@ def _expr(rng, nodes):
     """One matchExpressions requirement over the labels the generator uses."""
     op = rng.choice(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"])
     if op in ("Gt", "Lt"):
+        if rng.random() < 0.1:  # a label that is no integer: never matches
+            return {"key": "nvidia.com/gpu.product", "operator": op, "values": ["1"]}
         return {"key": "nvidia.com/gpu.count", "operator": op, "values": [str(rng.choice([0, 1, 2, 4, 8]))]}
     key, pool = rng.choice(
         [("nvidia.com/gpu.product", PRODUCTS), ("topology.kubernetes.io/zone", ZONES), ("pool", POOLS)]
     )
     if op in ("Exists", "DoesNotExist"):
         return {"key": key, "operator": op}
-    values = rng.sample(pool, rng.randint(1, 2))
+    present = sorted({n["metadata"]["labels"][key] for n in nodes if key in n["metadata"]["labels"]})
+    if present and rng.random() < 0.6:  # values the case's nodes have, so that more pods match
+        pool = present
+    values = rng.sample(pool, rng.randint(1, min(2, len(pool))))
     return {"key": key, "operator": op, "values": values}
 
 
@@ -215,7 +221,8 @@ def case(seed, index):
         spec["initContainers"] = inits
     if rng.random() < 0.35:
         key, pool = rng.choice([("nvidia.com/gpu.product", PRODUCTS), ("pool", POOLS), ("topology.kubernetes.io/zone", ZONES)])
-        spec["nodeSelector"][key] = rng.choice(pool)
+        present = sorted({n["metadata"]["labels"][key] for n in nodes if key in n["metadata"]["labels"]})
+        spec["nodeSelector"][key] = rng.choice(present if present and rng.random() < 0.6 else pool)
     if rng.random() < 0.5:
         spec["affinity"] = _affinity(rng, nodes)
     tol = _tolerations(rng, nodes)

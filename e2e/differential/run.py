@@ -301,14 +301,15 @@ def run_batch(k, args, cases, out):
         res = {"case": c["name"], "word": g["word"], "scheduler": "placed" if sched["placed"] else "refused",
                "agree": not why, "why": why}
         results.append(res)
-        if why:
+        if why or args.record:
             nodes = [strip(n) for n in k.get("nodes", "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]]
             pods = [strip(p) for p in k.get("pods", "-n", NS, "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]
                     if p["metadata"]["labels"].get("role") != "target"]
             fx = fixture(c, nodes, pods, c["name"] + "-copy", g, sched, why)
-            with open(os.path.join(out, f"disagreement-{args.seed}-{c['name']}.json"), "w") as fh:
+            stem = os.path.join(out, f"{'disagreement' if why else 'case'}-{args.seed}-{c['name']}")
+            with open(stem + ".json", "w") as fh:
                 json.dump(fx, fh, indent=2)
-            with open(os.path.join(out, f"disagreement-{args.seed}-{c['name']}.explain.txt"), "w") as fh:
+            with open(stem + ".explain.txt", "w") as fh:
                 fh.write(g["text"])
     # clean up: pods first (kwok deletes them at once), then the nodes
     k.run("delete", "pods", "-n", NS, "-l", gen.CASE_LABEL, "--grace-period=0", "--force", "--wait=false", check=False)
@@ -326,6 +327,7 @@ def main():
     ap.add_argument("--kubeconfig", required=True)
     ap.add_argument("--gputri", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--record", action="store_true", help="write every case as a fixture skeleton, not only disagreements")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     k = Kube(args.kubectl, args.kubeconfig)
