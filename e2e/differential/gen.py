@@ -16,7 +16,8 @@ A case is a dict of API objects:
            with every operator (In, NotIn, Exists, DoesNotExist, Gt, Lt; Gt/Lt also on a label
            that is no integer; In/NotIn values mostly from the case's nodes) and matchFields
            metadata.name, tolerations (Equal/Exists, empty key, with and without effect,
-           wrong values, the cordon's node.kubernetes.io/unschedulable)
+           wrong values or effects, the cordon's node.kubernetes.io/unschedulable with and
+           without its effect), a GPU limit of 0 now and then
 Python 3 standard library only.
 """
 
@@ -193,12 +194,17 @@ def _tolerations(rng, nodes):
             out.append({"key": t["key"], "operator": "Equal", "value": "other", "effect": t["effect"]})
         elif r < 0.55:
             out.append({"key": t["key"], "operator": "Equal", "value": t["value"]})  # any effect
+        elif r < 0.6:  # the right key and value, another effect
+            other = "NoExecute" if t["effect"] == "NoSchedule" else "NoSchedule"
+            out.append({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": other})
     if rng.random() < 0.05:
         out.append({"operator": "Exists"})  # empty key: every taint
     if rng.random() < 0.05:
         out.append({"operator": "Exists", "effect": "NoSchedule"})  # every NoSchedule taint
     if any(n["spec"].get("unschedulable") for n in nodes) and rng.random() < 0.3:
-        out.append({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"})
+        cordon = {"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}
+        cordon.update(rng.choice([{"effect": "NoSchedule"}, {}, {"effect": "NoExecute"}]))
+        out.append(cordon)
     return out
 
 
@@ -214,6 +220,9 @@ def case(seed, index):
     r = rng.random()
     resources = [] if r < 0.04 else rng.sample(GPU_RESOURCES, 2) if r < 0.12 else [rng.choice(GPU_RESOURCES)]
     containers, inits = _spread(rng, resources, True)
+    if rng.random() < 0.05:  # a GPU limit of 0 asks for nothing
+        containers[-1]["resources"].setdefault("limits", {})[rng.choice(GPU_RESOURCES)] = "0"
+        containers[-1]["resources"].pop("requests", None)
     if rng.random() < 0.15:
         containers[0]["resources"].setdefault("requests", {})["cpu"] = "100"  # above every node
     spec = {"containers": containers, "nodeSelector": {CASE_LABEL: name}}

@@ -36,6 +36,7 @@ only. Hence, with N the scheduler's node count, g the candidates gputri stops at
 those where the GPUs fit, t those stopped by a taint or cordon, the checks:
   placed     gputri's word is gpu-fits (or no-request), and the node the scheduler chose is one
              where gputri's ladder reaches gpu-fits
+  no-request refused, the scheduler names no GPU resource "Insufficient"
   refused    U + T + A = N - (g + f)       nodes that never reached NodeResourcesFit
              max_r I[r] <= g <= sum_r I[r]  GPU "Insufficient" reasons (= g for one resource)
              U + T >= t                     every tainted candidate reports a taint or cordon
@@ -164,9 +165,11 @@ def judge(c, g, sched):
         elif word == "gpu-fits" and steps.get(sched["node"]) != "gpu-fits":
             bad.append(f"placed on {sched['node']}, where gputri's ladder stops at {steps.get(sched['node'])}")
         return bad
-    if word == "no-request":
-        return bad  # the ladder is not run; nothing to compare
     n, reasons = sched["n"], sched["reasons"]
+    if word == "no-request":  # the ladder is not run: only the scheduler's GPU reasons to compare
+        if any(r.startswith("Insufficient ") and r[len("Insufficient ") :] in gen.GPU_RESOURCES for r in reasons):
+            bad.append(f"no-request, but the scheduler names a GPU shortage: {reasons}")
+        return bad
     if n is None:
         return [f"unparsed scheduler message: {sched['message']}"]
     U = T = A = 0
