@@ -18,6 +18,9 @@ A case is a dict of API objects:
            metadata.name, tolerations (Equal/Exists, empty key, with and without effect,
            wrong values or effects, the cordon's node.kubernetes.io/unschedulable with and
            without its effect), a GPU limit of 0 now and then
+  DRA (a fraction of the cases, case(dra=...)): ResourceSlices of the driver
+           gpu.differential.example on most nodes, claims holding some of their devices, and the
+           target asking for devices through a ResourceClaimTemplate instead of extended resources
 Python 3 standard library only.
 """
 
@@ -208,8 +211,74 @@ def _tolerations(rng, nodes):
     return out
 
 
-def case(seed, index):
-    """The case `index` of `seed`: {"name", "nodes", "holders": [(pod, terminal)], "target"}."""
+DRA_DRIVER = "gpu.differential.example"  # also the DeviceClass; gputri's default GPU classes match gpu.*
+DRA_PRODUCTS = ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3"]
+
+
+def device_class():
+    """The DeviceClass of the DRA cases (cluster-scoped, one for all)."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": DRA_DRIVER, "labels": {CASE_LABEL: "all"}},
+        "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRA_DRIVER}'"}}]},
+    }
+
+
+def _dra(rng, name, nodes, target):
+    """Make the case a DRA case: a ResourceSlice on most nodes (0-3 GPUs each), claims holding some
+    of those GPUs (their status.allocation is written as the scheduler writes it), and the target
+    asking one or two GPUs, sometimes of one product, through a ResourceClaimTemplate instead of
+    extended resources. Returns {"slices", "claims": [(claim, allocation status)], "templates"}."""
+    slices, claims = [], []
+    for n in nodes:
+        if rng.random() < 0.2:
+            continue  # the driver does not run on this node
+        node = n["metadata"]["name"]
+        devs = []
+        for d in range(rng.choice([0, 1, 2, 3])):
+            devs.append({"name": f"gpu-{d}", "attributes": {"type": {"string": "gpu"},
+                                                            "productName": {"string": rng.choice(DRA_PRODUCTS)}}})
+        slices.append({
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-gpu", "labels": {CASE_LABEL: name}},
+            "spec": {"driver": DRA_DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                     "devices": devs},
+        })
+        for d in devs:
+            if rng.random() < 0.4:
+                cname = f"{name}-hold-{node}-{d['name']}"
+                claim = {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaim",
+                    "metadata": {"name": cname, "labels": {CASE_LABEL: name}},
+                    "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRA_DRIVER}}]}},
+                }
+                status = {"allocation": {
+                    "devices": {"results": [{"request": "gpu", "driver": DRA_DRIVER, "pool": node, "device": d["name"]}]},
+                    "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+                }}
+                claims.append((claim, status))
+    exactly = {"deviceClassName": DRA_DRIVER, "count": rng.choice([1, 1, 2])}
+    if rng.random() < 0.4:
+        exactly["selectors"] = [{"cel": {"expression": f"device.attributes['{DRA_DRIVER}'].productName == '{rng.choice(DRA_PRODUCTS)}'"}}]
+    template = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": f"{name}-gpu", "labels": {CASE_LABEL: name}},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}},
+    }
+    spec = target["spec"]
+    spec["containers"] = [{"name": "main", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]
+    spec.pop("initContainers", None)
+    spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": f"{name}-gpu"}]
+    return {"slices": slices, "claims": claims, "templates": [template]}
+
+
+def case(seed, index, dra=0.0):
+    """The case `index` of `seed`: {"name", "nodes", "holders": [(pod, terminal)], "target",
+    "slices", "claims", "templates"}; with probability `dra` a DRA case (_dra)."""
     rng = random.Random(f"{seed}:{index}")
     name = f"c{index}"
     nodes = [_node(rng, name, j) for j in range(rng.randint(1, 4))]
@@ -243,7 +312,11 @@ def case(seed, index):
         "metadata": {"name": f"{name}-target", "labels": {CASE_LABEL: name, "role": "target"}},
         "spec": spec,
     }
-    return {"name": name, "nodes": nodes, "holders": holders, "target": target}
+    c = {"name": name, "nodes": nodes, "holders": holders, "target": target, "slices": [], "claims": [], "templates": []}
+    drng = random.Random(f"{seed}:{index}:dra")  # its own stream: dra=0 leaves every case as it was
+    if drng.random() < dra:
+        c.update(_dra(drng, name, nodes, target))
+    return c
 
 
 if __name__ == "__main__":

@@ -30,24 +30,29 @@ with node selection first. The mapping between the two, per node:
   exhausted                       three), plus any other resource it lacks ("Insufficient cpu")
   gpu-fits                        NodeResourcesFit for another resource ("Insufficient cpu"),
                                   or the node passes
+  dra-no-driver, dra-no-match,    DynamicResources "cannot allocate all claims" (after
+  dra-exhausted                   NodeResourcesFit; the DRA cases ask for no extended resource
+                                  and no CPU, so nothing fails them in between)
 Every node outside the case (other cases of the batch, other suites' nodes) fails node selection
 on gputri-diff/case, so it never reaches NodeResourcesFit; it adds to the first three reasons
 only. Hence, with N the scheduler's node count, g the candidates gputri stops at a GPU step, f
-those where the GPUs fit, t those stopped by a taint or cordon, the checks:
+those where the GPUs fit, d those at a DRA step, t those stopped by a taint or cordon, the checks:
   placed     gputri's word is gpu-fits (or no-request), and the node the scheduler chose is one
              where gputri's ladder reaches gpu-fits
   no-request refused, the scheduler names no GPU resource "Insufficient"
-  refused    U + T + A = N - (g + f)       nodes that never reached NodeResourcesFit
+  refused    U + T + A = N - (g + d + f)   nodes that never reached NodeResourcesFit
+             "cannot allocate all claims" = d
              max_r I[r] <= g <= sum_r I[r]  GPU "Insufficient" reasons (= g for one resource)
              U + T >= t                     every tainted candidate reports a taint or cordon
              I_other >= f                   every node where the GPUs fit lacks something else
              the word: label-mismatch -> no "Insufficient" at all; taint -> a taint or cordon
              reported, and the nodes that reach NodeResourcesFit do not list the GPU resource at
-             all (classify.h: a node listing every requested resource beats one that does not,
-             so a tainted GPU node decides over an untainted CPU node); no-gpu-node,
+             all, or no device of the claim's driver reaches them (classify.h: a node listing
+             every requested resource beats one that does not, so a tainted GPU node decides over
+             an untainted CPU node); no-gpu-node,
              allocatable-zero, exhausted -> the scheduler says "Insufficient R" for the resource R
-             gputri's detail names; gpu-fits -> a non-GPU "Insufficient" (the scheduler refuses
-             for another reason)
+             gputri's detail names; dra-* -> "cannot allocate all claims"; gpu-fits -> a non-GPU
+             "Insufficient" (the scheduler refuses for another reason)
 A disagreement is written with every object of its case as a fixture skeleton
 (tests/fixtures/classify format, tests/lib/classify_world.h) into the output directory.
 """
@@ -67,6 +72,7 @@ import gen  # noqa: E402
 NS = "gputri-diff"
 NONE_SCHEDULER = "gputri-differential-none"
 GPU_WORDS = ("no-gpu-node", "allocatable-zero", "exhausted")
+DRA_WORDS = ("dra-no-driver", "dra-no-match", "dra-exhausted")
 
 
 class Kube:
@@ -158,6 +164,7 @@ def judge(c, g, sched):
     word, steps = g["word"], g["steps"]
     t = sum(1 for s in steps.values() if s == "taint")
     ng = sum(1 for s in steps.values() if s in GPU_WORDS)
+    nd = sum(1 for s in steps.values() if s in DRA_WORDS)
     f = sum(1 for s in steps.values() if s == "gpu-fits")
     if sched["placed"]:
         if word not in ("gpu-fits", "no-request"):
@@ -172,7 +179,7 @@ def judge(c, g, sched):
         return bad
     if n is None:
         return [f"unparsed scheduler message: {sched['message']}"]
-    U = T = A = 0
+    U = T = A = D = 0
     ins_gpu, ins_other, unknown = {}, 0, []
     for r, cnt in reasons.items():
         if r == "node(s) were unschedulable":
@@ -187,14 +194,18 @@ def judge(c, g, sched):
                 ins_gpu[res] = ins_gpu.get(res, 0) + cnt
             else:
                 ins_other += cnt
+        elif r == "cannot allocate all claims":
+            D += cnt
         elif r == "Too many pods":
             ins_other += cnt
         else:
             unknown.append(r)
     if unknown:
         bad.append(f"unexpected scheduler reasons {unknown}")
-    if U + T + A != n - (ng + f):
-        bad.append(f"nodes stopped before NodeResourcesFit: scheduler {U + T + A} (U {U} T {T} A {A}), gputri {n - ng - f} (N {n} - {ng} GPU-step - {f} gpu-fits)")
+    if U + T + A != n - (ng + nd + f):
+        bad.append(f"nodes stopped before NodeResourcesFit: scheduler {U + T + A} (U {U} T {T} A {A}), gputri {n - ng - nd - f} (N {n} - {ng} GPU-step - {nd} DRA-step - {f} gpu-fits)")
+    if D != nd:
+        bad.append(f"cannot allocate all claims: scheduler {D}, gputri {nd} nodes at a DRA step")
     gsum, gmax = sum(ins_gpu.values()), max(ins_gpu.values(), default=0)
     if not (gmax <= ng <= gsum):
         bad.append(f"GPU Insufficient: scheduler {ins_gpu}, gputri {ng} nodes at a GPU step")
@@ -202,10 +213,10 @@ def judge(c, g, sched):
         bad.append(f"taint/cordon: scheduler {U + T}, gputri {t} tainted candidates")
     if ins_other < f:
         bad.append(f"gputri says the GPUs fit on {f} nodes, the scheduler names another resource on only {ins_other}")
-    if word == "label-mismatch" and (gsum or ins_other):
+    if word == "label-mismatch" and (gsum or ins_other or D):
         bad.append(f"{word}, but the scheduler reached NodeResourcesFit: {reasons}")
-    nogpu = sum(1 for s in steps.values() if s == "no-gpu-node")
-    if word == "taint" and (U + T < 1 or f or ng != nogpu):
+    absent = sum(1 for s in steps.values() if s in ("no-gpu-node", "dra-no-driver"))
+    if word == "taint" and (U + T < 1 or f or ng + nd != absent):
         bad.append(f"taint, but the scheduler passed a node listing the GPU through taints: {reasons}")
     if word in GPU_WORDS:
         m = re.search(r"(nvidia\.com/[\w.-]+|amd\.com/gpu)", g["detail"])
@@ -213,9 +224,11 @@ def judge(c, g, sched):
             bad.append(f"{word}, but the scheduler names no GPU shortage: {reasons}")
         elif m and m.group(1) not in ins_gpu:
             bad.append(f"{word} names {m.group(1)}, the scheduler {sorted(ins_gpu)}")
+    if word in DRA_WORDS and not D:
+        bad.append(f"{word}, but the scheduler does not say it cannot allocate the claims: {reasons}")
     if word == "gpu-fits" and not ins_other:
         bad.append(f"gpu-fits, but the scheduler names no other resource: {reasons}")
-    if word not in ("label-mismatch", "taint", "gpu-fits", "no-request") + GPU_WORDS:
+    if word not in ("label-mismatch", "taint", "gpu-fits", "no-request") + GPU_WORDS + DRA_WORDS:
         bad.append(f"unexpected word {word}")
     return bad
 
@@ -243,6 +256,19 @@ def run_batch(k, args, cases, out):
     names = [n["metadata"]["name"] for c in cases for n in c["nodes"]]
     k.apply([n for c in cases for n in c["nodes"]])
     wait(120, lambda: nodes_ready(k, names), "the nodes to lose their not-ready taints")
+    slices = [o for c in cases for o in c["slices"]]
+    if slices:
+        k.apply(slices)
+    claims = [cl for c in cases for cl, _ in c["claims"]]
+    if claims:
+        k.apply(claims, "-n", NS)
+        for c in cases:
+            for cl, st in c["claims"]:
+                k.run("patch", "resourceclaim", cl["metadata"]["name"], "-n", NS, "--subresource=status",
+                      "--type=merge", "-p", json.dumps({"status": st}))
+    templates = [o for c in cases for o in c["templates"]]
+    if templates:
+        k.apply(templates, "-n", NS)
     holders = [h for c in cases for h, _ in c["holders"]]
     if holders:
         k.apply(holders, "-n", NS)
@@ -273,6 +299,15 @@ def run_batch(k, args, cases, out):
         cp["spec"]["schedulerName"] = NONE_SCHEDULER
         copies.append(cp)
     k.apply(copies, "-n", NS)
+    want_claims = {c["name"] + "-copy" for c in cases if c["templates"]}
+    if want_claims:  # the resourceclaim controller makes each copy's claim from its template
+
+        def claims_made():
+            ps = k.get("pods", "-n", NS, "-l", "role=copy")["items"]
+            return want_claims <= {p["metadata"]["name"] for p in ps
+                                   if any(st.get("resourceClaimName") for st in p["status"].get("resourceClaimStatuses") or [])}
+
+        wait(60, claims_made, "the copies' ResourceClaims")
     verdicts = {c["name"]: explain(args.gputri, args.kubeconfig, c["name"] + "-copy") for c in cases}
     # (b) the targets, for the default scheduler
     k.apply([c["target"] for c in cases], "-n", NS)
@@ -309,6 +344,19 @@ def run_batch(k, args, cases, out):
             pods = [strip(p) for p in k.get("pods", "-n", NS, "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]
                     if p["metadata"]["labels"].get("role") != "target"]
             fx = fixture(c, nodes, pods, c["name"] + "-copy", g, sched, why)
+            if c["templates"]:  # tests/fixtures/dra format (tests/fixtures/dra/README.md)
+                mine = lambda o: o["metadata"]["name"].startswith(c["name"] + "-")  # noqa: E731
+                fx = {
+                    "description": fx["description"],
+                    "pod": next(p for p in pods if p["metadata"]["name"] == c["name"] + "-copy"),
+                    "nodes": nodes,
+                    "pods": [p for p in pods if p["metadata"]["name"] != c["name"] + "-copy"],
+                    "resourceclaims": [strip(o) for o in k.get("resourceclaims", "-n", NS)["items"] if mine(o)],
+                    "resourceclaimtemplates": [strip(o) for o in k.get("resourceclaimtemplates", "-n", NS)["items"] if mine(o)],
+                    "deviceclasses": [strip(k.get("deviceclass", gen.DRA_DRIVER))],
+                    "resourceslices": [strip(o) for o in k.get("resourceslices", "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]],
+                    "expect": {"cause": g["word"], "detail_contains": []},
+                }
             stem = os.path.join(out, f"{'disagreement' if why else 'case'}-{args.seed}-{c['name']}")
             with open(stem + ".json", "w") as fh:
                 json.dump(fx, fh, indent=2)
@@ -316,6 +364,11 @@ def run_batch(k, args, cases, out):
                 fh.write(g["text"])
     # clean up: pods first (kwok deletes them at once), then the nodes
     k.run("delete", "pods", "-n", NS, "-l", gen.CASE_LABEL, "--grace-period=0", "--force", "--wait=false", check=False)
+    for kind in ("resourceclaims", "resourceclaimtemplates"):
+        if any(c["templates"] for c in cases):
+            k.run("delete", kind, "-n", NS, "-l", gen.CASE_LABEL, "--wait=false", check=False)
+    if slices:
+        k.run("delete", "resourceslices", "-l", gen.CASE_LABEL, "--wait=false", check=False)
     k.run("delete", "nodes", *names, "--wait=false", check=False)
     return results
 
@@ -330,6 +383,7 @@ def main():
     ap.add_argument("--kubeconfig", required=True)
     ap.add_argument("--gputri", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--dra", type=float, default=0.25, help="fraction of the cases that ask for GPUs through ResourceClaims (default 0.25; 0: none)")
     ap.add_argument("--record", action="store_true", help="write every case as a fixture skeleton, not only disagreements")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -346,6 +400,9 @@ def main():
         return not k.run("create", "namespace", NS, check=False) or True
 
     wait(120, fresh_namespace, f"namespace {NS} from an earlier run to go")
+    if args.dra > 0:
+        k.run("delete", "resourceslices", "-l", gen.CASE_LABEL, check=False)
+        k.run("apply", "-f", "-", stdin=json.dumps(gen.device_class()))
     wait(60, lambda: k.run("get", "serviceaccount", "default", "-n", NS, check=False), "the default ServiceAccount")
     total = agree = 0
     words = {}
@@ -353,7 +410,7 @@ def main():
     idx = list(range(args.first, args.first + args.cases))
     with open(os.path.join(args.out, f"results-{args.seed}.jsonl"), "w") as log:
         for b in range(0, len(idx), args.batch):
-            cases = [gen.case(args.seed, i) for i in idx[b : b + args.batch]]
+            cases = [gen.case(args.seed, i, args.dra) for i in idx[b : b + args.batch]]
             for r in run_batch(k, args, cases, args.out):
                 total += 1
                 agree += r["agree"]
@@ -365,6 +422,8 @@ def main():
                     print(f"#   {w}")
             sys.stdout.flush()
     k.run("delete", "namespace", NS, "--wait=false", check=False)
+    if args.dra > 0:
+        k.run("delete", "deviceclass", gen.DRA_DRIVER, "--wait=false", check=False)
     print(f"# seed {args.seed}: {total} cases, {agree} agree, {total - agree} disagree, {time.time() - t0:.0f} s")
     print("# words: " + ", ".join(f"{k_} {v}" for k_, v in sorted(words.items())))
     print(f"{agree} passed, {total - agree} failed")
