@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/result.h"
 #include "util/flags.h"
+#include "util/strconv.h"
 #include "util/version.h"
 
 static void usage(FILE *out)
@@ -31,6 +32,10 @@ static void usage(FILE *out)
                  "                        DRA: DeviceClass or driver name patterns of GPU claims\n"
                  "                        (default " DRA_GPU_SET_DEFAULT ";\n"
                  "                        empty: claims are not looked at)\n");
+    fprintf(out, "  --no-scheduler-grace-period D\n"
+                 "                        how long a pod of another schedulerName may have no\n"
+                 "                        PodScheduled condition before it is no-scheduler\n"
+                 "                        (e.g. 30s, 5m; at least 1s, at most 24h; default 30s)\n");
     fprintf(out, "\nkubectl's global flags (kubectl options):\n");
     kubeflags_usage(out, 32);
     fprintf(out, "\n"
@@ -89,14 +94,16 @@ static void print_api_error(const struct kube_config *cfg, const char *ns, const
 
 int main(int argc, char **argv)
 {
-    enum { OPT_DRA_CLASSES = FLAG_FIRST_OWN };
+    enum { OPT_DRA_CLASSES = FLAG_FIRST_OWN, OPT_NO_SCHEDULER_GRACE };
     static const struct option longopts[] = {
         FLAGS_COMMON_LONGOPTS,
         {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
+        {"no-scheduler-grace-period", required_argument, NULL, OPT_NO_SCHEDULER_GRACE},
         KUBEFLAGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     const char *dra_list = DRA_GPU_SET_DEFAULT;
+    int64_t grace = 0; /* 0: CLASSIFY_NO_SCHEDULER_GRACE */
     struct kube_config_overrides ov = {0};
     struct flags_common flags = {0};
     char ferr[256];
@@ -106,6 +113,20 @@ int main(int argc, char **argv)
            -1) {
         if (opt == OPT_DRA_CLASSES) {
             dra_list = optarg;
+            continue;
+        }
+        if (opt == OPT_NO_SCHEDULER_GRACE) { /* Go's duration syntax, as gputri-controller's */
+            int64_t ms = 0;
+            int drc = strconv_duration_ms(optarg, 24LL * 3600 * 1000, &ms);
+            if (drc != K_OK || ms < 1000) {
+                fprintf(stderr,
+                        "gputri: invalid --no-scheduler-grace-period \"%.80s\": %s\n"
+                        "Run 'gputri --help' for usage.\n",
+                        optarg,
+                        drc == K_ETOOBIG ? "at most 24h" : "a duration of at least 1s, e.g. 30s");
+                return 2;
+            }
+            grace = ms / 1000;
             continue;
         }
         if (opt == 's')
@@ -204,7 +225,7 @@ int main(int argc, char **argv)
     }
     struct triage t;
     struct kube_error err = {0};
-    int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, ns, name, &t, &err);
+    int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, grace, ns, name, &t, &err);
     if (rc) {
         print_api_error(&cfg, ns, name, rc, &err);
         goto out;

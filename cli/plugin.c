@@ -139,7 +139,7 @@ static int run_explain(const struct plugin_args *a, struct kube_client *client,
 {
     struct triage t;
     struct kube_error err = {0};
-    int rc = triage_run(client, gpus, dra, ns, a->pod, &t, &err);
+    int rc = triage_run(client, gpus, dra, 0, ns, a->pod, &t, &err);
     if (rc) {
         print_api_error(cfg, ns, a->pod, rc, &err);
         return 1;

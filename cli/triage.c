@@ -25,7 +25,8 @@ static void upsert_node(void *ctx, json_object *obj)
 }
 
 int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
-               const char *ns, const char *name, struct triage *t, struct kube_error *err)
+               int64_t no_scheduler_grace, const char *ns, const char *name, struct triage *t,
+               struct kube_error *err)
 {
     memset(t, 0, sizeof(*t));
     char path[1024], ns_esc[256], name_esc[512];
@@ -80,7 +81,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
     }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_stores(s, dra, dra_classes, ns, name, t);
+    return triage_from_stores_grace(s, dra, dra_classes, no_scheduler_grace, ns, name, t);
 fail_dra:
     dra_store_free(dra);
 fail:
@@ -95,6 +96,13 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
 
 int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                        const char *ns, const char *name, struct triage *t)
+{
+    return triage_from_stores_grace(s, dra, dra_classes, 0, ns, name, t);
+}
+
+int triage_from_stores_grace(struct store *s, struct dra_store *dra,
+                             const struct gpu_set *dra_classes, int64_t no_scheduler_grace,
+                             const char *ns, const char *name, struct triage *t)
 {
     memset(t, 0, sizeof(*t));
     t->store = s;
@@ -123,7 +131,8 @@ int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_
                                 .n_nodes = n_nodes,
                                 .usage = store_node_usage,
                                 .usage_ctx = t->store,
-                                .dra = dra ? &view : NULL};
+                                .dra = dra ? &view : NULL,
+                                .no_scheduler_grace = no_scheduler_grace};
     struct store_facts *facts = malloc(sizeof(*facts));
     if (!facts) {
         rc = K_ENOMEM;

@@ -8,6 +8,7 @@
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cache/dra_store.h"
@@ -29,9 +30,12 @@ struct triage {
  * triage_cleanup(). K_ENOTFOUND when the pod does not exist; other K_* values with err filled.
  * gpus is borrowed and must outlive t; so is dra_classes, the GPU DeviceClass / driver patterns
  * (--gpu-device-classes), or NULL for no DRA (the DRA objects are then not listed).
+ * no_scheduler_grace is classify_input.no_scheduler_grace in seconds (--no-scheduler-grace-period;
+ * 0: CLASSIFY_NO_SCHEDULER_GRACE).
  */
 int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
-               const char *ns, const char *name, struct triage *t, struct kube_error *err);
+               int64_t no_scheduler_grace, const char *ns, const char *name, struct triage *t,
+               struct kube_error *err);
 
 /*
  * triage_from_store() - classify ns/name from a store already holding the pod, the nodes and the
@@ -49,6 +53,14 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
  */
 int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                        const char *ns, const char *name, struct triage *t);
+
+/*
+ * triage_from_stores_grace() - triage_from_stores() with the no-scheduler grace period in seconds
+ * (classify_input.no_scheduler_grace; 0: CLASSIFY_NO_SCHEDULER_GRACE).
+ */
+int triage_from_stores_grace(struct store *s, struct dra_store *dra,
+                             const struct gpu_set *dra_classes, int64_t no_scheduler_grace,
+                             const char *ns, const char *name, struct triage *t);
 
 /*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,

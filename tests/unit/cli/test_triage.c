@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -127,6 +128,55 @@ static void test_dra_pod_without_dra(void **state)
     triage_cleanup(&t);
 }
 
+/* A pod for a scheduler that never answers, created 60 s ago, on a node with a free GPU. */
+static struct store *vendor_pod_store(void)
+{
+    char created[32], pod[1024];
+    time_t at = time(NULL) - 60;
+    struct tm tm;
+    gmtime_r(&at, &tm);
+    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(pod, sizeof(pod),
+             "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+             "\"namespace\":\"ns\",\"uid\":\"u1\",\"creationTimestamp\":\"%s\"},"
+             "\"spec\":{\"schedulerName\":\"hami-scheduler\",\"containers\":[{\"name\":\"c\","
+             "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]},"
+             "\"status\":{\"phase\":\"Pending\"}}",
+             created);
+    static const char node[] =
+        "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"uid\":\"u2\"},"
+        "\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"1\"},"
+        "\"allocatable\":{\"nvidia.com/gpu\":\"1\"}}}";
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    unsigned ch = 0;
+    json_object *o = json_tokener_parse(node);
+    assert_non_null(o);
+    assert_int_equal(store_node_apply_json(s, o, 0, NULL, &ch), K_OK);
+    json_object_put(o);
+    o = json_tokener_parse(pod);
+    assert_non_null(o);
+    assert_int_equal(store_pod_apply_json(s, o, 0, NULL, &ch), K_OK);
+    json_object_put(o);
+    return s;
+}
+
+/* --no-scheduler-grace-period: 60 s without an answer is no-scheduler after the default 30 s,
+ * and not yet within an hour's grace (the ladder goes on to the nodes). */
+static void test_no_scheduler_grace(void **state)
+{
+    (void)state;
+    struct triage t;
+    assert_int_equal(triage_from_stores_grace(vendor_pod_store(), NULL, NULL, 0, "ns", "p", &t),
+                     K_OK);
+    assert_int_equal(t.result.cause, CAUSE_NO_SCHEDULER);
+    triage_cleanup(&t);
+    assert_int_equal(triage_from_stores_grace(vendor_pod_store(), NULL, NULL, 3600, "ns", "p", &t),
+                     K_OK);
+    assert_int_equal(t.result.cause, CAUSE_GPU_FITS);
+    triage_cleanup(&t);
+}
+
 static char *explain(const struct kpod *pod, enum cause cause)
 {
     struct triage t = {.pod = pod};
@@ -165,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_dra_exhausted_explain),
         cmocka_unit_test(test_dra_no_match_explain_pools),
         cmocka_unit_test(test_dra_pod_without_dra),
+        cmocka_unit_test(test_no_scheduler_grace),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
