@@ -49,6 +49,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     pthread_cond_init(&c->le_cv, NULL);
     c->written = lh_kchar_table_new(64, free_written);
     c->fits_since = lh_kchar_table_new(64, free_key);
+    c->owed_events = lh_kchar_table_new(16, free_written);
     c->pending_marks = lh_kchar_table_new(64, free_written);
     c->metrics = metrics_new();
     c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, &c->clock);
@@ -69,8 +70,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                         .path = dra_kind_path((enum dra_kind)k)};
         dra_ok &= (c->dra_inf[k] = informer_new(cfg, &dopt, &dh)) != NULL;
     }
-    if (!c->written || !c->fits_since || !c->pending_marks || !c->store || !c->queue || !c->pods ||
-        !c->nodes || !c->metrics || !c->events || !dra_ok) {
+    if (!c->written || !c->fits_since || !c->owed_events || !c->pending_marks || !c->store ||
+        !c->queue || !c->pods || !c->nodes || !c->metrics || !c->events || !dra_ok) {
         controller_free(c);
         return NULL;
     }
@@ -316,6 +317,8 @@ void controller_free(struct controller *c)
         lh_table_free(c->fits_since);
     if (c->pending_marks)
         lh_table_free(c->pending_marks);
+    if (c->owed_events)
+        lh_table_free(c->owed_events);
     pthread_mutex_destroy(&c->written_mu);
     free(c->workers);
     free(c);

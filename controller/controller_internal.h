@@ -64,6 +64,9 @@ struct controller {
     /* pods whose GPUs fit: "ns/name" -> (intptr_t) monotonic ms when first seen so; under
      * written_mu */
     struct lh_table *fits_since;
+    /* Events owed: the annotation of the plan was written but its Event failed;
+     * "ns/name" -> struct reconcile_plan (malloc'd); under written_mu */
+    struct lh_table *owed_events;
     /* pending GPU pods that carried a blocking cause: "ns/name" -> struct pending_mark (malloc'd),
      * for gputri_gpu_pod_pending_seconds; used by the pods informer's thread only */
     struct lh_table *pending_marks;

@@ -93,13 +93,17 @@ out:
 }
 
 int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *w,
-                    struct kube_error *err)
+                    struct kube_error *err, bool *annotated)
 {
+    if (annotated)
+        *annotated = false;
     if (plan->kind != RECONCILE_WRITE)
         return K_OK;
     int rc = w->annotate(w->ctx, plan->ns, plan->name, cause_word(plan->cause), plan->detail, err);
     if (rc)
         return rc;
+    if (annotated)
+        *annotated = true;
     rc = w->event(w->ctx, plan, err);
     return rc == K_ENOTFOUND ? K_OK : rc; /* the pod was annotated; its namespace may be going */
 }

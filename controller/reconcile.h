@@ -27,6 +27,8 @@
 #ifndef GPUTRI_RECONCILE_H
 #define GPUTRI_RECONCILE_H
 
+#include <stdbool.h>
+
 #include "cache/dra_store.h"
 #include "cache/store.h"
 #include "classify/classify.h"
@@ -88,10 +90,12 @@ struct pod_writer {
 /*
  * reconcile_apply() - perform a RECONCILE_WRITE plan: the patch, then the Event. Returns K_OK,
  * K_ENOTFOUND when the pod vanished before the patch (no Event is written; the caller should not
- * remember a cause for it), or the first other K_* failure.
+ * remember a cause for it), or the first other K_* failure. *annotated (may be NULL) says whether
+ * the patch went through: a failure after it leaves the Event owed, and the pod's next plan
+ * finds its cause already written (the caller records the Event alone then).
  */
 int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *w,
-                    struct kube_error *err);
+                    struct kube_error *err, bool *annotated);
 
 /*
  * pod_writer_kube() - a pod_writer over `client` (borrowed). `instance` is the reportingInstance

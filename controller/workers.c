@@ -97,6 +97,91 @@ static void remember_written(struct controller *c, const char *key, const char *
     pthread_mutex_unlock(&c->written_mu);
 }
 
+/* Keep a copy of `plan`, whose annotation went through and whose Event did not. */
+static void owe_event(struct controller *c, const char *key, const struct reconcile_plan *plan)
+{
+    char *k = strdup(key);
+    struct reconcile_plan *copy = malloc(sizeof(*copy));
+    pthread_mutex_lock(&c->written_mu);
+    struct lh_entry *e = lh_table_lookup_entry(c->owed_events, key);
+    if (e)
+        lh_table_delete_entry(c->owed_events, e);
+    if (k && copy) {
+        *copy = *plan;
+        if (lh_table_insert(c->owed_events, k, copy) == 0)
+            k = NULL, copy = NULL;
+    }
+    pthread_mutex_unlock(&c->written_mu);
+    free(k);
+    free(copy);
+}
+
+/* The Event owed for `key`, if the pod (same uid) still carries that cause: copied to *out. An
+ * owed Event for a pod that is gone, recreated or has another cause now is dropped. */
+static bool owed_event(struct controller *c, const char *key, const char *current_uid,
+                       const char *current_cause, struct reconcile_plan *out)
+{
+    bool owed = false;
+    pthread_mutex_lock(&c->written_mu);
+    struct lh_entry *e = lh_table_lookup_entry(c->owed_events, key);
+    if (e) {
+        const struct reconcile_plan *p = lh_entry_v(e);
+        if (current_uid && current_cause && strcmp(p->uid, current_uid) == 0 &&
+            strcmp(cause_word(p->cause), current_cause) == 0) {
+            *out = *p;
+            owed = true;
+        } else {
+            lh_table_delete_entry(c->owed_events, e);
+        }
+    }
+    pthread_mutex_unlock(&c->written_mu);
+    return owed;
+}
+
+static void owed_event_done(struct controller *c, const char *key)
+{
+    pthread_mutex_lock(&c->written_mu);
+    struct lh_entry *e = lh_table_lookup_entry(c->owed_events, key);
+    if (e)
+        lh_table_delete_entry(c->owed_events, e);
+    pthread_mutex_unlock(&c->written_mu);
+}
+
+/* Record an owed Event: true when there was one to record (done, or queued again). */
+static bool settle_owed_event(struct controller *c, struct pod_writer *w, const char *key,
+                              const char *written_uid, const char *written_cause)
+{
+    char ns[256], name[256], uid[64] = "", cause[64] = "";
+    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+        return false;
+    store_read_lock(c->store);
+    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    if (pod) {
+        snprintf(uid, sizeof(uid), "%s", pod->uid ? pod->uid : "");
+        const char *cur = written_cause && written_uid && strcmp(written_uid, uid) == 0
+                              ? written_cause
+                              : pod->cause;
+        snprintf(cause, sizeof(cause), "%s", cur ? cur : "");
+    }
+    store_read_unlock(c->store);
+    struct reconcile_plan plan;
+    if (!owed_event(c, key, pod ? uid : NULL, pod ? cause : NULL, &plan))
+        return false;
+    struct kube_error err = {0};
+    int rc = w->event(w->ctx, &plan, &err);
+    if (rc == K_OK || rc == K_ENOTFOUND || rc == K_ECANCELED) {
+        if (rc == K_OK)
+            log_info(1, "pod %s: recorded the Event owed for %s", key, cause_word(plan.cause));
+        owed_event_done(c, key);
+        return false; /* go on with the pod's plan */
+    }
+    int64_t delay = workqueue_add_rate_limited(c->queue, key, err.retry_after * 1000LL);
+    log_warn("pod %s: recording the Event for %s failed: %s%s%s; retrying in %lld ms", key,
+             cause_word(plan.cause), k_strerror(rc), err.message[0] ? ": " : "", err.message,
+             (long long)delay);
+    return true;
+}
+
 void controller_process(struct controller *c, struct pod_writer *w, const char *key)
 {
     char written[128] = "";
@@ -117,6 +202,8 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     char *written_cause = strchr(written, ' ');
     if (written_cause)
         *written_cause++ = '\0';
+    if (settle_owed_event(c, w, key, written_cause ? written : NULL, written_cause))
+        return;
     struct reconcile_plan plan;
     struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace};
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
@@ -142,7 +229,14 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         return;
     }
     struct kube_error err = {0};
-    int rc = reconcile_apply(&plan, w, &err);
+    bool annotated = false;
+    int rc = reconcile_apply(&plan, w, &err, &annotated);
+    if (rc != K_OK && annotated && rc != K_ECANCELED) {
+        /* the cause is on the pod: the next plan finds it written; only the Event is owed */
+        remember_written(c, key, plan.uid, cause_word(plan.cause));
+        metrics_cause_transition(c->metrics, plan.from, (int)plan.cause);
+        owe_event(c, key, &plan);
+    }
     if (rc == K_ECANCELED) {
         log_info(1, "pod %s: not written: leadership lost", key);
         workqueue_forget(c->queue, key);

@@ -94,7 +94,7 @@ static struct recorder run_uid(const char *key, const char *written, const char 
     assert_int_equal(reconcile_plan(store, NULL, NULL, NULL, key, written, written_uid, &plan),
                      K_OK);
     struct kube_error err = {0};
-    assert_int_equal(reconcile_apply(&plan, &w, &err), K_OK);
+    assert_int_equal(reconcile_apply(&plan, &w, &err, NULL), K_OK);
     return r;
 }
 
@@ -235,10 +235,10 @@ static void test_vanished_pod_is_not_an_error(void **state)
     struct reconcile_plan plan;
     reconcile_plan(store, NULL, NULL, NULL, "gpu-triage/racy", NULL, NULL, &plan);
     struct kube_error err = {0};
-    assert_int_equal(reconcile_apply(&plan, &w, &err), K_ENOTFOUND);
+    assert_int_equal(reconcile_apply(&plan, &w, &err, NULL), K_ENOTFOUND);
     assert_int_equal(r.events, 0);
     r.fail_annotate = K_ESERVER;
-    assert_int_equal(reconcile_apply(&plan, &w, &err), K_ESERVER);
+    assert_int_equal(reconcile_apply(&plan, &w, &err, NULL), K_ESERVER);
 }
 
 /*

@@ -179,6 +179,35 @@ static void test_failed_writes_back_off(void **state)
     assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 0);
 }
 
+/* The patch goes through and the Event does not (the API server went away in between): the
+ * Event is recorded on the retry, and the annotation is not written twice. */
+static void test_event_owed_after_a_patch(void **state)
+{
+    struct fixture *f = *state;
+    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    fake_kube_answer(&f->api, 200, 0, "{}");
+    fake_kube_fail(&f->api, K_EIO);
+    work(f, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    assert_string_equal(fake_kube_request(&f->api, 0)->method, "PATCH");
+    assert_string_equal(fake_kube_request(&f->api, 1)->method, "POST");
+    assert_int_equal(workqueue_failures(f->c->queue, "team/train"), 1);
+    /* the watch shows the annotation before the retry */
+    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, "exhausted"));
+    drain(f);
+    clock_fake_advance_ms(&f->clk, 60 * 1000);
+    work(f, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 3);
+    const struct fake_request *event = fake_kube_request(&f->api, 2);
+    assert_string_equal(event->method, "POST");
+    assert_non_null(strstr(event->body, "\"reason\":\"GPUExhausted\""));
+    assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
+    /* owed no more */
+    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, "exhausted"));
+    work(f, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 3);
+}
+
 static void test_only_the_leader_writes(void **state)
 {
     struct fixture *f = *state;
@@ -224,6 +253,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_gpu_fits_waits_for_the_grace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_writes_back_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_event_owed_after_a_patch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_the_leader_writes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
