@@ -23,8 +23,11 @@ static void usage(FILE *out)
             "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
             "node\n"
             "\n"
-            "Causes, checked in this order: no-request ok label-mismatch taint no-gpu-node\n"
-            "allocatable-zero exhausted; gpu-fits when the GPUs fit and something else blocks.\n"
+            "Causes, checked in this order (README.md says what each means):\n"
+            "  no-request node-rejected ok scheduling-gated preempting no-scheduler\n"
+            "  dra-template-missing dra-claim-missing dra-class-missing label-mismatch taint\n"
+            "  no-gpu-node allocatable-zero exhausted dra-no-driver dra-no-match dra-exhausted;\n"
+            "  gpu-fits when the GPUs fit and something else blocks.\n"
             "\n"
             "Flags:\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
