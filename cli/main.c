@@ -17,19 +17,13 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage:\n"
-            "  gputri triage NAMESPACE POD   print the cause in one word\n"
-            "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
-            "node\n"
-            "\n"
-            "Causes, checked in this order (README.md says what each means):\n"
-            "  no-request node-rejected ok scheduling-gated preempting no-scheduler\n"
-            "  dra-template-missing dra-claim-missing dra-class-missing label-mismatch taint\n"
-            "  no-gpu-node allocatable-zero exhausted dra-no-driver dra-no-match dra-exhausted;\n"
-            "  gpu-fits when the GPUs fit and something else blocks.\n"
-            "\n"
-            "Flags:\n");
+    fprintf(out, "Usage:\n"
+                 "  gputri triage NAMESPACE POD   print the cause in one word\n"
+                 "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
+                 "node\n"
+                 "\n");
+    triage_print_causes(out);
+    fprintf(out, "\nFlags:\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
     fprintf(out, "  --gpu-device-classes LIST\n"
                  "                        DRA: DeviceClass or driver name patterns of GPU claims\n"

@@ -36,9 +36,9 @@ static void usage(FILE *out)
             "           (SOURCE live)\n"
             "  explain  the cause of one pod, each candidate node's step on the ladder with\n"
             "           its GPU numbers and, for exhausted, the pods holding the GPUs\n"
-            "\n"
-            "Causes: no-request ok label-mismatch taint no-gpu-node allocatable-zero\n"
-            "exhausted, and gpu-fits when the GPUs fit and something else blocks the pod.\n"
+            "\n");
+    triage_print_causes(out);
+    fprintf(out,
             "\n"
             "Flags:\n"
             "  -n, --namespace NS      namespace (default: the kubeconfig context's, else\n"

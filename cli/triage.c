@@ -612,3 +612,24 @@ void triage_cleanup(struct triage *t)
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }
+
+void triage_print_causes(FILE *out)
+{
+    fprintf(out, "Causes, checked in this order (README.md says what each means):\n ");
+    int col = 1;
+    for (int rank = 0; rank < CAUSE_COUNT; rank++)
+        for (int c = 0; c < CAUSE_COUNT; c++) {
+            if (cause_rank((enum cause)c) != rank || c == CAUSE_GPU_FITS)
+                continue;
+            const char *w = cause_word((enum cause)c);
+            int len = (int)strlen(w) + 1;
+            if (col + len > 78) {
+                fprintf(out, "\n ");
+                col = 1;
+            }
+            fprintf(out, " %s", w);
+            col += len;
+        }
+    fprintf(out, ";\n  %s when the GPUs fit and something else blocks the pod.\n",
+            cause_word(CAUSE_GPU_FITS));
+}

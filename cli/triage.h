@@ -75,4 +75,10 @@ int triage_print_explain(const struct triage *t, FILE *out);
 
 void triage_cleanup(struct triage *t);
 
+/*
+ * triage_print_causes() - "Causes, checked in this order: ..." for --help: every word of
+ * core/classify in the ladder's order (cause_rank), gpu-fits last, wrapped at 78 columns.
+ */
+void triage_print_causes(FILE *out);
+
 #endif
