@@ -8,6 +8,16 @@
 #   kubectl krew install --manifest=OUT/gputri.yaml --archive=OUT/kubectl-gputri_*.tar.gz
 # Usage: scripts/package-plugin.sh [OUT]
 set -euo pipefail
+case ${1:-} in
+-h | --help)
+  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+  ;;
+-*)
+  echo "package-plugin: unknown flag $1 (usage: scripts/package-plugin.sh [OUT])" >&2
+  exit 2
+  ;;
+esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BUILD_DIR=${GPUTRI_BUILD_DIR:-$REPO/build}

@@ -50,6 +50,11 @@ suite() { # suite NAME COMMAND...
 install_missing || exit 1
 
 format_check() {
+  # no merge left half-done in any tracked file
+  if git grep -nE '^(<<<<<<<|>>>>>>>) ' -- .; then
+    echo "conflict markers in the files above"
+    return 1
+  fi
   git ls-files '*.c' '*.h' | xargs clang-format --dry-run -Werror
 }
 
