@@ -192,10 +192,24 @@ static int add_spec(struct dra_prep *p, const char *claim, bool from_template,
     return K_OK;
 }
 
+/*
+ * Whether claim c is the pod's own: one of its claims found by name, or one generated for it or
+ * reserved for it (by the pod's uid). The uid checks matter when the claim informer is ahead of
+ * the pod informer: kube-controller-manager creates the claim, the scheduler allocates and
+ * reserves it, and the pod's status.resourceClaimStatuses that names it arrives later.
+ */
 static bool is_own(const struct dra_prep *p, const struct dra_claim *c)
 {
     for (size_t i = 0; i < p->n_own; i++)
         if (p->own[i] == c)
+            return true;
+    const char *uid = p->pod->uid;
+    if (!uid || !*uid)
+        return false;
+    if (c->owner_pod_uid && strcmp(c->owner_pod_uid, uid) == 0)
+        return true;
+    for (size_t i = 0; i < c->n_reserved_for; i++)
+        if (c->reserved_for[i].uid && strcmp(c->reserved_for[i].uid, uid) == 0)
             return true;
     return false;
 }
