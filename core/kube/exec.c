@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include "kube/config.h"
+#include "kube/json.h"
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/result.h"
@@ -58,15 +59,6 @@ void kube_exec_cred_cleanup(struct kube_exec_cred *c)
     memset(c, 0, sizeof(*c));
 }
 
-/* A string member of obj, or NULL (absent, null or not a string). */
-static const char *jstr(json_object *obj, const char *key)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 int kube_exec_parse_response(const char *data, size_t len, const char *api_version,
                              struct kube_exec_cred *out, char *err, size_t errlen)
 {
@@ -91,8 +83,8 @@ int kube_exec_parse_response(const char *data, size_t len, const char *api_versi
         errbuf_printf(err, errlen, "decoding stdout: not an ExecCredential JSON object");
         goto out;
     }
-    const char *kind = jstr(root, "kind");
-    const char *ver = jstr(root, "apiVersion");
+    const char *kind = kube_json_str(root, "kind");
+    const char *ver = kube_json_str(root, "apiVersion");
     if (!kind || strcmp(kind, "ExecCredential") != 0) {
         errbuf_printf(err, errlen, "decoding stdout: kind is \"%.40s\", want ExecCredential",
                       kind ? kind : "");
@@ -111,9 +103,9 @@ int kube_exec_parse_response(const char *data, size_t len, const char *api_versi
         errbuf_printf(err, errlen, "exec plugin didn't return a status field");
         goto out;
     }
-    const char *token = jstr(status, "token");
-    const char *cert = jstr(status, "clientCertificateData");
-    const char *key = jstr(status, "clientKeyData");
+    const char *token = kube_json_str(status, "token");
+    const char *cert = kube_json_str(status, "clientCertificateData");
+    const char *key = kube_json_str(status, "clientKeyData");
     if (token && !*token)
         token = NULL;
     if (cert && !*cert)
@@ -132,7 +124,7 @@ int kube_exec_parse_response(const char *data, size_t len, const char *api_versi
         errbuf_printf(err, errlen, "exec plugin returned a token with a control character");
         goto out;
     }
-    const char *exp = jstr(status, "expirationTimestamp");
+    const char *exp = kube_json_str(status, "expirationTimestamp");
     if (exp && *exp && !clock_parse_rfc3339_ms(exp, &out->expiry_wall_ms)) {
         errbuf_printf(err, errlen, "expirationTimestamp \"%.60s\" is not RFC 3339", exp);
         goto out;
@@ -292,13 +284,6 @@ static int look_path(const char *cmd, char **out)
     return last;
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec_info,
                   bool interactive, char **out, size_t *out_len, char *err, size_t errlen)
 {
@@ -377,10 +362,10 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
         }
         goto out;
     }
-    int64_t deadline = mono_ms() + (int64_t)KUBE_EXEC_TIMEOUT_S * 1000;
+    int64_t deadline = clock_mono_ms(NULL) + (int64_t)KUBE_EXEC_TIMEOUT_S * 1000;
     rc = K_OK;
     for (;;) {
-        int64_t left = deadline - mono_ms();
+        int64_t left = deadline - clock_mono_ms(NULL);
         if (left <= 0) {
             errbuf_printf(err, errlen, "exec: executable %s did not finish within %d s; killed",
                           ec->command, KUBE_EXEC_TIMEOUT_S);
@@ -436,7 +421,7 @@ int kube_exec_run(void *ctx, const struct kube_exec_config *ec, const char *exec
         pid_t w = waitpid(pid, &status, rc == K_OK ? WNOHANG : 0);
         if (w == pid || (w < 0 && errno != EINTR))
             break;
-        if (w == 0 && mono_ms() >= deadline) {
+        if (w == 0 && clock_mono_ms(NULL) >= deadline) {
             errbuf_printf(err, errlen,
                           "exec: executable %s did not exit within %d s of closing its output; "
                           "killed",
