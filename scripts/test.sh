@@ -89,9 +89,11 @@ tsan_unit() {
     "${run[@]}" ctest --test-dir "$REPO/build-tsan" --output-on-failure
 }
 
-# The audit log starts empty here, so that e2e/test-rbac-usage sees this run's requests only.
+# The test cluster starts from nothing (no objects left by an earlier run, e.g. an interrupted one),
+# and the audit log starts empty, so that e2e/test-rbac-usage sees this run's requests only.
 e2e_up() {
-  "$REPO/e2e/cluster" up >/dev/null && "$REPO/e2e/cluster" audit-log --reset >/dev/null &&
+  "$REPO/e2e/cluster" down --purge >/dev/null &&
+    "$REPO/e2e/cluster" up >/dev/null && "$REPO/e2e/cluster" audit-log --reset >/dev/null &&
     "$REPO/e2e/cluster" deploy
 }
 
