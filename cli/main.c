@@ -21,6 +21,8 @@ static void usage(FILE *out)
                  "  gputri triage NAMESPACE POD   print the cause in one word\n"
                  "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
                  "node\n"
+                 "  gputri help                   print this help\n"
+                 "  gputri version                print the version\n"
                  "\n");
     triage_print_causes(out);
     fprintf(out, "\nFlags:\n");
@@ -161,10 +163,27 @@ int main(int argc, char **argv)
     const char *gpu_list = flags.gpu_resources ? flags.gpu_resources : GPU_SET_DEFAULT;
     int nargs = argc - optind;
     const char *cmd = nargs > 0 ? argv[optind] : NULL;
-    if (!cmd || (strcmp(cmd, "triage") != 0 && strcmp(cmd, "explain") != 0)) {
-        if (cmd)
-            fprintf(stderr, "gputri: unknown command %s\n", cmd);
+    if (cmd && nargs > 1 && (strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0)) {
+        fprintf(stderr, "gputri: %s takes no arguments\nRun 'gputri --help' for usage.\n", cmd);
+        return 2;
+    }
+    if (cmd && nargs == 1 && strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    if (cmd && nargs == 1 && strcmp(cmd, "version") == 0) {
+        printf("gputri %s\n", GPUTRI_VERSION);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    if (!cmd) {
         usage(stderr);
+        return 2;
+    }
+    if (strcmp(cmd, "triage") != 0 && strcmp(cmd, "explain") != 0) {
+        fprintf(stderr,
+                "gputri: unknown command \"%.80s\" (want triage, explain, help or version)\n"
+                "Run 'gputri --help' for usage.\n",
+                cmd);
         return 2;
     }
     if (nargs > 3) {
