@@ -6,7 +6,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
   libcurl4-openssl-dev libjson-c-dev libssl-dev libmicrohttpd-dev libyaml-dev libcmocka-dev
   valgrind clang-format python3 python3-yaml jq curl iproute2 procps
-  tinyproxy-bin # e2e/test-kubeconfig: proxy-url through an HTTP CONNECT proxy
+  tinyproxy-bin stunnel4 microsocks # e2e/test-kubeconfig: proxy-url through HTTP, HTTPS, SOCKS5
   prometheus    # e2e/test-alerts: promtool and a Prometheus scraping the controller
   clang libclang-rt-dev llvm) # clang: the clang build and the libFuzzer targets; llvm: symbolizer
 

@@ -705,15 +705,26 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     SETOPT(CURLOPT_XFERINFOFUNCTION, on_progress);
     SETOPT(CURLOPT_XFERINFODATA, rq);
 
-    /* TLS. In-memory PEM wins over files; a configured CA replaces the system trust store. */
+    /* TLS. In-memory PEM wins over files; a configured CA replaces the system trust store. An
+     * https:// proxy-url is verified against the same CA, as Go's http.Transport dials the proxy
+     * with the transport's own TLS configuration (net/http: transport.go, addTLS). */
     if (cfg->ca_pem) {
         struct curl_blob blob = {cfg->ca_pem, cfg->ca_pem_len, CURL_BLOB_NOCOPY};
         SETOPT(CURLOPT_CAINFO, NULL);
         SETOPT(CURLOPT_CAPATH, NULL);
         SETOPT(CURLOPT_CAINFO_BLOB, &blob);
+        if (cfg->proxy_url) {
+            SETOPT(CURLOPT_PROXY_CAINFO, NULL);
+            SETOPT(CURLOPT_PROXY_CAPATH, NULL);
+            SETOPT(CURLOPT_PROXY_CAINFO_BLOB, &blob);
+        }
     } else if (cfg->ca_file) {
         SETOPT(CURLOPT_CAPATH, NULL);
         SETOPT(CURLOPT_CAINFO, cfg->ca_file);
+        if (cfg->proxy_url) {
+            SETOPT(CURLOPT_PROXY_CAPATH, NULL);
+            SETOPT(CURLOPT_PROXY_CAINFO, cfg->ca_file);
+        }
     }
     if (c->exec_used && c->exec_cred.cert_pem) {
         struct curl_blob cb = {c->exec_cred.cert_pem, c->exec_cred.cert_pem_len, CURL_BLOB_COPY};
@@ -743,6 +754,10 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     if (cfg->insecure) {
         SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
         SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
+        if (cfg->proxy_url) {
+            SETOPT(CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+            SETOPT(CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+        }
     }
 
     if (strcmp(method, "GET") != 0) {

@@ -68,7 +68,10 @@ struct kube_config {
      * instead of the server URL's host; NULL when unset. */
     char *tls_server_name;
     /* proxy-url: http://, https:// or socks5:// (socks5 resolves names at the proxy, as Go's
-     * dialer does); NULL: the environment's proxy variables apply, as in client-go. */
+     * dialer does); NULL: the environment's proxy variables apply, as in client-go. An https://
+     * proxy's certificate is checked against the cluster's CA (or not at all with
+     * insecure-skip-tls-verify), as Go's http.Transport does; no client certificate is sent to
+     * the proxy. */
     char *proxy_url;
     /* Impersonation (--as, --as-group, --as-uid; user.as, as-groups, as-uid): sent as
      * Impersonate-User, Impersonate-Group (one header each) and Impersonate-Uid on every request.
