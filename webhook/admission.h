@@ -67,6 +67,30 @@
 #define ADMISSION_COST_ELEMENT 16
 #define ADMISSION_COST_SCALAR 96
 
+/*
+ * Parsing only what the checks read. The validating pass above also finds, by member name, the
+ * members the checks never read (a fixed tree in admission.c: the envelope but apiVersion, kind
+ * and request's uid, kind, subResource, name, namespace, operation, dryRun, object; in the
+ * object: apiVersion, kind, metadata without managedFields, and of the spec only the fields
+ * core/kube/project.c and the checks read: containers' and initContainers' name, resources and
+ * restartPolicy, overhead, affinity.nodeAffinity, tolerations, nodeSelector, nodeName,
+ * schedulerName, runtimeClassName, resourceClaims, schedulingGates; replicas, parallelism,
+ * template, jobTemplate; hard; devices; spec.spec), and json-c is given the text without them:
+ * a typical Pod review becomes a tree of a fraction of its values. At most ADMISSION_MAX_CUTS
+ * members are cut per request (the record lives on the stack); after that the rest is parsed
+ * as before, within the same cost budget. The budgets above are computed on the whole text, so
+ * what is refused or not checked does not change. The warnings are the same as with the whole
+ * tree (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both).
+ */
+#define ADMISSION_MAX_CUTS 256
+/* admission_handle_ex() flag: build the tree of every member, as before the pruning (for
+ * tests and benchmarks that compare). */
+#define ADMISSION_PARSE_FULL 1u
+
+/* Bytes of the longest answer: the envelope, a 128-byte uid and WARN_MAX_ITEMS warnings of
+ * WARN_ITEM_MAX bytes, each byte escaped to at most 6 (\u00XX). */
+#define ADMISSION_RESPONSE_MAX (256 + WARN_MAX_ITEMS * (6 * WARN_ITEM_MAX + 4))
+
 struct admission_result {
     char *response; /* the AdmissionReview JSON (malloc'd), NULL on error */
     size_t response_len;
@@ -98,6 +122,13 @@ struct admission_result {
  */
 int admission_handle(const char *body, size_t len, const struct wh_snapshot *snap,
                      struct admission_result *out);
+
+/*
+ * admission_handle_ex() - admission_handle() with `flags`: 0, or ADMISSION_PARSE_FULL to build
+ * the json-c tree of every member (the warnings are the same; it only costs more).
+ */
+int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *snap,
+                        unsigned flags, struct admission_result *out);
 
 /* admission_result_cleanup() - free the response. Idempotent. */
 void admission_result_cleanup(struct admission_result *r);
