@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ static unsigned char schema_child(unsigned char parent, const char *key)
         return S_ALL;
     const struct schema_member *m = SCHEMA[parent].members;
     for (size_t i = 0; i < sizeof(SCHEMA[0].members) / sizeof(m[0]) && m[i].name; i++)
-        if (strcmp(m[i].name, key) == 0)
+        if (m[i].name[0] == key[0] && strcmp(m[i].name, key) == 0)
             return m[i].node;
     return SCHEMA[parent].other;
 }
@@ -250,6 +251,17 @@ static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen
     size_t start = ++sc->pos, k = 0;
     bool ascii = true, stopped = false; /* json-c cuts a member name at U+0000 */
     for (;;) {
+        /* printable ASCII but '"' and '\\': one byte, itself */
+        while (sc->pos < sc->len && sc->s[sc->pos] >= 0x20 && sc->s[sc->pos] < 0x80 &&
+               sc->s[sc->pos] != '"' && sc->s[sc->pos] != '\\') {
+            if (key && !stopped) {
+                if (k + 1 < keylen)
+                    key[k++] = (char)sc->s[sc->pos];
+                else
+                    ascii = false;
+            }
+            sc->pos++;
+        }
         if (sc->pos >= sc->len)
             return scan_fail(sc, "unterminated string");
         unsigned char c = sc->s[sc->pos];
@@ -529,37 +541,85 @@ static bool scan_json(struct scan *sc)
 
 /* ------------------------------------------------------------------ parse */
 
+/* One tokener per thread, kept between requests (its parse stack is a 2.6 KiB allocation, and
+ * glibc consolidates its fast bins on every allocation that size); freed when the thread exits. */
+static pthread_once_t tokener_once = PTHREAD_ONCE_INIT;
+static pthread_key_t tokener_key;
+static bool tokener_key_ok;
+
+static void tokener_free(void *tok)
+{
+    json_tokener_free(tok);
+}
+
+static void tokener_key_init(void)
+{
+    tokener_key_ok = pthread_key_create(&tokener_key, tokener_free) == 0;
+}
+
+/* This thread's tokener, reset; *owned when it is a new one the caller must free. */
+static json_tokener *thread_tokener(bool *owned)
+{
+    *owned = false;
+    pthread_once(&tokener_once, tokener_key_init);
+    json_tokener *tok = tokener_key_ok ? pthread_getspecific(tokener_key) : NULL;
+    if (tok)
+        return tok;
+    tok = json_tokener_new_ex(ADMISSION_MAX_DEPTH + 1);
+    if (tok && (!tokener_key_ok || pthread_setspecific(tokener_key, tok) != 0))
+        *owned = true;
+    return tok;
+}
+
 /*
  * Builds the json-c tree of body[0, len) with each cut (sorted, not overlapping) read as its
- * replacement. The body was validated by scan_json().
+ * replacement. The body was validated by scan_json(). The kept text is copied into one buffer
+ * (on the stack up to ADMISSION_STACK_TEXT bytes) and parsed in one call: json-c 0.16 sets up
+ * and frees a C locale on every json_tokener_parse_ex() call, which costs more than the copy.
  */
 static json_object *parse_cut(const char *body, size_t len, const struct cut *cuts, size_t n_cuts,
                               char *err, size_t errlen)
 {
-    json_tokener *tok = json_tokener_new_ex(ADMISSION_MAX_DEPTH + 1);
-    if (!tok) {
+    size_t need = len;
+    for (size_t i = 0; i < n_cuts; i++)
+        need = need - (cuts[i].end - cuts[i].start) + strlen(cuts[i].repl);
+    char stack_text[ADMISSION_STACK_TEXT], *text = stack_text;
+    if (need > sizeof(stack_text) && !(text = malloc(need))) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *root = NULL;
-    size_t at = 0;
-    enum json_tokener_error jerr = json_tokener_continue;
-    for (size_t i = 0; i <= n_cuts && jerr == json_tokener_continue; i++) {
-        size_t end = i < n_cuts ? cuts[i].start : len;
-        if (end > at || i == n_cuts) {
-            root = json_tokener_parse_ex(tok, body + at, (int)(end - at));
-            jerr = json_tokener_get_error(tok);
-        }
-        if (i < n_cuts && jerr == json_tokener_continue) {
-            if (*cuts[i].repl) {
-                root = json_tokener_parse_ex(tok, cuts[i].repl, (int)strlen(cuts[i].repl));
-                jerr = json_tokener_get_error(tok);
-            }
-            at = cuts[i].end;
-        }
+    size_t at = 0, n = 0;
+    for (size_t i = 0; i < n_cuts; i++) {
+        memcpy(text + n, body + at, cuts[i].start - at);
+        n += cuts[i].start - at;
+        size_t r = strlen(cuts[i].repl);
+        memcpy(text + n, cuts[i].repl, r);
+        n += r;
+        at = cuts[i].end;
     }
-    json_tokener_free(tok);
+    memcpy(text + n, body + at, len - at);
+    n += len - at;
+    json_object *root = NULL;
+    enum json_tokener_error jerr = json_tokener_continue;
+    bool owned = false;
+    json_tokener *tok = thread_tokener(&owned);
+    if (!tok) {
+        snprintf(err, errlen, "out of memory");
+    } else {
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        root = json_tokener_parse_ex(tok, text, (int)n);
+        jerr = json_tokener_get_error(tok);
+        /* nothing may follow the value (scan_json() checked the body; this is the copy) */
+        if (jerr == json_tokener_success && (size_t)json_tokener_get_parse_end(tok) != n)
+            jerr = json_tokener_error_parse_unexpected;
+        json_tokener_reset(tok);
+        if (owned)
+            json_tokener_free(tok);
+    }
+    if (text != stack_text)
+        free(text);
+    if (!tok)
+        return NULL;
     if (!root || jerr != json_tokener_success) {
         snprintf(err, errlen, "malformed JSON: %s",
                  jerr == json_tokener_continue ? "unexpected end of input"

@@ -16,8 +16,9 @@
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is
  * allowed without warnings.
  *
- * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below); thread-safe on
- * distinct results.
+ * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and one json-c
+ * tokener kept per calling thread in a pthread key, freed when the thread exits); thread-safe
+ * on distinct results.
  */
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
@@ -83,6 +84,9 @@
  * tree (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both).
  */
 #define ADMISSION_MAX_CUTS 256
+/* The text json-c is given is copied on the stack up to this size, else into one allocation
+ * of its size (freed before admission_handle() returns). */
+#define ADMISSION_STACK_TEXT 16384
 /* admission_handle_ex() flag: build the tree of every member, as before the pruning (for
  * tests and benchmarks that compare). */
 #define ADMISSION_PARSE_FULL 1u
