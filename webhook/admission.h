@@ -46,10 +46,11 @@
  *     the kinds checked, on CREATE/UPDATE);
  *   - the rest of the review above ADMISSION_MAX_ENVELOPE_COST is refused (K_EPARSE; the API
  *     server builds that part itself and never comes near it).
- * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the tree
- * (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST), json-c's string buffer (up to twice
- * the largest string) and the pod projection (at most the body's bytes plus the capped lists of
- * core/kube/project.h): about 20 MiB whatever the body; measured worst 9 MiB
+ * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the copy
+ * of the text json-c parses (at most the body's bytes; on the stack up to ADMISSION_STACK_TEXT,
+ * below), the tree (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST), json-c's string
+ * buffer (up to twice the largest string) and the pod projection (at most the body's bytes plus
+ * the capped lists of core/kube/project.h): about 23 MiB whatever the body; measured worst 9 MiB
  * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
  * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
  * linear; the checks run on the capped projection (warnings.h wh_check_pod_spec; at most
