@@ -117,16 +117,17 @@ struct span {
  * is parsed in full). An array takes the node of its member, for each of its elements.
  */
 enum schema_node {
-    S_CUT,       /* the member is cut from the text json-c sees */
-    S_ALL,       /* kept with everything below it */
-    S_ROOT,      /* the AdmissionReview */
-    S_REQUEST,   /* request */
-    S_OBJECT,    /* request.object */
-    S_META,      /* metadata of the object or of a pod template */
-    S_SPEC,      /* spec of every kind checked (union) */
-    S_TEMPLATE,  /* spec.template, spec.jobTemplate */
-    S_CONTAINER, /* containers[], initContainers[] */
-    S_AFFINITY,  /* spec.affinity */
+    S_CUT,         /* the member is cut from the text json-c sees */
+    S_ALL,         /* kept with everything below it */
+    S_ROOT,        /* the AdmissionReview */
+    S_REQUEST,     /* request */
+    S_OBJECT,      /* request.object */
+    S_META,        /* metadata of the object or of a pod template */
+    S_SPEC,        /* spec of every kind checked (union) */
+    S_TEMPLATE,    /* spec.template, spec.jobTemplate */
+    S_CONTAINER,   /* containers[], initContainers[] */
+    S_AFFINITY,    /* spec.affinity */
+    S_ANNOTATIONS, /* metadata.annotations */
     S_N
 };
 
@@ -155,7 +156,21 @@ static const struct {
                     {"oldObject", S_ALL}}},
     [S_OBJECT] = {S_CUT,
                   {{"apiVersion", S_ALL}, {"kind", S_ALL}, {"metadata", S_META}, {"spec", S_SPEC}}},
-    [S_META] = {S_ALL, {{"managedFields", S_CUT}}},
+    /* admission_handle() and core/kube/project.c project_meta() */
+    [S_META] = {S_CUT,
+                {{"name", S_ALL},
+                 {"namespace", S_ALL},
+                 {"generateName", S_ALL},
+                 {"uid", S_ALL},
+                 {"annotations", S_ANNOTATIONS},
+                 {"deletionTimestamp", S_ALL},
+                 {"creationTimestamp", S_ALL},
+                 {"ownerReferences", S_ALL}}},
+    /* project_meta(), core/kube/project_dra.c (a kubectl last-applied-configuration is cut) */
+    [S_ANNOTATIONS] = {S_CUT,
+                       {{"gputri/cause", S_ALL},
+                        {"gputri/detail", S_ALL},
+                        {"resource.kubernetes.io/pod-claim-name", S_ALL}}},
     [S_SPEC] = {S_CUT,
                 {/* PodSpec (core/kube/project.c project_pod_spec, warnings.c) */
                  {"containers", S_CONTAINER},
@@ -499,7 +514,7 @@ static bool scan_json(struct scan *sc)
             st = AFTER;
             continue;
         case NAME: {
-            char key[32];
+            char key[64]; /* longer names are none the schema keeps */
             if (c != '"')
                 return scan_fail(sc, "expected a member name");
             sc->key_start = sc->pos;

@@ -73,7 +73,9 @@
  * Parsing only what the checks read. The validating pass above also finds, by member name, the
  * members the checks never read (a fixed tree in admission.c: the envelope but apiVersion, kind
  * and request's uid, kind, subResource, name, namespace, operation, dryRun, object; in the
- * object: apiVersion, kind, metadata without managedFields, and of the spec only the fields
+ * object: apiVersion, kind, of metadata name, namespace, generateName, uid, the timestamps,
+ * ownerReferences and the annotations gputri/cause, gputri/detail and
+ * resource.kubernetes.io/pod-claim-name, and of the spec only the fields
  * core/kube/project.c and the checks read: containers' and initContainers' name, resources and
  * restartPolicy, overhead, affinity.nodeAffinity, tolerations, nodeSelector, nodeName,
  * schedulerName, runtimeClassName, resourceClaims, schedulingGates; replicas, parallelism,

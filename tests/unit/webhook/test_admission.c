@@ -756,6 +756,29 @@ static void test_pruned_hostile(void **state)
             assert_same_as_full(body, strlen(body), &os.snap, body);
         }
     }
+    /* metadata: what project_meta() reads kept, the rest (labels, last-applied) cut */
+    static const char *const metas[] = {
+        "{\"labels\":{\"a\":\"b\"},\"annotations\":{\"kubectl.kubernetes.io/last-applied-"
+        "configuration\":\"{\\\"x\\\":1}\",\"gputri/cause\":\"taint\",\"gputri/detail\":\"d\","
+        "\"resource.kubernetes.io/pod-claim-name\":\"c\"},\"name\":\"p\",\"ownerReferences\":"
+        "[{\"controller\":true,\"uid\":\"o1\",\"kind\":\"ReplicaSet\"}],"
+        "\"creationTimestamp\":\"2026-12-01T00:00:00Z\",\"deletionTimestamp\":null,\"uid\":\"u\"}",
+        "{\"annotations\":[],\"generateName\":\"p-\",\"namespace\":\"gpu-triage\"}",
+        "{\"annotations\":{\"gputri/cause\":{\"x\":1}},\"labels\":null}",
+    };
+    for (size_t i = 0; i < sizeof(metas) / sizeof(metas[0]); i++) {
+        snprintf(body, 1 << 20,
+                 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                 "\"request\":{\"uid\":\"u1\",\"kind\":{\"group\":\"\",\"version\":\"v1\","
+                 "\"kind\":\"Pod\"},\"operation\":\"CREATE\",\"object\":{\"metadata\":%s,"
+                 "\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"lab-node-0\"},"
+                 "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}}}}",
+                 metas[i]);
+        assert_same_as_full(body, strlen(body), &os.snap, body);
+        struct admission_result m;
+        assert_int_equal(admission_handle(body, strlen(body), &os.snap, &m), K_OK);
+        admission_result_cleanup(&m);
+    }
     /* more members to cut than ADMISSION_MAX_CUTS: the rest is parsed */
     size_t at = (size_t)snprintf(body, 1 << 20,
                                  "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
