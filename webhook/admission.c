@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,37 +39,65 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* Appends s[0, n) to buf at *at, escaped as json-c escapes a string with
+ * JSON_C_TO_STRING_NOSLASHESCAPE; false when it does not fit in cap. */
+static bool put(char *buf, size_t cap, size_t *at, const char *s, size_t n, bool escape)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        const char *w = esc;
+        size_t wn = 2;
+        if (!escape || (c >= 0x20 && c != '"' && c != '\\')) {
+            esc[0] = (char)c;
+            wn = 1;
+        } else if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+        } else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+            esc[0] = '\\';
+            esc[1] = c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+        } else {
+            snprintf(esc, sizeof(esc), "\\u%04x", c);
+            wn = 6;
+        }
+        if (cap - *at < wn + 1)
+            return false;
+        memcpy(buf + *at, w, wn);
+        *at += wn;
+    }
+    buf[*at] = 0;
+    return true;
+}
+
+/*
+ * The answer, byte for byte what json-c printed before (JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE): built in a buffer on the stack, then one allocation of its
+ * size. The uid was checked to need no escaping; a warning escapes to at most 6 bytes a byte.
+ */
 static int encode(const char *uid, const struct warn_list *w, struct admission_result *out)
 {
-    json_object *root = json_object_new_object();
-    json_object *resp = json_object_new_object();
-    if (!root || !resp) {
-        json_object_put(root);
-        json_object_put(resp);
+    char buf[ADMISSION_RESPONSE_MAX];
+    size_t at = 0;
+    static const char head[] = "{\"apiVersion\":\"" REVIEW_API_VERSION
+                               "\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\"";
+    bool ok = put(buf, sizeof(buf), &at, head, sizeof(head) - 1, false) &&
+              put(buf, sizeof(buf), &at, uid, strlen(uid), true) &&
+              put(buf, sizeof(buf), &at, "\",\"allowed\":true", 16, false);
+    for (size_t i = 0; ok && w && i < w->n; i++)
+        ok = put(buf, sizeof(buf), &at, i ? "\",\"" : ",\"warnings\":[\"", i ? 3 : 14, false) &&
+             put(buf, sizeof(buf), &at, w->items[i].text, strlen(w->items[i].text), true);
+    if (ok && w && w->n)
+        ok = put(buf, sizeof(buf), &at, "\"]", 2, false);
+    if (ok)
+        ok = put(buf, sizeof(buf), &at, "}}", 2, false);
+    if (!ok)
+        return K_ENOMEM; /* cannot happen: ADMISSION_RESPONSE_MAX covers the limits */
+    if (!(out->response = malloc(at + 1)))
         return K_ENOMEM;
-    }
-    json_object_object_add(root, "apiVersion", json_object_new_string(REVIEW_API_VERSION));
-    json_object_object_add(root, "kind", json_object_new_string("AdmissionReview"));
-    json_object_object_add(resp, "uid", json_object_new_string(uid));
-    json_object_object_add(resp, "allowed", json_object_new_boolean(1));
-    if (w && w->n) {
-        json_object *arr = json_object_new_array();
-        for (size_t i = 0; arr && i < w->n; i++)
-            json_object_array_add(arr, json_object_new_string(w->items[i].text));
-        json_object_object_add(resp, "warnings", arr);
-    }
-    json_object_object_add(root, "response", resp);
-    size_t n = 0;
-    const char *s = json_object_to_json_string_length(
-        root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-    int rc = K_ENOMEM;
-    if (s && (out->response = malloc(n + 1))) {
-        memcpy(out->response, s, n + 1);
-        out->response_len = n;
-        rc = K_OK;
-    }
-    json_object_put(root);
-    return rc;
+    memcpy(out->response, buf, at + 1);
+    out->response_len = at;
+    return K_OK;
 }
 
 /* ------------------------------------------------------------------ pre-scan */
@@ -81,12 +110,130 @@ struct span {
     bool seen;
 };
 
+/*
+ * What the checks read, as a tree of member names (admission.h "Parsing only what the checks
+ * read"): per node, the members kept and the node their values follow; every other member of
+ * that node is cut. S_ALL keeps a whole subtree (and is what every node becomes when the review
+ * is parsed in full). An array takes the node of its member, for each of its elements.
+ */
+enum schema_node {
+    S_CUT,         /* the member is cut from the text json-c sees */
+    S_ALL,         /* kept with everything below it */
+    S_ROOT,        /* the AdmissionReview */
+    S_REQUEST,     /* request */
+    S_OBJECT,      /* request.object */
+    S_META,        /* metadata of the object or of a pod template */
+    S_SPEC,        /* spec of every kind checked (union) */
+    S_TEMPLATE,    /* spec.template, spec.jobTemplate */
+    S_CONTAINER,   /* containers[], initContainers[] */
+    S_AFFINITY,    /* spec.affinity */
+    S_ANNOTATIONS, /* metadata.annotations */
+    S_N
+};
+
+struct schema_member {
+    const char *name;
+    unsigned char node;
+};
+
+/* Per node: the node of a member not listed, then the listed members. Kept in step with
+ * admission_handle(), pod_spec_of(), warnings.c, warnings_dra.c and core/kube/project*.c. */
+static const struct {
+    unsigned char other;
+    struct schema_member members[18];
+} SCHEMA[S_N] = {
+    [S_ROOT] = {S_CUT, {{"apiVersion", S_ALL}, {"kind", S_ALL}, {"request", S_REQUEST}}},
+    [S_REQUEST] = {S_CUT,
+                   {{"uid", S_ALL},
+                    {"kind", S_ALL},
+                    {"subResource", S_ALL},
+                    {"name", S_ALL},
+                    {"namespace", S_ALL},
+                    {"operation", S_ALL},
+                    {"dryRun", S_ALL},
+                    {"object", S_OBJECT},
+                    /* read as null through its region, below */
+                    {"oldObject", S_ALL}}},
+    [S_OBJECT] = {S_CUT,
+                  {{"apiVersion", S_ALL}, {"kind", S_ALL}, {"metadata", S_META}, {"spec", S_SPEC}}},
+    /* admission_handle() and core/kube/project.c project_meta() */
+    [S_META] = {S_CUT,
+                {{"name", S_ALL},
+                 {"namespace", S_ALL},
+                 {"generateName", S_ALL},
+                 {"uid", S_ALL},
+                 {"annotations", S_ANNOTATIONS},
+                 {"deletionTimestamp", S_ALL},
+                 {"creationTimestamp", S_ALL},
+                 {"ownerReferences", S_ALL}}},
+    /* project_meta(), core/kube/project_dra.c (a kubectl last-applied-configuration is cut) */
+    [S_ANNOTATIONS] = {S_CUT,
+                       {{"gputri/cause", S_ALL},
+                        {"gputri/detail", S_ALL},
+                        {"resource.kubernetes.io/pod-claim-name", S_ALL}}},
+    [S_SPEC] = {S_CUT,
+                {/* PodSpec (core/kube/project.c project_pod_spec, warnings.c) */
+                 {"containers", S_CONTAINER},
+                 {"initContainers", S_CONTAINER},
+                 {"overhead", S_ALL},
+                 {"affinity", S_AFFINITY},
+                 {"tolerations", S_ALL},
+                 {"nodeSelector", S_ALL},
+                 {"nodeName", S_ALL},
+                 {"schedulerName", S_ALL},
+                 {"runtimeClassName", S_ALL},
+                 {"resourceClaims", S_ALL},
+                 {"schedulingGates", S_ALL},
+                 /* workloads (pod_spec_of) */
+                 {"replicas", S_ALL},
+                 {"parallelism", S_ALL},
+                 {"template", S_TEMPLATE},
+                 {"jobTemplate", S_TEMPLATE},
+                 /* ResourceQuota, ResourceClaim, ResourceClaimTemplate (spec.spec) */
+                 {"hard", S_ALL},
+                 {"devices", S_ALL},
+                 {"spec", S_SPEC}}},
+    [S_TEMPLATE] = {S_CUT, {{"metadata", S_META}, {"spec", S_SPEC}}},
+    [S_CONTAINER] = {S_CUT, {{"name", S_ALL}, {"resources", S_ALL}, {"restartPolicy", S_ALL}}},
+    [S_AFFINITY] = {S_CUT, {{"nodeAffinity", S_ALL}}},
+};
+
+static unsigned char schema_child(unsigned char parent, const char *key)
+{
+    if (parent == S_ALL || parent == S_CUT || parent >= S_N)
+        return S_ALL;
+    const struct schema_member *m = SCHEMA[parent].members;
+    for (size_t i = 0; i < sizeof(SCHEMA[0].members) / sizeof(m[0]) && m[i].name; i++)
+        if (m[i].name[0] == key[0] && strcmp(m[i].name, key) == 0)
+            return m[i].node;
+    return SCHEMA[parent].other;
+}
+
+/* A cut: bytes [start, end) of the body read as `repl` ("null" for a value, "" for a member). */
+struct cut {
+    size_t start, end;
+    const char *repl;
+};
+
 struct scan {
     const unsigned char *s;
     size_t len, pos;
     int depth;                           /* open containers */
     bool is_object[ADMISSION_MAX_DEPTH]; /* per open container: object (true) or array */
-    bool in_request;                     /* the current root member is "request" */
+    /* pruning (admission.h): per open container its schema node, whether a member of it was
+     * kept, and where its last ',' was */
+    bool prune;
+    unsigned char node[ADMISSION_MAX_DEPTH];
+    bool kept[ADMISSION_MAX_DEPTH];
+    size_t comma[ADMISSION_MAX_DEPTH];
+    unsigned char next_node; /* node of the member value after its name */
+    size_t key_start;        /* where the last member name began */
+    int cut_depth;           /* the member being cut is in the container at this depth, or -1 */
+    size_t cut_start;
+    bool cut_comma;                          /* the last cut takes the ',' that follows it */
+    struct cut cuts[ADMISSION_MAX_CUTS + 2]; /* + the two regions read as null */
+    size_t n_cuts;
+    bool in_request; /* the current root member is "request" */
     bool request_seen;
     enum region pending; /* region of the next value (after its key) */
     enum region region;  /* region of the value being scanned */
@@ -117,8 +264,19 @@ static void skip_ws(struct scan *sc)
 static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen)
 {
     size_t start = ++sc->pos, k = 0;
-    bool ascii = true;
+    bool ascii = true, stopped = false; /* json-c cuts a member name at U+0000 */
     for (;;) {
+        /* printable ASCII but '"' and '\\': one byte, itself */
+        while (sc->pos < sc->len && sc->s[sc->pos] >= 0x20 && sc->s[sc->pos] < 0x80 &&
+               sc->s[sc->pos] != '"' && sc->s[sc->pos] != '\\') {
+            if (key && !stopped) {
+                if (k + 1 < keylen)
+                    key[k++] = (char)sc->s[sc->pos];
+                else
+                    ascii = false;
+            }
+            sc->pos++;
+        }
         if (sc->pos >= sc->len)
             return scan_fail(sc, "unterminated string");
         unsigned char c = sc->s[sc->pos];
@@ -155,8 +313,10 @@ static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen
                 return scan_fail(sc, "invalid UTF-8 in string");
             sc->pos += n;
         }
-        if (key) {
-            if (cp >= 0x80 || k + 1 >= keylen)
+        if (key && !stopped) {
+            if (cp == 0)
+                stopped = true;
+            else if (cp >= 0x80 || k + 1 >= keylen)
                 ascii = false;
             else
                 key[k++] = (char)cp;
@@ -240,6 +400,29 @@ static void value_end(struct scan *sc)
         sc->spans[sc->region].end = sc->pos;
         sc->region = REGION_ENVELOPE;
     }
+    if (sc->cut_depth == sc->depth) {
+        /* the member cut ends with its value; when nothing before it in its object was kept,
+         * it also takes the ',' after it, else it began at the ',' before it */
+        sc->cuts[sc->n_cuts++] = (struct cut){sc->cut_start, sc->pos, ""};
+        sc->cut_comma = !sc->kept[sc->depth - 1];
+        sc->cut_depth = -1;
+    }
+}
+
+/* A member name `key` was read (and its ':'): decide whether its value is kept or cut. */
+static void member_prune(struct scan *sc, const char *key)
+{
+    int d = sc->depth - 1;
+    unsigned char child = schema_child(sc->node[d], key);
+    if (child == S_CUT && sc->n_cuts < ADMISSION_MAX_CUTS) {
+        sc->cut_depth = sc->depth;
+        sc->cut_start = sc->kept[d] ? sc->comma[d] : sc->key_start;
+        sc->next_node = S_ALL; /* nothing is recorded inside a cut */
+        return;
+    }
+    /* kept (or no cut left: parsed, still within the cost budget) */
+    sc->kept[d] = true;
+    sc->next_node = child == S_CUT ? S_ALL : child;
 }
 
 /* A member name was read inside the container at depth sc->depth. */
@@ -302,6 +485,10 @@ static bool scan_json(struct scan *sc)
             if (c == '{' || c == '[') {
                 if (sc->depth >= ADMISSION_MAX_DEPTH)
                     return scan_fail(sc, "nesting too deep");
+                sc->node[sc->depth] = sc->depth == 0                 ? (sc->prune ? S_ROOT : S_ALL)
+                                      : sc->is_object[sc->depth - 1] ? sc->next_node
+                                                                     : sc->node[sc->depth - 1];
+                sc->kept[sc->depth] = false;
                 sc->is_object[sc->depth++] = c == '{';
                 sc->cost[sc->region] += c == '{' ? ADMISSION_COST_OBJECT : ADMISSION_COST_ARRAY;
                 sc->pos++;
@@ -327,9 +514,10 @@ static bool scan_json(struct scan *sc)
             st = AFTER;
             continue;
         case NAME: {
-            char key[16];
+            char key[64]; /* longer names are none the schema keeps */
             if (c != '"')
                 return scan_fail(sc, "expected a member name");
+            sc->key_start = sc->pos;
             if (!scan_string(sc, &bytes, key, sizeof(key)))
                 return false;
             sc->cost[sc->region] += ADMISSION_COST_MEMBER + bytes;
@@ -339,11 +527,17 @@ static bool scan_json(struct scan *sc)
             sc->pos++;
             if (!member_name(sc, key))
                 return false;
+            member_prune(sc, key);
             st = VALUE;
             continue;
         }
         case AFTER: {
             bool obj = sc->is_object[sc->depth - 1];
+            if (c == ',' && sc->cut_comma)
+                sc->cuts[sc->n_cuts - 1].end = sc->pos + 1;
+            sc->cut_comma = false;
+            if (c == ',' && obj)
+                sc->comma[sc->depth - 1] = sc->pos;
             sc->pos++;
             if (c == ',') {
                 st = obj ? NAME : VALUE;
@@ -362,33 +556,85 @@ static bool scan_json(struct scan *sc)
 
 /* ------------------------------------------------------------------ parse */
 
-/*
- * Builds the json-c tree of body[0, len) with the values at the spans in `skip` (sorted, not
- * overlapping, up to 2) read as null. The body was validated by scan_json().
- */
-static json_object *parse_skipping(const char *body, size_t len, const struct span *skip,
-                                   size_t n_skip, char *err, size_t errlen)
+/* One tokener per thread, kept between requests (its parse stack is a 2.6 KiB allocation, and
+ * glibc consolidates its fast bins on every allocation that size); freed when the thread exits. */
+static pthread_once_t tokener_once = PTHREAD_ONCE_INIT;
+static pthread_key_t tokener_key;
+static bool tokener_key_ok;
+
+static void tokener_free(void *tok)
 {
-    json_tokener *tok = json_tokener_new_ex(ADMISSION_MAX_DEPTH + 1);
-    if (!tok) {
+    json_tokener_free(tok);
+}
+
+static void tokener_key_init(void)
+{
+    tokener_key_ok = pthread_key_create(&tokener_key, tokener_free) == 0;
+}
+
+/* This thread's tokener, reset; *owned when it is a new one the caller must free. */
+static json_tokener *thread_tokener(bool *owned)
+{
+    *owned = false;
+    pthread_once(&tokener_once, tokener_key_init);
+    json_tokener *tok = tokener_key_ok ? pthread_getspecific(tokener_key) : NULL;
+    if (tok)
+        return tok;
+    tok = json_tokener_new_ex(ADMISSION_MAX_DEPTH + 1);
+    if (tok && (!tokener_key_ok || pthread_setspecific(tokener_key, tok) != 0))
+        *owned = true;
+    return tok;
+}
+
+/*
+ * Builds the json-c tree of body[0, len) with each cut (sorted, not overlapping) read as its
+ * replacement. The body was validated by scan_json(). The kept text is copied into one buffer
+ * (on the stack up to ADMISSION_STACK_TEXT bytes) and parsed in one call: json-c 0.16 sets up
+ * and frees a C locale on every json_tokener_parse_ex() call, which costs more than the copy.
+ */
+static json_object *parse_cut(const char *body, size_t len, const struct cut *cuts, size_t n_cuts,
+                              char *err, size_t errlen)
+{
+    size_t need = len;
+    for (size_t i = 0; i < n_cuts; i++)
+        need = need - (cuts[i].end - cuts[i].start) + strlen(cuts[i].repl);
+    char stack_text[ADMISSION_STACK_TEXT], *text = stack_text;
+    if (need > sizeof(stack_text) && !(text = malloc(need))) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *root = NULL;
-    size_t at = 0;
-    enum json_tokener_error jerr = json_tokener_continue;
-    for (size_t i = 0; i <= n_skip && jerr == json_tokener_continue; i++) {
-        size_t end = i < n_skip ? skip[i].start : len;
-        root = json_tokener_parse_ex(tok, body + at, (int)(end - at));
-        jerr = json_tokener_get_error(tok);
-        if (i < n_skip && jerr == json_tokener_continue) {
-            root = json_tokener_parse_ex(tok, "null", 4);
-            jerr = json_tokener_get_error(tok);
-            at = skip[i].end;
-        }
+    size_t at = 0, n = 0;
+    for (size_t i = 0; i < n_cuts; i++) {
+        memcpy(text + n, body + at, cuts[i].start - at);
+        n += cuts[i].start - at;
+        size_t r = strlen(cuts[i].repl);
+        memcpy(text + n, cuts[i].repl, r);
+        n += r;
+        at = cuts[i].end;
     }
-    json_tokener_free(tok);
+    memcpy(text + n, body + at, len - at);
+    n += len - at;
+    json_object *root = NULL;
+    enum json_tokener_error jerr = json_tokener_continue;
+    bool owned = false;
+    json_tokener *tok = thread_tokener(&owned);
+    if (!tok) {
+        snprintf(err, errlen, "out of memory");
+    } else {
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        root = json_tokener_parse_ex(tok, text, (int)n);
+        jerr = json_tokener_get_error(tok);
+        /* nothing may follow the value (scan_json() checked the body; this is the copy) */
+        if (jerr == json_tokener_success && (size_t)json_tokener_get_parse_end(tok) != n)
+            jerr = json_tokener_error_parse_unexpected;
+        json_tokener_reset(tok);
+        if (owned)
+            json_tokener_free(tok);
+    }
+    if (text != stack_text)
+        free(text);
+    if (!tok)
+        return NULL;
     if (!root || jerr != json_tokener_success) {
         snprintf(err, errlen, "malformed JSON: %s",
                  jerr == json_tokener_continue ? "unexpected end of input"
@@ -400,45 +646,70 @@ static json_object *parse_skipping(const char *body, size_t len, const struct sp
 }
 
 /*
- * Validates the body, then builds the tree without request.oldObject (never read) and, when
- * request.object is above its budget, without it either (*object_cost set, *too_large true).
+ * Validates the body, then builds the tree without request.oldObject (never read), without
+ * request.object when it is above its budget (*object_cost set, *too_large true), and, with
+ * `prune`, without the members the checks do not read (admission.h).
  */
-static json_object *parse(const char *body, size_t len, uint64_t *object_cost, bool *too_large,
-                          uint64_t *total_cost, char *err, size_t errlen)
+static json_object *parse(const char *body, size_t len, bool prune, uint64_t *object_cost,
+                          bool *too_large, uint64_t *total_cost, char *err, size_t errlen)
 {
     if (len > (size_t)INT_MAX) {
         snprintf(err, errlen, "body too large");
         return NULL;
     }
-    struct scan sc = {.s = (const unsigned char *)body, .len = len, .err = err, .errlen = errlen};
-    if (!scan_json(&sc))
-        return NULL;
-    if (!sc.is_object[0]) {
+    struct scan scan_state, *sc = &scan_state; /* about 8 KiB, on the stack: no allocation */
+    *sc = (struct scan){.s = (const unsigned char *)body,
+                        .len = len,
+                        .err = err,
+                        .errlen = errlen,
+                        .prune = prune,
+                        .cut_depth = -1};
+    json_object *root = NULL;
+    if (!scan_json(sc))
+        goto out;
+    if (!sc->is_object[0]) {
         snprintf(err, errlen, "malformed JSON: not an object");
-        return NULL;
+        goto out;
     }
-    if (sc.cost[REGION_ENVELOPE] > ADMISSION_MAX_ENVELOPE_COST) {
+    if (sc->cost[REGION_ENVELOPE] > ADMISSION_MAX_ENVELOPE_COST) {
         snprintf(err, errlen,
                  "the AdmissionReview outside request.object is too large to parse (%" PRIu64
                  " KiB estimated, limit %u KiB)",
-                 sc.cost[REGION_ENVELOPE] >> 10, ADMISSION_MAX_ENVELOPE_COST >> 10);
-        return NULL;
+                 sc->cost[REGION_ENVELOPE] >> 10, ADMISSION_MAX_ENVELOPE_COST >> 10);
+        goto out;
     }
-    *object_cost = sc.cost[REGION_OBJECT];
-    *too_large = sc.cost[REGION_OBJECT] > ADMISSION_MAX_OBJECT_COST;
-    struct span skip[2];
-    size_t n = 0;
+    *object_cost = sc->cost[REGION_OBJECT];
+    *too_large = sc->cost[REGION_OBJECT] > ADMISSION_MAX_OBJECT_COST;
+    /* the values read as null, in body order */
+    struct cut nulls[2];
+    size_t n_nulls = 0;
+    const struct span *obj = &sc->spans[REGION_OBJECT], *old = &sc->spans[REGION_OLD_OBJECT];
     if (*too_large)
-        skip[n++] = sc.spans[REGION_OBJECT];
-    if (sc.spans[REGION_OLD_OBJECT].seen)
-        skip[n++] = sc.spans[REGION_OLD_OBJECT];
-    if (n == 2 && skip[0].start > skip[1].start) {
-        struct span t = skip[0];
-        skip[0] = skip[1];
-        skip[1] = t;
+        nulls[n_nulls++] = (struct cut){obj->start, obj->end, "null"};
+    if (old->seen)
+        nulls[n_nulls++] = (struct cut){old->start, old->end, "null"};
+    if (n_nulls == 2 && nulls[0].start > nulls[1].start) {
+        struct cut t = nulls[0];
+        nulls[0] = nulls[1];
+        nulls[1] = t;
     }
-    *total_cost = sc.cost[REGION_ENVELOPE] + (*too_large ? 0 : sc.cost[REGION_OBJECT]);
-    return parse_skipping(body, len, skip, n, err, errlen);
+    /* merge them with the member cuts (none is inside oldObject; those inside a null object
+     * go) into sc->cuts, in place from the end */
+    size_t n = 0;
+    for (size_t i = 0; i < sc->n_cuts; i++)
+        if (!*too_large || sc->cuts[i].end <= obj->start || sc->cuts[i].start >= obj->end)
+            sc->cuts[n++] = sc->cuts[i];
+    size_t total = n + n_nulls, k = total, a = n, b = n_nulls;
+    while (b > 0) {
+        if (a > 0 && sc->cuts[a - 1].start > nulls[b - 1].start)
+            sc->cuts[--k] = sc->cuts[--a];
+        else
+            sc->cuts[--k] = nulls[--b];
+    }
+    *total_cost = sc->cost[REGION_ENVELOPE] + (*too_large ? 0 : sc->cost[REGION_OBJECT]);
+    root = parse_cut(body, len, sc->cuts, total, err, errlen);
+out:
+    return root;
 }
 
 /* The kinds pod_spec_of() and the ResourceQuota check look at. */
@@ -503,12 +774,19 @@ static bool pod_spec_of(const char *group, const char *kind, json_object *obj, s
 int admission_handle(const char *body, size_t len, const struct wh_snapshot *snap,
                      struct admission_result *out)
 {
+    return admission_handle_ex(body, len, snap, 0, out);
+}
+
+int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *snap,
+                        unsigned flags, struct admission_result *out)
+{
     memset(out, 0, sizeof(*out));
     warn_list_init(&out->warnings);
     uint64_t object_cost = 0, total_cost = 0;
     bool too_large = false;
-    json_object *root = parse(body ? body : "", body ? len : 0, &object_cost, &too_large,
-                              &total_cost, out->error, sizeof(out->error));
+    json_object *root =
+        parse(body ? body : "", body ? len : 0, !(flags & ADMISSION_PARSE_FULL), &object_cost,
+              &too_large, &total_cost, out->error, sizeof(out->error));
     if (!root)
         return K_EPARSE;
     int rc = K_EPARSE;

@@ -16,8 +16,9 @@
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is
  * allowed without warnings.
  *
- * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below); thread-safe on
- * distinct results.
+ * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and one json-c
+ * tokener kept per calling thread in a pthread key, freed when the thread exits); thread-safe
+ * on distinct results.
  */
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
@@ -45,10 +46,11 @@
  *     the kinds checked, on CREATE/UPDATE);
  *   - the rest of the review above ADMISSION_MAX_ENVELOPE_COST is refused (K_EPARSE; the API
  *     server builds that part itself and never comes near it).
- * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the tree
- * (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST), json-c's string buffer (up to twice
- * the largest string) and the pod projection (at most the body's bytes plus the capped lists of
- * core/kube/project.h): about 20 MiB whatever the body; measured worst 9 MiB
+ * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the copy
+ * of the text json-c parses (at most the body's bytes; on the stack up to ADMISSION_STACK_TEXT,
+ * below), the tree (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST), json-c's string
+ * buffer (up to twice the largest string) and the pod projection (at most the body's bytes plus
+ * the capped lists of core/kube/project.h): about 23 MiB whatever the body; measured worst 9 MiB
  * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
  * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
  * linear; the checks run on the capped projection (warnings.h wh_check_pod_spec; at most
@@ -66,6 +68,35 @@
 #define ADMISSION_COST_MEMBER 160
 #define ADMISSION_COST_ELEMENT 16
 #define ADMISSION_COST_SCALAR 96
+
+/*
+ * Parsing only what the checks read. The validating pass above also finds, by member name, the
+ * members the checks never read (a fixed tree in admission.c: the envelope but apiVersion, kind
+ * and request's uid, kind, subResource, name, namespace, operation, dryRun, object; in the
+ * object: apiVersion, kind, of metadata name, namespace, generateName, uid, the timestamps,
+ * ownerReferences and the annotations gputri/cause, gputri/detail and
+ * resource.kubernetes.io/pod-claim-name, and of the spec only the fields
+ * core/kube/project.c and the checks read: containers' and initContainers' name, resources and
+ * restartPolicy, overhead, affinity.nodeAffinity, tolerations, nodeSelector, nodeName,
+ * schedulerName, runtimeClassName, resourceClaims, schedulingGates; replicas, parallelism,
+ * template, jobTemplate; hard; devices; spec.spec), and json-c is given the text without them:
+ * a typical Pod review becomes a tree of a fraction of its values. At most ADMISSION_MAX_CUTS
+ * members are cut per request (the record lives on the stack); after that the rest is parsed
+ * as before, within the same cost budget. The budgets above are computed on the whole text, so
+ * what is refused or not checked does not change. The warnings are the same as with the whole
+ * tree (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both).
+ */
+#define ADMISSION_MAX_CUTS 256
+/* The text json-c is given is copied on the stack up to this size, else into one allocation
+ * of its size (freed before admission_handle() returns). */
+#define ADMISSION_STACK_TEXT 16384
+/* admission_handle_ex() flag: build the tree of every member, as before the pruning (for
+ * tests and benchmarks that compare). */
+#define ADMISSION_PARSE_FULL 1u
+
+/* Bytes of the longest answer: the envelope, a 128-byte uid and WARN_MAX_ITEMS warnings of
+ * WARN_ITEM_MAX bytes, each byte escaped to at most 6 (\u00XX). */
+#define ADMISSION_RESPONSE_MAX (256 + WARN_MAX_ITEMS * (6 * WARN_ITEM_MAX + 4))
 
 struct admission_result {
     char *response; /* the AdmissionReview JSON (malloc'd), NULL on error */
@@ -98,6 +129,13 @@ struct admission_result {
  */
 int admission_handle(const char *body, size_t len, const struct wh_snapshot *snap,
                      struct admission_result *out);
+
+/*
+ * admission_handle_ex() - admission_handle() with `flags`: 0, or ADMISSION_PARSE_FULL to build
+ * the json-c tree of every member (the warnings are the same; it only costs more).
+ */
+int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *snap,
+                        unsigned flags, struct admission_result *out);
 
 /* admission_result_cleanup() - free the response. Idempotent. */
 void admission_result_cleanup(struct admission_result *r);

@@ -28,7 +28,9 @@ int server_start(const struct server_options *o, struct server **out, char *err,
         /* one client (a slowloris) may hold at most half the connections */
         .per_ip_connections = max_conn > 1 ? max_conn / 2 : 1,
         .idle_timeout_s = o->connection_timeout > 0 ? (unsigned)o->connection_timeout : 0,
-        .connection_memory = 65536,
+        /* headers only (bodies go through the upload callback); at most 32 KiB libmicrohttpd
+         * takes it from malloc instead of an mmap and munmap per connection */
+        .connection_memory = 32768,
         .max_body = o->max_body,
         .max_buffered = o->max_buffered,
         .header_timeout_ms = o->header_timeout_ms,

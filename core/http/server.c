@@ -545,7 +545,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         st->track->phase = PHASE_HEADERS;
         st->track->deadline = next;
     }
-    if (--s->in_flight == 0)
+    /* only http_server_stop() waits for in_flight to reach 0 (it sets `stopping` before it
+     * takes mu): waking the sweeper after every request cost a context switch per request */
+    if (--s->in_flight == 0 && atomic_load(&s->stopping))
         pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
     free(st);

@@ -9,7 +9,10 @@
  * a ResourceSlice of two GPUs on lab-node-1 (no AMD driver publishes), a ResourceClaim and a
  * ResourceClaimTemplate in gpu-triage. Besides the sanitizers, the target checks what admission.h
  * promises: K_OK with a valid AdmissionReview that allows, echoes the request uid and carries
- * the warnings within their limits as clean UTF-8, or K_EPARSE with no response and a reason.
+ * the warnings within their limits as clean UTF-8, or K_EPARSE with no response and a reason;
+ * and that cutting the members the checks do not read changes nothing: the same input through
+ * admission_handle_ex(ADMISSION_PARSE_FULL) gives the same status, response bytes, warnings,
+ * reasons and identity.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -198,6 +201,36 @@ static void check_response(const struct admission_result *r, const uint8_t *data
     json_object_put(root);
 }
 
+/* The pruned answer `a` equals the whole-tree answer to the same input. */
+static void check_same_as_full(const struct admission_result *a, int ra, const uint8_t *data,
+                               size_t size)
+{
+    struct admission_result *b = malloc(sizeof(*b));
+    if (!b)
+        abort();
+    int rb = admission_handle_ex((const char *)data, size, &snapshot.snap, ADMISSION_PARSE_FULL, b);
+    if (ra == K_ENOMEM || rb == K_ENOMEM)
+        goto out;
+    bool same = ra == rb && a->warnings.n == b->warnings.n && a->dry_run == b->dry_run &&
+                strcmp(a->ns, b->ns) == 0 && strcmp(a->kind, b->kind) == 0 &&
+                strcmp(a->api_version, b->api_version) == 0 && strcmp(a->name, b->name) == 0 &&
+                strcmp(a->uid, b->uid) == 0 && strcmp(a->operation, b->operation) == 0 &&
+                (ra == K_OK ? a->response_len == b->response_len &&
+                                  memcmp(a->response, b->response, a->response_len) == 0
+                            : strcmp(a->error, b->error) == 0);
+    for (size_t i = 0; same && i < a->warnings.n; i++)
+        same = strcmp(a->warnings.items[i].text, b->warnings.items[i].text) == 0 &&
+               a->warnings.items[i].reason == b->warnings.items[i].reason;
+    if (!same) {
+        fprintf(stderr, "full tree: %d %s %s\n", rb, b->response ? b->response : "(null)",
+                b->error);
+        fail("the pruned parse answers differently from the whole tree", a);
+    }
+out:
+    admission_result_cleanup(b);
+    free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool ready;
@@ -226,6 +259,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "admission_handle returned %d\n", rc);
         abort();
     }
+    check_same_as_full(r, rc, data, size);
     admission_result_cleanup(r);
     admission_result_cleanup(r);
     free(r);

@@ -613,6 +613,201 @@ static void test_event_identity(void **state)
     json_object_put(c);
 }
 
+/* ------------------------------------------------------------------ pruned = full */
+
+/* admission_handle() (members the checks do not read cut) and ADMISSION_PARSE_FULL answer
+ * alike: status, response bytes, warnings and their reasons, the object's identity. */
+static void assert_same_as_full(const char *body, size_t len, const struct wh_snapshot *snap,
+                                const char *what)
+{
+    struct admission_result *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+    assert_non_null(a);
+    assert_non_null(b);
+    int ra = admission_handle(body, len, snap, a);
+    int rb = admission_handle_ex(body, len, snap, ADMISSION_PARSE_FULL, b);
+    if (ra != rb)
+        fail_msg("%s: pruned %d (%s), full %d (%s)", what, ra, a->error, rb, b->error);
+    if (ra == K_OK) {
+        assert_int_equal(a->response_len, b->response_len);
+        if (strcmp(a->response, b->response) != 0)
+            fail_msg("%s: pruned %s\nfull %s", what, a->response, b->response);
+    } else {
+        assert_string_equal(a->error, b->error);
+    }
+    assert_int_equal(a->warnings.n, b->warnings.n);
+    for (size_t i = 0; i < a->warnings.n; i++) {
+        assert_string_equal(a->warnings.items[i].text, b->warnings.items[i].text);
+        assert_ptr_equal(a->warnings.items[i].reason, b->warnings.items[i].reason);
+    }
+    assert_int_equal(a->dry_run, b->dry_run);
+    assert_string_equal(a->ns, b->ns);
+    assert_string_equal(a->kind, b->kind);
+    assert_string_equal(a->api_version, b->api_version);
+    assert_string_equal(a->name, b->name);
+    assert_string_equal(a->uid, b->uid);
+    assert_string_equal(a->operation, b->operation);
+    admission_result_cleanup(a);
+    admission_result_cleanup(b);
+    free(a);
+    free(b);
+}
+
+/* A copy of `v` where every object gets members no check reads, first and last: what the API
+ * server also sends (managedFields, status, images, env, volumes, userInfo, ...). */
+static json_object *with_unread_members(json_object *v)
+{
+    if (json_object_is_type(v, json_type_array)) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            json_object_array_add(a, with_unread_members(json_object_array_get_idx(v, i)));
+        return a;
+    }
+    if (!json_object_is_type(v, json_type_object))
+        return json_object_get(v);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "managedFields",
+                           json_tokener_parse("[{\"manager\":\"kubectl\",\"fieldsV1\":"
+                                              "{\"f:spec\":{\"f:containers\":{}}}}]"));
+    json_object_object_add(o, "image", json_object_new_string("registry.example/cuda:12"));
+    json_object_object_foreach(v, key, val)
+    {
+        json_object_object_add(o, key, with_unread_members(val));
+    }
+    json_object_object_add(o, "env", json_tokener_parse("[{\"name\":\"A\",\"value\":\"1\"}]"));
+    json_object_object_add(o, "status", json_tokener_parse("{\"phase\":\"Pending\"}"));
+    return o;
+}
+
+/* Every fixture, as recorded and with unread members everywhere, plain and pretty-printed. */
+static void run_fixture_pruned(void **state)
+{
+    const char *file = *state;
+    json_object *c = test_load_json(FIXTURES_DIR, file);
+    assert_non_null(c);
+    json_object *snapj, *review;
+    assert_true(json_object_object_get_ex(c, "snapshot", &snapj));
+    assert_true(json_object_object_get_ex(c, "review", &review));
+    struct owned_snapshot os;
+    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
+    json_object *rich = with_unread_members(review);
+    json_object *variants[] = {review, rich};
+    for (size_t v = 0; v < 2; v++)
+        for (int pretty = 0; pretty < 2; pretty++) {
+            const char *body = json_object_to_json_string_ext(
+                variants[v], pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN);
+            char what[512];
+            snprintf(what, sizeof(what), "%s (%s, %s)", file, v ? "unread members" : "recorded",
+                     pretty ? "pretty" : "plain");
+            assert_same_as_full(body, strlen(body), &os.snap, what);
+        }
+    /* the recorded answer does not change when unread members are added where the checks
+     * do not look (the fixtures put none in request.object's kept subtrees) */
+    json_object_put(rich);
+    owned_snapshot_cleanup(&os);
+    json_object_put(c);
+}
+
+/* Hostile shapes for the cutting itself. */
+static void test_pruned_hostile(void **state)
+{
+    (void)state;
+    json_object *c = test_load_json(FIXTURES_DIR, "admission/deployment_taint.json");
+    assert_non_null(c);
+    json_object *snapj;
+    json_object_object_get_ex(c, "snapshot", &snapj);
+    struct owned_snapshot os;
+    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
+    static const char *const pod_specs[] = {
+        /* only cut members, then none kept before a kept one */
+        "{\"volumes\":[],\"dnsPolicy\":\"x\"}",
+        "{\"volumes\":[],\"dnsPolicy\":\"x\",\"containers\":[{\"resources\":{\"limits\":"
+        "{\"nvidia.com/gpu\":1}}}]}",
+        /* kept, cut, kept, cut with whitespace everywhere */
+        " { \"containers\" : [ { \"image\" : \"x\" , \"resources\" : { \"limits\" : "
+        "{ \"nvidia.com/gpu\" : 1 } } , \"ports\" : [ ] } ] , \"volumes\" : { } , "
+        "\"nodeSelector\" : { \"gpu\" : \"a100\" } , \"hostAliases\" : null } ",
+        /* a member name cut at U+0000 by json-c: kept as \"containers\" */
+        "{\"containers\\u0000x\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}",
+        "{\"containers\\u0000\\u00e9\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}",
+        /* escaped names, non-ASCII names, long names */
+        "{\"\\u0063ontainers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}],"
+        "\"\\u00e9t\\u00e9\":1,\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\":{}}",
+        /* duplicates: a kept name twice, a cut name twice */
+        "{\"containers\":[],\"volumes\":1,\"containers\":[{\"resources\":{\"limits\":"
+        "{\"nvidia.com/gpu\":1}}}],\"volumes\":2}",
+        /* odd types where objects are expected */
+        "{\"containers\":{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}},"
+        "\"affinity\":[{\"nodeAffinity\":1}]}",
+        "{\"containers\":[[{\"resources\":{}}],\"x\",null,{\"image\":{}}]}",
+    };
+    char *body = malloc(1 << 20);
+    assert_non_null(body);
+    for (size_t i = 0; i < sizeof(pod_specs) / sizeof(pod_specs[0]); i++) {
+        for (int k = 0; k < 2; k++) {
+            snprintf(body, 1 << 20,
+                     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                     "\"request\":{\"userInfo\":{},\"uid\":\"u1\",\"kind\":{\"group\":\"%s\","
+                     "\"version\":\"v1\",\"kind\":\"%s\"},\"namespace\":\"gpu-triage\","
+                     "\"operation\":\"CREATE\",\"object\":{\"status\":{},\"metadata\":"
+                     "{\"name\":\"p\",\"managedFields\":[]},\"spec\":%s%s%s},"
+                     "\"oldObject\":null,\"options\":{}}}",
+                     k ? "apps" : "", k ? "Deployment" : "Pod", k ? "{\"template\":{\"spec\":" : "",
+                     pod_specs[i], k ? "}}" : "");
+            assert_same_as_full(body, strlen(body), &os.snap, body);
+        }
+    }
+    /* metadata: what project_meta() reads kept, the rest (labels, last-applied) cut */
+    static const char *const metas[] = {
+        "{\"labels\":{\"a\":\"b\"},\"annotations\":{\"kubectl.kubernetes.io/last-applied-"
+        "configuration\":\"{\\\"x\\\":1}\",\"gputri/cause\":\"taint\",\"gputri/detail\":\"d\","
+        "\"resource.kubernetes.io/pod-claim-name\":\"c\"},\"name\":\"p\",\"ownerReferences\":"
+        "[{\"controller\":true,\"uid\":\"o1\",\"kind\":\"ReplicaSet\"}],"
+        "\"creationTimestamp\":\"2026-12-01T00:00:00Z\",\"deletionTimestamp\":null,\"uid\":\"u\"}",
+        "{\"annotations\":[],\"generateName\":\"p-\",\"namespace\":\"gpu-triage\"}",
+        "{\"annotations\":{\"gputri/cause\":{\"x\":1}},\"labels\":null}",
+    };
+    for (size_t i = 0; i < sizeof(metas) / sizeof(metas[0]); i++) {
+        snprintf(body, 1 << 20,
+                 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                 "\"request\":{\"uid\":\"u1\",\"kind\":{\"group\":\"\",\"version\":\"v1\","
+                 "\"kind\":\"Pod\"},\"operation\":\"CREATE\",\"object\":{\"metadata\":%s,"
+                 "\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"lab-node-0\"},"
+                 "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}}}}",
+                 metas[i]);
+        assert_same_as_full(body, strlen(body), &os.snap, body);
+        struct admission_result m;
+        assert_int_equal(admission_handle(body, strlen(body), &os.snap, &m), K_OK);
+        admission_result_cleanup(&m);
+    }
+    /* more members to cut than ADMISSION_MAX_CUTS: the rest is parsed */
+    size_t at = (size_t)snprintf(body, 1 << 20,
+                                 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
+                                 "\"AdmissionReview\",\"request\":{\"uid\":\"u1\",\"kind\":"
+                                 "{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+                                 "\"operation\":\"CREATE\",\"object\":{\"spec\":{");
+    for (int i = 0; i < ADMISSION_MAX_CUTS + 50; i++)
+        at += (size_t)snprintf(body + at, (1 << 20) - at, "\"x%d\":{\"a\":[%d]},", i, i);
+    snprintf(body + at, (1 << 20) - at,
+             "\"nodeSelector\":{\"kubernetes.io/hostname\":\"lab-node-0\"},"
+             "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}}}}");
+    assert_same_as_full(body, strlen(body), &os.snap, "above ADMISSION_MAX_CUTS");
+    struct admission_result r, plain;
+    assert_int_equal(admission_handle(body, strlen(body), &os.snap, &r), K_OK);
+    const char *small = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                        "\"request\":{\"uid\":\"u1\",\"kind\":{\"group\":\"\",\"version\":\"v1\","
+                        "\"kind\":\"Pod\"},\"operation\":\"CREATE\",\"object\":{\"spec\":"
+                        "{\"nodeSelector\":{\"kubernetes.io/hostname\":\"lab-node-0\"},"
+                        "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}}}}";
+    assert_int_equal(admission_handle(small, strlen(small), &os.snap, &plain), K_OK);
+    assert_true(plain.warnings.n > 0);
+    assert_string_equal(r.response, plain.response);
+    admission_result_cleanup(&r);
+    admission_result_cleanup(&plain);
+    free(body);
+    owned_snapshot_cleanup(&os);
+    json_object_put(c);
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -653,17 +848,28 @@ int main(void)
         cmocka_unit_test(test_length_not_terminated),
         cmocka_unit_test(test_unsynced_snapshot_is_quiet),
         cmocka_unit_test(test_event_identity),
+        cmocka_unit_test(test_pruned_hostile),
     };
     size_t nf = sizeof(fixed) / sizeof(fixed[0]);
-    struct CMUnitTest *tests = calloc(n + nf, sizeof(*tests));
+    struct CMUnitTest *tests = calloc(2 * n + nf, sizeof(*tests));
+    char **names = calloc(n, sizeof(*names));
     for (size_t i = 0; i < n; i++) {
         tests[i].name = files[i];
         tests[i].test_func = run_fixture;
         tests[i].initial_state = files[i];
+        size_t l = strlen(files[i]) + 16;
+        names[i] = malloc(l);
+        snprintf(names[i], l, "%s pruned", files[i]);
+        tests[n + i].name = names[i];
+        tests[n + i].test_func = run_fixture_pruned;
+        tests[n + i].initial_state = files[i];
     }
-    memcpy(tests + n, fixed, sizeof(fixed));
-    int rc = _cmocka_run_group_tests("webhook_admission", tests, n + nf, test_gpus_setup,
+    memcpy(tests + 2 * n, fixed, sizeof(fixed));
+    int rc = _cmocka_run_group_tests("webhook_admission", tests, 2 * n + nf, test_gpus_setup,
                                      test_gpus_teardown);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
     for (size_t i = 0; i < n; i++)
         free(files[i]);
     free(files);
