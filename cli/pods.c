@@ -114,7 +114,7 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         q->error = rc;
     if (rc == K_OK && live)
         q->n_unannotated++;
-    if (rc == K_OK && p && p->n_claims > 0) /* p is still valid: only this thread writes */
+    if (rc == K_OK && live && p->n_claims > 0) /* p is still valid: only this thread writes */
         q->n_claim_pods++;
 }
 

@@ -52,7 +52,8 @@ struct pods_query {
     size_t n_keys, cap_keys;
     size_t n_unannotated; /* candidates that need live classification */
     int error;            /* first K_ENOMEM while observing, else K_OK */
-    size_t n_claim_pods;  /* candidates with spec.resourceClaims */
+    size_t n_claim_pods;  /* candidates needing live classification that have
+                             spec.resourceClaims (the DRA objects are read only for them) */
     /* DRA objects for the live classification of pods with claims (pods_query_set_dra); NULL:
      * claims are not looked at */
     struct dra_store *dra;             /* owned */

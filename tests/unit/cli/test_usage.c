@@ -469,6 +469,48 @@ static void test_pods_live_reads_the_nodes_it_needs(void **state)
     world_cleanup(&w);
 }
 
+static void test_pods_dra_only_for_live_claim_pods(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    /* a claim pod the controller annotated, and a device-plugin pod it has not */
+    json_object *pending = json_object_new_array();
+    json_object *claim = test_pod("ml", "claim", NULL, NULL, "Pending", NULL, 1, "dra-exhausted");
+    json_object *rc = json_object_new_array(), *ref = json_object_new_object();
+    json_object_object_add(ref, "name", json_object_new_string("gpu"));
+    json_object_object_add(ref, "resourceClaimName", json_object_new_string("c"));
+    json_object_array_add(rc, ref);
+    set_path(claim, "spec", "resourceClaims", rc);
+    json_object_array_add(pending, claim);
+    json_object_array_add(pending, test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL));
+    struct fake_kube f;
+    fake_kube_init(&f);
+    answer_list(&f, "PodList", pending, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    answer_list(&f, "PodList", w.pods, "n0");
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct pod_rows rows;
+    assert_int_equal(pods_fetch(c, &test_gpus, &dra, NULL, &rows, &err), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    for (size_t i = 0; i < fake_kube_count(&f); i++)
+        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_int_equal(rows.n, 2);
+    assert_string_equal(rows.items[0].cause, "dra-exhausted");
+    assert_int_equal(rows.items[0].source, POD_ROW_ANNOTATION);
+    assert_string_equal(rows.items[1].cause, "exhausted");
+    pod_rows_cleanup(&rows);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    gpu_set_cleanup(&dra);
+    json_object_put(pending);
+    world_cleanup(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_triage_device_plugin_pod_lists_no_dra),
         cmocka_unit_test(test_pods_annotated_reads_one_list),
         cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),
+        cmocka_unit_test(test_pods_dra_only_for_live_claim_pods),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
