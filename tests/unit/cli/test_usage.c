@@ -66,7 +66,7 @@ static void world_wide(struct world *w, size_t n)
 {
     world_init(w);
     for (size_t i = 0; i < n; i++) {
-        char name[16], pod[16];
+        char name[32], pod[32];
         snprintf(name, sizeof(name), "g%03zu", i);
         snprintf(pod, sizeof(pod), "h%03zu", i);
         json_object_array_add(w->nodes, test_node(name, "8", "8", NULL, NULL));
