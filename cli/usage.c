@@ -113,9 +113,12 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u,
         if (kube_path_escape(u->names[i], esc, sizeof(esc)) != K_OK)
             return K_EINVAL;
         /* node names are DNS subdomains: nothing in them needs a selector escape */
-        snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s", esc,
+        snprintf(path, sizeof(path),
+                 "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s&resourceVersion=0", esc,
                  USAGE_NON_TERMINAL);
-        int rc = informer_list_once(c, path, 500, h, NULL, 0, err);
+        /* one page: a continue token may not come with resourceVersion=0; a node holds at most
+         * its status.allocatable pods (110 by default) */
+        int rc = informer_list_once(c, path, 0, h, NULL, 0, err);
         if (rc)
             return rc;
     }

@@ -25,7 +25,7 @@
 #define SEL_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 #define ALL_PODS "/api/v1/pods?fieldSelector=" SEL_NON_TERMINAL "&limit=500"
 #define NODE_PODS(n)                                                                               \
-    "/api/v1/pods?fieldSelector=spec.nodeName%3D" n "%2C" SEL_NON_TERMINAL "&limit=500"
+    "/api/v1/pods?fieldSelector=spec.nodeName%3D" n "%2C" SEL_NON_TERMINAL "&resourceVersion=0"
 
 /* A small world: nodes and pods as JSON, in one array each. */
 struct world {
