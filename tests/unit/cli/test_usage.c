@@ -511,6 +511,41 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     world_cleanup(&w);
 }
 
+static void test_pods_shows_rejected_failed_pods(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    /* Failed is not filtered out: a pod its kubelet rejected is Failed */
+    json_object *pending = json_object_new_array();
+    json_object *p = test_pod("ml", "rejected", "1", "n0", "Failed", NULL, 1, NULL);
+    set_path(p, "status", "reason", json_object_new_string("UnexpectedAdmissionError"));
+    set_path(p, "status", "message",
+             json_object_new_string("Allocate failed due to requested number of devices "
+                                    "unavailable for nvidia.com/gpu"));
+    json_object_array_add(pending, p);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    answer_list(&f, "PodList", pending, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct pod_rows rows;
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, NULL, &rows, &err), K_OK);
+    /* classified on the spot before any node step: no pod LIST for usage */
+    assert_int_equal(fake_kube_count(&f), 2);
+    assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
+    assert_int_equal(rows.n, 1);
+    assert_string_equal(rows.items[0].cause, "node-rejected");
+    assert_int_equal(rows.items[0].source, POD_ROW_LIVE);
+    pod_rows_cleanup(&rows);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    json_object_put(pending);
+    world_cleanup(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_pods_annotated_reads_one_list),
         cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),
         cmocka_unit_test(test_pods_dra_only_for_live_claim_pods),
+        cmocka_unit_test(test_pods_shows_rejected_failed_pods),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
