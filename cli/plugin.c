@@ -32,8 +32,8 @@ static void usage(FILE *out)
             "  pods     the GPU pods that are pending or placed but not Running, with their\n"
             "           cause and detail: from gputri-controller's gputri/cause and\n"
             "           gputri/detail annotations (SOURCE annotation) or, where the controller\n"
-            "           has not written them, classified now from one LIST of nodes and pods\n"
-            "           (SOURCE live)\n"
+            "           has not written them, classified now from the nodes and the pods\n"
+            "           on the nodes that matter (SOURCE live)\n"
             "  explain  the cause of one pod, each candidate node's step on the ladder with\n"
             "           its GPU numbers and, for exhausted, the pods holding the GPUs\n"
             "\n");

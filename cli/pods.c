@@ -11,9 +11,13 @@
 #include "cache/key.h"
 #include "classify/classify.h"
 #include "table.h"
+#include "usage.h"
 #include "util/result.h"
 
-#define NON_TERMINAL "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+/* Every pod that is not Running and not Succeeded: the rows come from these (Pending and Unknown
+ * pods, and Failed ones: a pod its kubelet rejected is Failed), and so do the other rejected
+ * pods of a rejected pod's controller (classify_input.rejected_siblings). */
+#define NOT_RUNNING "fieldSelector=status.phase%21%3DRunning%2Cstatus.phase%21%3DSucceeded"
 
 const char *pod_phase_name(enum pod_phase p)
 {
@@ -110,7 +114,7 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         q->error = rc;
     if (rc == K_OK && live)
         q->n_unannotated++;
-    if (rc == K_OK && p && p->n_claims > 0) /* p is still valid: only this thread writes */
+    if (rc == K_OK && live && p->n_claims > 0) /* p is still valid: only this thread writes */
         q->n_claim_pods++;
 }
 
@@ -302,6 +306,29 @@ static void node_cb(void *ctx, json_object *obj)
     pods_query_add_node(ctx, obj);
 }
 
+/* The nodes whose pods classifying the candidates without a usable annotation reads. */
+static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
+{
+    struct dra_view view = q->dra ? dra_store_view(q->dra, q->dra_classes) : (struct dra_view){0};
+    int64_t now = (int64_t)time(NULL);
+    int rc = K_OK;
+    store_read_lock(q->store);
+    if (q->dra)
+        dra_store_read_lock(q->dra);
+    for (size_t i = 0; i < q->n_keys && rc == K_OK && !u->all; i++) {
+        char *slash = strchr(q->keys[i], '/');
+        *slash = '\0';
+        const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
+        *slash = '/';
+        if (p && !annotation_usable(p))
+            rc = usage_nodes_collect(q->store, p, q->dra ? &view : NULL, now, 0, u);
+    }
+    if (q->dra)
+        dra_store_read_unlock(q->dra);
+    store_read_unlock(q->store);
+    return rc;
+}
+
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                const char *ns, struct pod_rows *out, struct kube_error *err)
 {
@@ -310,9 +337,9 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     if (ns) {
         if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
             return K_EINVAL;
-        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?%s", ns_esc, NON_TERMINAL);
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?%s", ns_esc, NOT_RUNNING);
     } else {
-        snprintf(path, sizeof(path), "/api/v1/pods?%s", NON_TERMINAL);
+        snprintf(path, sizeof(path), "/api/v1/pods?%s", NOT_RUNNING);
     }
     struct pods_query q;
     int rc = pods_query_init(&q, gpus, ns);
@@ -323,11 +350,6 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {
         struct informer_handlers nh = {.ctx = &q, .upsert = node_cb};
         rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
-        if (rc == K_OK && ns) {
-            /* GPU usage needs the pods of every namespace */
-            struct informer_handlers ch = {.ctx = &q, .upsert = context_pod_cb};
-            rc = informer_list_once(c, "/api/v1/pods?" NON_TERMINAL, 500, &ch, NULL, 0, err);
-        }
         if (rc == K_OK && q.n_claim_pods > 0 && dra_classes) {
             struct dra_store *dra = dra_store_new();
             rc = dra ? dra_store_list(c, dra, err) : K_ENOMEM;
@@ -341,6 +363,15 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
                 dra_store_free(dra);
             }
         }
+        /* GPU usage: the pods of the nodes the ladder reads (usage.h), of every namespace */
+        struct usage_nodes u = {0};
+        if (rc == K_OK)
+            rc = live_usage_nodes(&q, &u);
+        if (rc == K_OK) {
+            struct informer_handlers ch = {.ctx = &q, .upsert = context_pod_cb};
+            rc = usage_fetch(c, &u, &ch, err);
+        }
+        usage_nodes_cleanup(&u);
     }
     if (rc == K_OK)
         rc = pods_query_rows(&q, out);

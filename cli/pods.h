@@ -5,7 +5,8 @@
  * pods, and pods placed on a node that has not started them yet. Its cause and detail come from
  * the controller's annotations (gputri/cause, gputri/detail) when present and still consistent
  * (an annotation other than "ok" on a pod that is now bound is stale), otherwise from classifying
- * the pod on the spot against a store filled by one LIST of nodes and one of pods ("live").
+ * the pod on the spot ("live") against a store filled by one LIST of nodes and the pods of the
+ * nodes whose usage those pods' ladders read (cli/usage.h).
  *
  * Split for testing: pods_query_* works on JSON objects and a store (no I/O); pods_fetch() does
  * the LISTs; pods_render_*() format rows.
@@ -51,7 +52,8 @@ struct pods_query {
     size_t n_keys, cap_keys;
     size_t n_unannotated; /* candidates that need live classification */
     int error;            /* first K_ENOMEM while observing, else K_OK */
-    size_t n_claim_pods;  /* candidates with spec.resourceClaims */
+    size_t n_claim_pods;  /* candidates needing live classification that have
+                             spec.resourceClaims (the DRA objects are read only for them) */
     /* DRA objects for the live classification of pods with claims (pods_query_set_dra); NULL:
      * claims are not looked at */
     struct dra_store *dra;             /* owned */
@@ -92,10 +94,12 @@ int pods_query_rows(struct pods_query *q, struct pod_rows *out);
 void pods_query_cleanup(struct pods_query *q);
 
 /*
- * pods_fetch() - the whole command's I/O: LIST the non-terminal pods of `ns` (NULL: all
- * namespaces); when some candidate needs live classification, LIST the nodes and (for one
- * namespace) every namespace's pods for the GPU usage. Returns a K_* value, err filled on API
- * errors; on K_OK free `out` with pod_rows_cleanup().
+ * pods_fetch() - the whole command's I/O: LIST the pods of `ns` (NULL: all namespaces) that are
+ * neither Running nor Succeeded (fieldSelector on status.phase; Failed stays for the pods a
+ * kubelet rejected); only when some candidate needs live classification, LIST the nodes, the
+ * DRA objects when a candidate has claims, and the non-terminal pods of every namespace on the
+ * nodes the live candidates' ladders read (usage_fetch()). Returns a K_* value, err filled on
+ * API errors; on K_OK free `out` with pod_rows_cleanup().
  */
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                const char *ns, struct pod_rows *out, struct kube_error *err);

@@ -10,6 +10,7 @@
 #include "classify/match.h"
 #include "pods.h"
 #include "table.h"
+#include "usage.h"
 #include "util/result.h"
 
 static void upsert_pod(void *ctx, json_object *obj)
@@ -72,10 +73,20 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
         if (rc)
             goto fail_dra;
-        rc = informer_list_once(c,
-                                "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2C"
-                                "status.phase%21%3DFailed",
-                                500, &ph, NULL, 0, err);
+        /* only the pods of the nodes whose usage the ladder reads (usage.h) */
+        struct usage_nodes u = {0};
+        struct dra_view view = dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
+        store_read_lock(t->store);
+        if (dra)
+            dra_store_read_lock(dra);
+        rc = usage_nodes_collect(t->store, store_pod_get(t->store, ns, name), dra ? &view : NULL,
+                                 (int64_t)time(NULL), no_scheduler_grace, &u);
+        if (dra)
+            dra_store_read_unlock(dra);
+        store_read_unlock(t->store);
+        if (rc == K_OK)
+            rc = usage_fetch(c, &u, &ph, err);
+        usage_nodes_cleanup(&u);
         if (rc)
             goto fail_dra;
     }

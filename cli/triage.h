@@ -1,9 +1,13 @@
 /*
  * triage.h - classify one pod on demand, straight from the API server: GET the pod, and only
- * when it is a pending GPU pod, LIST the nodes and the non-terminal pods into a store; when it
- * has spec.resourceClaims, also LIST the four DRA kinds (resourceclaims,
- * resourceclaimtemplates, deviceclasses, resourceslices) into a DRA store (none when the API
- * does not serve resource.k8s.io/v1).
+ * when it is a pending GPU pod, LIST the nodes and then the non-terminal pods of only the nodes
+ * whose GPU usage the ladder reads for it (cli/usage.h: one LIST per node with
+ * fieldSelector=spec.nodeName when they are at most USAGE_PER_NODE_MAX, one LIST of every
+ * non-terminal pod otherwise; none for a pod decided before the per-node steps); when it has
+ * spec.resourceClaims, also LIST the four DRA kinds (resourceclaims, resourceclaimtemplates,
+ * deviceclasses, resourceslices) into a DRA store (none when the API does not serve
+ * resource.k8s.io/v1). A pod without claims never needs the DRA objects: the DRA steps of the
+ * ladder look only at the pod's own claims.
  */
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H

@@ -1,0 +1,90 @@
+/*
+ * usage.h - which pods a one-shot classification has to read, and reading only those.
+ *
+ * The ladder (core/classify) reads the GPU usage of a node (the requests of its non-terminal
+ * pods) only for the nodes that pass the pod's node selection, and the usage changes a step only
+ * on a node that lists the resource in status.capacity: on any other node the step is
+ * no-gpu-node whatever the usage. A dry run of classify() with a usage callback that records
+ * what it is asked tells, without forking the ladder, which nodes those are for one pod: none for
+ * a pod decided before node selection (scheduling-gated, no-scheduler, a missing claim), none
+ * for label-mismatch, the nodes of its nodeSelector otherwise. A pod with
+ * status.nominatedNodeName also needs the pods on that node (the preemption victims,
+ * store_classify_facts). The CLI then LISTs the pods of those nodes one node at a time
+ * (fieldSelector=spec.nodeName=NODE) when they are at most USAGE_PER_NODE_MAX, and every
+ * non-terminal pod in one paged LIST otherwise.
+ *
+ * The per-node LISTs carry resourceVersion=0 ("any"): the API server answers them from its watch
+ * cache at once, through the cache's spec.nodeName index. Without it each is a consistent read,
+ * which waits until the cache has caught up with etcd (up to ~100 ms each time the cluster is
+ * being written to: 50 nodes took 1.9 s at 30,000 pods, against 0.1 s). The pods read may then
+ * lag the cluster by the watch cache's delay, as an informer's (and the controller's) do; the
+ * pod itself comes from a GET, and the one LIST of every pod stays consistent (a LIST with
+ * resourceVersion=0 is not paged by every API server version). kubernetes/kubernetes:
+ * staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (GetList, consistent reads).
+ *
+ * What differs from reading every pod: nothing in the cause or the detail (the steps, the
+ * ranking and the numbers the detail names all come from the nodes read); `explain` shows an IN
+ * USE of 0 on a candidate that does not list the resource at all, whatever pods bound there by
+ * spec.nodeName ask for.
+ */
+#ifndef GPUTRI_CLI_USAGE_H
+#define GPUTRI_CLI_USAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/informer.h"
+#include "cache/store.h"
+#include "classify/classify.h"
+#include "kube/client.h"
+
+/*
+ * Candidate nodes read one at a time at most; past it one LIST of every non-terminal pod is
+ * cheaper. A per-node LIST is answered from the API server's watch cache through its
+ * spec.nodeName index, in about a millisecond and independent of the cluster's size, while one
+ * LIST of 30,000 pods takes seconds (BENCHMARKS.md, bench/compare).
+ */
+#define USAGE_PER_NODE_MAX 64
+
+/* The nodes whose pods are needed. */
+struct usage_nodes {
+    char **names;  /* owned, at most USAGE_PER_NODE_MAX, no duplicates */
+    size_t n, cap; /* entries in use / allocated */
+    bool all;      /* more than USAGE_PER_NODE_MAX: read every non-terminal pod */
+};
+
+/*
+ * usage_nodes_collect() - add to `u` the nodes whose pods classifying `pod` reads: a dry run of
+ * classify() over the nodes of `s` (the store holds every Node; `pod` is borrowed from it) and
+ * `dra` (NULL: no DRA; its read lock, if any, held by the caller), recording each candidate node
+ * the ladder asks the usage of for a resource the node lists in status.capacity above 0; plus
+ * status.nominatedNodeName of an unbound pod. `now` and `no_scheduler_grace` as
+ * classify_input (seconds). The store's read lock must be held. Several calls (several pods)
+ * add up. Returns K_OK or K_ENOMEM (u is then still valid and must be cleaned up). Not
+ * thread-safe on one `u`.
+ */
+int usage_nodes_collect(struct store *s, const struct kpod *pod, const struct dra_view *dra,
+                        int64_t now, int64_t no_scheduler_grace, struct usage_nodes *u);
+
+/*
+ * usage_nodes_add() - add one node name (copied) to `u`; past USAGE_PER_NODE_MAX distinct
+ * names `u->all` is set instead. Returns K_OK or K_ENOMEM.
+ */
+int usage_nodes_add(struct usage_nodes *u, const char *node);
+
+/*
+ * usage_fetch() - LIST the non-terminal pods (status.phase neither Succeeded nor Failed) that
+ * `u` names into `h` (its upsert gets each item): for u->all one paged LIST of every namespace,
+ * otherwise one paged LIST per node with fieldSelector spec.nodeName=NODE (none at all when u
+ * names no node). Returns K_OK or the first K_* error, err filled.
+ */
+int usage_fetch(struct kube_client *c, const struct usage_nodes *u,
+                const struct informer_handlers *h, struct kube_error *err);
+
+/* The field selector of every non-terminal pod (URL-encoded), for a query string. */
+#define USAGE_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+
+void usage_nodes_cleanup(struct usage_nodes *u);
+
+#endif

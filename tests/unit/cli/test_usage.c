@@ -1,0 +1,564 @@
+/*
+ * Tests for cli/usage.c and the requests the CLI makes with it (cli/triage.c triage_run,
+ * cli/pods.c pods_fetch), against the recording fake API: which nodes a classification needs
+ * the pods of, the field selectors sent, and that the result is the one of reading every pod.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fake_kube.h"
+#include "gpus.h"
+#include "objects.h"
+#include "pods.h"
+#include "triage.h"
+#include "usage.h"
+#include "util/result.h"
+
+#define SEL_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+#define ALL_PODS "/api/v1/pods?fieldSelector=" SEL_NON_TERMINAL "&limit=500"
+#define NODE_PODS(n)                                                                               \
+    "/api/v1/pods?fieldSelector=spec.nodeName%3D" n "%2C" SEL_NON_TERMINAL "&resourceVersion=0"
+
+/* A small world: nodes and pods as JSON, in one array each. */
+struct world {
+    json_object *nodes, *pods;
+};
+
+static void world_init(struct world *w)
+{
+    w->nodes = json_object_new_array();
+    w->pods = json_object_new_array();
+}
+
+static void world_cleanup(struct world *w)
+{
+    json_object_put(w->nodes);
+    json_object_put(w->pods);
+}
+
+/* n0: 4 GPUs, 3 held (a 2 and a 1); n1: no GPU; n2: 4 GPUs, 1 held; n3: 2 GPUs, allocatable 0;
+ * plus CPU pods everywhere and a finished GPU pod on n2. */
+static void world_small(struct world *w)
+{
+    world_init(w);
+    json_object_array_add(w->nodes, test_node("n0", "4", "4", NULL, NULL));
+    json_object_array_add(w->nodes, test_node("n1", NULL, NULL, NULL, NULL));
+    json_object_array_add(w->nodes, test_node("n2", "4", "4", NULL, NULL));
+    json_object_array_add(w->nodes, test_node("n3", "2", "0", NULL, NULL));
+    json_object_array_add(w->pods, test_pod("ml", "a", "2", "n0", "Running", NULL, 1, NULL));
+    json_object_array_add(w->pods, test_pod("ml", "b", "1", "n0", "Running", NULL, 1, NULL));
+    json_object_array_add(w->pods, test_pod("ml", "c", "1", "n2", "Running", NULL, 1, NULL));
+    json_object_array_add(w->pods, test_pod("ml", "cpu0", NULL, "n0", "Running", NULL, 1, NULL));
+    json_object_array_add(w->pods, test_pod("ml", "cpu1", NULL, "n1", "Running", NULL, 1, NULL));
+    json_object_array_add(w->pods, test_pod("ml", "d", "1", "n3", "Running", NULL, 1, NULL));
+}
+
+/* `n` GPU nodes g000.. with 8 GPUs, 4 held on each. */
+static void world_wide(struct world *w, size_t n)
+{
+    world_init(w);
+    for (size_t i = 0; i < n; i++) {
+        char name[32], pod[32];
+        snprintf(name, sizeof(name), "g%03zu", i);
+        snprintf(pod, sizeof(pod), "h%03zu", i);
+        json_object_array_add(w->nodes, test_node(name, "8", "8", NULL, NULL));
+        json_object_array_add(w->pods, test_pod("ml", pod, "4", name, "Running", NULL, 1, NULL));
+    }
+}
+
+static const char *pod_node_of(json_object *o)
+{
+    json_object *spec, *node;
+    json_object_object_get_ex(o, "spec", &spec);
+    return json_object_object_get_ex(spec, "nodeName", &node) ? json_object_get_string(node) : NULL;
+}
+
+/* {"kind":"<kind>","metadata":{"resourceVersion":"7"},"items":[...]} of the items of `arr`
+ * bound to `node` (NULL: all). */
+static void answer_list(struct fake_kube *f, const char *kind, json_object *arr, const char *node)
+{
+    json_object *list = json_object_new_object();
+    json_object *meta = json_object_new_object();
+    json_object *items = json_object_new_array();
+    json_object_object_add(meta, "resourceVersion", json_object_new_string("7"));
+    json_object_object_add(list, "kind", json_object_new_string(kind));
+    json_object_object_add(list, "metadata", meta);
+    json_object_object_add(list, "items", items);
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        const char *on = pod_node_of(o);
+        if (!node || (on && strcmp(on, node) == 0))
+            json_object_array_add(items, json_object_get(o));
+    }
+    fake_kube_answer(f, 200, 0, json_object_to_json_string(list));
+    json_object_put(list);
+}
+
+/* The reference: classify with every node and every pod in the store (what triage_run read
+ * before it narrowed its LISTs). */
+static void reference(const struct world *w, json_object *pod, struct triage *t)
+{
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    unsigned ch = 0;
+    for (size_t i = 0; i < json_object_array_length(w->nodes); i++)
+        assert_int_equal(
+            store_node_apply_json(s, json_object_array_get_idx(w->nodes, i), 0, NULL, &ch), K_OK);
+    for (size_t i = 0; i < json_object_array_length(w->pods); i++)
+        assert_int_equal(
+            store_pod_apply_json(s, json_object_array_get_idx(w->pods, i), 0, NULL, &ch), K_OK);
+    char key[STORE_KEY_MAX];
+    assert_int_equal(store_pod_apply_json(s, pod, 0, key, &ch), K_OK);
+    char *slash = strchr(key, '/');
+    *slash = '\0';
+    assert_int_equal(triage_from_store(s, key, slash + 1, t), K_OK);
+}
+
+/* The nodes usage_nodes_collect() finds for `pod` in world `w`. */
+static void collect(const struct world *w, json_object *pod, struct usage_nodes *u)
+{
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    unsigned ch = 0;
+    for (size_t i = 0; i < json_object_array_length(w->nodes); i++)
+        assert_int_equal(
+            store_node_apply_json(s, json_object_array_get_idx(w->nodes, i), 0, NULL, &ch), K_OK);
+    char key[STORE_KEY_MAX];
+    assert_int_equal(store_pod_apply_json(s, pod, 0, key, &ch), K_OK);
+    char *slash = strchr(key, '/');
+    *slash = '\0';
+    store_read_lock(s);
+    assert_int_equal(
+        usage_nodes_collect(s, store_pod_get(s, key, slash + 1), NULL, (int64_t)time(NULL), 0, u),
+        K_OK);
+    store_read_unlock(s);
+    store_free(s);
+}
+
+static void set_path(json_object *o, const char *section, const char *key, json_object *v)
+{
+    json_object *sec;
+    if (!json_object_object_get_ex(o, section, &sec)) {
+        sec = json_object_new_object();
+        json_object_object_add(o, section, sec);
+    }
+    json_object_object_add(sec, key, v);
+}
+
+/* ---- usage_nodes_collect ------------------------------------------------------------------ */
+
+static void test_collect_narrows_to_the_nodes_that_matter(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    struct usage_nodes u = {0};
+    /* a nodeSelector naming one node: that node only */
+    json_object *pod = test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL);
+    collect(&w, pod, &u);
+    assert_false(u.all);
+    assert_int_equal(u.n, 1);
+    assert_string_equal(u.names[0], "n0");
+    json_object_put(pod);
+    usage_nodes_cleanup(&u);
+    /* no selector: every node listing the resource (n1 lists none: no-gpu-node whatever runs) */
+    pod = test_pod("ml", "want", "2", NULL, "Pending", NULL, 1, NULL);
+    collect(&w, pod, &u);
+    assert_false(u.all);
+    assert_int_equal(u.n, 3);
+    assert_string_equal(u.names[0], "n0");
+    assert_string_equal(u.names[1], "n2");
+    assert_string_equal(u.names[2], "n3");
+    json_object_put(pod);
+    usage_nodes_cleanup(&u);
+    /* no node matches (label-mismatch), or the one that does lists no GPU: nothing */
+    pod = test_pod("ml", "want", "1", NULL, "Pending", "nowhere", 1, NULL);
+    collect(&w, pod, &u);
+    assert_int_equal(u.n, 0);
+    assert_false(u.all);
+    json_object_put(pod);
+    pod = test_pod("ml", "want", "1", NULL, "Pending", "n1", 1, NULL);
+    collect(&w, pod, &u);
+    assert_int_equal(u.n, 0);
+    json_object_put(pod);
+    /* decided before node selection: scheduling-gated */
+    pod = test_pod("ml", "want", "1", NULL, "Pending", NULL, 1, NULL);
+    json_object *gates = json_object_new_array(), *g = json_object_new_object();
+    json_object_object_add(g, "name", json_object_new_string("example.com/wait"));
+    json_object_array_add(gates, g);
+    set_path(pod, "spec", "schedulingGates", gates);
+    collect(&w, pod, &u);
+    assert_int_equal(u.n, 0);
+    json_object_put(pod);
+    /* preempting: the nominated node (its victims) */
+    pod = test_pod("ml", "want", "1", NULL, "Pending", NULL, 1, NULL);
+    set_path(pod, "status", "nominatedNodeName", json_object_new_string("n2"));
+    collect(&w, pod, &u);
+    assert_int_equal(u.n, 1);
+    assert_string_equal(u.names[0], "n2");
+    json_object_put(pod);
+    usage_nodes_cleanup(&u);
+    world_cleanup(&w);
+}
+
+static void test_collect_many_nodes_is_all(void **state)
+{
+    (void)state;
+    struct world w;
+    world_wide(&w, USAGE_PER_NODE_MAX + 1);
+    struct usage_nodes u = {0};
+    json_object *pod = test_pod("ml", "want", "8", NULL, "Pending", NULL, 1, NULL);
+    collect(&w, pod, &u);
+    assert_true(u.all);
+    assert_int_equal(u.n, USAGE_PER_NODE_MAX);
+    json_object_put(pod);
+    usage_nodes_cleanup(&u);
+    world_cleanup(&w);
+    /* exactly the limit: still one by one */
+    world_wide(&w, USAGE_PER_NODE_MAX);
+    pod = test_pod("ml", "want", "8", NULL, "Pending", NULL, 1, NULL);
+    collect(&w, pod, &u);
+    assert_false(u.all);
+    assert_int_equal(u.n, USAGE_PER_NODE_MAX);
+    json_object_put(pod);
+    usage_nodes_cleanup(&u);
+    world_cleanup(&w);
+    /* usage_nodes_add keeps names once */
+    assert_int_equal(usage_nodes_add(&u, "x"), K_OK);
+    assert_int_equal(usage_nodes_add(&u, "y"), K_OK);
+    assert_int_equal(usage_nodes_add(&u, "x"), K_OK);
+    assert_int_equal(u.n, 2);
+    usage_nodes_cleanup(&u);
+}
+
+/* ---- triage_run: the requests ------------------------------------------------------------- */
+
+/* Run triage_run for `pod` against world `w`, scripting the answers the narrowed requests
+ * expect: the GET, the nodes, then the pods of `nodes` (NULL: one LIST of every pod). */
+static int run_triage(struct fake_kube *f, const struct world *w, json_object *pod,
+                      const char *const *nodes, size_t n_nodes, const struct gpu_set *dra,
+                      struct triage *t)
+{
+    fake_kube_answer(f, 200, 0, json_object_to_json_string(pod));
+    answer_list(f, "NodeList", w->nodes, NULL);
+    if (nodes)
+        for (size_t i = 0; i < n_nodes; i++)
+            answer_list(f, "PodList", w->pods, nodes[i]);
+    else
+        answer_list(f, "PodList", w->pods, NULL);
+    struct kube_client *c = fake_kube_client(f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    json_object *meta, *ns, *name;
+    json_object_object_get_ex(pod, "metadata", &meta);
+    json_object_object_get_ex(meta, "namespace", &ns);
+    json_object_object_get_ex(meta, "name", &name);
+    int rc = triage_run(c, &test_gpus, dra, 0, json_object_get_string(ns),
+                        json_object_get_string(name), t, &err);
+    kube_client_free(c);
+    return rc;
+}
+
+static void assert_same(const struct triage *got, const struct triage *want)
+{
+    assert_string_equal(cause_word(got->result.cause), cause_word(want->result.cause));
+    assert_string_equal(got->result.detail, want->result.detail);
+    assert_int_equal(got->result.n_candidates, want->result.n_candidates);
+    assert_memory_equal(got->result.counts, want->result.counts, sizeof(want->result.counts));
+}
+
+static void test_triage_reads_one_node_for_a_selector(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    json_object *pod = test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct triage t, ref;
+    const char *nodes[] = {"n0"};
+    assert_int_equal(run_triage(&f, &w, pod, nodes, 1, NULL, &t), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    assert_string_equal(fake_kube_request(&f, 0)->path, "/api/v1/namespaces/ml/pods/want");
+    assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
+    assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("n0"));
+    for (size_t i = 0; i < fake_kube_count(&f); i++) /* no cluster-wide pod LIST */
+        assert_string_not_equal(fake_kube_request(&f, i)->path, ALL_PODS);
+    reference(&w, pod, &ref);
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    assert_same(&t, &ref);
+    assert_non_null(strstr(t.result.detail, "allocated 3, free 1, requested 2"));
+    triage_cleanup(&t);
+    triage_cleanup(&ref);
+    fake_kube_cleanup(&f);
+    json_object_put(pod);
+    world_cleanup(&w);
+}
+
+static void test_triage_few_candidates_node_by_node(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    /* no selector: n0, n2, n3 list the GPU; n2 has 3 free of the 4 asked: exhausted there */
+    json_object *pod = test_pod("ml", "want", "4", NULL, "Pending", NULL, 1, NULL);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct triage t, ref;
+    const char *nodes[] = {"n0", "n2", "n3"};
+    assert_int_equal(run_triage(&f, &w, pod, nodes, 3, NULL, &t), K_OK);
+    assert_int_equal(fake_kube_count(&f), 5);
+    assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("n0"));
+    assert_string_equal(fake_kube_request(&f, 3)->path, NODE_PODS("n2"));
+    assert_string_equal(fake_kube_request(&f, 4)->path, NODE_PODS("n3"));
+    reference(&w, pod, &ref);
+    assert_same(&t, &ref);
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    /* explain reads the same per-node numbers */
+    assert_int_equal(t.result.n_verdicts, ref.result.n_verdicts);
+    for (size_t i = 0; i < t.result.n_verdicts; i++) {
+        if (t.verdicts[i].capacity <= 0)
+            continue; /* n1 lists no GPU: its pods are not read (usage.h) */
+        assert_int_equal(t.verdicts[i].allocated, ref.verdicts[i].allocated);
+    }
+    triage_cleanup(&t);
+    triage_cleanup(&ref);
+    fake_kube_cleanup(&f);
+    json_object_put(pod);
+    /* label-mismatch and no-gpu-node: no pod LIST at all */
+    const char *hosts[] = {"nowhere", "n1"};
+    for (size_t k = 0; k < 2; k++) {
+        pod = test_pod("ml", "want", "1", NULL, "Pending", hosts[k], 1, NULL);
+        fake_kube_init(&f);
+        assert_int_equal(run_triage(&f, &w, pod, nodes, 0, NULL, &t), K_OK);
+        assert_int_equal(fake_kube_count(&f), 2);
+        reference(&w, pod, &ref);
+        assert_same(&t, &ref);
+        triage_cleanup(&t);
+        triage_cleanup(&ref);
+        fake_kube_cleanup(&f);
+        json_object_put(pod);
+    }
+    world_cleanup(&w);
+}
+
+static void test_triage_many_candidates_one_list(void **state)
+{
+    (void)state;
+    struct world w;
+    world_wide(&w, USAGE_PER_NODE_MAX + 1);
+    json_object *pod = test_pod("ml", "want", "8", NULL, "Pending", NULL, 1, NULL);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct triage t, ref;
+    assert_int_equal(run_triage(&f, &w, pod, NULL, 0, NULL, &t), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    assert_string_equal(fake_kube_request(&f, 2)->path, ALL_PODS);
+    reference(&w, pod, &ref);
+    assert_same(&t, &ref);
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    triage_cleanup(&t);
+    triage_cleanup(&ref);
+    fake_kube_cleanup(&f);
+    json_object_put(pod);
+    world_cleanup(&w);
+}
+
+static void test_triage_device_plugin_pod_lists_no_dra(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    json_object *pod = test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct triage t;
+    const char *nodes[] = {"n0"};
+    assert_int_equal(run_triage(&f, &w, pod, nodes, 1, &dra, &t), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    for (size_t i = 0; i < fake_kube_count(&f); i++)
+        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    triage_cleanup(&t);
+    fake_kube_cleanup(&f);
+    gpu_set_cleanup(&dra);
+    json_object_put(pod);
+    world_cleanup(&w);
+}
+
+/* ---- pods_fetch: the requests ------------------------------------------------------------- */
+
+#define NOT_RUNNING "fieldSelector=status.phase%21%3DRunning%2Cstatus.phase%21%3DSucceeded"
+
+static void test_pods_annotated_reads_one_list(void **state)
+{
+    (void)state;
+    json_object *pending = json_object_new_array();
+    json_object *p = test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, "exhausted");
+    json_object_array_add(pending, p);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    answer_list(&f, "PodList", pending, NULL);
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct pod_rows rows;
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, NULL, &rows, &err), K_OK);
+    assert_int_equal(fake_kube_count(&f), 1);
+    assert_string_equal(fake_kube_request(&f, 0)->path, "/api/v1/pods?" NOT_RUNNING "&limit=500");
+    assert_int_equal(rows.n, 1);
+    assert_string_equal(rows.items[0].cause, "exhausted");
+    assert_int_equal(rows.items[0].source, POD_ROW_ANNOTATION);
+    pod_rows_cleanup(&rows);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    json_object_put(pending);
+}
+
+static void test_pods_live_reads_the_nodes_it_needs(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    json_object *pending = json_object_new_array();
+    json_object_array_add(pending, test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL));
+    json_object_array_add(pending,
+                          test_pod("ml", "gone", "1", NULL, "Pending", "nowhere", 1, NULL));
+    struct fake_kube f;
+    fake_kube_init(&f);
+    answer_list(&f, "PodList", pending, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    answer_list(&f, "PodList", w.pods, "n0");
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct pod_rows rows;
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, "ml", &rows, &err), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    assert_string_equal(fake_kube_request(&f, 0)->path,
+                        "/api/v1/namespaces/ml/pods?" NOT_RUNNING "&limit=500");
+    assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
+    assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("n0"));
+    assert_int_equal(rows.n, 2);
+    assert_string_equal(rows.items[0].name, "gone");
+    assert_string_equal(rows.items[0].cause, "label-mismatch");
+    assert_string_equal(rows.items[1].name, "want");
+    assert_string_equal(rows.items[1].cause, "exhausted");
+    assert_int_equal(rows.items[1].source, POD_ROW_LIVE);
+    /* the reference: the same pod classified with every pod read */
+    struct triage ref;
+    json_object *pod = test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL);
+    reference(&w, pod, &ref);
+    assert_string_equal(rows.items[1].detail, ref.result.detail);
+    triage_cleanup(&ref);
+    json_object_put(pod);
+    pod_rows_cleanup(&rows);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    json_object_put(pending);
+    world_cleanup(&w);
+}
+
+static void test_pods_dra_only_for_live_claim_pods(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    /* a claim pod the controller annotated, and a device-plugin pod it has not */
+    json_object *pending = json_object_new_array();
+    json_object *claim = test_pod("ml", "claim", NULL, NULL, "Pending", NULL, 1, "dra-exhausted");
+    json_object *rc = json_object_new_array(), *ref = json_object_new_object();
+    json_object_object_add(ref, "name", json_object_new_string("gpu"));
+    json_object_object_add(ref, "resourceClaimName", json_object_new_string("c"));
+    json_object_array_add(rc, ref);
+    set_path(claim, "spec", "resourceClaims", rc);
+    json_object_array_add(pending, claim);
+    json_object_array_add(pending, test_pod("ml", "want", "2", NULL, "Pending", "n0", 1, NULL));
+    struct fake_kube f;
+    fake_kube_init(&f);
+    answer_list(&f, "PodList", pending, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    answer_list(&f, "PodList", w.pods, "n0");
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct pod_rows rows;
+    assert_int_equal(pods_fetch(c, &test_gpus, &dra, NULL, &rows, &err), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    for (size_t i = 0; i < fake_kube_count(&f); i++)
+        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_int_equal(rows.n, 2);
+    assert_string_equal(rows.items[0].cause, "dra-exhausted");
+    assert_int_equal(rows.items[0].source, POD_ROW_ANNOTATION);
+    assert_string_equal(rows.items[1].cause, "exhausted");
+    pod_rows_cleanup(&rows);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    gpu_set_cleanup(&dra);
+    json_object_put(pending);
+    world_cleanup(&w);
+}
+
+static void test_pods_shows_rejected_failed_pods(void **state)
+{
+    (void)state;
+    struct world w;
+    world_small(&w);
+    /* Failed is not filtered out: a pod its kubelet rejected is Failed */
+    json_object *pending = json_object_new_array();
+    json_object *p = test_pod("ml", "rejected", "1", "n0", "Failed", NULL, 1, NULL);
+    set_path(p, "status", "reason", json_object_new_string("UnexpectedAdmissionError"));
+    set_path(p, "status", "message",
+             json_object_new_string("Allocate failed due to requested number of devices "
+                                    "unavailable for nvidia.com/gpu"));
+    json_object_array_add(pending, p);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    answer_list(&f, "PodList", pending, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct pod_rows rows;
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, NULL, &rows, &err), K_OK);
+    /* classified on the spot before any node step: no pod LIST for usage */
+    assert_int_equal(fake_kube_count(&f), 2);
+    assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
+    assert_int_equal(rows.n, 1);
+    assert_string_equal(rows.items[0].cause, "node-rejected");
+    assert_int_equal(rows.items[0].source, POD_ROW_LIVE);
+    pod_rows_cleanup(&rows);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    json_object_put(pending);
+    world_cleanup(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_collect_narrows_to_the_nodes_that_matter),
+        cmocka_unit_test(test_collect_many_nodes_is_all),
+        cmocka_unit_test(test_triage_reads_one_node_for_a_selector),
+        cmocka_unit_test(test_triage_few_candidates_node_by_node),
+        cmocka_unit_test(test_triage_many_candidates_one_list),
+        cmocka_unit_test(test_triage_device_plugin_pod_lists_no_dra),
+        cmocka_unit_test(test_pods_annotated_reads_one_list),
+        cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),
+        cmocka_unit_test(test_pods_dra_only_for_live_claim_pods),
+        cmocka_unit_test(test_pods_shows_rejected_failed_pods),
+    };
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
+}
