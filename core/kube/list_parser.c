@@ -147,11 +147,11 @@ static char *dup_member(json_object *o, const char *key, int *rc)
     return s;
 }
 
+/* As a C string, the way json-c's objects key their members: a name with an escaped NUL reads as
+ * what comes before it, as it would for a json-c tree of the whole response. */
 static bool key_is(json_object *k, const char *name)
 {
-    size_t n = strlen(name);
-    return (size_t)json_object_get_string_len(k) == n &&
-           memcmp(json_object_get_string(k), name, n) == 0;
+    return strcmp(json_object_get_string(k), name) == 0;
 }
 
 /* The collected value is complete: parse it alone and act on it. */
