@@ -97,6 +97,15 @@ static int list_item(void *ctx, json_object *item)
     return 0;
 }
 
+/* An expired continue token: the LIST starts over in one response; mark everything again. */
+static void list_restart(void *ctx)
+{
+    struct list_ctx *lc = ctx;
+    lc->items = 0;
+    if (lc->h->sync_begin)
+        lc->h->sync_begin(lc->h->ctx);
+}
+
 int informer_list(struct kube_client *client, const char *path,
                   const struct informer_list_options *opts,
                   const struct informer_handlers *handlers, char *resource_version, size_t rv_len,
@@ -113,7 +122,8 @@ int informer_list(struct kube_client *client, const char *path,
     struct kube_list_options lo = {.page_size = opts->page_size,
                                    .resource_version = opts->resource_version,
                                    .max_pages = max_pages,
-                                   .pages = &pages};
+                                   .pages = &pages,
+                                   .restart = list_restart};
     if (handlers->sync_begin)
         handlers->sync_begin(handlers->ctx);
     int rc = kube_list(client, path, &lo, list_item, &lc, resource_version, rv_len, err);

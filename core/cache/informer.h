@@ -50,7 +50,8 @@ struct informer_handlers {
     void (*upsert)(void *ctx, json_object *obj);
     /* an object was deleted; `obj` is its last state, borrowed */
     void (*remove)(void *ctx, json_object *obj);
-    /* a LIST starts / ended successfully (mark and sweep); may be NULL */
+    /* a LIST starts / ended successfully (mark and sweep); may be NULL. sync_begin may come again
+     * before sync_end (a LIST that failed, or started over): it starts the marking over. */
     void (*sync_begin)(void *ctx);
     void (*sync_end)(void *ctx);
     /* a watch (re)started or failed: for metrics; may be NULL. `result` is a K_* value. */
@@ -140,9 +141,10 @@ struct informer_list_options {
  * memory), calling handlers->sync_begin, upsert for every item as it arrives, then sync_end. At
  * most max_items items in max_pages responses: beyond, K_ETOOBIG (sync_end is not called; the
  * items before were upserted). After an expired continue token the LIST is made again in one
- * response (kube_list), so an item may be upserted twice. Returns a K_* value; err receives the
- * details. resource_version (the list's, for a watch) may be NULL. Logs at --v=2 how many items
- * and responses a complete LIST had.
+ * response (kube_list), bracketed by sync_begin once more (so handlers see sync_begin twice and
+ * an item may be upserted twice; sync_begin must start the marking over). Returns a K_* value; err
+ * receives the details. resource_version (the list's, for a watch) may be NULL. Logs at --v=2 how
+ * many items and responses a complete LIST had.
  */
 int informer_list(struct kube_client *client, const char *path,
                   const struct informer_list_options *opts,

@@ -1061,11 +1061,13 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
             /* The continue token expired (the snapshot was compacted) between pages: as
              * client-go's pager (FullListIfExpired, kubernetes/kubernetes:
              * staging/src/k8s.io/client-go/tools/pager/pager.go), list everything once more in
-             * one response at the requested resourceVersion. Items already delivered come again;
-             * handlers upsert. */
+             * one response at the requested resourceVersion; the caller hears of it first
+             * (opts->restart), as the items delivered so far come again. */
             log_info(2, "LIST %s: continue token expired; listing again without paging", path);
             full_list = true;
             memset(err, 0, sizeof(*err));
+            if (opts && opts->restart)
+                opts->restart(ctx);
             continue;
         }
         if (rc)

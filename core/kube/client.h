@@ -162,6 +162,10 @@ struct kube_list_options {
     size_t max_pages;
     /* out, may be NULL: how many responses were requested */
     size_t *pages;
+    /* may be NULL: called with fn's ctx before the LIST starts over in one response after an
+     * expired continue token; the items delivered so far come again, and a caller that marks
+     * and sweeps marks again here */
+    void (*restart)(void *ctx);
 };
 
 /*
@@ -171,10 +175,11 @@ struct kube_list_options {
  * rv_len bytes; may be NULL) holds the list's metadata.resourceVersion for a following watch.
  * When a continue token has expired (410 on a later page), the LIST is made once more in one
  * response at opts->resource_version, as client-go's pager does (FullListIfExpired,
- * kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/pager/pager.go): items already
- * delivered are delivered again. A 410 on the first request returns K_EGONE. Bounds: one item
- * KUBE_MAX_LIST_ITEM bytes, one response KUBE_MAX_LIST_RESPONSE bytes (K_ETOOBIG), and
- * opts->max_pages. fn returning non-zero stops the LIST with K_ECANCELED. opts may be NULL.
+ * kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/pager/pager.go), after
+ * opts->restart: items already delivered are delivered again. A 410 on the first request returns
+ * K_EGONE. Bounds: one item KUBE_MAX_LIST_ITEM bytes, one response KUBE_MAX_LIST_RESPONSE bytes
+ * (K_ETOOBIG), and opts->max_pages. fn returning non-zero stops the LIST with K_ECANCELED. opts may
+ * be NULL.
  */
 int kube_list(struct kube_client *c, const char *path, const struct kube_list_options *opts,
               kube_list_item_fn fn, void *ctx, char *resource_version, size_t rv_len,

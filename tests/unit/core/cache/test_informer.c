@@ -408,6 +408,25 @@ static void test_paginated_first_list_keeps_paging(void **state)
                         "/api/v1/pods?resourceVersion=10&limit=2");
 }
 
+/* A continue token that expires between pages: the LIST starts over in one response, and the
+ * handlers' marking starts over with it (sync_begin again), so what was deleted meanwhile is
+ * swept. */
+static void test_expired_continue_starts_over(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "tok", "a", "b");
+    fake_kube_answer(&f->api, 410, 0,
+                     "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\","
+                     "\"message\":\"The provided continue parameter is too old\"}");
+    answer_page(&f->api, "12", "", "b", "c");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    const char *calls[] = {"begin", "up a", "up b", "begin", "up b", "up c", "end"};
+    expect_calls(&f->seen, calls, 7);
+    assert_string_equal(fake_kube_request(&f->api, 1)->path, "/api/v1/pods?limit=2&continue=tok");
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?resourceVersion=0");
+    assert_int_equal(f->seen.api_errors, 0);
+}
+
 /* A LIST whose continue tokens never end is bounded: past the items or pages bound it fails
  * (no sync_end, so nothing is swept), the informer backs off, and the next try lists again. */
 static void test_endless_list_is_bounded(void **state)
@@ -509,6 +528,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relist_falls_back_to_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paginated_first_list_keeps_paging, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expired_continue_starts_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endless_list_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
     };

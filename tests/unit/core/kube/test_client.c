@@ -609,7 +609,15 @@ struct pages {
     char names[256];
     int calls;
     int stop_at;
+    int restarts;
 };
+
+static void on_restart(void *ctx)
+{
+    struct pages *p = ctx;
+    p->restarts++;
+    p->names[0] = '\0';
+}
 
 static int on_item(void *ctx, json_object *item)
 {
@@ -674,10 +682,12 @@ static void test_list_pagination(void **state)
      * client-go's pager does; what the first page had may come again. */
     struct pages gone = {0};
     pages = 0;
-    struct kube_list_options at7 = {.page_size = 1, .resource_version = "7", .pages = &pages};
+    struct kube_list_options at7 = {
+        .page_size = 1, .resource_version = "7", .pages = &pages, .restart = on_restart};
     assert_int_equal(kube_list(c, "/api/v1/expired", &at7, on_item, &gone, rv, sizeof(rv), &err),
                      K_OK);
     assert_int_equal(pages, 3);
+    assert_int_equal(gone.restarts, 1);
     assert_string_equal(gone.names, "xy");
     assert_string_equal(rv, "3");
 
