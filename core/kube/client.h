@@ -41,7 +41,7 @@
 #include "kube/list_parser.h"
 #include "kube/watch.h"
 
-#define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one LIST page */
+#define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one GET/PATCH/POST/PUT response */
 #define KUBE_MAX_WATCH_EVENT (16u << 20) /* 16 MiB: one watch event */
 #define KUBE_MAX_LIST_ITEM (16u << 20)   /* 16 MiB: one item of a LIST response */
 /* One LIST response, read item by item: 16 GiB, 20 times 150,000 pods of 5 KiB each */
@@ -178,8 +178,9 @@ struct kube_list_options {
  * kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/pager/pager.go), after
  * opts->restart: items already delivered are delivered again. A 410 on the first request returns
  * K_EGONE. Bounds: one item KUBE_MAX_LIST_ITEM bytes, one response KUBE_MAX_LIST_RESPONSE bytes
- * (K_ETOOBIG), and opts->max_pages. fn returning non-zero stops the LIST with K_ECANCELED. opts may
- * be NULL.
+ * (K_ETOOBIG), and opts->max_pages. Each response is one request under the request timeout
+ * (--request-timeout, default 60 s, as kube-apiserver's own for a LIST). fn returning non-zero
+ * stops the LIST with K_ECANCELED. opts may be NULL. Not thread-safe (one client per thread).
  */
 int kube_list(struct kube_client *c, const char *path, const struct kube_list_options *opts,
               kube_list_item_fn fn, void *ctx, char *resource_version, size_t rv_len,
