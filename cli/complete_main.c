@@ -24,16 +24,13 @@ struct list_ctx {
     void *add_ctx;
 };
 
-static int on_page(void *ctx, json_object *items)
+static int on_item(void *ctx, json_object *item)
 {
     struct list_ctx *l = ctx;
-    size_t n = json_object_array_length(items);
-    for (size_t i = 0; i < n; i++) {
-        const char *name = kube_json_meta_str(json_object_array_get_idx(items, i), "name");
-        if (name)
-            l->add(l->add_ctx, name);
-    }
-    return 1; /* one page is enough for a completion */
+    const char *name = kube_json_meta_str(item, "name");
+    if (name)
+        l->add(l->add_ctx, name);
+    return 0;
 }
 
 static void list(void *ctx, const struct plugin_args *a, const char *what, const char *ns,
@@ -63,8 +60,10 @@ static void list(void *ctx, const struct plugin_args *a, const char *what, const
         snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", esc);
     }
     struct list_ctx l = {add, add_ctx};
+    /* one page is enough for a completion: a second is refused (K_ETOOBIG, ignored) */
+    struct kube_list_options lo = {.page_size = COMPLETE_PAGE, .max_pages = 1};
     if (c)
-        kube_list(c, path, COMPLETE_PAGE, on_page, &l, NULL, 0, NULL);
+        kube_list(c, path, &lo, on_item, &l, NULL, 0, NULL);
 out:
     kube_client_free(c);
     kube_config_cleanup(&cfg);

@@ -316,25 +316,30 @@ static void nodes_watch_restart(void *ctx, int result)
 }
 
 /*
- * Both informers share `listing`: they run in different threads, so the flag is only a hint to
- * batch work; a change seen outside a list is requeued directly, and every list ends with a
- * requeue of all pending GPU pods.
+ * The informers share `listing`, one bit each (LISTING_PODS, LISTING_NODES, LISTING_DRA << the
+ * DRA kind): they run in different threads, so the flag is only a hint to batch work; a change seen
+ * outside a list is requeued directly, and every list ends with a requeue of all pending GPU pods.
+ * A bit, not a count: a LIST that fails gets no sync_end and the informer's next LIST begins again
+ * (at once, when the resourceVersion it asked for was refused), so begins may come twice before one
+ * end.
  */
-static void list_begin(struct controller *c)
+enum { LISTING_PODS = 1, LISTING_NODES = 2, LISTING_DRA = 4 };
+
+static void list_begin(struct controller *c, int which)
 {
-    atomic_fetch_add(&c->listing, 1);
+    atomic_fetch_or(&c->listing, which);
 }
 
-static void list_end(struct controller *c)
+static void list_end(struct controller *c, int which)
 {
-    atomic_fetch_sub(&c->listing, 1);
+    atomic_fetch_and(&c->listing, ~which);
     controller_enqueue_pending(c);
 }
 
 static void pods_sync_begin(void *ctx)
 {
     struct controller *c = ctx;
-    list_begin(c);
+    list_begin(c, LISTING_PODS);
     store_pods_sync_begin(c->store);
 }
 
@@ -344,13 +349,13 @@ static void pods_sync_end(void *ctx)
     unsigned changed = 0;
     store_pods_sync_end(c->store, &changed);
     prune_marks(c);
-    list_end(c);
+    list_end(c, LISTING_PODS);
 }
 
 static void nodes_sync_begin(void *ctx)
 {
     struct controller *c = ctx;
-    list_begin(c);
+    list_begin(c, LISTING_NODES);
     store_nodes_sync_begin(c->store);
 }
 
@@ -359,7 +364,7 @@ static void nodes_sync_end(void *ctx)
     struct controller *c = ctx;
     unsigned changed = 0;
     store_nodes_sync_end(c->store, &changed);
-    list_end(c);
+    list_end(c, LISTING_NODES);
 }
 
 /* ---- DRA ---------------------------------------------------------------------------------- */
@@ -548,7 +553,7 @@ static void dra_remove(void *ctx, json_object *obj)
 static void dra_sync_begin(void *ctx)
 {
     struct controller_dra_ctx *x = ctx;
-    list_begin(x->c);
+    list_begin(x->c, LISTING_DRA << x->kind);
     dra_store_sync_begin(x->c->dra, x->kind);
 }
 
@@ -556,7 +561,7 @@ static void dra_sync_end(void *ctx)
 {
     struct controller_dra_ctx *x = ctx;
     dra_store_sync_end(x->c->dra, x->kind);
-    list_end(x->c);
+    list_end(x->c, LISTING_DRA << x->kind);
 }
 
 static void dra_watch_restart(void *ctx, int result)

@@ -315,6 +315,12 @@ int main(int argc, char **argv)
         return 2;
     }
     log_set_verbosity(flags.verbosity);
+    /* glibc's malloc is left at its defaults (no mallopt): LISTs are parsed one item at a time
+     * and every LIST ends with malloc_trim (cache/informer.c), so the per-thread arenas hold live
+     * records, not freed page trees. Measured on 30,000 pods and 1,000 nodes (bench/listfeed), at
+     * most 2 arenas (M_ARENA_MAX) saved 0.1 MiB of 30 MiB and 1 arena 0.3 MiB, at 150,000 pods
+     * nothing, while the informer threads would contend for the arena's lock. MALLOC_ARENA_MAX in
+     * the environment still applies. */
     const char *kubeconfig = flags.kubeconfig;
     const char *gpu_list = flags.gpu_resources ? flags.gpu_resources : GPU_SET_DEFAULT;
     if (opts.leader_elect && (opts.renew_deadline_ms >= opts.lease_duration_ms ||

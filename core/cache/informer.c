@@ -1,6 +1,9 @@
 /* informer.c - list and watch one resource, relisting on 410 Gone. */
 #include "informer.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,11 +42,16 @@ struct informer {
     int started;
     atomic_int stop; /* set by informer_stop(), read by the thread and its client */
     /* the loop's state, used by informer_step() only */
-    char rv[RV_MAX];  /* resourceVersion to watch from; "" = LIST first */
-    int64_t backoff;  /* ms of the last failure's backoff, 0 after a success */
-    int64_t retry_at; /* when the step after a failure may run, on the clock */
-    unsigned seed;    /* jitter */
-    bool just_listed; /* the last step was a LIST that succeeded */
+    char rv[RV_MAX]; /* resourceVersion to watch from; "" = LIST first */
+    /* client-go's lastSyncResourceVersion: the last resourceVersion a LIST or watch event gave,
+     * kept across a 410 to relist from; "" before the first LIST */
+    char last_sync[RV_MAX];
+    bool rv_unavailable; /* a LIST at last_sync failed with 410 or too large: list the latest */
+    bool paginated;      /* the first LIST at "0" came in pages: keep paging relists */
+    int64_t backoff;     /* ms of the last failure's backoff, 0 after a success */
+    int64_t retry_at;    /* when the step after a failure may run, on the clock */
+    unsigned seed;       /* jitter */
+    bool just_listed;    /* the last step was a LIST that succeeded */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool synced;
@@ -73,57 +81,69 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
 
 struct list_ctx {
     const struct informer_handlers *h;
-    size_t items, pages, max_items, max_pages;
+    size_t items, max_items;
     bool too_big;
 };
 
-static int list_page(void *ctx, json_object *items)
+static int list_item(void *ctx, json_object *item)
 {
     struct list_ctx *lc = ctx;
-    size_t n = json_object_array_length(items);
-    lc->pages++;
-    if (lc->pages > lc->max_pages || n > lc->max_items - lc->items) {
+    if (lc->items == lc->max_items) {
         lc->too_big = true;
         return 1; /* stop: kube_list returns K_ECANCELED */
     }
-    lc->items += n;
-    for (size_t i = 0; i < n; i++)
-        lc->h->upsert(lc->h->ctx, json_object_array_get_idx(items, i));
+    lc->items++;
+    lc->h->upsert(lc->h->ctx, item);
     return 0;
 }
 
-int informer_list_bounded(struct kube_client *client, const char *path, int page_size,
-                          const struct informer_handlers *handlers, char *resource_version,
-                          size_t rv_len, size_t max_items, size_t max_pages, struct kube_error *err)
+/* An expired continue token: the LIST starts over in one response; mark everything again. */
+static void list_restart(void *ctx)
+{
+    struct list_ctx *lc = ctx;
+    lc->items = 0;
+    if (lc->h->sync_begin)
+        lc->h->sync_begin(lc->h->ctx);
+}
+
+int informer_list(struct kube_client *client, const char *path,
+                  const struct informer_list_options *opts,
+                  const struct informer_handlers *handlers, char *resource_version, size_t rv_len,
+                  struct kube_error *err)
 {
     char rv_buf[RV_MAX];
     if (!resource_version) {
         resource_version = rv_buf;
         rv_len = sizeof(rv_buf);
     }
-    struct list_ctx lc = {handlers,
-                          0,
-                          0,
-                          max_items ? max_items : INFORMER_LIST_MAX_ITEMS,
-                          max_pages ? max_pages : INFORMER_LIST_MAX_PAGES,
+    size_t max_pages = opts->max_pages ? opts->max_pages : INFORMER_LIST_MAX_PAGES, pages = 0;
+    struct list_ctx lc = {handlers, 0, opts->max_items ? opts->max_items : INFORMER_LIST_MAX_ITEMS,
                           false};
+    struct kube_list_options lo = {.page_size = opts->page_size,
+                                   .resource_version = opts->resource_version,
+                                   .max_pages = max_pages,
+                                   .pages = &pages,
+                                   .restart = list_restart};
     if (handlers->sync_begin)
         handlers->sync_begin(handlers->ctx);
-    int rc = kube_list(client, path, page_size, list_page, &lc, resource_version, rv_len, err);
+    int rc = kube_list(client, path, &lo, list_item, &lc, resource_version, rv_len, err);
     if (lc.too_big) {
         rc = K_ETOOBIG;
         if (err) {
             err->code = rc;
             err->http_status = 0;
             snprintf(err->message, sizeof(err->message),
-                     "LIST %s: more than %zu items or %zu pages (the server's continue tokens do "
-                     "not end); stopped after %zu items in %zu pages",
-                     path, lc.max_items, lc.max_pages, lc.items, lc.pages - 1);
+                     "LIST %s: more than %zu items (the server's continue tokens do not end?); "
+                     "stopped in response %zu",
+                     path, lc.max_items, pages);
         }
     }
+    if (opts->pages)
+        *opts->pages = pages;
     /* Only sweep after a complete list: a partial one would drop live objects. */
     if (rc == K_OK) {
-        log_info(2, "LIST %s: %zu items in %zu pages", path, lc.items, lc.pages);
+        log_info(2, "LIST %s (resourceVersion \"%s\"): %zu items in %zu responses", path,
+                 opts->resource_version ? opts->resource_version : "", lc.items, pages);
         if (handlers->sync_end)
             handlers->sync_end(handlers->ctx);
     }
@@ -134,8 +154,70 @@ int informer_list_once(struct kube_client *client, const char *path, int page_si
                        const struct informer_handlers *handlers, char *resource_version,
                        size_t rv_len, struct kube_error *err)
 {
-    return informer_list_bounded(client, path, page_size, handlers, resource_version, rv_len, 0, 0,
-                                 err);
+    struct informer_list_options o = {.page_size = page_size};
+    return informer_list(client, path, &o, handlers, resource_version, rv_len, err);
+}
+
+/* Give the memory a LIST's transient trees used back to the system (glibc keeps freed pages of
+ * every thread's arena otherwise; the informers' arenas held ~100 MB after a cold start). */
+static void return_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+/*
+ * A LIST that failed because the resourceVersion asked for is no longer, or not yet, available:
+ * 410 Expired, or 504 "Too large resource version" (kubernetes/kubernetes:
+ * staging/src/k8s.io/apiserver/pkg/storage/errors.go, NewTooLargeResourceVersionError).
+ */
+static bool rv_unavailable(int rc, const struct kube_error *err)
+{
+    return rc == K_EGONE ||
+           (rc == K_ESERVER && strstr(err->message, "Too large resource version") != NULL);
+}
+
+/*
+ * The informer's LIST, at the resourceVersion client-go's reflector would use
+ * (relistResourceVersion, kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/cache/
+ * reflector.go): see informer.h.
+ */
+static int relist(struct informer *inf, struct kube_client *client, struct kube_error *err)
+{
+    struct informer_list_options o = {.max_items = inf->list_max_items,
+                                      .max_pages = inf->list_max_pages};
+    size_t pages = 0;
+    o.pages = &pages;
+    if (inf->rv_unavailable) {
+        o.resource_version = "";
+        o.page_size = inf->page_size;
+    } else if (!inf->last_sync[0]) {
+        o.resource_version = "0";
+        o.page_size = inf->page_size;
+    } else {
+        o.resource_version = inf->last_sync;
+        o.page_size = inf->paginated ? inf->page_size : 0;
+    }
+    int rc = informer_list(client, inf->path, &o, &inf->h, inf->rv, RV_MAX, err);
+    if (*o.resource_version && rv_unavailable(rc, err)) {
+        log_info(1, "informer %s: resourceVersion %s is not available (%s); listing the latest",
+                 inf->name, o.resource_version, err->message);
+        inf->rv_unavailable = true;
+        o.resource_version = "";
+        o.page_size = inf->page_size;
+        memset(err, 0, sizeof(*err));
+        rc = informer_list(client, inf->path, &o, &inf->h, inf->rv, RV_MAX, err);
+    }
+    if (rc == K_OK) {
+        inf->rv_unavailable = false;
+        /* a first list at "0" that came in pages: the watch cache is off; keep paging */
+        if (strcmp(o.resource_version, "0") == 0 && pages > 1)
+            inf->paginated = true;
+        snprintf(inf->last_sync, sizeof(inf->last_sync), "%s", inf->rv);
+    }
+    return_memory();
+    return rc;
 }
 
 struct watch_ctx {
@@ -207,8 +289,7 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     struct kube_error err = {0};
     int rc;
     if (!rv[0]) {
-        rc = informer_list_bounded(client, inf->path, inf->page_size, &inf->h, rv, RV_MAX,
-                                   inf->list_max_items, inf->list_max_pages, &err);
+        rc = relist(inf, client, &err);
         if (rc == K_OK) {
             log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
             inf->just_listed = true;
@@ -232,6 +313,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
         int64_t started = clock_mono_ms(inf->clock);
         rc = kube_watch(client, inf->path, from, timeout, on_event, &wc, &err);
         int64_t ended = clock_mono_ms(inf->clock);
+        if (rv[0])
+            snprintf(inf->last_sync, sizeof(inf->last_sync), "%s", rv);
         if (inf->h.watch_restart)
             inf->h.watch_restart(inf->h.ctx, rc);
         bool worked = wc.events > 0 || ended - started >= SHORT_WATCH_MS;

@@ -1,12 +1,33 @@
 /*
  * informer.h - keep a local copy of one kind of object in sync with the API server.
  *
- * client-go's reflector loop (kubernetes/client-go: tools/cache/reflector.go): LIST (paged) to
- * get every object and a resourceVersion, then WATCH from that resourceVersion with bookmarks;
- * when a watch ends normally, watch again from the last resourceVersion seen; on 410 Gone (the
- * version was compacted away), LIST again. A relist is bracketed by the handlers' sync_begin and
- * sync_end so objects deleted while the watch was down are noticed. Transport errors back off
- * exponentially (0.8 s doubling to 30 s, with jitter) and never end the loop.
+ * client-go's reflector loop (kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/cache/
+ * reflector.go): LIST to get every object and a resourceVersion, then WATCH from that
+ * resourceVersion with bookmarks; when a watch ends normally, watch again from the last
+ * resourceVersion seen; on 410 Gone (the version was compacted away), LIST again. A relist is
+ * bracketed by the handlers' sync_begin and sync_end so objects deleted while the watch was down
+ * are noticed. Transport errors back off exponentially (0.8 s doubling to 30 s, with jitter) and
+ * never end the loop. A LIST is read item by item (kube/list_parser.h), and the memory its
+ * transient JSON used is handed back to the system after it (malloc_trim).
+ *
+ * Which resourceVersion a LIST asks for, as the reflector's relistResourceVersion() and list():
+ *   - the first LIST: resourceVersion=0 with limit=page_size. "0" means any state, so the API
+ *     server answers from its watch cache without reading etcd; the cache ignores limit for "0"
+ *     and sends everything in one response (kubernetes/kubernetes:
+ *     staging/src/k8s.io/apiserver/pkg/storage/cacher/delegator.go, shouldDelegateList: "0" is
+ *     never delegated to etcd). That is affordable only because the response is parsed one item
+ *     at a time. Should the answer come in pages after all (the watch cache is off), later
+ *     relists keep paging (client-go's paginatedResult);
+ *   - a relist after a watch ended with 410: resourceVersion=<the last one seen> and no limit,
+ *     so the watch cache serves it ("not older than" that version: never back in time). "0" is
+ *     not used here: it may answer with a state older than what the store already holds;
+ *   - when that LIST itself fails with 410 Expired or 504 "Too large resource version" (a cache
+ *     behind the version), at once a LIST of the latest state (no resourceVersion: a consistent
+ *     read, paged by page_size; kubernetes/kubernetes:
+ *     staging/src/k8s.io/client-go/tools/pager/pager.go), and so on until a LIST succeeds;
+ *   - an expired continue token between pages: kube_list lists once more in one response.
+ * One-shot tools (informer_list_once, the CLI) list with no resourceVersion: they must see what
+ * was just created, which "0" does not promise.
  *
  * An informer runs in its own thread with its own kube_client. Handlers are called from that
  * thread only.
@@ -29,7 +50,8 @@ struct informer_handlers {
     void (*upsert)(void *ctx, json_object *obj);
     /* an object was deleted; `obj` is its last state, borrowed */
     void (*remove)(void *ctx, json_object *obj);
-    /* a LIST starts / ended successfully (mark and sweep); may be NULL */
+    /* a LIST starts / ended successfully (mark and sweep); may be NULL. sync_begin may come again
+     * before sync_end (a LIST that failed, or started over): it starts the marking over. */
     void (*sync_begin)(void *ctx);
     void (*sync_end)(void *ctx);
     /* a watch (re)started or failed: for metrics; may be NULL. `result` is a K_* value. */
@@ -103,20 +125,39 @@ void informer_free(struct informer *inf);
  */
 int64_t informer_step(struct informer *inf, struct kube_client *client);
 
+/* What one LIST asks for (informer_list). */
+struct informer_list_options {
+    /* resourceVersion of the first request: NULL or "" a consistent read of the latest state
+     * (what the CLI needs), "0" any state the API server's watch cache holds, "N" at least as
+     * fresh as N. See struct kube_list_options. */
+    const char *resource_version;
+    int page_size;               /* limit=; 0: none */
+    size_t max_items, max_pages; /* 0: INFORMER_LIST_MAX_ITEMS / INFORMER_LIST_MAX_PAGES */
+    size_t *pages;               /* out, may be NULL: responses read */
+};
+
 /*
- * informer_list_once() - one paged LIST through `client`, calling handlers->sync_begin, upsert
- * for every item, then sync_end. Used by the informer loop and by one-shot tools (the CLI).
- * Returns a K_* value; err receives the details. resource_version may be NULL. At most
- * INFORMER_LIST_MAX_ITEMS items in INFORMER_LIST_MAX_PAGES pages: beyond, K_ETOOBIG (sync_end is
- * not called). Logs at --v=2 how many items and pages a complete LIST had.
+ * informer_list() - one LIST through `client` (kube_list: item by item, never a whole page in
+ * memory), calling handlers->sync_begin, upsert for every item as it arrives, then sync_end. At
+ * most max_items items in max_pages responses: beyond, K_ETOOBIG (sync_end is not called; the
+ * items before were upserted). After an expired continue token the LIST is made again in one
+ * response (kube_list), bracketed by sync_begin once more (so handlers see sync_begin twice and
+ * an item may be upserted twice; sync_begin must start the marking over). Returns a K_* value; err
+ * receives the details. resource_version (the list's, for a watch) may be NULL. Logs at --v=2 how
+ * many items and responses a complete LIST had.
+ */
+int informer_list(struct kube_client *client, const char *path,
+                  const struct informer_list_options *opts,
+                  const struct informer_handlers *handlers, char *resource_version, size_t rv_len,
+                  struct kube_error *err);
+
+/*
+ * informer_list_once() - informer_list() of the latest state (no resourceVersion: a consistent
+ * read) in pages of page_size, with the default bounds. For one-shot tools (the CLI), which must
+ * see what was just created.
  */
 int informer_list_once(struct kube_client *client, const char *path, int page_size,
                        const struct informer_handlers *handlers, char *resource_version,
                        size_t rv_len, struct kube_error *err);
-/* informer_list_bounded() - informer_list_once() with other bounds (0: the defaults). */
-int informer_list_bounded(struct kube_client *client, const char *path, int page_size,
-                          const struct informer_handlers *handlers, char *resource_version,
-                          size_t rv_len, size_t max_items, size_t max_pages,
-                          struct kube_error *err);
 
 #endif

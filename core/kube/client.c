@@ -8,6 +8,7 @@
 #include "kube/client.h"
 #include "kube/exec.h"
 #include "kube/json.h"
+#include "kube/list_parser.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -58,6 +59,8 @@ struct request {
     struct kube_client *c;
     struct buf body;                  /* response body; for a watch only a failed response's */
     struct kube_watch_parser *parser; /* set for watches */
+    struct kube_list_parser *list;    /* set for LISTs */
+    unsigned long long list_bytes;    /* bytes of a LIST response fed so far */
     int write_rc;                     /* K_* when the write callback stopped the transfer */
     int canceled;                     /* the cancel flag stopped the transfer */
     int retry_after;
@@ -287,10 +290,17 @@ static const char *current_token(struct kube_client *c)
 /* Take n bytes of a response with HTTP `status`. Returns K_OK, or the K_* that ends it. */
 static int deliver(struct request *rq, long status, const char *data, size_t n)
 {
-    if (rq->parser) {
-        if (status >= 200 && status < 300)
+    if (rq->parser || rq->list) {
+        if (status >= 200 && status < 300 && rq->parser)
             return kube_watch_parser_feed(rq->parser, data, n);
-        /* A failed watch: keep the start of the body for the Status message, drop the rest. */
+        if (status >= 200 && status < 300) {
+            if (n > KUBE_MAX_LIST_RESPONSE - rq->list_bytes)
+                return K_ETOOBIG;
+            rq->list_bytes += n;
+            return kube_list_parser_feed(rq->list, data, n);
+        }
+        /* A failed watch or LIST: keep the start of the body for the Status message, drop the
+         * rest. */
         size_t room = rq->body.limit - rq->body.len;
         int rc = buf_append(&rq->body, data, n < room ? n : room);
         return rc == K_ENOMEM ? rc : K_OK;
@@ -304,7 +314,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
     size_t n = size * nmemb;
     long status = 0;
 
-    if (rq->parser)
+    if (rq->parser || rq->list)
         curl_easy_getinfo(rq->c->curl, CURLINFO_RESPONSE_CODE, &status);
     int rc = deliver(rq, status, data, n);
     if (rc) {
@@ -456,11 +466,20 @@ static void observe(const char *method, long status, int rc)
 static void write_error(struct kube_error *err, int rc, const char *method, const char *path,
                         const struct request *rq)
 {
-    if (rc == K_ETOOBIG)
+    if (rc == K_ETOOBIG && rq->list)
+        err_set(err, rc,
+                "LIST %s: an item larger than %u bytes, a list field larger than %u bytes, or a "
+                "response larger than %llu bytes",
+                path, KUBE_MAX_LIST_ITEM, KUBE_LIST_MAX_FIELD, KUBE_MAX_LIST_RESPONSE);
+    else if (rc == K_ETOOBIG)
         err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
                 rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
+    else if (rc == K_EPARSE && rq->list)
+        err_set(err, rc, "LIST %s: malformed list response", path);
     else if (rc == K_EPARSE)
         err_set(err, rc, "%s %s: malformed watch stream", method, path);
+    else if (rc == K_ECANCELED && rq->list)
+        err_set(err, rc, "canceled");
     else
         err_set(err, rc, "%s", k_strerror(rc));
 }
@@ -953,14 +972,58 @@ int kube_put(struct kube_client *c, const char *path, json_object *body, json_ob
     return request_json(c, "PUT", path, body, out, err);
 }
 
-int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_fn fn, void *ctx,
-              char *resource_version, size_t rv_len, struct kube_error *err)
+/* One page of a LIST: GET `url`, its items to fn; *rv and *cont (owned) from its metadata. */
+static int list_page(struct kube_client *c, const char *path, const char *url, kube_list_item_fn fn,
+                     void *ctx, char **rv, char **cont, struct kube_error *err)
+{
+    struct request rq;
+    request_init(&rq, c, ERROR_BODY_MAX);
+    rq.list = kube_list_parser_new(KUBE_MAX_LIST_ITEM, fn, ctx);
+    int rc;
+    if (!rq.list) {
+        rc = K_ENOMEM;
+        err_set(err, rc, "out of memory");
+        goto out;
+    }
+    rc = perform(c, "GET", url, NULL, 0, NULL, 0, &rq, err);
+    if (rc)
+        goto out;
+    rc = kube_list_parser_finish(rq.list);
+    if (rc) {
+        err_set(err, rc, "LIST %s: truncated or malformed list response", path);
+        goto out;
+    }
+    const char *v = kube_list_parser_resource_version(rq.list);
+    if (!v) {
+        rc = K_EPARSE;
+        err_set(err, rc, "LIST %s: response without metadata.resourceVersion", path);
+        goto out;
+    }
+    const char *next = kube_list_parser_continue(rq.list);
+    *rv = strdup(v);
+    *cont = next && *next ? strdup(next) : NULL;
+    if (!*rv || (next && *next && !*cont)) {
+        rc = K_ENOMEM;
+        err_set(err, rc, "out of memory");
+    }
+out:
+    kube_list_parser_free(rq.list);
+    buf_cleanup(&rq.body);
+    return rc;
+}
+
+int kube_list(struct kube_client *c, const char *path, const struct kube_list_options *opts,
+              kube_list_item_fn fn, void *ctx, char *resource_version, size_t rv_len,
+              struct kube_error *err)
 {
     struct kube_error dummy;
     struct buf url;
-    char *cont = NULL;
-    json_object *page = NULL, *empty = NULL;
+    char *cont = NULL, *rv = NULL;
     int rc = K_OK;
+    int page_size = opts && opts->page_size > 0 ? opts->page_size : 0;
+    const char *from = opts && opts->resource_version ? opts->resource_version : "";
+    size_t max_pages = opts ? opts->max_pages : 0, pages = 0;
+    bool full_list = false; /* falling back to one unpaged response after an expired token */
 
     if (!err)
         err = &dummy;
@@ -971,12 +1034,30 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
     const char *sep = strchr(path, '?') ? "&" : "?";
 
     for (;;) {
+        if (max_pages && pages == max_pages) {
+            rc = K_ETOOBIG;
+            err_set(err, rc,
+                    "LIST %s: more than %zu pages (the server's continue tokens do not end)", path,
+                    max_pages);
+            goto out;
+        }
         buf_reset(&url);
         rc = buf_append_str(&url, path);
-        if (!rc && page_size > 0)
-            rc = buf_printf(&url, "%slimit=%d", sep, page_size);
+        const char *amp = sep;
+        /* The resourceVersion goes with the first request only: the API server refuses it next
+         * to a continue token (client-go: tools/pager/pager.go clears it). */
+        if (!rc && *from && !cont) {
+            rc = buf_printf(&url, "%sresourceVersion=", amp);
+            if (!rc)
+                rc = append_escaped(&url, from);
+            amp = "&";
+        }
+        if (!rc && page_size > 0 && !full_list) {
+            rc = buf_printf(&url, "%slimit=%d", amp, page_size);
+            amp = "&";
+        }
         if (!rc && cont) {
-            rc = buf_printf(&url, "%scontinue=", page_size > 0 ? "&" : sep);
+            rc = buf_printf(&url, "%scontinue=", amp);
             if (!rc)
                 rc = append_escaped(&url, cont);
         }
@@ -984,35 +1065,28 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
             err_set(err, rc, "LIST %s: request path too long", path);
             goto out;
         }
-        rc = request_json(c, "GET", url.data, NULL, &page, err);
+        bool had_cont = cont != NULL;
+        free(cont);
+        cont = NULL;
+        free(rv);
+        rv = NULL;
+        pages++;
+        rc = list_page(c, path, url.data, fn, ctx, &rv, &cont, err);
+        if (rc == K_EGONE && had_cont && !full_list) {
+            /* The continue token expired (the snapshot was compacted) between pages: as
+             * client-go's pager (FullListIfExpired, kubernetes/kubernetes:
+             * staging/src/k8s.io/client-go/tools/pager/pager.go), list everything once more in
+             * one response at the requested resourceVersion; the caller hears of it first
+             * (opts->restart), as the items delivered so far come again. */
+            log_info(2, "LIST %s: continue token expired; listing again without paging", path);
+            full_list = true;
+            memset(err, 0, sizeof(*err));
+            if (opts && opts->restart)
+                opts->restart(ctx);
+            continue;
+        }
         if (rc)
             goto out;
-
-        json_object *items = NULL;
-        if (!json_object_is_type(page, json_type_object) ||
-            (json_object_object_get_ex(page, "items", &items) && items &&
-             !json_object_is_type(items, json_type_array))) {
-            rc = K_EPARSE;
-            err_set(err, rc, "LIST %s: response is not a list", path);
-            goto out;
-        }
-        if (!items) {
-            /* An empty list may come without "items"; handlers still see an array. */
-            if (!empty)
-                empty = json_object_new_array();
-            if (!empty) {
-                rc = K_ENOMEM;
-                err_set(err, rc, "out of memory");
-                goto out;
-            }
-            items = empty;
-        }
-        const char *rv = kube_json_meta_str(page, "resourceVersion");
-        if (!rv) {
-            rc = K_EPARSE;
-            err_set(err, rc, "LIST %s: response without metadata.resourceVersion", path);
-            goto out;
-        }
         if (resource_version && rv_len) {
             if (strlen(rv) >= rv_len) {
                 rc = K_ETOOBIG;
@@ -1022,25 +1096,7 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
             }
             memcpy(resource_version, rv, strlen(rv) + 1);
         }
-        if (fn(ctx, items) != 0) {
-            rc = K_ECANCELED;
-            err_set(err, rc, "canceled");
-            goto out;
-        }
-        const char *next = kube_json_meta_str(page, "continue");
-        free(cont);
-        cont = NULL;
-        if (next && *next) {
-            cont = strdup(next);
-            if (!cont) {
-                rc = K_ENOMEM;
-                err_set(err, rc, "out of memory");
-                goto out;
-            }
-        }
-        json_object_put(page);
-        page = NULL;
-        if (!cont)
+        if (!cont || full_list)
             break;
         if (canceled(c)) {
             rc = K_ECANCELED;
@@ -1049,9 +1105,10 @@ int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_
         }
     }
 out:
-    json_object_put(page);
-    json_object_put(empty);
+    if (opts && opts->pages)
+        *opts->pages = pages;
     free(cont);
+    free(rv);
     buf_cleanup(&url);
     if (rc && resource_version && rv_len)
         resource_version[0] = '\0';

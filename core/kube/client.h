@@ -5,12 +5,12 @@
  * One struct kube_client per thread: it owns one curl easy handle (connections are reused) and
  * is not thread-safe. Several clients may share one struct kube_config (read-only).
  * Every response body is capped (KUBE_MAX_RESPONSE); a watch event is capped at
- * KUBE_MAX_WATCH_EVENT. Errors: every function returns a K_* value (util/result.h) and fills
- * struct kube_error with the HTTP status and the API's Status message when there is one:
- *   401 K_EUNAUTHORIZED, 403 K_EFORBIDDEN, 404 K_ENOTFOUND, 409 K_ECONFLICT, 410 K_EGONE,
- *   429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport K_EIO / K_ETIMEDOUT.
- * A K_EIO caused by the kubeconfig's TLS material rather than the network has kube_error.tls set
- * (see enum kube_tls_failure) and a message starting "TLS: ".
+ * KUBE_MAX_WATCH_EVENT; a LIST is read item by item (KUBE_MAX_LIST_ITEM). Errors: every function
+ * returns a K_* value (util/result.h) and fills struct kube_error with the HTTP status and the
+ * API's Status message when there is one: 401 K_EUNAUTHORIZED, 403 K_EFORBIDDEN, 404 K_ENOTFOUND,
+ * 409 K_ECONFLICT, 410 K_EGONE, 429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport
+ * K_EIO / K_ETIMEDOUT. A K_EIO caused by the kubeconfig's TLS material rather than the network has
+ * kube_error.tls set (see enum kube_tls_failure) and a message starting "TLS: ".
  *
  * What every request carries, from struct kube_config (kube/config.h), as client-go's transport
  * does (kubernetes/client-go: transport/round_trippers.go, transport/config.go,
@@ -38,10 +38,14 @@
 #include <stddef.h>
 
 #include "kube/config.h"
+#include "kube/list_parser.h"
 #include "kube/watch.h"
 
-#define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one LIST page */
+#define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one GET/PATCH/POST/PUT response */
 #define KUBE_MAX_WATCH_EVENT (16u << 20) /* 16 MiB: one watch event */
+#define KUBE_MAX_LIST_ITEM (16u << 20)   /* 16 MiB: one item of a LIST response */
+/* One LIST response, read item by item: 16 GiB, 20 times 150,000 pods of 5 KiB each */
+#define KUBE_MAX_LIST_RESPONSE (16ull << 30)
 
 /* Why a TLS handshake failed, when the cause is local configuration rather than the network. */
 enum kube_tls_failure {
@@ -140,19 +144,47 @@ void kube_client_set_cancel(struct kube_client *c, const atomic_int *cancel);
 int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err);
 
 /*
- * A LIST page handler: `items` is the page's items array (borrowed, valid during the call).
- * Return 0 to continue, non-zero to stop (kube_list then returns K_ECANCELED).
+ * What kube_list() asks for. Zero-initialised: one response, no resourceVersion (a consistent
+ * read of the latest state), no page bound.
  */
-typedef int (*kube_list_fn)(void *ctx, json_object *items);
+struct kube_list_options {
+    /* limit= of each request; 0: none. The server may ignore it: a LIST with resourceVersion=0
+     * served from its watch cache comes in one response (kubernetes/kubernetes:
+     * staging/src/k8s.io/apiserver/pkg/storage/cacher/delegator.go). Either way only one item is
+     * held at a time (kube/list_parser.h). */
+    int page_size;
+    /* resourceVersion= of the first request (continue pages carry none, as client-go's pager);
+     * NULL or "": none. "0": any version, served from the watch cache; "N": at least as fresh
+     * as N (kubernetes/website: content/en/docs/reference/using-api/api-concepts.md, "Semantics
+     * for get and list"). */
+    const char *resource_version;
+    /* the most responses one LIST may take; 0: no bound. Past it: K_ETOOBIG. */
+    size_t max_pages;
+    /* out, may be NULL: how many responses were requested */
+    size_t *pages;
+    /* may be NULL: called with fn's ctx before the LIST starts over in one response after an
+     * expired continue token; the items delivered so far come again, and a caller that marks
+     * and sweeps marks again here */
+    void (*restart)(void *ctx);
+};
 
 /*
- * kube_list() - LIST `path` (may carry a query, e.g. "?fieldSelector=..."), page by page with
- * limit=`page_size` and continue tokens, calling fn for every page. On K_OK, resource_version
- * (caller buffer of rv_len bytes) holds the list's metadata.resourceVersion for a following
- * watch. A 410 on a continue token (the snapshot expired) returns K_EGONE: start again.
+ * kube_list() - LIST `path` (may carry a query, e.g. "?fieldSelector=..."), following continue
+ * tokens, and call fn for every item as it streams in (kube/list_parser.h: no page is ever held
+ * whole; each item is borrowed during the call only). On K_OK, resource_version (caller buffer of
+ * rv_len bytes; may be NULL) holds the list's metadata.resourceVersion for a following watch.
+ * When a continue token has expired (410 on a later page), the LIST is made once more in one
+ * response at opts->resource_version, as client-go's pager does (FullListIfExpired,
+ * kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/pager/pager.go), after
+ * opts->restart: items already delivered are delivered again. A 410 on the first request returns
+ * K_EGONE. Bounds: one item KUBE_MAX_LIST_ITEM bytes, one response KUBE_MAX_LIST_RESPONSE bytes
+ * (K_ETOOBIG), and opts->max_pages. Each response is one request under the request timeout
+ * (--request-timeout, default 60 s, as kube-apiserver's own for a LIST). fn returning non-zero
+ * stops the LIST with K_ECANCELED. opts may be NULL. Not thread-safe (one client per thread).
  */
-int kube_list(struct kube_client *c, const char *path, int page_size, kube_list_fn fn, void *ctx,
-              char *resource_version, size_t rv_len, struct kube_error *err);
+int kube_list(struct kube_client *c, const char *path, const struct kube_list_options *opts,
+              kube_list_item_fn fn, void *ctx, char *resource_version, size_t rv_len,
+              struct kube_error *err);
 
 /*
  * kube_watch() - WATCH `path` from `resource_version` with allowWatchBookmarks=true and a

@@ -18,6 +18,7 @@
 
 #include "util/buf.h"
 #include "util/result.h"
+#include "util/utf8.h"
 
 /*
  * Kubernetes objects nest deeper than json-c's default of 32 levels once managedFields and CRD
@@ -34,11 +35,10 @@ struct kube_watch_parser {
     /* the scanner, inside an event */
     bool in_event;
     bool in_string;
-    bool escape;                    /* the previous byte in a string was a backslash */
-    size_t depth;                   /* open objects and arrays */
-    unsigned utf8_need;             /* continuation bytes the current UTF-8 sequence still needs */
-    unsigned char utf8_lo, utf8_hi; /* the range the next continuation byte must lie in */
-    char *last_rv;                  /* owned; NULL means "" */
+    bool escape;             /* the previous byte in a string was a backslash */
+    size_t depth;            /* open objects and arrays */
+    struct utf8_stream utf8; /* UTF-8 check across chunks */
+    char *last_rv;           /* owned; NULL means "" */
 };
 
 struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn fn, void *ctx)
@@ -53,12 +53,13 @@ struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn 
     }
     /*
      * The stream is untrusted: accept only strict JSON (no trailing commas, single quotes or
-     * NaN). UTF-8 is checked before the bytes reach json-c (utf8_valid_prefix), with state
+     * NaN). UTF-8 is checked before the bytes reach json-c (utf8_stream_valid_prefix), with state
      * carried across chunks.
      */
     json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT);
     p->fn = fn;
     p->ctx = ctx;
+    utf8_stream_init(&p->utf8);
     /* json_tokener_parse_ex takes an int length */
     buf_init(&p->event, max_event < INT32_MAX ? max_event : INT32_MAX);
     return p;
@@ -235,49 +236,6 @@ static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len
     return K_OK;
 }
 
-/*
- * How many leading bytes of data continue a valid UTF-8 stream (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF) without a NUL byte, which can never be part of JSON text
- * and which json-c takes for the end of its input. The state carries a sequence cut by a chunk
- * boundary into the next call, so the answer does not depend on where the stream is cut.
- */
-static size_t utf8_valid_prefix(struct kube_watch_parser *p, const char *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)data[i];
-        if (p->utf8_need > 0) {
-            if (c < p->utf8_lo || c > p->utf8_hi)
-                return i;
-            p->utf8_need--;
-            p->utf8_lo = 0x80;
-            p->utf8_hi = 0xbf;
-            continue;
-        }
-        if (c >= 0x01 && c <= 0x7f)
-            continue;
-        p->utf8_lo = 0x80;
-        p->utf8_hi = 0xbf;
-        if (c >= 0xc2 && c <= 0xdf) {
-            p->utf8_need = 1;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            p->utf8_need = 2;
-            if (c == 0xe0)
-                p->utf8_lo = 0xa0; /* overlong below U+0800 */
-            else if (c == 0xed)
-                p->utf8_hi = 0x9f; /* surrogates U+D800..U+DFFF */
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            p->utf8_need = 3;
-            if (c == 0xf0)
-                p->utf8_lo = 0x90; /* overlong below U+10000 */
-            else if (c == 0xf4)
-                p->utf8_hi = 0x8f; /* above U+10FFFF */
-        } else {
-            return i; /* NUL, a stray continuation byte, 0xc0, 0xc1 or 0xf5..0xff */
-        }
-    }
-    return len;
-}
-
 int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t len)
 {
     if (p->failed)
@@ -286,7 +244,7 @@ int kube_watch_parser_feed(struct kube_watch_parser *p, const char *data, size_t
      * Everything before the first bad byte is parsed, so the events it completes are delivered
      * exactly as when the bad byte arrives in a later chunk; then the stream is refused.
      */
-    size_t good = utf8_valid_prefix(p, data, len);
+    size_t good = utf8_stream_valid_prefix(&p->utf8, data, len);
     int rc = parse_bytes(p, data, good);
     if (rc == K_OK && good < len)
         rc = K_EPARSE;
@@ -299,5 +257,5 @@ int kube_watch_parser_finish(struct kube_watch_parser *p)
 {
     if (p->failed)
         return p->failed;
-    return p->in_event || p->utf8_need ? K_EPARSE : K_OK;
+    return p->in_event || !utf8_stream_complete(&p->utf8) ? K_EPARSE : K_OK;
 }

@@ -31,3 +31,52 @@ size_t utf8_decode(const unsigned char *s, size_t avail, unsigned *cp_out)
     *cp_out = cp;
     return n;
 }
+
+void utf8_stream_init(struct utf8_stream *s)
+{
+    s->need = 0;
+    s->lo = 0x80;
+    s->hi = 0xbf;
+}
+
+size_t utf8_stream_valid_prefix(struct utf8_stream *s, const char *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+        if (s->need > 0) {
+            if (c < s->lo || c > s->hi)
+                return i;
+            s->need--;
+            s->lo = 0x80;
+            s->hi = 0xbf;
+            continue;
+        }
+        if (c >= 0x01 && c <= 0x7f)
+            continue;
+        s->lo = 0x80;
+        s->hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf) {
+            s->need = 1;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            s->need = 2;
+            if (c == 0xe0)
+                s->lo = 0xa0; /* overlong below U+0800 */
+            else if (c == 0xed)
+                s->hi = 0x9f; /* surrogates U+D800..U+DFFF */
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            s->need = 3;
+            if (c == 0xf0)
+                s->lo = 0x90; /* overlong below U+10000 */
+            else if (c == 0xf4)
+                s->hi = 0x8f; /* above U+10FFFF */
+        } else {
+            return i; /* NUL, a stray continuation byte, 0xc0, 0xc1 or 0xf5..0xff */
+        }
+    }
+    return len;
+}
+
+int utf8_stream_complete(const struct utf8_stream *s)
+{
+    return s->need == 0;
+}

@@ -15,4 +15,29 @@
  */
 size_t utf8_decode(const unsigned char *s, size_t avail, unsigned *cp_out);
 
+/*
+ * A UTF-8 check over a byte stream that arrives in pieces: the state carries a sequence cut by a
+ * piece boundary into the next call, so the answer does not depend on where the stream is cut.
+ * Zero-initialise (or utf8_stream_init) before the first piece.
+ */
+struct utf8_stream {
+    unsigned need;        /* continuation bytes the current sequence still needs */
+    unsigned char lo, hi; /* the range the next continuation byte must lie in */
+};
+
+/* utf8_stream_init() - the state before the first byte. */
+void utf8_stream_init(struct utf8_stream *s);
+
+/*
+ * utf8_stream_valid_prefix() - how many leading bytes of data[0..len) continue a valid UTF-8
+ * stream (the rules of utf8_decode) without a NUL byte, which can never be part of JSON text and
+ * which json-c takes for the end of its input. The state advances over the bytes counted; a
+ * return below len names the first bad byte, after which the stream is to be refused. Pure but
+ * for `s`; one stream per state.
+ */
+size_t utf8_stream_valid_prefix(struct utf8_stream *s, const char *data, size_t len);
+
+/* utf8_stream_complete() - non-zero when the stream did not end inside a sequence. */
+int utf8_stream_complete(const struct utf8_stream *s);
+
 #endif

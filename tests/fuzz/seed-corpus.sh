@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,classify,admission,kubeconfig,cel,dra,exec}
+mkdir -p "$out"/{quantity,watch,list,classify,admission,kubeconfig,cel,dra,exec}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -44,6 +44,22 @@ done
   printf '\3\0\20\0\100\0\0\1'
   jq -c '(.nodes[], .pods[]) | {type: "ADDED", object: .}' "$fixtures"/classify/seed-06-exhaust.json
 } | put watch
+
+# list: a 2-byte header (no cuts, no stop; see fuzz_list.c), then a LIST response: the real
+# objects of the classifier fixtures as a NodeList and a PodList page with a continue token, and a
+# few shapes of the list itself.
+for f in "$fixtures"/classify/*.json; do
+  { printf '\0\0'; jq -c '{kind: "NodeList", apiVersion: "v1", metadata: {resourceVersion: "7"},
+                          items: .nodes}' "$f"; } | put list
+  { printf '\3\0\20\0\100\0\0\1'; jq '{kind: "PodList", apiVersion: "v1",
+      metadata: {resourceVersion: "9", continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", remainingItemCount: 3},
+      items: .pods}' "$f"; } | put list
+done
+for body in '{}' '{"metadata":{"resourceVersion":"1"},"items":null}' \
+  '{"items":[{"a":"]}\\\""}],"metadata":{"resourceVersion":"2"},"x":[1,{"items":[{}]}]}' \
+  '{"kind":"PodList","\u0069tems":[{"spec":{"items":[[[]]]}},{}],"metadata":{"continue":""}}'; do
+  { printf '\0\0'; printf '%s' "$body"; } | put list
+done
 
 # classify: the classifier fixtures, compacted ({"nodes", "pods", ...} is the target's input).
 for f in "$fixtures"/classify/*.json; do

@@ -267,6 +267,15 @@ static void test_changes_during_a_list_are_batched(void **state)
     assert_int_equal(store_node_count(f->c->store), 1);
     store_read_unlock(f->c->store);
     expect_queue(f->c, "team/train");
+    /* a relist that failed (no sync_end) and began again: one end closes it, and changes
+     * outside a list are requeued at once again */
+    f->nodes.sync_begin(f->nodes.ctx);
+    f->nodes.sync_begin(f->nodes.ctx);
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-0", "2", "1", NULL, NULL));
+    f->nodes.sync_end(f->nodes.ctx);
+    expect_queue(f->c, "team/train");
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-0", "4", "4", NULL, NULL));
+    expect_queue(f->c, "team/train");
 }
 
 /* ---- DRA ---------------------------------------------------------------------------------- */

@@ -152,7 +152,9 @@ static void test_lists_in_pages_then_watches(void **state)
     expect_calls(&f->seen, listed, 5);
     assert_int_equal(fake_kube_count(&f->api), 2);
     assert_string_equal(fake_kube_request(&f->api, 0)->method, "GET");
-    assert_string_equal(fake_kube_request(&f->api, 0)->path, "/api/v1/pods?limit=2");
+    /* the first LIST at resourceVersion 0 (the watch cache); the continue page without it */
+    assert_string_equal(fake_kube_request(&f->api, 0)->path,
+                        "/api/v1/pods?resourceVersion=0&limit=2");
     assert_string_equal(fake_kube_request(&f->api, 1)->path, "/api/v1/pods?limit=2&continue=tok");
     assert_null(fake_kube_request(&f->api, 1)->body);
 
@@ -195,10 +197,13 @@ static void test_gone_relists(void **state)
     assert_int_equal(f->seen.n, 0);
     answer_page(&f->api, "20", "", "b", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
-    /* a full relist, bracketed so the store can sweep what was deleted meanwhile */
+    /* a full relist, bracketed so the store can sweep what was deleted meanwhile, at the last
+     * resourceVersion seen and unpaged (the watch cache serves it, never older than that) */
     const char *relisted[] = {"begin", "up b", "end"};
     expect_calls(&f->seen, relisted, 3);
-    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
+    assert_string_equal(fake_kube_request(&f->api, 0)->path,
+                        "/api/v1/pods?resourceVersion=0&limit=2");
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?resourceVersion=10");
     /* a 410 answer to the watch request itself relists too, after a backoff: the watch did not
      * work at all */
     fake_kube_answer(&f->api, 410, 0, "{\"kind\":\"Status\",\"message\":\"gone\"}");
@@ -206,7 +211,7 @@ static void test_gone_relists(void **state)
     assert_true(wait >= 400 && wait <= 800);
     answer_page(&f->api, "30", "", "c", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
-    assert_string_equal(fake_kube_request(&f->api, 4)->path, "/api/v1/pods?limit=2");
+    assert_string_equal(fake_kube_request(&f->api, 4)->path, "/api/v1/pods?resourceVersion=20");
     assert_int_equal(f->seen.api_errors, 0);
 }
 
@@ -307,8 +312,10 @@ static void test_gone_at_once_backs_off(void **state)
     }
     /* each 410 leads to a LIST, never a watch from the expired version */
     assert_int_equal(fake_kube_count(&f->api), 14);
-    for (size_t i = 0; i < 14; i += 2)
-        assert_string_equal(fake_kube_request(&f->api, i)->path, "/api/v1/pods?limit=2");
+    assert_string_equal(fake_kube_request(&f->api, 0)->path,
+                        "/api/v1/pods?resourceVersion=0&limit=2");
+    for (size_t i = 2; i < 14; i += 2)
+        assert_string_equal(fake_kube_request(&f->api, i)->path, "/api/v1/pods?resourceVersion=10");
     assert_int_equal(f->seen.api_errors, 0);
 }
 
@@ -333,10 +340,91 @@ static void test_gone_after_outage_relists_at_once(void **state)
     answer_page(&f->api, "20", "", "a", NULL);
     assert_int_equal(informer_step(f->inf, f->client), 0);
     assert_string_equal(fake_kube_request(&f->api, fake_kube_count(&f->api) - 1)->path,
-                        "/api/v1/pods?limit=2");
+                        "/api/v1/pods?resourceVersion=10");
     fake_kube_fail(&f->api, K_EIO);
     wait = informer_step(f->inf, f->client);
     assert_true(wait >= 400 && wait <= 800);
+}
+
+/* A watch that ended with 410 after running a while. */
+static void expire_watch(struct fixture *f)
+{
+    fake_kube_answer_after(&f->api, 60000, 200,
+                           "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,"
+                           "\"reason\":\"Expired\",\"message\":\"too old resource version\"}}\n");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+}
+
+/* The relist at the last resourceVersion is itself refused (410 Expired, or 504 "Too large
+ * resource version" from a watch cache behind it): in the same step a LIST of the latest state,
+ * paged, as client-go's reflector falls back to resourceVersion="" (isLastSyncResourceVersion-
+ * Unavailable); once one succeeded, relists use the last version again. */
+static void test_relist_falls_back_to_latest(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    expire_watch(f);
+    f->seen.n = 0;
+    fake_kube_answer(&f->api, 410, 0,
+                     "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410,"
+                     "\"message\":\"too old resource version: 10 (25)\"}");
+    answer_page(&f->api, "30", "", "b", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?resourceVersion=10");
+    assert_string_equal(fake_kube_request(&f->api, 3)->path, "/api/v1/pods?limit=2");
+    const char *calls[] = {"begin", "begin", "up b", "end"};
+    expect_calls(&f->seen, calls, 4);
+    assert_int_equal(f->seen.api_errors, 0);
+
+    /* back to the last version; now the cache is behind it */
+    expire_watch(f);
+    fake_kube_answer(&f->api, 504, 0,
+                     "{\"kind\":\"Status\",\"reason\":\"Timeout\",\"code\":504,"
+                     "\"message\":\"Too large resource version: 30, current: 28\"}");
+    answer_page(&f->api, "31", "", "b", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, 5)->path, "/api/v1/pods?resourceVersion=30");
+    assert_string_equal(fake_kube_request(&f->api, 6)->path, "/api/v1/pods?limit=2");
+
+    /* another 504 is a server failure like any other: back off */
+    expire_watch(f);
+    fake_kube_answer(&f->api, 504, 0, "{\"kind\":\"Status\",\"message\":\"timeout\"}");
+    assert_true(informer_step(f->inf, f->client) > 0);
+    assert_int_equal(fake_kube_count(&f->api), 9);
+}
+
+/* A first LIST at "0" that came in pages (no watch cache): relists keep the page size. */
+static void test_paginated_first_list_keeps_paging(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "tok", "a", "b");
+    answer_page(&f->api, "10", "", "c", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    expire_watch(f);
+    answer_page(&f->api, "20", "", "a", NULL);
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    assert_string_equal(fake_kube_request(&f->api, 3)->path,
+                        "/api/v1/pods?resourceVersion=10&limit=2");
+}
+
+/* A continue token that expires between pages: the LIST starts over in one response, and the
+ * handlers' marking starts over with it (sync_begin again), so what was deleted meanwhile is
+ * swept. */
+static void test_expired_continue_starts_over(void **state)
+{
+    struct fixture *f = *state;
+    answer_page(&f->api, "10", "tok", "a", "b");
+    fake_kube_answer(&f->api, 410, 0,
+                     "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\","
+                     "\"message\":\"The provided continue parameter is too old\"}");
+    answer_page(&f->api, "12", "", "b", "c");
+    assert_int_equal(informer_step(f->inf, f->client), 0);
+    const char *calls[] = {"begin", "up a", "up b", "begin", "up b", "up c", "end"};
+    expect_calls(&f->seen, calls, 7);
+    assert_string_equal(fake_kube_request(&f->api, 1)->path, "/api/v1/pods?limit=2&continue=tok");
+    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?resourceVersion=0");
+    assert_int_equal(f->seen.api_errors, 0);
 }
 
 /* A LIST whose continue tokens never end is bounded: past the items or pages bound it fails
@@ -358,14 +446,16 @@ static void test_endless_list_is_bounded(void **state)
     int64_t wait = informer_step(inf, f->client);
     assert_true(wait >= 400 && wait <= 800);
     assert_false(informer_has_synced(inf));
-    const char *calls[] = {"begin", "up a", "up b"};
-    expect_calls(&f->seen, calls, 3);
+    /* items are upserted as they arrive: the fourth is refused */
+    const char *calls[] = {"begin", "up a", "up b", "up c"};
+    expect_calls(&f->seen, calls, 4);
     assert_int_equal(f->seen.api_errors, 1);
     assert_int_equal(fake_kube_count(&f->api), 2);
-    /* the next step starts a new LIST */
+    /* the next step starts a new LIST, still at "0": none has succeeded */
     answer_page(&f->api, "11", "", "a", NULL);
     assert_int_equal(informer_step(inf, f->client), 0);
-    assert_string_equal(fake_kube_request(&f->api, 2)->path, "/api/v1/pods?limit=2");
+    assert_string_equal(fake_kube_request(&f->api, 2)->path,
+                        "/api/v1/pods?resourceVersion=0&limit=2");
     assert_true(informer_has_synced(inf));
     informer_free(inf);
 
@@ -373,14 +463,17 @@ static void test_endless_list_is_bounded(void **state)
     f->seen.n = 0;
     const char *empty = "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\","
                         "\"continue\":\"again\"},\"items\":[]}";
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         fake_kube_answer(&f->api, 200, 0, empty);
     struct kube_error err;
-    assert_int_equal(informer_list_bounded(f->client, "/api/v1/pods", 2, &h, NULL, 0, 0, 3, &err),
-                     K_ETOOBIG);
+    size_t pages = 0;
+    struct informer_list_options lo = {.page_size = 2, .max_pages = 3, .pages = &pages};
+    assert_int_equal(informer_list(f->client, "/api/v1/pods", &lo, &h, NULL, 0, &err), K_ETOOBIG);
     assert_int_equal(err.code, K_ETOOBIG);
     assert_non_null(strstr(err.message, "continue tokens do not end"));
-    assert_int_equal(fake_kube_count(&f->api), 3 + 4);
+    /* the fourth page is not even asked for */
+    assert_int_equal(fake_kube_count(&f->api), 3 + 3);
+    assert_int_equal(pages, 3);
     const char *begin_only[] = {"begin"};
     expect_calls(&f->seen, begin_only, 1);
 }
@@ -433,6 +526,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gone_after_outage_relists_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_back_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_empty_watch_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relist_falls_back_to_latest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paginated_first_list_keeps_paging, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expired_continue_starts_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endless_list_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_waits_on_its_clock, setup, teardown),
     };

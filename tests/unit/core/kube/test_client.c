@@ -154,9 +154,37 @@ static int route(int fd, const struct seen *rq)
     } else if (strcmp(t, "/api/v1/nodes") == 0) {
         reply(fd, "200 OK", NULL,
               "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"9\"}}");
-    } else if (strcmp(t, "/api/v1/expired?limit=1") == 0) {
+    } else if (strcmp(t, "/api/v1/expired?resourceVersion=7&limit=1") == 0) {
         reply(fd, "200 OK", NULL,
               "{\"metadata\":{\"resourceVersion\":\"1\",\"continue\":\"old\"},\"items\":[]}");
+    } else if (strcmp(t, "/api/v1/expired?resourceVersion=7") == 0) {
+        reply(fd, "200 OK", NULL,
+              "{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":[{\"metadata\":{\"name\":"
+              "\"x\"}},{\"metadata\":{\"name\":\"y\"}}]}");
+    } else if (strcmp(t, "/api/v1/gonelist?limit=1") == 0) {
+        reply(fd, "410 Gone", NULL,
+              "{\"kind\":\"Status\",\"message\":\"too old resource version: 5 (9)\","
+              "\"code\":410}");
+    } else if (strcmp(t, "/api/v1/bigpods?resourceVersion=0&limit=500") == 0) {
+        /* a watch-cache answer: every item in one response, sent in small pieces */
+        send_str(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     "Connection: close\r\n\r\n");
+        send_str(fd, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+                     "{\"resourceVersion\":\"77\"},\"items\":[");
+        char item[160];
+        for (int i = 0; i < 2000; i++) {
+            int n = snprintf(item, sizeof(item),
+                             "%s{\"metadata\":{\"name\":\"p%d\",\"labels\":{\"x\":\"a]}\\\"\"}}}",
+                             i ? "," : "", i);
+            for (int at = 0; at < n; at += 13)
+                send_all(fd, item + at, n - at < 13 ? (size_t)(n - at) : 13);
+        }
+        send_str(fd, "]}\n");
+        return 1;
+    } else if (strcmp(t, "/api/v1/cutlist") == 0) {
+        send_str(fd, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+        send_str(fd, "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{}},");
+        return 1;
     } else if (strcmp(t, "/api/v1/expired?limit=1&continue=old") == 0) {
         reply(fd, "410 Gone", NULL,
               "{\"kind\":\"Status\",\"message\":\"The provided continue parameter is too old\","
@@ -581,18 +609,24 @@ struct pages {
     char names[256];
     int calls;
     int stop_at;
+    int restarts;
 };
 
-static int on_page(void *ctx, json_object *items)
+static void on_restart(void *ctx)
+{
+    struct pages *p = ctx;
+    p->restarts++;
+    p->names[0] = '\0';
+}
+
+static int on_item(void *ctx, json_object *item)
 {
     struct pages *p = ctx;
     p->calls++;
-    for (size_t i = 0; i < json_object_array_length(items); i++) {
-        json_object *meta, *name;
-        json_object_object_get_ex(json_object_array_get_idx(items, i), "metadata", &meta);
-        json_object_object_get_ex(meta, "name", &name);
+    json_object *meta, *name;
+    json_object_object_get_ex(item, "metadata", &meta);
+    if (json_object_object_get_ex(meta, "name", &name) && strlen(p->names) < 64)
         strncat(p->names, json_object_get_string(name), sizeof(p->names) - strlen(p->names) - 1);
-    }
     return p->stop_at && p->calls == p->stop_at;
 }
 
@@ -606,37 +640,92 @@ static void test_list_pagination(void **state)
     char rv[32];
 
     struct pages p = {0};
+    size_t pages = 0;
+    struct kube_list_options two = {.page_size = 2, .pages = &pages};
     assert_int_equal(
-        kube_list(c, "/api/v1/pods?labelSelector=a%3Db", 2, on_page, &p, rv, sizeof(rv), &err),
+        kube_list(c, "/api/v1/pods?labelSelector=a%3Db", &two, on_item, &p, rv, sizeof(rv), &err),
         K_OK);
-    assert_int_equal(p.calls, 2);
+    assert_int_equal(p.calls, 3);
+    assert_int_equal(pages, 2);
     assert_string_equal(p.names, "abc");
     assert_string_equal(rv, "500");
 
-    /* Stop after the first page. */
+    /* Stop after the first item. */
     struct pages stop = {.stop_at = 1};
-    assert_int_equal(
-        kube_list(c, "/api/v1/pods?labelSelector=a%3Db", 2, on_page, &stop, rv, sizeof(rv), &err),
-        K_ECANCELED);
+    assert_int_equal(kube_list(c, "/api/v1/pods?labelSelector=a%3Db", &two, on_item, &stop, rv,
+                               sizeof(rv), &err),
+                     K_ECANCELED);
     assert_int_equal(stop.calls, 1);
+    assert_string_equal(rv, "");
 
-    /* A list without items still reaches the handler, with an empty array. */
+    /* A bound on the pages: the second is not asked for. */
+    struct pages one = {0};
+    struct kube_list_options bounded = {.page_size = 2, .max_pages = 1};
+    assert_int_equal(kube_list(c, "/api/v1/pods?labelSelector=a%3Db", &bounded, on_item, &one, rv,
+                               sizeof(rv), &err),
+                     K_ETOOBIG);
+    assert_string_equal(one.names, "ab");
+
+    /* A list without items. */
     struct pages empty = {0};
-    assert_int_equal(kube_list(c, "/api/v1/nodes", 0, on_page, &empty, rv, sizeof(rv), &err), K_OK);
-    assert_int_equal(empty.calls, 1);
+    assert_int_equal(kube_list(c, "/api/v1/nodes", NULL, on_item, &empty, rv, sizeof(rv), &err),
+                     K_OK);
+    assert_int_equal(empty.calls, 0);
     assert_string_equal(rv, "9");
 
     /* The resourceVersion must fit. */
     char tiny[1];
-    assert_int_equal(kube_list(c, "/api/v1/nodes", 0, on_page, &empty, tiny, sizeof(tiny), &err),
+    assert_int_equal(kube_list(c, "/api/v1/nodes", NULL, on_item, &empty, tiny, sizeof(tiny), &err),
                      K_ETOOBIG);
 
-    /* An expired continue token: start again. */
+    /* An expired continue token: listed again in one response at the requested version, as
+     * client-go's pager does; what the first page had may come again. */
     struct pages gone = {0};
-    assert_int_equal(kube_list(c, "/api/v1/expired", 1, on_page, &gone, rv, sizeof(rv), &err),
-                     K_EGONE);
+    pages = 0;
+    struct kube_list_options at7 = {
+        .page_size = 1, .resource_version = "7", .pages = &pages, .restart = on_restart};
+    assert_int_equal(kube_list(c, "/api/v1/expired", &at7, on_item, &gone, rv, sizeof(rv), &err),
+                     K_OK);
+    assert_int_equal(pages, 3);
+    assert_int_equal(gone.restarts, 1);
+    assert_string_equal(gone.names, "xy");
+    assert_string_equal(rv, "3");
+
+    /* 410 on the first page: the caller starts again. */
+    struct pages first = {0};
+    struct kube_list_options one_each = {.page_size = 1};
+    assert_int_equal(
+        kube_list(c, "/api/v1/gonelist", &one_each, on_item, &first, rv, sizeof(rv), &err),
+        K_EGONE);
     assert_int_equal(err.http_status, 410);
-    assert_string_equal(err.message, "The provided continue parameter is too old");
+    assert_string_equal(err.message, "too old resource version: 5 (9)");
+    assert_string_equal(rv, "");
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+/* A resourceVersion=0 LIST answered from the watch cache: every item in one response that
+ * arrives in pieces of 13 bytes; and a response cut off inside the items. */
+static void test_list_streamed(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    struct kube_error err;
+    char rv[32];
+    struct pages all = {0};
+    struct kube_list_options o = {.page_size = 500, .resource_version = "0"};
+    assert_int_equal(kube_list(c, "/api/v1/bigpods", &o, on_item, &all, rv, sizeof(rv), &err),
+                     K_OK);
+    assert_int_equal(all.calls, 2000);
+    assert_string_equal(rv, "77");
+
+    struct pages cut = {0};
+    assert_int_equal(kube_list(c, "/api/v1/cutlist", NULL, on_item, &cut, rv, sizeof(rv), &err),
+                     K_EPARSE);
+    assert_int_equal(cut.calls, 1);
+    assert_non_null(strstr(err.message, "truncated or malformed"));
     assert_string_equal(rv, "");
     kube_client_free(c);
     kube_config_cleanup(&cfg);
@@ -985,14 +1074,23 @@ static void test_exec_token_header(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),   cmocka_unit_test(test_impersonation_headers),
-        cmocka_unit_test(test_exec_token_header), cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error),   cmocka_unit_test(test_default_protocol_https),
-        cmocka_unit_test(test_tls_failure_kinds), cmocka_unit_test(test_bad_client_key_is_tls),
-        cmocka_unit_test(test_list_pagination),   cmocka_unit_test(test_patch_and_post),
-        cmocka_unit_test(test_put_and_observer),  cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),      cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),       cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),
+        cmocka_unit_test(test_impersonation_headers),
+        cmocka_unit_test(test_exec_token_header),
+        cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),
+        cmocka_unit_test(test_default_protocol_https),
+        cmocka_unit_test(test_tls_failure_kinds),
+        cmocka_unit_test(test_bad_client_key_is_tls),
+        cmocka_unit_test(test_list_pagination),
+        cmocka_unit_test(test_list_streamed),
+        cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer),
+        cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),
+        cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),
+        cmocka_unit_test(test_path_escape),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }
