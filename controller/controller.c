@@ -54,6 +54,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     c->metrics = metrics_new();
     c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, &c->clock);
     c->store = store_new(gpus);
+    if (c->store)
+        store_keep_gpu_pods_only(c->store);
     c->queue = workqueue_new(5, 1000 * 1000, &c->clock);
     struct informer_handlers ph = controller_pod_handlers(c);
     struct informer_options po = {.name = "pods", .path = "/api/v1/pods"};

@@ -52,7 +52,7 @@ class Feed:
     """The rendered population: pods spread over nodes; every other node a GPU node with one GPU
     pod, as bench/scale lays them out (bench/scale_helper.py)."""
 
-    def __init__(self, path, pods, nodes):
+    def __init__(self, path, pods, nodes, all_gpu=False):
         rec = json.load(open(path))
         cpu_pod, gpu_pod = rec["pods"]
         gpu_node, cpu_node = rec["nodes"]
@@ -70,7 +70,7 @@ class Feed:
         self.gpu_pod = template(gpu_pod, pod_subst(gpu_pod))
         self.gpu_node = template(gpu_node, node_subst(gpu_node))
         self.cpu_node = template(cpu_node, node_subst(cpu_node))
-        self.pods, self.nodes = pods, nodes
+        self.pods, self.nodes, self.all_gpu = pods, nodes, all_gpu
 
     @staticmethod
     def uid(kind, i):
@@ -81,7 +81,7 @@ class Feed:
 
     def pod(self, i):
         node = i % self.nodes
-        gpu = node % 2 == 0 and i < self.nodes
+        gpu = self.all_gpu or (node % 2 == 0 and i < self.nodes)
         return (self.gpu_pod if gpu else self.cpu_pod) % {
             "name": ("gpu-%06d" if gpu else "cpu-%06d") % i, "uid": self.uid(1, i),
             "rv": '"resourceVersion":"%d"' % (1000 + i), "node": self.node_name(node),
@@ -96,7 +96,7 @@ class Feed:
 class State:
     def __init__(self, args):
         self.args = args
-        self.feed = Feed(args.objects, args.pods, args.nodes)
+        self.feed = Feed(args.objects, args.pods, args.nodes, args.gpu_pods == "all")
         self.lock = threading.Lock()
         self.gone = {}  # collection path -> watches ended with 410 so far
 
@@ -249,6 +249,7 @@ def main():
     ap.add_argument("--pods", type=int, default=150000)
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--mode", choices=["rv0", "paged"], default="rv0")
+    ap.add_argument("--gpu-pods", choices=["per-gpu-node", "all"], default="per-gpu-node")
     ap.add_argument("--gone-after", type=float, default=0)
     ap.add_argument("--gone-count", type=int, default=1)
     ap.add_argument("--objects", default=os.path.join(os.path.dirname(__file__), "objects.json"))

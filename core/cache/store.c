@@ -50,6 +50,7 @@ struct store {
     struct lh_table *pending; /* "ns/name" -> NULL: pending GPU pods */
     struct knode **sorted;    /* nodes sorted by name; points into node_rec */
     size_t n_sorted, cap_sorted;
+    bool gpu_pods_only; /* store_keep_gpu_pods_only() */
 };
 
 static void free_pod_entry(struct lh_entry *e)
@@ -191,6 +192,7 @@ static void compact(struct kpod *p)
     p->n_claim_statuses = 0;
     pod_cleanup(p);
     *p = keep;
+    (void)pod_pack_names(p); /* out of memory: kept unpacked, as good */
 }
 
 static int make_key(char *key, const char *ns, const char *name)
@@ -388,6 +390,16 @@ static int same_usage(const struct kpod *a, const struct kpod *b)
  * then the record replaced; a failure at any step undoes the steps before it, so the store keeps
  * the old record with the old accounting, or no record and no accounting for a new pod.
  */
+static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed);
+
+/* What store_keep_gpu_pods_only() keeps: a pod with a GPU request or a claim, one being deleted
+ * (a preemption victim, whatever it asks for), or one carrying gputri/cause. */
+static int kept(const struct store *s, const struct kpod *p)
+{
+    return !s->gpu_pods_only || p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting ||
+           p->cause != NULL;
+}
+
 static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed)
 {
     char key[STORE_KEY_MAX];
@@ -396,8 +408,14 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
         pod_cleanup(pod);
         return rc;
     }
-    compact(pod);
     struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
+    if (!kept(s, pod)) {
+        if (e)
+            pod_delete_entry(s, e, changed);
+        pod_cleanup(pod);
+        return K_OK;
+    }
+    compact(pod);
     struct pod_rec *rec = e ? lh_entry_v(e) : NULL;
     struct pod_rec *fresh_rec = NULL;
     char *fresh_key = NULL;
@@ -449,6 +467,13 @@ fail:
     free(fresh_key);
     pod_cleanup(pod);
     return rc;
+}
+
+void store_keep_gpu_pods_only(struct store *s)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    s->gpu_pods_only = true;
+    pthread_rwlock_unlock(&s->lock);
 }
 
 int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)

@@ -49,6 +49,18 @@ enum store_change {
 struct store *store_new(const struct gpu_set *gpus);
 void store_free(struct store *s);
 
+/*
+ * store_keep_gpu_pods_only() - from now on keep only the pods the ladder and the controller can
+ * read: those with a GPU request or a spec.resourceClaims entry, those being deleted (they may be
+ * preemption victims, whatever they ask for), and those carrying a gputri/cause annotation. Any
+ * other pod is not stored, and an upsert of it removes the record an earlier version left. Node
+ * usage counts GPU requests only, so it is the same either way; a one-shot tool that reads any
+ * pod by name (gputri triage of a pod without a GPU request) must not call it. For the
+ * controller's memory: most pods of a cluster ask for no GPU (BENCHMARKS.md, cold start). Call
+ * before the first upsert. Thread-safe.
+ */
+void store_keep_gpu_pods_only(struct store *s);
+
 /* The GPU set the store was made with (borrowed). */
 const struct gpu_set *store_gpus(const struct store *s);
 

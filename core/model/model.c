@@ -118,14 +118,44 @@ void tolerations_free(struct toleration *t, size_t n)
     free(t);
 }
 
+int pod_pack_names(struct kpod *p)
+{
+    if (p->packed)
+        return K_OK;
+    char **fields[] = {&p->ns, &p->name, &p->uid, &p->node_name};
+    size_t len[4], total = 0;
+    for (size_t i = 0; i < 4; i++) {
+        len[i] = *fields[i] ? strlen(*fields[i]) + 1 : 0;
+        total += len[i];
+    }
+    char *block = malloc(total ? total : 1);
+    if (!block)
+        return K_ENOMEM;
+    char *at = block;
+    for (size_t i = 0; i < 4; i++) {
+        if (!*fields[i])
+            continue;
+        memcpy(at, *fields[i], len[i]);
+        free(*fields[i]);
+        *fields[i] = at;
+        at += len[i];
+    }
+    p->packed = block;
+    return K_OK;
+}
+
 void pod_cleanup(struct kpod *p)
 {
     if (!p)
         return;
-    free(p->ns);
-    free(p->name);
-    free(p->uid);
-    free(p->node_name);
+    if (p->packed) {
+        free(p->packed);
+    } else {
+        free(p->ns);
+        free(p->name);
+        free(p->uid);
+        free(p->node_name);
+    }
     free(p->scheduler_name);
     free(p->runtime_class);
     resource_list_cleanup(&p->gpu_requests);

@@ -183,7 +183,18 @@ struct kpod {
     /* the first resource a container requests that only a vendor's scheduler places
      * (gpu.h gpu_vendor_scheduler; static, not owned), or NULL */
     const char *vendor_resource;
+    /* When not NULL, ns, name, uid and node_name point into this one owned block (pod_pack_names)
+     * instead of owning an allocation each. */
+    char *packed;
 };
+
+/*
+ * pod_pack_names() - move ns, name, uid and node_name into one allocation (p->packed): a stored
+ * pod costs one malloc chunk for the four instead of four. Fields stay readable as before and
+ * pod_cleanup frees the block. On K_ENOMEM the pod is unchanged. Returns K_OK at once when
+ * already packed. Not thread-safe on one pod.
+ */
+int pod_pack_names(struct kpod *p);
 
 /* Scheduling gate names kept per pod (the count of the rest is kept). */
 #define POD_MAX_SCHEDULING_GATES 16

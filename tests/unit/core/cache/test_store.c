@@ -264,6 +264,45 @@ static void test_refused_update_survives_relist(void **state)
     store_free(s);
 }
 
+/* The controller's store keeps GPU pods, pods being deleted and annotated pods only. */
+static void test_gpu_pods_only(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    store_keep_gpu_pods_only(s);
+    apply_pod(s, test_pod("ns", "gpu", "2", "n0", "Running", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "cpu", NULL, "n0", "Running", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "cpu-pending", NULL, NULL, "Pending", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "annotated", NULL, NULL, "Pending", NULL, 1, "taint"), 0);
+    assert_int_equal(store_pod_count(s), 2);
+    store_read_lock(s);
+    assert_non_null(store_pod_get(s, "ns", "gpu"));
+    assert_null(store_pod_get(s, "ns", "cpu"));
+    assert_non_null(store_pod_get(s, "ns", "annotated"));
+    store_read_unlock(s);
+    assert_int_equal(store_node_usage(s, "n0", "nvidia.com/gpu"), 2);
+
+    /* a CPU pod being deleted is kept (a possible preemption victim), then goes */
+    json_object *del = test_pod("ns", "cpu", NULL, "n0", "Running", NULL, 1, NULL);
+    json_object_object_add(json_object_object_get(del, "metadata"), "deletionTimestamp",
+                           json_object_new_string("2026-12-01T10:00:00Z"));
+    apply_pod(s, del, 0);
+    store_read_lock(s);
+    const struct kpod *p = store_pod_get(s, "ns", "cpu");
+    assert_non_null(p);
+    assert_true(p->deleting);
+    store_read_unlock(s);
+    assert_int_equal(store_pod_count(s), 3);
+
+    /* the annotation removed from a pod without a GPU request: its record goes */
+    unsigned ch =
+        apply_pod(s, test_pod("ns", "annotated", NULL, NULL, "Pending", NULL, 1, NULL), 0);
+    assert_true(ch & STORE_CHANGED_POD);
+    assert_int_equal(store_pod_count(s), 2);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_usage_saturates_and_unwinds),
         cmocka_unit_test(test_update_at_name_cap_is_all_or_nothing),
         cmocka_unit_test(test_refused_update_survives_relist),
+        cmocka_unit_test(test_gpu_pods_only),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include <cmocka.h>
 
 #include "model/model.h"
@@ -62,12 +64,39 @@ static void test_resource_list_cap(void **state)
     resource_list_cleanup(&l);
 }
 
+/* pod_pack_names(): one block, the same strings, a NULL field stays NULL, freed by pod_cleanup. */
+static void test_pod_pack_names(void **state)
+{
+    (void)state;
+    struct kpod p = {0};
+    p.ns = strdup("team-a");
+    p.name = strdup("trainer-0");
+    p.uid = strdup("00000000-0000-4000-0001-000000000001");
+    p.cause = strdup("exhausted");
+    assert_int_equal(pod_pack_names(&p), K_OK);
+    assert_non_null(p.packed);
+    assert_ptr_equal(p.ns, p.packed);
+    assert_string_equal(p.ns, "team-a");
+    assert_string_equal(p.name, "trainer-0");
+    assert_string_equal(p.uid, "00000000-0000-4000-0001-000000000001");
+    assert_null(p.node_name);
+    assert_string_equal(p.cause, "exhausted");
+    assert_int_equal(pod_pack_names(&p), K_OK); /* already packed: unchanged */
+    assert_string_equal(p.name, "trainer-0");
+    pod_cleanup(&p);
+    assert_null(p.packed);
+    struct kpod empty = {0};
+    assert_int_equal(pod_pack_names(&empty), K_OK);
+    pod_cleanup(&empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saturating_arithmetic),
         cmocka_unit_test(test_resource_list_add_saturates),
         cmocka_unit_test(test_resource_list_cap),
+        cmocka_unit_test(test_pod_pack_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
