@@ -40,12 +40,17 @@
 #include "kube/client.h"
 
 /*
- * Candidate nodes read one at a time at most; past it one LIST of every non-terminal pod is
- * cheaper. A per-node LIST is answered from the API server's watch cache through its
- * spec.nodeName index, in about a millisecond and independent of the cluster's size, while one
- * LIST of 30,000 pods takes seconds (BENCHMARKS.md, bench/compare).
+ * Candidate nodes read one LIST per node at most; past it one LIST of every non-terminal pod. A
+ * per-node LIST is answered from the API server's watch cache through its spec.nodeName index,
+ * in about a millisecond and independent of the cluster's size, while one LIST of 30,000 pods
+ * takes seconds (BENCHMARKS.md, bench/compare). Up to USAGE_SEQUENTIAL_MAX nodes are read one
+ * after the other on the caller's client; more by USAGE_WORKERS clients at once (threads, each
+ * with its own connection), so that a round trip to a distant API server is paid about
+ * nodes / USAGE_WORKERS times, not once per node.
  */
-#define USAGE_PER_NODE_MAX 64
+#define USAGE_PER_NODE_MAX 1024
+#define USAGE_SEQUENTIAL_MAX 16
+#define USAGE_WORKERS 8
 
 /* The nodes whose pods are needed. */
 struct usage_nodes {
@@ -76,8 +81,12 @@ int usage_nodes_add(struct usage_nodes *u, const char *node);
 /*
  * usage_fetch() - LIST the non-terminal pods (status.phase neither Succeeded nor Failed) that
  * `u` names into `h` (its upsert gets each item): for u->all one paged LIST of every namespace,
- * otherwise one paged LIST per node with fieldSelector spec.nodeName=NODE (none at all when u
- * names no node). Returns K_OK or the first K_* error, err filled.
+ * otherwise one LIST per node with fieldSelector spec.nodeName=NODE (none at all when u names no
+ * node): on `c` one after the other for up to USAGE_SEQUENTIAL_MAX nodes, else on `c` and clones
+ * of it (kube_client_clone) in up to USAGE_WORKERS threads, in no particular order. Only
+ * h->upsert is called, never two calls at once (under a lock when threads read), always from
+ * one thread at a time but not always the caller's: h must not rely on thread-local state.
+ * Returns K_OK or the first K_* error, err filled; after an error no further node is read.
  */
 int usage_fetch(struct kube_client *c, const struct usage_nodes *u,
                 const struct informer_handlers *h, struct kube_error *err);

@@ -182,6 +182,14 @@ struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
     return c;
 }
 
+struct kube_client *kube_client_clone(const struct kube_client *c)
+{
+    struct kube_client *n = kube_client_new(c->cfg, c->user_agent);
+    if (n)
+        n->transport = c->transport;
+    return n;
+}
+
 void kube_client_free(struct kube_client *c)
 {
     if (!c)

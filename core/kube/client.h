@@ -131,6 +131,15 @@ struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
                                               const char *user_agent);
 
 /*
+ * kube_client_clone() - a new client with the configuration, user agent and transport of `c`
+ * (the configuration and a transport stay borrowed), for another thread: each client has its own
+ * connection, while an exec credential is shared through the configuration's cache. The cancel
+ * flag is not copied. A transport shared by clones that run at once must be thread-safe. NULL on
+ * allocation failure.
+ */
+struct kube_client *kube_client_clone(const struct kube_client *c);
+
+/*
  * kube_client_set_cancel() - a flag polled (atomic_load) during long requests (watches); when it
  * becomes non-zero the request ends with K_ECANCELED. Another thread may set it at any time.
  * Borrowed; may be NULL. Call while no request of `c` is running.

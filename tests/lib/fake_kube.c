@@ -36,8 +36,7 @@ static int round_trip(void *ctx, const char *method, const char *path, const cha
     f->n_requests++;
     int rc = K_OK;
     *retry_after = 0;
-    free(f->current);
-    f->current = NULL;
+    const char *body_out = "{}"; /* no scripted answer left */
     if (f->next_answer < f->n_answers) {
         struct fake_answer *a = &f->answers[f->next_answer++];
         rc = a->rc;
@@ -45,14 +44,13 @@ static int round_trip(void *ctx, const char *method, const char *path, const cha
             clock_fake_advance_ms(f->clock, a->advance_ms);
         *status = a->status;
         *retry_after = a->retry_after;
-        f->current = a->body;
-        a->body = NULL;
+        body_out = a->body; /* stays with the answer until cleanup: clients in other threads
+                               may still be reading earlier bodies */
     } else {
         *status = 200;
-        f->current = dup_n("{}", 2);
     }
-    *resp = f->current;
-    *resp_len = f->current ? strlen(f->current) : 0;
+    *resp = body_out;
+    *resp_len = body_out ? strlen(body_out) : 0;
     pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
     return rc;
@@ -76,7 +74,6 @@ void fake_kube_cleanup(struct fake_kube *f)
     }
     for (size_t i = 0; i < f->n_answers; i++)
         free(f->answers[i].body);
-    free(f->current);
     pthread_cond_destroy(&f->cv);
     pthread_mutex_destroy(&f->mu);
 }

@@ -5,7 +5,8 @@
  * client code above the transport (paging, watch parsing, status mapping).
  *
  * A request with no scripted answer left gets 200 "{}" (enough for a PATCH or POST whose reply
- * is not read). Thread-safe: clients in several threads may share one fake.
+ * is not read). Thread-safe: clients in several threads may share one fake (answers then go to
+ * the requests in the order they arrive; every body stays valid until fake_kube_cleanup).
  */
 #ifndef GPUTRI_TEST_FAKE_KUBE_H
 #define GPUTRI_TEST_FAKE_KUBE_H
@@ -42,7 +43,6 @@ struct fake_kube {
     size_t n_answers, next_answer;
     struct fake_request requests[FAKE_KUBE_MAX];
     size_t n_requests;        /* requests past FAKE_KUBE_MAX are answered but not recorded */
-    char *current;            /* the body handed out last */
     struct clock_fake *clock; /* optional: what fake_kube_answer_after() advances */
 };
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +373,52 @@ static void test_triage_many_candidates_one_list(void **state)
     world_cleanup(&w);
 }
 
+/* Above USAGE_SEQUENTIAL_MAX candidates the per-node LISTs run in threads: every node is read
+ * once, in some order, and the answer is the one a LIST of every pod gives. */
+static void test_triage_candidates_read_in_parallel(void **state)
+{
+    (void)state;
+    enum { N = USAGE_SEQUENTIAL_MAX + 24 };
+    struct world w;
+    world_wide(&w, N);
+    json_object *pod = test_pod("ml", "want", "8", NULL, "Pending", NULL, 1, NULL);
+    char names[N][8];
+    const char *nodes[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "g%03zu", i);
+        nodes[i] = names[i];
+    }
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct triage t, ref;
+    assert_int_equal(run_triage(&f, &w, pod, nodes, N, NULL, &t), K_OK);
+    assert_int_equal(fake_kube_count(&f), 2 + N);
+    bool seen[N] = {0};
+    for (size_t i = 2; i < 2 + N; i++) {
+        const char *path = fake_kube_request(&f, i)->path;
+        size_t k;
+        for (k = 0; k < N; k++) {
+            char want[256];
+            snprintf(want, sizeof(want),
+                     "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s&resourceVersion=0",
+                     names[k], SEL_NON_TERMINAL);
+            if (strcmp(path, want) == 0)
+                break;
+        }
+        assert_true(k < N);
+        assert_false(seen[k]);
+        seen[k] = true;
+    }
+    reference(&w, pod, &ref);
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    assert_same(&t, &ref);
+    triage_cleanup(&t);
+    triage_cleanup(&ref);
+    fake_kube_cleanup(&f);
+    json_object_put(pod);
+    world_cleanup(&w);
+}
+
 static void test_triage_device_plugin_pod_lists_no_dra(void **state)
 {
     (void)state;
@@ -554,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_triage_reads_one_node_for_a_selector),
         cmocka_unit_test(test_triage_few_candidates_node_by_node),
         cmocka_unit_test(test_triage_many_candidates_one_list),
+        cmocka_unit_test(test_triage_candidates_read_in_parallel),
         cmocka_unit_test(test_triage_device_plugin_pod_lists_no_dra),
         cmocka_unit_test(test_pods_annotated_reads_one_list),
         cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),
