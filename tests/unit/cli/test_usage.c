@@ -419,6 +419,48 @@ static void test_triage_candidates_read_in_parallel(void **state)
     world_cleanup(&w);
 }
 
+/* One node's LIST fails while the others are read in parallel: triage fails with that error and
+ * its message, whatever the other threads were doing, and nothing leaks. */
+static void test_triage_parallel_one_list_fails(void **state)
+{
+    (void)state;
+    enum { N = USAGE_SEQUENTIAL_MAX + 24 };
+    struct world w;
+    world_wide(&w, N);
+    json_object *pod = test_pod("ml", "want", "8", NULL, "Pending", NULL, 1, NULL);
+    const int fails[] = {K_EIO, K_EFORBIDDEN};
+    for (size_t f_i = 0; f_i < sizeof(fails) / sizeof(fails[0]); f_i++) {
+        struct fake_kube f;
+        fake_kube_init(&f);
+        fake_kube_answer(&f, 200, 0, json_object_to_json_string(pod));
+        answer_list(&f, "NodeList", w.nodes, NULL);
+        for (size_t i = 0; i < N; i++) {
+            char name[8];
+            snprintf(name, sizeof(name), "g%03zu", i);
+            if (i == N / 2 && fails[f_i] == K_EIO)
+                fake_kube_fail(&f, K_EIO);
+            else if (i == N / 2)
+                fake_kube_answer(&f, 403, 0,
+                                 "{\"kind\":\"Status\",\"status\":\"Failure\","
+                                 "\"message\":\"pods is forbidden\",\"code\":403}");
+            else
+                answer_list(&f, "PodList", w.pods, name);
+        }
+        struct kube_client *c = fake_kube_client(&f);
+        struct kube_error err;
+        memset(&err, 0, sizeof(err));
+        struct triage t;
+        assert_int_equal(triage_run(c, &test_gpus, NULL, 0, "ml", "want", &t, &err), fails[f_i]);
+        assert_int_equal(err.code, fails[f_i]);
+        if (fails[f_i] == K_EFORBIDDEN)
+            assert_non_null(strstr(err.message, "pods is forbidden"));
+        kube_client_free(c);
+        fake_kube_cleanup(&f);
+    }
+    json_object_put(pod);
+    world_cleanup(&w);
+}
+
 static void test_triage_device_plugin_pod_lists_no_dra(void **state)
 {
     (void)state;
@@ -602,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_triage_few_candidates_node_by_node),
         cmocka_unit_test(test_triage_many_candidates_one_list),
         cmocka_unit_test(test_triage_candidates_read_in_parallel),
+        cmocka_unit_test(test_triage_parallel_one_list_fails),
         cmocka_unit_test(test_triage_device_plugin_pod_lists_no_dra),
         cmocka_unit_test(test_pods_annotated_reads_one_list),
         cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),

@@ -303,6 +303,52 @@ static void test_gpu_pods_only(void **state)
     store_free(s);
 }
 
+/* A relist of a store that keeps GPU pods only: a pod that lost what kept it goes at once, pods
+ * never kept stay out, packed and unpacked records are replaced and swept without leaks. */
+static void test_gpu_pods_only_relist(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    store_keep_gpu_pods_only(s);
+    apply_pod(s, test_pod("ns", "gpu", "2", "n0", "Running", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "annotated", NULL, "n0", "Running", NULL, 1, "taint"), 0);
+    apply_pod(s, test_pod("ns", "pending", "1", NULL, "Pending", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "gone", "1", "n1", "Running", NULL, 1, NULL), 0);
+    assert_int_equal(store_pod_count(s), 4);
+
+    store_pods_sync_begin(s);
+    apply_pod(s, test_pod("ns", "gpu", "2", "n0", "Running", NULL, 1, NULL), 0);
+    /* the annotation is gone: the record goes before the relist ends */
+    apply_pod(s, test_pod("ns", "annotated", NULL, "n0", "Running", NULL, 1, NULL), 0);
+    assert_int_equal(store_pod_count(s), 3);
+    apply_pod(s, test_pod("ns", "cpu", NULL, "n0", "Running", NULL, 1, NULL), 0);
+    /* the pending pod is bound now: its unpacked record is replaced by a packed one */
+    apply_pod(s, test_pod("ns", "pending", "1", "n0", "Running", NULL, 1, NULL), 0);
+    unsigned ch = 0;
+    store_pods_sync_end(s, &ch);
+    assert_int_equal(store_pod_count(s), 2);
+    store_read_lock(s);
+    const struct kpod *p = store_pod_get(s, "ns", "pending");
+    assert_non_null(p);
+    assert_string_equal(p->ns, "ns");
+    assert_string_equal(p->name, "pending");
+    assert_string_equal(p->node_name, "n0");
+    assert_null(store_pod_get(s, "ns", "cpu"));
+    assert_null(store_pod_get(s, "ns", "gone"));
+    store_read_unlock(s);
+    assert_int_equal(store_node_usage(s, "n0", "nvidia.com/gpu"), 3);
+    assert_int_equal(store_node_usage(s, "n1", "nvidia.com/gpu"), 0);
+
+    /* a relist that holds no kept pod empties the store */
+    store_pods_sync_begin(s);
+    apply_pod(s, test_pod("ns", "cpu", NULL, "n0", "Running", NULL, 1, NULL), 0);
+    store_pods_sync_end(s, &ch);
+    assert_int_equal(store_pod_count(s), 0);
+    assert_int_equal(store_node_usage(s, "n0", "nvidia.com/gpu"), 0);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_update_at_name_cap_is_all_or_nothing),
         cmocka_unit_test(test_refused_update_survives_relist),
         cmocka_unit_test(test_gpu_pods_only),
+        cmocka_unit_test(test_gpu_pods_only_relist),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

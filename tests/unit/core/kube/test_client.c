@@ -28,6 +28,7 @@
 
 #include "kube/client.h"
 #include "kube/exec.h"
+#include "fake_kube.h"
 #include "util/result.h"
 
 /* ---- the scripted server ---- */
@@ -630,6 +631,79 @@ static int on_item(void *ctx, json_object *item)
     return p->stop_at && p->calls == p->stop_at;
 }
 
+/* A page of one item named `name` whose continue token is `cont` bytes of 'c'. */
+static char *page_with_token(const char *name, size_t cont)
+{
+    size_t n = cont + 256;
+    char *text = malloc(n);
+    assert_non_null(text);
+    int at = snprintf(text, n, "{\"metadata\":{\"resourceVersion\":\"5\",\"continue\":\"");
+    memset(text + at, 'c', cont);
+    snprintf(text + at + cont, n - at - cont, "\"},\"items\":[{\"metadata\":{\"name\":\"%s\"}}]}",
+             name);
+    return text;
+}
+
+/* What a hostile server may answer a LIST with: a continue token too long for the next request,
+ * one that never ends, a metadata over its bound, a second document after the list. Each ends
+ * the LIST with an error after the items before it, without asking for more. */
+static void test_list_hostile_server(void **state)
+{
+    (void)state;
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    char rv[32];
+    struct kube_list_options paged = {.page_size = 1, .max_pages = 3};
+
+    /* a token that fits in the metadata bound but not in a request URL */
+    char *text = page_with_token("a", 100u << 10);
+    fake_kube_answer(&f, 200, 0, text);
+    free(text);
+    struct pages p = {0};
+    assert_int_equal(kube_list(c, "/api/v1/pods", &paged, on_item, &p, rv, sizeof(rv), &err),
+                     K_ETOOBIG);
+    assert_int_equal(err.code, K_ETOOBIG);
+    assert_string_equal(p.names, "a");
+    assert_int_equal(fake_kube_count(&f), 1);
+
+    /* a token that never ends: max_pages requests, then K_ETOOBIG */
+    for (int i = 0; i < 3; i++) {
+        text = page_with_token("b", 8);
+        fake_kube_answer(&f, 200, 0, text);
+        free(text);
+    }
+    struct pages q = {0};
+    assert_int_equal(kube_list(c, "/api/v1/pods", &paged, on_item, &q, rv, sizeof(rv), &err),
+                     K_ETOOBIG);
+    assert_int_equal(q.calls, 3);
+    assert_int_equal(fake_kube_count(&f), 1 + 3);
+    assert_non_null(strstr(fake_kube_request(&f, 3)->path, "continue=cccccccc"));
+
+    /* a metadata above KUBE_LIST_MAX_FIELD */
+    text = page_with_token("c", KUBE_LIST_MAX_FIELD);
+    fake_kube_answer(&f, 200, 0, text);
+    free(text);
+    struct pages r = {0};
+    assert_int_equal(kube_list(c, "/api/v1/pods", NULL, on_item, &r, rv, sizeof(rv), &err),
+                     K_ETOOBIG);
+    assert_int_equal(r.calls, 0);
+
+    /* items after the end of the list */
+    fake_kube_answer(&f, 200, 0,
+                     "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":"
+                     "{\"name\":\"d\"}}]}{\"items\":[{\"metadata\":{\"name\":\"e\"}}]}");
+    struct pages t = {0};
+    assert_int_equal(kube_list(c, "/api/v1/pods", NULL, on_item, &t, rv, sizeof(rv), &err),
+                     K_EPARSE);
+    assert_string_equal(t.names, "d");
+    assert_string_equal(rv, "");
+
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+}
+
 static void test_list_pagination(void **state)
 {
     (void)state;
@@ -1074,23 +1148,15 @@ static void test_exec_token_header(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),
-        cmocka_unit_test(test_impersonation_headers),
-        cmocka_unit_test(test_exec_token_header),
-        cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error),
-        cmocka_unit_test(test_default_protocol_https),
-        cmocka_unit_test(test_tls_failure_kinds),
-        cmocka_unit_test(test_bad_client_key_is_tls),
-        cmocka_unit_test(test_list_pagination),
-        cmocka_unit_test(test_list_streamed),
-        cmocka_unit_test(test_patch_and_post),
-        cmocka_unit_test(test_put_and_observer),
-        cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),
-        cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),
-        cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),     cmocka_unit_test(test_impersonation_headers),
+        cmocka_unit_test(test_exec_token_header),   cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),     cmocka_unit_test(test_default_protocol_https),
+        cmocka_unit_test(test_tls_failure_kinds),   cmocka_unit_test(test_bad_client_key_is_tls),
+        cmocka_unit_test(test_list_pagination),     cmocka_unit_test(test_list_streamed),
+        cmocka_unit_test(test_list_hostile_server), cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer),    cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),        cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),         cmocka_unit_test(test_path_escape),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }

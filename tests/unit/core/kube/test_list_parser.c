@@ -192,46 +192,57 @@ static void test_scalar_members(void **state)
     assert_int_equal(r.rc, K_OK);
     assert_int_equal(r.items, 1);
     run_free(&r);
+    /* numbers out of every range are read as json-c reads them, not refused */
+    r = same_at_every_cut("{\"a\":1e999999999,\"b\":-123456789012345678901234567890,"
+                          "\"items\":[{\"n\":1e-999999,\"m\":99999999999999999999999}],"
+                          "\"c\":-1E+400}",
+                          1u << 20);
+    assert_int_equal(r.rc, K_OK);
+    assert_int_equal(r.items, 1);
+    run_free(&r);
 }
 
 static void test_malformed(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "",                                       /* nothing */
-        "   ",                                    /* nothing */
-        "[]",                                     /* not an object */
-        "\"items\"",                              /* not an object */
-        "{\"items\":{}}",                         /* items not an array */
-        "{\"items\":\"x\"}",                      /* items not an array */
-        "{\"items\":0}",                          /* items not an array */
-        "{\"items\":[1]}",                        /* an item that is not an object */
-        "{\"items\":[[]]}",                       /* an item that is not an object */
-        "{\"items\":[{},]}",                      /* trailing comma */
-        "{\"items\":[,{}]}",                      /* leading comma */
-        "{\"items\":[{}{}]}",                     /* no comma */
-        "{\"items\":[{\"a\":}]}",                 /* bad item */
-        "{\"items\":[{}],\"items\":[{}]}",        /* twice */
-        "{\"metadata\":{},\"metadata\":{}}",      /* twice */
-        "{\"metadata\":[]}",                      /* metadata not an object */
-        "{\"metadata\":\"x\"}",                   /* metadata not an object */
-        "{\"a\":1,}",                             /* trailing comma */
-        "{,\"a\":1}",                             /* leading comma */
-        "{\"a\" 1}",                              /* no colon */
-        "{\"a\":}",                               /* no value */
-        "{\"a\":tru}",                            /* bad literal */
-        "{\"a\":1 2}",                            /* two values */
-        "{\"a\":01}",                             /* bad number */
-        "{\"a\":[1,}",                            /* bad member value */
-        "{a:1}",                                  /* unquoted key */
-        "{1:1}",                                  /* key not a string */
-        "{\"items\":[]}}",                        /* after the end */
-        "{\"items\":[]} {}",                      /* two documents */
-        "{\"items\":[]} x",                       /* trailing garbage */
-        "{\"items\":[{\"a\":\"\\x\"}]}",          /* bad escape */
-        "{\"items\":[]",                          /* truncated */
-        "{\"items\":[{\"a\":\"b\"}",              /* truncated */
-        "{\"metadata\":{\"resourceVersion\":\"1", /* truncated */
+        "",                                        /* nothing */
+        "   ",                                     /* nothing */
+        "[]",                                      /* not an object */
+        "\"items\"",                               /* not an object */
+        "{\"items\":{}}",                          /* items not an array */
+        "{\"items\":\"x\"}",                       /* items not an array */
+        "{\"items\":0}",                           /* items not an array */
+        "{\"items\":[1]}",                         /* an item that is not an object */
+        "{\"items\":[[]]}",                        /* an item that is not an object */
+        "{\"items\":[{},]}",                       /* trailing comma */
+        "{\"items\":[,{}]}",                       /* leading comma */
+        "{\"items\":[{}{}]}",                      /* no comma */
+        "{\"items\":[{\"a\":}]}",                  /* bad item */
+        "{\"items\":[{}],\"items\":[{}]}",         /* twice */
+        "{\"metadata\":{},\"metadata\":{}}",       /* twice */
+        "{\"items\":[],\"ite\\u006ds\":[]}",       /* twice, once escaped */
+        "{\"items\":null,\"items\\u0000x\":[]}",   /* twice: json-c keys at the NUL */
+        "{\"met\\u0061data\":{},\"metadata\":{}}", /* twice, once escaped */
+        "{\"metadata\":[]}",                       /* metadata not an object */
+        "{\"metadata\":\"x\"}",                    /* metadata not an object */
+        "{\"a\":1,}",                              /* trailing comma */
+        "{,\"a\":1}",                              /* leading comma */
+        "{\"a\" 1}",                               /* no colon */
+        "{\"a\":}",                                /* no value */
+        "{\"a\":tru}",                             /* bad literal */
+        "{\"a\":1 2}",                             /* two values */
+        "{\"a\":01}",                              /* bad number */
+        "{\"a\":[1,}",                             /* bad member value */
+        "{a:1}",                                   /* unquoted key */
+        "{1:1}",                                   /* key not a string */
+        "{\"items\":[]}}",                         /* after the end */
+        "{\"items\":[]} {}",                       /* two documents */
+        "{\"items\":[]} x",                        /* trailing garbage */
+        "{\"items\":[{\"a\":\"\\x\"}]}",           /* bad escape */
+        "{\"items\":[]",                           /* truncated */
+        "{\"items\":[{\"a\":\"b\"}",               /* truncated */
+        "{\"metadata\":{\"resourceVersion\":\"1",  /* truncated */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct run r = same_at_every_cut(bad[i], 1u << 20);
