@@ -109,8 +109,14 @@ static int fetch_node(struct kube_client *c, const char *node, const struct info
                       struct kube_error *err)
 {
     char esc[512], path[1024];
-    if (kube_path_escape(node, esc, sizeof(esc)) != K_OK)
+    if (kube_path_escape(node, esc, sizeof(esc)) != K_OK) {
+        if (err) {
+            err->code = K_EINVAL;
+            snprintf(err->message, sizeof(err->message),
+                     "node name \"%.80s...\" is too long for a field selector", node);
+        }
         return K_EINVAL;
+    }
     /* node names are DNS subdomains: nothing in them needs a selector escape */
     snprintf(path, sizeof(path),
              "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s&resourceVersion=0", esc,
