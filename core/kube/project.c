@@ -12,6 +12,7 @@
 
 #include "kube/json.h"
 #include "model/quantity.h"
+#include "model/requests.h"
 #include "util/clock.h"
 #include "util/result.h"
 
@@ -65,29 +66,6 @@ static int quantity_milli(json_object *v, int64_t *milli)
     return rc;
 }
 
-/* resource_list helpers on milli-unit values (sums saturate: resource_list_add) */
-static int rl_max(struct resource_list *l, const char *name, int64_t v)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        if (strcmp(l->items[i].name, name) == 0) {
-            if (v > l->items[i].value)
-                l->items[i].value = v;
-            return K_OK;
-        }
-    }
-    return resource_list_add(l, name, v);
-}
-
-static int rl_add_list(struct resource_list *dst, const struct resource_list *src)
-{
-    for (size_t i = 0; i < src->n; i++) {
-        int rc = resource_list_add(dst, src->items[i].name, src->items[i].value);
-        if (rc != K_OK)
-            return rc;
-    }
-    return K_OK;
-}
-
 /* Add the GPU entries of a ResourceList object (milli-units) to `out`. */
 static int add_gpu_resources(json_object *list, const struct gpu_set *gpus,
                              struct resource_list *out)
@@ -109,122 +87,56 @@ static int add_gpu_resources(json_object *list, const struct gpu_set *gpus,
     return K_OK;
 }
 
-/*
- * A container's GPU requests in milli-units, each limit missing from requests copied into it
- * (kubernetes/kubernetes: pkg/apis/core/v1/defaults.go SetDefaults_Pod).
- */
+/* A container's GPU requests in milli-units, requests defaulted from limits (model/requests.h). */
 static int container_requests(json_object *container, const struct gpu_set *gpus,
                               struct resource_list *out)
 {
     json_object *resources = kube_json_get(container, "resources", json_type_object);
-    json_object *requests = kube_json_get(resources, "requests", json_type_object);
-    json_object *limits = kube_json_get(resources, "limits", json_type_object);
-    int rc = add_gpu_resources(requests, gpus, out);
-    if (rc != K_OK)
-        return rc;
-    if (!limits)
-        return K_OK;
-    json_object_object_foreach(limits, name, val)
-    {
-        if (!gpu_set_contains(gpus, name) || kube_json_field(requests, name))
-            continue;
-        int64_t milli;
-        rc = quantity_milli(val, &milli);
-        if (rc != K_OK)
-            return rc;
-        rc = resource_list_add(out, name, milli);
-        if (rc != K_OK)
-            return rc;
-    }
-    return K_OK;
+    struct resource_list requests = {0}, limits = {0};
+    int rc =
+        add_gpu_resources(kube_json_get(resources, "requests", json_type_object), gpus, &requests);
+    if (rc == K_OK)
+        rc = add_gpu_resources(kube_json_get(resources, "limits", json_type_object), gpus, &limits);
+    if (rc == K_OK)
+        rc = container_requests_default(&requests, &limits, out);
+    resource_list_cleanup(&requests);
+    resource_list_cleanup(&limits);
+    return rc;
 }
 
-/* Value() of a milli amount: rounded up, away from zero. */
-static int64_t milli_to_value(int64_t milli)
-{
-    int64_t v = milli / 1000;
-    if (milli % 1000 > 0)
-        v++;
-    else if (milli % 1000 < 0)
-        v--;
-    return v;
-}
-
-/*
- * The pod's effective GPU request, as computePodResourceRequest / PodRequests build it
- * (kubernetes/component-helpers: resource/helpers.go AggregateContainerRequests):
- *   reqs = sum(containers); walking initContainers in order, a restartable one (restartPolicy
- *   Always) adds to reqs and to the running sidecar sum, and initMax = max(initMax, sidecars);
- *   any other one gives initMax = max(initMax, its request + sidecars so far);
- *   reqs = max(reqs, initMax) + spec.overhead.
- * Amounts are summed in milli-units and converted with Value() at the end, like the scheduler's
- * Resource.Add of the aggregated quantities.
- */
+/* The pod's effective GPU request (model/requests.h has the rule). */
 static int project_requests(json_object *spec, const struct gpu_set *gpus,
                             struct resource_list *out)
 {
-    struct resource_list reqs = {0}, sidecars = {0}, init_max = {0}, one = {0};
+    struct pod_requests pr = {0};
+    struct resource_list one = {0}, overhead = {0};
     int rc = K_OK;
 
     json_object *containers = kube_json_get(spec, "containers", json_type_array);
     size_t n = containers ? json_object_array_length(containers) : 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && rc == K_OK; i++) {
         resource_list_cleanup(&one);
         rc = container_requests(json_object_array_get_idx(containers, i), gpus, &one);
-        if (rc != K_OK)
-            goto out;
-        rc = rl_add_list(&reqs, &one);
-        if (rc != K_OK)
-            goto out;
+        if (rc == K_OK)
+            rc = pod_requests_add_container(&pr, &one);
     }
-
     json_object *inits = kube_json_get(spec, "initContainers", json_type_array);
     n = inits ? json_object_array_length(inits) : 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && rc == K_OK; i++) {
         json_object *ic = json_object_array_get_idx(inits, i);
         resource_list_cleanup(&one);
         rc = container_requests(ic, gpus, &one);
-        if (rc != K_OK)
-            goto out;
         const char *policy = kube_json_str(ic, "restartPolicy");
-        if (policy && strcmp(policy, "Always") == 0) {
-            rc = rl_add_list(&reqs, &one);
-            if (rc == K_OK)
-                rc = rl_add_list(&sidecars, &one);
-            for (size_t j = 0; rc == K_OK && j < sidecars.n; j++)
-                rc = rl_max(&init_max, sidecars.items[j].name, sidecars.items[j].value);
-        } else {
-            rc = rl_add_list(&one, &sidecars);
-            for (size_t j = 0; rc == K_OK && j < one.n; j++)
-                rc = rl_max(&init_max, one.items[j].name, one.items[j].value);
-        }
-        if (rc != K_OK)
-            goto out;
+        if (rc == K_OK)
+            rc = pod_requests_add_init(&pr, &one, policy && strcmp(policy, "Always") == 0);
     }
-    for (size_t j = 0; j < init_max.n; j++) {
-        rc = rl_max(&reqs, init_max.items[j].name, init_max.items[j].value);
-        if (rc != K_OK)
-            goto out;
-    }
-
-    rc = add_gpu_resources(kube_json_get(spec, "overhead", json_type_object), gpus, &reqs);
-    if (rc != K_OK)
-        goto out;
-
-    for (size_t j = 0; j < reqs.n; j++) {
-        int64_t v = milli_to_value(reqs.items[j].value);
-        if (v <= 0) /* zero (or invalid negative) amounts ask for no GPU */
-            continue;
-        rc = resource_list_add(out, reqs.items[j].name, v);
-        if (rc != K_OK)
-            goto out;
-    }
-
-out:
-    resource_list_cleanup(&reqs);
-    resource_list_cleanup(&sidecars);
-    resource_list_cleanup(&init_max);
+    if (rc == K_OK)
+        rc = add_gpu_resources(kube_json_get(spec, "overhead", json_type_object), gpus, &overhead);
+    if (rc == K_OK)
+        rc = pod_requests_finish(&pr, &overhead, out);
+    pod_requests_cleanup(&pr);
     resource_list_cleanup(&one);
+    resource_list_cleanup(&overhead);
     return rc;
 }
 
@@ -614,7 +526,7 @@ static int project_node_resources(json_object *list, const struct gpu_set *gpus,
 {
     int rc = add_gpu_resources(list, gpus, out);
     for (size_t i = 0; rc == K_OK && i < out->n; i++)
-        out->items[i].value = milli_to_value(out->items[i].value);
+        out->items[i].value = quantity_milli_to_value(out->items[i].value);
     return rc;
 }
 

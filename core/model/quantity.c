@@ -239,3 +239,13 @@ int quantity_parse_milli(const char *s, int64_t *milli)
         return rc;
     return scaled_value(&q, 3, milli);
 }
+
+int64_t quantity_milli_to_value(int64_t milli)
+{
+    int64_t v = milli / 1000;
+    if (milli % 1000 > 0)
+        v++;
+    else if (milli % 1000 < 0)
+        v--;
+    return v;
+}

@@ -23,4 +23,7 @@ int quantity_parse(const char *s, int64_t *value);
 /* quantity_parse_milli() - MilliValue(): value * 1000, rounded up. Same errors. */
 int quantity_parse_milli(const char *s, int64_t *milli);
 
+/* quantity_milli_to_value() - Value() of a milli amount: rounded up, away from zero. */
+int64_t quantity_milli_to_value(int64_t milli);
+
 #endif
