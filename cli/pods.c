@@ -128,14 +128,6 @@ void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
         dra_store_free(dra);
 }
 
-void pods_query_add_context_pod(struct pods_query *q, json_object *obj)
-{
-    unsigned changed = 0;
-    int rc = store_pod_apply_json(q->store, obj, 0, NULL, &changed);
-    if (rc == K_ENOMEM && !q->error)
-        q->error = rc;
-}
-
 void pods_query_add_node(struct pods_query *q, json_object *obj)
 {
     unsigned changed = 0;
@@ -296,11 +288,6 @@ static void observe_cb(void *ctx, json_object *obj)
     pods_query_observe(ctx, obj);
 }
 
-static void context_pod_cb(void *ctx, json_object *obj)
-{
-    pods_query_add_context_pod(ctx, obj);
-}
-
 static void node_cb(void *ctx, json_object *obj)
 {
     pods_query_add_node(ctx, obj);
@@ -367,10 +354,8 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
         struct usage_nodes u = {0};
         if (rc == K_OK)
             rc = live_usage_nodes(&q, &u);
-        if (rc == K_OK) {
-            struct informer_handlers ch = {.ctx = &q, .upsert = context_pod_cb};
-            rc = usage_fetch(c, &u, &ch, err);
-        }
+        if (rc == K_OK)
+            rc = usage_fetch(c, &u, q.store, err);
         usage_nodes_cleanup(&u);
     }
     if (rc == K_OK)

@@ -70,8 +70,7 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
  */
 void pods_query_observe(struct pods_query *q, json_object *pod);
 
-/* pods_query_add_context_pod() / _node() - store-only upserts for live classification. */
-void pods_query_add_context_pod(struct pods_query *q, json_object *pod);
+/* pods_query_add_node() - a store-only upsert of a Node for live classification. */
 void pods_query_add_node(struct pods_query *q, json_object *node);
 
 /* pods_query_needs_live() - whether some candidate has no usable annotation. */

@@ -13,12 +13,6 @@
 #include "usage.h"
 #include "util/result.h"
 
-static void upsert_pod(void *ctx, json_object *obj)
-{
-    unsigned changed = 0;
-    store_pod_apply_json(ctx, obj, 0, NULL, &changed);
-}
-
 static void upsert_node(void *ctx, json_object *obj)
 {
     unsigned changed = 0;
@@ -69,7 +63,6 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
     }
     if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
         struct informer_handlers nh = {.ctx = t->store, .upsert = upsert_node};
-        struct informer_handlers ph = {.ctx = t->store, .upsert = upsert_pod};
         rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
         if (rc)
             goto fail_dra;
@@ -85,7 +78,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
             dra_store_read_unlock(dra);
         store_read_unlock(t->store);
         if (rc == K_OK)
-            rc = usage_fetch(c, &u, &ph, err);
+            rc = usage_fetch(c, &u, t->store, err);
         usage_nodes_cleanup(&u);
         if (rc)
             goto fail_dra;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/project.h"
 #include "util/result.h"
 
 int usage_nodes_add(struct usage_nodes *u, const char *node)
@@ -40,6 +41,16 @@ void usage_nodes_cleanup(struct usage_nodes *u)
         free(u->names[i]);
     free(u->names);
     memset(u, 0, sizeof(*u));
+}
+
+/* The store could not take a pod: the LIST was stopped for it. */
+static int sink_failed(int rc, struct kube_error *err)
+{
+    if (err) {
+        err->code = rc;
+        snprintf(err->message, sizeof(err->message), "out of memory while reading pods");
+    }
+    return rc;
 }
 
 struct recorder {
@@ -103,9 +114,73 @@ int usage_nodes_collect(struct store *s, const struct kpod *pod, const struct dr
     return rc ? rc : r.rc;
 }
 
+/*
+ * Where the listed pods go: the caller's store. Items are projected outside `mu` (in the worker
+ * threads, in parallel) and written to the store under it. A pod the store already holds keeps
+ * its record: the caller read it whole, and a protobuf item is projected for usage only.
+ */
+struct pod_sink {
+    struct store *s;
+    pthread_mutex_t *mu; /* NULL: one thread */
+    int rc;              /* K_ENOMEM once the store could not take a pod */
+};
+
+static void sink_lock(struct pod_sink *k)
+{
+    if (k->mu)
+        pthread_mutex_lock(k->mu);
+}
+
+static void sink_unlock(struct pod_sink *k)
+{
+    if (k->mu)
+        pthread_mutex_unlock(k->mu);
+}
+
+/* A pod the server answered in JSON. */
+static int sink_json(void *ctx, json_object *obj)
+{
+    struct pod_sink *k = ctx;
+    unsigned changed = 0;
+    sink_lock(k);
+    int rc = store_pod_apply_json(k->s, obj, 0, NULL, &changed);
+    if (rc == K_ENOMEM && !k->rc)
+        k->rc = rc;
+    sink_unlock(k);
+    return rc == K_ENOMEM; /* other errors: the pod is skipped, as an informer does */
+}
+
+/* A pod the server answered in protobuf. */
+static int sink_proto(void *ctx, const uint8_t *bytes, size_t len)
+{
+    struct pod_sink *k = ctx;
+    struct kpod pod;
+    int rc = project_pod_usage_proto(bytes, len, store_gpus(k->s), &pod);
+    if (rc == K_ENOMEM)
+        goto out;
+    if (rc)
+        return 0; /* skipped, as a JSON item that does not project */
+    unsigned changed = 0;
+    sink_lock(k);
+    store_read_lock(k->s);
+    bool held = store_pod_get(k->s, pod.ns ? pod.ns : "", pod.name) != NULL;
+    store_read_unlock(k->s);
+    rc = held ? K_OK : store_pod_upsert(k->s, &pod, &changed);
+    sink_unlock(k);
+    pod_cleanup(&pod);
+out:
+    if (rc == K_ENOMEM) {
+        sink_lock(k);
+        if (!k->rc)
+            k->rc = rc;
+        sink_unlock(k);
+    }
+    return rc == K_ENOMEM;
+}
+
 /* One node's non-terminal pods, one response: a node holds at most its status.allocatable pods
  * (110 by default), and a continue token may not come with resourceVersion=0. */
-static int fetch_node(struct kube_client *c, const char *node, const struct informer_handlers *h,
+static int fetch_node(struct kube_client *c, const char *node, struct pod_sink *k,
                       struct kube_error *err)
 {
     char esc[512], path[1024];
@@ -118,17 +193,17 @@ static int fetch_node(struct kube_client *c, const char *node, const struct info
         return K_EINVAL;
     }
     /* node names are DNS subdomains: nothing in them needs a selector escape */
-    snprintf(path, sizeof(path),
-             "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s&resourceVersion=0", esc,
+    snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s", esc,
              USAGE_NON_TERMINAL);
-    return informer_list_once(c, path, 0, h, NULL, 0, err);
+    const struct kube_list_options opts = {.resource_version = "0", .proto_item = sink_proto};
+    return kube_list(c, path, &opts, sink_json, k, NULL, 0, err);
 }
 
 /* The nodes of `u` read by several threads: they take the next node under `mu`, which also
- * serializes the caller's upsert and guards the first error. */
+ * serializes the writes to the store and guards the first error. */
 struct fetch_shared {
     const struct usage_nodes *u;
-    const struct informer_handlers *h;
+    struct pod_sink sink;
     pthread_mutex_t mu;
     size_t next;
     int rc;
@@ -140,27 +215,18 @@ struct fetch_worker {
     struct kube_client *c;
 };
 
-static void locked_upsert(void *ctx, json_object *obj)
-{
-    struct fetch_shared *sh = ctx;
-    pthread_mutex_lock(&sh->mu);
-    sh->h->upsert(sh->h->ctx, obj);
-    pthread_mutex_unlock(&sh->mu);
-}
-
 static void *fetch_worker_main(void *arg)
 {
     struct fetch_worker *w = arg;
     struct fetch_shared *sh = w->sh;
-    const struct informer_handlers lh = {.ctx = sh, .upsert = locked_upsert};
     for (;;) {
         pthread_mutex_lock(&sh->mu);
-        size_t i = sh->rc ? sh->u->n : sh->next++;
+        size_t i = sh->rc || sh->sink.rc ? sh->u->n : sh->next++;
         pthread_mutex_unlock(&sh->mu);
         if (i >= sh->u->n)
             return NULL;
         struct kube_error e = {0};
-        int rc = fetch_node(w->c, sh->u->names[i], &lh, &e);
+        int rc = fetch_node(w->c, sh->u->names[i], &sh->sink, &e);
         if (rc) {
             pthread_mutex_lock(&sh->mu);
             if (!sh->rc) {
@@ -173,11 +239,12 @@ static void *fetch_worker_main(void *arg)
     }
 }
 
-static int fetch_parallel(struct kube_client *c, const struct usage_nodes *u,
-                          const struct informer_handlers *h, struct kube_error *err)
+static int fetch_parallel(struct kube_client *c, const struct usage_nodes *u, struct store *s,
+                          struct kube_error *err)
 {
-    struct fetch_shared sh = {.u = u, .h = h};
+    struct fetch_shared sh = {.u = u, .sink = {.s = s}};
     pthread_mutex_init(&sh.mu, NULL);
+    sh.sink.mu = &sh.mu;
     struct fetch_worker w[USAGE_WORKERS];
     pthread_t t[USAGE_WORKERS];
     size_t want = u->n < USAGE_WORKERS ? u->n : USAGE_WORKERS, started = 0;
@@ -199,24 +266,27 @@ static int fetch_parallel(struct kube_client *c, const struct usage_nodes *u,
         kube_client_free(w[k].c);
     }
     pthread_mutex_destroy(&sh.mu);
+    if (sh.sink.rc)
+        return sink_failed(sh.sink.rc, err);
     if (sh.rc && err)
         *err = sh.err;
     return sh.rc;
 }
 
-int usage_fetch(struct kube_client *c, const struct usage_nodes *u,
-                const struct informer_handlers *h, struct kube_error *err)
+int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store *s,
+                struct kube_error *err)
 {
-    if (u->all)
-        return informer_list_once(c, "/api/v1/pods?fieldSelector=" USAGE_NON_TERMINAL, 500, h, NULL,
-                                  0, err);
-    const struct informer_handlers only_upsert = {.ctx = h->ctx, .upsert = h->upsert};
-    if (u->n > USAGE_SEQUENTIAL_MAX)
-        return fetch_parallel(c, u, &only_upsert, err);
-    for (size_t i = 0; i < u->n; i++) {
-        int rc = fetch_node(c, u->names[i], &only_upsert, err);
-        if (rc)
-            return rc;
+    struct pod_sink k = {.s = s};
+    int rc = K_OK;
+    if (u->all) {
+        const struct kube_list_options opts = {.page_size = 500, .proto_item = sink_proto};
+        rc = kube_list(c, "/api/v1/pods?fieldSelector=" USAGE_NON_TERMINAL, &opts, sink_json, &k,
+                       NULL, 0, err);
+    } else if (u->n > USAGE_SEQUENTIAL_MAX) {
+        return fetch_parallel(c, u, s, err);
+    } else {
+        for (size_t i = 0; i < u->n && rc == K_OK; i++)
+            rc = fetch_node(c, u->names[i], &k, err);
     }
-    return K_OK;
+    return k.rc ? sink_failed(k.rc, err) : rc;
 }

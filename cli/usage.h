@@ -80,16 +80,19 @@ int usage_nodes_add(struct usage_nodes *u, const char *node);
 
 /*
  * usage_fetch() - LIST the non-terminal pods (status.phase neither Succeeded nor Failed) that
- * `u` names into `h` (its upsert gets each item): for u->all one paged LIST of every namespace,
- * otherwise one LIST per node with fieldSelector spec.nodeName=NODE (none at all when u names no
- * node): on `c` one after the other for up to USAGE_SEQUENTIAL_MAX nodes, else on `c` and clones
- * of it (kube_client_clone) in up to USAGE_WORKERS threads, in no particular order. Only
- * h->upsert is called, never two calls at once (under a lock when threads read), always from
- * one thread at a time but not always the caller's: h must not rely on thread-local state.
- * Returns K_OK or the first K_* error, err filled; after an error no further node is read.
+ * `u` names into the store `s`: for u->all one paged LIST of every namespace (a consistent
+ * read), otherwise one LIST per node with fieldSelector spec.nodeName=NODE and
+ * resourceVersion=0 (none at all when u names no node): on `c` one after the other for up to
+ * USAGE_SEQUENTIAL_MAX nodes, else on `c` and clones of it (kube_client_clone) in up to
+ * USAGE_WORKERS threads, in no particular order. The LISTs ask for protobuf, as client-go does
+ * (kube/proto.h): the API server writes it several times faster than JSON, and the CLI reads only
+ * what usage needs (project_pod_usage_proto); a server that answers JSON is read as JSON. A pod
+ * `s` already holds keeps its record (it was read whole); a pod that does not project is
+ * skipped. The store is written under its own lock, one pod at a time. Returns K_OK or the first
+ * K_* error, err filled; after an error no further node is read.
  */
-int usage_fetch(struct kube_client *c, const struct usage_nodes *u,
-                const struct informer_handlers *h, struct kube_error *err);
+int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store *s,
+                struct kube_error *err);
 
 /* The field selector of every non-terminal pod (URL-encoded), for a query string. */
 #define USAGE_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"

@@ -9,6 +9,7 @@
 #include "kube/exec.h"
 #include "kube/json.h"
 #include "kube/list_parser.h"
+#include "kube/proto.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -64,6 +65,7 @@ struct request {
     int write_rc;                     /* K_* when the write callback stopped the transfer */
     int canceled;                     /* the cancel flag stopped the transfer */
     int retry_after;
+    const char *accept; /* the Accept header's value; NULL: application/json */
 };
 
 /* Watch state: the caller's handler plus what an ERROR event said. */
@@ -446,8 +448,11 @@ static void status_message(struct kube_error *err, long status, const struct buf
     json_object *obj = NULL;
     const char *msg;
 
-    if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
-        (msg = kube_json_str(obj, "message")) != NULL) {
+    if (kube_proto_is(body->data, body->len) &&
+        kube_proto_status_message(body->data, body->len, err->message, sizeof(err->message))) {
+        /* a Status in protobuf, answering a request that asked for it */
+    } else if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
+               (msg = kube_json_str(obj, "message")) != NULL) {
         snprintf(err->message, sizeof(err->message), "%s", msg);
     } else if (body->len) {
         int n = snprintf(err->message, sizeof(err->message), "HTTP %ld: ", status);
@@ -653,7 +658,12 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
         headers = h;                                                                               \
     } while (0)
 
-    ADD_HEADER("Accept: application/json");
+    {
+        char accept[128];
+        snprintf(accept, sizeof(accept), "Accept: %s",
+                 rq->accept ? rq->accept : "application/json");
+        ADD_HEADER(accept);
+    }
     /* No "Expect: 100-continue" round trip before large bodies. */
     ADD_HEADER("Expect:");
     if (content_type) {
@@ -980,12 +990,46 @@ int kube_put(struct kube_client *c, const char *path, json_object *body, json_ob
     return request_json(c, "PUT", path, body, out, err);
 }
 
-/* One page of a LIST: GET `url`, its items to fn; *rv and *cont (owned) from its metadata. */
+/* The longest resourceVersion or continue token a protobuf LIST answer may carry. */
+#define LIST_META_MAX 8192
+
+/* A protobuf LIST answer, held whole: its items to proto_item, *rv and *cont (owned). */
+static int list_page_proto(const char *path, const struct buf *body,
+                           int (*proto_item)(void *, const uint8_t *, size_t), void *ctx, char **rv,
+                           char **cont, struct kube_error *err)
+{
+    char v[LIST_META_MAX], next[LIST_META_MAX];
+    int rc = kube_proto_list(body->data, body->len, proto_item, ctx, v, next, sizeof(v));
+    if (rc == K_EPARSE || rc == K_ETOOBIG) {
+        err_set(err, rc, "LIST %s: malformed protobuf list response", path);
+        return rc;
+    }
+    if (rc) {
+        rc = K_ECANCELED;
+        err_set(err, rc, "LIST %s: stopped by the caller", path);
+        return rc;
+    }
+    if (!*v) {
+        err_set(err, K_EPARSE, "LIST %s: response without metadata.resourceVersion", path);
+        return K_EPARSE;
+    }
+    *rv = strdup(v);
+    *cont = *next ? strdup(next) : NULL;
+    if (!*rv || (*next && !*cont)) {
+        err_set(err, K_ENOMEM, "out of memory");
+        return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+/* One page of a LIST: GET `url`, its items to fn (or proto_item); *rv and *cont (owned) from its
+ * metadata. */
 static int list_page(struct kube_client *c, const char *path, const char *url, kube_list_item_fn fn,
-                     void *ctx, char **rv, char **cont, struct kube_error *err)
+                     int (*proto_item)(void *, const uint8_t *, size_t), void *ctx, char **rv,
+                     char **cont, struct kube_error *err)
 {
     struct request rq;
-    request_init(&rq, c, ERROR_BODY_MAX);
+    request_init(&rq, c, proto_item ? KUBE_MAX_RESPONSE : ERROR_BODY_MAX);
     rq.list = kube_list_parser_new(KUBE_MAX_LIST_ITEM, fn, ctx);
     int rc;
     if (!rq.list) {
@@ -993,9 +1037,28 @@ static int list_page(struct kube_client *c, const char *path, const char *url, k
         err_set(err, rc, "out of memory");
         goto out;
     }
-    rc = perform(c, "GET", url, NULL, 0, NULL, 0, &rq, err);
-    if (rc)
-        goto out;
+    if (proto_item) { /* the body is held, then read by its encoding */
+        rq.accept = KUBE_PROTO_ACCEPT;
+        struct kube_list_parser *json = rq.list;
+        rq.list = NULL;
+        rc = perform(c, "GET", url, NULL, 0, NULL, 0, &rq, err);
+        rq.list = json;
+        if (rc == K_ETOOBIG)
+            err_set(err, rc, "LIST %s: response larger than %u bytes", path, KUBE_MAX_RESPONSE);
+        if (rc)
+            goto out;
+        if (kube_proto_is(rq.body.data, rq.body.len)) {
+            log_info(4, "LIST %s: %zu bytes of protobuf", path, rq.body.len);
+            rc = list_page_proto(path, &rq.body, proto_item, ctx, rv, cont, err);
+            goto out;
+        }
+        /* JSON: the parser keeps a feed's error for finish() */
+        (void)kube_list_parser_feed(rq.list, rq.body.data ? rq.body.data : "", rq.body.len);
+    } else {
+        rc = perform(c, "GET", url, NULL, 0, NULL, 0, &rq, err);
+        if (rc)
+            goto out;
+    }
     rc = kube_list_parser_finish(rq.list);
     if (rc) {
         err_set(err, rc, "LIST %s: truncated or malformed list response", path);
@@ -1079,7 +1142,7 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
         free(rv);
         rv = NULL;
         pages++;
-        rc = list_page(c, path, url.data, fn, ctx, &rv, &cont, err);
+        rc = list_page(c, path, url.data, fn, opts ? opts->proto_item : NULL, ctx, &rv, &cont, err);
         if (rc == K_EGONE && had_cont && !full_list) {
             /* The continue token expired (the snapshot was compacted) between pages: as
              * client-go's pager (FullListIfExpired, kubernetes/kubernetes:

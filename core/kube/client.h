@@ -175,6 +175,15 @@ struct kube_list_options {
      * expired continue token; the items delivered so far come again, and a caller that marks
      * and sweeps marks again here */
     void (*restart)(void *ctx);
+    /* may be NULL: ask for the protobuf encoding first (KUBE_PROTO_ACCEPT, kube/proto.h), as
+     * client-go does for built-in types, and hand each item of a protobuf answer to
+     * proto_item(ctx, bytes, len) (the item's encoded message, borrowed for the call; non-zero
+     * stops the LIST with K_ECANCELED) instead of fn. A server that answers in JSON is read as
+     * without it, item by item to fn. Either answer is then held whole while it is read (at
+     * most KUBE_MAX_RESPONSE bytes, K_ETOOBIG past it), so ask for pages (page_size) when a
+     * response could be large. For reads of many small objects where only a few fields matter:
+     * the server writes protobuf several times faster than JSON, and unread fields are skipped. */
+    int (*proto_item)(void *ctx, const uint8_t *bytes, size_t len);
 };
 
 /*

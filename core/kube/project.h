@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/dra.h"
 #include "model/gpu.h"
@@ -23,6 +24,25 @@
  * than RESOURCE_LIST_MAX distinct GPU resources, or K_ENOMEM. On error `out` is cleaned up.
  */
 int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out);
+
+/*
+ * project_pod_usage_proto() - fill `out` (zeroed first) from a Pod in the API server's protobuf
+ * encoding (`len` bytes at `pod`: one item of a PodList, kube/proto.h), with what the ladder
+ * reads from the pods it is not classifying, the pods whose requests make up a node's usage
+ * (cli/usage.h): metadata namespace, name, uid, creationTimestamp, deletionTimestamp (deleting),
+ * the controller ownerReference's uid; spec.nodeName, schedulerName and the GPU requests
+ * (containers, initContainers and their restartPolicy, overhead; the rule is model/requests.h,
+ * as for project_pod); status.phase and nominatedNodeName. Everything else stays empty (no
+ * selector, tolerations, claims, conditions or annotations): such a pod may be counted, not
+ * classified. Message numbers: kubernetes/kubernetes: staging/src/k8s.io/api/core/v1/
+ * generated.proto (Pod, PodSpec, Container, ResourceRequirements, PodStatus) and
+ * staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto (ObjectMeta, OwnerReference,
+ * Time). Returns K_OK, K_EPARSE (malformed, no metadata.name, a string that is not UTF-8, a GPU
+ * quantity that does not parse), K_ETOOBIG (more than RESOURCE_LIST_MAX GPU resources) or
+ * K_ENOMEM; on error `out` is cleaned up. Thread-safe on distinct outputs.
+ */
+int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set *gpus,
+                            struct kpod *out);
 
 /*
  * Caps for a pod spec from an admission request, where one pod is checked against every node:

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,classify,admission,kubeconfig,cel,dra,exec}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,kubeconfig,cel,dra,exec}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -59,6 +59,11 @@ for body in '{}' '{"metadata":{"resourceVersion":"1"},"items":null}' \
   '{"items":[{"a":"]}\\\""}],"metadata":{"resourceVersion":"2"},"x":[1,{"items":[{}]}]}' \
   '{"kind":"PodList","\u0069tems":[{"spec":{"items":[[[]]]}},{}],"metadata":{"continue":""}}'; do
   { printf '\0\0'; printf '%s' "$body"; } | put list
+done
+
+# proto: the LIST and Status bodies recorded in protobuf from a real API server.
+for f in "$fixtures"/proto/*.pb; do
+  put proto <"$f"
 done
 
 # classify: the classifier fixtures, compacted ({"nodes", "pods", ...} is the target's input).

@@ -37,6 +37,7 @@ static int round_trip(void *ctx, const char *method, const char *path, const cha
     int rc = K_OK;
     *retry_after = 0;
     const char *body_out = "{}"; /* no scripted answer left */
+    size_t len_out = 2;
     if (f->next_answer < f->n_answers) {
         struct fake_answer *a = &f->answers[f->next_answer++];
         rc = a->rc;
@@ -44,13 +45,14 @@ static int round_trip(void *ctx, const char *method, const char *path, const cha
             clock_fake_advance_ms(f->clock, a->advance_ms);
         *status = a->status;
         *retry_after = a->retry_after;
+        len_out = a->body_len;
         body_out = a->body; /* stays with the answer until cleanup: clients in other threads
                                may still be reading earlier bodies */
     } else {
         *status = 200;
     }
     *resp = body_out;
-    *resp_len = body_out ? strlen(body_out) : 0;
+    *resp_len = body_out ? len_out : 0;
     pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
     return rc;
@@ -85,7 +87,8 @@ struct kube_client *fake_kube_client(struct fake_kube *f)
     return c;
 }
 
-static void script(struct fake_kube *f, int rc, long status, int retry_after, const char *body)
+static void script_n(struct fake_kube *f, int rc, long status, int retry_after, const char *body,
+                     size_t len)
 {
     pthread_mutex_lock(&f->mu);
     assert_true(f->n_answers < FAKE_KUBE_MAX);
@@ -93,8 +96,19 @@ static void script(struct fake_kube *f, int rc, long status, int retry_after, co
     a->rc = rc;
     a->status = status;
     a->retry_after = retry_after;
-    a->body = body ? dup_n(body, strlen(body)) : NULL;
+    a->body = body ? dup_n(body, len) : NULL;
+    a->body_len = body ? len : 0;
     pthread_mutex_unlock(&f->mu);
+}
+
+static void script(struct fake_kube *f, int rc, long status, int retry_after, const char *body)
+{
+    script_n(f, rc, status, retry_after, body, body ? strlen(body) : 0);
+}
+
+void fake_kube_answer_bytes(struct fake_kube *f, long status, const void *body, size_t len)
+{
+    script_n(f, K_OK, status, 0, body, len);
 }
 
 void fake_kube_answer(struct fake_kube *f, long status, int retry_after, const char *body)

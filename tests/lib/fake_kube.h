@@ -31,6 +31,7 @@ struct fake_answer {
     long status;
     int retry_after;
     char *body;
+    size_t body_len;
     int64_t advance_ms; /* moved on the fake's clock before answering */
 };
 
@@ -54,6 +55,8 @@ struct kube_client *fake_kube_client(struct fake_kube *f);
 
 /* fake_kube_answer() - script the next answer: HTTP status, Retry-After seconds, body (copied). */
 void fake_kube_answer(struct fake_kube *f, long status, int retry_after, const char *body);
+/* fake_kube_answer_bytes() - the same with a body of `len` bytes that may hold NULs (protobuf). */
+void fake_kube_answer_bytes(struct fake_kube *f, long status, const void *body, size_t len);
 /*
  * fake_kube_answer_after() - like fake_kube_answer(), but the request takes ms: f->clock (which
  * must be set) is advanced by ms before the answer is handed out (a watch that ran that long).

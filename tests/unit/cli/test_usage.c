@@ -21,6 +21,8 @@
 #include "pods.h"
 #include "triage.h"
 #include "usage.h"
+#include "util/buf.h"
+#include "util/file.h"
 #include "util/result.h"
 
 #define SEL_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
@@ -302,6 +304,59 @@ static void test_triage_reads_one_node_for_a_selector(void **state)
     fake_kube_cleanup(&f);
     json_object_put(pod);
     world_cleanup(&w);
+}
+
+/*
+ * The per-node LIST answered in protobuf (tests/fixtures/proto/pods.pb, recorded from a real API
+ * server: on bench-node-00001 the pods ask for 3 + 5 + 2 + 0 GPUs) gives the same triage as the
+ * same list in JSON (pods.json).
+ */
+static int triage_over(const char *fixture, bool proto, struct triage *t, struct fake_kube *f)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/proto/%s", FIXTURES_DIR, fixture);
+    struct buf body;
+    buf_init(&body, 1u << 24);
+    assert_int_equal(file_read(path, &body, 0), K_OK);
+    json_object *pod = test_pod("ml", "want", "1", NULL, "Pending", "bench-node-00001", 1, NULL);
+    json_object *nodes = json_object_new_array();
+    json_object_array_add(nodes, test_node("bench-node-00001", "8", "8", NULL, NULL));
+    fake_kube_answer(f, 200, 0, json_object_to_json_string(pod));
+    struct world w = {.nodes = nodes, .pods = json_object_new_array()};
+    answer_list(f, "NodeList", w.nodes, NULL);
+    if (proto)
+        fake_kube_answer_bytes(f, 200, body.data, body.len);
+    else
+        fake_kube_answer(f, 200, 0, buf_cstr(&body));
+    struct kube_client *c = fake_kube_client(f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    int rc = triage_run(c, &test_gpus, NULL, 0, "ml", "want", t, &err);
+    kube_client_free(c);
+    world_cleanup(&w);
+    json_object_put(pod);
+    buf_cleanup(&body);
+    return rc;
+}
+
+static void test_triage_reads_protobuf_lists(void **state)
+{
+    (void)state;
+    struct fake_kube f, g;
+    fake_kube_init(&f);
+    fake_kube_init(&g);
+    struct triage t, ref;
+    assert_int_equal(triage_over("pods.pb", true, &t, &f), K_OK);
+    assert_int_equal(triage_over("pods.json", false, &ref, &g), K_OK);
+    assert_int_equal(fake_kube_count(&f), 3);
+    assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("bench-node-00001"));
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    assert_same(&t, &ref);
+    assert_non_null(strstr(t.result.detail, "allocated 10"));
+    triage_cleanup(&t);
+    triage_cleanup(&ref);
+    fake_kube_cleanup(&f);
+    fake_kube_cleanup(&g);
 }
 
 static void test_triage_few_candidates_node_by_node(void **state)
@@ -641,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_collect_narrows_to_the_nodes_that_matter),
         cmocka_unit_test(test_collect_many_nodes_is_all),
         cmocka_unit_test(test_triage_reads_one_node_for_a_selector),
+        cmocka_unit_test(test_triage_reads_protobuf_lists),
         cmocka_unit_test(test_triage_few_candidates_node_by_node),
         cmocka_unit_test(test_triage_many_candidates_one_list),
         cmocka_unit_test(test_triage_candidates_read_in_parallel),

@@ -28,6 +28,7 @@
 
 #include "kube/client.h"
 #include "kube/exec.h"
+#include "kube/proto.h"
 #include "fake_kube.h"
 #include "util/result.h"
 
@@ -647,6 +648,92 @@ static char *page_with_token(const char *name, size_t cont)
 /* What a hostile server may answer a LIST with: a continue token too long for the next request,
  * one that never ends, a metadata over its bound, a second document after the list. Each ends
  * the LIST with an error after the items before it, without asking for more. */
+/* Items of a protobuf answer: their count and total length; JSON items go to `json` (on_item,
+ * which reads its context as struct pages: the first member). */
+struct proto_items {
+    struct pages json;
+    size_t n, bytes;
+};
+
+static int on_proto_item(void *ctx, const uint8_t *bytes, size_t len)
+{
+    struct proto_items *it = ctx;
+    (void)bytes;
+    it->n++;
+    it->bytes += len;
+    return 0;
+}
+
+static void load_fixture(const char *name, char **data, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/proto/%s", FIXTURES_DIR, name);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    *data = malloc(1 << 20);
+    assert_non_null(*data);
+    *len = fread(*data, 1, 1 << 20, fp);
+    fclose(fp);
+}
+
+/* A LIST that asks for protobuf: the Accept header, a JSON answer read as JSON, protobuf pages
+ * followed by their continue token, and a protobuf Status's message (recorded bodies). */
+static void test_list_protobuf(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *hc = kube_client_new(&cfg, "gputri-test/1.0");
+    assert_non_null(hc);
+    struct kube_error err;
+    char rv[32];
+    struct proto_items it = {0};
+    struct kube_list_options o = {.proto_item = on_proto_item};
+    /* a server that answers JSON */
+    assert_int_equal(kube_list(hc, "/api/v1/nodes", &o, on_item, &it, rv, sizeof(rv), &err), K_OK);
+    assert_string_equal(last_seen().accept, KUBE_PROTO_ACCEPT);
+    assert_string_equal(rv, "9");
+    assert_int_equal(it.n, 0);
+    assert_int_equal(it.json.calls, 0); /* the NodeList has no items */
+    kube_client_free(hc);
+    kube_config_cleanup(&cfg);
+
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct kube_client *c = fake_kube_client(&f);
+    char *page, *all, *status;
+    size_t page_len, all_len, status_len;
+    load_fixture("pods-page.pb", &page, &page_len);
+    load_fixture("pods.pb", &all, &all_len);
+    load_fixture("status-notfound.pb", &status, &status_len);
+    fake_kube_answer_bytes(&f, 200, page, page_len);
+    fake_kube_answer_bytes(&f, 200, all, all_len);
+    struct kube_list_options paged = {.page_size = 2, .proto_item = on_proto_item};
+    memset(&it, 0, sizeof(it));
+    assert_int_equal(
+        kube_list(c, "/api/v1/namespaces/fixture/pods", &paged, on_item, &it, rv, sizeof(rv), &err),
+        K_OK);
+    assert_int_equal(it.n, 2 + 6);
+    assert_int_equal(it.json.calls, 0);
+    assert_int_equal(fake_kube_count(&f), 2);
+    assert_non_null(strstr(fake_kube_request(&f, 1)->path, "limit=2&continue=eyJ2Ijoi"));
+    fake_kube_answer_bytes(&f, 404, status, status_len);
+    assert_int_equal(
+        kube_list(c, "/api/v1/namespaces/fixture/pods", &paged, on_item, &it, rv, sizeof(rv), &err),
+        K_ENOTFOUND);
+    assert_string_equal(err.message, "pods \"nope\" not found");
+    /* a cut protobuf answer */
+    fake_kube_answer_bytes(&f, 200, all, all_len / 2);
+    assert_int_equal(
+        kube_list(c, "/api/v1/namespaces/fixture/pods", &paged, on_item, &it, rv, sizeof(rv), &err),
+        K_EPARSE);
+    free(page);
+    free(all);
+    free(status);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+}
+
 static void test_list_hostile_server(void **state)
 {
     (void)state;
@@ -1157,6 +1244,7 @@ int main(void)
         cmocka_unit_test(test_put_and_observer),    cmocka_unit_test(test_watch),
         cmocka_unit_test(test_watch_cancel),        cmocka_unit_test(test_token_file_reread),
         cmocka_unit_test(test_watch_query),         cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_list_protobuf),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }

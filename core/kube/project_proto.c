@@ -1,0 +1,262 @@
+/*
+ * project_proto.c - a Pod in the API server's protobuf encoding to the usage part of struct kpod
+ * (project.h, project_pod_usage_proto). Field numbers in the comments are those of the
+ * generated.proto files named there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/project.h"
+#include "kube/proto.h"
+#include "model/quantity.h"
+#include "model/requests.h"
+#include "util/result.h"
+
+/* Longer than any valid resource name (a DNS subdomain prefix, '/', a 63-byte name). */
+#define NAME_CAP 320
+/* Longer than any quantity the API server writes in canonical form. */
+#define QUANTITY_CAP 128
+/* Longer than any object name, namespace or uid. */
+#define META_CAP 512
+
+/* A copy of a string field into *out (replacing it); K_EPARSE when it is not a string. */
+static int dup_field(const struct pb_field *f, char **out)
+{
+    if (f->wire != PB_LEN || f->len >= META_CAP)
+        return K_EPARSE;
+    char tmp[META_CAP];
+    if (!pb_string(f, tmp, sizeof(tmp)))
+        return K_EPARSE;
+    char *copy = strdup(tmp);
+    if (!copy)
+        return K_ENOMEM;
+    free(*out);
+    *out = copy;
+    return K_OK;
+}
+
+/*
+ * map<string, Quantity> (ResourceList): entries are messages {key = 1, value = 2}, Quantity is
+ * {string = 1}. The GPU entries go to out in milli-units.
+ */
+static int add_resource_entry(const struct pb_field *entry, const struct gpu_set *gpus,
+                              struct resource_list *out)
+{
+    if (entry->wire != PB_LEN)
+        return K_EPARSE;
+    struct pb_reader r = pb_sub(entry);
+    struct pb_field f;
+    char name[NAME_CAP] = "", text[QUANTITY_CAP] = "";
+    bool have_name = false, name_fits = true;
+    while (pb_next(&r, &f)) {
+        if (f.number == 1) {
+            have_name = pb_string(&f, name, sizeof(name));
+            name_fits = have_name || (f.wire == PB_LEN && f.len >= sizeof(name));
+        } else if (f.number == 2 && f.wire == PB_LEN) {
+            struct pb_reader q = pb_sub(&f);
+            struct pb_field g;
+            while (pb_next(&q, &g))
+                if (g.number == 1 && !pb_string(&g, text, sizeof(text)))
+                    text[0] = '\0';
+            if (q.error)
+                return K_EPARSE;
+        }
+    }
+    if (r.error || !name_fits)
+        return K_EPARSE;
+    if (!have_name || !gpu_set_contains(gpus, name))
+        return K_OK; /* a name longer than NAME_CAP is no GPU resource */
+    int64_t milli;
+    int rc = quantity_parse_milli(text, &milli);
+    if (rc == K_EINVAL)
+        return K_EPARSE;
+    return rc ? rc : resource_list_add(out, name, milli);
+}
+
+/* Container: resources = 8 (ResourceRequirements: limits = 1, requests = 2), restartPolicy = 24. */
+static int container_usage(const struct pb_field *c, const struct gpu_set *gpus,
+                           struct resource_list *one, bool *restartable)
+{
+    struct resource_list requests = {0}, limits = {0};
+    struct pb_reader r = pb_sub(c);
+    struct pb_field f;
+    int rc = K_OK;
+    *restartable = false;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        if (f.number == 24)
+            *restartable = pb_equals(&f, "Always");
+        if (f.number != 8 || f.wire != PB_LEN)
+            continue;
+        struct pb_reader res = pb_sub(&f);
+        struct pb_field g;
+        while (rc == K_OK && pb_next(&res, &g)) {
+            if (g.number == 1)
+                rc = add_resource_entry(&g, gpus, &limits);
+            else if (g.number == 2)
+                rc = add_resource_entry(&g, gpus, &requests);
+        }
+        if (rc == K_OK && res.error)
+            rc = K_EPARSE;
+    }
+    if (rc == K_OK && r.error)
+        rc = K_EPARSE;
+    if (rc == K_OK)
+        rc = container_requests_default(&requests, &limits, one);
+    resource_list_cleanup(&requests);
+    resource_list_cleanup(&limits);
+    return rc;
+}
+
+/* PodSpec: containers = 2, nodeName = 10, schedulerName = 19, initContainers = 20, overhead = 32.
+ */
+static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, struct kpod *out)
+{
+    struct pod_requests pr = {0};
+    struct resource_list one = {0}, overhead = {0};
+    struct pb_reader r = pb_sub(spec);
+    struct pb_field f;
+    int rc = K_OK;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        bool restartable;
+        switch (f.number) {
+        case 2:
+        case 20:
+            if (f.wire != PB_LEN) {
+                rc = K_EPARSE;
+                break;
+            }
+            resource_list_cleanup(&one);
+            rc = container_usage(&f, gpus, &one, &restartable);
+            if (rc == K_OK)
+                rc = f.number == 2 ? pod_requests_add_container(&pr, &one)
+                                   : pod_requests_add_init(&pr, &one, restartable);
+            break;
+        case 10:
+            rc = f.len ? dup_field(&f, &out->node_name) : K_OK;
+            break;
+        case 19:
+            rc = dup_field(&f, &out->scheduler_name);
+            break;
+        case 32:
+            rc = add_resource_entry(&f, gpus, &overhead);
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc == K_OK && r.error)
+        rc = K_EPARSE;
+    if (rc == K_OK)
+        rc = pod_requests_finish(&pr, &overhead, &out->gpu_requests);
+    pod_requests_cleanup(&pr);
+    resource_list_cleanup(&one);
+    resource_list_cleanup(&overhead);
+    return rc;
+}
+
+/* OwnerReference: uid = 4, controller = 6. */
+static int owner_usage(const struct pb_field *ref, struct kpod *out)
+{
+    struct pb_reader r = pb_sub(ref);
+    struct pb_field f, uid = {0};
+    bool controller = false;
+    while (pb_next(&r, &f)) {
+        if (f.number == 4)
+            uid = f;
+        else if (f.number == 6 && f.wire == PB_VARINT)
+            controller = f.varint != 0;
+    }
+    if (r.error)
+        return K_EPARSE;
+    return controller && uid.wire == PB_LEN && !out->owner_uid ? dup_field(&uid, &out->owner_uid)
+                                                               : K_OK;
+}
+
+/* ObjectMeta: name = 1, namespace = 3, uid = 5, creationTimestamp = 8 (Time: seconds = 1),
+ * deletionTimestamp = 9, ownerReferences = 13. */
+static int meta_usage(const struct pb_field *meta, struct kpod *out)
+{
+    struct pb_reader r = pb_sub(meta);
+    struct pb_field f;
+    int rc = K_OK;
+    size_t owners = 0;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        switch (f.number) {
+        case 1:
+            rc = dup_field(&f, &out->name);
+            break;
+        case 3:
+            rc = dup_field(&f, &out->ns);
+            break;
+        case 5:
+            rc = dup_field(&f, &out->uid);
+            break;
+        case 8: {
+            struct pb_reader t = pb_sub(&f);
+            struct pb_field g;
+            while (pb_next(&t, &g))
+                if (g.number == 1 && g.wire == PB_VARINT)
+                    out->created = (int64_t)g.varint;
+            rc = t.error ? K_EPARSE : K_OK;
+            break;
+        }
+        case 9:
+            out->deleting = true;
+            break;
+        case 13:
+            if (owners++ < PROJECT_MAX_OWNER_REFERENCES)
+                rc = owner_usage(&f, out);
+            break;
+        default:
+            break;
+        }
+    }
+    return rc == K_OK && r.error ? K_EPARSE : rc;
+}
+
+/* PodStatus: phase = 1, nominatedNodeName = 11. */
+static int status_usage(const struct pb_field *status, struct kpod *out)
+{
+    struct pb_reader r = pb_sub(status);
+    struct pb_field f;
+    int rc = K_OK;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        if (f.number == 1) {
+            out->phase = pb_equals(&f, "Pending")     ? POD_PHASE_PENDING
+                         : pb_equals(&f, "Running")   ? POD_PHASE_RUNNING
+                         : pb_equals(&f, "Succeeded") ? POD_PHASE_SUCCEEDED
+                         : pb_equals(&f, "Failed")    ? POD_PHASE_FAILED
+                                                      : POD_PHASE_UNKNOWN;
+        } else if (f.number == 11 && f.len > 0) {
+            rc = dup_field(&f, &out->nominated_node);
+        }
+    }
+    return rc == K_OK && r.error ? K_EPARSE : rc;
+}
+
+int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set *gpus,
+                            struct kpod *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!pod || !gpus)
+        return K_EPARSE;
+    struct pb_reader r;
+    pb_reader_init(&r, pod, len);
+    struct pb_field f;
+    int rc = K_OK;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        if (f.wire != PB_LEN)
+            continue;
+        if (f.number == 1)
+            rc = meta_usage(&f, out);
+        else if (f.number == 2)
+            rc = spec_usage(&f, gpus, out);
+        else if (f.number == 3)
+            rc = status_usage(&f, out);
+    }
+    if (rc == K_OK && (r.error || !out->name))
+        rc = K_EPARSE;
+    if (rc != K_OK)
+        pod_cleanup(out);
+    return rc;
+}

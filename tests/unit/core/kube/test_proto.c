@@ -1,0 +1,338 @@
+/*
+ * test_proto.c - the protobuf reader (core/kube/proto.c) and the usage projection of a Pod
+ * (core/kube/project_proto.c) on responses recorded from a real kube-apiserver
+ * (tests/fixtures/proto/README.md): the protobuf projection agrees with the JSON one
+ * (project_pod) on every pod of the same list; ListMeta and a Status message are read; every
+ * prefix and every one-byte change of a recorded body is read without leaving the buffer; and
+ * hostile encodings are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "gpus.h"
+#include "kube/project.h"
+#include "kube/proto.h"
+#include "util/buf.h"
+#include "util/file.h"
+#include "util/result.h"
+
+#define GPUS (&test_gpus)
+
+static void load(const char *name, struct buf *b)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/proto/%s", FIXTURES_DIR, name);
+    buf_init(b, 1u << 24);
+    assert_int_equal(file_read(path, b, 0), K_OK);
+}
+
+/* Items of a protobuf list, copied. */
+struct items {
+    struct buf bytes[64];
+    size_t n, stop_at;
+};
+
+static int collect(void *ctx, const uint8_t *bytes, size_t len)
+{
+    struct items *it = ctx;
+    assert_true(it->n < 64);
+    buf_init(&it->bytes[it->n], 1u << 24);
+    assert_int_equal(buf_append(&it->bytes[it->n], (const char *)bytes, len), K_OK);
+    it->n++;
+    return it->stop_at && it->n == it->stop_at ? 7 : 0;
+}
+
+static void items_free(struct items *it)
+{
+    for (size_t i = 0; i < it->n; i++)
+        buf_cleanup(&it->bytes[i]);
+    it->n = 0;
+}
+
+static void same_string(const char *a, const char *b)
+{
+    if (!a || !b)
+        assert_ptr_equal(a, b);
+    else
+        assert_string_equal(a, b);
+}
+
+/* Every usage field of the protobuf projection equals the JSON projection's. */
+static void same_usage(const struct kpod *j, const struct kpod *p)
+{
+    same_string(j->ns, p->ns);
+    same_string(j->name, p->name);
+    same_string(j->uid, p->uid);
+    same_string(j->node_name, p->node_name);
+    same_string(j->scheduler_name, p->scheduler_name);
+    same_string(j->owner_uid, p->owner_uid);
+    same_string(j->nominated_node, p->nominated_node);
+    assert_int_equal(j->phase, p->phase);
+    assert_int_equal(j->deleting, p->deleting);
+    assert_int_equal(j->created, p->created);
+    assert_int_equal(j->gpu_requests.n, p->gpu_requests.n);
+    for (size_t i = 0; i < j->gpu_requests.n; i++)
+        assert_int_equal(resource_list_get(&p->gpu_requests, j->gpu_requests.items[i].name),
+                         j->gpu_requests.items[i].value);
+}
+
+static void test_agrees_with_json(void **state)
+{
+    (void)state;
+    struct buf pb, js;
+    load("pods.pb", &pb);
+    load("pods.json", &js);
+    json_object *list = json_tokener_parse(buf_cstr(&js));
+    assert_non_null(list);
+    json_object *jitems = json_object_object_get(list, "items");
+    struct items it = {0};
+    char rv[64], cont[64];
+    assert_int_equal(kube_proto_list(pb.data, pb.len, collect, &it, rv, cont, sizeof(rv)), K_OK);
+    assert_int_equal(it.n, json_object_array_length(jitems));
+    assert_int_equal(it.n, 6);
+    assert_true(strspn(rv, "0123456789") == strlen(rv) && rv[0]); /* recorded a moment apart */
+    assert_string_equal(cont, "");
+    /* what each recorded pod asks for (tests/fixtures/proto/README.md) */
+    static const struct {
+        const char *name;
+        int64_t n_gpus;
+        bool deleting, owner, nominated;
+    } want[] = {
+        {"deleting", 2, true, false, false},  {"limits-only", 3, false, true, false},
+        {"nominated", 8, false, false, true}, {"overhead", 2, false, false, false},
+        {"sidecars", 5, false, false, false}, {"zero", 0, false, false, false},
+    };
+    for (size_t i = 0; i < it.n; i++) {
+        struct kpod j, p;
+        assert_int_equal(project_pod(json_object_array_get_idx(jitems, i), GPUS, &j), K_OK);
+        assert_int_equal(
+            project_pod_usage_proto((const uint8_t *)it.bytes[i].data, it.bytes[i].len, GPUS, &p),
+            K_OK);
+        same_usage(&j, &p);
+        assert_string_equal(p.name, want[i].name);
+        assert_string_equal(p.ns, "fixture");
+        assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), want[i].n_gpus);
+        assert_int_equal(p.deleting, want[i].deleting);
+        assert_int_equal(p.owner_uid != NULL, want[i].owner);
+        assert_int_equal(p.nominated_node != NULL, want[i].nominated);
+        assert_true(p.created > 1700000000);
+        /* what the usage projection leaves out */
+        assert_null(p.cause);
+        assert_int_equal(p.node_selector.n, 0);
+        assert_int_equal(p.n_tolerations, 0);
+        pod_cleanup(&j);
+        pod_cleanup(&p);
+    }
+    items_free(&it);
+    json_object_put(list);
+    buf_cleanup(&pb);
+    buf_cleanup(&js);
+}
+
+static void test_continue_and_stop(void **state)
+{
+    (void)state;
+    struct buf pb;
+    load("pods-page.pb", &pb);
+    struct items it = {0};
+    char rv[64], cont[256];
+    assert_int_equal(kube_proto_list(pb.data, pb.len, collect, &it, rv, cont, sizeof(cont)), K_OK);
+    assert_int_equal(it.n, 2);
+    assert_true(rv[0] != '\0');
+    assert_true(strncmp(cont, "eyJ2Ijoi", 8) == 0); /* base64 of {"v":" */
+    items_free(&it);
+    /* too small for the token */
+    assert_int_equal(kube_proto_list(pb.data, pb.len, collect, &it, rv, cont, 16), K_ETOOBIG);
+    items_free(&it);
+    /* the callback stops the walk with its value */
+    it.stop_at = 1;
+    assert_int_equal(kube_proto_list(pb.data, pb.len, collect, &it, NULL, NULL, 0), 7);
+    assert_int_equal(it.n, 1);
+    items_free(&it);
+    buf_cleanup(&pb);
+}
+
+static void test_status_message(void **state)
+{
+    (void)state;
+    struct buf pb;
+    load("status-notfound.pb", &pb);
+    char msg[128];
+    assert_true(kube_proto_status_message(pb.data, pb.len, msg, sizeof(msg)));
+    assert_string_equal(msg, "pods \"nope\" not found");
+    char small[6];
+    assert_true(kube_proto_status_message(pb.data, pb.len, small, sizeof(small)));
+    assert_string_equal(small, "pods ");
+    assert_false(kube_proto_status_message("{\"kind\":\"Status\"}", 17, msg, sizeof(msg)));
+    buf_cleanup(&pb);
+}
+
+/* Read a body, projecting every item; the result must not matter, only that nothing breaks. */
+static int noop_item(void *ctx, const uint8_t *bytes, size_t len)
+{
+    size_t *count = ctx;
+    struct kpod p;
+    if (project_pod_usage_proto(bytes, len, GPUS, &p) == K_OK)
+        pod_cleanup(&p);
+    (*count)++;
+    return 0;
+}
+
+static void test_every_prefix_and_flip(void **state)
+{
+    (void)state;
+    struct buf pb;
+    load("pods.pb", &pb);
+    char rv[64], cont[64];
+    for (size_t len = 0; len < pb.len; len++) {
+        /* a copy of exactly len bytes, so that ASan sees any read past it */
+        uint8_t *cut = malloc(len ? len : 1);
+        assert_non_null(cut);
+        memcpy(cut, pb.data, len);
+        size_t count = 0;
+        int rc = kube_proto_list(cut, len, noop_item, &count, rv, cont, sizeof(rv));
+        assert_true(rc == K_OK || rc == K_EPARSE || rc == K_ETOOBIG);
+        free(cut);
+    }
+    uint8_t *copy = malloc(pb.len);
+    assert_non_null(copy);
+    for (size_t i = 0; i < pb.len; i++) {
+        memcpy(copy, pb.data, pb.len);
+        copy[i] ^= (uint8_t)(0x55 + i);
+        size_t count = 0;
+        int rc = kube_proto_list(copy, pb.len, noop_item, &count, rv, cont, sizeof(rv));
+        assert_true(rc == K_OK || rc == K_EPARSE || rc == K_ETOOBIG);
+    }
+    free(copy);
+    buf_cleanup(&pb);
+}
+
+/* A length-delimited field: key, length (both under 128 here), bytes. */
+static void put_len(struct buf *b, unsigned field, const struct buf *inner)
+{
+    assert_true(inner->len < 128);
+    char head[2] = {(char)(field << 3 | PB_LEN), (char)inner->len};
+    assert_int_equal(buf_append(b, head, 2), K_OK);
+    assert_int_equal(buf_append(b, inner->data ? inner->data : "", inner->len), K_OK);
+}
+
+static void put_str(struct buf *b, unsigned field, const char *s)
+{
+    struct buf t;
+    buf_init(&t, 256);
+    assert_int_equal(buf_append_str(&t, s), K_OK);
+    put_len(b, field, &t);
+    buf_cleanup(&t);
+}
+
+/* Pod{metadata{name: "p"}, spec{containers{resources{requests{"nvidia.com/gpu": quantity}}}}} */
+static void encode_pod(struct buf *out, const char *quantity)
+{
+    struct buf q, entry, reqs, container, spec, meta;
+    buf_init(&q, 256), buf_init(&entry, 256), buf_init(&reqs, 256);
+    buf_init(&container, 256), buf_init(&spec, 256), buf_init(&meta, 256);
+    put_str(&q, 1, quantity);             /* Quantity.string */
+    put_str(&entry, 1, "nvidia.com/gpu"); /* map entry key */
+    put_len(&entry, 2, &q);               /* map entry value */
+    put_len(&reqs, 2, &entry);            /* ResourceRequirements.requests */
+    put_len(&container, 8, &reqs);        /* Container.resources */
+    put_len(&spec, 2, &container);        /* PodSpec.containers */
+    put_str(&meta, 1, "p");               /* ObjectMeta.name */
+    put_len(out, 1, &meta);
+    put_len(out, 2, &spec);
+    buf_cleanup(&q), buf_cleanup(&entry), buf_cleanup(&reqs);
+    buf_cleanup(&container), buf_cleanup(&spec), buf_cleanup(&meta);
+}
+
+static void test_hostile(void **state)
+{
+    (void)state;
+    struct pb_reader r;
+    struct pb_field f;
+    /* an 11-byte varint */
+    const uint8_t long_varint[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    pb_reader_init(&r, long_varint, sizeof(long_varint));
+    assert_false(pb_next(&r, &f));
+    assert_true(r.error);
+    /* a length past the end */
+    const uint8_t past[] = {0x12, 0x05, 'a', 'b'};
+    pb_reader_init(&r, past, sizeof(past));
+    assert_false(pb_next(&r, &f));
+    assert_true(r.error);
+    /* a length of 2^63 */
+    const uint8_t huge[] = {0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    pb_reader_init(&r, huge, sizeof(huge));
+    assert_false(pb_next(&r, &f));
+    assert_true(r.error);
+    /* field number 0, a group */
+    const uint8_t zero[] = {0x02, 0x00};
+    pb_reader_init(&r, zero, sizeof(zero));
+    assert_false(pb_next(&r, &f));
+    assert_true(r.error);
+    const uint8_t group[] = {0x0b, 0x0c};
+    pb_reader_init(&r, group, sizeof(group));
+    assert_false(pb_next(&r, &f));
+    assert_true(r.error);
+    /* fixed-width fields are read and skipped */
+    const uint8_t fixed[] = {0x09, 1, 2, 3, 4, 5, 6, 7, 8, 0x15, 1, 2, 3, 4};
+    pb_reader_init(&r, fixed, sizeof(fixed));
+    assert_true(pb_next(&r, &f));
+    assert_int_equal(f.varint, 0x0807060504030201ull);
+    assert_true(pb_next(&r, &f));
+    assert_int_equal(f.varint, 0x04030201u);
+    assert_false(pb_next(&r, &f));
+    assert_false(r.error);
+    /* strings: NUL and bad UTF-8 refused */
+    const uint8_t nul[] = {0x0a, 0x03, 'a', 0, 'b'};
+    pb_reader_init(&r, nul, sizeof(nul));
+    assert_true(pb_next(&r, &f));
+    char s[8];
+    assert_false(pb_string(&f, s, sizeof(s)));
+    const uint8_t bad[] = {0x0a, 0x02, 0xc3, 0x28};
+    pb_reader_init(&r, bad, sizeof(bad));
+    assert_true(pb_next(&r, &f));
+    assert_false(pb_string(&f, s, sizeof(s)));
+    /* no magic, a contentEncoding, no raw */
+    const uint8_t *raw;
+    size_t raw_len;
+    assert_int_equal(kube_proto_unwrap("{\"items\":[]}", 12, &raw, &raw_len), K_EPARSE);
+    const uint8_t encoded[] = {'k', '8', 's', 0, 0x12, 0x00, 0x1a, 0x04, 'g', 'z', 'i', 'p'};
+    assert_int_equal(kube_proto_unwrap(encoded, sizeof(encoded), &raw, &raw_len), K_EPARSE);
+    const uint8_t no_raw[] = {'k', '8', 's', 0, 0x22, 0x00};
+    assert_int_equal(kube_proto_unwrap(no_raw, sizeof(no_raw), &raw, &raw_len), K_EPARSE);
+    /* a pod without a name, and a GPU quantity that does not parse */
+    struct kpod p;
+    const uint8_t nameless[] = {0x0a, 0x02, 0x1a, 0x00};
+    assert_int_equal(project_pod_usage_proto(nameless, sizeof(nameless), GPUS, &p), K_EPARSE);
+    /* metadata{name:"p"} spec{containers{resources{requests{"nvidia.com/gpu": Q}}}} */
+    struct buf b;
+    buf_init(&b, 4096);
+    encode_pod(&b, "1x");
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)b.data, b.len, GPUS, &p), K_EPARSE);
+    buf_reset(&b);
+    encode_pod(&b, "1");
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)b.data, b.len, GPUS, &p), K_OK);
+    assert_string_equal(p.name, "p");
+    assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 1);
+    pod_cleanup(&p);
+    buf_cleanup(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_agrees_with_json), cmocka_unit_test(test_continue_and_stop),
+        cmocka_unit_test(test_status_message),   cmocka_unit_test(test_every_prefix_and_flip),
+        cmocka_unit_test(test_hostile),
+    };
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
+}
