@@ -40,18 +40,30 @@ static void copy(char *dst, size_t len, const char *src)
 }
 
 /* Appends s[0, n) to buf at *at, escaped as json-c escapes a string with
- * JSON_C_TO_STRING_NOSLASHESCAPE; false when it does not fit in cap. */
+ * JSON_C_TO_STRING_NOSLASHESCAPE; false when it does not fit in cap. Runs of bytes that stand
+ * for themselves are copied whole. */
 static bool put(char *buf, size_t cap, size_t *at, const char *s, size_t n, bool escape)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        if (!escape)
+            run = n;
+        else
+            while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+                run++;
+        if (run > i) {
+            if (cap - *at < run - i + 1)
+                return false;
+            memcpy(buf + *at, s + i, run - i);
+            *at += run - i;
+            i = run;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i++];
         char esc[8];
-        const char *w = esc;
         size_t wn = 2;
-        if (!escape || (c >= 0x20 && c != '"' && c != '\\')) {
-            esc[0] = (char)c;
-            wn = 1;
-        } else if (c == '"' || c == '\\') {
+        if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
         } else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
@@ -63,7 +75,7 @@ static bool put(char *buf, size_t cap, size_t *at, const char *s, size_t n, bool
         }
         if (cap - *at < wn + 1)
             return false;
-        memcpy(buf + *at, w, wn);
+        memcpy(buf + *at, esc, wn);
         *at += wn;
     }
     buf[*at] = 0;
@@ -258,6 +270,22 @@ static void skip_ws(struct scan *sc)
 }
 
 /*
+ * Whether the 8 bytes at p are all printable ASCII but '"' and '\\' (0x20-0x7f), the bytes a
+ * string stands for itself. Word-at-a-time: a byte is zero in x exactly when
+ * (x - 0x01..) & ~x has its high bit; below 0x20 exactly when (x - 0x20..) & ~x has it.
+ */
+static bool plain8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+    uint64_t quote = v ^ (ones * '"'), bslash = v ^ (ones * '\\');
+    uint64_t hit =
+        ((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | ((v - ones * 0x20) & ~v) | v;
+    return (hit & high) == 0;
+}
+
+/*
  * A string at sc->pos (the opening quote). Its bytes go into *bytes; when key is non-NULL, its
  * decoded text (up to keylen - 1 ASCII characters) goes there, "" when longer or not ASCII.
  */
@@ -266,17 +294,24 @@ static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen
     size_t start = ++sc->pos, k = 0;
     bool ascii = true, stopped = false; /* json-c cuts a member name at U+0000 */
     for (;;) {
-        /* printable ASCII but '"' and '\\': one byte, itself */
-        while (sc->pos < sc->len && sc->s[sc->pos] >= 0x20 && sc->s[sc->pos] < 0x80 &&
-               sc->s[sc->pos] != '"' && sc->s[sc->pos] != '\\') {
-            if (key && !stopped) {
-                if (k + 1 < keylen)
-                    key[k++] = (char)sc->s[sc->pos];
-                else
-                    ascii = false;
+        /* printable ASCII but '"' and '\\': one byte, itself; 8 bytes at a time, then one by
+         * one */
+        size_t run = sc->pos;
+        while (sc->len - run >= 8 && plain8(sc->s + run))
+            run += 8;
+        while (run < sc->len && sc->s[run] >= 0x20 && sc->s[run] < 0x80 && sc->s[run] != '"' &&
+               sc->s[run] != '\\')
+            run++;
+        if (key && !stopped) {
+            size_t n = run - sc->pos;
+            if (n > keylen - 1 - k) {
+                n = keylen - 1 - k;
+                ascii = false;
             }
-            sc->pos++;
+            memcpy(key + k, sc->s + sc->pos, n);
+            k += n;
         }
+        sc->pos = run;
         if (sc->pos >= sc->len)
             return scan_fail(sc, "unterminated string");
         unsigned char c = sc->s[sc->pos];
@@ -621,7 +656,10 @@ static json_object *parse_cut(const char *body, size_t len, const struct cut *cu
     if (!tok) {
         snprintf(err, errlen, "out of memory");
     } else {
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        /* no JSON_TOKENER_VALIDATE_UTF8: scan_json() accepted only strict UTF-8 (utf8_decode)
+         * inside strings and ASCII outside them, which json-c's laxer check (a lead byte and its
+         * count of continuation bytes) never refuses */
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
         root = json_tokener_parse_ex(tok, text, (int)n);
         jerr = json_tokener_get_error(tok);
         /* nothing may follow the value (scan_json() checked the body; this is the copy) */

@@ -284,6 +284,51 @@ static void test_strict_json(void **state)
     }
 }
 
+/* The scan reads plain string bytes 8 at a time: an escape, a multi-byte character, a control
+ * character or an invalid byte is found at every offset of a value and of a member name, with
+ * the byte it is at. */
+static void test_string_offsets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *insert;
+        const char *error; /* NULL: accepted */
+    } cases[] = {
+        {"\\n", NULL},
+        {"\\u00e9", NULL},
+        {"\xc3\xa9", NULL},
+        {"\x7f", NULL},
+        {"\x01", "control character in string"},
+        {"\xff", "invalid UTF-8 in string"},
+        {"\\q", "invalid escape in string"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+        for (int name = 0; name < 2; name++)
+            for (size_t at = 0; at <= 20; at++) {
+                char s[64], body[256];
+                snprintf(s, sizeof(s), "%.*s%s%.*s", (int)at, "abcdefghijklmnopqrstuvwxyz",
+                         cases[c].insert, (int)(20 - at), "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+                int n = name ? snprintf(body, sizeof(body), REVIEW_HEAD ",\"%s\":1}}", s)
+                             : snprintf(body, sizeof(body), REVIEW_HEAD ",\"x\":\"%s\"}}", s);
+                size_t str_start = strlen(REVIEW_HEAD) + (name ? 2 : 6);
+                struct admission_result r;
+                int rc = handle_raw(body, (size_t)n, &r);
+                if (!cases[c].error) {
+                    if (rc != K_OK)
+                        fail_msg("case %zu at %zu (%s): %s", c, at, name ? "name" : "value",
+                                 r.error);
+                    check_response(&r, "u-1");
+                } else {
+                    char want[128];
+                    snprintf(want, sizeof(want), "malformed JSON: %s at byte %zu", cases[c].error,
+                             str_start + at);
+                    assert_int_equal(rc, K_EPARSE);
+                    assert_string_equal(r.error, want);
+                }
+                admission_result_cleanup(&r);
+            }
+}
+
 /* ADMISSION_MAX_DEPTH containers are accepted, one more is not. */
 static void test_depth_limit(void **state)
 {
@@ -849,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_unsynced_snapshot_is_quiet),
         cmocka_unit_test(test_event_identity),
         cmocka_unit_test(test_pruned_hostile),
+        cmocka_unit_test(test_string_offsets),
     };
     size_t nf = sizeof(fixed) / sizeof(fixed[0]);
     struct CMUnitTest *tests = calloc(2 * n + nf, sizeof(*tests));
