@@ -270,19 +270,21 @@ static void skip_ws(struct scan *sc)
 }
 
 /*
- * Whether the 8 bytes at p are all printable ASCII but '"' and '\\' (0x20-0x7f), the bytes a
- * string stands for itself. Word-at-a-time: a byte is zero in x exactly when
- * (x - 0x01..) & ~x has its high bit; below 0x20 exactly when (x - 0x20..) & ~x has it.
+ * The bytes at p[0, 8) that do not stand for themselves in a string (below 0x20, '"', '\\', or
+ * from 0x80), as the high bit of each in a word, 0 when there is none. Word-at-a-time: a byte is
+ * zero in x exactly when (x - 0x01..) & ~x has its high bit, below 0x20 exactly when
+ * (x - 0x20..) & ~x has it; a borrow only marks bytes above a marked one, so the lowest mark is
+ * always right.
  */
-static bool plain8(const unsigned char *p)
+static uint64_t special8(const unsigned char *p)
 {
     const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
     uint64_t v;
     memcpy(&v, p, sizeof(v));
     uint64_t quote = v ^ (ones * '"'), bslash = v ^ (ones * '\\');
-    uint64_t hit =
-        ((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | ((v - ones * 0x20) & ~v) | v;
-    return (hit & high) == 0;
+    return (((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | ((v - ones * 0x20) & ~v) |
+            v) &
+           high;
 }
 
 /*
@@ -297,8 +299,17 @@ static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen
         /* printable ASCII but '"' and '\\': one byte, itself; 8 bytes at a time, then one by
          * one */
         size_t run = sc->pos;
-        while (sc->len - run >= 8 && plain8(sc->s + run))
-            run += 8;
+        while (sc->len - run >= 8) {
+            uint64_t hit = special8(sc->s + run);
+            if (!hit) {
+                run += 8;
+                continue;
+            }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            run += (size_t)__builtin_ctzll(hit) / 8; /* the first byte that is not plain */
+#endif
+            break;
+        }
         while (run < sc->len && sc->s[run] >= 0x20 && sc->s[run] < 0x80 && sc->s[run] != '"' &&
                sc->s[run] != '\\')
             run++;
