@@ -16,9 +16,9 @@
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is
  * allowed without warnings.
  *
- * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and one json-c
- * tokener kept per calling thread in a pthread key, freed when the thread exits); thread-safe
- * on distinct results.
+ * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and, for
+ * ADMISSION_PARSE_FULL only, one json-c tokener kept per calling thread in a pthread key, freed
+ * when the thread exits); thread-safe on distinct results.
  */
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
