@@ -1,7 +1,8 @@
 /*
  * admission_bench.c - CPU time and allocations of one AdmissionReview through
- * webhook/admission.c, without TLS or HTTP: the members the checks do not read cut before
- * json-c sees them (admission_handle) against the whole tree (ADMISSION_PARSE_FULL, as before).
+ * webhook/admission.c, without TLS or HTTP: the members the checks do not read cut and the tree
+ * of the rest built from the text (admission_handle) against the whole tree built by json-c's
+ * tokener (ADMISSION_PARSE_FULL, as before).
  * A benchmark, not a test: it prints figures.
  *
  *   build/bench/bench_admission [REVIEW.json [FIXTURE.json [ITERATIONS [cut|full]]]]

@@ -40,18 +40,30 @@ static void copy(char *dst, size_t len, const char *src)
 }
 
 /* Appends s[0, n) to buf at *at, escaped as json-c escapes a string with
- * JSON_C_TO_STRING_NOSLASHESCAPE; false when it does not fit in cap. */
+ * JSON_C_TO_STRING_NOSLASHESCAPE; false when it does not fit in cap. Runs of bytes that stand
+ * for themselves are copied whole. */
 static bool put(char *buf, size_t cap, size_t *at, const char *s, size_t n, bool escape)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        if (!escape)
+            run = n;
+        else
+            while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+                run++;
+        if (run > i) {
+            if (cap - *at < run - i + 1)
+                return false;
+            memcpy(buf + *at, s + i, run - i);
+            *at += run - i;
+            i = run;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i++];
         char esc[8];
-        const char *w = esc;
         size_t wn = 2;
-        if (!escape || (c >= 0x20 && c != '"' && c != '\\')) {
-            esc[0] = (char)c;
-            wn = 1;
-        } else if (c == '"' || c == '\\') {
+        if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
         } else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
@@ -63,7 +75,7 @@ static bool put(char *buf, size_t cap, size_t *at, const char *s, size_t n, bool
         }
         if (cap - *at < wn + 1)
             return false;
-        memcpy(buf + *at, w, wn);
+        memcpy(buf + *at, esc, wn);
         *at += wn;
     }
     buf[*at] = 0;
@@ -258,6 +270,24 @@ static void skip_ws(struct scan *sc)
 }
 
 /*
+ * The bytes at p[0, 8) that do not stand for themselves in a string (below 0x20, '"', '\\', or
+ * from 0x80), as the high bit of each in a word, 0 when there is none. Word-at-a-time: a byte is
+ * zero in x exactly when (x - 0x01..) & ~x has its high bit, below 0x20 exactly when
+ * (x - 0x20..) & ~x has it; a borrow only marks bytes above a marked one, so the lowest mark is
+ * always right.
+ */
+static uint64_t special8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+    uint64_t quote = v ^ (ones * '"'), bslash = v ^ (ones * '\\');
+    return (((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | ((v - ones * 0x20) & ~v) |
+            v) &
+           high;
+}
+
+/*
  * A string at sc->pos (the opening quote). Its bytes go into *bytes; when key is non-NULL, its
  * decoded text (up to keylen - 1 ASCII characters) goes there, "" when longer or not ASCII.
  */
@@ -266,17 +296,33 @@ static bool scan_string(struct scan *sc, size_t *bytes, char *key, size_t keylen
     size_t start = ++sc->pos, k = 0;
     bool ascii = true, stopped = false; /* json-c cuts a member name at U+0000 */
     for (;;) {
-        /* printable ASCII but '"' and '\\': one byte, itself */
-        while (sc->pos < sc->len && sc->s[sc->pos] >= 0x20 && sc->s[sc->pos] < 0x80 &&
-               sc->s[sc->pos] != '"' && sc->s[sc->pos] != '\\') {
-            if (key && !stopped) {
-                if (k + 1 < keylen)
-                    key[k++] = (char)sc->s[sc->pos];
-                else
-                    ascii = false;
+        /* printable ASCII but '"' and '\\': one byte, itself; 8 bytes at a time, then one by
+         * one */
+        size_t run = sc->pos;
+        while (sc->len - run >= 8) {
+            uint64_t hit = special8(sc->s + run);
+            if (!hit) {
+                run += 8;
+                continue;
             }
-            sc->pos++;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            run += (size_t)__builtin_ctzll(hit) / 8; /* the first byte that is not plain */
+#endif
+            break;
         }
+        while (run < sc->len && sc->s[run] >= 0x20 && sc->s[run] < 0x80 && sc->s[run] != '"' &&
+               sc->s[run] != '\\')
+            run++;
+        if (key && !stopped) {
+            size_t n = run - sc->pos;
+            if (n > keylen - 1 - k) {
+                n = keylen - 1 - k;
+                ascii = false;
+            }
+            memcpy(key + k, sc->s + sc->pos, n);
+            k += n;
+        }
+        sc->pos = run;
         if (sc->pos >= sc->len)
             return scan_fail(sc, "unterminated string");
         unsigned char c = sc->s[sc->pos];
@@ -586,23 +632,257 @@ static json_tokener *thread_tokener(bool *owned)
     return tok;
 }
 
+/* ------------------------------------------------------------------ build */
+
 /*
- * Builds the json-c tree of body[0, len) with each cut (sorted, not overlapping) read as its
- * replacement. The body was validated by scan_json(). The kept text is copied into one buffer
- * (on the stack up to ADMISSION_STACK_TEXT bytes) and parsed in one call: json-c 0.16 sets up
- * and frees a C locale on every json_tokener_parse_ex() call, which costs more than the copy.
+ * The cut text's tree, built straight from the text, as json-c 0.16's tokener
+ * (json_tokener.c, JSON_TOKENER_STRICT) builds it: the same json-c objects, member by member in
+ * the same order (json_object_object_add: a repeated name replaces the value in place), strings
+ * decoded the same way (an unpaired \u surrogate as U+FFFD, \u0000 kept in a value and ending a
+ * member name), numbers read the same way (json_parse_int64 for a negative integer,
+ * json_parse_uint64 for another, int64 up to INT64_MAX; strtod and json_object_new_double_s
+ * with a fraction or an exponent). The text was validated by scan_json(), so nothing here
+ * checks syntax, and the member names are decoded in place and given to json-c as constant
+ * keys: no copy of each name, and the text must outlive the tree. The tokener stays for
+ * ADMISSION_PARSE_FULL, so the tests and fuzz_admission compare the two.
  */
-static json_object *parse_cut(const char *body, size_t len, const struct cut *cuts, size_t n_cuts,
-                              char *err, size_t errlen)
+struct build {
+    char *s; /* the text, NUL-terminated, written over by the decoded names and strings */
+    size_t pos;
+    bool nomem, bad_number;
+};
+
+#define IS_HIGH_SURROGATE(u) (((u)&0xfc00) == 0xd800)
+#define IS_LOW_SURROGATE(u) (((u)&0xfc00) == 0xdc00)
+
+static void build_ws(struct build *b)
+{
+    while (b->s[b->pos] == ' ' || b->s[b->pos] == '\t' || b->s[b->pos] == '\n' ||
+           b->s[b->pos] == '\r')
+        b->pos++;
+}
+
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++)
+        v = v << 4 | (unsigned)strconv_hex_digit((unsigned char)p[i]);
+    return v;
+}
+
+/* Appends code point u as json-c does (U+FFFD for a lone low surrogate or past U+10FFFF). */
+static size_t put_utf8(char *w, unsigned u)
+{
+    unsigned char *o = (unsigned char *)w;
+    if (u < 0x80) {
+        o[0] = (unsigned char)u;
+        return 1;
+    }
+    if (u < 0x800) {
+        o[0] = (unsigned char)(0xc0 | u >> 6);
+        o[1] = (unsigned char)(0x80 | (u & 0x3f));
+        return 2;
+    }
+    if (IS_LOW_SURROGATE(u) || u >= 0x110000)
+        u = 0xfffd;
+    if (u < 0x10000) {
+        o[0] = (unsigned char)(0xe0 | u >> 12);
+        o[1] = (unsigned char)(0x80 | ((u >> 6) & 0x3f));
+        o[2] = (unsigned char)(0x80 | (u & 0x3f));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xf0 | ((u >> 18) & 0x07));
+    o[1] = (unsigned char)(0x80 | ((u >> 12) & 0x3f));
+    o[2] = (unsigned char)(0x80 | ((u >> 6) & 0x3f));
+    o[3] = (unsigned char)(0x80 | (u & 0x3f));
+    return 4;
+}
+
+/*
+ * The string at b->pos (its opening quote), decoded in place: returns where it starts, its
+ * decoded length in *n, followed by a NUL. Writing never overtakes reading: an escape is at
+ * least as long as what it stands for (a surrogate pair 12 bytes for 4, a lone surrogate 6 for
+ * the 3 of U+FFFD).
+ */
+static char *build_string(struct build *b, size_t *n)
+{
+    char *s = b->s, *out = s + b->pos + 1;
+    size_t r = b->pos + 1, w = r;
+    unsigned high = 0; /* a high surrogate waiting for its low half */
+    for (;;) {
+        size_t run = r;
+        while (s[run] != '"' && s[run] != '\\')
+            run++;
+        if (high && run > r) { /* the high surrogate is not followed by an escape */
+            w += put_utf8(s + w, 0xfffd);
+            high = 0;
+        }
+        if (w != r)
+            memmove(s + w, s + r, run - r);
+        w += run - r;
+        r = run;
+        if (s[r] == '"')
+            break;
+        char e = s[r + 1];
+        if (e != 'u') {
+            if (high) {
+                w += put_utf8(s + w, 0xfffd);
+                high = 0;
+            }
+            static const char esc_in[] = "\"\\/bfnrt", esc_out[] = "\"\\/\b\f\n\r\t";
+            s[w++] = esc_out[strchr(esc_in, e) - esc_in];
+            r += 2;
+            continue;
+        }
+        unsigned u = hex4(s + r + 2);
+        r += 6;
+        if (high) {
+            if (IS_LOW_SURROGATE(u))
+                u = (((high & 0x3ff) << 10) | (u & 0x3ff)) + 0x10000;
+            else
+                w += put_utf8(s + w, 0xfffd);
+            high = 0;
+        }
+        if (IS_HIGH_SURROGATE(u))
+            high = u;
+        else
+            w += put_utf8(s + w, u);
+    }
+    if (high)
+        w += put_utf8(s + w, 0xfffd);
+    s[w] = 0;
+    b->pos = r + 1;
+    *n = w - (size_t)(out - s);
+    return out;
+}
+
+/* The number at b->pos. The text is in the C locale (nothing in gputri calls setlocale). */
+static json_object *build_number(struct build *b)
+{
+    char *s = b->s + b->pos;
+    size_t n = 0;
+    bool is_double = false;
+    while (s[n] && strchr("0123456789-+.eE", s[n])) {
+        is_double |= s[n] == '.' || s[n] == 'e' || s[n] == 'E';
+        n++;
+    }
+    b->pos += n;
+    char after = s[n];
+    s[n] = 0; /* json-c's readers stop at a NUL; put back below */
+    json_object *v = NULL;
+    int64_t i64;
+    uint64_t u64;
+    if (!is_double && s[0] == '-' && json_parse_int64(s, &i64) == 0) {
+        v = json_object_new_int64(i64);
+    } else if (!is_double && s[0] != '-' && json_parse_uint64(s, &u64) == 0) {
+        if (u64 && s[0] == '0')
+            b->bad_number = true; /* a leading zero: JSON_TOKENER_STRICT */
+        else
+            v = u64 <= INT64_MAX ? json_object_new_int64((int64_t)u64)
+                                 : json_object_new_uint64(u64);
+    } else if (is_double) {
+        char *end;
+        double d = strtod(s, &end);
+        if (end == s + n)
+            v = json_object_new_double_s(d, s);
+        else
+            b->bad_number = true;
+    } else {
+        b->bad_number = true;
+    }
+    s[n] = after;
+    if (!v && !b->bad_number)
+        b->nomem = true;
+    return v;
+}
+
+/* The value at b->pos (after white space); NULL for null, and on error (b->nomem, bad_number). */
+static json_object *build_value(struct build *b)
+{
+    char c = b->s[b->pos];
+    if (c == '{' || c == '[') {
+        bool obj = c == '{';
+        json_object *v = obj ? json_object_new_object() : json_object_new_array();
+        b->pos++;
+        if (!v) {
+            b->nomem = true;
+            return NULL;
+        }
+        build_ws(b);
+        if (b->s[b->pos] == (obj ? '}' : ']')) {
+            b->pos++;
+            return v;
+        }
+        for (;;) {
+            const char *key = NULL;
+            if (obj) {
+                size_t n;
+                key = build_string(b, &n);
+                build_ws(b);
+                b->pos++; /* ':' */
+                build_ws(b);
+            }
+            json_object *e = build_value(b);
+            if (b->nomem || b->bad_number) {
+                json_object_put(e);
+                json_object_put(v);
+                return NULL;
+            }
+            if (obj ? json_object_object_add_ex(v, key, e, JSON_C_OBJECT_ADD_CONSTANT_KEY) != 0
+                    : json_object_array_add(v, e) != 0) {
+                json_object_put(e);
+                json_object_put(v);
+                b->nomem = true;
+                return NULL;
+            }
+            build_ws(b);
+            if (b->s[b->pos++] != ',')
+                break; /* '}' or ']' */
+            build_ws(b);
+        }
+        return v;
+    }
+    if (c == '"') {
+        size_t n;
+        const char *str = build_string(b, &n);
+        json_object *v = json_object_new_string_len(str, (int)n);
+        if (!v)
+            b->nomem = true;
+        return v;
+    }
+    if (c == 't' || c == 'f') {
+        b->pos += c == 't' ? 4 : 5;
+        json_object *v = json_object_new_boolean(c == 't');
+        if (!v)
+            b->nomem = true;
+        return v;
+    }
+    if (c == 'n') {
+        b->pos += 4;
+        return NULL;
+    }
+    return build_number(b);
+}
+
+/*
+ * The text json-c is given: body[0, len) with each cut (sorted, not overlapping) read as its
+ * replacement, NUL-terminated, in t->stack up to ADMISSION_STACK_TEXT bytes, else in t->heap
+ * (the caller frees it, after the tree when the tree was built from it).
+ */
+struct text {
+    char stack[ADMISSION_STACK_TEXT];
+    char *heap;
+};
+
+static char *cut_text(struct text *t, const char *body, size_t len, const struct cut *cuts,
+                      size_t n_cuts, size_t *out_len)
 {
     size_t need = len;
     for (size_t i = 0; i < n_cuts; i++)
         need = need - (cuts[i].end - cuts[i].start) + strlen(cuts[i].repl);
-    char stack_text[ADMISSION_STACK_TEXT], *text = stack_text;
-    if (need > sizeof(stack_text) && !(text = malloc(need))) {
-        snprintf(err, errlen, "out of memory");
+    char *text = t->stack;
+    if (need + 1 > sizeof(t->stack) && !(text = t->heap = malloc(need + 1)))
         return NULL;
-    }
     size_t at = 0, n = 0;
     for (size_t i = 0; i < n_cuts; i++) {
         memcpy(text + n, body + at, cuts[i].start - at);
@@ -614,27 +894,60 @@ static json_object *parse_cut(const char *body, size_t len, const struct cut *cu
     }
     memcpy(text + n, body + at, len - at);
     n += len - at;
+    text[n] = 0;
+    *out_len = n;
+    return text;
+}
+
+/*
+ * Builds the json-c tree of the cut text: with `prune`, straight from the text (above; the tree
+ * borrows member names from *t), else with json-c's tokener, in one call (json-c 0.16 sets up
+ * and frees a C locale on every json_tokener_parse_ex() call).
+ */
+static json_object *parse_cut(struct text *t, const char *body, size_t len, const struct cut *cuts,
+                              size_t n_cuts, bool prune, char *err, size_t errlen)
+{
+    size_t n;
+    char *text = cut_text(t, body, len, cuts, n_cuts, &n);
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (prune) {
+        struct build b = {.s = text};
+        build_ws(&b);
+        json_object *root = build_value(&b);
+        if (b.nomem || b.bad_number) {
+            json_object_put(root);
+            if (b.nomem)
+                snprintf(err, errlen, "out of memory");
+            else
+                snprintf(err, errlen, "malformed JSON: %s",
+                         json_tokener_error_desc(json_tokener_error_parse_number));
+            return NULL;
+        }
+        return root;
+    }
     json_object *root = NULL;
     enum json_tokener_error jerr = json_tokener_continue;
     bool owned = false;
     json_tokener *tok = thread_tokener(&owned);
     if (!tok) {
         snprintf(err, errlen, "out of memory");
-    } else {
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-        root = json_tokener_parse_ex(tok, text, (int)n);
-        jerr = json_tokener_get_error(tok);
-        /* nothing may follow the value (scan_json() checked the body; this is the copy) */
-        if (jerr == json_tokener_success && (size_t)json_tokener_get_parse_end(tok) != n)
-            jerr = json_tokener_error_parse_unexpected;
-        json_tokener_reset(tok);
-        if (owned)
-            json_tokener_free(tok);
-    }
-    if (text != stack_text)
-        free(text);
-    if (!tok)
         return NULL;
+    }
+    /* no JSON_TOKENER_VALIDATE_UTF8: scan_json() accepted only strict UTF-8 (utf8_decode)
+     * inside strings and ASCII outside them, which json-c's laxer check (a lead byte and its
+     * count of continuation bytes) never refuses */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    root = json_tokener_parse_ex(tok, text, (int)n);
+    jerr = json_tokener_get_error(tok);
+    /* nothing may follow the value (scan_json() checked the body; this is the copy) */
+    if (jerr == json_tokener_success && (size_t)json_tokener_get_parse_end(tok) != n)
+        jerr = json_tokener_error_parse_unexpected;
+    json_tokener_reset(tok);
+    if (owned)
+        json_tokener_free(tok);
     if (!root || jerr != json_tokener_success) {
         snprintf(err, errlen, "malformed JSON: %s",
                  jerr == json_tokener_continue ? "unexpected end of input"
@@ -650,8 +963,9 @@ static json_object *parse_cut(const char *body, size_t len, const struct cut *cu
  * request.object when it is above its budget (*object_cost set, *too_large true), and, with
  * `prune`, without the members the checks do not read (admission.h).
  */
-static json_object *parse(const char *body, size_t len, bool prune, uint64_t *object_cost,
-                          bool *too_large, uint64_t *total_cost, char *err, size_t errlen)
+static json_object *parse(struct text *t, const char *body, size_t len, bool prune,
+                          uint64_t *object_cost, bool *too_large, uint64_t *total_cost, char *err,
+                          size_t errlen)
 {
     if (len > (size_t)INT_MAX) {
         snprintf(err, errlen, "body too large");
@@ -689,9 +1003,9 @@ static json_object *parse(const char *body, size_t len, bool prune, uint64_t *ob
     if (old->seen)
         nulls[n_nulls++] = (struct cut){old->start, old->end, "null"};
     if (n_nulls == 2 && nulls[0].start > nulls[1].start) {
-        struct cut t = nulls[0];
-        nulls[0] = nulls[1];
-        nulls[1] = t;
+        struct cut first = nulls[1];
+        nulls[1] = nulls[0];
+        nulls[0] = first;
     }
     /* merge them with the member cuts (none is inside oldObject; those inside a null object
      * go) into sc->cuts, in place from the end */
@@ -707,7 +1021,7 @@ static json_object *parse(const char *body, size_t len, bool prune, uint64_t *ob
             sc->cuts[--k] = nulls[--b];
     }
     *total_cost = sc->cost[REGION_ENVELOPE] + (*too_large ? 0 : sc->cost[REGION_OBJECT]);
-    root = parse_cut(body, len, sc->cuts, total, err, errlen);
+    root = parse_cut(t, body, len, sc->cuts, total, prune, err, errlen);
 out:
     return root;
 }
@@ -784,11 +1098,15 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
     warn_list_init(&out->warnings);
     uint64_t object_cost = 0, total_cost = 0;
     bool too_large = false;
+    struct text text; /* the tree borrows its member names from it: freed after the tree */
+    text.heap = NULL;
     json_object *root =
-        parse(body ? body : "", body ? len : 0, !(flags & ADMISSION_PARSE_FULL), &object_cost,
-              &too_large, &total_cost, out->error, sizeof(out->error));
-    if (!root)
+        parse(&text, body ? body : "", body ? len : 0, !(flags & ADMISSION_PARSE_FULL),
+              &object_cost, &too_large, &total_cost, out->error, sizeof(out->error));
+    if (!root) {
+        free(text.heap);
         return K_EPARSE;
+    }
     int rc = K_EPARSE;
     const char *api_version = jstr(root, "apiVersion"), *kind = jstr(root, "kind");
     json_object *req = jget(root, "request", json_type_object);
@@ -883,6 +1201,7 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
     rc = encode(uid, &out->warnings, out);
 done:
     json_object_put(root);
+    free(text.heap);
     /* give a large tree's pages back to the system instead of keeping them in this thread's
      * arena (glibc keeps freed memory below the top of each heap) */
     if (total_cost > ADMISSION_TRIM_ABOVE)

@@ -16,9 +16,9 @@
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is
  * allowed without warnings.
  *
- * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and one json-c
- * tokener kept per calling thread in a pthread key, freed when the thread exits); thread-safe
- * on distinct results.
+ * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and, for
+ * ADMISSION_PARSE_FULL only, one json-c tokener kept per calling thread in a pthread key, freed
+ * when the thread exits); thread-safe on distinct results.
  */
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
@@ -47,9 +47,10 @@
  *   - the rest of the review above ADMISSION_MAX_ENVELOPE_COST is refused (K_EPARSE; the API
  *     server builds that part itself and never comes near it).
  * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the copy
- * of the text json-c parses (at most the body's bytes; on the stack up to ADMISSION_STACK_TEXT,
- * below), the tree (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST), json-c's string
- * buffer (up to twice the largest string) and the pod projection (at most the body's bytes plus
+ * of the text the tree is built from (at most the body's bytes; on the stack up to
+ * ADMISSION_STACK_TEXT, below), the tree (ADMISSION_MAX_OBJECT_COST +
+ * ADMISSION_MAX_ENVELOPE_COST), with ADMISSION_PARSE_FULL json-c's string buffer (up to twice
+ * the largest string) and the pod projection (at most the body's bytes plus
  * the capped lists of core/kube/project.h): about 23 MiB whatever the body; measured worst 9 MiB
  * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
  * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
@@ -79,16 +80,21 @@
  * core/kube/project.c and the checks read: containers' and initContainers' name, resources and
  * restartPolicy, overhead, affinity.nodeAffinity, tolerations, nodeSelector, nodeName,
  * schedulerName, runtimeClassName, resourceClaims, schedulingGates; replicas, parallelism,
- * template, jobTemplate; hard; devices; spec.spec), and json-c is given the text without them:
- * a typical Pod review becomes a tree of a fraction of its values. At most ADMISSION_MAX_CUTS
+ * template, jobTemplate; hard; devices; spec.spec), and the json-c tree is built from the text
+ * without them: a typical Pod review becomes a tree of a fraction of its values. That tree is
+ * built by admission.c straight from the validated text, exactly as json-c 0.16's tokener
+ * builds it (the same objects, strings, numbers and repeated-name rule), with the member names
+ * decoded in place in that text and given to json-c as constant keys (no copy per name); the
+ * whole tree of ADMISSION_PARSE_FULL is still json-c's tokener. At most ADMISSION_MAX_CUTS
  * members are cut per request (the record lives on the stack); after that the rest is parsed
  * as before, within the same cost budget. The budgets above are computed on the whole text, so
  * what is refused or not checked does not change. The warnings are the same as with the whole
- * tree (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both).
+ * tree (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both,
+ * and so the two ways of building the tree).
  */
 #define ADMISSION_MAX_CUTS 256
-/* The text json-c is given is copied on the stack up to this size, else into one allocation
- * of its size (freed before admission_handle() returns). */
+/* The text the tree is built from is copied on the stack up to this size, else into one
+ * allocation of its size (freed with the tree, before admission_handle() returns). */
 #define ADMISSION_STACK_TEXT 16384
 /* admission_handle_ex() flag: build the tree of every member, as before the pruning (for
  * tests and benchmarks that compare). */

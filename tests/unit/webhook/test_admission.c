@@ -284,6 +284,51 @@ static void test_strict_json(void **state)
     }
 }
 
+/* The scan reads plain string bytes 8 at a time: an escape, a multi-byte character, a control
+ * character or an invalid byte is found at every offset of a value and of a member name, with
+ * the byte it is at. */
+static void test_string_offsets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *insert;
+        const char *error; /* NULL: accepted */
+    } cases[] = {
+        {"\\n", NULL},
+        {"\\u00e9", NULL},
+        {"\xc3\xa9", NULL},
+        {"\x7f", NULL},
+        {"\x01", "control character in string"},
+        {"\xff", "invalid UTF-8 in string"},
+        {"\\q", "invalid escape in string"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+        for (int name = 0; name < 2; name++)
+            for (size_t at = 0; at <= 20; at++) {
+                char s[64], body[256];
+                snprintf(s, sizeof(s), "%.*s%s%.*s", (int)at, "abcdefghijklmnopqrstuvwxyz",
+                         cases[c].insert, (int)(20 - at), "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+                int n = name ? snprintf(body, sizeof(body), REVIEW_HEAD ",\"%s\":1}}", s)
+                             : snprintf(body, sizeof(body), REVIEW_HEAD ",\"x\":\"%s\"}}", s);
+                size_t str_start = strlen(REVIEW_HEAD) + (name ? 2 : 6);
+                struct admission_result r;
+                int rc = handle_raw(body, (size_t)n, &r);
+                if (!cases[c].error) {
+                    if (rc != K_OK)
+                        fail_msg("case %zu at %zu (%s): %s", c, at, name ? "name" : "value",
+                                 r.error);
+                    check_response(&r, "u-1");
+                } else {
+                    char want[128];
+                    snprintf(want, sizeof(want), "malformed JSON: %s at byte %zu", cases[c].error,
+                             str_start + at);
+                    assert_int_equal(rc, K_EPARSE);
+                    assert_string_equal(r.error, want);
+                }
+                admission_result_cleanup(&r);
+            }
+}
+
 /* ADMISSION_MAX_DEPTH containers are accepted, one more is not. */
 static void test_depth_limit(void **state)
 {
@@ -707,6 +752,129 @@ static void run_fixture_pruned(void **state)
     json_object_put(c);
 }
 
+/* The cut tree is built from the text by admission.c, the whole one by json-c's tokener: the
+ * same strings (escapes, surrogates paired, lone or doubled, U+0000 in a value and in a name),
+ * numbers (integers past int64 and uint64, -0, fractions, exponents), literals and repeated
+ * names, where the answer shows them (the object's identity, the RuntimeClass warning, the GPU
+ * count in the too-large warning, replicas in the quota warning). */
+static void test_built_tree(void **state)
+{
+    (void)state;
+    json_object *c = test_load_json(FIXTURES_DIR, "admission/deployment_taint.json");
+    assert_non_null(c);
+    json_object *snapj;
+    json_object_object_get_ex(c, "snapshot", &snapj);
+    struct owned_snapshot os;
+    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
+    static const char *const strings[] = {
+        "",
+        "plain",
+        "a\\u0000b",
+        "\\ud83d\\ude00",
+        "\\ud83d",
+        "\\ud83dx",
+        "\\ud83d\\n",
+        "\\ud83d\\ud83d\\ude00",
+        "\\ude00",
+        "\\ud83d\\u0041",
+        "\\ud83d\\ud83d",
+        "\\udbff\\udfff\\u0800\\u07ff\\u0080\\u007f",
+        "\\/\\\\\\\"\\b\\f\\n\\r\\t",
+        "\xc3\xa9\\u00e9\xf0\x9f\x98\x80",
+        "lab\\u002dnode-0",
+        "x\\u0000",
+    };
+    static const char *const numbers[] = {
+        "1",
+        "0",
+        "-0",
+        "2",
+        "1.0",
+        "1e0",
+        "2E+0",
+        "1.5",
+        "-1",
+        "100000000000",
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "1e400",
+        "-1e-400",
+        "true",
+        "false",
+        "null",
+        "\"3\"",
+        "{}",
+        "[]",
+    };
+    char *body = malloc(1 << 16);
+    assert_non_null(body);
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+        const char *v = strings[i];
+        snprintf(body, 1 << 16,
+                 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                 "\"request\":{\"uid\":\"u1\",\"kind\":{\"group\":\"\",\"version\":\"v1\","
+                 "\"kind\":\"Pod\"},\"namespace\":\"%s\",\"operation\":\"CREATE\","
+                 "\"object\":{\"metadata\":{\"name\":\"%s\",\"uid\":\"%s\",\"annotations\":"
+                 "{\"gputri/cause\":\"%s\",\"%s\":\"x\"}},\"spec\":{\"runtimeClassName\":\"%s\","
+                 "\"nodeSelector\":{\"%s\":\"%s\"},\"tolerations\":[{\"key\":\"%s\","
+                 "\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"%s\",\"resources\":"
+                 "{\"limits\":{\"nvidia.com/gpu\":1,\"%s\":2}}}]}}}}",
+                 v, v, v, v, v, v, v, v, v, v, v);
+        assert_same_as_full(body, strlen(body), &os.snap, body);
+        struct admission_result r;
+        if (admission_handle(body, strlen(body), &os.snap, &r) != K_OK)
+            fail_msg("%s: %s", body, r.error);
+        admission_result_cleanup(&r);
+    }
+    for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+        const char *n = numbers[i];
+        char pod[1024];
+        snprintf(pod, sizeof(pod),
+                 "{\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":%s},"
+                 "\"requests\":{\"nvidia.com/gpu\":%s}}}],\"tolerations\":[{\"key\":"
+                 "\"nvidia.com/gpu\",\"operator\":\"Exists\",\"tolerationSeconds\":%s}]}",
+                 n, n, n);
+        for (int k = 0; k < 2; k++) {
+            char spec[2048];
+            if (k) /* a Deployment: spec.replicas, then the template */
+                snprintf(spec, sizeof(spec), "{\"replicas\":%s,\"template\":{\"spec\":%s}}", n,
+                         pod);
+            else
+                snprintf(spec, sizeof(spec), "%s", pod);
+            snprintf(body, 1 << 16,
+                     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                     "\"request\":{\"uid\":\"u1\",\"kind\":{\"group\":\"%s\",\"version\":\"v1\","
+                     "\"kind\":\"%s\"},\"namespace\":\"gpu-triage\",\"operation\":\"CREATE\","
+                     "\"dryRun\":%s,\"object\":{\"metadata\":{\"name\":\"p\"},\"spec\":%s}}}",
+                     k ? "apps" : "", k ? "Deployment" : "Pod", n, spec);
+            assert_same_as_full(body, strlen(body), &os.snap, body);
+            if (i < 8) { /* valid JSON with an integer or a plain number: answered */
+                struct admission_result r;
+                if (admission_handle(body, strlen(body), &os.snap, &r) != K_OK)
+                    fail_msg("%s: %s", body, r.error);
+                admission_result_cleanup(&r);
+            }
+        }
+    }
+    /* repeated names: the last value wins, in the first one's place */
+    snprintf(body, 1 << 16,
+             "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+             "\"request\":{\"uid\":\"u1\",\"uid\":\"u2\",\"kind\":{\"group\":\"\",\"version\":"
+             "\"v1\",\"kind\":\"Pod\"},\"operation\":\"CREATE\",\"namespace\":\"a\","
+             "\"namespace\":\"b\",\"object\":{\"metadata\":{\"name\":\"p\",\"name\":\"q\"},"
+             "\"spec\":{\"nodeSelector\":{\"x\":\"1\"},\"nodeSelector\":{\"kubernetes.io/"
+             "hostname\":\"lab-node-0\"},\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/"
+             "gpu\":9,\"nvidia.com/gpu\":1}}}]}}}}");
+    assert_same_as_full(body, strlen(body), &os.snap, body);
+    free(body);
+    owned_snapshot_cleanup(&os);
+    json_object_put(c);
+}
+
 /* Hostile shapes for the cutting itself. */
 static void test_pruned_hostile(void **state)
 {
@@ -849,6 +1017,8 @@ int main(void)
         cmocka_unit_test(test_unsynced_snapshot_is_quiet),
         cmocka_unit_test(test_event_identity),
         cmocka_unit_test(test_pruned_hostile),
+        cmocka_unit_test(test_string_offsets),
+        cmocka_unit_test(test_built_tree),
     };
     size_t nf = sizeof(fixed) / sizeof(fixed[0]);
     struct CMUnitTest *tests = calloc(2 * n + nf, sizeof(*tests));
