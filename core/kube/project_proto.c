@@ -37,7 +37,9 @@ static int dup_field(const struct pb_field *f, char **out)
 
 /*
  * map<string, Quantity> (ResourceList): entries are messages {key = 1, value = 2}, Quantity is
- * {string = 1}. The GPU entries go to out in milli-units.
+ * {string = 1}. The GPU entries go to out in milli-units; a key seen again replaces the earlier
+ * entry, as in the generated Go code (k8s.io/api core/v1 generated.pb.go: m.Requests[mapkey] =
+ * *mapvalue) and in the JSON projection.
  */
 static int add_resource_entry(const struct pb_field *entry, const struct gpu_set *gpus,
                               struct resource_list *out)
@@ -70,7 +72,14 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
     int rc = quantity_parse_milli(text, &milli);
     if (rc == K_EINVAL)
         return K_EPARSE;
-    return rc ? rc : resource_list_add(out, name, milli);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->items[i].name, name) == 0) {
+            out->items[i].value = milli;
+            return K_OK;
+        }
+    return resource_list_add(out, name, milli);
 }
 
 /* Container: resources = 8 (ResourceRequirements: limits = 1, requests = 2), restartPolicy = 24. */

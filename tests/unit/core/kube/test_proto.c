@@ -20,6 +20,7 @@
 #include "gpus.h"
 #include "kube/project.h"
 #include "kube/proto.h"
+#include "pb_write.h"
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/result.h"
@@ -327,12 +328,76 @@ static void test_hostile(void **state)
     buf_cleanup(&b);
 }
 
+/* Project `json` (a Pod) and `pb` (the same Pod in protobuf) and compare every usage field. */
+static void agree(const char *json, const struct buf *pb)
+{
+    json_object *obj = json_tokener_parse(json);
+    assert_non_null(obj);
+    struct kpod j, p;
+    assert_int_equal(project_pod(obj, GPUS, &j), K_OK);
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)pb->data, pb->len, GPUS, &p), K_OK);
+    same_usage(&j, &p);
+    pod_cleanup(&j);
+    pod_cleanup(&p);
+    json_object_put(obj);
+}
+
+static int64_t gpus_of(const struct buf *pb)
+{
+    struct kpod p;
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)pb->data, pb->len, GPUS, &p), K_OK);
+    int64_t n = resource_list_get(&p.gpu_requests, "nvidia.com/gpu");
+    pod_cleanup(&p);
+    return n;
+}
+
+/*
+ * A resource map with the same key twice: the generated Go code (k8s.io/api core/v1
+ * generated.pb.go, ResourceRequirements.Unmarshal: m.Requests[mapkey] = *mapvalue) and json-c
+ * keep the last entry; they do not add up.
+ */
+static void test_duplicate_map_key(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, c, res;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20);
+    pb_put_text(&meta, 1, "p");
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "1"); /* requests */
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "3");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "5"); /* limits */
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "7");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "2"); /* overhead */
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "1");
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_msg(&pod, 2, &spec);
+    agree("{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"resources\":{"
+          "\"requests\":{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpu\":\"3\"},"
+          "\"limits\":{\"nvidia.com/gpu\":\"5\",\"nvidia.com/gpu\":\"7\"}}}],"
+          "\"overhead\":{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpu\":\"1\"}}}",
+          &pod);
+    assert_int_equal(gpus_of(&pod), 4);
+    /* limits only, twice: the last limit is the request */
+    buf_reset(&pod);
+    pb_put_text(&meta, 1, "p");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "5");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "2");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_msg(&pod, 2, &spec);
+    assert_int_equal(gpus_of(&pod), 2);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_json), cmocka_unit_test(test_continue_and_stop),
         cmocka_unit_test(test_status_message),   cmocka_unit_test(test_every_prefix_and_flip),
-        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_hostile),          cmocka_unit_test(test_duplicate_map_key),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
