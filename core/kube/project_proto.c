@@ -163,7 +163,12 @@ static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, s
     return rc;
 }
 
-/* OwnerReference: uid = 4, controller = 6. */
+/*
+ * OwnerReference: uid = 4, controller = 6. The API server checks only that a uid is not empty
+ * (kubernetes/kubernetes: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go), so
+ * one that is too long, holds a NUL or is not UTF-8 is left out (no owner) rather than costing
+ * the pod its place in a node's usage.
+ */
 static int owner_usage(const struct pb_field *ref, struct kpod *out)
 {
     struct pb_reader r = pb_sub(ref);
@@ -177,8 +182,10 @@ static int owner_usage(const struct pb_field *ref, struct kpod *out)
     }
     if (r.error)
         return K_EPARSE;
-    return controller && uid.wire == PB_LEN && !out->owner_uid ? dup_field(&uid, &out->owner_uid)
-                                                               : K_OK;
+    if (!controller || uid.wire != PB_LEN || out->owner_uid)
+        return K_OK;
+    int rc = dup_field(&uid, &out->owner_uid);
+    return rc == K_EPARSE ? K_OK : rc;
 }
 
 /* ObjectMeta: name = 1, namespace = 3, uid = 5, creationTimestamp = 8 (Time: seconds = 1),

@@ -392,12 +392,146 @@ static void test_duplicate_map_key(void **state)
     buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
 }
 
+/* An OwnerReference {uid = 4, controller = 6} as field 13 of an ObjectMeta. */
+static void put_owner(struct buf *meta, const char *uid, size_t uid_len, bool controller)
+{
+    struct buf o;
+    buf_init(&o, 1u << 20);
+    pb_put_text(&o, 1, "ReplicaSet");
+    pb_put_bytes(&o, 4, uid, uid_len);
+    pb_put_varint(&o, 6 << 3 | PB_VARINT);
+    pb_put_varint(&o, controller);
+    pb_put_msg(meta, 13, &o);
+    buf_cleanup(&o);
+}
+
+/* Edge cases the API server can write, projected the same from JSON and from protobuf. */
+static void test_agrees_on_edges(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, c, res, st;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20), buf_init(&st, 1u << 20);
+
+    /* status first, unknown fields of every wire type, a request of 0 beside a
+     * limit, quantities in several spellings, nodeName "", owners before the
+     * controller */
+    pb_put_varint(&pod, 99 << 3 | PB_I64);
+    assert_int_equal(buf_append(&pod, "12345678", 8), K_OK);
+    pb_put_text(&st, 1, "Running");
+    pb_put_text(&st, 11, "");
+    pb_put_msg(&pod, 3, &st);
+    pb_put_varint(&spec, 77 << 3 | PB_I32);
+    assert_int_equal(buf_append(&spec, "1234", 4), K_OK);
+    pb_put_text(&spec, 10, "");
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "0");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "2");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "500m");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "0.5");
+    pb_put_quantity(&res, 1, "amd.com/gpu", "1e3");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_msg(&pod, 2, &spec);
+    pb_put_varint(&meta, 50 << 3 | PB_VARINT);
+    pb_put_varint(&meta, UINT64_MAX);
+    pb_put_text(&meta, 1, "p");
+    pb_put_text(&meta, 3, "ns");
+    put_owner(&meta, "a", 1, false);
+    put_owner(&meta, "b", 1, true);
+    put_owner(&meta, "c", 1, true);
+    struct buf t;
+    buf_init(&t, 64);
+    pb_put_varint(&t, 1 << 3 | PB_VARINT);
+    pb_put_varint(&t, (uint64_t)INT64_C(1700000000));
+    pb_put_msg(&meta, 8, &t);
+    pb_put_msg(&pod, 1, &meta);
+    agree("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+          "\"creationTimestamp\":\"2023-11-14T22:13:20Z\",\"ownerReferences\":["
+          "{\"uid\":\"a\",\"controller\":false},{\"uid\":\"b\",\"controller\":true},"
+          "{\"uid\":\"c\",\"controller\":true}]},"
+          "\"spec\":{\"nodeName\":\"\",\"containers\":["
+          "{\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"0\"},"
+          "\"limits\":{\"nvidia.com/gpu\":\"2\"}}},"
+          "{\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"500m\"}}},"
+          "{\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"0.5\"},"
+          "\"limits\":{\"amd.com/gpu\":\"1e3\"}}}]},"
+          "\"status\":{\"phase\":\"Running\",\"nominatedNodeName\":\"\"}}",
+          &pod);
+
+    /* more owner references than are read: the controller past them is not seen by either */
+    buf_reset(&pod);
+    pb_put_text(&meta, 1, "p");
+    struct buf js;
+    buf_init(&js, 1u << 20);
+    assert_int_equal(buf_append_str(&js, "{\"metadata\":{\"name\":\"p\",\"ownerReferences\":["),
+                     K_OK);
+    for (size_t i = 0; i <= PROJECT_MAX_OWNER_REFERENCES; i++) {
+        put_owner(&meta, "x", 1, i == PROJECT_MAX_OWNER_REFERENCES);
+        assert_int_equal(buf_append_str(&js, i ? "," : ""), K_OK);
+        assert_int_equal(buf_append_str(&js, i == PROJECT_MAX_OWNER_REFERENCES
+                                                 ? "{\"uid\":\"x\",\"controller\":true}"
+                                                 : "{\"uid\":\"x\"}"),
+                         K_OK);
+    }
+    assert_int_equal(buf_append_str(&js, "]}}"), K_OK);
+    pb_put_msg(&pod, 1, &meta);
+    agree(buf_cstr(&js), &pod);
+
+    buf_cleanup(&js), buf_cleanup(&t);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+    buf_cleanup(&st);
+}
+
+/*
+ * The API server checks of an ownerReference's uid only that it is not empty
+ * (kubernetes/kubernetes: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go
+ * validateOwnerReference), so a pod may carry one that is long, holds a NUL or is not UTF-8.
+ * Such a pod still uses its GPUs: it is projected and counted, without an owner.
+ */
+static void test_odd_owner_uid_still_counted(void **state)
+{
+    (void)state;
+    char long_uid[600];
+    memset(long_uid, 'u', sizeof(long_uid));
+    static const char nul_uid[] = {'a', 0, 'b'}, bad_uid[] = {'\xc3', '\x28'};
+    const struct {
+        const char *uid;
+        size_t len;
+    } uids[] = {{long_uid, sizeof(long_uid)}, {nul_uid, sizeof(nul_uid)}, {bad_uid, 2}};
+    struct buf pod, meta, spec, c, res;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20);
+    for (size_t i = 0; i < sizeof(uids) / sizeof(uids[0]); i++) {
+        buf_reset(&pod);
+        pb_put_text(&meta, 1, "p");
+        put_owner(&meta, uids[i].uid, uids[i].len, true);
+        pb_put_quantity(&res, 2, "nvidia.com/gpu", "2");
+        pb_put_msg(&c, 8, &res);
+        pb_put_msg(&spec, 2, &c);
+        pb_put_msg(&pod, 1, &meta);
+        pb_put_msg(&pod, 2, &spec);
+        struct kpod p;
+        assert_int_equal(project_pod_usage_proto((const uint8_t *)pod.data, pod.len, GPUS, &p),
+                         K_OK);
+        assert_string_equal(p.name, "p");
+        assert_null(p.owner_uid);
+        assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 2);
+        pod_cleanup(&p);
+    }
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_json), cmocka_unit_test(test_continue_and_stop),
         cmocka_unit_test(test_status_message),   cmocka_unit_test(test_every_prefix_and_flip),
         cmocka_unit_test(test_hostile),          cmocka_unit_test(test_duplicate_map_key),
+        cmocka_unit_test(test_agrees_on_edges),  cmocka_unit_test(test_odd_owner_uid_still_counted),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
