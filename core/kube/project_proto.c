@@ -39,7 +39,8 @@ static int dup_field(const struct pb_field *f, char **out)
  * map<string, Quantity> (ResourceList): entries are messages {key = 1, value = 2}, Quantity is
  * {string = 1}. The GPU entries go to out in milli-units; a key seen again replaces the earlier
  * entry, as in the generated Go code (k8s.io/api core/v1 generated.pb.go: m.Requests[mapkey] =
- * *mapvalue) and in the JSON projection.
+ * *mapvalue) and in the JSON projection. An entry without its value, or a Quantity without its
+ * string, is a zero Quantity there (mapvalue := &resource.Quantity{}): a request of 0.
  */
 static int add_resource_entry(const struct pb_field *entry, const struct gpu_set *gpus,
                               struct resource_list *out)
@@ -49,7 +50,7 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
     struct pb_reader r = pb_sub(entry);
     struct pb_field f;
     char name[NAME_CAP] = "", text[QUANTITY_CAP] = "";
-    bool have_name = false, name_fits = true;
+    bool have_name = false, name_fits = true, have_text = false;
     while (pb_next(&r, &f)) {
         if (f.number == 1) {
             have_name = pb_string(&f, name, sizeof(name));
@@ -57,9 +58,14 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
         } else if (f.number == 2 && f.wire == PB_LEN) {
             struct pb_reader q = pb_sub(&f);
             struct pb_field g;
+            have_text = false; /* a value seen again is a new Quantity */
+            text[0] = '\0';
             while (pb_next(&q, &g))
-                if (g.number == 1 && !pb_string(&g, text, sizeof(text)))
-                    text[0] = '\0';
+                if (g.number == 1) {
+                    have_text = true;
+                    if (!pb_string(&g, text, sizeof(text)))
+                        text[0] = '\0';
+                }
             if (q.error)
                 return K_EPARSE;
         }
@@ -68,8 +74,8 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
         return K_EPARSE;
     if (!have_name || !gpu_set_contains(gpus, name))
         return K_OK; /* a name longer than NAME_CAP is no GPU resource */
-    int64_t milli;
-    int rc = quantity_parse_milli(text, &milli);
+    int64_t milli = 0;
+    int rc = have_text ? quantity_parse_milli(text, &milli) : K_OK;
     if (rc == K_EINVAL)
         return K_EPARSE;
     if (rc)

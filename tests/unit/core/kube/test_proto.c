@@ -525,13 +525,59 @@ static void test_odd_owner_uid_still_counted(void **state)
     buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
 }
 
+/*
+ * A resource map entry without its value, or whose Quantity has no string, is a zero Quantity in
+ * the generated Go code (mapvalue := &resource.Quantity{}): a request of 0, which keeps the limit
+ * from being the request. A Quantity whose string is "" does not parse there (ParseQuantity).
+ */
+static void test_entry_without_value(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, c, res, e, q;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20), buf_init(&e, 1u << 20);
+    buf_init(&q, 1u << 20);
+    for (int k = 0; k < 3; k++) {
+        buf_reset(&pod);
+        pb_put_text(&meta, 1, "p");
+        pb_put_text(&e, 1, "nvidia.com/gpu");
+        if (k > 0) { /* a Quantity without its string, or with "" */
+            if (k == 2)
+                pb_put_text(&q, 1, "");
+            pb_put_msg(&e, 2, &q);
+        }
+        pb_put_msg(&res, 2, &e); /* requests */
+        pb_put_quantity(&res, 1, "nvidia.com/gpu", "2");
+        pb_put_msg(&c, 8, &res);
+        pb_put_msg(&spec, 2, &c);
+        pb_put_msg(&pod, 1, &meta);
+        pb_put_msg(&pod, 2, &spec);
+        struct kpod p;
+        int rc = project_pod_usage_proto((const uint8_t *)pod.data, pod.len, GPUS, &p);
+        if (k == 2) {
+            assert_int_equal(rc, K_EPARSE);
+            continue;
+        }
+        assert_int_equal(rc, K_OK);
+        assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 0);
+        pod_cleanup(&p);
+    }
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+    buf_cleanup(&e), buf_cleanup(&q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_agrees_with_json), cmocka_unit_test(test_continue_and_stop),
-        cmocka_unit_test(test_status_message),   cmocka_unit_test(test_every_prefix_and_flip),
-        cmocka_unit_test(test_hostile),          cmocka_unit_test(test_duplicate_map_key),
-        cmocka_unit_test(test_agrees_on_edges),  cmocka_unit_test(test_odd_owner_uid_still_counted),
+        cmocka_unit_test(test_agrees_with_json),
+        cmocka_unit_test(test_continue_and_stop),
+        cmocka_unit_test(test_status_message),
+        cmocka_unit_test(test_every_prefix_and_flip),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_duplicate_map_key),
+        cmocka_unit_test(test_agrees_on_edges),
+        cmocka_unit_test(test_odd_owner_uid_still_counted),
+        cmocka_unit_test(test_entry_without_value),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
