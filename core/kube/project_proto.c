@@ -122,12 +122,22 @@ static int container_usage(const struct pb_field *c, const struct gpu_set *gpus,
     return rc;
 }
 
-/* PodSpec: containers = 2, nodeName = 10, schedulerName = 19, initContainers = 20, overhead = 32.
+/* The requests of a pod's spec so far: a spec seen twice is merged into one, as in Go. */
+struct spec_sums {
+    struct pod_requests pr;
+    struct resource_list overhead;
+};
+
+/*
+ * PodSpec: containers = 2, nodeName = 10, schedulerName = 19, initContainers = 20, overhead = 32.
+ * A message field seen again is merged into the first, as the generated Go code unmarshals it
+ * (repeated containers append, map entries replace, a string seen again replaces, "" too): the
+ * sums stay in `sums` until the whole pod is read.
  */
-static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, struct kpod *out)
+static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, struct kpod *out,
+                      struct spec_sums *sums)
 {
-    struct pod_requests pr = {0};
-    struct resource_list one = {0}, overhead = {0};
+    struct resource_list one = {0};
     struct pb_reader r = pb_sub(spec);
     struct pb_field f;
     int rc = K_OK;
@@ -143,17 +153,22 @@ static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, s
             resource_list_cleanup(&one);
             rc = container_usage(&f, gpus, &one, &restartable);
             if (rc == K_OK)
-                rc = f.number == 2 ? pod_requests_add_container(&pr, &one)
-                                   : pod_requests_add_init(&pr, &one, restartable);
+                rc = f.number == 2 ? pod_requests_add_container(&sums->pr, &one)
+                                   : pod_requests_add_init(&sums->pr, &one, restartable);
             break;
         case 10:
-            rc = f.len ? dup_field(&f, &out->node_name) : K_OK;
+            if (f.wire == PB_LEN && f.len == 0) { /* "": not bound */
+                free(out->node_name);
+                out->node_name = NULL;
+            } else {
+                rc = dup_field(&f, &out->node_name);
+            }
             break;
         case 19:
             rc = dup_field(&f, &out->scheduler_name);
             break;
         case 32:
-            rc = add_resource_entry(&f, gpus, &overhead);
+            rc = add_resource_entry(&f, gpus, &sums->overhead);
             break;
         default:
             break;
@@ -161,11 +176,7 @@ static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, s
     }
     if (rc == K_OK && r.error)
         rc = K_EPARSE;
-    if (rc == K_OK)
-        rc = pod_requests_finish(&pr, &overhead, &out->gpu_requests);
-    pod_requests_cleanup(&pr);
     resource_list_cleanup(&one);
-    resource_list_cleanup(&overhead);
     return rc;
 }
 
@@ -249,7 +260,10 @@ static int status_usage(const struct pb_field *status, struct kpod *out)
                          : pb_equals(&f, "Succeeded") ? POD_PHASE_SUCCEEDED
                          : pb_equals(&f, "Failed")    ? POD_PHASE_FAILED
                                                       : POD_PHASE_UNKNOWN;
-        } else if (f.number == 11 && f.len > 0) {
+        } else if (f.number == 11 && f.wire == PB_LEN && f.len == 0) { /* "": none */
+            free(out->nominated_node);
+            out->nominated_node = NULL;
+        } else if (f.number == 11) {
             rc = dup_field(&f, &out->nominated_node);
         }
     }
@@ -265,6 +279,7 @@ int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set
     struct pb_reader r;
     pb_reader_init(&r, pod, len);
     struct pb_field f;
+    struct spec_sums sums = {0};
     int rc = K_OK;
     while (rc == K_OK && pb_next(&r, &f)) {
         if (f.wire != PB_LEN)
@@ -272,12 +287,16 @@ int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set
         if (f.number == 1)
             rc = meta_usage(&f, out);
         else if (f.number == 2)
-            rc = spec_usage(&f, gpus, out);
+            rc = spec_usage(&f, gpus, out, &sums);
         else if (f.number == 3)
             rc = status_usage(&f, out);
     }
     if (rc == K_OK && (r.error || !out->name))
         rc = K_EPARSE;
+    if (rc == K_OK)
+        rc = pod_requests_finish(&sums.pr, &sums.overhead, &out->gpu_requests);
+    pod_requests_cleanup(&sums.pr);
+    resource_list_cleanup(&sums.overhead);
     if (rc != K_OK)
         pod_cleanup(out);
     return rc;

@@ -566,6 +566,53 @@ static void test_entry_without_value(void **state)
     buf_cleanup(&e), buf_cleanup(&q);
 }
 
+/* A container asking for `gpus` nvidia.com/gpu as field `field` (2: containers, 20: init). */
+static void put_container(struct buf *spec, unsigned field, const char *gpus)
+{
+    struct buf c, res;
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20);
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", gpus);
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(spec, field, &c);
+    buf_cleanup(&c), buf_cleanup(&res);
+}
+
+/*
+ * A message field seen twice is merged into the first by the generated Go code (repeated fields
+ * append, map entries replace, a string seen again replaces it, "" too): a spec in two parts is
+ * one spec, whose overhead is added once and whose init containers count against all of its
+ * containers; a nodeName or nominatedNodeName written again as "" is none.
+ */
+static void test_repeated_message_merges(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, st;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&st, 1u << 20);
+    pb_put_text(&meta, 1, "p");
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "1"); /* overhead */
+    put_container(&spec, 20, "4");                     /* an init container */
+    pb_put_text(&spec, 10, "n0");
+    pb_put_msg(&pod, 2, &spec);
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "1");
+    put_container(&spec, 2, "2");
+    pb_put_text(&spec, 10, "");
+    pb_put_msg(&pod, 2, &spec);
+    pb_put_text(&st, 11, "n1");
+    pb_put_msg(&pod, 3, &st);
+    pb_put_text(&st, 11, "");
+    pb_put_msg(&pod, 3, &st);
+    struct kpod p;
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)pod.data, pod.len, GPUS, &p), K_OK);
+    /* max(containers 2, init 4) + overhead 1 */
+    assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 5);
+    assert_null(p.node_name);
+    assert_null(p.nominated_node);
+    pod_cleanup(&p);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_agrees_on_edges),
         cmocka_unit_test(test_odd_owner_uid_still_counted),
         cmocka_unit_test(test_entry_without_value),
+        cmocka_unit_test(test_repeated_message_merges),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
