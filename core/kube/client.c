@@ -1142,7 +1142,9 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
         free(rv);
         rv = NULL;
         pages++;
-        rc = list_page(c, path, url.data, fn, opts ? opts->proto_item : NULL, ctx, &rv, &cont, err);
+        /* the whole collection in one response is streamed as JSON, not held (proto_item) */
+        rc = list_page(c, path, url.data, fn, opts && !full_list ? opts->proto_item : NULL, ctx,
+                       &rv, &cont, err);
         if (rc == K_EGONE && had_cont && !full_list) {
             /* The continue token expired (the snapshot was compacted) between pages: as
              * client-go's pager (FullListIfExpired, kubernetes/kubernetes:

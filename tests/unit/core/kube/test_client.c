@@ -927,6 +927,17 @@ static void test_list_pagination(void **state)
     assert_int_equal(gone.restarts, 1);
     assert_string_equal(gone.names, "xy");
     assert_string_equal(rv, "3");
+    /* the same asking for protobuf: the pages do, the one response of the whole collection does
+     * not (it could pass KUBE_MAX_RESPONSE, which bounds a response held whole) */
+    struct proto_items gone_pb = {0};
+    pages = 0;
+    at7.proto_item = on_proto_item;
+    assert_int_equal(kube_list(c, "/api/v1/expired", &at7, on_item, &gone_pb, rv, sizeof(rv), &err),
+                     K_OK);
+    assert_int_equal(pages, 3);
+    assert_string_equal(last_seen().accept, "application/json");
+    assert_string_equal(gone_pb.json.names, "xy");
+    assert_string_equal(rv, "3");
 
     /* 410 on the first page: the caller starts again. */
     struct pages first = {0};
