@@ -448,9 +448,10 @@ static void status_message(struct kube_error *err, long status, const struct buf
     json_object *obj = NULL;
     const char *msg;
 
-    if (kube_proto_is(body->data, body->len) &&
-        kube_proto_status_message(body->data, body->len, err->message, sizeof(err->message))) {
-        /* a Status in protobuf, answering a request that asked for it */
+    if (kube_proto_is(body->data, body->len)) {
+        /* a Status in protobuf, answering a request that asked for it; its bytes are not text */
+        if (!kube_proto_status_message(body->data, body->len, err->message, sizeof(err->message)))
+            snprintf(err->message, sizeof(err->message), "HTTP %ld", status);
     } else if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
                (msg = kube_json_str(obj, "message")) != NULL) {
         snprintf(err->message, sizeof(err->message), "%s", msg);

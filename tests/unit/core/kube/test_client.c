@@ -805,6 +805,14 @@ static void test_list_protobuf_odd_answers(void **state)
     fake_kube_answer_bytes(&f, 200, no_rv, sizeof(no_rv));
     assert_int_equal(kube_list(c, "/api/v1/pods", &proto, on_item, &it, rv, sizeof(rv), &err),
                      K_EPARSE);
+    /* a protobuf Status without a message (code 500, reason not UTF-8): the status alone, not
+     * the body's bytes */
+    static const uint8_t no_msg[] = {'k',  '8',  's',  0,    0x12, 0x07, 0x30,
+                                     0xf4, 0x03, 0x22, 0x02, 0xff, 0xfe};
+    fake_kube_answer_bytes(&f, 500, no_msg, sizeof(no_msg));
+    assert_int_equal(kube_list(c, "/api/v1/pods", &proto, on_item, &it, rv, sizeof(rv), &err),
+                     K_ESERVER);
+    assert_string_equal(err.message, "HTTP 500");
     free(all);
     kube_client_free(c);
     fake_kube_cleanup(&f);
