@@ -1053,8 +1053,12 @@ static int list_page(struct kube_client *c, const char *path, const char *url, k
             rc = list_page_proto(path, &rq.body, proto_item, ctx, rv, cont, err);
             goto out;
         }
-        /* JSON: the parser keeps a feed's error for finish() */
-        (void)kube_list_parser_feed(rq.list, rq.body.data ? rq.body.data : "", rq.body.len);
+        /* JSON: read as the stream a LIST without proto_item reads, with its errors */
+        rc = kube_list_parser_feed(rq.list, rq.body.data ? rq.body.data : "", rq.body.len);
+        if (rc) {
+            write_error(err, rc, "GET", path, &rq);
+            goto out;
+        }
     } else {
         rc = perform(c, "GET", url, NULL, 0, NULL, 0, &rq, err);
         if (rc)

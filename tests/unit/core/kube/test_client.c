@@ -777,6 +777,7 @@ static void test_list_protobuf_odd_answers(void **state)
         assert_int_equal(kube_list(c, "/api/v1/pods", o, on_item, &it, rv, sizeof(rv), &err),
                          K_ECANCELED);
         assert_int_equal(err.code, K_ECANCELED);
+        assert_string_equal(err.message, "canceled");
         assert_string_equal(it.json.names, "a");
         fake_kube_answer(&f, 403, 0, forbidden);
         assert_int_equal(kube_list(c, "/api/v1/pods", o, on_item, &it, rv, sizeof(rv), &err),
