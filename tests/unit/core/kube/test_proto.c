@@ -613,6 +613,69 @@ static void test_repeated_message_merges(void **state)
     buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&st);
 }
 
+static int count_item(void *ctx, const uint8_t *bytes, size_t len)
+{
+    (void)bytes;
+    (void)len;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+/*
+ * The envelope and the List as the generated Go code reads them (runtime.Unknown.Unmarshal,
+ * ListMeta.Unmarshal): a field seen again replaces the earlier one (raw, resourceVersion,
+ * continue), an empty contentEncoding is none, typeMeta and unknown fields are skipped, and
+ * bytes after the message that are no field (a zero tag) make it malformed.
+ */
+static void test_envelope_edges(void **state)
+{
+    (void)state;
+    struct buf body, unknown, list, meta, items;
+    buf_init(&body, 1u << 20), buf_init(&unknown, 1u << 20), buf_init(&list, 1u << 20);
+    buf_init(&meta, 1u << 20), buf_init(&items, 1u << 20);
+    pb_put_text(&meta, 2, "1");
+    pb_put_text(&meta, 3, "c1");
+    pb_put_text(&meta, 2, "2"); /* resourceVersion again */
+    pb_put_text(&meta, 3, "");  /* continue again: none */
+    pb_put_pod(&items, 2, "ns", "a", "n0", "1", "Running");
+    pb_put_msg(&list, 1, &meta);
+    assert_int_equal(buf_append(&list, items.data, items.len), K_OK);
+    pb_put_text(&meta, 1, "ignored"); /* ListMeta.selfLink, in a second metadata */
+    pb_put_msg(&list, 1, &meta);
+    struct buf tm;
+    buf_init(&tm, 1024);
+    pb_put_text(&tm, 1, "v1");
+    pb_put_text(&tm, 2, "PodList");
+    pb_put_msg(&unknown, 1, &tm);           /* typeMeta */
+    pb_put_text(&unknown, 2, "not-a-list"); /* raw, replaced below */
+    pb_put_msg(&unknown, 2, &list);         /* raw */
+    pb_put_text(&unknown, 3, "");           /* contentEncoding: none */
+    pb_put_text(&unknown, 4, "application/vnd.kubernetes.protobuf");
+    pb_put_varint(&unknown, 99 << 3 | PB_VARINT);
+    pb_put_varint(&unknown, 1);
+    assert_int_equal(buf_append(&body, KUBE_PROTO_MAGIC, KUBE_PROTO_MAGIC_LEN), K_OK);
+    assert_int_equal(buf_append(&body, unknown.data, unknown.len), K_OK);
+    size_t n = 0;
+    char rv[16], cont[16];
+    assert_int_equal(kube_proto_list(body.data, body.len, count_item, &n, rv, cont, sizeof(rv)),
+                     K_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(rv, "2");
+    assert_string_equal(cont, "");
+    /* a zero byte after the message */
+    assert_int_equal(buf_append(&body, "\0", 1), K_OK);
+    assert_int_equal(kube_proto_list(body.data, body.len, count_item, &n, rv, cont, sizeof(rv)),
+                     K_EPARSE);
+    /* only the magic; the magic of another encoding */
+    assert_int_equal(kube_proto_list(KUBE_PROTO_MAGIC, KUBE_PROTO_MAGIC_LEN, count_item, &n, rv,
+                                     cont, sizeof(rv)),
+                     K_EPARSE);
+    assert_int_equal(kube_proto_list("k8s", 3, count_item, &n, rv, cont, sizeof(rv)), K_EPARSE);
+    buf_cleanup(&tm);
+    buf_cleanup(&body), buf_cleanup(&unknown), buf_cleanup(&list), buf_cleanup(&meta);
+    buf_cleanup(&items);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -626,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_odd_owner_uid_still_counted),
         cmocka_unit_test(test_entry_without_value),
         cmocka_unit_test(test_repeated_message_merges),
+        cmocka_unit_test(test_envelope_edges),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
