@@ -14,7 +14,7 @@
 
 /* Longer than any valid resource name (a DNS subdomain prefix, '/', a 63-byte name). */
 #define NAME_CAP 320
-/* Longer than any quantity the API server writes in canonical form. */
+/* Most quantities the API server writes in canonical form are shorter: read on the stack. */
 #define QUANTITY_CAP 128
 /* Longer than any object name, namespace or uid. */
 #define META_CAP 512
@@ -36,6 +36,25 @@ static int dup_field(const struct pb_field *f, char **out)
 }
 
 /*
+ * A Quantity's string as MilliValue (quantity_parse_milli), of any length as in the JSON
+ * projection (the API server accepts long ones): copied to the stack when it is short, else to
+ * the heap (it is bounded by the item). K_EINVAL when it is not a string or not a quantity.
+ */
+static int quantity_milli(const struct pb_field *f, int64_t *milli)
+{
+    char small[QUANTITY_CAP];
+    if (f->wire != PB_LEN)
+        return K_EINVAL;
+    char *text = f->len < sizeof(small) ? small : malloc(f->len + 1);
+    if (!text)
+        return K_ENOMEM;
+    int rc = pb_string(f, text, f->len + 1) ? quantity_parse_milli(text, milli) : K_EINVAL;
+    if (text != small)
+        free(text);
+    return rc;
+}
+
+/*
  * map<string, Quantity> (ResourceList): entries are messages {key = 1, value = 2}, Quantity is
  * {string = 1}. The GPU entries go to out in milli-units; a key seen again replaces the earlier
  * entry, as in the generated Go code (k8s.io/api core/v1 generated.pb.go: m.Requests[mapkey] =
@@ -49,7 +68,8 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
         return K_EPARSE;
     struct pb_reader r = pb_sub(entry);
     struct pb_field f;
-    char name[NAME_CAP] = "", text[QUANTITY_CAP] = "";
+    char name[NAME_CAP] = "";
+    struct pb_field text = {0}; /* Quantity.string, borrowed */
     bool have_name = false, name_fits = true, have_text = false;
     while (pb_next(&r, &f)) {
         if (f.number == 1) {
@@ -59,12 +79,10 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
             struct pb_reader q = pb_sub(&f);
             struct pb_field g;
             have_text = false; /* a value seen again is a new Quantity */
-            text[0] = '\0';
             while (pb_next(&q, &g))
                 if (g.number == 1) {
                     have_text = true;
-                    if (!pb_string(&g, text, sizeof(text)))
-                        text[0] = '\0';
+                    text = g;
                 }
             if (q.error)
                 return K_EPARSE;
@@ -75,7 +93,7 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
     if (!have_name || !gpu_set_contains(gpus, name))
         return K_OK; /* a name longer than NAME_CAP is no GPU resource */
     int64_t milli = 0;
-    int rc = have_text ? quantity_parse_milli(text, &milli) : K_OK;
+    int rc = have_text ? quantity_milli(&text, &milli) : K_OK;
     if (rc == K_EINVAL)
         return K_EPARSE;
     if (rc)

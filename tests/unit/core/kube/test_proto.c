@@ -676,6 +676,37 @@ static void test_envelope_edges(void **state)
     buf_cleanup(&items);
 }
 
+/*
+ * The API server accepts a GPU quantity of any length (ParseQuantity; a huge one passes the
+ * integer check when its MilliValue wraps to a multiple of 1000): such a pod projects from
+ * protobuf as from JSON, clamped, not dropped.
+ */
+static void test_long_quantity(void **state)
+{
+    (void)state;
+    char q[301];
+    memset(q, '1', sizeof(q) - 1);
+    q[sizeof(q) - 1] = '\0';
+    struct buf pod, meta, spec, c, res, js;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20), buf_init(&js, 1u << 20);
+    pb_put_text(&meta, 1, "p");
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", q);
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_msg(&pod, 2, &spec);
+    assert_int_equal(buf_printf(&js,
+                                "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{"
+                                "\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"%s\"}}}]}}",
+                                q),
+                     K_OK);
+    agree(buf_cstr(&js), &pod);
+    assert_true(gpus_of(&pod) > 1000000);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+    buf_cleanup(&js);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -690,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_entry_without_value),
         cmocka_unit_test(test_repeated_message_merges),
         cmocka_unit_test(test_envelope_edges),
+        cmocka_unit_test(test_long_quantity),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
