@@ -448,9 +448,10 @@ static void status_message(struct kube_error *err, long status, const struct buf
     json_object *obj = NULL;
     const char *msg;
 
-    if (kube_proto_is(body->data, body->len) &&
-        kube_proto_status_message(body->data, body->len, err->message, sizeof(err->message))) {
-        /* a Status in protobuf, answering a request that asked for it */
+    if (kube_proto_is(body->data, body->len)) {
+        /* a Status in protobuf, answering a request that asked for it; its bytes are not text */
+        if (!kube_proto_status_message(body->data, body->len, err->message, sizeof(err->message)))
+            snprintf(err->message, sizeof(err->message), "HTTP %ld", status);
     } else if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
                (msg = kube_json_str(obj, "message")) != NULL) {
         snprintf(err->message, sizeof(err->message), "%s", msg);
@@ -1052,8 +1053,12 @@ static int list_page(struct kube_client *c, const char *path, const char *url, k
             rc = list_page_proto(path, &rq.body, proto_item, ctx, rv, cont, err);
             goto out;
         }
-        /* JSON: the parser keeps a feed's error for finish() */
-        (void)kube_list_parser_feed(rq.list, rq.body.data ? rq.body.data : "", rq.body.len);
+        /* JSON: read as the stream a LIST without proto_item reads, with its errors */
+        rc = kube_list_parser_feed(rq.list, rq.body.data ? rq.body.data : "", rq.body.len);
+        if (rc) {
+            write_error(err, rc, "GET", path, &rq);
+            goto out;
+        }
     } else {
         rc = perform(c, "GET", url, NULL, 0, NULL, 0, &rq, err);
         if (rc)
@@ -1142,7 +1147,9 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
         free(rv);
         rv = NULL;
         pages++;
-        rc = list_page(c, path, url.data, fn, opts ? opts->proto_item : NULL, ctx, &rv, &cont, err);
+        /* the whole collection in one response is streamed as JSON, not held (proto_item) */
+        rc = list_page(c, path, url.data, fn, opts && !full_list ? opts->proto_item : NULL, ctx,
+                       &rv, &cont, err);
         if (rc == K_EGONE && had_cont && !full_list) {
             /* The continue token expired (the snapshot was compacted) between pages: as
              * client-go's pager (FullListIfExpired, kubernetes/kubernetes:

@@ -181,8 +181,10 @@ struct kube_list_options {
      * stops the LIST with K_ECANCELED) instead of fn. A server that answers in JSON is read as
      * without it, item by item to fn. Either answer is then held whole while it is read (at
      * most KUBE_MAX_RESPONSE bytes, K_ETOOBIG past it), so ask for pages (page_size) when a
-     * response could be large. For reads of many small objects where only a few fields matter:
-     * the server writes protobuf several times faster than JSON, and unread fields are skipped. */
+     * response could be large; the one unpaged response after an expired continue token is
+     * asked for in JSON and read item by item, as it holds the whole collection. For reads of many
+     * small objects where only a few fields matter: the server writes protobuf several times faster
+     * than JSON, and unread fields are skipped. */
     int (*proto_item)(void *ctx, const uint8_t *bytes, size_t len);
 };
 

@@ -38,8 +38,10 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out);
  * generated.proto (Pod, PodSpec, Container, ResourceRequirements, PodStatus) and
  * staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto (ObjectMeta, OwnerReference,
  * Time). Returns K_OK, K_EPARSE (malformed, no metadata.name, a string that is not UTF-8, a GPU
- * quantity that does not parse), K_ETOOBIG (more than RESOURCE_LIST_MAX GPU resources) or
- * K_ENOMEM; on error `out` is cleaned up. Thread-safe on distinct outputs.
+ * quantity that does not parse; a controller's uid that is too long, holds a NUL or is not UTF-8
+ * is left out instead, as the API server accepts any non-empty one), K_ETOOBIG (more than
+ * RESOURCE_LIST_MAX GPU resources) or K_ENOMEM; on error `out` is cleaned up. Thread-safe on
+ * distinct outputs.
  */
 int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set *gpus,
                             struct kpod *out);

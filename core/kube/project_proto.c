@@ -14,7 +14,7 @@
 
 /* Longer than any valid resource name (a DNS subdomain prefix, '/', a 63-byte name). */
 #define NAME_CAP 320
-/* Longer than any quantity the API server writes in canonical form. */
+/* Most quantities the API server writes in canonical form are shorter: read on the stack. */
 #define QUANTITY_CAP 128
 /* Longer than any object name, namespace or uid. */
 #define META_CAP 512
@@ -36,8 +36,30 @@ static int dup_field(const struct pb_field *f, char **out)
 }
 
 /*
+ * A Quantity's string as MilliValue (quantity_parse_milli), of any length as in the JSON
+ * projection (the API server accepts long ones): copied to the stack when it is short, else to
+ * the heap (it is bounded by the item). K_EINVAL when it is not a string or not a quantity.
+ */
+static int quantity_milli(const struct pb_field *f, int64_t *milli)
+{
+    char small[QUANTITY_CAP];
+    if (f->wire != PB_LEN)
+        return K_EINVAL;
+    char *text = f->len < sizeof(small) ? small : malloc(f->len + 1);
+    if (!text)
+        return K_ENOMEM;
+    int rc = pb_string(f, text, f->len + 1) ? quantity_parse_milli(text, milli) : K_EINVAL;
+    if (text != small)
+        free(text);
+    return rc;
+}
+
+/*
  * map<string, Quantity> (ResourceList): entries are messages {key = 1, value = 2}, Quantity is
- * {string = 1}. The GPU entries go to out in milli-units.
+ * {string = 1}. The GPU entries go to out in milli-units; a key seen again replaces the earlier
+ * entry, as in the generated Go code (k8s.io/api core/v1 generated.pb.go: m.Requests[mapkey] =
+ * *mapvalue) and in the JSON projection. An entry without its value, or a Quantity without its
+ * string, is a zero Quantity there (mapvalue := &resource.Quantity{}): a request of 0.
  */
 static int add_resource_entry(const struct pb_field *entry, const struct gpu_set *gpus,
                               struct resource_list *out)
@@ -46,8 +68,9 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
         return K_EPARSE;
     struct pb_reader r = pb_sub(entry);
     struct pb_field f;
-    char name[NAME_CAP] = "", text[QUANTITY_CAP] = "";
-    bool have_name = false, name_fits = true;
+    char name[NAME_CAP] = "";
+    struct pb_field text = {0}; /* Quantity.string, borrowed */
+    bool have_name = false, name_fits = true, have_text = false;
     while (pb_next(&r, &f)) {
         if (f.number == 1) {
             have_name = pb_string(&f, name, sizeof(name));
@@ -55,9 +78,12 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
         } else if (f.number == 2 && f.wire == PB_LEN) {
             struct pb_reader q = pb_sub(&f);
             struct pb_field g;
+            have_text = false; /* a value seen again is a new Quantity */
             while (pb_next(&q, &g))
-                if (g.number == 1 && !pb_string(&g, text, sizeof(text)))
-                    text[0] = '\0';
+                if (g.number == 1) {
+                    have_text = true;
+                    text = g;
+                }
             if (q.error)
                 return K_EPARSE;
         }
@@ -66,11 +92,18 @@ static int add_resource_entry(const struct pb_field *entry, const struct gpu_set
         return K_EPARSE;
     if (!have_name || !gpu_set_contains(gpus, name))
         return K_OK; /* a name longer than NAME_CAP is no GPU resource */
-    int64_t milli;
-    int rc = quantity_parse_milli(text, &milli);
+    int64_t milli = 0;
+    int rc = have_text ? quantity_milli(&text, &milli) : K_OK;
     if (rc == K_EINVAL)
         return K_EPARSE;
-    return rc ? rc : resource_list_add(out, name, milli);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->items[i].name, name) == 0) {
+            out->items[i].value = milli;
+            return K_OK;
+        }
+    return resource_list_add(out, name, milli);
 }
 
 /* Container: resources = 8 (ResourceRequirements: limits = 1, requests = 2), restartPolicy = 24. */
@@ -107,12 +140,22 @@ static int container_usage(const struct pb_field *c, const struct gpu_set *gpus,
     return rc;
 }
 
-/* PodSpec: containers = 2, nodeName = 10, schedulerName = 19, initContainers = 20, overhead = 32.
+/* The requests of a pod's spec so far: a spec seen twice is merged into one, as in Go. */
+struct spec_sums {
+    struct pod_requests pr;
+    struct resource_list overhead;
+};
+
+/*
+ * PodSpec: containers = 2, nodeName = 10, schedulerName = 19, initContainers = 20, overhead = 32.
+ * A message field seen again is merged into the first, as the generated Go code unmarshals it
+ * (repeated containers append, map entries replace, a string seen again replaces, "" too): the
+ * sums stay in `sums` until the whole pod is read.
  */
-static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, struct kpod *out)
+static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, struct kpod *out,
+                      struct spec_sums *sums)
 {
-    struct pod_requests pr = {0};
-    struct resource_list one = {0}, overhead = {0};
+    struct resource_list one = {0};
     struct pb_reader r = pb_sub(spec);
     struct pb_field f;
     int rc = K_OK;
@@ -128,17 +171,22 @@ static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, s
             resource_list_cleanup(&one);
             rc = container_usage(&f, gpus, &one, &restartable);
             if (rc == K_OK)
-                rc = f.number == 2 ? pod_requests_add_container(&pr, &one)
-                                   : pod_requests_add_init(&pr, &one, restartable);
+                rc = f.number == 2 ? pod_requests_add_container(&sums->pr, &one)
+                                   : pod_requests_add_init(&sums->pr, &one, restartable);
             break;
         case 10:
-            rc = f.len ? dup_field(&f, &out->node_name) : K_OK;
+            if (f.wire == PB_LEN && f.len == 0) { /* "": not bound */
+                free(out->node_name);
+                out->node_name = NULL;
+            } else {
+                rc = dup_field(&f, &out->node_name);
+            }
             break;
         case 19:
             rc = dup_field(&f, &out->scheduler_name);
             break;
         case 32:
-            rc = add_resource_entry(&f, gpus, &overhead);
+            rc = add_resource_entry(&f, gpus, &sums->overhead);
             break;
         default:
             break;
@@ -146,15 +194,16 @@ static int spec_usage(const struct pb_field *spec, const struct gpu_set *gpus, s
     }
     if (rc == K_OK && r.error)
         rc = K_EPARSE;
-    if (rc == K_OK)
-        rc = pod_requests_finish(&pr, &overhead, &out->gpu_requests);
-    pod_requests_cleanup(&pr);
     resource_list_cleanup(&one);
-    resource_list_cleanup(&overhead);
     return rc;
 }
 
-/* OwnerReference: uid = 4, controller = 6. */
+/*
+ * OwnerReference: uid = 4, controller = 6. The API server checks only that a uid is not empty
+ * (kubernetes/kubernetes: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go), so
+ * one that is too long, holds a NUL or is not UTF-8 is left out (no owner) rather than costing
+ * the pod its place in a node's usage.
+ */
 static int owner_usage(const struct pb_field *ref, struct kpod *out)
 {
     struct pb_reader r = pb_sub(ref);
@@ -168,8 +217,10 @@ static int owner_usage(const struct pb_field *ref, struct kpod *out)
     }
     if (r.error)
         return K_EPARSE;
-    return controller && uid.wire == PB_LEN && !out->owner_uid ? dup_field(&uid, &out->owner_uid)
-                                                               : K_OK;
+    if (!controller || uid.wire != PB_LEN || out->owner_uid)
+        return K_OK;
+    int rc = dup_field(&uid, &out->owner_uid);
+    return rc == K_EPARSE ? K_OK : rc;
 }
 
 /* ObjectMeta: name = 1, namespace = 3, uid = 5, creationTimestamp = 8 (Time: seconds = 1),
@@ -227,7 +278,10 @@ static int status_usage(const struct pb_field *status, struct kpod *out)
                          : pb_equals(&f, "Succeeded") ? POD_PHASE_SUCCEEDED
                          : pb_equals(&f, "Failed")    ? POD_PHASE_FAILED
                                                       : POD_PHASE_UNKNOWN;
-        } else if (f.number == 11 && f.len > 0) {
+        } else if (f.number == 11 && f.wire == PB_LEN && f.len == 0) { /* "": none */
+            free(out->nominated_node);
+            out->nominated_node = NULL;
+        } else if (f.number == 11) {
             rc = dup_field(&f, &out->nominated_node);
         }
     }
@@ -243,6 +297,7 @@ int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set
     struct pb_reader r;
     pb_reader_init(&r, pod, len);
     struct pb_field f;
+    struct spec_sums sums = {0};
     int rc = K_OK;
     while (rc == K_OK && pb_next(&r, &f)) {
         if (f.wire != PB_LEN)
@@ -250,12 +305,16 @@ int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set
         if (f.number == 1)
             rc = meta_usage(&f, out);
         else if (f.number == 2)
-            rc = spec_usage(&f, gpus, out);
+            rc = spec_usage(&f, gpus, out, &sums);
         else if (f.number == 3)
             rc = status_usage(&f, out);
     }
     if (rc == K_OK && (r.error || !out->name))
         rc = K_EPARSE;
+    if (rc == K_OK)
+        rc = pod_requests_finish(&sums.pr, &sums.overhead, &out->gpu_requests);
+    pod_requests_cleanup(&sums.pr);
+    resource_list_cleanup(&sums.overhead);
     if (rc != K_OK)
         pod_cleanup(out);
     return rc;

@@ -18,6 +18,7 @@
 #include "fake_kube.h"
 #include "gpus.h"
 #include "objects.h"
+#include "pb_write.h"
 #include "pods.h"
 #include "triage.h"
 #include "usage.h"
@@ -474,6 +475,56 @@ static void test_triage_candidates_read_in_parallel(void **state)
     world_cleanup(&w);
 }
 
+/*
+ * Many candidates read in parallel, every answer in protobuf: the worker threads project items at
+ * once and write them to one store, and every answer also lists the same pod (ml/shared), which
+ * the threads race to store: it is stored once. The triage equals the one from a store that read
+ * every pod in JSON. Run under TSan (GPUTRI_TSAN) as well as ASan.
+ */
+static void test_triage_parallel_protobuf(void **state)
+{
+    (void)state;
+    enum { N = USAGE_SEQUENTIAL_MAX + 24 };
+    struct world w;
+    world_wide(&w, N);
+    json_object_array_add(w.pods, test_pod("ml", "shared", "4", "g000", "Running", NULL, 1, NULL));
+    json_object *pod = test_pod("ml", "want", "8", NULL, "Pending", NULL, 1, NULL);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    fake_kube_answer(&f, 200, 0, json_object_to_json_string(pod));
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    struct buf items, body;
+    buf_init(&items, 1u << 20);
+    buf_init(&body, 1u << 20);
+    for (size_t i = 0; i < N; i++) {
+        char node[32], name[32];
+        snprintf(node, sizeof(node), "g%03zu", i);
+        snprintf(name, sizeof(name), "h%03zu", i);
+        pb_put_pod(&items, 2, "ml", name, node, "4", "Running");
+        pb_put_pod(&items, 2, "ml", "shared", "g000", "4", "Running");
+        buf_reset(&body);
+        pb_put_list(&body, "7", &items);
+        fake_kube_answer_bytes(&f, 200, body.data, body.len);
+    }
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct triage t, ref;
+    assert_int_equal(triage_run(c, &test_gpus, NULL, 0, "ml", "want", &t, &err), K_OK);
+    kube_client_free(c);
+    assert_int_equal(fake_kube_count(&f), 2 + N);
+    reference(&w, pod, &ref);
+    assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
+    assert_same(&t, &ref);
+    triage_cleanup(&t);
+    triage_cleanup(&ref);
+    buf_cleanup(&items);
+    buf_cleanup(&body);
+    fake_kube_cleanup(&f);
+    json_object_put(pod);
+    world_cleanup(&w);
+}
+
 /* One node's LIST fails while the others are read in parallel: triage fails with that error and
  * its message, whatever the other threads were doing, and nothing leaks. */
 static void test_triage_parallel_one_list_fails(void **state)
@@ -700,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_triage_few_candidates_node_by_node),
         cmocka_unit_test(test_triage_many_candidates_one_list),
         cmocka_unit_test(test_triage_candidates_read_in_parallel),
+        cmocka_unit_test(test_triage_parallel_protobuf),
         cmocka_unit_test(test_triage_parallel_one_list_fails),
         cmocka_unit_test(test_triage_device_plugin_pod_lists_no_dra),
         cmocka_unit_test(test_pods_annotated_reads_one_list),

@@ -734,6 +734,91 @@ static void test_list_protobuf(void **state)
     fake_kube_cleanup(&f);
 }
 
+/* A proto_item that stops the LIST at its second item. */
+static int stop_second(void *ctx, const uint8_t *bytes, size_t len)
+{
+    struct proto_items *it = ctx;
+    (void)bytes;
+    (void)len;
+    return ++it->n == 2;
+}
+
+/*
+ * Answers a server could give a LIST that asked for protobuf, each as a LIST that did not: a JSON
+ * list is read item by item (and stopped by its callback the same way), a JSON or protobuf error
+ * body gives its message, an empty 200 or a protobuf list without a resourceVersion is malformed,
+ * and a protobuf item callback that stops gives K_ECANCELED.
+ */
+static void test_list_protobuf_odd_answers(void **state)
+{
+    (void)state;
+    static const char two[] =
+        "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":["
+        "{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}";
+    static const char forbidden[] = "{\"kind\":\"Status\",\"message\":\"pods is forbidden\"}";
+    struct kube_list_options plain = {0}, proto = {.proto_item = on_proto_item};
+    struct kube_list_options stop = {.proto_item = stop_second};
+    struct kube_error err;
+    char rv[32];
+    for (int asked = 0; asked < 2; asked++) {
+        const struct kube_list_options *o = asked ? &proto : &plain;
+        struct fake_kube f;
+        fake_kube_init(&f);
+        struct kube_client *c = fake_kube_client(&f);
+        struct proto_items it = {0};
+        fake_kube_answer(&f, 200, 0, two);
+        assert_int_equal(kube_list(c, "/api/v1/pods", o, on_item, &it, rv, sizeof(rv), &err), K_OK);
+        assert_string_equal(it.json.names, "ab");
+        assert_int_equal(it.n, 0);
+        assert_string_equal(rv, "5");
+        memset(&it, 0, sizeof(it));
+        it.json.stop_at = 1;
+        fake_kube_answer(&f, 200, 0, two);
+        assert_int_equal(kube_list(c, "/api/v1/pods", o, on_item, &it, rv, sizeof(rv), &err),
+                         K_ECANCELED);
+        assert_int_equal(err.code, K_ECANCELED);
+        assert_string_equal(err.message, "canceled");
+        assert_string_equal(it.json.names, "a");
+        fake_kube_answer(&f, 403, 0, forbidden);
+        assert_int_equal(kube_list(c, "/api/v1/pods", o, on_item, &it, rv, sizeof(rv), &err),
+                         K_EFORBIDDEN);
+        assert_string_equal(err.message, "pods is forbidden");
+        fake_kube_answer_bytes(&f, 200, "", 0);
+        assert_int_equal(kube_list(c, "/api/v1/pods", o, on_item, &it, rv, sizeof(rv), &err),
+                         K_EPARSE);
+        kube_client_free(c);
+        fake_kube_cleanup(&f);
+    }
+    /* protobuf: the item callback stops the LIST; a list without a resourceVersion */
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct kube_client *c = fake_kube_client(&f);
+    char *all;
+    size_t all_len;
+    load_fixture("pods.pb", &all, &all_len);
+    fake_kube_answer_bytes(&f, 200, all, all_len);
+    struct proto_items it = {0};
+    assert_int_equal(kube_list(c, "/api/v1/pods", &stop, on_item, &it, rv, sizeof(rv), &err),
+                     K_ECANCELED);
+    assert_int_equal(err.code, K_ECANCELED);
+    assert_int_equal(it.n, 2);
+    static const uint8_t no_rv[] = {'k', '8', 's', 0, 0x12, 0x02, 0x0a, 0x00};
+    fake_kube_answer_bytes(&f, 200, no_rv, sizeof(no_rv));
+    assert_int_equal(kube_list(c, "/api/v1/pods", &proto, on_item, &it, rv, sizeof(rv), &err),
+                     K_EPARSE);
+    /* a protobuf Status without a message (code 500, reason not UTF-8): the status alone, not
+     * the body's bytes */
+    static const uint8_t no_msg[] = {'k',  '8',  's',  0,    0x12, 0x07, 0x30,
+                                     0xf4, 0x03, 0x22, 0x02, 0xff, 0xfe};
+    fake_kube_answer_bytes(&f, 500, no_msg, sizeof(no_msg));
+    assert_int_equal(kube_list(c, "/api/v1/pods", &proto, on_item, &it, rv, sizeof(rv), &err),
+                     K_ESERVER);
+    assert_string_equal(err.message, "HTTP 500");
+    free(all);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+}
+
 static void test_list_hostile_server(void **state)
 {
     (void)state;
@@ -850,6 +935,17 @@ static void test_list_pagination(void **state)
     assert_int_equal(pages, 3);
     assert_int_equal(gone.restarts, 1);
     assert_string_equal(gone.names, "xy");
+    assert_string_equal(rv, "3");
+    /* the same asking for protobuf: the pages do, the one response of the whole collection does
+     * not (it could pass KUBE_MAX_RESPONSE, which bounds a response held whole) */
+    struct proto_items gone_pb = {0};
+    pages = 0;
+    at7.proto_item = on_proto_item;
+    assert_int_equal(kube_list(c, "/api/v1/expired", &at7, on_item, &gone_pb, rv, sizeof(rv), &err),
+                     K_OK);
+    assert_int_equal(pages, 3);
+    assert_string_equal(last_seen().accept, "application/json");
+    assert_string_equal(gone_pb.json.names, "xy");
     assert_string_equal(rv, "3");
 
     /* 410 on the first page: the caller starts again. */
@@ -1235,16 +1331,26 @@ static void test_exec_token_header(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_get_and_headers),     cmocka_unit_test(test_impersonation_headers),
-        cmocka_unit_test(test_exec_token_header),   cmocka_unit_test(test_status_mapping),
-        cmocka_unit_test(test_transport_error),     cmocka_unit_test(test_default_protocol_https),
-        cmocka_unit_test(test_tls_failure_kinds),   cmocka_unit_test(test_bad_client_key_is_tls),
-        cmocka_unit_test(test_list_pagination),     cmocka_unit_test(test_list_streamed),
-        cmocka_unit_test(test_list_hostile_server), cmocka_unit_test(test_patch_and_post),
-        cmocka_unit_test(test_put_and_observer),    cmocka_unit_test(test_watch),
-        cmocka_unit_test(test_watch_cancel),        cmocka_unit_test(test_token_file_reread),
-        cmocka_unit_test(test_watch_query),         cmocka_unit_test(test_path_escape),
+        cmocka_unit_test(test_get_and_headers),
+        cmocka_unit_test(test_impersonation_headers),
+        cmocka_unit_test(test_exec_token_header),
+        cmocka_unit_test(test_status_mapping),
+        cmocka_unit_test(test_transport_error),
+        cmocka_unit_test(test_default_protocol_https),
+        cmocka_unit_test(test_tls_failure_kinds),
+        cmocka_unit_test(test_bad_client_key_is_tls),
+        cmocka_unit_test(test_list_pagination),
+        cmocka_unit_test(test_list_streamed),
+        cmocka_unit_test(test_list_hostile_server),
+        cmocka_unit_test(test_patch_and_post),
+        cmocka_unit_test(test_put_and_observer),
+        cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch_cancel),
+        cmocka_unit_test(test_token_file_reread),
+        cmocka_unit_test(test_watch_query),
+        cmocka_unit_test(test_path_escape),
         cmocka_unit_test(test_list_protobuf),
+        cmocka_unit_test(test_list_protobuf_odd_answers),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }

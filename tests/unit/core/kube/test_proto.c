@@ -20,6 +20,7 @@
 #include "gpus.h"
 #include "kube/project.h"
 #include "kube/proto.h"
+#include "pb_write.h"
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/result.h"
@@ -327,12 +328,400 @@ static void test_hostile(void **state)
     buf_cleanup(&b);
 }
 
+/* Project `json` (a Pod) and `pb` (the same Pod in protobuf) and compare every usage field. */
+static void agree(const char *json, const struct buf *pb)
+{
+    json_object *obj = json_tokener_parse(json);
+    assert_non_null(obj);
+    struct kpod j, p;
+    assert_int_equal(project_pod(obj, GPUS, &j), K_OK);
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)pb->data, pb->len, GPUS, &p), K_OK);
+    same_usage(&j, &p);
+    pod_cleanup(&j);
+    pod_cleanup(&p);
+    json_object_put(obj);
+}
+
+static int64_t gpus_of(const struct buf *pb)
+{
+    struct kpod p;
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)pb->data, pb->len, GPUS, &p), K_OK);
+    int64_t n = resource_list_get(&p.gpu_requests, "nvidia.com/gpu");
+    pod_cleanup(&p);
+    return n;
+}
+
+/*
+ * A resource map with the same key twice: the generated Go code (k8s.io/api core/v1
+ * generated.pb.go, ResourceRequirements.Unmarshal: m.Requests[mapkey] = *mapvalue) and json-c
+ * keep the last entry; they do not add up.
+ */
+static void test_duplicate_map_key(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, c, res;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20);
+    pb_put_text(&meta, 1, "p");
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "1"); /* requests */
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "3");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "5"); /* limits */
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "7");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "2"); /* overhead */
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "1");
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_msg(&pod, 2, &spec);
+    agree("{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"resources\":{"
+          "\"requests\":{\"nvidia.com/gpu\":\"1\",\"nvidia.com/gpu\":\"3\"},"
+          "\"limits\":{\"nvidia.com/gpu\":\"5\",\"nvidia.com/gpu\":\"7\"}}}],"
+          "\"overhead\":{\"nvidia.com/gpu\":\"2\",\"nvidia.com/gpu\":\"1\"}}}",
+          &pod);
+    assert_int_equal(gpus_of(&pod), 4);
+    /* limits only, twice: the last limit is the request */
+    buf_reset(&pod);
+    pb_put_text(&meta, 1, "p");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "5");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "2");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_msg(&pod, 2, &spec);
+    assert_int_equal(gpus_of(&pod), 2);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+}
+
+/* An OwnerReference {uid = 4, controller = 6} as field 13 of an ObjectMeta. */
+static void put_owner(struct buf *meta, const char *uid, size_t uid_len, bool controller)
+{
+    struct buf o;
+    buf_init(&o, 1u << 20);
+    pb_put_text(&o, 1, "ReplicaSet");
+    pb_put_bytes(&o, 4, uid, uid_len);
+    pb_put_varint(&o, 6 << 3 | PB_VARINT);
+    pb_put_varint(&o, controller);
+    pb_put_msg(meta, 13, &o);
+    buf_cleanup(&o);
+}
+
+/* Edge cases the API server can write, projected the same from JSON and from protobuf. */
+static void test_agrees_on_edges(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, c, res, st;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20), buf_init(&st, 1u << 20);
+
+    /* status first, unknown fields of every wire type, a request of 0 beside a
+     * limit, quantities in several spellings, nodeName "", owners before the
+     * controller */
+    pb_put_varint(&pod, 99 << 3 | PB_I64);
+    assert_int_equal(buf_append(&pod, "12345678", 8), K_OK);
+    pb_put_text(&st, 1, "Running");
+    pb_put_text(&st, 11, "");
+    pb_put_msg(&pod, 3, &st);
+    pb_put_varint(&spec, 77 << 3 | PB_I32);
+    assert_int_equal(buf_append(&spec, "1234", 4), K_OK);
+    pb_put_text(&spec, 10, "");
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "0");
+    pb_put_quantity(&res, 1, "nvidia.com/gpu", "2");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "500m");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", "0.5");
+    pb_put_quantity(&res, 1, "amd.com/gpu", "1e3");
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_msg(&pod, 2, &spec);
+    pb_put_varint(&meta, 50 << 3 | PB_VARINT);
+    pb_put_varint(&meta, UINT64_MAX);
+    pb_put_text(&meta, 1, "p");
+    pb_put_text(&meta, 3, "ns");
+    put_owner(&meta, "a", 1, false);
+    put_owner(&meta, "b", 1, true);
+    put_owner(&meta, "c", 1, true);
+    struct buf t;
+    buf_init(&t, 64);
+    pb_put_varint(&t, 1 << 3 | PB_VARINT);
+    pb_put_varint(&t, (uint64_t)INT64_C(1700000000));
+    pb_put_msg(&meta, 8, &t);
+    pb_put_msg(&pod, 1, &meta);
+    agree("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+          "\"creationTimestamp\":\"2023-11-14T22:13:20Z\",\"ownerReferences\":["
+          "{\"uid\":\"a\",\"controller\":false},{\"uid\":\"b\",\"controller\":true},"
+          "{\"uid\":\"c\",\"controller\":true}]},"
+          "\"spec\":{\"nodeName\":\"\",\"containers\":["
+          "{\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"0\"},"
+          "\"limits\":{\"nvidia.com/gpu\":\"2\"}}},"
+          "{\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"500m\"}}},"
+          "{\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"0.5\"},"
+          "\"limits\":{\"amd.com/gpu\":\"1e3\"}}}]},"
+          "\"status\":{\"phase\":\"Running\",\"nominatedNodeName\":\"\"}}",
+          &pod);
+
+    /* more owner references than are read: the controller past them is not seen by either */
+    buf_reset(&pod);
+    pb_put_text(&meta, 1, "p");
+    struct buf js;
+    buf_init(&js, 1u << 20);
+    assert_int_equal(buf_append_str(&js, "{\"metadata\":{\"name\":\"p\",\"ownerReferences\":["),
+                     K_OK);
+    for (size_t i = 0; i <= PROJECT_MAX_OWNER_REFERENCES; i++) {
+        put_owner(&meta, "x", 1, i == PROJECT_MAX_OWNER_REFERENCES);
+        assert_int_equal(buf_append_str(&js, i ? "," : ""), K_OK);
+        assert_int_equal(buf_append_str(&js, i == PROJECT_MAX_OWNER_REFERENCES
+                                                 ? "{\"uid\":\"x\",\"controller\":true}"
+                                                 : "{\"uid\":\"x\"}"),
+                         K_OK);
+    }
+    assert_int_equal(buf_append_str(&js, "]}}"), K_OK);
+    pb_put_msg(&pod, 1, &meta);
+    agree(buf_cstr(&js), &pod);
+
+    buf_cleanup(&js), buf_cleanup(&t);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+    buf_cleanup(&st);
+}
+
+/*
+ * The API server checks of an ownerReference's uid only that it is not empty
+ * (kubernetes/kubernetes: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go
+ * validateOwnerReference), so a pod may carry one that is long, holds a NUL or is not UTF-8.
+ * Such a pod still uses its GPUs: it is projected and counted, without an owner.
+ */
+static void test_odd_owner_uid_still_counted(void **state)
+{
+    (void)state;
+    char long_uid[600];
+    memset(long_uid, 'u', sizeof(long_uid));
+    static const char nul_uid[] = {'a', 0, 'b'}, bad_uid[] = {'\xc3', '\x28'};
+    const struct {
+        const char *uid;
+        size_t len;
+    } uids[] = {{long_uid, sizeof(long_uid)}, {nul_uid, sizeof(nul_uid)}, {bad_uid, 2}};
+    struct buf pod, meta, spec, c, res;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20);
+    for (size_t i = 0; i < sizeof(uids) / sizeof(uids[0]); i++) {
+        buf_reset(&pod);
+        pb_put_text(&meta, 1, "p");
+        put_owner(&meta, uids[i].uid, uids[i].len, true);
+        pb_put_quantity(&res, 2, "nvidia.com/gpu", "2");
+        pb_put_msg(&c, 8, &res);
+        pb_put_msg(&spec, 2, &c);
+        pb_put_msg(&pod, 1, &meta);
+        pb_put_msg(&pod, 2, &spec);
+        struct kpod p;
+        assert_int_equal(project_pod_usage_proto((const uint8_t *)pod.data, pod.len, GPUS, &p),
+                         K_OK);
+        assert_string_equal(p.name, "p");
+        assert_null(p.owner_uid);
+        assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 2);
+        pod_cleanup(&p);
+    }
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+}
+
+/*
+ * A resource map entry without its value, or whose Quantity has no string, is a zero Quantity in
+ * the generated Go code (mapvalue := &resource.Quantity{}): a request of 0, which keeps the limit
+ * from being the request. A Quantity whose string is "" does not parse there (ParseQuantity).
+ */
+static void test_entry_without_value(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, c, res, e, q;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20), buf_init(&e, 1u << 20);
+    buf_init(&q, 1u << 20);
+    for (int k = 0; k < 3; k++) {
+        buf_reset(&pod);
+        pb_put_text(&meta, 1, "p");
+        pb_put_text(&e, 1, "nvidia.com/gpu");
+        if (k > 0) { /* a Quantity without its string, or with "" */
+            if (k == 2)
+                pb_put_text(&q, 1, "");
+            pb_put_msg(&e, 2, &q);
+        }
+        pb_put_msg(&res, 2, &e); /* requests */
+        pb_put_quantity(&res, 1, "nvidia.com/gpu", "2");
+        pb_put_msg(&c, 8, &res);
+        pb_put_msg(&spec, 2, &c);
+        pb_put_msg(&pod, 1, &meta);
+        pb_put_msg(&pod, 2, &spec);
+        struct kpod p;
+        int rc = project_pod_usage_proto((const uint8_t *)pod.data, pod.len, GPUS, &p);
+        if (k == 2) {
+            assert_int_equal(rc, K_EPARSE);
+            continue;
+        }
+        assert_int_equal(rc, K_OK);
+        assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 0);
+        pod_cleanup(&p);
+    }
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+    buf_cleanup(&e), buf_cleanup(&q);
+}
+
+/* A container asking for `gpus` nvidia.com/gpu as field `field` (2: containers, 20: init). */
+static void put_container(struct buf *spec, unsigned field, const char *gpus)
+{
+    struct buf c, res;
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20);
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", gpus);
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(spec, field, &c);
+    buf_cleanup(&c), buf_cleanup(&res);
+}
+
+/*
+ * A message field seen twice is merged into the first by the generated Go code (repeated fields
+ * append, map entries replace, a string seen again replaces it, "" too): a spec in two parts is
+ * one spec, whose overhead is added once and whose init containers count against all of its
+ * containers; a nodeName or nominatedNodeName written again as "" is none.
+ */
+static void test_repeated_message_merges(void **state)
+{
+    (void)state;
+    struct buf pod, meta, spec, st;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&st, 1u << 20);
+    pb_put_text(&meta, 1, "p");
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "1"); /* overhead */
+    put_container(&spec, 20, "4");                     /* an init container */
+    pb_put_text(&spec, 10, "n0");
+    pb_put_msg(&pod, 2, &spec);
+    pb_put_quantity(&spec, 32, "nvidia.com/gpu", "1");
+    put_container(&spec, 2, "2");
+    pb_put_text(&spec, 10, "");
+    pb_put_msg(&pod, 2, &spec);
+    pb_put_text(&st, 11, "n1");
+    pb_put_msg(&pod, 3, &st);
+    pb_put_text(&st, 11, "");
+    pb_put_msg(&pod, 3, &st);
+    struct kpod p;
+    assert_int_equal(project_pod_usage_proto((const uint8_t *)pod.data, pod.len, GPUS, &p), K_OK);
+    /* max(containers 2, init 4) + overhead 1 */
+    assert_int_equal(resource_list_get(&p.gpu_requests, "nvidia.com/gpu"), 5);
+    assert_null(p.node_name);
+    assert_null(p.nominated_node);
+    pod_cleanup(&p);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&st);
+}
+
+static int count_item(void *ctx, const uint8_t *bytes, size_t len)
+{
+    (void)bytes;
+    (void)len;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+/*
+ * The envelope and the List as the generated Go code reads them (runtime.Unknown.Unmarshal,
+ * ListMeta.Unmarshal): a field seen again replaces the earlier one (raw, resourceVersion,
+ * continue), an empty contentEncoding is none, typeMeta and unknown fields are skipped, and
+ * bytes after the message that are no field (a zero tag) make it malformed.
+ */
+static void test_envelope_edges(void **state)
+{
+    (void)state;
+    struct buf body, unknown, list, meta, items;
+    buf_init(&body, 1u << 20), buf_init(&unknown, 1u << 20), buf_init(&list, 1u << 20);
+    buf_init(&meta, 1u << 20), buf_init(&items, 1u << 20);
+    pb_put_text(&meta, 2, "1");
+    pb_put_text(&meta, 3, "c1");
+    pb_put_text(&meta, 2, "2"); /* resourceVersion again */
+    pb_put_text(&meta, 3, "");  /* continue again: none */
+    pb_put_pod(&items, 2, "ns", "a", "n0", "1", "Running");
+    pb_put_msg(&list, 1, &meta);
+    assert_int_equal(buf_append(&list, items.data, items.len), K_OK);
+    pb_put_text(&meta, 1, "ignored"); /* ListMeta.selfLink, in a second metadata */
+    pb_put_msg(&list, 1, &meta);
+    struct buf tm;
+    buf_init(&tm, 1024);
+    pb_put_text(&tm, 1, "v1");
+    pb_put_text(&tm, 2, "PodList");
+    pb_put_msg(&unknown, 1, &tm);           /* typeMeta */
+    pb_put_text(&unknown, 2, "not-a-list"); /* raw, replaced below */
+    pb_put_msg(&unknown, 2, &list);         /* raw */
+    pb_put_text(&unknown, 3, "");           /* contentEncoding: none */
+    pb_put_text(&unknown, 4, "application/vnd.kubernetes.protobuf");
+    pb_put_varint(&unknown, 99 << 3 | PB_VARINT);
+    pb_put_varint(&unknown, 1);
+    assert_int_equal(buf_append(&body, KUBE_PROTO_MAGIC, KUBE_PROTO_MAGIC_LEN), K_OK);
+    assert_int_equal(buf_append(&body, unknown.data, unknown.len), K_OK);
+    size_t n = 0;
+    char rv[16], cont[16];
+    assert_int_equal(kube_proto_list(body.data, body.len, count_item, &n, rv, cont, sizeof(rv)),
+                     K_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(rv, "2");
+    assert_string_equal(cont, "");
+    /* a zero byte after the message */
+    assert_int_equal(buf_append(&body, "\0", 1), K_OK);
+    assert_int_equal(kube_proto_list(body.data, body.len, count_item, &n, rv, cont, sizeof(rv)),
+                     K_EPARSE);
+    /* only the magic; the magic of another encoding */
+    assert_int_equal(kube_proto_list(KUBE_PROTO_MAGIC, KUBE_PROTO_MAGIC_LEN, count_item, &n, rv,
+                                     cont, sizeof(rv)),
+                     K_EPARSE);
+    assert_int_equal(kube_proto_list("k8s", 3, count_item, &n, rv, cont, sizeof(rv)), K_EPARSE);
+    buf_cleanup(&tm);
+    buf_cleanup(&body), buf_cleanup(&unknown), buf_cleanup(&list), buf_cleanup(&meta);
+    buf_cleanup(&items);
+}
+
+/*
+ * The API server accepts a GPU quantity of any length (ParseQuantity; a huge one passes the
+ * integer check when its MilliValue wraps to a multiple of 1000): such a pod projects from
+ * protobuf as from JSON, clamped, not dropped.
+ */
+static void test_long_quantity(void **state)
+{
+    (void)state;
+    char q[301];
+    memset(q, '1', sizeof(q) - 1);
+    q[sizeof(q) - 1] = '\0';
+    struct buf pod, meta, spec, c, res, js;
+    buf_init(&pod, 1u << 20), buf_init(&meta, 1u << 20), buf_init(&spec, 1u << 20);
+    buf_init(&c, 1u << 20), buf_init(&res, 1u << 20), buf_init(&js, 1u << 20);
+    pb_put_text(&meta, 1, "p");
+    pb_put_quantity(&res, 2, "nvidia.com/gpu", q);
+    pb_put_msg(&c, 8, &res);
+    pb_put_msg(&spec, 2, &c);
+    pb_put_msg(&pod, 1, &meta);
+    pb_put_msg(&pod, 2, &spec);
+    assert_int_equal(buf_printf(&js,
+                                "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{"
+                                "\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"%s\"}}}]}}",
+                                q),
+                     K_OK);
+    agree(buf_cstr(&js), &pod);
+    assert_true(gpus_of(&pod) > 1000000);
+    buf_cleanup(&pod), buf_cleanup(&meta), buf_cleanup(&spec), buf_cleanup(&c), buf_cleanup(&res);
+    buf_cleanup(&js);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_agrees_with_json), cmocka_unit_test(test_continue_and_stop),
-        cmocka_unit_test(test_status_message),   cmocka_unit_test(test_every_prefix_and_flip),
+        cmocka_unit_test(test_agrees_with_json),
+        cmocka_unit_test(test_continue_and_stop),
+        cmocka_unit_test(test_status_message),
+        cmocka_unit_test(test_every_prefix_and_flip),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_duplicate_map_key),
+        cmocka_unit_test(test_agrees_on_edges),
+        cmocka_unit_test(test_odd_owner_uid_still_counted),
+        cmocka_unit_test(test_entry_without_value),
+        cmocka_unit_test(test_repeated_message_merges),
+        cmocka_unit_test(test_envelope_edges),
+        cmocka_unit_test(test_long_quantity),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
