@@ -248,9 +248,14 @@ static int fetch_parallel(struct kube_client *c, const struct usage_nodes *u, st
     struct fetch_worker w[USAGE_WORKERS];
     pthread_t t[USAGE_WORKERS];
     size_t want = u->n < USAGE_WORKERS ? u->n : USAGE_WORKERS, started = 0;
-    w[0] = (struct fetch_worker){&sh, c}; /* the caller's thread and client */
+    /* Every worker, the caller's thread too, on a clone speaking HTTP/1.1 (client.h
+     * kube_client_set_http1); the caller's own client, as it is, when no clone can be made. */
+    struct kube_client *own = kube_client_clone(c);
+    if (own)
+        kube_client_set_http1(own, true);
+    w[0] = (struct fetch_worker){&sh, own ? own : c};
     for (size_t k = 1; k < want; k++) {
-        struct kube_client *clone = kube_client_clone(c);
+        struct kube_client *clone = own ? kube_client_clone(own) : NULL;
         if (!clone)
             break; /* fewer threads do the same work */
         w[started + 1] = (struct fetch_worker){&sh, clone};
@@ -265,6 +270,7 @@ static int fetch_parallel(struct kube_client *c, const struct usage_nodes *u, st
         pthread_join(t[k], NULL);
         kube_client_free(w[k].c);
     }
+    kube_client_free(own);
     pthread_mutex_destroy(&sh.mu);
     if (sh.sink.rc)
         return sink_failed(sh.sink.rc, err);

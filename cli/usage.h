@@ -84,7 +84,8 @@ int usage_nodes_add(struct usage_nodes *u, const char *node);
  * read), otherwise one LIST per node with fieldSelector spec.nodeName=NODE and
  * resourceVersion=0 (none at all when u names no node): on `c` one after the other for up to
  * USAGE_SEQUENTIAL_MAX nodes, else on `c` and clones of it (kube_client_clone) in up to
- * USAGE_WORKERS threads, in no particular order. The LISTs ask for protobuf, as client-go does
+ * USAGE_WORKERS threads (each on a clone with its own HTTP/1.1 connection,
+ * kube_client_set_http1), in no particular order. The LISTs ask for protobuf, as client-go does
  * (kube/proto.h): the API server writes it several times faster than JSON, and the CLI reads only
  * what usage needs (project_pod_usage_proto); a server that answers JSON is read as JSON. A pod
  * `s` already holds keeps its record (it was read whole); a pod that does not project is

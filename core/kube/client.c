@@ -52,6 +52,7 @@ struct kube_client {
     struct kube_exec_cred exec_cred;        /* this request's exec credential, when exec_used */
     uint64_t exec_gen;
     bool exec_used;
+    bool http1; /* HTTP/1.1 instead of HTTP/2 (kube_client_set_http1) */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -187,9 +188,16 @@ struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
 struct kube_client *kube_client_clone(const struct kube_client *c)
 {
     struct kube_client *n = kube_client_new(c->cfg, c->user_agent);
-    if (n)
+    if (n) {
         n->transport = c->transport;
+        n->http1 = c->http1;
+    }
     return n;
+}
+
+void kube_client_set_http1(struct kube_client *c, bool on)
+{
+    c->http1 = on;
 }
 
 void kube_client_free(struct kube_client *c)
@@ -711,6 +719,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     SETOPT(CURLOPT_USERAGENT, c->user_agent);
     SETOPT(CURLOPT_HTTPHEADER, headers);
     SETOPT(CURLOPT_ACCEPT_ENCODING, ""); /* gzip for large LIST pages */
+    if (c->http1)
+        SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
     SETOPT(CURLOPT_TCP_KEEPIDLE, 30L);
     SETOPT(CURLOPT_TCP_KEEPINTVL, 10L);

@@ -140,6 +140,16 @@ struct kube_client *kube_client_new_transport(const struct kube_config *cfg,
 struct kube_client *kube_client_clone(const struct kube_client *c);
 
 /*
+ * kube_client_set_http1() - speak HTTP/1.1 on this client's connections (on: true) instead of
+ * HTTP/2, which an https server is otherwise offered through ALPN. For many small requests made
+ * side by side on clones, one connection each, where HTTP/2 multiplexes nothing and its framing
+ * and flow control cost the API server and the client more per request: 500 per-node pod LISTs
+ * took a median 0.47 s over HTTP/1.1 against 0.78 s over HTTP/2 (BENCHMARKS.md, bench/compare).
+ * Clones inherit it. Call while no request of `c` is running.
+ */
+void kube_client_set_http1(struct kube_client *c, bool on);
+
+/*
  * kube_client_set_cancel() - a flag polled (atomic_load) during long requests (watches); when it
  * becomes non-zero the request ends with K_ECANCELED. Another thread may set it at any time.
  * Borrowed; may be NULL. Call while no request of `c` is running.
