@@ -288,11 +288,6 @@ static void observe_cb(void *ctx, json_object *obj)
     pods_query_observe(ctx, obj);
 }
 
-static void node_cb(void *ctx, json_object *obj)
-{
-    pods_query_add_node(ctx, obj);
-}
-
 /* The nodes whose pods classifying the candidates without a usable annotation reads. */
 static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
 {
@@ -335,8 +330,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     struct informer_handlers ph = {.ctx = &q, .upsert = observe_cb};
     rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
     if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {
-        struct informer_handlers nh = {.ctx = &q, .upsert = node_cb};
-        rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
+        rc = usage_list_nodes(c, q.store, err);
         if (rc == K_OK && q.n_claim_pods > 0 && dra_classes) {
             struct dra_store *dra = dra_store_new();
             rc = dra ? dra_store_list(c, dra, err) : K_ENOMEM;

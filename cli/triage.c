@@ -13,12 +13,6 @@
 #include "usage.h"
 #include "util/result.h"
 
-static void upsert_node(void *ctx, json_object *obj)
-{
-    unsigned changed = 0;
-    store_node_apply_json(ctx, obj, 0, NULL, &changed);
-}
-
 int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, const char *name, struct triage *t,
                struct kube_error *err)
@@ -62,8 +56,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
             goto fail_dra;
     }
     if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
-        struct informer_handlers nh = {.ctx = t->store, .upsert = upsert_node};
-        rc = informer_list_once(c, "/api/v1/nodes", 500, &nh, NULL, 0, err);
+        rc = usage_list_nodes(c, t->store, err);
         if (rc)
             goto fail_dra;
         /* only the pods of the nodes whose usage the ladder reads (usage.h) */

@@ -178,6 +178,40 @@ out:
     return rc == K_ENOMEM;
 }
 
+/* A node the server answered in JSON or in protobuf: the whole node either way. */
+static int node_json(void *ctx, json_object *obj)
+{
+    struct pod_sink *k = ctx;
+    unsigned changed = 0;
+    int rc = store_node_apply_json(k->s, obj, 0, NULL, &changed);
+    if (rc == K_ENOMEM && !k->rc)
+        k->rc = rc;
+    return rc == K_ENOMEM;
+}
+
+static int node_proto(void *ctx, const uint8_t *bytes, size_t len)
+{
+    struct pod_sink *k = ctx;
+    struct knode node;
+    int rc = project_node_proto(bytes, len, store_gpus(k->s), &node);
+    if (rc == K_OK) {
+        unsigned changed = 0;
+        rc = store_node_upsert(k->s, &node, &changed);
+        node_cleanup(&node);
+    }
+    if (rc == K_ENOMEM && !k->rc)
+        k->rc = rc;
+    return rc == K_ENOMEM; /* other errors: the node is skipped, as an informer does */
+}
+
+int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err)
+{
+    struct pod_sink k = {.s = s};
+    const struct kube_list_options opts = {.page_size = 500, .proto_item = node_proto};
+    int rc = kube_list(c, "/api/v1/nodes", &opts, node_json, &k, NULL, 0, err);
+    return k.rc ? sink_failed(k.rc, err) : rc;
+}
+
 /* One node's non-terminal pods, one response: a node holds at most its status.allocatable pods
  * (110 by default), and a continue token may not come with resourceVersion=0. */
 static int fetch_node(struct kube_client *c, const char *node, struct pod_sink *k,

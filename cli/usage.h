@@ -95,6 +95,14 @@ int usage_nodes_add(struct usage_nodes *u, const char *node);
 int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store *s,
                 struct kube_error *err);
 
+/*
+ * usage_list_nodes() - LIST every node into the store `s` (a consistent read, in pages of 500),
+ * asking for protobuf as usage_fetch does (project_node_proto; a JSON answer is read as JSON):
+ * the CLI's one read of the nodes a classification walks. A node that does not project is
+ * skipped. Returns K_OK or a K_* error, err filled. Not thread-safe on one client.
+ */
+int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err);
+
 /* The field selector of every non-terminal pod (URL-encoded), for a query string. */
 #define USAGE_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 

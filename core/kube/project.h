@@ -47,6 +47,19 @@ int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set
                             struct kpod *out);
 
 /*
+ * project_node_proto() - fill `out` (zeroed first) from a Node in the API server's protobuf
+ * encoding (one item of a NodeList, kube/proto.h), with what project_node reads from JSON:
+ * metadata.name and labels, spec.unschedulable and taints (key, value, effect; "" when absent),
+ * and the GPU entries of status.capacity and status.allocatable as Value(). Message numbers:
+ * kubernetes/kubernetes: staging/src/k8s.io/api/core/v1/generated.proto (Node, NodeSpec, Taint,
+ * NodeStatus) and apimachinery's meta/v1 ObjectMeta. Returns K_OK, K_EPARSE (malformed, no
+ * metadata.name, a string that is not UTF-8, a GPU quantity that does not parse), K_ETOOBIG or
+ * K_ENOMEM; on error `out` is cleaned up. Thread-safe on distinct outputs.
+ */
+int project_node_proto(const uint8_t *node, size_t len, const struct gpu_set *gpus,
+                       struct knode *out);
+
+/*
  * Caps for a pod spec from an admission request, where one pod is checked against every node:
  * the node selection is evaluated per node (kubernetes/component-helpers:
  * scheduling/corev1/nodeaffinity/nodeaffinity.go; each requirement looks its label up, each value

@@ -319,3 +319,150 @@ int project_pod_usage_proto(const uint8_t *pod, size_t len, const struct gpu_set
         pod_cleanup(out);
     return rc;
 }
+
+/* ---- Node ----------------------------------------------------------------------------------- */
+
+/* A copy of a string field of any length (bounded by the item) into *out, replacing it. */
+static int dup_long(const struct pb_field *f, char **out)
+{
+    if (f->wire != PB_LEN)
+        return K_EPARSE;
+    char *copy = malloc(f->len + 1);
+    if (!copy)
+        return K_ENOMEM;
+    if (!pb_string(f, copy, f->len + 1)) {
+        free(copy);
+        return K_EPARSE;
+    }
+    free(*out);
+    *out = copy;
+    return K_OK;
+}
+
+/* map<string, string> labels = 11: entries {key = 1, value = 2}; a key seen again replaces the
+ * earlier value, as the generated Go code's map assignment does. */
+static int node_label(const struct pb_field *entry, struct kv_list *labels, size_t *cap)
+{
+    if (entry->wire != PB_LEN)
+        return K_EPARSE;
+    struct pb_reader r = pb_sub(entry);
+    struct pb_field f;
+    char *key = NULL, *value = NULL;
+    int rc = K_OK;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        if (f.number == 1)
+            rc = dup_long(&f, &key);
+        else if (f.number == 2)
+            rc = dup_long(&f, &value);
+    }
+    if (rc == K_OK && r.error)
+        rc = K_EPARSE;
+    if (rc == K_OK && !value)
+        rc = (value = strdup("")) ? K_OK : K_ENOMEM;
+    if (rc == K_OK && !key)
+        rc = (key = strdup("")) ? K_OK : K_ENOMEM;
+    for (size_t i = 0; rc == K_OK && i < labels->n; i++)
+        if (strcmp(labels->items[i].key, key) == 0) {
+            free(labels->items[i].value);
+            labels->items[i].value = value;
+            free(key);
+            return K_OK;
+        }
+    if (rc == K_OK && labels->n == *cap) {
+        size_t grown = *cap ? *cap * 2 : 16;
+        struct kv *items = realloc(labels->items, grown * sizeof(*items));
+        if (!items)
+            rc = K_ENOMEM;
+        else
+            labels->items = items, *cap = grown;
+    }
+    if (rc != K_OK) {
+        free(key);
+        free(value);
+        return rc;
+    }
+    labels->items[labels->n++] = (struct kv){key, value};
+    return K_OK;
+}
+
+/* Taint: key = 1, value = 2, effect = 3; absent strings are "", as in the JSON projection. */
+static int node_taint(const struct pb_field *t, struct knode *out, size_t *cap)
+{
+    if (t->wire != PB_LEN)
+        return K_EPARSE;
+    if (out->n_taints == *cap) {
+        size_t grown = *cap ? *cap * 2 : 4;
+        struct taint *items = realloc(out->taints, grown * sizeof(*items));
+        if (!items)
+            return K_ENOMEM;
+        out->taints = items;
+        *cap = grown;
+    }
+    struct taint *taint = &out->taints[out->n_taints++];
+    memset(taint, 0, sizeof(*taint));
+    struct pb_reader r = pb_sub(t);
+    struct pb_field f;
+    int rc = K_OK;
+    while (rc == K_OK && pb_next(&r, &f)) {
+        if (f.number == 1)
+            rc = dup_long(&f, &taint->key);
+        else if (f.number == 2)
+            rc = dup_long(&f, &taint->value);
+        else if (f.number == 3)
+            rc = dup_long(&f, &taint->effect);
+    }
+    if (rc == K_OK && r.error)
+        rc = K_EPARSE;
+    char **fields[] = {&taint->key, &taint->value, &taint->effect};
+    for (size_t i = 0; rc == K_OK && i < 3; i++)
+        if (!*fields[i] && !(*fields[i] = strdup("")))
+            rc = K_ENOMEM;
+    return rc;
+}
+
+int project_node_proto(const uint8_t *node, size_t len, const struct gpu_set *gpus,
+                       struct knode *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!node || !gpus)
+        return K_EPARSE;
+    struct pb_reader r;
+    pb_reader_init(&r, node, len);
+    struct pb_field f, g;
+    size_t label_cap = 0, taint_cap = 0;
+    int rc = K_OK;
+    /* Node: metadata = 1 (ObjectMeta: name = 1, labels = 11), spec = 2 (NodeSpec: unschedulable
+     * = 4, taints = 5), status = 3 (NodeStatus: capacity = 1, allocatable = 2). A message seen
+     * again is merged into the first, as Go's Unmarshal does. */
+    while (rc == K_OK && pb_next(&r, &f)) {
+        if (f.wire != PB_LEN || f.number < 1 || f.number > 3)
+            continue;
+        struct pb_reader m = pb_sub(&f);
+        while (rc == K_OK && pb_next(&m, &g)) {
+            if (f.number == 1 && g.number == 1)
+                rc = dup_field(&g, &out->name);
+            else if (f.number == 1 && g.number == 11)
+                rc = node_label(&g, &out->labels, &label_cap);
+            else if (f.number == 2 && g.number == 4 && g.wire == PB_VARINT)
+                out->unschedulable = g.varint != 0;
+            else if (f.number == 2 && g.number == 5)
+                rc = node_taint(&g, out, &taint_cap);
+            else if (f.number == 3 && g.number == 1)
+                rc = add_resource_entry(&g, gpus, &out->capacity);
+            else if (f.number == 3 && g.number == 2)
+                rc = add_resource_entry(&g, gpus, &out->allocatable);
+        }
+        if (rc == K_OK && m.error)
+            rc = K_EPARSE;
+    }
+    if (rc == K_OK && (r.error || !out->name))
+        rc = K_EPARSE;
+    /* capacity and allocatable as Value(), as project_node gives them */
+    for (size_t i = 0; rc == K_OK && i < out->capacity.n; i++)
+        out->capacity.items[i].value = quantity_milli_to_value(out->capacity.items[i].value);
+    for (size_t i = 0; rc == K_OK && i < out->allocatable.n; i++)
+        out->allocatable.items[i].value = quantity_milli_to_value(out->allocatable.items[i].value);
+    if (rc != K_OK)
+        node_cleanup(out);
+    return rc;
+}

@@ -3,7 +3,8 @@
  * projection of a Pod (core/kube/project_proto.c).
  *
  * The input is a LIST response body as the API server sends it in protobuf ("k8s\0", then a
- * runtime.Unknown around a PodList). Every item is projected with project_pod_usage_proto; the
+ * runtime.Unknown around a PodList or NodeList). Every item is projected with
+ * project_pod_usage_proto and with project_node_proto; the
  * Status reader and a raw walk of the body with pb_next run on it too. Checks, beyond the
  * sanitizers: a projected pod has a name; a GPU request is above zero; a walk with pb_next reads
  * at most one field per byte; and the items, resourceVersion and continue are the same when the
@@ -45,6 +46,19 @@ static int on_item(void *ctx, const uint8_t *bytes, size_t len)
             s->sum += (uint64_t)p.gpu_requests.items[i].value;
         }
         pod_cleanup(&p);
+    } else if (rc != K_EPARSE && rc != K_ETOOBIG && rc != K_ENOMEM) {
+        abort();
+    }
+    struct knode n;
+    rc = project_node_proto(bytes, len, &gpus, &n);
+    if (rc == K_OK) {
+        if (!n.name)
+            abort();
+        for (size_t i = 0; i < n.n_taints; i++)
+            if (!n.taints[i].key || !n.taints[i].value || !n.taints[i].effect)
+                abort();
+        s->sum += n.labels.n + n.n_taints + n.capacity.n + n.allocatable.n;
+        node_cleanup(&n);
     } else if (rc != K_EPARSE && rc != K_ETOOBIG && rc != K_ENOMEM) {
         abort();
     }

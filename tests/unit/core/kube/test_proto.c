@@ -138,6 +138,64 @@ static void test_agrees_with_json(void **state)
     buf_cleanup(&js);
 }
 
+/* Every field of the protobuf node projection equals the JSON projection's (nodes.pb/.json). */
+static void test_nodes_agree_with_json(void **state)
+{
+    (void)state;
+    struct buf pb, js;
+    load("nodes.pb", &pb);
+    load("nodes.json", &js);
+    json_object *list = json_tokener_parse(buf_cstr(&js));
+    assert_non_null(list);
+    json_object *jitems = json_object_object_get(list, "items");
+    struct items it = {0};
+    assert_int_equal(kube_proto_list(pb.data, pb.len, collect, &it, NULL, NULL, 0), K_OK);
+    assert_int_equal(it.n, 2);
+    assert_int_equal(json_object_array_length(jitems), 2);
+    for (size_t i = 0; i < it.n; i++) {
+        struct knode j, p;
+        assert_int_equal(project_node(json_object_array_get_idx(jitems, i), GPUS, &j), K_OK);
+        assert_int_equal(
+            project_node_proto((const uint8_t *)it.bytes[i].data, it.bytes[i].len, GPUS, &p), K_OK);
+        assert_string_equal(j.name, p.name);
+        assert_int_equal(j.unschedulable, p.unschedulable);
+        assert_int_equal(j.labels.n, p.labels.n);
+        for (size_t k = 0; k < j.labels.n; k++)
+            assert_string_equal(kv_list_get(&p.labels, j.labels.items[k].key),
+                                j.labels.items[k].value);
+        assert_int_equal(j.n_taints, p.n_taints);
+        for (size_t k = 0; k < j.n_taints; k++) {
+            assert_string_equal(j.taints[k].key, p.taints[k].key);
+            assert_string_equal(j.taints[k].value, p.taints[k].value);
+            assert_string_equal(j.taints[k].effect, p.taints[k].effect);
+        }
+        assert_int_equal(j.capacity.n, p.capacity.n);
+        assert_int_equal(j.allocatable.n, p.allocatable.n);
+        for (size_t k = 0; k < j.capacity.n; k++)
+            assert_int_equal(resource_list_get(&p.capacity, j.capacity.items[k].name),
+                             j.capacity.items[k].value);
+        for (size_t k = 0; k < j.allocatable.n; k++)
+            assert_int_equal(resource_list_get(&p.allocatable, j.allocatable.items[k].name),
+                             j.allocatable.items[k].value);
+        if (i == 0) { /* fixture-node (tests/fixtures/proto/README.md) */
+            assert_string_equal(p.name, "fixture-node");
+            assert_true(p.unschedulable);
+            assert_int_equal(p.n_taints, 3);
+            assert_string_equal(p.taints[1].value, "");
+            assert_string_equal(kv_list_get(&p.labels, "empty"), "");
+            assert_int_equal(resource_list_get(&p.capacity, "nvidia.com/gpu"), 8);
+            assert_int_equal(resource_list_get(&p.allocatable, "nvidia.com/gpu"), 7);
+            assert_int_equal(p.capacity.n, 1); /* GPU resources only */
+        }
+        node_cleanup(&j);
+        node_cleanup(&p);
+    }
+    items_free(&it);
+    json_object_put(list);
+    buf_cleanup(&pb);
+    buf_cleanup(&js);
+}
+
 static void test_continue_and_stop(void **state)
 {
     (void)state;
@@ -183,15 +241,17 @@ static int noop_item(void *ctx, const uint8_t *bytes, size_t len)
     struct kpod p;
     if (project_pod_usage_proto(bytes, len, GPUS, &p) == K_OK)
         pod_cleanup(&p);
+    struct knode n;
+    if (project_node_proto(bytes, len, GPUS, &n) == K_OK)
+        node_cleanup(&n);
     (*count)++;
     return 0;
 }
 
-static void test_every_prefix_and_flip(void **state)
+static void prefix_and_flip(const char *fixture)
 {
-    (void)state;
     struct buf pb;
-    load("pods.pb", &pb);
+    load(fixture, &pb);
     char rv[64], cont[64];
     for (size_t len = 0; len < pb.len; len++) {
         /* a copy of exactly len bytes, so that ASan sees any read past it */
@@ -214,6 +274,13 @@ static void test_every_prefix_and_flip(void **state)
     }
     free(copy);
     buf_cleanup(&pb);
+}
+
+static void test_every_prefix_and_flip(void **state)
+{
+    (void)state;
+    prefix_and_flip("pods.pb");
+    prefix_and_flip("nodes.pb");
 }
 
 /* A length-delimited field: key, length (both under 128 here), bytes. */
@@ -711,6 +778,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_json),
+        cmocka_unit_test(test_nodes_agree_with_json),
         cmocka_unit_test(test_continue_and_stop),
         cmocka_unit_test(test_status_message),
         cmocka_unit_test(test_every_prefix_and_flip),
