@@ -147,11 +147,13 @@ const char *kube_tls_failure_text(int kind)
 {
     switch (kind) {
     case KUBE_TLS_SERVER_UNTRUSTED:
-        return "TLS: the API server's certificate is not trusted by the kubeconfig's CA";
+        return "TLS: the API server's certificate is not trusted by the CA in use "
+               "(certificate-authority, from the kubeconfig or the flag)";
     case KUBE_TLS_CA_UNUSABLE:
-        return "TLS: the kubeconfig's CA certificate cannot be used";
+        return "TLS: the CA certificate in use (certificate-authority) cannot be used";
     case KUBE_TLS_CLIENT_CERT:
-        return "TLS: the kubeconfig's client certificate/key cannot be used";
+        return "TLS: the client certificate/key in use (client-certificate, client-key) cannot be "
+               "used";
     case KUBE_TLS_SERVER_NAME:
         return "TLS: the API server's certificate is not valid for the server name (the URL's "
                "host, or tls-server-name)";

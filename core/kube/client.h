@@ -87,8 +87,9 @@ enum kube_tls_failure kube_tls_failure_of(int curl_code, const char *curl_messag
 
 /*
  * kube_tls_failure_text() - the message prefix for a kind: "TLS: the API server's certificate is
- * not trusted by the kubeconfig's CA", "TLS: the kubeconfig's CA certificate cannot be used",
- * "TLS: the kubeconfig's client certificate/key cannot be used", "TLS: the API server's
+ * not trusted by the CA in use (certificate-authority, from the kubeconfig or the flag)", "TLS:
+ * the CA certificate in use (certificate-authority) cannot be used", "TLS: the client
+ * certificate/key in use (client-certificate, client-key) cannot be used", "TLS: the API server's
  * certificate is not valid for the server name (the URL's host, or tls-server-name)"; "" for
  * KUBE_TLS_NONE or an
  * unknown value. Static string. Thread-safe.

@@ -599,9 +599,11 @@ static void test_bad_client_key_is_tls(void **state)
     assert_int_equal(kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err), K_EIO);
     assert_null(obj);
     assert_int_equal(err.tls, KUBE_TLS_CLIENT_CERT);
-    assert_true(
-        strncmp(err.message, "TLS: the kubeconfig's client certificate/key cannot be used: ",
-                strlen("TLS: the kubeconfig's client certificate/key cannot be used: ")) == 0);
+    assert_true(strncmp(err.message,
+                        "TLS: the client certificate/key in use (client-certificate, client-key) "
+                        "cannot be used: ",
+                        strlen("TLS: the client certificate/key in use (client-certificate, "
+                               "client-key) cannot be used: ")) == 0);
     assert_non_null(strstr(err.message, server));
     kube_client_free(c);
     kube_config_cleanup(&cfg);
