@@ -17,6 +17,7 @@ enum flag_id {
     F_OUTPUT,
     F_GPU_RESOURCES,
     F_GPU_DEVICE_CLASSES,
+    F_NO_SCHEDULER_GRACE,
     F_VERBOSITY,
     F_HELP,
     F_VERSION,
@@ -38,6 +39,7 @@ static const struct flag flags[] = {
     {"output", 'o', true, F_OUTPUT, KF_CONTEXT},
     {"gpu-resources", 0, true, F_GPU_RESOURCES, KF_CONTEXT},
     {"gpu-device-classes", 0, true, F_GPU_DEVICE_CLASSES, KF_CONTEXT},
+    {"no-scheduler-grace-period", 0, true, F_NO_SCHEDULER_GRACE, KF_CONTEXT},
     {"v", 'v', true, F_VERBOSITY, KF_CONTEXT},
     {"help", 'h', false, F_HELP, KF_CONTEXT},
     {"version", 0, false, F_VERSION, KF_CONTEXT},
@@ -148,6 +150,13 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
     case F_GPU_DEVICE_CLASSES:
         a->gpu_device_classes = value; /* "" turns DRA off */
         break;
+    case F_NO_SCHEDULER_GRACE: {
+        const char *why = NULL;
+        if (flags_no_scheduler_grace(value, &a->no_scheduler_grace, &why) != K_OK)
+            return usage_error(st->err, st->errlen, "invalid argument \"%s\" for %s: %s", value,
+                               shown, why);
+        break;
+    }
     case F_VERBOSITY:
         if (flags_verbosity(value, &a->verbosity) != K_OK)
             return usage_error(st->err, st->errlen,

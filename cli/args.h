@@ -46,7 +46,8 @@ struct plugin_args {
     const char *gpu_resources; /* --gpu-resources, or NULL for the default set */
     /* --gpu-device-classes (DRA), or NULL for DRA_GPU_SET_DEFAULT; "" turns DRA off */
     const char *gpu_device_classes;
-    int verbosity; /* -v/--v */
+    int64_t no_scheduler_grace; /* --no-scheduler-grace-period, seconds; 0: the default */
+    int verbosity;              /* -v/--v */
     /* kubectl's global flags (strings borrowed from argv); ov.ns is left NULL: see ns. */
     struct kube_config_overrides ov;
     /* The positional arguments as parsed, the command first (also on a usage error, so

@@ -109,10 +109,16 @@ static int complete_value(enum value_kind k, const struct plugin_args *a,
 
 static void complete_flags(struct cands *c)
 {
-    static const char *const own[] = {
-        "--all-namespaces", "--gpu-device-classes", "--gpu-resources", "--help",
-        "--kubeconfig",     "--namespace",          "--output",        "--v",
-        "--version"};
+    static const char *const own[] = {"--all-namespaces",
+                                      "--gpu-device-classes",
+                                      "--gpu-resources",
+                                      "--help",
+                                      "--kubeconfig",
+                                      "--namespace",
+                                      "--no-scheduler-grace-period",
+                                      "--output",
+                                      "--v",
+                                      "--version"};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         add_desc(c, own[i], NULL);
     char names[32][40];

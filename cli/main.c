@@ -115,17 +115,14 @@ int main(int argc, char **argv)
             continue;
         }
         if (opt == OPT_NO_SCHEDULER_GRACE) { /* Go's duration syntax, as gputri-controller's */
-            int64_t ms = 0;
-            int drc = strconv_duration_ms(optarg, 24LL * 3600 * 1000, &ms);
-            if (drc != K_OK || ms < 1000) {
+            const char *why = NULL;
+            if (flags_no_scheduler_grace(optarg, &grace, &why) != K_OK) {
                 fprintf(stderr,
                         "gputri: invalid --no-scheduler-grace-period \"%.80s\": %s\n"
                         "Run 'gputri --help' for usage.\n",
-                        optarg,
-                        drc == K_ETOOBIG ? "at most 24h" : "a duration of at least 1s, e.g. 30s");
+                        optarg, why);
                 return 2;
             }
-            grace = ms / 1000;
             continue;
         }
         if (opt == 's')

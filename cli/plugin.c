@@ -48,7 +48,11 @@ static void usage(FILE *out)
             "      --gpu-device-classes LIST\n"
             "                          DRA: DeviceClass or driver name patterns of GPU claims\n"
             "                          (default " DRA_GPU_SET_DEFAULT ";\n"
-            "                          empty: claims are not looked at)\n");
+            "                          empty: claims are not looked at)\n"
+            "      --no-scheduler-grace-period D\n"
+            "                          how long a pod of another schedulerName may have no\n"
+            "                          PodScheduled condition before it is no-scheduler\n"
+            "                          (e.g. 30s, 5m; at least 1s, at most 24h; default 30s)\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 6, 26, GPU_SET_DEFAULT);
     fprintf(out, "\nkubectl's global flags (kubectl options):\n");
     kubeflags_usage(out, 32);
@@ -105,7 +109,8 @@ static int run_pods(const struct plugin_args *a, struct kube_client *client,
 {
     struct pod_rows rows;
     struct kube_error err = {0};
-    int rc = pods_fetch(client, gpus, dra, a->all_namespaces ? NULL : ns, &rows, &err);
+    int rc = pods_fetch(client, gpus, dra, a->no_scheduler_grace, a->all_namespaces ? NULL : ns,
+                        &rows, &err);
     if (rc) {
         print_api_error(cfg, ns, NULL, rc, &err);
         return 1;
@@ -139,7 +144,7 @@ static int run_explain(const struct plugin_args *a, struct kube_client *client,
 {
     struct triage t;
     struct kube_error err = {0};
-    int rc = triage_run(client, gpus, dra, 0, ns, a->pod, &t, &err);
+    int rc = triage_run(client, gpus, dra, a->no_scheduler_grace, ns, a->pod, &t, &err);
     if (rc) {
         print_api_error(cfg, ns, a->pod, rc, &err);
         return 1;

@@ -192,7 +192,8 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
                                     .n_nodes = n_nodes,
                                     .usage = store_node_usage,
                                     .usage_ctx = s,
-                                    .dra = q->dra ? &view : NULL};
+                                    .dra = q->dra ? &view : NULL,
+                                    .no_scheduler_grace = q->no_scheduler_grace};
         struct store_facts *facts = malloc(sizeof(*facts));
         if (!facts)
             goto nomem;
@@ -303,7 +304,8 @@ static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
         const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
         *slash = '/';
         if (p && !annotation_usable(p))
-            rc = usage_nodes_collect(q->store, p, q->dra ? &view : NULL, now, 0, u);
+            rc = usage_nodes_collect(q->store, p, q->dra ? &view : NULL, now, q->no_scheduler_grace,
+                                     u);
     }
     if (q->dra)
         dra_store_read_unlock(q->dra);
@@ -312,7 +314,8 @@ static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
 }
 
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
-               const char *ns, struct pod_rows *out, struct kube_error *err)
+               int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,
+               struct kube_error *err)
 {
     memset(out, 0, sizeof(*out));
     char path[512], ns_esc[256];
@@ -327,6 +330,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     int rc = pods_query_init(&q, gpus, ns);
     if (rc)
         return rc;
+    q.no_scheduler_grace = no_scheduler_grace;
     struct informer_handlers ph = {.ctx = &q, .upsert = observe_cb};
     rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
     if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {

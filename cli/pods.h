@@ -58,6 +58,8 @@ struct pods_query {
      * claims are not looked at */
     struct dra_store *dra;             /* owned */
     const struct gpu_set *dra_classes; /* borrowed; set with dra */
+    /* classify_input.no_scheduler_grace of live classifications (seconds; 0: the default) */
+    int64_t no_scheduler_grace;
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */
@@ -101,7 +103,8 @@ void pods_query_cleanup(struct pods_query *q);
  * API errors; on K_OK free `out` with pod_rows_cleanup().
  */
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
-               const char *ns, struct pod_rows *out, struct kube_error *err);
+               int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,
+               struct kube_error *err);
 
 /*
  * pods_render_table() - the kubectl-style table: NAMESPACE POD GPU REQUESTS CAUSE SOURCE DETAIL,

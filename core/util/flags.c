@@ -17,6 +17,20 @@ int flags_verbosity(const char *s, int *out)
     return K_OK;
 }
 
+int flags_no_scheduler_grace(const char *s, int64_t *seconds, const char **why)
+{
+    int64_t ms = 0;
+    int rc = strconv_duration_ms(s, 24LL * 3600 * 1000, &ms);
+    if (rc == K_OK && ms < 1000)
+        rc = K_EINVAL;
+    if (rc != K_OK) {
+        *why = rc == K_ETOOBIG ? "at most 24h" : "a duration of at least 1s, e.g. 30s";
+        return rc;
+    }
+    *seconds = ms / 1000;
+    return K_OK;
+}
+
 enum flags_result flags_common_apply(struct flags_common *c, int opt, const char *arg, char *err,
                                      size_t errlen)
 {

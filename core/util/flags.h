@@ -12,6 +12,7 @@
 #define GPUTRI_FLAGS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -54,6 +55,15 @@ struct flags_common {
  * Thread-safe.
  */
 int flags_verbosity(const char *s, int *out);
+
+/*
+ * flags_no_scheduler_grace() - --no-scheduler-grace-period's value for the command-line tools:
+ * a duration in Go's spelling (strconv_duration_ms) from 1s to 24h, into *seconds (whole
+ * seconds, truncated). Returns K_OK, or K_EINVAL / K_ETOOBIG with *why (static text for the
+ * message: "a duration of at least 1s, e.g. 30s" / "at most 24h"); *seconds unchanged then.
+ * Thread-safe.
+ */
+int flags_no_scheduler_grace(const char *s, int64_t *seconds, const char **why);
 
 /* What flags_common_apply() did with an option. */
 enum flags_result {

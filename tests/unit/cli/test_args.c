@@ -89,6 +89,11 @@ static void test_global_flags(void **state)
     assert_string_equal(a.gpu_device_classes, "gpu.nvidia.com,tpu.*");
     assert_int_equal(PARSE(&a, err, "explain", "p", "--gpu-device-classes="), 0);
     assert_string_equal(a.gpu_device_classes, "");
+    assert_int_equal(a.no_scheduler_grace, 0); /* the default */
+    assert_int_equal(PARSE(&a, err, "pods", "--no-scheduler-grace-period=5m"), 0);
+    assert_int_equal(a.no_scheduler_grace, 300);
+    assert_int_equal(PARSE(&a, err, "explain", "p", "--no-scheduler-grace-period", "1m30s"), 0);
+    assert_int_equal(a.no_scheduler_grace, 90);
 }
 
 static void test_explain(void **state)
@@ -154,6 +159,11 @@ static void test_usage_errors(void **state)
     expect_usage(PARSE(&a, err, "pods", "extra"), err, "pods takes no arguments");
     expect_usage(PARSE(&a, err, "pods", "-A=maybe"), err, "want true or false");
     expect_usage(PARSE(&a, err, "pods", "--v=loud"), err, "invalid argument \"loud\" for --v");
+    expect_usage(PARSE(&a, err, "pods", "--no-scheduler-grace-period=500ms"), err,
+                 "a duration of at least 1s");
+    expect_usage(PARSE(&a, err, "pods", "--no-scheduler-grace-period=25h"), err, "at most 24h");
+    expect_usage(PARSE(&a, err, "pods", "--no-scheduler-grace-period=soon"), err,
+                 "invalid argument \"soon\" for --no-scheduler-grace-period");
     expect_usage(PARSE(&a, err, "pods", "--context"), err, "flag needs an argument: --context");
     expect_usage(PARSE(&a, err, "pods", "--context="), err, "--context needs a value");
     expect_usage(PARSE(&a, err, "pods", "--insecure-skip-tls-verify=yes"), err,

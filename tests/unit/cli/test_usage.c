@@ -608,7 +608,7 @@ static void test_pods_annotated_reads_one_list(void **state)
     struct kube_error err;
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
-    assert_int_equal(pods_fetch(c, &test_gpus, NULL, NULL, &rows, &err), K_OK);
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, NULL, &rows, &err), K_OK);
     assert_int_equal(fake_kube_count(&f), 1);
     assert_string_equal(fake_kube_request(&f, 0)->path, "/api/v1/pods?" NOT_RUNNING "&limit=500");
     assert_int_equal(rows.n, 1);
@@ -638,7 +638,7 @@ static void test_pods_live_reads_the_nodes_it_needs(void **state)
     struct kube_error err;
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
-    assert_int_equal(pods_fetch(c, &test_gpus, NULL, "ml", &rows, &err), K_OK);
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, "ml", &rows, &err), K_OK);
     assert_int_equal(fake_kube_count(&f), 3);
     assert_string_equal(fake_kube_request(&f, 0)->path,
                         "/api/v1/namespaces/ml/pods?" NOT_RUNNING "&limit=500");
@@ -690,7 +690,7 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     struct kube_error err;
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
-    assert_int_equal(pods_fetch(c, &test_gpus, &dra, NULL, &rows, &err), K_OK);
+    assert_int_equal(pods_fetch(c, &test_gpus, &dra, 0, NULL, &rows, &err), K_OK);
     assert_int_equal(fake_kube_count(&f), 3);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
         assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
@@ -727,7 +727,7 @@ static void test_pods_shows_rejected_failed_pods(void **state)
     struct kube_error err;
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
-    assert_int_equal(pods_fetch(c, &test_gpus, NULL, NULL, &rows, &err), K_OK);
+    assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, NULL, &rows, &err), K_OK);
     /* classified on the spot before any node step: no pod LIST for usage */
     assert_int_equal(fake_kube_count(&f), 2);
     assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
