@@ -194,6 +194,21 @@ int leader_release(struct leader_elector *le)
     lease_format_time(clock_wall_ms(&le->clock), rec.renew_time);
     memcpy(rec.acquire_time, rec.renew_time, sizeof(rec.acquire_time));
     int rc = le->lock.update(le->lock.ctx, &rec, &err);
+    /*
+     * A conflict can be our own last renewal: a write the shutdown cut short may still have
+     * been applied, leaving the Lease at a version we never saw. If the Lease still names us,
+     * release it at its current version; if it names someone else, it is not ours to release.
+     */
+    for (int attempt = 0; rc == K_ECONFLICT && attempt < 2; attempt++) {
+        struct lease_record now_rec;
+        struct kube_error gerr = {0};
+        if (le->lock.get(le->lock.ctx, &now_rec, &gerr) != K_OK ||
+            strcmp(now_rec.holder, le->identity) != 0)
+            break;
+        rec.transitions = now_rec.transitions;
+        memset(&err, 0, sizeof(err));
+        rc = le->lock.update(le->lock.ctx, &rec, &err);
+    }
     if (rc) {
         log_warn("leader election: releasing the lease failed: %s: %s", k_strerror(rc),
                  err.message);

@@ -64,7 +64,10 @@ bool leader_is_leading(struct leader_elector *le);
 
 /*
  * leader_release() - if we lead, write a released record (empty holder, duration 1 s) and stop
- * leading. Returns K_OK (also when not leading) or the lock's error; leadership ends either way.
+ * leading. When the write conflicts (the Lease moved on: possibly our own renewal that a
+ * shutdown cut short after the API server applied it), the Lease is read again and the release
+ * retried, twice at most, as long as it still names us. Returns K_OK (also when not leading) or
+ * the lock's error; leadership ends either way.
  */
 int leader_release(struct leader_elector *le);
 

@@ -290,6 +290,35 @@ static void test_release_hands_over_at_once(void **state)
     leader_free(b.le);
 }
 
+/* A renewal the API server applied but whose answer the shutdown cut short: the Lease is at a
+ * version the leader never saw. The release still hands it back; a Lease someone else took
+ * meanwhile is left alone. */
+static void test_release_after_a_lost_renewal_answer(void **state)
+{
+    (void)state;
+    struct candidate a, b;
+    candidate_init(&a, "host_a");
+    candidate_init(&b, "host_b");
+    assert_true(leader_step(a.le));
+    srv.version++; /* our renewal, applied, its answer lost */
+    assert_int_equal(leader_release(a.le), K_OK);
+    assert_false(leader_is_leading(a.le));
+    assert_string_equal(srv.rec.holder, "");
+    assert_int_equal(srv.rec.duration_s, 1);
+    /* b leads now; then a Lease taken over behind b's back is not b's to release */
+    advance(&clk, 500);
+    assert_true(leader_step(b.le));
+    snprintf(srv.rec.holder, sizeof(srv.rec.holder), "host_c");
+    srv.version++;
+    int updates = srv.updates;
+    assert_int_equal(leader_release(b.le), K_ECONFLICT);
+    assert_false(leader_is_leading(b.le));
+    assert_string_equal(srv.rec.holder, "host_c");
+    assert_int_equal(srv.updates, updates + 1); /* one try, then the read shows host_c */
+    leader_free(a.le);
+    leader_free(b.le);
+}
+
 static void test_retry_delay_has_jitter_only_while_following(void **state)
 {
     (void)state;
@@ -325,6 +354,7 @@ int main(void)
         cmocka_unit_test_setup(test_renew_deadline_stops_the_leader, setup),
         cmocka_unit_test_setup(test_conflict_lets_only_one_win, setup),
         cmocka_unit_test_setup(test_release_hands_over_at_once, setup),
+        cmocka_unit_test_setup(test_release_after_a_lost_renewal_answer, setup),
         cmocka_unit_test_setup(test_retry_delay_has_jitter_only_while_following, setup),
         cmocka_unit_test_setup(test_format_time, setup),
     };
