@@ -632,6 +632,18 @@ static void test_unsynced_snapshot_is_quiet(void **state)
     json_object_put(c);
 }
 
+/* The snapshot of admission/deployment_taint.json built into *os; returns the fixture (put it
+ * after owned_snapshot_cleanup). */
+static json_object *taint_snapshot(struct owned_snapshot *os)
+{
+    json_object *c = test_load_json(FIXTURES_DIR, "admission/deployment_taint.json");
+    assert_non_null(c);
+    json_object *snapj;
+    json_object_object_get_ex(c, "snapshot", &snapj);
+    assert_int_equal(owned_snapshot_build(os, snapj, &test_gpus), K_OK);
+    return c;
+}
+
 static void test_event_identity(void **state)
 {
     (void)state;
@@ -760,12 +772,8 @@ static void run_fixture_pruned(void **state)
 static void test_built_tree(void **state)
 {
     (void)state;
-    json_object *c = test_load_json(FIXTURES_DIR, "admission/deployment_taint.json");
-    assert_non_null(c);
-    json_object *snapj;
-    json_object_object_get_ex(c, "snapshot", &snapj);
     struct owned_snapshot os;
-    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
+    json_object *c = taint_snapshot(&os);
     static const char *const strings[] = {
         "",
         "plain",
@@ -879,12 +887,8 @@ static void test_built_tree(void **state)
 static void test_pruned_hostile(void **state)
 {
     (void)state;
-    json_object *c = test_load_json(FIXTURES_DIR, "admission/deployment_taint.json");
-    assert_non_null(c);
-    json_object *snapj;
-    json_object_object_get_ex(c, "snapshot", &snapj);
     struct owned_snapshot os;
-    assert_int_equal(owned_snapshot_build(&os, snapj, &test_gpus), K_OK);
+    json_object *c = taint_snapshot(&os);
     static const char *const pod_specs[] = {
         /* only cut members, then none kept before a kept one */
         "{\"volumes\":[],\"dnsPolicy\":\"x\"}",
