@@ -18,82 +18,65 @@
 #include <cmocka.h>
 
 #include "commands.h"
-#include "fake_kube.h"
+#include "cmdline.h"
 #include "util/result.h"
 
-struct run {
-    int status;
-    char *out, *err;
-};
-
 struct fixture {
-    char dir[64]; /* a fresh directory per test */
-    struct fake_kube fake;
-    struct kube_client *client;
-    struct run r;
+    struct cmdline_fixture *c; /* the fake API server and the last run */
+    char dir[64];              /* a fresh directory per test */
 };
 
 static int setup(void **state)
 {
     struct fixture *fx = calloc(1, sizeof(*fx));
+    void *c = NULL;
+    if (!fx || cmdline_setup(&c) != 0)
+        return -1;
+    fx->c = c;
     snprintf(fx->dir, sizeof(fx->dir), "/tmp/gputri-certs-test-XXXXXX");
     if (!mkdtemp(fx->dir))
         return -1;
-    fake_kube_init(&fx->fake);
-    fx->client = fake_kube_client(&fx->fake);
     *state = fx;
     return 0;
-}
-
-static void run_free(struct run *r)
-{
-    free(r->out);
-    free(r->err);
-    memset(r, 0, sizeof(*r));
 }
 
 static int teardown(void **state)
 {
     struct fixture *fx = *state;
-    run_free(&fx->r);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-    if (system(cmd) != 0)
-        return -1;
-    kube_client_free(fx->client);
-    fake_kube_cleanup(&fx->fake);
+    int rc = system(cmd);
+    void *c = fx->c;
+    cmdline_teardown(&c);
     free(fx);
-    return 0;
+    return rc == 0 ? 0 : -1;
+}
+
+/* What the entry point takes besides argv: the client (NULL: from a kubeconfig), the time. */
+struct certs_ctx {
+    struct kube_client *client;
+    time_t now;
+};
+
+static int call_certs(int argc, char **argv, FILE *out, FILE *err, void *ctx)
+{
+    const struct certs_ctx *cc = ctx;
+    const struct certs_io io = {.out = out, .err = err, .client = cc->client, .now = cc->now};
+    return certs_main(argc, argv, &io);
 }
 
 /*
- * Run gputri-certs with the NULL-terminated arguments (copied: getopt and the comma-separated
- * flags write into argv, as a real argv allows); the fake client when `api`.
+ * Run gputri-certs with the NULL-terminated arguments; the fake client when `api`; at `now`
+ * (0: the clock's).
  */
-static struct run *run(struct fixture *fx, bool api, time_t now, ...)
+static struct cmdline_run *run(struct fixture *fx, bool api, time_t now, ...)
 {
-    char *argv[40];
-    int argc = 0;
-    argv[argc++] = "gputri-certs";
+    struct certs_ctx cc = {api ? fx->c->client : NULL, now};
     va_list ap;
     va_start(ap, now);
-    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 39;)
-        argv[argc++] = strdup(a);
+    cmdline_runv(&fx->c->r, call_certs, &cc, "gputri-certs", ap);
     va_end(ap);
-    argv[argc] = NULL;
-    run_free(&fx->r);
-    size_t olen, elen;
-    FILE *out = open_memstream(&fx->r.out, &olen), *err = open_memstream(&fx->r.err, &elen);
-    assert_non_null(out);
-    assert_non_null(err);
-    const struct certs_io io = {
-        .out = out, .err = err, .client = api ? fx->client : NULL, .now = now};
-    fx->r.status = certs_main(argc, argv, &io);
-    fclose(out);
-    fclose(err);
-    for (int i = 1; i < argc; i++)
-        free(argv[i]);
-    return &fx->r;
+    return &fx->c->r;
 }
 
 /* The path of `name` in the test's directory; four calls may be used at once. */
@@ -130,8 +113,8 @@ static void test_generate_writes_files(void **state)
     struct fixture *fx = *state;
     char out_dir[96];
     snprintf(out_dir, sizeof(out_dir), "%s/a/b", fx->dir); /* created with its parents */
-    struct run *r = run(fx, false, 0, "generate", "--out-dir", out_dir, "--dns",
-                        "x.example,y.example", "--ip", "10.0.0.1", NULL);
+    struct cmdline_run *r = run(fx, false, 0, "generate", "--out-dir", out_dir, "--dns",
+                                "x.example,y.example", "--ip", "10.0.0.1", NULL);
     assert_int_equal(r->status, 0);
     assert_string_equal(r->err, "");
     assert_non_null(strstr(r->out, "/a/b/{ca.crt,ca.key,tls.crt,tls.key}\n"));
@@ -158,7 +141,7 @@ static void test_ca_kept_or_renewed(void **state)
     struct fixture *fx = *state;
     assert_int_equal(run(fx, false, 0, "generate", "--out-dir", fx->dir, NULL)->status, 0);
     char *ca1 = slurp(path_in(fx, "ca.crt"));
-    struct run *r = run(fx, false, 0, "generate", "--out-dir", fx->dir, NULL);
+    struct cmdline_run *r = run(fx, false, 0, "generate", "--out-dir", fx->dir, NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "ca.key exists; renew with --ca-cert "));
     assert_non_null(strstr(r->err, "or pass --force to replace the CA\n"));
@@ -186,8 +169,9 @@ static void test_ca_kept_or_renewed(void **state)
 static void test_client_certificate(void **state)
 {
     struct fixture *fx = *state;
-    struct run *r = run(fx, false, 0, "generate", "--out-dir", fx->dir, "--client-cn",
-                        "kube-apiserver", "--key-type", "ed25519", "--cert-days", "10", NULL);
+    struct cmdline_run *r =
+        run(fx, false, 0, "generate", "--out-dir", fx->dir, "--client-cn", "kube-apiserver",
+            "--key-type", "ed25519", "--cert-days", "10", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "{ca.crt,ca.key,tls.crt,tls.key,client.crt,client.key}"));
     assert_non_null(strstr(r->out, "client certificate for CN kube-apiserver, valid until "));
@@ -226,15 +210,15 @@ static void test_usage_errors(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *const *a = cases[i].args;
-        struct run *r = run(fx, false, 0, a[0], a[0] ? a[1] : NULL, a[0] && a[1] ? a[2] : NULL,
-                            a[0] && a[1] && a[2] ? a[3] : NULL,
-                            a[0] && a[1] && a[2] && a[3] ? a[4] : NULL, NULL);
+        struct cmdline_run *r = run(fx, false, 0, a[0], a[0] ? a[1] : NULL,
+                                    a[0] && a[1] ? a[2] : NULL, a[0] && a[1] && a[2] ? a[3] : NULL,
+                                    a[0] && a[1] && a[2] && a[3] ? a[4] : NULL, NULL);
         if (r->status != 2 || !strstr(r->err, cases[i].want))
             fail_msg("case %zu: status %d, stderr \"%s\", want \"%s\"", i, r->status, r->err,
                      cases[i].want);
     }
     assert_int_equal(access("D", F_OK), -1);
-    struct run *r = run(fx, false, 0, "generate", NULL);
+    struct cmdline_run *r = run(fx, false, 0, "generate", NULL);
     assert_string_equal(r->err, "gputri-certs: generate needs --out-dir and/or --secret\n"
                                 "Run 'gputri-certs --help' for usage.\n");
 
@@ -254,7 +238,7 @@ static void test_usage_errors(void **state)
 static void test_help_and_version(void **state)
 {
     struct fixture *fx = *state;
-    struct run *r = run(fx, false, 0, "help", NULL);
+    struct cmdline_run *r = run(fx, false, 0, "help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "Usage:\n"));
     assert_non_null(strstr(r->out, "Exit status: 0 done, 1 failed, 2 usage error.\n"));
@@ -269,24 +253,24 @@ static void test_help_and_version(void **state)
 static void test_publish(void **state)
 {
     struct fixture *fx = *state;
-    fake_kube_answer(&fx->fake, 200, 0, "{\"major\":\"1\",\"minor\":\"34\"}"); /* /version */
-    fake_kube_answer(&fx->fake, 404, 0, NOT_FOUND);                            /* GET secret */
-    fake_kube_answer(&fx->fake, 201, 0, "{}");                                 /* POST */
-    fake_kube_answer(&fx->fake, 200, 0,
+    fake_kube_answer(&fx->c->fake, 200, 0, "{\"major\":\"1\",\"minor\":\"34\"}"); /* /version */
+    fake_kube_answer(&fx->c->fake, 404, 0, NOT_FOUND);                            /* GET secret */
+    fake_kube_answer(&fx->c->fake, 201, 0, "{}");                                 /* POST */
+    fake_kube_answer(&fx->c->fake, 200, 0,
                      "{\"metadata\":{\"resourceVersion\":\"3\"},\"webhooks\":[{\"clientConfig\":{}"
                      "}]}");
-    fake_kube_answer(&fx->fake, 200, 0, "{}"); /* PATCH */
-    struct run *r = run(fx, true, 0, "generate", "--out-dir", fx->dir, "--namespace", "ops",
-                        "--secret", "wh-tls", "--webhook-config", "gputri", NULL);
+    fake_kube_answer(&fx->c->fake, 200, 0, "{}"); /* PATCH */
+    struct cmdline_run *r = run(fx, true, 0, "generate", "--out-dir", fx->dir, "--namespace", "ops",
+                                "--secret", "wh-tls", "--webhook-config", "gputri", NULL);
     assert_int_equal(r->status, 0);
     assert_string_equal(r->err, "");
     assert_non_null(strstr(r->out, "secret/wh-tls created in namespace ops\n"));
     assert_non_null(strstr(r->out, "validatingwebhookconfiguration/gputri caBundle set on 1 "
                                    "webhook\n"));
-    assert_int_equal(fake_kube_count(&fx->fake), 5);
-    assert_string_equal(fake_kube_request(&fx->fake, 0)->path, "/version");
-    assert_string_equal(fake_kube_request(&fx->fake, 2)->path, "/api/v1/namespaces/ops/secrets");
-    assert_string_equal(fake_kube_request(&fx->fake, 4)->method, "PATCH");
+    assert_int_equal(fake_kube_count(&fx->c->fake), 5);
+    assert_string_equal(fake_kube_request(&fx->c->fake, 0)->path, "/version");
+    assert_string_equal(fake_kube_request(&fx->c->fake, 2)->path, "/api/v1/namespaces/ops/secrets");
+    assert_string_equal(fake_kube_request(&fx->c->fake, 4)->method, "PATCH");
     assert_int_equal(mode_of(path_in(fx, "tls.key")), 0600);
 }
 
@@ -294,23 +278,25 @@ static void test_publish(void **state)
 static void test_api_refused_before_files(void **state)
 {
     struct fixture *fx = *state;
-    fake_kube_answer(&fx->fake, 401, 0, "{\"kind\":\"Status\",\"code\":401,\"message\":\"no\"}");
+    fake_kube_answer(&fx->c->fake, 401, 0, "{\"kind\":\"Status\",\"code\":401,\"message\":\"no\"}");
     char out_dir[96];
     snprintf(out_dir, sizeof(out_dir), "%s/never", fx->dir);
-    struct run *r = run(fx, true, 0, "generate", "--out-dir", out_dir, "--secret", "s", NULL);
+    struct cmdline_run *r =
+        run(fx, true, 0, "generate", "--out-dir", out_dir, "--secret", "s", NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "gputri-certs: API server : unauthorized (401)"));
     assert_int_equal(access(out_dir, F_OK), -1);
-    assert_int_equal(fake_kube_count(&fx->fake), 1);
+    assert_int_equal(fake_kube_count(&fx->c->fake), 1);
 }
 
 /* Publishing fails after the files were written: the message says how to publish that CA. */
 static void test_publish_fails_after_files(void **state)
 {
     struct fixture *fx = *state;
-    fake_kube_answer(&fx->fake, 200, 0, "{}");
-    fake_kube_answer(&fx->fake, 200, 0, "{\"type\":\"Opaque\"}");
-    struct run *r = run(fx, true, 0, "generate", "--out-dir", fx->dir, "--secret", "wh-tls", NULL);
+    fake_kube_answer(&fx->c->fake, 200, 0, "{}");
+    fake_kube_answer(&fx->c->fake, 200, 0, "{\"type\":\"Opaque\"}");
+    struct cmdline_run *r =
+        run(fx, true, 0, "generate", "--out-dir", fx->dir, "--secret", "wh-tls", NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "gputri-certs: secret gputri/wh-tls: invalid input: secret "
                                    "wh-tls has type Opaque"));
@@ -322,14 +308,14 @@ static void test_publish_fails_after_files(void **state)
 static void test_secret_only(void **state)
 {
     struct fixture *fx = *state;
-    fake_kube_answer(&fx->fake, 200, 0, "{}");
-    fake_kube_answer(&fx->fake, 200, 0, "{\"type\":\"kubernetes.io/tls\"}");
-    fake_kube_answer(&fx->fake, 200, 0, "{}");
-    struct run *r = run(fx, true, 0, "generate", "--secret", "wh-tls", NULL);
+    fake_kube_answer(&fx->c->fake, 200, 0, "{}");
+    fake_kube_answer(&fx->c->fake, 200, 0, "{\"type\":\"kubernetes.io/tls\"}");
+    fake_kube_answer(&fx->c->fake, 200, 0, "{}");
+    struct cmdline_run *r = run(fx, true, 0, "generate", "--secret", "wh-tls", NULL);
     assert_int_equal(r->status, 0);
     assert_null(strstr(r->out, "wrote"));
     assert_non_null(strstr(r->out, "secret/wh-tls updated in namespace gputri\n"));
-    const struct fake_request *patch = fake_kube_request(&fx->fake, 2);
+    const struct fake_request *patch = fake_kube_request(&fx->c->fake, 2);
     assert_string_equal(patch->method, "PATCH");
     assert_non_null(strstr(patch->body, "\"tls.crt\":\"LS0tLS1CRUdJTi")); /* -----BEGIN */
 }
@@ -339,7 +325,7 @@ static void test_inspect_errors_and_expiry(void **state)
     struct fixture *fx = *state;
     assert_int_equal(run(fx, false, 0, "generate", "--out-dir", fx->dir, NULL)->status, 0);
     /* a year and a half on, the serving certificate has expired */
-    struct run *r =
+    struct cmdline_run *r =
         run(fx, false, time(NULL) + 548 * 86400, "inspect", path_in(fx, "tls.crt"), NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "(expired)\n"));

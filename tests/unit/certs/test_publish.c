@@ -80,6 +80,13 @@ static void assert_tls_data(json_object *o)
     assert_string_equal(str_at(o, "data", "ca.crt"), "Q0E=");
 }
 
+/* The Secret gputri-system/gputri-webhook-tls from `bundle`. */
+static int put_secret(struct fixture *fx, bool *created, struct kube_error *err)
+{
+    return publish_tls_secret(fx->client, "gputri-system", "gputri-webhook-tls", &bundle, created,
+                              err);
+}
+
 /* No Secret yet: GET 404, then POST of a kubernetes.io/tls Secret with our labels. */
 static void test_secret_created(void **state)
 {
@@ -88,9 +95,7 @@ static void test_secret_created(void **state)
     fake_kube_answer(&fx->fake, 201, 0, "{}");
     bool created = false;
     struct kube_error err = {0};
-    assert_int_equal(publish_tls_secret(fx->client, "gputri-system", "gputri-webhook-tls", &bundle,
-                                        &created, &err),
-                     K_OK);
+    assert_int_equal(put_secret(fx, &created, &err), K_OK);
     assert_true(created);
     assert_int_equal(fake_kube_count(&fx->fake), 2);
     assert_string_equal(fake_kube_request(&fx->fake, 0)->method, "GET");
@@ -121,9 +126,7 @@ static void test_secret_patched(void **state)
     fake_kube_answer(&fx->fake, 200, 0, "{}");
     bool created = true;
     struct kube_error err = {0};
-    assert_int_equal(publish_tls_secret(fx->client, "gputri-system", "gputri-webhook-tls", &bundle,
-                                        &created, &err),
-                     K_OK);
+    assert_int_equal(put_secret(fx, &created, &err), K_OK);
     assert_false(created);
     assert_int_equal(fake_kube_count(&fx->fake), 2);
     const struct fake_request *p = fake_kube_request(&fx->fake, 1);
@@ -148,9 +151,7 @@ static void test_secret_create_race(void **state)
     fake_kube_answer(&fx->fake, 200, 0, "{}");
     bool created = true;
     struct kube_error err = {0};
-    assert_int_equal(publish_tls_secret(fx->client, "gputri-system", "gputri-webhook-tls", &bundle,
-                                        &created, &err),
-                     K_OK);
+    assert_int_equal(put_secret(fx, &created, &err), K_OK);
     assert_false(created);
     assert_int_equal(fake_kube_count(&fx->fake), 4);
     assert_string_equal(fake_kube_request(&fx->fake, 2)->method, "GET");
@@ -164,9 +165,7 @@ static void test_secret_of_other_type(void **state)
     fake_kube_answer(&fx->fake, 200, 0, "{\"kind\":\"Secret\"}");
     bool created = true;
     struct kube_error err = {0};
-    assert_int_equal(publish_tls_secret(fx->client, "gputri-system", "gputri-webhook-tls", &bundle,
-                                        &created, &err),
-                     K_EINVAL);
+    assert_int_equal(put_secret(fx, &created, &err), K_EINVAL);
     assert_false(created);
     assert_int_equal(err.code, K_EINVAL);
     assert_string_equal(err.message, "secret gputri-webhook-tls has type Opaque, not "
@@ -183,9 +182,7 @@ static void test_secret_errors(void **state)
                      "forbidden\",\"reason\":\"Forbidden\",\"code\":403}");
     bool created;
     struct kube_error err = {0};
-    assert_int_equal(publish_tls_secret(fx->client, "gputri-system", "gputri-webhook-tls", &bundle,
-                                        &created, &err),
-                     K_EFORBIDDEN);
+    assert_int_equal(put_secret(fx, &created, &err), K_EFORBIDDEN);
     assert_int_equal(err.http_status, 403);
     assert_non_null(strstr(err.message, "secrets is forbidden"));
 

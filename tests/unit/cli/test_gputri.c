@@ -15,94 +15,52 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "fake_kube.h"
+#include "cmdline.h"
 #include "gputri.h"
 #include "objects.h"
 #include "util/result.h"
 
-struct fixture {
-    struct fake_kube fake;
-    struct kube_client *client;
-    int status;
-    char *out, *err;
-};
-
-static int setup(void **state)
+/* gputri's entry point in the shape cmdline.h runs. */
+static int call_gputri(int argc, char **argv, FILE *out, FILE *err, void *ctx)
 {
-    struct fixture *fx = calloc(1, sizeof(*fx));
-    fake_kube_init(&fx->fake);
-    fx->client = fake_kube_client(&fx->fake);
-    *state = fx;
-    return fx->client ? 0 : -1;
+    const struct gputri_io io = {.out = out, .err = err, .client = ctx};
+    return gputri_main(argc, argv, &io);
 }
 
-static void outputs_free(struct fixture *fx)
+/* Run gputri with the NULL-terminated arguments over the fake. */
+static int run(struct cmdline_fixture *fx, ...)
 {
-    free(fx->out);
-    free(fx->err);
-    fx->out = fx->err = NULL;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *fx = *state;
-    outputs_free(fx);
-    kube_client_free(fx->client);
-    fake_kube_cleanup(&fx->fake);
-    free(fx);
-    return 0;
-}
-
-/* Run gputri with the NULL-terminated arguments (copied into a writable argv) over the fake. */
-static int run(struct fixture *fx, ...)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = strdup("gputri");
     va_list ap;
     va_start(ap, fx);
-    for (const char *a; (a = va_arg(ap, const char *)) != NULL && argc < 31;)
-        argv[argc++] = strdup(a);
+    int status = cmdline_runv(&fx->r, call_gputri, fx->client, "gputri", ap);
     va_end(ap);
-    argv[argc] = NULL;
-    outputs_free(fx);
-    size_t olen, elen;
-    FILE *out = open_memstream(&fx->out, &olen), *err = open_memstream(&fx->err, &elen);
-    assert_non_null(out);
-    assert_non_null(err);
-    const struct gputri_io io = {.out = out, .err = err, .client = fx->client};
-    fx->status = gputri_main(argc, argv, &io);
-    fclose(out);
-    fclose(err);
-    for (int i = 0; i < argc; i++)
-        free(argv[i]);
-    return fx->status;
+    return status;
 }
 
 static void test_help_and_version(void **state)
 {
-    struct fixture *fx = *state;
+    struct cmdline_fixture *fx = *state;
     assert_int_equal(run(fx, "help", NULL), 0);
-    assert_non_null(strstr(fx->out, "  gputri triage NAMESPACE POD"));
-    assert_non_null(strstr(fx->out, "kubectl's global flags (kubectl options):\n"));
-    assert_non_null(strstr(fx->out, "--no-scheduler-grace-period D"));
-    assert_non_null(strstr(fx->out, "2 usage error.\n"));
+    assert_non_null(strstr(fx->r.out, "  gputri triage NAMESPACE POD"));
+    assert_non_null(strstr(fx->r.out, "kubectl's global flags (kubectl options):\n"));
+    assert_non_null(strstr(fx->r.out, "--no-scheduler-grace-period D"));
+    assert_non_null(strstr(fx->r.out, "2 usage error.\n"));
     assert_int_equal(run(fx, "version", NULL), 0);
-    assert_true(strncmp(fx->out, "gputri ", 7) == 0);
+    assert_true(strncmp(fx->r.out, "gputri ", 7) == 0);
     assert_int_equal(run(fx, "version", "x", NULL), 2);
-    assert_string_equal(fx->err, "gputri: version takes no arguments\nRun 'gputri --help' for "
-                                 "usage.\n");
+    assert_string_equal(fx->r.err, "gputri: version takes no arguments\nRun 'gputri --help' for "
+                                   "usage.\n");
     /* no command: the usage, on stderr */
     assert_int_equal(run(fx, NULL), 2);
-    assert_non_null(strstr(fx->err, "Usage:\n"));
-    assert_string_equal(fx->out, "");
+    assert_non_null(strstr(fx->r.err, "Usage:\n"));
+    assert_string_equal(fx->r.out, "");
     assert_int_equal(fake_kube_count(&fx->fake), 0);
 }
 
 /* Every usage error exits 2 with its message, before any request. */
 static void test_usage_errors(void **state)
 {
-    struct fixture *fx = *state;
+    struct cmdline_fixture *fx = *state;
     static const struct {
         const char *args[5];
         const char *want;
@@ -133,8 +91,8 @@ static void test_usage_errors(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *const *a = cases[i].args;
         run(fx, a[0], a[1], a[2], a[3], a[4], NULL);
-        if (fx->status != 2 || !strstr(fx->err, cases[i].want))
-            fail_msg("case %zu: status %d, stderr \"%s\", want \"%s\"", i, fx->status, fx->err,
+        if (fx->r.status != 2 || !strstr(fx->r.err, cases[i].want))
+            fail_msg("case %zu: status %d, stderr \"%s\", want \"%s\"", i, fx->r.status, fx->r.err,
                      cases[i].want);
     }
     /* the longest names the API server accepts pass the check (and reach the API) */
@@ -152,10 +110,10 @@ static void test_usage_errors(void **state)
 
 static void test_api_errors(void **state)
 {
-    struct fixture *fx = *state;
+    struct cmdline_fixture *fx = *state;
     fake_kube_answer(&fx->fake, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
     assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
-    assert_string_equal(fx->err, "gputri: pod team/train not found\n");
+    assert_string_equal(fx->r.err, "gputri: pod team/train not found\n");
     assert_string_equal(fake_kube_request(&fx->fake, 0)->path,
                         "/api/v1/namespaces/team/pods/train");
 
@@ -163,41 +121,41 @@ static void test_api_errors(void **state)
                      "{\"kind\":\"Status\",\"code\":403,\"message\":\"pods \\\"train\\\" is "
                      "forbidden\"}");
     assert_int_equal(run(fx, "explain", "team", "train", NULL), 1);
-    assert_string_equal(fx->err, "gputri: forbidden (403): pods \"train\" is forbidden\n");
+    assert_string_equal(fx->r.err, "gputri: forbidden (403): pods \"train\" is forbidden\n");
 
     fake_kube_fail(&fx->fake, K_EIO);
     assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
-    assert_non_null(strstr(fx->err, "gputri: cannot reach the API server"));
+    assert_non_null(strstr(fx->r.err, "gputri: cannot reach the API server"));
 
     fake_kube_answer(&fx->fake, 409, 0, "{\"kind\":\"Status\",\"code\":409,\"message\":\"odd\"}");
     assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
-    assert_string_equal(fx->err, "gputri: conflict (409): odd\n");
+    assert_string_equal(fx->r.err, "gputri: conflict (409): odd\n");
 }
 
 /* A pod that asks for no GPU: triage prints the word, explain the report. */
 static void test_answers(void **state)
 {
-    struct fixture *fx = *state;
+    struct cmdline_fixture *fx = *state;
     json_object *pod = test_pod("team", "web", NULL, "node-1", "Running", NULL, 0, NULL);
     const char *text = json_object_to_json_string(pod);
     fake_kube_answer(&fx->fake, 200, 0, text);
     assert_int_equal(run(fx, "triage", "team", "web", NULL), 0);
-    assert_string_equal(fx->out, "no-request\n");
-    assert_string_equal(fx->err, "");
+    assert_string_equal(fx->r.out, "no-request\n");
+    assert_string_equal(fx->r.err, "");
     fake_kube_answer(&fx->fake, 200, 0, text);
     assert_int_equal(run(fx, "--gpu-device-classes=", "explain", "team", "web", NULL), 0);
-    assert_non_null(strstr(fx->out, "no-request"));
-    assert_string_equal(fx->err, "");
+    assert_non_null(strstr(fx->r.out, "no-request"));
+    assert_string_equal(fx->r.err, "");
     json_object_put(pod);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_help_and_version, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_api_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_answers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_and_version, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_usage_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

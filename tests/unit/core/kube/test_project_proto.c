@@ -27,13 +27,6 @@
 
 #define GPUS (&test_gpus)
 
-static void load(const char *name, struct buf *b)
-{
-    char rel[256];
-    snprintf(rel, sizeof(rel), "proto/%s", name);
-    assert_int_equal(test_load_bytes(FIXTURES_DIR, rel, b), K_OK);
-}
-
 /* Items of a protobuf list, copied. */
 struct items {
     struct buf bytes[64];
@@ -88,8 +81,8 @@ static void test_agrees_with_json(void **state)
 {
     (void)state;
     struct buf pb, js;
-    load("pods.pb", &pb);
-    load("pods.json", &js);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "proto/pods.pb", &pb), K_OK);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "proto/pods.json", &js), K_OK);
     json_object *list = json_tokener_parse(buf_cstr(&js));
     assert_non_null(list);
     json_object *jitems = json_object_object_get(list, "items");
@@ -142,8 +135,8 @@ static void test_nodes_agree_with_json(void **state)
 {
     (void)state;
     struct buf pb, js;
-    load("nodes.pb", &pb);
-    load("nodes.json", &js);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "proto/nodes.pb", &pb), K_OK);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "proto/nodes.json", &js), K_OK);
     json_object *list = json_tokener_parse(buf_cstr(&js));
     assert_non_null(list);
     json_object *jitems = json_object_object_get(list, "items");

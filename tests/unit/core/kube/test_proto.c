@@ -25,13 +25,6 @@
 
 #define GPUS (&test_gpus)
 
-static void load(const char *name, struct buf *b)
-{
-    char rel[256];
-    snprintf(rel, sizeof(rel), "proto/%s", name);
-    assert_int_equal(test_load_bytes(FIXTURES_DIR, rel, b), K_OK);
-}
-
 /* Counts the items; stops the walk with 7 at item `stop_at` (0: never). */
 struct count {
     size_t n, stop_at;
@@ -50,7 +43,7 @@ static void test_continue_and_stop(void **state)
 {
     (void)state;
     struct buf pb;
-    load("pods-page.pb", &pb);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "proto/pods-page.pb", &pb), K_OK);
     struct count it = {0};
     char rv[64], cont[256];
     assert_int_equal(kube_proto_list(pb.data, pb.len, count_or_stop, &it, rv, cont, sizeof(cont)),
@@ -72,7 +65,7 @@ static void test_status_message(void **state)
 {
     (void)state;
     struct buf pb;
-    load("status-notfound.pb", &pb);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "proto/status-notfound.pb", &pb), K_OK);
     char msg[128];
     assert_true(kube_proto_status_message(pb.data, pb.len, msg, sizeof(msg)));
     assert_string_equal(msg, "pods \"nope\" not found");
@@ -100,7 +93,9 @@ static int noop_item(void *ctx, const uint8_t *bytes, size_t len)
 static void prefix_and_flip(const char *fixture)
 {
     struct buf pb;
-    load(fixture, &pb);
+    char rel[256];
+    snprintf(rel, sizeof(rel), "proto/%s", fixture);
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, rel, &pb), K_OK);
     char rv[64], cont[64];
     for (size_t len = 0; len < pb.len; len++) {
         /* a copy of exactly len bytes, so that ASan sees any read past it */
