@@ -24,7 +24,8 @@
 #include "model/gpu.h"
 #include "util/file.h"
 #include "util/result.h"
-#include "wh_testutil.h"
+
+#include "snapshot_fixture.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
@@ -115,16 +116,16 @@ int main(int argc, char **argv)
     }
     json_object *c = json_tokener_parse(fx), *snapj;
     struct gpu_set gpus;
-    struct owned_snapshot os;
+    struct snapshot_fixture os;
     if (!c || !json_object_object_get_ex(c, "snapshot", &snapj) ||
         gpu_set_parse(&gpus, GPU_SET_DEFAULT) != K_OK ||
-        owned_snapshot_build(&os, snapj, &gpus) != K_OK) {
+        snapshot_fixture_build(&os, snapj, &gpus) != K_OK) {
         fprintf(stderr, "bench_admission: %s has no usable snapshot\n", fixture);
         return 1;
     }
     struct admission_result *r = malloc(sizeof(*r));
     printf("review %s: %zu bytes; snapshot %s: %zu nodes; %ld iterations each\n", review, len,
-           fixture, os.n_nodes, iters);
+           fixture, os.snap.n_nodes, iters);
     static const struct {
         const char *name;
         unsigned flags;
@@ -156,6 +157,8 @@ int main(int argc, char **argv)
     if (us[0] > 0 && us[1] > 0)
         printf("ratio whole/cut: %.2fx\n", us[0] / us[1]);
     free(r);
+    snapshot_fixture_cleanup(&os);
+    gpu_set_cleanup(&gpus);
     json_object_put(c);
     free(body);
     free(fx);

@@ -1,6 +1,6 @@
 /*
  * certgen.c - CA and serving certificate generation, verification and inspection for the gputri
- * webhook, on the OpenSSL 3 API (no openssl command). Used by certs/main.c.
+ * webhook, on the OpenSSL 3 API (no openssl command). Used by certs/commands.c.
  */
 #include "certgen.h"
 

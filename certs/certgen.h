@@ -1,6 +1,6 @@
 /*
  * certgen.h - the serving certificate of the gputri admission webhook and the CA that signs it,
- * made with the OpenSSL 3 C API. Used by gputri-certs (certs/main.c) and its unit tests.
+ * made with the OpenSSL 3 C API. Used by gputri-certs (certs/commands.c) and its unit tests.
  *
  * Family rules: every function returns a K_* value (util/result.h) and, on failure, writes a
  * one-line English reason into the caller's err buffer (errlen bytes, always NUL-terminated;

@@ -4,8 +4,12 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/json.h"
 #include "kubeflags.h"
 #include "util/result.h"
+#include "util/version.h"
 
 struct cands {
     struct buf *out;
@@ -165,4 +169,57 @@ int plugin_complete(int argc, char *const *argv, const struct complete_source *s
     if (c.rc)
         return c.rc;
     return buf_printf(out, ":%d\n", directive);
+}
+
+struct list_ctx {
+    void (*add)(void *add_ctx, const char *name);
+    void *add_ctx;
+};
+
+static int on_item(void *ctx, json_object *item)
+{
+    struct list_ctx *l = ctx;
+    const char *name = kube_json_meta_str(item, "name");
+    if (name)
+        l->add(l->add_ctx, name);
+    return 0;
+}
+
+void complete_kube_list(void *ctx, const struct plugin_args *a, const char *what, const char *ns,
+                        void (*add)(void *add_ctx, const char *name), void *add_ctx)
+{
+    if (strcmp(what, "namespaces") != 0 && strcmp(what, "pods") != 0) {
+        kube_config_names(a->kubeconfig, what, add, add_ctx);
+        return;
+    }
+    struct kube_config cfg = {0};
+    struct kube_client *c = ctx;
+    if (!c) {
+        struct kube_config_overrides ov = a->ov;
+        if (!ov.request_timeout)
+            ov.request_timeout = COMPLETE_TIMEOUT;
+        char err[512];
+        if (kube_config_load_overrides(a->kubeconfig, &ov, &cfg, err, sizeof(err)) != K_OK)
+            return;
+        c = kube_client_new(&cfg, "kubectl_complete-gputri/" GPUTRI_VERSION);
+    }
+    char path[600];
+    if (strcmp(what, "namespaces") == 0)
+        snprintf(path, sizeof(path), "/api/v1/namespaces");
+    else {
+        char esc[400];
+        const char *n = ns ? ns : cfg.ns ? cfg.ns : "default";
+        if (kube_path_escape(n, esc, sizeof(esc)) != K_OK)
+            goto out;
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", esc);
+    }
+    struct list_ctx l = {add, add_ctx};
+    /* one page is enough for a completion: a second is refused (K_ETOOBIG, ignored) */
+    struct kube_list_options lo = {.page_size = COMPLETE_PAGE, .max_pages = 1};
+    if (c)
+        kube_list(c, path, &lo, on_item, &l, NULL, 0, NULL);
+out:
+    if (c != ctx)
+        kube_client_free(c);
+    kube_config_cleanup(&cfg);
 }

@@ -49,4 +49,19 @@ struct complete_source {
 int plugin_complete(int argc, char *const *argv, const struct complete_source *src,
                     struct buf *out);
 
+/* The timeout and page size of complete_kube_list()'s requests. */
+#define COMPLETE_TIMEOUT "5s" /* unless --request-timeout says otherwise */
+#define COMPLETE_PAGE 500     /* one page: a completion shows no more */
+
+/*
+ * complete_kube_list() - the complete_source.list of kubectl_complete-gputri: kubeconfig names
+ * from the kubeconfig (kube_config_names()); namespaces and pods from the API server with one
+ * LIST of at most COMPLETE_PAGE items (pods of `ns`, else of the context's namespace, else
+ * "default"). `ctx` is the client to use (struct kube_client *, borrowed), or NULL to make one
+ * from the kubeconfig and the flags in `a`, each request limited to COMPLETE_TIMEOUT unless
+ * --request-timeout says otherwise. Any failure gives no names. Not thread-safe per client.
+ */
+void complete_kube_list(void *ctx, const struct plugin_args *a, const char *what, const char *ns,
+                        void (*add)(void *add_ctx, const char *name), void *add_ctx);
+
 #endif

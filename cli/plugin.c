@@ -1,8 +1,6 @@
-/*
- * plugin.c - kubectl-gputri, the kubectl plugin: `kubectl gputri pods` lists the GPU pods that are
- * not running and why; `kubectl gputri explain POD` shows the per-node ladder.
- * Exit status: 0 done, 1 error (API, kubeconfig, pod not found), 2 usage.
- */
+/* plugin.c - the kubectl-gputri command line (plugin.h). */
+#include "plugin.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,58 +59,59 @@ static void usage(FILE *out)
             "Exit status: 0 done, 1 error (API server, kubeconfig, pod not found), 2 usage.\n");
 }
 
-static void print_api_error(const struct kube_config *cfg, const char *ns, const char *name, int rc,
-                            const struct kube_error *err)
+static void print_api_error(const struct plugin_io *io, const struct kube_config *cfg,
+                            const char *ns, const char *name, int rc, const struct kube_error *err)
 {
     const char *msg = err->message[0] ? err->message : k_strerror(rc);
     if (err->credentials) { /* the exec plugin, before any request */
-        fprintf(stderr, "error: getting credentials: %s\n", msg);
+        fprintf(io->err, "error: getting credentials: %s\n", msg);
         return;
     }
     switch (rc) {
     case K_ENOTFOUND:
         if (name)
-            fprintf(stderr, "error: pod \"%s\" not found in namespace \"%s\"\n", name, ns);
+            fprintf(io->err, "error: pod \"%s\" not found in namespace \"%s\"\n", name, ns);
         else
-            fprintf(stderr, "error: not found: %s\n", msg);
+            fprintf(io->err, "error: not found: %s\n", msg);
         break;
     case K_EIO:
     case K_ETIMEDOUT:
         if (err->tls || err->credentials) /* the kubeconfig's certificates or plugin */
-            fprintf(stderr, "error: %s\n", msg);
+            fprintf(io->err, "error: %s\n", msg);
         else
-            fprintf(stderr, "error: cannot reach the API server %s: %s\n", cfg->server, msg);
+            fprintf(io->err, "error: cannot reach the API server %s: %s\n",
+                    cfg->server ? cfg->server : "", msg);
         break;
     case K_EFORBIDDEN:
     case K_EUNAUTHORIZED:
-        fprintf(stderr, "error: %s: %s\n", k_strerror(rc), msg);
+        fprintf(io->err, "error: %s: %s\n", k_strerror(rc), msg);
         break;
     case K_ENOMEM:
-        fprintf(stderr, "error: out of memory\n");
+        fprintf(io->err, "error: out of memory\n");
         break;
     default:
-        fprintf(stderr, "error: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
+        fprintf(io->err, "error: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
                 err->message);
     }
 }
 
-static int write_all(const struct buf *b)
+static int write_all(const struct plugin_io *io, const struct buf *b)
 {
-    if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
+    if (b->len && fwrite(b->data, 1, b->len, io->out) != b->len)
         return 1;
-    return fflush(stdout) == 0 ? 0 : 1;
+    return fflush(io->out) == 0 ? 0 : 1;
 }
 
-static int run_pods(const struct plugin_args *a, struct kube_client *client,
-                    const struct kube_config *cfg, const struct gpu_set *gpus,
-                    const struct gpu_set *dra, const char *ns)
+static int run_pods(const struct plugin_io *io, const struct plugin_args *a,
+                    struct kube_client *client, const struct kube_config *cfg,
+                    const struct gpu_set *gpus, const struct gpu_set *dra, const char *ns)
 {
     struct pod_rows rows;
     struct kube_error err = {0};
     int rc = pods_fetch(client, gpus, dra, a->no_scheduler_grace, a->all_namespaces ? NULL : ns,
                         &rows, &err);
     if (rc) {
-        print_api_error(cfg, ns, NULL, rc, &err);
+        print_api_error(io, cfg, ns, NULL, rc, &err);
         return 1;
     }
     struct buf out;
@@ -123,63 +122,63 @@ static int run_pods(const struct plugin_args *a, struct kube_client *client,
         rc = pods_render_table(&rows, a->output == PLUGIN_OUTPUT_WIDE, &out);
     int status = 0;
     if (rc) {
-        fprintf(stderr, "error: %s\n", k_strerror(rc));
+        fprintf(io->err, "error: %s\n", k_strerror(rc));
         status = 1;
-    } else if (write_all(&out)) {
+    } else if (write_all(io, &out)) {
         status = 1;
     } else if (rows.n == 0 && a->output != PLUGIN_OUTPUT_JSON) {
         if (a->all_namespaces)
-            fprintf(stderr, "No GPU pods waiting.\n");
+            fprintf(io->err, "No GPU pods waiting.\n");
         else
-            fprintf(stderr, "No GPU pods waiting in %s namespace.\n", ns);
+            fprintf(io->err, "No GPU pods waiting in %s namespace.\n", ns);
     }
     buf_cleanup(&out);
     pod_rows_cleanup(&rows);
     return status;
 }
 
-static int run_explain(const struct plugin_args *a, struct kube_client *client,
-                       const struct kube_config *cfg, const struct gpu_set *gpus,
-                       const struct gpu_set *dra, const char *ns)
+static int run_explain(const struct plugin_io *io, const struct plugin_args *a,
+                       struct kube_client *client, const struct kube_config *cfg,
+                       const struct gpu_set *gpus, const struct gpu_set *dra, const char *ns)
 {
     struct triage t;
     struct kube_error err = {0};
     int rc = triage_run(client, gpus, dra, a->no_scheduler_grace, ns, a->pod, &t, &err);
     if (rc) {
-        print_api_error(cfg, ns, a->pod, rc, &err);
+        print_api_error(io, cfg, ns, a->pod, rc, &err);
         return 1;
     }
-    rc = triage_print_explain(&t, stdout);
+    rc = triage_print_explain(&t, io->out);
     triage_cleanup(&t);
     if (rc) {
-        fprintf(stderr, "error: %s\n", k_strerror(rc));
+        fprintf(io->err, "error: %s\n", k_strerror(rc));
         return 1;
     }
-    return fflush(stdout) == 0 ? 0 : 1;
+    return fflush(io->out) == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+int plugin_main(int argc, char **argv, const struct plugin_io *io)
 {
     struct plugin_args a;
     char errbuf[512];
     if (plugin_parse_args(argc, argv, &a, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "error: %s\nSee 'kubectl gputri --help' for usage.\n", errbuf);
+        fprintf(io->err, "error: %s\nSee 'kubectl gputri --help' for usage.\n", errbuf);
         return PLUGIN_EXIT_USAGE;
     }
     if (a.cmd == PLUGIN_CMD_HELP) {
-        usage(stdout);
-        return fflush(stdout) == 0 ? 0 : 1;
+        usage(io->out);
+        return fflush(io->out) == 0 ? 0 : 1;
     }
     if (a.cmd == PLUGIN_CMD_VERSION) {
-        printf("kubectl-gputri %s\n", GPUTRI_VERSION);
-        return fflush(stdout) == 0 ? 0 : 1;
+        fprintf(io->out, "kubectl-gputri %s\n", GPUTRI_VERSION);
+        return fflush(io->out) == 0 ? 0 : 1;
     }
     log_set_verbosity(a.verbosity);
 
     struct gpu_set gpus = {0};
     const char *gpu_list = a.gpu_resources ? a.gpu_resources : GPU_SET_DEFAULT;
     if (gpu_set_parse(&gpus, gpu_list) != K_OK) {
-        fprintf(stderr,
+        fprintf(io->err,
                 "error: invalid --gpu-resources \"%s\": want names separated by ',', a '*' "
                 "only at the end\nSee 'kubectl gputri --help' for usage.\n",
                 gpu_list);
@@ -188,7 +187,7 @@ int main(int argc, char **argv)
     struct gpu_set dra = {0};
     const char *dra_list = a.gpu_device_classes ? a.gpu_device_classes : DRA_GPU_SET_DEFAULT;
     if (dra_list[0] && gpu_set_parse(&dra, dra_list) != K_OK) {
-        fprintf(stderr,
+        fprintf(io->err,
                 "error: invalid --gpu-device-classes \"%s\": want names separated by ',', a '*' "
                 "only at the end\nSee 'kubectl gputri --help' for usage.\n",
                 dra_list);
@@ -201,25 +200,27 @@ int main(int argc, char **argv)
     struct kube_client *client = NULL;
     char ns[256];
     a.ov.ns = a.ns;
-    if (kube_config_load_overrides(a.kubeconfig, &a.ov, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
-        fprintf(stderr, "error: %s\n", errbuf);
+    if (!io->client &&
+        kube_config_load_overrides(a.kubeconfig, &a.ov, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
+        fprintf(io->err, "error: %s\n", errbuf);
         goto out;
     }
     if (a.ns)
         snprintf(ns, sizeof(ns), "%s", a.ns);
     else
         snprintf(ns, sizeof(ns), "%s", cfg.ns ? cfg.ns : "default");
-    client = kube_client_new(&cfg, "kubectl-gputri/" GPUTRI_VERSION);
+    client = io->client ? io->client : kube_client_new(&cfg, "kubectl-gputri/" GPUTRI_VERSION);
     if (!client) {
-        fprintf(stderr, "error: out of memory\n");
+        fprintf(io->err, "error: out of memory\n");
         goto out;
     }
     if (a.cmd == PLUGIN_CMD_PODS)
-        status = run_pods(&a, client, &cfg, &gpus, dra_set, ns);
+        status = run_pods(io, &a, client, &cfg, &gpus, dra_set, ns);
     else
-        status = run_explain(&a, client, &cfg, &gpus, dra_set, ns);
+        status = run_explain(io, &a, client, &cfg, &gpus, dra_set, ns);
 out:
-    kube_client_free(client);
+    if (client != io->client)
+        kube_client_free(client);
     kube_config_cleanup(&cfg);
     gpu_set_cleanup(&gpus);
     gpu_set_cleanup(&dra);

@@ -1,6 +1,6 @@
 /*
  * dra_world.h - the DRA classifier fixtures of tests/fixtures/dra (format in its README), shared
- * by the tests that run them (tests/unit/core/classify/test_dra.c,
+ * by the tests that run them (tests/unit/core/classify/test_dra_ladder.c,
  * tests/unit/webhook/test_dra_agreement.c).
  *
  * A fixture holds real API objects: {"pod": Pod, "nodes": [Node...], "pods": [Pod...],

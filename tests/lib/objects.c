@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/file.h"
+
 static json_object *str(const char *s)
 {
     return json_object_new_string(s);
@@ -137,6 +139,14 @@ json_object *test_load_json(const char *fixtures_dir, const char *rel)
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
     return json_object_from_file(path);
+}
+
+int test_load_bytes(const char *fixtures_dir, const char *rel, struct buf *b)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
+    buf_init(b, 1u << 24);
+    return file_read(path, b, 0);
 }
 
 static int cmp_names(const void *a, const void *b)

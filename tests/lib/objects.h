@@ -8,6 +8,8 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "util/buf.h"
+
 /*
  * test_node() - a Node. gpus_capacity / gpus_allocatable: nvidia.com/gpu amounts, or NULL to
  * leave the key out. taint: "key=value:Effect" or NULL. labels: extra "k=v" label or NULL.
@@ -30,6 +32,13 @@ void test_pod_set_scheduled(json_object *pod, const char *message);
 
 /* test_load_json() - parse a file under FIXTURES_DIR (relative path); NULL on error. */
 json_object *test_load_json(const char *fixtures_dir, const char *rel);
+
+/*
+ * test_load_bytes() - read a file under FIXTURES_DIR (relative path; up to 16 MiB, any bytes)
+ * into `b`, which this initialises; buf_cleanup() it whatever the result. Returns file_read()'s
+ * K_* value.
+ */
+int test_load_bytes(const char *fixtures_dir, const char *rel, struct buf *b);
 
 /*
  * test_fixtures_each() - call fn with the path of every *.json file under <fixtures_dir>/<sub>, in

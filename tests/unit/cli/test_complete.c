@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "complete.h"
+#include "fake_kube.h"
 #include "util/result.h"
 
 #define ARGV(...) ((char *const[]){"kubectl_complete-gputri", __VA_ARGS__})
@@ -147,12 +148,70 @@ static void test_pod_names(void **state)
                         ":4\n");
 }
 
+static void add_name(void *ctx, const char *name)
+{
+    struct buf *b = ctx;
+    assert_int_equal(buf_printf(b, "%s;", name), K_OK);
+}
+
+/* The program's source: one LIST of one page, the names of the items, nothing on failure. */
+static void test_kube_list(void **state)
+{
+    (void)state;
+    struct fake_kube api;
+    fake_kube_init(&api);
+    struct kube_client *c = fake_kube_client(&api);
+    assert_non_null(c);
+    struct plugin_args a = {0};
+    struct buf names;
+    buf_init(&names, 4096);
+    fake_kube_answer(&api, 200, 0,
+                     "{\"kind\":\"PodList\",\"metadata\":{\"continue\":\"more\"},\"items\":["
+                     "{\"metadata\":{\"name\":\"train-0\"}},{\"metadata\":{}},"
+                     "{\"metadata\":{\"name\":\"train-1\"}}]}");
+    complete_kube_list(c, &a, "pods", "team", add_name, &names);
+    assert_string_equal(buf_cstr(&names), "train-0;train-1;");
+    assert_int_equal(fake_kube_count(&api), 1); /* no second page */
+    const char *path = fake_kube_request(&api, 0)->path;
+    assert_true(strncmp(path, "/api/v1/namespaces/team/pods?", 29) == 0);
+    assert_non_null(strstr(path, "limit=500"));
+
+    /* no namespace on the line: the context's, else default */
+    buf_reset(&names);
+    fake_kube_answer(&api, 200, 0, "{\"items\":[{\"metadata\":{\"name\":\"kube-system\"}}]}");
+    complete_kube_list(c, &a, "pods", NULL, add_name, &names);
+    assert_true(strncmp(fake_kube_request(&api, 1)->path, "/api/v1/namespaces/default/pods?", 32) ==
+                0);
+    buf_reset(&names);
+    fake_kube_answer(&api, 200, 0, "{\"items\":[{\"metadata\":{\"name\":\"kube-system\"}}]}");
+    complete_kube_list(c, &a, "namespaces", NULL, add_name, &names);
+    assert_string_equal(buf_cstr(&names), "kube-system;");
+    assert_true(strncmp(fake_kube_request(&api, 2)->path, "/api/v1/namespaces?", 19) == 0);
+
+    /* an error gives no names */
+    buf_reset(&names);
+    fake_kube_answer(&api, 403, 0, "{\"kind\":\"Status\",\"code\":403}");
+    complete_kube_list(c, &a, "pods", "team", add_name, &names);
+    assert_string_equal(buf_cstr(&names), "");
+    /* kubeconfig names come from the kubeconfig, without a request */
+    a.kubeconfig = FIXTURES_DIR "/kubeconfig/no-such-file";
+    complete_kube_list(c, &a, "contexts", NULL, add_name, &names);
+    assert_string_equal(buf_cstr(&names), "");
+    /* without a client and without a usable kubeconfig: no names, no request */
+    complete_kube_list(NULL, &a, "pods", "team", add_name, &names);
+    assert_string_equal(buf_cstr(&names), "");
+    assert_int_equal(fake_kube_count(&api), 4);
+    buf_cleanup(&names);
+    kube_client_free(c);
+    fake_kube_cleanup(&api);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commands),   cmocka_unit_test(test_flags),
         cmocka_unit_test(test_values),     cmocka_unit_test(test_pod_names),
-        cmocka_unit_test(test_many_names),
+        cmocka_unit_test(test_many_names), cmocka_unit_test(test_kube_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
- * test_dra.c - the DRA steps of the ladder (core/classify/classify.c, dra_ladder.c), driven by
- * the fixtures in tests/fixtures/dra/ (format: tests/fixtures/dra/README.md): recorded ones from
- * the DRA lab on the real control plane, and hand-written allocator cases (hand-*.json).
+ * test_dra_ladder.c - the DRA steps of the ladder (core/classify/classify.c, dra_ladder.c),
+ * driven by the fixtures in tests/fixtures/dra/ (format: tests/fixtures/dra/README.md): recorded
+ * ones from the DRA lab on the real control plane, and hand-written allocator cases
+ * (hand-*.json).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,272 @@
+/* gputri.c - the gputri command line (gputri.h). */
+#include "gputri.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/client.h"
+#include "kube/config.h"
+#include "model/gpu.h"
+#include "kubeflags.h"
+#include "triage.h"
+#include "util/log.h"
+#include "util/result.h"
+#include "util/flags.h"
+#include "util/strconv.h"
+#include "util/version.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage:\n"
+                 "  gputri triage NAMESPACE POD   print the cause in one word\n"
+                 "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
+                 "node\n"
+                 "  gputri help                   print this help\n"
+                 "  gputri version                print the version\n"
+                 "\n");
+    triage_print_causes(out);
+    fprintf(out, "\nFlags:\n");
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
+    fprintf(out, "  --gpu-device-classes LIST\n"
+                 "                        DRA: DeviceClass or driver name patterns of GPU claims\n"
+                 "                        (default " DRA_GPU_SET_DEFAULT ";\n"
+                 "                        empty: claims are not looked at)\n");
+    fprintf(out, "  --no-scheduler-grace-period D\n"
+                 "                        how long a pod of another schedulerName may have no\n"
+                 "                        PodScheduled condition before it is no-scheduler\n"
+                 "                        (e.g. 30s, 5m; at least 1s, at most 24h; default 30s)\n");
+    fprintf(out, "\nkubectl's global flags (kubectl options):\n");
+    kubeflags_usage(out, 32);
+    fprintf(out, "\n"
+                 "Exit status: 0 answered, 1 the pod does not exist or the API could not be read,\n"
+                 "2 usage error.\n");
+}
+
+/* Whether s is a DNS label (or, with dots, subdomain) as Kubernetes validates object names:
+ * kubernetes/apimachinery: pkg/util/validation/validation.go IsDNS1123Label/Subdomain. */
+static int dns_name(const char *s, size_t max, int dots)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && c != '-' && !(dots && c == '.'))
+            return 0;
+        if (!alnum && (i == 0 || i == n - 1))
+            return 0;
+    }
+    return 1;
+}
+
+static void print_api_error(const struct gputri_io *io, const struct kube_config *cfg,
+                            const char *ns, const char *name, int rc, const struct kube_error *err)
+{
+    if (err->credentials) { /* the exec plugin, before any request */
+        fprintf(io->err, "gputri: getting credentials: %s\n", err->message);
+        return;
+    }
+    switch (rc) {
+    case K_ENOTFOUND:
+        fprintf(io->err, "gputri: pod %s/%s not found\n", ns, name);
+        break;
+    case K_EIO:
+    case K_ETIMEDOUT:
+        if (err->tls) { /* the kubeconfig's certificates, not the network */
+            fprintf(io->err, "gputri: %s\n", err->message);
+            break;
+        }
+        fprintf(io->err, "gputri: cannot reach the API server %s: %s\n",
+                cfg->server ? cfg->server : "", err->message[0] ? err->message : k_strerror(rc));
+        break;
+    case K_EFORBIDDEN:
+    case K_EUNAUTHORIZED:
+        fprintf(io->err, "gputri: %s: %s\n", k_strerror(rc),
+                err->message[0] ? err->message : "access denied");
+        break;
+    default:
+        fprintf(io->err, "gputri: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
+                err->message);
+    }
+}
+
+int gputri_main(int argc, char **argv, const struct gputri_io *io)
+{
+    enum { OPT_DRA_CLASSES = FLAG_FIRST_OWN, OPT_NO_SCHEDULER_GRACE };
+    static const struct option longopts[] = {
+        FLAGS_COMMON_LONGOPTS,
+        {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
+        {"no-scheduler-grace-period", required_argument, NULL, OPT_NO_SCHEDULER_GRACE},
+        KUBEFLAGS_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *dra_list = DRA_GPU_SET_DEFAULT;
+    int64_t grace = 0; /* 0: CLASSIFY_NO_SCHEDULER_GRACE */
+    struct kube_config_overrides ov = {0};
+    struct flags_common flags = {0};
+    char ferr[256];
+    int opt;
+    opterr = 0; /* getopt's own messages carry argv[0]; ours say "gputri" */
+    optind = 0; /* a fresh scan, also when called again */
+    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS "s:", longopts, NULL)) !=
+           -1) {
+        if (opt == OPT_DRA_CLASSES) {
+            dra_list = optarg;
+            continue;
+        }
+        if (opt == OPT_NO_SCHEDULER_GRACE) { /* Go's duration syntax, as gputri-controller's */
+            const char *why = NULL;
+            if (flags_no_scheduler_grace(optarg, &grace, &why) != K_OK) {
+                fprintf(io->err,
+                        "gputri: invalid --no-scheduler-grace-period \"%.80s\": %s\n"
+                        "Run 'gputri --help' for usage.\n",
+                        optarg, why);
+                return 2;
+            }
+            continue;
+        }
+        if (opt == 's')
+            opt = KF_SERVER;
+        if (opt >= KF_CONTEXT && opt <= KF_AS_UID) {
+            char shown[64];
+            /* the flag as written: the argument before its value when that came separately */
+            const char *as_written = optarg && optind >= 2 && optarg == argv[optind - 1]
+                                         ? argv[optind - 2]
+                                         : argv[optind - 1];
+            snprintf(shown, sizeof(shown), "%.60s", as_written);
+            char *eq = strchr(shown, '=');
+            if (eq)
+                *eq = '\0';
+            if (kubeflag_set(&ov, (enum kubeflag_id)opt, optarg, shown, ferr, sizeof(ferr)) != 0) {
+                fprintf(io->err, "gputri: %s\nRun 'gputri --help' for usage.\n", ferr);
+                return 2;
+            }
+            continue;
+        }
+        enum flags_result fr = flags_common_apply(&flags, opt, optarg, ferr, sizeof(ferr));
+        if (fr == FLAGS_INVALID)
+            fprintf(io->err, "gputri: %s\n", ferr);
+        if (fr != FLAGS_STORED) {
+            if (fr == FLAGS_OTHER && opt == ':')
+                fprintf(io->err, "gputri: option %s needs a value\n", argv[optind - 1]);
+            else if (fr == FLAGS_OTHER && optopt > ' ' && optopt < 0x7f)
+                fprintf(io->err, "gputri: unknown option -%c\n", optopt);
+            else if (fr == FLAGS_OTHER)
+                fprintf(io->err, "gputri: unknown option %s\n", argv[optind - 1]);
+            fprintf(io->err, "Run 'gputri --help' for usage.\n");
+            return 2;
+        }
+        if (flags_answer(&flags, "gputri", usage))
+            return 0;
+    }
+    log_set_verbosity(flags.verbosity);
+    const char *kubeconfig = flags.kubeconfig;
+    const char *gpu_list = flags.gpu_resources ? flags.gpu_resources : GPU_SET_DEFAULT;
+    int nargs = argc - optind;
+    const char *cmd = nargs > 0 ? argv[optind] : NULL;
+    if (cmd && nargs > 1 && (strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0)) {
+        fprintf(io->err, "gputri: %s takes no arguments\nRun 'gputri --help' for usage.\n", cmd);
+        return 2;
+    }
+    if (cmd && nargs == 1 && strcmp(cmd, "help") == 0) {
+        usage(io->out);
+        return fflush(io->out) == 0 ? 0 : 1;
+    }
+    if (cmd && nargs == 1 && strcmp(cmd, "version") == 0) {
+        fprintf(io->out, "gputri %s\n", GPUTRI_VERSION);
+        return fflush(io->out) == 0 ? 0 : 1;
+    }
+    if (!cmd) {
+        usage(io->err);
+        return 2;
+    }
+    if (strcmp(cmd, "triage") != 0 && strcmp(cmd, "explain") != 0) {
+        fprintf(io->err,
+                "gputri: unknown command \"%.80s\" (want triage, explain, help or version)\n"
+                "Run 'gputri --help' for usage.\n",
+                cmd);
+        return 2;
+    }
+    if (nargs > 3) {
+        fprintf(io->err, "gputri: %s: too many arguments (from \"%.80s\"); want NAMESPACE POD\n",
+                cmd, argv[optind + 3]);
+        return 2;
+    }
+    if (nargs != 3) {
+        fprintf(io->err, "gputri: %s needs NAMESPACE and POD\n", cmd);
+        return 2;
+    }
+    const char *ns = argv[optind + 1], *name = argv[optind + 2];
+    if (!dns_name(ns, 63, 0)) {
+        fprintf(io->err,
+                "gputri: invalid namespace \"%.80s\": a DNS label of at most 63 "
+                "characters (a-z, 0-9, -)\n",
+                ns);
+        return 2;
+    }
+    if (!dns_name(name, 253, 1)) {
+        fprintf(io->err,
+                "gputri: invalid pod name \"%.80s\": a DNS subdomain of at most 253 "
+                "characters (a-z, 0-9, -, .)\n",
+                name);
+        return 2;
+    }
+
+    struct gpu_set gpus;
+    if (gpu_set_parse(&gpus, gpu_list) != K_OK) {
+        const char *why = gpu_set_invalid_reason(gpu_list);
+        fprintf(io->err, "gputri: invalid --gpu-resources \"%.200s\": %s\n", gpu_list,
+                why ? why : "out of memory");
+        return 2;
+    }
+    struct gpu_set dra = {0};
+    if (dra_list[0] && gpu_set_parse(&dra, dra_list) != K_OK) {
+        const char *why = gpu_set_invalid_reason(dra_list);
+        fprintf(io->err, "gputri: invalid --gpu-device-classes \"%.200s\": %s\n", dra_list,
+                why ? why : "out of memory");
+        gpu_set_cleanup(&gpus);
+        return 2;
+    }
+    int status = 1;
+    struct kube_config cfg = {0};
+    struct kube_client *client = NULL;
+    char errbuf[512];
+    if (io->client) {
+        client = io->client;
+    } else {
+        if (kube_config_load_overrides(kubeconfig, &ov, &cfg, errbuf, sizeof(errbuf)) != K_OK) {
+            fprintf(io->err, "gputri: %s\n", errbuf);
+            goto out;
+        }
+        client = kube_client_new(&cfg, "gputri/" GPUTRI_VERSION);
+        if (!client) {
+            fprintf(io->err, "gputri: out of memory\n");
+            goto out;
+        }
+    }
+    struct triage t;
+    struct kube_error err = {0};
+    int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, grace, ns, name, &t, &err);
+    if (rc) {
+        print_api_error(io, &cfg, ns, name, rc, &err);
+        goto out;
+    }
+    if (strcmp(cmd, "triage") == 0)
+        fprintf(io->out, "%s\n", cause_word(t.result.cause));
+    else
+        rc = triage_print_explain(&t, io->out);
+    triage_cleanup(&t);
+    if (rc)
+        fprintf(io->err, "gputri: %s\n", k_strerror(rc));
+    status = rc == K_OK && fflush(io->out) == 0 ? 0 : 1;
+out:
+    if (client != io->client)
+        kube_client_free(client);
+    kube_config_cleanup(&cfg);
+    gpu_set_cleanup(&gpus);
+    gpu_set_cleanup(&dra);
+    return status;
+}

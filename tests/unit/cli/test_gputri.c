@@ -1,0 +1,161 @@
+/*
+ * test_gputri.c - the gputri command line (cli/gputri.c): help and version, every usage error
+ * and its exit status 2, the checks of the namespace and pod name, and the answers and API
+ * errors of triage/explain through the recording fake API server (tests/lib/fake_kube.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "cmdline.h"
+#include "gputri.h"
+#include "objects.h"
+#include "util/result.h"
+
+/* gputri's entry point in the shape cmdline.h runs. */
+static int call_gputri(int argc, char **argv, FILE *out, FILE *err, void *ctx)
+{
+    const struct gputri_io io = {.out = out, .err = err, .client = ctx};
+    return gputri_main(argc, argv, &io);
+}
+
+/* Run gputri with the NULL-terminated arguments over the fake. */
+static int run(struct cmdline_fixture *fx, ...)
+{
+    va_list ap;
+    va_start(ap, fx);
+    int status = cmdline_runv(&fx->r, call_gputri, fx->client, "gputri", ap);
+    va_end(ap);
+    return status;
+}
+
+static void test_help_and_version(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    assert_int_equal(run(fx, "help", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "  gputri triage NAMESPACE POD"));
+    assert_non_null(strstr(fx->r.out, "kubectl's global flags (kubectl options):\n"));
+    assert_non_null(strstr(fx->r.out, "--no-scheduler-grace-period D"));
+    assert_non_null(strstr(fx->r.out, "2 usage error.\n"));
+    assert_int_equal(run(fx, "version", NULL), 0);
+    assert_true(strncmp(fx->r.out, "gputri ", 7) == 0);
+    assert_int_equal(run(fx, "version", "x", NULL), 2);
+    assert_string_equal(fx->r.err, "gputri: version takes no arguments\nRun 'gputri --help' for "
+                                   "usage.\n");
+    /* no command: the usage, on stderr */
+    assert_int_equal(run(fx, NULL), 2);
+    assert_non_null(strstr(fx->r.err, "Usage:\n"));
+    assert_string_equal(fx->r.out, "");
+    assert_int_equal(fake_kube_count(&fx->fake), 0);
+}
+
+/* Every usage error exits 2 with its message, before any request. */
+static void test_usage_errors(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    static const struct {
+        const char *args[5];
+        const char *want;
+    } cases[] = {
+        {{"frob"}, "gputri: unknown command \"frob\" (want triage, explain, help or version)"},
+        {{"triage", "ns"}, "gputri: triage needs NAMESPACE and POD\n"},
+        {{"explain", "ns", "p", "q"},
+         "gputri: explain: too many arguments (from \"q\"); want NAMESPACE POD\n"},
+        {{"triage", "Team", "p"}, "gputri: invalid namespace \"Team\": a DNS label"},
+        {{"triage", "team-", "p"}, "gputri: invalid namespace \"team-\""},
+        {{"triage", "a.b", "p"}, "gputri: invalid namespace \"a.b\""},
+        {{"triage", "ns", "p_1"}, "gputri: invalid pod name \"p_1\": a DNS subdomain"},
+        {{"triage", "ns", "p."}, "gputri: invalid pod name"},
+        {{"--no-scheduler-grace-period", "0s", "triage", "ns", "p"},
+         "gputri: invalid --no-scheduler-grace-period \"0s\": "},
+        {{"--insecure-skip-tls-verify=maybe", "triage", "ns", "p"},
+         "gputri: invalid argument \"maybe\" for --insecure-skip-tls-verify: want true or false"},
+        {{"-s", "", "triage", "ns", "p"}, "gputri: -s needs a value"},
+        {{"--token", "", "triage", "ns", "p"}, "gputri: --token needs a value"},
+        {{"--token=", "triage", "ns", "p"}, "gputri: --token needs a value"},
+        {{"--bogus", "triage", "ns", "p"}, "gputri: unknown option --bogus"},
+        {{"triage", "ns", "p", "--context"}, "gputri: option --context needs a value"},
+        {{"--gpu-resources", "a*b", "triage", "ns", "p"},
+         "gputri: invalid --gpu-resources \"a*b\""},
+        {{"--gpu-device-classes", "*x", "triage", "ns", "p"},
+         "gputri: invalid --gpu-device-classes \"*x\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *const *a = cases[i].args;
+        run(fx, a[0], a[1], a[2], a[3], a[4], NULL);
+        if (fx->r.status != 2 || !strstr(fx->r.err, cases[i].want))
+            fail_msg("case %zu: status %d, stderr \"%s\", want \"%s\"", i, fx->r.status, fx->r.err,
+                     cases[i].want);
+    }
+    /* the longest names the API server accepts pass the check (and reach the API) */
+    char ns[64], name[254];
+    memset(ns, 'n', 63), ns[63] = '\0';
+    memset(name, 'p', 253), name[253] = '\0';
+    name[100] = '.';
+    fake_kube_answer(&fx->fake, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+    assert_int_equal(run(fx, "triage", ns, name, NULL), 1);
+    char ns64[65];
+    memset(ns64, 'n', 64), ns64[64] = '\0';
+    assert_int_equal(run(fx, "triage", ns64, "p", NULL), 2);
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+}
+
+static void test_api_errors(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    fake_kube_answer(&fx->fake, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.err, "gputri: pod team/train not found\n");
+    assert_string_equal(fake_kube_request(&fx->fake, 0)->path,
+                        "/api/v1/namespaces/team/pods/train");
+
+    fake_kube_answer(&fx->fake, 403, 0,
+                     "{\"kind\":\"Status\",\"code\":403,\"message\":\"pods \\\"train\\\" is "
+                     "forbidden\"}");
+    assert_int_equal(run(fx, "explain", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.err, "gputri: forbidden (403): pods \"train\" is forbidden\n");
+
+    fake_kube_fail(&fx->fake, K_EIO);
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_non_null(strstr(fx->r.err, "gputri: cannot reach the API server"));
+
+    fake_kube_answer(&fx->fake, 409, 0, "{\"kind\":\"Status\",\"code\":409,\"message\":\"odd\"}");
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.err, "gputri: conflict (409): odd\n");
+}
+
+/* A pod that asks for no GPU: triage prints the word, explain the report. */
+static void test_answers(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "web", NULL, "node-1", "Running", NULL, 0, NULL);
+    const char *text = json_object_to_json_string(pod);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(run(fx, "triage", "team", "web", NULL), 0);
+    assert_string_equal(fx->r.out, "no-request\n");
+    assert_string_equal(fx->r.err, "");
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(run(fx, "--gpu-device-classes=", "explain", "team", "web", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "no-request"));
+    assert_string_equal(fx->r.err, "");
+    json_object_put(pod);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_help_and_version, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_usage_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

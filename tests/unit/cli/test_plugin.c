@@ -1,0 +1,148 @@
+/*
+ * test_plugin.c - the kubectl-gputri command line (cli/plugin.c): help, version and usage errors
+ * with their exit status, and `pods` and `explain` over the recording fake API server
+ * (tests/lib/fake_kube.h): the table, the empty answer, the namespace asked for, and kubectl's
+ * phrasing of API errors. The arguments themselves are tested in test_args.c, the rows in
+ * test_pods.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "cmdline.h"
+#include "objects.h"
+#include "plugin.h"
+#include "util/result.h"
+
+/* kubectl-gputri's entry point in the shape cmdline.h runs. */
+static int call_plugin(int argc, char **argv, FILE *out, FILE *err, void *ctx)
+{
+    const struct plugin_io io = {.out = out, .err = err, .client = ctx};
+    return plugin_main(argc, argv, &io);
+}
+
+/* Run kubectl-gputri with the NULL-terminated arguments over the fake. */
+static int run(struct cmdline_fixture *fx, ...)
+{
+    va_list ap;
+    va_start(ap, fx);
+    int status = cmdline_runv(&fx->r, call_plugin, fx->client, "kubectl-gputri", ap);
+    va_end(ap);
+    return status;
+}
+
+static void test_help_version_usage(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    assert_int_equal(run(fx, "--help", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "Show why GPU pods are not running.\n"));
+    assert_non_null(strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE]\n"));
+    assert_non_null(strstr(fx->r.out, "Exit status: 0 done, 1 error"));
+    assert_int_equal(run(fx, "--version", NULL), 0);
+    assert_true(strncmp(fx->r.out, "kubectl-gputri ", 15) == 0);
+    assert_int_equal(run(fx, "frob", NULL), 2);
+    assert_non_null(strstr(fx->r.err, "\nSee 'kubectl gputri --help' for usage.\n"));
+    assert_true(strncmp(fx->r.err, "error: ", 7) == 0);
+    assert_int_equal(run(fx, "pods", "--gpu-resources", "a*b", NULL), 2);
+    assert_non_null(strstr(fx->r.err, "error: invalid --gpu-resources \"a*b\": want names "
+                                      "separated by ','"));
+    assert_int_equal(run(fx, "pods", "--gpu-device-classes", "*x", NULL), 2);
+    assert_non_null(strstr(fx->r.err, "error: invalid --gpu-device-classes \"*x\""));
+    assert_int_equal(fake_kube_count(&fx->fake), 0);
+}
+
+#define EMPTY_LIST "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[]}"
+
+/* No pod waiting: nothing on stdout, one line on stderr, as kubectl says "No resources found". */
+static void test_pods_none(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
+    assert_int_equal(run(fx, "pods", NULL), 0);
+    assert_string_equal(fx->r.out, "");
+    assert_string_equal(fx->r.err, "No GPU pods waiting in default namespace.\n");
+    assert_non_null(
+        strstr(fake_kube_request(&fx->fake, 0)->path, "/api/v1/namespaces/default/pods?"));
+
+    fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
+    assert_int_equal(run(fx, "pods", "-A", NULL), 0);
+    assert_string_equal(fx->r.err, "No GPU pods waiting.\n");
+    assert_true(strncmp(fake_kube_request(&fx->fake, 1)->path, "/api/v1/pods?", 13) == 0);
+
+    /* JSON says nothing on stderr: an empty list is an answer */
+    fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
+    assert_int_equal(run(fx, "pods", "-n", "team", "-o", "json", NULL), 0);
+    assert_string_equal(fx->r.err, "");
+    assert_non_null(strstr(fx->r.out, "\"items\""));
+    assert_non_null(strstr(fake_kube_request(&fx->fake, 2)->path, "/namespaces/team/pods?"));
+}
+
+/* A pod the controller annotated is listed from its annotation, without more requests. */
+static void test_pods_annotated(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "train", "4", NULL, "Pending", NULL, 0, "taint");
+    json_object *list = json_tokener_parse(EMPTY_LIST);
+    json_object_array_add(json_object_object_get(list, "items"), pod);
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(list));
+    assert_int_equal(run(fx, "pods", "-n", "team", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "NAME"));
+    assert_non_null(strstr(fx->r.out, "train"));
+    assert_non_null(strstr(fx->r.out, "taint"));
+    assert_string_equal(fx->r.err, "");
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+    json_object_put(list);
+}
+
+static void test_api_errors(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    fake_kube_answer(&fx->fake, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+    assert_int_equal(run(fx, "explain", "train", "-n", "team", NULL), 1);
+    assert_string_equal(fx->r.err, "error: pod \"train\" not found in namespace \"team\"\n");
+    assert_string_equal(fake_kube_request(&fx->fake, 0)->path,
+                        "/api/v1/namespaces/team/pods/train");
+
+    fake_kube_answer(&fx->fake, 401, 0,
+                     "{\"kind\":\"Status\",\"code\":401,\"message\":\"Unauthorized\"}");
+    assert_int_equal(run(fx, "pods", NULL), 1);
+    assert_string_equal(fx->r.err, "error: unauthorized (401): Unauthorized\n");
+
+    fake_kube_fail(&fx->fake, K_ETIMEDOUT);
+    assert_int_equal(run(fx, "pods", NULL), 1);
+    assert_non_null(strstr(fx->r.err, "error: cannot reach the API server"));
+    assert_string_equal(fx->r.out, "");
+}
+
+/* explain of a pod that asks for no GPU: the report, from one GET. */
+static void test_explain(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "web", NULL, "node-1", "Running", NULL, 0, NULL);
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(pod));
+    assert_int_equal(run(fx, "explain", "web", "--namespace=team", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "no-request"));
+    assert_string_equal(fx->r.err, "");
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+    json_object_put(pod);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_help_version_usage, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_pods_none, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_pods_annotated, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_explain, cmdline_setup, cmdline_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
