@@ -94,6 +94,7 @@ struct req_state {
     bool verified;            /* the client certificate verified */
     struct peer *body_peer;   /* counted in its bodies (unverified, body arriving); or NULL */
     size_t counted;           /* bytes of this body counted in server.buffered */
+    bool taken_whole;         /* counted from Content-Length before the body */
     struct buf body;
 };
 
@@ -674,7 +675,10 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
         pthread_mutex_lock(&s->mu);
         join_bodies_locked(s, st);
         bool fits = fits_locked(s, st, (size_t)n);
-        if (!fits)
+        if (fits) { /* taken at once: the share is then known to hold the whole body */
+            take_locked(s, st, (size_t)n);
+            st->taken_whole = true;
+        } else
             s->over_budget++;
         pthread_mutex_unlock(&s->mu);
         if (!fits) {
@@ -757,7 +761,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         st->deadline = rate_deadline(s, st, n, now);
         if (st->track && !st->track->shut)
             st->track->deadline = st->deadline;
-        if (!st->error) {
+        if (!st->error && !st->taken_whole) {
             join_bodies_locked(s, st);
             if (fits_locked(s, st, n)) {
                 take_locked(s, st, n);

@@ -29,10 +29,11 @@
  *     rest; a body that does not fit in its share of the buffered-body budget (below): 503, at once
  *     when Content-Length says so (the connection is then closed), else after discarding the rest.
  *
- * Fair shares. Whether a request's client certificate verifies (client_verify) is known once its
- * headers are in: after the TLS handshake, before the body. A connection is "verified" from a
- * request on it that verified; every other open connection is "unverified" (a new one, before
- * its first request, too).
+ * Fair shares. A body is counted against the budget whole when Content-Length announces it
+ * (before any of it is read), else as its bytes arrive. Whether a request's client certificate
+ * verifies (client_verify) is known once its headers are in: after the TLS handshake, before the
+ * body. A connection is "verified" from a request on it that verified; every other open connection
+ * is "unverified" (a new one, before its first request, too).
  *   - buffered bodies: at most max_buffered bytes over all requests. Requests that did not
  *     verify hold at most max_buffered - verified_buffered together, so verified ones always
  *     find verified_buffered bytes that no other client can take. Besides, an address's
