@@ -1,6 +1,7 @@
 /* server.c - the libmicrohttpd server of both daemons: routes, HTTP rules, deadlines, drain. */
 #include "http/server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
@@ -791,6 +792,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         log_warn("%s: %s %s: %u %s", s->name, method, url, st->error, st->reason);
         return answer_error(s, conn, st->error, st->reason, NULL);
     }
+    char addr[INET6_ADDRSTRLEN] = "";
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof(addr));
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof(addr));
     struct http_request req = {
         .method = method,
         .path = url,
@@ -799,6 +808,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         .client_verified = st->verified,
         .authorization =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+        .client_addr = addr,
     };
     struct http_response resp = {.status = 200, .content_type = "text/plain; charset=utf-8"};
     st->route->fn(st->route->ctx, &req, &resp);

@@ -108,6 +108,8 @@ struct http_request {
     bool client_verified;
     /* the request's "Authorization" header, NULL when absent; valid during the handler call */
     const char *authorization;
+    /* the client's address, numeric ("10.0.0.7", "::1"); "" when unknown; valid during the call */
+    const char *client_addr;
 };
 
 /* One certificate of the chain a TLS client presented: DER, leaf first. */

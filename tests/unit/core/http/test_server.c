@@ -40,7 +40,8 @@ static void echo(void *ctx, const struct http_request *req, struct http_response
 {
     (void)ctx;
     char tmp[96];
-    int n = snprintf(tmp, sizeof(tmp), "%s %s %zu", req->method, req->path, req->body_len);
+    int n = snprintf(tmp, sizeof(tmp), "%s %s %zu from %s", req->method, req->path, req->body_len,
+                     req->client_addr);
     resp->body = strdup(tmp);
     resp->body_len = (size_t)n;
 }
@@ -508,7 +509,7 @@ static void test_connection_fair_share(void **state)
     char r[512];
     read_all(fd, r, sizeof(r));
     close(fd);
-    assert_non_null(strstr(r, "GET /a 0"));
+    assert_non_null(strstr(r, "GET /a 0 from 127.0.0.3"));
     assert_true(closed_eventually(fds[0]));
     for (int i = 1; i < UNVERIFIED; i++)
         assert_false(closed_now(fds[i]));
