@@ -376,6 +376,19 @@ static void test_keepalive_deadline(void **state)
     http_server_stop(s, 1000);
 }
 
+/* Closes fd, waits for the server to finish its request, checks that `body_timeouts`
+ * connections were closed at a body deadline so far, and stops the server. */
+static void close_and_stop(struct http_server *s, int fd, uint64_t body_timeouts)
+{
+    close(fd);
+    assert_true(wait_for(s, has_in_flight, 0));
+    struct http_server_stats st;
+    http_server_stats(s, &st);
+    assert_int_equal(st.body_timeouts, body_timeouts);
+    assert_int_equal(st.header_timeouts, 0);
+    http_server_stop(s, 1000);
+}
+
 /* A body that stops arriving is closed by the sweeper at the body deadline. */
 static void test_body_deadline_stalled(void **state)
 {
@@ -389,13 +402,7 @@ static void test_body_deadline_stalled(void **state)
     assert_false(closed_now(fd));
     clock_fake_advance_ms(&fake, 2);
     assert_true(closed_eventually(fd));
-    close(fd);
-    assert_true(wait_for(s, has_in_flight, 0));
-    struct http_server_stats st;
-    http_server_stats(s, &st);
-    assert_int_equal(st.body_timeouts, 1);
-    assert_int_equal(st.header_timeouts, 0);
-    http_server_stop(s, 1000);
+    close_and_stop(s, fd, 1);
 }
 
 /* A body that keeps trickling is cut at its total deadline by the request path itself (the
@@ -414,12 +421,7 @@ static void test_body_deadline_trickle(void **state)
     clock_fake_advance_ms(&fake, BODY_MS / 2);
     send_all(fd, "1\r\nc\r\n");
     assert_true(closed_eventually(fd));
-    close(fd);
-    assert_true(wait_for(s, has_in_flight, 0));
-    struct http_server_stats st;
-    http_server_stats(s, &st);
-    assert_int_equal(st.body_timeouts, 1);
-    http_server_stop(s, 1000);
+    close_and_stop(s, fd, 1);
 }
 
 /* With a minimum upload rate, a body that stops is closed body_stall_ms later, whatever it sent
@@ -479,12 +481,7 @@ static void test_body_min_rate(void **state)
         closed = closed_now(fd);
     }
     assert_true(closed || closed_eventually(fd));
-    close(fd);
-    assert_true(wait_for(s, has_in_flight, 0));
-    struct http_server_stats st;
-    http_server_stats(s, &st);
-    assert_int_equal(st.body_timeouts, 2);
-    http_server_stop(s, 1000);
+    close_and_stop(s, fd, 2);
 }
 
 /*
