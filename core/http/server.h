@@ -49,7 +49,8 @@
  *     connections than any other always gets in, however many addresses the others use, and
  *     verified connections are never closed to make room. Limits: a newcomer that shares its
  *     address with a flood competes with it; per_ip_connections is libmicrohttpd's cap, applied
- *     before any of this.
+ *     before any of this. The bookkeeping is one entry per open connection and per distinct
+ *     address among them; judging a newcomer looks at every address (at most max_connections).
  *
  * Deadlines, measured on opts.clock:
  *   - header deadline: from accepting a connection (TLS handshake included) the request's
@@ -68,7 +69,7 @@
  *     a body of L bytes is closed unless complete by body_stall_ms + L / body_min_rate. Verified
  *     requests keep only the body deadline: a worker busy with another request's handler does
  *     not read their bytes meanwhile, and that must not cost the API server its review.
- *   libmicrohttpd 0.9.75 has neither: its only timeouts are for inactivity
+ *   libmicrohttpd 0.9.75 has none of these: its only timeouts are for inactivity
  *   (MHD_OPTION_CONNECTION_TIMEOUT, MHD_CONNECTION_OPTION_TIMEOUT), which a client defeats by
  *   sending a byte now and then, and the connection memory limit bounds only the headers' size.
  *   Past either the connection is closed without an answer: libmicrohttpd 0.9.75 calls no handler
