@@ -26,12 +26,27 @@ struct entry {
     char user[128]; /* for the message */
 };
 
+/* A token bucket: `tokens` now, the last one counted back at last_ms. */
+struct bucket {
+    unsigned tokens;
+    int64_t last_ms;
+};
+
+struct client_bucket {
+    char name[64]; /* "" when unused */
+    struct bucket b;
+    int64_t used_ms;
+};
+
 struct metrics_auth {
     struct kube_client *client;
     const struct clock *clock;
     pthread_mutex_t mu;
-    struct entry cache[METRICS_AUTH_CACHE];
-    size_t n;
+    struct entry cache[METRICS_AUTH_CACHE];           /* 401 and 403 */
+    struct entry allowed[METRICS_AUTH_CACHE_ALLOWED]; /* 0 */
+    size_t n, n_allowed;
+    struct bucket all;
+    struct client_bucket clients[METRICS_AUTH_CLIENTS];
     unsigned long reviews;
 };
 
@@ -42,6 +57,7 @@ struct metrics_auth *metrics_auth_new(struct kube_client *client, const struct c
         return NULL;
     a->client = client;
     a->clock = clock;
+    a->all = (struct bucket){METRICS_AUTH_BURST, clock_mono_ms(clock)};
     pthread_mutex_init(&a->mu, NULL);
     return a;
 }
@@ -99,37 +115,109 @@ static void cache_key(const char *token, size_t len, const char *verb, const cha
     gnutls_hash_deinit(h, key);
 }
 
+/* The entry of key in cache[0..n), expired or not, or NULL. */
+static const struct entry *find(const struct entry *cache, size_t n, const unsigned char key[32])
+{
+    static const unsigned char zero[32];
+    if (memcmp(key, zero, 32) == 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(cache[i].key, key, 32) == 0)
+            return &cache[i];
+    return NULL;
+}
+
 /* A cached decision for key, or -1. mu held. */
 static int lookup(struct metrics_auth *a, const unsigned char key[32], int64_t now, char *user,
                   size_t userlen)
 {
-    static const unsigned char zero[32];
-    if (memcmp(key, zero, 32) == 0)
+    const struct entry *e = find(a->allowed, a->n_allowed, key);
+    if (!e || e->expires_ms <= now)
+        e = find(a->cache, a->n, key);
+    if (!e || e->expires_ms <= now)
         return -1;
-    for (size_t i = 0; i < a->n; i++)
-        if (a->cache[i].expires_ms > now && memcmp(a->cache[i].key, key, 32) == 0) {
-            snprintf(user, userlen, "%s", a->cache[i].user);
-            return (int)a->cache[i].status;
-        }
-    return -1;
+    snprintf(user, userlen, "%s", e->user);
+    return (int)e->status;
 }
 
 /* mu held. */
 static void store(struct metrics_auth *a, const unsigned char key[32], unsigned status,
                   int64_t expires_ms, const char *user)
 {
-    struct entry *e = NULL;
-    if (a->n < METRICS_AUTH_CACHE) {
-        e = &a->cache[a->n++];
-    } else {
-        for (size_t i = 0; i < a->n; i++)
-            if (!e || a->cache[i].expires_ms < e->expires_ms)
-                e = &a->cache[i]; /* an expired one is the earliest */
+    struct entry *cache = status == 0 ? a->allowed : a->cache;
+    size_t *n = status == 0 ? &a->n_allowed : &a->n;
+    size_t cap = status == 0 ? METRICS_AUTH_CACHE_ALLOWED : METRICS_AUTH_CACHE;
+    struct entry *e = (struct entry *)find(cache, *n, key); /* a stale entry of the same key */
+    if (!e && *n < cap) {
+        e = &cache[(*n)++];
+    } else if (!e) {
+        for (size_t i = 0; i < *n; i++)
+            if (!e || cache[i].expires_ms < e->expires_ms)
+                e = &cache[i]; /* an expired one is the earliest */
     }
     memcpy(e->key, key, 32);
     e->status = status;
     e->expires_ms = expires_ms;
     snprintf(e->user, sizeof(e->user), "%s", user ? user : "");
+}
+
+/* Counts back the tokens due by now. */
+static void refill(struct bucket *b, unsigned burst, int64_t refill_ms, int64_t now)
+{
+    if (b->tokens >= burst || now < b->last_ms) {
+        b->last_ms = b->tokens >= burst ? now : b->last_ms;
+        return;
+    }
+    int64_t due = (now - b->last_ms) / refill_ms;
+    if (due >= (int64_t)(burst - b->tokens)) {
+        b->tokens = burst;
+        b->last_ms = now;
+    } else {
+        b->tokens += (unsigned)due;
+        b->last_ms += due * refill_ms;
+    }
+}
+
+/* The bucket of client, made (full) when new: in an unused slot, else in place of a bucket that
+ * refilled to full (as good as new), else of the least recently used. */
+static struct bucket *client_bucket(struct metrics_auth *a, const char *client, int64_t now)
+{
+    struct client_bucket *unused = NULL, *full = NULL, *lru = NULL;
+    for (size_t i = 0; i < METRICS_AUTH_CLIENTS; i++) {
+        struct client_bucket *c = &a->clients[i];
+        if (!c->name[0]) {
+            unused = unused ? unused : c;
+            continue;
+        }
+        refill(&c->b, METRICS_AUTH_CLIENT_BURST, METRICS_AUTH_CLIENT_REFILL_MS, now);
+        if (strncmp(c->name, client, sizeof(c->name) - 1) == 0) {
+            c->used_ms = now;
+            return &c->b;
+        }
+        if (!full && c->b.tokens >= METRICS_AUTH_CLIENT_BURST)
+            full = c;
+        if (!lru || c->used_ms < lru->used_ms)
+            lru = c;
+    }
+    struct client_bucket *pick = unused ? unused : full ? full : lru;
+    snprintf(pick->name, sizeof(pick->name), "%s", client);
+    pick->b = (struct bucket){METRICS_AUTH_CLIENT_BURST, now};
+    pick->used_ms = now;
+    return &pick->b;
+}
+
+/* Takes one review from the client's bucket and the bucket of all; false (nothing taken) when
+ * either is empty. mu held. */
+static bool take_review(struct metrics_auth *a, const char *client, int64_t now)
+{
+    refill(&a->all, METRICS_AUTH_BURST, METRICS_AUTH_REFILL_MS, now);
+    struct bucket *c = client && client[0] ? client_bucket(a, client, now) : NULL;
+    if (a->all.tokens == 0 || (c && c->tokens == 0))
+        return false;
+    a->all.tokens--;
+    if (c)
+        c->tokens--;
+    return true;
 }
 
 /* TokenReview: K_OK with *authenticated and, when so, the user (a new json object: username,
@@ -208,6 +296,13 @@ static int access_review(struct metrics_auth *a, json_object *user, const char *
 unsigned metrics_auth_check(struct metrics_auth *a, const char *method, const char *path,
                             const char *authorization, char *msg, size_t msglen)
 {
+    return metrics_auth_check_client(a, NULL, method, path, authorization, msg, msglen);
+}
+
+unsigned metrics_auth_check_client(struct metrics_auth *a, const char *client, const char *method,
+                                   const char *path, const char *authorization, char *msg,
+                                   size_t msglen)
+{
     size_t len = 0;
     const char *token = bearer_token(authorization, &len);
     if (!token) {
@@ -225,16 +320,23 @@ unsigned metrics_auth_check(struct metrics_auth *a, const char *method, const ch
     int64_t now = clock_mono_ms(a->clock);
     pthread_mutex_lock(&a->mu);
     int cached = lookup(a, key, now, user, sizeof(user));
+    /* a reader allowed before is reviewed whatever the buckets hold */
+    bool may_review =
+        cached >= 0 || find(a->allowed, a->n_allowed, key) || take_review(a, client, now);
+    if (cached < 0 && may_review)
+        a->reviews++;
     pthread_mutex_unlock(&a->mu);
+    if (!may_review) {
+        snprintf(msg, msglen, "Too many token reviews, try again later");
+        log_info(2, "metrics: %s %s: 429 %s", method, path, msg);
+        return 429;
+    }
     unsigned status;
     if (cached >= 0) {
         status = (unsigned)cached;
     } else {
         bool authenticated = false, allowed = false;
         json_object *u = NULL;
-        pthread_mutex_lock(&a->mu);
-        a->reviews++;
-        pthread_mutex_unlock(&a->mu);
         if (token_review(a, token, len, &authenticated, &u) != K_OK) {
             snprintf(msg, msglen, "Authentication failed");
             return 401;

@@ -19,22 +19,26 @@ int server_start(const struct server_options *o, struct server **out, char *err,
         return K_ENOMEM;
     }
     unsigned max_conn = o->max_connections > 0 ? (unsigned)o->max_connections : 1;
+    size_t max_buffered = o->max_buffered ? o->max_buffered : 16 * o->max_body;
     struct http_server_options ho = {
         .host = o->bind_address,
         .numeric_host = true,
         .port = o->port,
         .threads = o->threads > 1 ? (unsigned)o->threads : 1,
         .max_connections = max_conn,
-        /* one client (a slowloris) may hold at most half the connections */
-        .per_ip_connections = max_conn > 1 ? max_conn / 2 : 1,
+        /* no cap per address: the shares per address (server.h) replace it */
+        .verified_connections = o->client_ca ? max_conn / 4 : 0,
         .idle_timeout_s = o->connection_timeout > 0 ? (unsigned)o->connection_timeout : 0,
         /* headers only (bodies go through the upload callback); at most 32 KiB libmicrohttpd
          * takes it from malloc instead of an mmap and munmap per connection */
         .connection_memory = 32768,
         .max_body = o->max_body,
-        .max_buffered = o->max_buffered,
+        .max_buffered = max_buffered,
+        .verified_buffered = o->client_ca ? max_buffered / 2 : 0,
         .header_timeout_ms = o->header_timeout_ms,
         .body_timeout_ms = o->request_timeout_ms,
+        .body_min_rate = o->body_min_rate ? o->body_min_rate : SERVER_BODY_MIN_RATE,
+        .body_stall_ms = o->body_stall_ms > 0 ? o->body_stall_ms : SERVER_BODY_STALL_MS,
         /* the API server keeps connections to the webhook: keep an idle one as long as the
          * inactivity timeout allows rather than make it reconnect */
         .keepalive_timeout_ms =

@@ -4,8 +4,21 @@
  *
  * TLS 1.2 and 1.3 only (MHD_OPTION_HTTPS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"),
  * the certificate chosen per handshake by tls_source_retrieve() (MHD_OPTION_HTTPS_CERT_CALLBACK),
- * one client address may hold at most half the connections (a slowloris cannot take them all),
  * a kept-alive connection may wait connection_timeout seconds for its next request.
+ *
+ * Fair shares (core/http/server.h, "Fair shares" and "upload rate", with these figures): with a
+ * client CA, a quarter of max_connections is kept for connections whose client certificate
+ * verified (the API server's) and half of the buffered-body budget (max_buffered, 16 x max_body
+ * by default: 48 MiB, of which 24 MiB) for their requests; the rest is shared per client
+ * address, an address holding fewer connections than another always getting a slot. A body that
+ * did not verify must keep arriving at SERVER_BODY_MIN_RATE (1 MiB/s, the API server sends from
+ * memory and gives up after its timeoutSeconds, at most 30 s) with SERVER_BODY_STALL_MS (1 s) of
+ * credit, so a stalled upload holds its bytes 1 s, not the body deadline; a verified one only has
+ * the body deadline (request_timeout_ms). Bounds, with the defaults (256 connections, 3 MiB
+ * bodies): at most 48 MiB of bodies; clients without a verified certificate hold at most 24 MiB
+ * and 160 connections, whatever addresses they use; the API server, verified, always finds 24 MiB
+ * and 64 connection slots no one else can take, and never has a connection closed to make room.
+ * Without a client CA nothing verifies: the per-address shares still apply.
  * Everything else - the route table, the HTTP rules (400/404/405/413/501/503), the header and
  * body deadlines, the drain on stop without MHD_quiesce_daemon - is core/http/server.h's; routes
  * are http_route and handlers http_handler_fn. The API server sends AdmissionReviews as
@@ -25,6 +38,8 @@
 #include "http/tls_source.h"
 
 #define SERVER_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+#define SERVER_BODY_MIN_RATE (1u << 20) /* bytes/s an unverified body must keep up */
+#define SERVER_BODY_STALL_MS 1000       /* the longest it may stop */
 
 struct server_options {
     const char *bind_address; /* numeric IPv4/IPv6 */
@@ -36,6 +51,8 @@ struct server_options {
     size_t max_buffered;    /* bodies buffered at once over all connections; 0: 16 x max_body */
     int request_timeout_ms; /* a body must be complete this long after the headers; 0: 10 s */
     int header_timeout_ms;  /* headers complete this long after accept (TLS included); 0: 10 s */
+    unsigned body_min_rate; /* bytes/s; 0: SERVER_BODY_MIN_RATE */
+    int body_stall_ms;      /* 0: SERVER_BODY_STALL_MS */
     struct tls_source *tls; /* borrowed; installed for the callback */
     /* borrowed; NULL: no client certificate asked for. Set: every handshake asks for one
      * without requiring it, and http_request.client_verified says whether the chain verifies

@@ -1,6 +1,7 @@
 /* server.c - the libmicrohttpd server of both daemons: routes, HTTP rules, deadlines, drain. */
 #include "http/server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
@@ -34,13 +35,31 @@ enum phase {
     PHASE_RESPONSE, /* answered, the response is being sent */
 };
 
+#define PEER_BUCKETS 256
+#define DEFAULT_STALL_MS 1000
+
+/* One client address with open connections (at most one per connection). */
+struct peer {
+    struct peer *next;         /* in its bucket */
+    unsigned char addr[16];    /* IPv6, IPv4 as ::ffff:a.b.c.d */
+    unsigned conns;            /* tracks pointing here */
+    unsigned unverified;       /* of them, not shut and not verified */
+    unsigned bodies;           /* unverified requests with a body arriving */
+    size_t buffered;           /* their bytes */
+    struct conn_track *oldest; /* its connections in accept order */
+    struct conn_track *newest;
+};
+
 /* One open connection, from MHD_CONNECTION_NOTIFY_STARTED to MHD_CONNECTION_NOTIFY_CLOSED. */
 struct conn_track {
-    struct conn_track *prev, *next;
+    struct conn_track *prev, *next;   /* the server's list */
+    struct conn_track *pprev, *pnext; /* its peer's list */
+    struct peer *peer;                /* NULL when none could be allocated */
     int fd;
     enum phase phase;
     int64_t deadline; /* on the server's clock; NO_DEADLINE for none */
-    bool shut;        /* shut down at a deadline */
+    bool shut;        /* shut down: at a deadline, or to make room */
+    bool verified;    /* the last request on it verified */
 };
 
 struct http_server {
@@ -48,14 +67,19 @@ struct http_server {
     struct http_server_options o;
     const char *name;
     int port;
-    atomic_size_t buffered; /* body bytes held over all requests */
+    unsigned max_unverified; /* connections that are not verified */
     atomic_bool stopping;
     pthread_mutex_t mu; /* guards everything below */
     pthread_cond_t cv;  /* the sweeper's tick and quit, and in_flight reaching 0 */
     struct conn_track *conns;
     unsigned n_conns;
+    unsigned n_unverified; /* connections counted in their peer's unverified */
+    struct peer *peers[PEER_BUCKETS];
+    unsigned body_peers;        /* peers with bodies > 0 */
+    size_t buffered;            /* body bytes held over all requests */
+    size_t buffered_unverified; /* of them, by requests that did not verify */
     unsigned in_flight;
-    uint64_t header_timeouts, body_timeouts, refused;
+    uint64_t header_timeouts, body_timeouts, refused, evicted, shed, over_budget;
     bool quit;
     pthread_t sweeper;
     bool sweeper_started;
@@ -66,8 +90,12 @@ struct req_state {
     struct conn_track *track; /* NULL when untracked (allocation failed) */
     unsigned error;           /* a status the server answers itself, 0 = none */
     const char *reason;       /* for that status */
-    int64_t deadline;         /* the body's */
+    int64_t deadline;         /* the body's: the upload rate's, never past hard_deadline */
+    int64_t hard_deadline;    /* the body deadline */
+    bool verified;            /* the client certificate verified */
+    struct peer *body_peer;   /* counted in its bodies (unverified, body arriving); or NULL */
     size_t counted;           /* bytes of this body counted in server.buffered */
+    bool taken_whole;         /* counted from Content-Length before the body */
     struct buf body;
 };
 
@@ -288,6 +316,131 @@ static void track_set(struct http_server *s, struct conn_track *t, enum phase ph
     pthread_mutex_unlock(&s->mu);
 }
 
+/* ---- client addresses and fair shares (all under mu) ---- */
+
+static void addr_key(const struct sockaddr *sa, unsigned char key[16])
+{
+    memset(key, 0, 16);
+    if (sa && sa->sa_family == AF_INET) {
+        key[10] = key[11] = 0xff;
+        memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        memcpy(key, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    }
+}
+
+static unsigned addr_bucket(const unsigned char key[16])
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (int i = 0; i < 16; i++)
+        h = (h ^ key[i]) * 16777619u;
+    return h % PEER_BUCKETS;
+}
+
+/* The peer of key, created when new; NULL when out of memory. */
+static struct peer *peer_get_locked(struct http_server *s, const unsigned char key[16])
+{
+    unsigned b = addr_bucket(key);
+    for (struct peer *p = s->peers[b]; p; p = p->next)
+        if (memcmp(p->addr, key, 16) == 0)
+            return p;
+    struct peer *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    memcpy(p->addr, key, 16);
+    p->next = s->peers[b];
+    s->peers[b] = p;
+    return p;
+}
+
+static void peer_put_locked(struct http_server *s, struct peer *p)
+{
+    if (--p->conns > 0)
+        return;
+    struct peer **pp = &s->peers[addr_bucket(p->addr)];
+    while (*pp != p)
+        pp = &(*pp)->next;
+    *pp = p->next;
+    free(p);
+}
+
+/* Whether t counts against the unverified connections. */
+static bool counts(const struct conn_track *t)
+{
+    return t->peer && !t->shut && !t->verified;
+}
+
+static void uncount_locked(struct http_server *s, struct conn_track *t)
+{
+    if (counts(t)) {
+        s->n_unverified--;
+        t->peer->unverified--;
+    }
+}
+
+static void count_locked(struct http_server *s, struct conn_track *t)
+{
+    if (counts(t)) {
+        s->n_unverified++;
+        t->peer->unverified++;
+    }
+}
+
+/* Marks t shut and shuts its socket down; true the first time (the caller counts it). */
+static bool expire_locked(struct http_server *s, struct conn_track *t)
+{
+    if (t->shut)
+        return false;
+    uncount_locked(s, t);
+    t->shut = true;
+    if (t->fd >= 0)
+        shutdown(t->fd, SHUT_RDWR); /* libmicrohttpd sees the end of the stream and closes */
+    return true;
+}
+
+/* t was verified or not by its latest request. */
+static void set_verified_locked(struct http_server *s, struct conn_track *t, bool verified)
+{
+    uncount_locked(s, t);
+    t->verified = verified;
+    count_locked(s, t);
+}
+
+/*
+ * The unverified connections are one over their limit with the newcomer t: close the oldest
+ * unverified connection (one still waiting for headers first) of the address that holds the
+ * most, when it holds at least as many as t's address (t counted); else close t. At most
+ * PEER_BUCKETS + the open connections are looked at.
+ */
+static void make_room_locked(struct http_server *s, struct conn_track *t)
+{
+    struct peer *victim = NULL;
+    for (unsigned b = 0; t->peer && b < PEER_BUCKETS; b++)
+        for (struct peer *p = s->peers[b]; p; p = p->next)
+            if (p != t->peer && (!victim || p->unverified > victim->unverified))
+                victim = p;
+    if (!t->peer || !victim || victim->unverified < t->peer->unverified) {
+        expire_locked(s, t);
+        s->shed++;
+        return;
+    }
+    struct conn_track *pick = NULL;
+    for (struct conn_track *c = victim->oldest; c; c = c->pnext) {
+        if (!counts(c))
+            continue;
+        if (c->phase == PHASE_HEADERS) {
+            pick = c;
+            break;
+        }
+        if (!pick)
+            pick = c;
+    }
+    if (pick) { /* victim->unverified > 0, so there is one */
+        expire_locked(s, pick);
+        s->evicted++;
+    }
+}
+
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
@@ -302,12 +455,28 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         t->fd = ci ? ci->connect_fd : -1;
         t->phase = PHASE_HEADERS;
         t->deadline = add_ms(now_ms(s), s->o.header_timeout_ms);
+        unsigned char key[16];
+        ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        addr_key(ci ? ci->client_addr : NULL, key);
         pthread_mutex_lock(&s->mu);
         t->next = s->conns;
         if (s->conns)
             s->conns->prev = t;
         s->conns = t;
         s->n_conns++;
+        t->peer = peer_get_locked(s, key);
+        if (t->peer) {
+            t->peer->conns++;
+            t->pprev = t->peer->newest;
+            if (t->peer->newest)
+                t->peer->newest->pnext = t;
+            else
+                t->peer->oldest = t;
+            t->peer->newest = t;
+        }
+        count_locked(s, t);
+        if (!t->peer || s->n_unverified > s->max_unverified)
+            make_room_locked(s, t);
         pthread_mutex_unlock(&s->mu);
         return;
     }
@@ -316,6 +485,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     if (!t)
         return;
     pthread_mutex_lock(&s->mu);
+    uncount_locked(s, t);
     if (t->prev)
         t->prev->next = t->next;
     else
@@ -323,20 +493,20 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     if (t->next)
         t->next->prev = t->prev;
     s->n_conns--;
+    if (t->peer) {
+        if (t->pprev)
+            t->pprev->pnext = t->pnext;
+        else
+            t->peer->oldest = t->pnext;
+        if (t->pnext)
+            t->pnext->pprev = t->pprev;
+        else
+            t->peer->newest = t->pprev;
+        peer_put_locked(s, t->peer);
+    }
     pthread_mutex_unlock(&s->mu);
     free(t);
     *socket_context = NULL;
-}
-
-/* Marks t closed at a deadline; true the first time (the caller counts it). Caller holds mu. */
-static bool expire_locked(struct conn_track *t)
-{
-    if (t->shut)
-        return false;
-    t->shut = true;
-    if (t->fd >= 0)
-        shutdown(t->fd, SHUT_RDWR); /* libmicrohttpd sees the end of the stream and closes */
-    return true;
 }
 
 static void *sweep(void *arg)
@@ -352,7 +522,7 @@ static void *sweep(void *arg)
         int64_t now = now_ms(s);
         unsigned headers = 0, bodies = 0;
         for (struct conn_track *t = s->conns; t; t = t->next) { /* at most max_connections */
-            if (t->deadline >= now || !expire_locked(t))
+            if (t->deadline >= now || !expire_locked(s, t))
                 continue;
             if (t->phase == PHASE_HEADERS)
                 headers++;
@@ -383,6 +553,82 @@ static struct conn_track *track_of(struct MHD_Connection *conn)
     return ci ? ci->socket_context : NULL;
 }
 
+/* ---- the buffered-body budget and the upload rate (all under mu) ---- */
+
+/* Counts st's address among those with an unverified body arriving (once). */
+static void join_bodies_locked(struct http_server *s, struct req_state *st)
+{
+    if (st->verified || st->body_peer || !st->track || !st->track->peer)
+        return;
+    st->body_peer = st->track->peer;
+    if (st->body_peer->bodies++ == 0)
+        s->body_peers++;
+}
+
+/* Whether n more bytes of st's body fit in its share (server.h, "Fair shares"). buffered never
+ * exceeds max_buffered, nor buffered_unverified the unverified pool: bytes are only taken here. */
+static bool fits_locked(const struct http_server *s, const struct req_state *st, size_t n)
+{
+    if (n > s->o.max_buffered - s->buffered)
+        return false;
+    if (st->verified)
+        return true;
+    size_t pool = s->o.max_buffered - s->o.verified_buffered;
+    if (n > pool - s->buffered_unverified)
+        return false;
+    if (!st->body_peer)
+        return true;
+    size_t share = pool / (s->body_peers ? s->body_peers : 1);
+    if (share < s->o.max_body)
+        share = s->o.max_body;
+    return n <= share && st->body_peer->buffered <= share - n;
+}
+
+static void take_locked(struct http_server *s, struct req_state *st, size_t n)
+{
+    s->buffered += n;
+    st->counted += n;
+    if (!st->verified)
+        s->buffered_unverified += n;
+    if (st->body_peer)
+        st->body_peer->buffered += n;
+}
+
+static void release_locked(struct http_server *s, struct req_state *st)
+{
+    s->buffered -= st->counted;
+    if (!st->verified)
+        s->buffered_unverified -= st->counted;
+    if (st->body_peer) {
+        st->body_peer->buffered -= st->counted;
+        if (--st->body_peer->bodies == 0)
+            s->body_peers--;
+        st->body_peer = NULL;
+    }
+    st->counted = 0;
+}
+
+static bool rate_applies(const struct http_server *s, const struct req_state *st)
+{
+    return s->o.body_min_rate > 0 && !st->verified;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The body deadline after n more bytes arrived at now (server.h, "upload rate"). */
+static int64_t rate_deadline(const struct http_server *s, const struct req_state *st, size_t n,
+                             int64_t now)
+{
+    if (!rate_applies(s, st))
+        return st->deadline;
+    int64_t credit = (int64_t)((uint64_t)n * 1000 / s->o.body_min_rate);
+    return min64(min64(add_ms(st->deadline, credit), add_ms(now, s->o.body_stall_ms)),
+                 st->hard_deadline);
+}
+
 /* The first call for a request: headers only. Returns the answer or MHD_YES to read the body. */
 static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn, const char *url,
                              const char *method, struct req_state *st)
@@ -406,10 +652,11 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
     }
     const char *cl =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    unsigned long long n = 0;
     if (cl) {
         char *end;
         errno = 0;
-        unsigned long long n = strtoull(cl, &end, 10);
+        n = strtoull(cl, &end, 10);
         if (*end || errno || n > s->o.max_body) {
             log_warn("%s: %s %s: Content-Length %s above the %zu-byte cap", s->name, method, url,
                      cl, s->o.max_body);
@@ -424,6 +671,23 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
         char msg[96];
         snprintf(msg, sizeof(msg), "Content-Type must be %s", st->route->content_type);
         return answer_error(s, conn, MHD_HTTP_BAD_REQUEST, msg, NULL);
+    }
+    if (n > 0) { /* answered before the body, which is then not read: the connection closes */
+        pthread_mutex_lock(&s->mu);
+        join_bodies_locked(s, st);
+        bool fits = fits_locked(s, st, (size_t)n);
+        if (fits) { /* taken at once: the share is then known to hold the whole body */
+            take_locked(s, st, (size_t)n);
+            st->taken_whole = true;
+        } else
+            s->over_budget++;
+        pthread_mutex_unlock(&s->mu);
+        if (!fits) {
+            log_info(2, "%s: %s %s: 503 a %llu-byte body does not fit in its share", s->name,
+                     method, url, n);
+            return answer_error(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                "too many request bodies in flight", NULL);
+        }
     }
     return MHD_YES;
 }
@@ -465,10 +729,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = st;
         buf_init(&st->body, s->o.max_body);
         st->track = track_of(conn);
-        st->deadline = add_ms(now_ms(s), s->o.body_timeout_ms);
+        st->verified = client_verified(s, conn); /* the handshake is over, the body to come */
+        int64_t now = now_ms(s);
+        st->hard_deadline = add_ms(now, s->o.body_timeout_ms);
+        st->deadline = rate_applies(s, st)
+                           ? min64(add_ms(now, s->o.body_stall_ms), st->hard_deadline)
+                           : st->hard_deadline;
         pthread_mutex_lock(&s->mu);
         s->in_flight++;
         if (st->track) {
+            set_verified_locked(s, st->track, st->verified);
             st->track->phase = PHASE_BODY;
             st->track->deadline = st->deadline;
         }
@@ -476,25 +746,35 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return begin(s, conn, url, method, st);
     }
     if (*upload_data_size) {
-        if (now_ms(s) > st->deadline) {
-            pthread_mutex_lock(&s->mu);
-            bool first = st->track ? expire_locked(st->track) : true;
+        size_t n = *upload_data_size;
+        int64_t now = now_ms(s);
+        pthread_mutex_lock(&s->mu);
+        if (now > st->deadline) {
+            bool first = st->track ? expire_locked(s, st->track) : true;
             if (first)
                 s->body_timeouts++;
             pthread_mutex_unlock(&s->mu);
-            log_info(2, "%s: %s %s: body not complete within %lld ms, closing", s->name, method,
-                     url, (long long)s->o.body_timeout_ms);
+            log_info(2, "%s: %s %s: body not complete in time (%lld ms, %llu bytes/s), closing",
+                     s->name, method, url, (long long)s->o.body_timeout_ms,
+                     (unsigned long long)s->o.body_min_rate);
             return MHD_NO; /* no response can be queued mid-body in libmicrohttpd 0.9.75 */
         }
-        if (!st->error) {
-            size_t now = atomic_fetch_add(&s->buffered, *upload_data_size) + *upload_data_size;
-            st->counted += *upload_data_size;
-            if (now > s->o.max_buffered) {
+        st->deadline = rate_deadline(s, st, n, now);
+        if (st->track && !st->track->shut)
+            st->track->deadline = st->deadline;
+        if (!st->error && !st->taken_whole) {
+            join_bodies_locked(s, st);
+            if (fits_locked(s, st, n)) {
+                take_locked(s, st, n);
+            } else {
                 st->error = MHD_HTTP_SERVICE_UNAVAILABLE;
                 st->reason = "too many request bodies in flight";
-                buf_cleanup(&st->body);
+                s->over_budget++;
             }
         }
+        pthread_mutex_unlock(&s->mu);
+        if (st->error)
+            buf_cleanup(&st->body);
         if (!st->error) {
             int rc = buf_append(&st->body, upload_data, *upload_data_size);
             if (rc != K_OK) {
@@ -512,14 +792,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         log_warn("%s: %s %s: %u %s", s->name, method, url, st->error, st->reason);
         return answer_error(s, conn, st->error, st->reason, NULL);
     }
+    char addr[INET6_ADDRSTRLEN] = "";
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof(addr));
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof(addr));
     struct http_request req = {
         .method = method,
         .path = url,
         .body = buf_cstr(&st->body),
         .body_len = st->body.len,
-        .client_verified = client_verified(s, conn),
+        .client_verified = st->verified,
         .authorization =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+        .client_addr = addr,
     };
     struct http_response resp = {.status = 200, .content_type = "text/plain; charset=utf-8"};
     st->route->fn(st->route->ctx, &req, &resp);
@@ -538,9 +827,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
         log_info(2, "%s: request ended early (code %d)", s->name, (int)toe);
     buf_cleanup(&st->body);
-    atomic_fetch_sub(&s->buffered, st->counted);
     int64_t next = add_ms(now_ms(s), s->o.keepalive_timeout_ms);
     pthread_mutex_lock(&s->mu);
+    release_locked(s, st);
     if (st->track) { /* kept alive: the next request's headers are due */
         st->track->phase = PHASE_HEADERS;
         st->track->deadline = next;
@@ -684,6 +973,17 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         s->o.connection_memory = 32768;
     if (s->o.max_buffered == 0)
         s->o.max_buffered = 16 * s->o.max_body;
+    /* the unverified requests keep room for one body, the unverified connections for one */
+    size_t keep = s->o.max_buffered < s->o.max_body ? s->o.max_buffered : s->o.max_body;
+    if (s->o.verified_buffered > s->o.max_buffered - keep)
+        s->o.verified_buffered = s->o.max_buffered - keep;
+    unsigned headroom = s->o.max_connections / 8;
+    unsigned room = s->o.max_connections - headroom;
+    if (s->o.verified_connections > room - 1)
+        s->o.verified_connections = room - 1;
+    s->max_unverified = room - s->o.verified_connections;
+    if (s->o.body_stall_ms <= 0)
+        s->o.body_stall_ms = DEFAULT_STALL_MS;
     if (s->o.header_timeout_ms <= 0)
         s->o.header_timeout_ms = DEFAULT_TIMEOUT_MS;
     if (s->o.body_timeout_ms <= 0)
@@ -739,6 +1039,9 @@ void http_server_stats(struct http_server *s, struct http_server_stats *out)
     out->header_timeouts = s->header_timeouts;
     out->body_timeouts = s->body_timeouts;
     out->refused = s->refused;
+    out->evicted = s->evicted;
+    out->shed = s->shed;
+    out->over_budget = s->over_budget;
     pthread_mutex_unlock(&s->mu);
 }
 

@@ -26,7 +26,31 @@
  *     (kubernetes-sigs/controller-runtime: pkg/webhook/admission/http.go, ServeHTTP: a
  *     Content-Type other than application/json gets Errored(http.StatusBadRequest, ...)).
  *   - a body over max_body: 413, at once when Content-Length says so, else after discarding the
- *     rest; all bodies being received at once over max_buffered: 503.
+ *     rest; a body that does not fit in its share of the buffered-body budget (below): 503, at once
+ *     when Content-Length says so (the connection is then closed), else after discarding the rest.
+ *
+ * Fair shares. A body is counted against the budget whole when Content-Length announces it
+ * (before any of it is read), else as its bytes arrive. Whether a request's client certificate
+ * verifies (client_verify) is known once its headers are in: after the TLS handshake, before the
+ * body. A connection is "verified" from a request on it that verified; every other open connection
+ * is "unverified" (a new one, before its first request, too).
+ *   - buffered bodies: at most max_buffered bytes over all requests. Requests that did not
+ *     verify hold at most max_buffered - verified_buffered together, so verified ones always
+ *     find verified_buffered bytes that no other client can take. Besides, an address's
+ *     unverified requests hold at most max(max_body, (max_buffered - verified_buffered) / n)
+ *     bytes, n the number of addresses with an unverified body arriving (itself included).
+ *   - connection slots: libmicrohttpd holds at most max_connections (MHD_OPTION_CONNECTION_LIMIT;
+ *     at the limit it accepts nothing and new clients wait in the kernel's backlog). Unverified
+ *     connections are at most max_connections - verified_connections - max_connections / 8 (the
+ *     last part left free so that one more can always be accepted and judged): one more is
+ *     accepted only by closing the oldest unverified connection of the address holding the most
+ *     unverified connections, when that address holds at least as many as the newcomer's
+ *     (counting it); otherwise the newcomer is closed at once. So an address holding fewer
+ *     connections than any other always gets in, however many addresses the others use, and
+ *     verified connections are never closed to make room. Limits: a newcomer that shares its
+ *     address with a flood competes with it; per_ip_connections is libmicrohttpd's cap, applied
+ *     before any of this. The bookkeeping is one entry per open connection and per distinct
+ *     address among them; judging a newcomer looks at every address (at most max_connections).
  *
  * Deadlines, measured on opts.clock:
  *   - header deadline: from accepting a connection (TLS handshake included) the request's
@@ -37,7 +61,15 @@
  *     Server.IdleTimeout: "If zero, the value of ReadTimeout is used").
  *   - body deadline: from the end of the headers the body must be complete within
  *     body_timeout_ms, however steadily its bytes arrive.
- *   libmicrohttpd 0.9.75 has neither: its only timeouts are for inactivity
+ *   - upload rate (with body_min_rate set, for requests that did not verify): the body must keep
+ *     arriving at body_min_rate bytes/s on average, with body_stall_ms of credit. Its deadline
+ *     starts body_stall_ms after the headers; each n bytes received move it n / body_min_rate
+ *     later, but never past body_stall_ms from now (credit is not banked) nor past the body
+ *     deadline. So a body that stops is closed body_stall_ms later whatever it sent before, and
+ *     a body of L bytes is closed unless complete by body_stall_ms + L / body_min_rate. Verified
+ *     requests keep only the body deadline: a worker busy with another request's handler does
+ *     not read their bytes meanwhile, and that must not cost the API server its review.
+ *   libmicrohttpd 0.9.75 has none of these: its only timeouts are for inactivity
  *   (MHD_OPTION_CONNECTION_TIMEOUT, MHD_CONNECTION_OPTION_TIMEOUT), which a client defeats by
  *   sending a byte now and then, and the connection memory limit bounds only the headers' size.
  *   Past either the connection is closed without an answer: libmicrohttpd 0.9.75 calls no handler
@@ -77,6 +109,8 @@ struct http_request {
     bool client_verified;
     /* the request's "Authorization" header, NULL when absent; valid during the handler call */
     const char *authorization;
+    /* the client's address, numeric ("10.0.0.7", "::1"); "" when unknown; valid during the call */
+    const char *client_addr;
 };
 
 /* One certificate of the chain a TLS client presented: DER, leaf first. */
@@ -88,8 +122,8 @@ struct http_peer_cert {
 #define HTTP_MAX_PEER_CHAIN 16 /* certificates of a client chain passed to client_verify */
 
 /* Decides whether a client's chain (n >= 1 certificates, borrowed for the call) is trusted.
- * Called on a server thread before each handler of a TLS connection whose client presented a
- * certificate; must be thread-safe. */
+ * Called on a server thread once per request of a TLS connection whose client presented a
+ * certificate, when the request's headers are in (before its body); must be thread-safe. */
 typedef bool (*http_client_verify_fn)(void *ctx, const struct http_peer_cert *chain, unsigned n);
 
 struct http_response {
@@ -123,12 +157,16 @@ struct http_server_options {
     unsigned threads;  /* 0 or 1: one polling thread; more: a pool */
     unsigned max_connections;        /* 0: 64 */
     unsigned per_ip_connections;     /* per client address; 0: no limit */
+    unsigned verified_connections;   /* slots only verified connections can take (see above) */
     unsigned idle_timeout_s;         /* close a connection this long without traffic; 0: none */
     size_t connection_memory;        /* per connection, holds the headers; 0: 32 KiB */
     size_t max_body;                 /* request body cap in bytes */
     size_t max_buffered;             /* bodies held at once over all requests; 0: 16 x max_body */
+    size_t verified_buffered;        /* of max_buffered, bytes only verified requests can take */
     int64_t header_timeout_ms;       /* 0: 10 s */
     int64_t body_timeout_ms;         /* 0: 10 s */
+    uint64_t body_min_rate;          /* bytes/s an unverified body must keep up; 0: none */
+    int64_t body_stall_ms;           /* the upload rate's credit; 0: 1 s */
     int64_t keepalive_timeout_ms;    /* 0: header_timeout_ms */
     int64_t sweep_interval_ms;       /* how often deadlines are checked; 0: 100 ms */
     const struct http_route *routes; /* borrowed; must outlive the server */
@@ -160,8 +198,11 @@ struct http_server;
 struct http_server_stats {
     unsigned connections;     /* open now */
     uint64_t header_timeouts; /* connections closed at the header deadline */
-    uint64_t body_timeouts;   /* connections closed at the body deadline */
+    uint64_t body_timeouts;   /* connections closed at the body deadline or below the rate */
     uint64_t refused;         /* connections refused while stopping */
+    uint64_t evicted;         /* unverified connections closed to let another address in */
+    uint64_t shed;            /* new connections closed at once: their address held the most */
+    uint64_t over_budget;     /* requests answered 503 for their share of the body budget */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* Tests for controller/metrics_auth.c: bearer tokens, TokenReview and SubjectAccessReview through a
- * fake transport, 401/403/500, and the decision cache on a fake clock. */
+ * fake transport, 401/403/429/500, and the decision cache and the review rate limits on a fake
+ * clock. */
 #include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,15 +194,92 @@ static void test_cache_bound(void **state)
 {
     struct fx *x = *state;
     char msg[256], auth[64];
-    /* more distinct tokens than the cache holds: every one is decided, the cache stays bounded */
+    assert_int_equal(check(x, "Bearer good", msg), 0);
+    /* more distinct tokens than the cache holds, at the rate the review budget allows: every one
+     * is decided, the cache stays bounded, and the reader's allowed entry stays */
     for (int i = 0; i < METRICS_AUTH_CACHE + 10; i++) {
         snprintf(auth, sizeof(auth), "Bearer nope-%d", i);
         assert_int_equal(check(x, auth, msg), 401);
+        clock_fake_advance_ms(&x->clk, METRICS_AUTH_REFILL_MS);
     }
-    assert_int_equal(x->f.tokenreviews, METRICS_AUTH_CACHE + 10);
-    assert_int_equal(check(x, "Bearer good", msg), 0);
+    assert_true((METRICS_AUTH_CACHE + 10) * METRICS_AUTH_REFILL_MS < METRICS_AUTH_ALLOW_TTL_MS);
+    assert_int_equal(x->f.tokenreviews, 1 + METRICS_AUTH_CACHE + 10);
     assert_int_equal(check(x, "Bearer good", msg), 0);
     assert_int_equal(x->f.sars, 1);
+    /* the first of them was pushed out: reviewed again */
+    assert_int_equal(check(x, "Bearer nope-0", msg), 401);
+    assert_int_equal(x->f.tokenreviews, 2 + METRICS_AUTH_CACHE + 10);
+}
+
+static unsigned check_from(struct fx *x, const char *client, const char *auth, char *msg)
+{
+    return metrics_auth_check_client(x->a, client, "GET", "/metrics", auth, msg, 256);
+}
+
+/* Each client may cause METRICS_AUTH_CLIENT_BURST reviews at once, then one every
+ * METRICS_AUTH_CLIENT_REFILL_MS; cached decisions cost nothing. */
+static void test_rate_limit_per_client(void **state)
+{
+    struct fx *x = *state;
+    char msg[256], auth[64];
+    for (int i = 0; i < METRICS_AUTH_CLIENT_BURST; i++) {
+        snprintf(auth, sizeof(auth), "Bearer bogus-%d", i);
+        assert_int_equal(check_from(x, "10.0.0.1", auth, msg), 401);
+    }
+    assert_int_equal(check_from(x, "10.0.0.1", "Bearer bogus-x", msg), 429);
+    assert_string_equal(msg, "Too many token reviews, try again later");
+    assert_int_equal(x->f.tokenreviews, METRICS_AUTH_CLIENT_BURST);
+    assert_int_equal(check_from(x, "10.0.0.1", "Bearer bogus-0", msg), 401); /* cached */
+    assert_int_equal(check_from(x, "10.0.0.2", "Bearer bogus-x", msg), 401); /* its own bucket */
+    clock_fake_advance_ms(&x->clk, METRICS_AUTH_CLIENT_REFILL_MS - 1);
+    assert_int_equal(check_from(x, "10.0.0.1", "Bearer bogus-y", msg), 429);
+    clock_fake_advance_ms(&x->clk, 1);
+    assert_int_equal(check_from(x, "10.0.0.1", "Bearer bogus-y", msg), 401);
+    assert_int_equal(check_from(x, "10.0.0.1", "Bearer bogus-z", msg), 429);
+    assert_int_equal(x->f.tokenreviews, METRICS_AUTH_CLIENT_BURST + 2);
+    assert_int_equal(metrics_auth_reviews(x->a), METRICS_AUTH_CLIENT_BURST + 2);
+}
+
+/* All clients together cause at most METRICS_AUTH_BURST reviews at once, however many addresses
+ * they come from. */
+static void test_rate_limit_all_clients(void **state)
+{
+    struct fx *x = *state;
+    char msg[256], auth[64], client[32];
+    for (int i = 0; i < METRICS_AUTH_BURST; i++) {
+        snprintf(auth, sizeof(auth), "Bearer bogus-%d", i);
+        snprintf(client, sizeof(client), "10.0.1.%d", i);
+        assert_int_equal(check_from(x, client, auth, msg), 401);
+    }
+    assert_int_equal(check_from(x, "10.0.2.1", "Bearer bogus-x", msg), 429);
+    assert_int_equal(check(x, "Bearer bogus-x", msg), 429);
+    assert_int_equal(x->f.tokenreviews, METRICS_AUTH_BURST);
+    clock_fake_advance_ms(&x->clk, METRICS_AUTH_REFILL_MS);
+    assert_int_equal(check_from(x, "10.0.2.1", "Bearer bogus-x", msg), 401);
+}
+
+/* A reader allowed before is reviewed again when its decision expires, even with its client's
+ * and every bucket empty: a flood does not cost it a scrape. */
+static void test_known_reader_not_limited(void **state)
+{
+    struct fx *x = *state;
+    char msg[256], auth[64], client[32];
+    assert_int_equal(check_from(x, "10.0.0.9", "Bearer good", msg), 0);
+    clock_fake_advance_ms(&x->clk, METRICS_AUTH_ALLOW_TTL_MS);
+    int i = 0;
+    for (; i < METRICS_AUTH_CLIENT_BURST; i++) { /* the reader's address */
+        snprintf(auth, sizeof(auth), "Bearer bogus-%d", i);
+        assert_int_equal(check_from(x, "10.0.0.9", auth, msg), 401);
+    }
+    for (; i < METRICS_AUTH_BURST; i++) { /* and others: the budget of all is spent too */
+        snprintf(auth, sizeof(auth), "Bearer bogus-%d", i);
+        snprintf(client, sizeof(client), "10.0.1.%d", i);
+        assert_int_equal(check_from(x, client, auth, msg), 401);
+    }
+    assert_int_equal(check_from(x, "10.0.0.9", "Bearer bogus-x", msg), 429);
+    assert_int_equal(check_from(x, "10.0.3.1", "Bearer bogus-x", msg), 429);
+    assert_int_equal(check_from(x, "10.0.0.9", "Bearer good", msg), 0);
+    assert_int_equal(x->f.sars, 2);
 }
 
 int main(void)
@@ -212,6 +290,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_denied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_not_cached, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cache_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rate_limit_per_client, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rate_limit_all_clients, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_known_reader_not_limited, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,15 +2,18 @@
  * Tests for webhook/server.c over real HTTPS (libcurl as the client): routing (404, 405 with
  * Allow), the body cap (413 from Content-Length and from a chunked body), the body and header
  * deadlines, Content-Type (400), Transfer-Encoding (501) and duplicate Content-Length (400), the
- * budget over all bodies (503), TLS versions, and a certificate replaced on disk being served to
- * new connections.
+ * budget over all bodies (503) and what of it and of the connection slots only a verified client
+ * certificate may take, TLS versions, and a certificate replaced on disk being served to new
+ * connections.
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,6 +87,8 @@ static void install(const char *src_name, const char *dst)
 }
 
 static size_t max_buffered; /* 0: the server's default */
+static int max_connections = 16;
+static int body_stall_ms;   /* 0: the server's default */
 static bool with_client_ca; /* --client-ca-file client-ca.crt */
 /* Generous by default: a TLS handshake under valgrind takes a while. */
 static int request_timeout_ms = 10000, header_timeout_ms = 10000;
@@ -108,7 +113,8 @@ static int setup(void **state)
         .bind_address = "127.0.0.1",
         .port = 0,
         .threads = 2,
-        .max_connections = 16,
+        .max_connections = max_connections,
+        .body_stall_ms = body_stall_ms,
         .connection_timeout = 5,
         .max_body = MAX_BODY,
         .max_buffered = max_buffered,
@@ -168,11 +174,13 @@ struct call {
     const char *method, *path, *ca;
     const char *body;
     size_t body_len;
-    struct slow *slow;  /* chunked upload without a length */
-    long tls_max;       /* CURL_SSLVERSION_MAX_* or 0 */
-    const char *te;     /* the slow upload's Transfer-Encoding header; NULL: chunked */
-    const char *hdr[3]; /* more request headers */
-    const char *client; /* client certificate and key: <client>.crt and <client>.key */
+    struct slow *slow;       /* chunked upload without a length */
+    long tls_max;            /* CURL_SSLVERSION_MAX_* or 0 */
+    const char *te;          /* the slow upload's Transfer-Encoding header; NULL: chunked */
+    const char *hdr[3];      /* more request headers */
+    const char *client;      /* client certificate and key: <client>.crt and <client>.key */
+    const char *src;         /* source address (127.0.0.2, ...); NULL: any */
+    curl_read_callback read; /* with slow: the upload's read callback instead of slow_read */
 };
 
 /* Returns the HTTP status (0 on a transport/TLS error); body into out when non-NULL. */
@@ -205,10 +213,12 @@ static long call(const struct fx *f, const struct call *c, struct buf *out, char
         curl_easy_setopt(h, CURLOPT_SSLCERT, cc);
         curl_easy_setopt(h, CURLOPT_SSLKEY, ck);
     }
+    if (c->src)
+        curl_easy_setopt(h, CURLOPT_INTERFACE, c->src);
     struct curl_slist *hl = NULL;
     if (c->slow) {
         curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_READFUNCTION, slow_read);
+        curl_easy_setopt(h, CURLOPT_READFUNCTION, c->read ? c->read : slow_read);
         curl_easy_setopt(h, CURLOPT_READDATA, c->slow);
         hl = curl_slist_append(hl, c->te ? c->te : "Transfer-Encoding: chunked");
         hl = curl_slist_append(hl, "Expect:");
@@ -538,6 +548,139 @@ static void test_buffer_budget(void **state)
         200);
 }
 
+/* An upload of HOLD_BYTES that then waits (up to 5 s) for `release`, then ends. */
+#define HOLD_BYTES 4000
+static atomic_bool release;
+static atomic_int held;
+
+static size_t hold_read(char *p, size_t size, size_t n, void *ud)
+{
+    struct slow *s = ud;
+    if (s->chunks-- > 0) {
+        size_t len = HOLD_BYTES < size * n ? HOLD_BYTES : size * n;
+        memset(p, 'h', len);
+        atomic_fetch_add(&held, 1);
+        return len;
+    }
+    for (int i = 0; i < 500 && !atomic_load(&release); i++)
+        usleep(10 * 1000);
+    return 0;
+}
+
+struct holder {
+    struct fx *f;
+    struct slow slow;
+    pthread_t t;
+};
+
+static void *hold(void *arg)
+{
+    struct holder *h = arg;
+    call(h->f,
+         &(struct call){.path = "/echo", .slow = &h->slow, .read = hold_read, .src = "127.0.0.2"},
+         NULL, NULL, 0);
+    return NULL;
+}
+
+static int setup_reserve(void **state)
+{
+    max_buffered = 2 * MAX_BODY; /* half of it kept for verified requests */
+    body_stall_ms = 10000;       /* the holder's stall is the test's to end */
+    with_client_ca = true;
+    int rc = setup(state);
+    max_buffered = 0;
+    body_stall_ms = 0;
+    with_client_ca = false;
+    return rc;
+}
+
+/*
+ * The verified client's reserve: an unverified upload from 127.0.0.2 holds all that unverified
+ * requests may hold (4,000 of 4,096 bytes); another unverified body gets 503 at once, one from
+ * the verified client certificate is answered.
+ */
+static void test_verified_reserve(void **state)
+{
+    struct fx *f = *state;
+    atomic_store(&release, false);
+    atomic_store(&held, 0);
+    struct holder h = {.f = f, .slow = {.chunks = 1}};
+    assert_int_equal(pthread_create(&h.t, NULL, hold, &h), 0);
+    for (int i = 0; i < 500 && (atomic_load(&held) == 0 || server_in_flight(f->srv) == 0); i++)
+        usleep(10 * 1000);
+    usleep(100 * 1000); /* the 4,000 bytes read by the server */
+    char body[3000];
+    memset(body, 'q', sizeof(body));
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo", .body = body, .body_len = 3000}, NULL, NULL, 0),
+        503);
+    struct buf out;
+    buf_init(&out, 4096);
+    assert_int_equal(
+        call(f, &(struct call){.path = "/echo", .body = body, .body_len = 3000, .client = "client"},
+             &out, NULL, 0),
+        200);
+    assert_string_equal(buf_cstr(&out), "3000");
+    buf_cleanup(&out);
+    atomic_store(&release, true);
+    pthread_join(h.t, NULL);
+    struct http_server_stats st;
+    server_stats(f->srv, &st);
+    assert_int_equal(st.over_budget, 1);
+}
+
+static int setup_few_connections(void **state)
+{
+    max_connections = 8; /* 1 kept free, 2 for verified connections: 5 unverified */
+    with_client_ca = true;
+    int rc = setup(state);
+    max_connections = 16;
+    with_client_ca = false;
+    return rc;
+}
+
+/* Idle connections from 127.0.0.2 fill every unverified slot; the verified client still gets
+ * in (its new connection is not known to verify until its headers: one idle one is closed for
+ * it), and then an unverified client from another address fits in the slot left. */
+static void test_connection_slots(void **state)
+{
+    struct fx *f = *state;
+    enum { IDLE = 5 };
+    int fds[IDLE];
+    for (int i = 0; i < IDLE; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in me = {.sin_family = AF_INET}, to = {.sin_family = AF_INET};
+        inet_pton(AF_INET, "127.0.0.2", &me.sin_addr);
+        inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+        to.sin_port = htons((uint16_t)f->port);
+        assert_int_equal(bind(fds[i], (struct sockaddr *)&me, sizeof(me)), 0);
+        assert_int_equal(connect(fds[i], (struct sockaddr *)&to, sizeof(to)), 0);
+    }
+    struct http_server_stats st;
+    for (int i = 0; i < 200; i++) {
+        server_stats(f->srv, &st);
+        if (st.connections == IDLE)
+            break;
+        usleep(10 * 1000);
+    }
+    assert_int_equal(st.connections, IDLE);
+    struct buf out;
+    buf_init(&out, 4096);
+    assert_int_equal(call(f, &(struct call){.path = "/whoami", .client = "client"}, &out, NULL, 0),
+                     200);
+    assert_string_equal(buf_cstr(&out), "verified -");
+    buf_reset(&out);
+    assert_int_equal(call(f, &(struct call){.path = "/whoami", .src = "127.0.0.3"}, &out, NULL, 0),
+                     200);
+    assert_string_equal(buf_cstr(&out), "unverified -");
+    buf_cleanup(&out);
+    server_stats(f->srv, &st);
+    assert_int_equal(st.evicted, 1);
+    assert_int_equal(st.shed, 0);
+    for (int i = 0; i < IDLE; i++)
+        close(fds[i]);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -553,6 +696,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_buffer_budget, setup_small_budget, teardown),
         cmocka_unit_test_setup_teardown(test_client_certificates, setup_client_ca, teardown),
         cmocka_unit_test_setup_teardown(test_no_client_ca, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verified_reserve, setup_reserve, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_slots, setup_few_connections, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

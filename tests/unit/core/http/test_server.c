@@ -1,8 +1,10 @@
 /*
  * Tests for core/http/server.c over plain HTTP on 127.0.0.1, with raw sockets so that every byte
  * of a request is ours: routing and HEAD, Content-Length / Transfer-Encoding framing, the route's
- * Content-Type, the header and body deadlines on an injected clock (advanced by the test, so no
- * test depends on how fast the machine is), and stopping at the connection limit, many times.
+ * Content-Type, the header and body deadlines and the minimum upload rate on an injected clock
+ * (advanced by the test, so no test depends on how fast the machine is), connection slots and
+ * the body budget shared per client address (127.0.0.2, 127.0.0.3, ...: all loopback), and
+ * stopping at the connection limit, many times.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,7 +40,8 @@ static void echo(void *ctx, const struct http_request *req, struct http_response
 {
     (void)ctx;
     char tmp[96];
-    int n = snprintf(tmp, sizeof(tmp), "%s %s %zu", req->method, req->path, req->body_len);
+    int n = snprintf(tmp, sizeof(tmp), "%s %s %zu from %s", req->method, req->path, req->body_len,
+                     req->client_addr);
     resp->body = strdup(tmp);
     resp->body_len = (size_t)n;
 }
@@ -50,6 +53,9 @@ static const struct http_route routes[] = {
 };
 
 static int64_t keepalive_ms; /* 0: the header deadline */
+static uint64_t min_rate;    /* body_min_rate */
+static int64_t stall_ms;     /* body_stall_ms */
+static size_t max_buffered;  /* 0: the server's default */
 
 static struct http_server *start(int64_t sweep_ms, unsigned threads, unsigned max_conn)
 {
@@ -63,6 +69,9 @@ static struct http_server *start(int64_t sweep_ms, unsigned threads, unsigned ma
         .header_timeout_ms = HEADER_MS,
         .body_timeout_ms = BODY_MS,
         .keepalive_timeout_ms = keepalive_ms,
+        .body_min_rate = min_rate,
+        .body_stall_ms = stall_ms,
+        .max_buffered = max_buffered,
         .sweep_interval_ms = sweep_ms,
         .routes = routes,
         .n_routes = sizeof(routes) / sizeof(routes[0]),
@@ -78,16 +87,28 @@ static struct http_server *start(int64_t sweep_ms, unsigned threads, unsigned ma
     return s;
 }
 
-static int dial(int port)
+/* A connection from src, one of the loopback addresses (127.0.0.2, ...), or 127.0.0.1 when
+ * NULL. */
+static int dial_from(int port, const char *src)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     assert_true(fd >= 0);
+    if (src) {
+        struct sockaddr_in me = {.sin_family = AF_INET};
+        assert_int_equal(inet_pton(AF_INET, src, &me.sin_addr), 1);
+        assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
+    }
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
     struct timeval tv = {.tv_sec = 10}; /* a safety net: no test waits this long when it passes */
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     return fd;
+}
+
+static int dial(int port)
+{
+    return dial_from(port, NULL);
 }
 
 static void send_all(int fd, const char *s)
@@ -355,6 +376,19 @@ static void test_keepalive_deadline(void **state)
     http_server_stop(s, 1000);
 }
 
+/* Closes fd, waits for the server to finish its request, checks that `body_timeouts`
+ * connections were closed at a body deadline so far, and stops the server. */
+static void close_and_stop(struct http_server *s, int fd, uint64_t body_timeouts)
+{
+    close(fd);
+    assert_true(wait_for(s, has_in_flight, 0));
+    struct http_server_stats st;
+    http_server_stats(s, &st);
+    assert_int_equal(st.body_timeouts, body_timeouts);
+    assert_int_equal(st.header_timeouts, 0);
+    http_server_stop(s, 1000);
+}
+
 /* A body that stops arriving is closed by the sweeper at the body deadline. */
 static void test_body_deadline_stalled(void **state)
 {
@@ -368,13 +402,7 @@ static void test_body_deadline_stalled(void **state)
     assert_false(closed_now(fd));
     clock_fake_advance_ms(&fake, 2);
     assert_true(closed_eventually(fd));
-    close(fd);
-    assert_true(wait_for(s, has_in_flight, 0));
-    struct http_server_stats st;
-    http_server_stats(s, &st);
-    assert_int_equal(st.body_timeouts, 1);
-    assert_int_equal(st.header_timeouts, 0);
-    http_server_stop(s, 1000);
+    close_and_stop(s, fd, 1);
 }
 
 /* A body that keeps trickling is cut at its total deadline by the request path itself (the
@@ -393,11 +421,162 @@ static void test_body_deadline_trickle(void **state)
     clock_fake_advance_ms(&fake, BODY_MS / 2);
     send_all(fd, "1\r\nc\r\n");
     assert_true(closed_eventually(fd));
+    close_and_stop(s, fd, 1);
+}
+
+/* With a minimum upload rate, a body that stops is closed body_stall_ms later, whatever it sent
+ * before; one that keeps up the rate goes on past it; one below the rate is closed. */
+static void test_body_min_rate(void **state)
+{
+    (void)state;
+    min_rate = 1000; /* bytes/s: 1 byte = 1 ms of credit */
+    stall_ms = 500;
+    struct http_server *s = start(5, 1, 0);
+    min_rate = 0;
+    stall_ms = 0;
+    char chunk[301];
+    memset(chunk, 'x', 300);
+    chunk[300] = 0;
+
+    /* 300 bytes at once, then nothing: closed at 500 ms, not before */
+    int fd = dial(http_server_port(s));
+    send_all(fd, "POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n");
+    send_all(fd, chunk);
+    assert_true(wait_for(s, has_in_flight, 1));
+    usleep(50 * 1000);
+    clock_fake_advance_ms(&fake, 499);
+    usleep(50 * 1000);
+    assert_false(closed_now(fd));
+    clock_fake_advance_ms(&fake, 2);
+    assert_true(closed_eventually(fd));
     close(fd);
     assert_true(wait_for(s, has_in_flight, 0));
+
+    /* 300 bytes every 250 ms (1,200 bytes/s): answered after 1 s, twice the stall */
+    fd = dial(http_server_port(s));
+    send_all(fd,
+             "POST /p HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: 1500\r\n\r\n");
+    for (int i = 0; i < 5; i++) {
+        if (i)
+            clock_fake_advance_ms(&fake, 250);
+        send_all(fd, chunk);
+        usleep(30 * 1000); /* read at this time, not the next */
+    }
+    char r[512];
+    read_all(fd, r, sizeof(r));
+    close(fd);
+    assert_non_null(strstr(r, "POST /p 1500"));
+    assert_true(wait_for(s, has_in_flight, 0));
+
+    /* 100 bytes every 250 ms (400 bytes/s): the deadline falls behind and the body is closed */
+    fd = dial(http_server_port(s));
+    send_all(fd, "POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 1500\r\n\r\n");
+    chunk[100] = 0;
+    bool closed = false;
+    for (int i = 0; i < 8 && !closed; i++) {
+        if (i)
+            clock_fake_advance_ms(&fake, 250);
+        (void)!send(fd, chunk, 100, MSG_NOSIGNAL);
+        usleep(30 * 1000);
+        closed = closed_now(fd);
+    }
+    assert_true(closed || closed_eventually(fd));
+    close_and_stop(s, fd, 2);
+}
+
+/*
+ * Connection slots per address: 16 connections give 14 to unverified ones (2 kept free to judge
+ * a newcomer). 14 idle connections from 127.0.0.2 fill them; a request from 127.0.0.3 is
+ * answered, the oldest 127.0.0.2 connection closed for it; one more from 127.0.0.2, the address
+ * holding the most, is closed at once.
+ */
+static void test_connection_fair_share(void **state)
+{
+    (void)state;
+    enum { LIMIT = 16, UNVERIFIED = 14 };
+    struct http_server *s = start(5, 1, LIMIT);
+    int port = http_server_port(s);
+    int fds[UNVERIFIED + 1];
+    for (int i = 0; i < UNVERIFIED; i++) {
+        fds[i] = dial_from(port, "127.0.0.2");
+        assert_true(wait_for(s, has_connections, (unsigned)i + 1)); /* in this order */
+    }
+    int fd = dial_from(port, "127.0.0.3");
+    send_all(fd, "GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    char r[512];
+    read_all(fd, r, sizeof(r));
+    close(fd);
+    assert_non_null(strstr(r, "GET /a 0 from 127.0.0.3"));
+    assert_true(closed_eventually(fds[0]));
+    for (int i = 1; i < UNVERIFIED; i++)
+        assert_false(closed_now(fds[i]));
+    assert_true(wait_for(s, has_connections, UNVERIFIED - 1));
+    fds[0] = dial_from(port, "127.0.0.2"); /* back to 14: fits */
+    assert_true(wait_for(s, has_connections, UNVERIFIED));
+    fds[UNVERIFIED] = dial_from(port, "127.0.0.2"); /* 15: its address holds the most */
+    assert_true(closed_eventually(fds[UNVERIFIED]));
+    for (int i = 0; i < UNVERIFIED; i++)
+        assert_false(closed_now(fds[i]));
     struct http_server_stats st;
     http_server_stats(s, &st);
-    assert_int_equal(st.body_timeouts, 1);
+    assert_int_equal(st.evicted, 1);
+    assert_int_equal(st.shed, 1);
+    for (int i = 0; i <= UNVERIFIED; i++)
+        close(fds[i]);
+    http_server_stop(s, 1000);
+}
+
+static void send_request(int fd, unsigned len, unsigned send_len)
+{
+    char head[128];
+    snprintf(head, sizeof(head), "POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: %u\r\n\r\n", len);
+    send_all(fd, head);
+    char *body = malloc(send_len + 1);
+    memset(body, 'b', send_len);
+    body[send_len] = 0;
+    send_all(fd, body);
+    free(body);
+}
+
+/*
+ * The buffered-body budget per address: 3 bodies of 4 KiB in all. 127.0.0.2 and 127.0.0.3 each
+ * hold one stalled body; a second one from 127.0.0.2 would fit in what is left but not in its
+ * half of the budget: 503 at once, before its body. A body from a third address still fits.
+ */
+static void test_body_share_per_address(void **state)
+{
+    (void)state;
+    max_buffered = 3 * 4096;
+    struct http_server *s = start(5, 1, 0);
+    max_buffered = 0;
+    int port = http_server_port(s);
+    int a = dial_from(port, "127.0.0.2");
+    send_request(a, 4096, 100); /* counted whole from Content-Length */
+    assert_true(wait_for(s, has_in_flight, 1));
+    int b = dial_from(port, "127.0.0.3");
+    send_request(b, 4096, 100);
+    assert_true(wait_for(s, has_in_flight, 2));
+    char r[512];
+    int c = dial_from(port, "127.0.0.2");
+    send_request(c, 4000, 0);
+    read_all(c, r, sizeof(r));
+    close(c);
+    assert_non_null(strstr(r, "HTTP/1.1 503"));
+    int d = dial_from(port, "127.0.0.4");
+    send_all(d, "POST /p HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: 3000\r\n\r\n");
+    char body[3001];
+    memset(body, 'd', 3000);
+    body[3000] = 0;
+    send_all(d, body);
+    read_all(d, r, sizeof(r));
+    close(d);
+    assert_non_null(strstr(r, "POST /p 3000"));
+    struct http_server_stats st;
+    http_server_stats(s, &st);
+    assert_int_equal(st.over_budget, 1);
+    close(a);
+    close(b);
+    assert_true(wait_for(s, has_in_flight, 0));
     http_server_stop(s, 1000);
 }
 
@@ -506,6 +685,9 @@ int main(void)
         cmocka_unit_test(test_keepalive_deadline),
         cmocka_unit_test(test_body_deadline_stalled),
         cmocka_unit_test(test_body_deadline_trickle),
+        cmocka_unit_test(test_body_min_rate),
+        cmocka_unit_test(test_connection_fair_share),
+        cmocka_unit_test(test_body_share_per_address),
         cmocka_unit_test(test_stop_at_connection_limit),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_json_error),
