@@ -368,12 +368,7 @@ struct classify_input {
 /* The default grace period before a pod of a scheduler that never answers is no-scheduler. */
 #define CLASSIFY_NO_SCHEDULER_GRACE 30
 
-/*
- * pod_rejected_by_kubelet() - whether a bound pod was refused by its node's kubelet at
- * admission: status.phase Failed with one of the admission reasons above (kpod.failed_reason).
- * Pure; thread-safe.
- */
-bool pod_rejected_by_kubelet(const struct kpod *pod);
+/* node-rejected is decided by model/model.h pod_rejected_by_kubelet(). */
 
 /*
  * pod_no_scheduler_pending() - for a pod that would be no-scheduler but for its age: the seconds
