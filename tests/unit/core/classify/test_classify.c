@@ -20,6 +20,7 @@
 #include "classify/classify.h"
 #include "classify_world.h"
 #include "model/gpu.h"
+#include "triage/triage.h"
 #include "util/result.h"
 
 /* Returns the number of failed checks in one fixture, printing each. */
@@ -67,9 +68,9 @@ static int run_fixture(const char *path, void *ctx)
         assert_int_equal(store_pod_apply_json(st, json_object_array_get_idx(pods, i), 0, NULL, &ch),
                          K_OK);
     }
-    struct store_facts facts;
+    struct triage_facts facts;
     store_read_lock(st);
-    store_classify_facts(st, in.pod, w.now, &facts, &in);
+    triage_fill_facts(st, in.pod, w.now, &facts, &in);
     struct classify_result res = {.verdicts = verdicts};
     int rc = classify(&in, &res);
     store_read_unlock(st);
