@@ -39,8 +39,9 @@
  * more free units; ties go to the first node in input order. The detail counts the per-node
  * outcomes like the scheduler's histogram.
  *
- * The per-node ladder (classify_node) and the ranking (node_verdict_cmp) are exported so that
- * every consumer (explain, the admission webhook) evaluates nodes with this one implementation.
+ * The per-node ladder (classify_node), the ranking (node_verdict_cmp) and the loop over the nodes
+ * (classify_nodes) are exported so that every consumer (explain, the admission webhook) evaluates
+ * nodes with this one implementation.
  *
  * Dynamic Resource Allocation (resource.k8s.io/v1), when classify_input.dra is set. A pod has
  * GPU claims when a request (exactly, or any firstAvailable alternative) of one of its
@@ -251,6 +252,20 @@ int64_t node_verdict_free(const struct node_verdict *v);
  * own tie-break for a stable order. Pure; thread-safe.
  */
 int node_verdict_cmp(const void *a, const void *b);
+
+/*
+ * classify_nodes() - the per-node ladder of `pod` over every node and the closest candidate, by
+ * the loop classify() runs (without DRA: claims are not looked at): verdicts[i] (caller storage
+ * for n_nodes entries) receives classify_node() of nodes[i], in input order (step
+ * CAUSE_LABEL_MISMATCH for a node outside the selection, and for a NULL entry). Returns the index
+ * of the closest candidate by node_verdict_cmp, the first in input order among equally close ones
+ * (the node classify() decides by), or SIZE_MAX when no node is a candidate. usage / usage_ctx
+ * as classify_node (usage NULL: nothing allocated). For consumers that look at the nodes
+ * themselves (the admission webhook's node checks). Pointers in the verdicts borrow from pod and
+ * nodes. Reads nothing but its arguments; thread-safe on read-only input and distinct verdicts.
+ */
+size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, size_t n_nodes,
+                      node_usage_fn usage, void *usage_ctx, struct node_verdict *verdicts);
 
 /*
  * The DRA objects, served by lookups the cache answers from its indexes (tests from fixtures).

@@ -1,6 +1,7 @@
 /*
  * classify_world.h - the classifier fixtures of tests/fixtures/classify, shared by the tests that
- * run them (tests/unit/core/classify/test_classify.c, tests/unit/webhook/test_ladder_agreement.c).
+ * run them (tests/unit/core/classify/test_classify.c, tests/unit/core/triage/test_triage.c,
+ * tests/unit/cli/test_triage.c).
  *
  * A fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
  * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}, and optionally
