@@ -44,6 +44,13 @@ void classify_world_cleanup(struct classify_world *w);
 int64_t classify_world_usage(void *ctx, const char *node, const char *resource);
 
 /*
+ * classify_world_sorted_nodes() - pointers to the world's nodes in name order (the order the
+ * store and the webhook's snapshot hold them in): a new array of n_nodes + 1 entries, freed by
+ * the caller; fails the test when out of memory.
+ */
+const struct knode **classify_world_sorted_nodes(const struct classify_world *w);
+
+/*
  * classify_fixtures_each() - objects.h test_fixtures_each() over <fixtures_dir>/classify.
  */
 int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),

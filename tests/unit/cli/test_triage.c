@@ -219,11 +219,6 @@ static json_object *member(json_object *o, const char *key)
     return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-static int cmp_node_ptrs(const void *a, const void *b)
-{
-    return strcmp((*(const struct knode *const *)a)->name, (*(const struct knode *const *)b)->name);
-}
-
 static const struct node_verdict *verdict_of(const struct classify_result *r, const char *node)
 {
     for (size_t i = 0; i < r->n_verdicts; i++)
@@ -264,13 +259,9 @@ static int run_explain_fixture(const char *file, void *ctx)
         fail_msg("%s: %s", file, err);
     tp = &w.pods[w.target];
 
-    const struct knode **sorted = calloc(w.n_nodes + 1, sizeof(*sorted));
+    const struct knode **sorted = classify_world_sorted_nodes(&w);
     struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
-    assert_non_null(sorted);
     assert_non_null(verdicts);
-    for (size_t i = 0; i < w.n_nodes; i++)
-        sorted[i] = &w.nodes[i];
-    qsort(sorted, w.n_nodes, sizeof(*sorted), cmp_node_ptrs);
     /* explain tells classify the time (a pod of another scheduler may be no-scheduler by now) */
     struct classify_input in = {.pod = tp,
                                 .nodes = sorted,

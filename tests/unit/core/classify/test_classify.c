@@ -128,11 +128,6 @@ static void test_fixtures(void **state)
         fail_msg("%d fixture check(s) failed", failures);
 }
 
-static int cmp_node_ptrs(const void *a, const void *b)
-{
-    return strcmp((*(const struct knode *const *)a)->name, (*(const struct knode *const *)b)->name);
-}
-
 static bool same_verdict(const struct node_verdict *a, const struct node_verdict *b)
 {
     return a->node == b->node && a->step == b->step && a->resource_step == b->resource_step &&
@@ -158,15 +153,11 @@ static int run_fixture_nodes(const char *path, void *ctx)
     char err[256];
     if (classify_world_load(root, gpus, &w, err, sizeof(err)) != 0)
         fail_msg("%s: %s", path, err);
-    const struct knode **sorted = calloc(w.n_nodes + 1, sizeof(*sorted));
+    const struct knode **sorted = classify_world_sorted_nodes(&w);
     struct node_verdict *want_v = calloc(w.n_nodes + 1, sizeof(*want_v));
     struct node_verdict *got_v = calloc(w.n_nodes + 1, sizeof(*got_v));
-    assert_non_null(sorted);
     assert_non_null(want_v);
     assert_non_null(got_v);
-    for (size_t i = 0; i < w.n_nodes; i++)
-        sorted[i] = &w.nodes[i];
-    qsort(sorted, w.n_nodes, sizeof(*sorted), cmp_node_ptrs);
     struct kpod pod = w.pods[w.target]; /* a shallow copy: borrowed, not cleaned up */
     pod.node_name = NULL;
     pod.n_scheduling_gates = 0;

@@ -68,11 +68,6 @@ static void put_pod(struct store *s, const char *fmt, ...)
 
 /* ---- input building: every classifier fixture ------------------------------------------- */
 
-static int cmp_node_ptrs(const void *a, const void *b)
-{
-    return strcmp((*(const struct knode *const *)a)->name, (*(const struct knode *const *)b)->name);
-}
-
 /*
  * One fixture: triage_pod() from a store holding its objects must find what classify() finds on
  * the fixture's own projections (nodes in name order, as the store holds them; usage summed over
@@ -89,15 +84,11 @@ static int run_classify_fixture(const char *path, void *ctx)
     char err[256];
     if (classify_world_load(root, &test_gpus, &w, err, sizeof(err)) != 0)
         fail_msg("%s: %s", path, err);
-    const struct knode **sorted = calloc(w.n_nodes + 1, sizeof(*sorted));
+    const struct knode **sorted = classify_world_sorted_nodes(&w);
     struct node_verdict *want_v = calloc(w.n_nodes + 1, sizeof(*want_v));
     struct node_verdict *got_v = calloc(w.n_nodes + 1, sizeof(*got_v));
-    assert_non_null(sorted);
     assert_non_null(want_v);
     assert_non_null(got_v);
-    for (size_t i = 0; i < w.n_nodes; i++)
-        sorted[i] = &w.nodes[i];
-    qsort(sorted, w.n_nodes, sizeof(*sorted), cmp_node_ptrs);
 
     struct store *s = store_new(&test_gpus);
     assert_non_null(s);
@@ -172,21 +163,31 @@ static void test_classify_fixtures(void **state)
 
 /* ---- input building: the DRA view, every DRA fixture through the DRA store ---------------- */
 
+/* A DRA fixture (root, borrowed) into new stores: its DRA objects, nodes and other pods; its
+ * "pod" projected into *pod (cleaned up by the caller). */
+static void load_dra_fixture(json_object *root, struct dra_store **ds, struct store **st,
+                             struct kpod *pod)
+{
+    assert_non_null(root);
+    *ds = dra_store_new();
+    *st = store_new(&test_gpus);
+    assert_non_null(*ds);
+    assert_non_null(*st);
+    assert_int_equal(dra_world_apply(*ds, root), K_OK);
+    apply_all(*st, member(root, "nodes"), true);
+    apply_all(*st, member(root, "pods"), false);
+    assert_int_equal(project_pod(member(root, "pod"), &test_gpus, pod), K_OK);
+}
+
 static int run_dra_fixture(const char *path, void *ctx)
 {
     const struct gpu_set *classes = ctx;
     const char *name = strrchr(path, '/') + 1;
     json_object *root = json_object_from_file(path);
-    assert_non_null(root);
-    struct dra_store *ds = dra_store_new();
-    struct store *st = store_new(&test_gpus);
-    assert_non_null(ds);
-    assert_non_null(st);
-    assert_int_equal(dra_world_apply(ds, root), K_OK);
-    apply_all(st, member(root, "nodes"), true);
-    apply_all(st, member(root, "pods"), false);
+    struct dra_store *ds;
+    struct store *st;
     struct kpod pod;
-    assert_int_equal(project_pod(member(root, "pod"), &test_gpus, &pod), K_OK);
+    load_dra_fixture(root, &ds, &st, &pod);
 
     struct triage_source src = {.store = st, .dra = ds, .dra_classes = classes};
     struct classify_result r;
@@ -324,15 +325,10 @@ static void test_dra_lock_pairing(void **state)
 {
     (void)state;
     json_object *root = test_load_json(FIXTURES_DIR, "dra/hand-mixed-extended-and-dra.json");
-    assert_non_null(root);
-    struct dra_store *ds = dra_store_new();
-    struct store *st = store_new(&test_gpus);
-    assert_non_null(ds);
-    assert_non_null(st);
-    assert_int_equal(dra_world_apply(ds, root), K_OK);
-    apply_all(st, member(root, "nodes"), true);
+    struct dra_store *ds;
+    struct store *st;
     struct kpod pod;
-    assert_int_equal(project_pod(member(root, "pod"), &test_gpus, &pod), K_OK);
+    load_dra_fixture(root, &ds, &st, &pod);
     struct gpu_set classes;
     assert_int_equal(gpu_set_parse(&classes, DRA_GPU_SET_DEFAULT), K_OK);
 
