@@ -51,7 +51,7 @@ static void apply_all(struct store *s, json_object *list, bool nodes)
 }
 
 /* A pod from a JSON text (printf format), stored in s. */
-static void put_pod(struct store *s, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put_pod(struct store *s, const char *fmt, ...)
 {
     char text[2048];
     va_list ap;
