@@ -127,7 +127,9 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                                 .now = (int64_t)time(NULL),
                                 .no_scheduler_grace = no_scheduler_grace};
     t->result.verdicts = t->verdicts;
+    store_read_lock(t->store); /* no writer here; the contract of triage_pod */
     rc = triage_pod(&src, t->pod, &t->result);
+    store_read_unlock(t->store);
     if (rc)
         goto fail;
     return K_OK;

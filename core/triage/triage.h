@@ -84,8 +84,9 @@ struct triage_source {
  * (name order), with the facts of triage_fill_facts() and the DRA view of triage_dra_view() as
  * the source says. out->verdicts as classify(): caller storage for store_node_count() entries,
  * or NULL. Takes and releases the DRA store's read lock around classify(); the object store's
- * read lock must be held (and kept while reading out->closest and the verdicts: they borrow
- * from the store's nodes, and from the DRA records, which only the DRA lock keeps). Returns
+ * read lock must be held, and kept while reading out->closest and the verdicts (they borrow the
+ * store's nodes; their DRA fields borrow DRA records, valid only until a DRA writer runs, since
+ * the DRA lock is released on return: copy out->detail, as the callers do). Returns
  * K_OK, K_EINVAL for a NULL pod or store, K_ENOMEM. Thread-safe with distinct `out`.
  */
 int triage_pod(const struct triage_source *src, const struct kpod *pod,
