@@ -12,12 +12,12 @@
  * GPUs through one or two bound pods, and every node has P bound CPU pods (default 30: 150,000
  * pods at 5,000 nodes). Then K pending GPU pods (default 200) of each of bench/scale's causes
  * are stored and classified one at a time from the store, as the controller's reconcile does
- * (read lock, store_classify_facts, classify with the store's usage): exhausted (8 GPUs,
- * tolerates everything), label-mismatch (a nodeSelector no node has), no-gpu-node (selector on
- * the CPU pool), taint (selector on the tainted pool, no toleration). Printed per cause: the
- * candidate nodes (those passing node selection), the word classify found, the CPU time per pod,
- * per node in the store and per candidate node (CLOCK_PROCESS_CPUTIME_ID over all K pods), and
- * how many times faster than the seed script's ~0.3 s per pod.
+ * (read lock, core/triage triage_pod: the facts, classify with the store's usage): exhausted
+ * (8 GPUs, tolerates everything), label-mismatch (a nodeSelector no node has), no-gpu-node
+ * (selector on the CPU pool), taint (selector on the tainted pool, no toleration). Printed per
+ * cause: the candidate nodes (those passing node selection), the word classify found, the CPU time
+ * per pod, per node in the store and per candidate node (CLOCK_PROCESS_CPUTIME_ID over all K pods),
+ * and how many times faster than the seed script's ~0.3 s per pod.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,6 +30,7 @@
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "model/gpu.h"
+#include "triage/triage.h"
 #include "util/result.h"
 
 static double cpu_s(void)
@@ -164,9 +165,7 @@ int main(int argc, char **argv)
            cpu_s() - t0);
     printf("%-15s %10s %-15s %11s %12s %16s %13s\n", "pending pod", "candidates", "classified as",
            "us per pod", "ns per node", "ns per candidate", "vs 0.3 s/pod");
-    struct store_facts *facts = malloc(sizeof(*facts));
-    if (!facts)
-        return 1;
+    struct triage_source src = {.store = s, .now = 1767225600};
     for (size_t k = 0; k < nk; k++) {
         enum cause got = CAUSE_COUNT;
         size_t cand = 0;
@@ -175,17 +174,9 @@ int main(int argc, char **argv)
             snprintf(pname, sizeof(pname), "%s-%03ld", kinds[k].cause, i);
             store_read_lock(s);
             const struct kpod *pod = store_pod_get(s, "bench-blocked", pname);
-            size_t n;
-            const struct knode *const *nodes = store_nodes(s, &n);
-            struct classify_input in = {.pod = pod,
-                                        .nodes = nodes,
-                                        .n_nodes = n,
-                                        .usage = store_node_usage,
-                                        .usage_ctx = s};
-            store_classify_facts(s, pod, 1767225600, facts, &in);
             struct classify_result r;
             r.verdicts = NULL;
-            if (!pod || classify(&in, &r) != K_OK) {
+            if (!pod || triage_pod(&src, pod, &r) != K_OK) {
                 store_read_unlock(s);
                 fprintf(stderr, "bench_classify: %s not classified\n", pname);
                 return 1;
@@ -202,7 +193,6 @@ int main(int argc, char **argv)
                cause_word(got), per_pod * 1e6, per_pod * 1e9 / (double)store_node_count(s),
                per_cand, 0.3 / per_pod);
     }
-    free(facts);
     store_free(s);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "cache/key.h"
 #include "classify/classify.h"
 #include "table.h"
+#include "triage/triage.h"
 #include "usage.h"
 #include "util/result.h"
 
@@ -166,7 +167,6 @@ static void row_cleanup(struct pod_row *r)
  */
 static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *r)
 {
-    struct store *s = q->store;
     memset(r, 0, sizeof(*r));
     r->ns = strdup(p->ns ? p->ns : "");
     r->name = strdup(p->name ? p->name : "");
@@ -183,32 +183,16 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         r->cause = strdup(p->cause);
         r->detail = strdup(p->detail ? p->detail : "");
     } else {
-        size_t n_nodes;
-        const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        struct dra_view view =
-            q->dra ? dra_store_view(q->dra, q->dra_classes) : (struct dra_view){0};
-        struct classify_input in = {.pod = p,
-                                    .nodes = nodes,
-                                    .n_nodes = n_nodes,
-                                    .usage = store_node_usage,
-                                    .usage_ctx = s,
-                                    .dra = q->dra ? &view : NULL,
+        struct triage_source src = {.store = q->store,
+                                    .dra = q->dra,
+                                    .dra_classes = q->dra_classes,
+                                    .now = (int64_t)time(NULL),
                                     .no_scheduler_grace = q->no_scheduler_grace};
-        struct store_facts *facts = malloc(sizeof(*facts));
-        if (!facts)
-            goto nomem;
-        store_classify_facts(s, p, (int64_t)time(NULL), facts, &in);
         struct classify_result res;
         res.verdicts = NULL;
-        if (q->dra)
-            dra_store_read_lock(q->dra);
-        int crc = classify(&in, &res);
-        if (q->dra)
-            dra_store_read_unlock(q->dra);
-        free(facts);
-        if (crc != K_OK)
+        if (triage_pod(&src, p, &res) != K_OK)
             goto nomem; /* K_ENOMEM, or K_EINVAL for a NULL pod, which cannot happen here */
-        if (res.cause == CAUSE_NO_REQUEST && p->gpu_requests.n == 0) {
+        if (!triage_is_ours(p, res.cause)) {
             row_cleanup(r);
             return K_ENOTFOUND; /* its claims ask for no GPU */
         }
@@ -292,23 +276,21 @@ static void observe_cb(void *ctx, json_object *obj)
 /* The nodes whose pods classifying the candidates without a usable annotation reads. */
 static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
 {
-    struct dra_view view = q->dra ? dra_store_view(q->dra, q->dra_classes) : (struct dra_view){0};
-    int64_t now = (int64_t)time(NULL);
+    struct triage_source src = {.store = q->store,
+                                .dra = q->dra,
+                                .dra_classes = q->dra_classes,
+                                .now = (int64_t)time(NULL),
+                                .no_scheduler_grace = q->no_scheduler_grace};
     int rc = K_OK;
     store_read_lock(q->store);
-    if (q->dra)
-        dra_store_read_lock(q->dra);
     for (size_t i = 0; i < q->n_keys && rc == K_OK && !u->all; i++) {
         char *slash = strchr(q->keys[i], '/');
         *slash = '\0';
         const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
         *slash = '/';
         if (p && !annotation_usable(p))
-            rc = usage_nodes_collect(q->store, p, q->dra ? &view : NULL, now, q->no_scheduler_grace,
-                                     u);
+            rc = usage_nodes_collect(&src, p, u);
     }
-    if (q->dra)
-        dra_store_read_unlock(q->dra);
     store_read_unlock(q->store);
     return rc;
 }

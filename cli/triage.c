@@ -10,6 +10,7 @@
 #include "classify/match.h"
 #include "pods.h"
 #include "table.h"
+#include "triage/triage.h"
 #include "usage.h"
 #include "util/result.h"
 
@@ -61,14 +62,13 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
             goto fail_dra;
         /* only the pods of the nodes whose usage the ladder reads (usage.h) */
         struct usage_nodes u = {0};
-        struct dra_view view = dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
+        struct triage_source src = {.store = t->store,
+                                    .dra = dra,
+                                    .dra_classes = dra_classes,
+                                    .now = (int64_t)time(NULL),
+                                    .no_scheduler_grace = no_scheduler_grace};
         store_read_lock(t->store);
-        if (dra)
-            dra_store_read_lock(dra);
-        rc = usage_nodes_collect(t->store, store_pod_get(t->store, ns, name), dra ? &view : NULL,
-                                 (int64_t)time(NULL), no_scheduler_grace, &u);
-        if (dra)
-            dra_store_read_unlock(dra);
+        rc = usage_nodes_collect(&src, store_pod_get(t->store, ns, name), &u);
         store_read_unlock(t->store);
         if (rc == K_OK)
             rc = usage_fetch(c, &u, t->store, err);
@@ -115,30 +115,21 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
         rc = K_ENOTFOUND;
         goto fail;
     }
-    size_t n_nodes;
-    const struct knode *const *nodes = store_nodes(t->store, &n_nodes);
+    size_t n_nodes = store_node_count(t->store);
     t->verdicts = calloc(n_nodes ? n_nodes : 1, sizeof(*t->verdicts));
     if (!t->verdicts) {
         rc = K_ENOMEM;
         goto fail;
     }
-    struct dra_view view = dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
-    struct classify_input in = {.pod = t->pod,
-                                .nodes = nodes,
-                                .n_nodes = n_nodes,
-                                .usage = store_node_usage,
-                                .usage_ctx = t->store,
-                                .dra = dra ? &view : NULL,
+    struct triage_source src = {.store = t->store,
+                                .dra = dra,
+                                .dra_classes = dra_classes,
+                                .now = (int64_t)time(NULL),
                                 .no_scheduler_grace = no_scheduler_grace};
-    struct store_facts *facts = malloc(sizeof(*facts));
-    if (!facts) {
-        rc = K_ENOMEM;
-        goto fail;
-    }
-    store_classify_facts(t->store, t->pod, (int64_t)time(NULL), facts, &in);
     t->result.verdicts = t->verdicts;
-    rc = classify(&in, &t->result);
-    free(facts);
+    store_read_lock(t->store); /* no writer here; the contract of triage_pod */
+    rc = triage_pod(&src, t->pod, &t->result);
+    store_read_unlock(t->store);
     if (rc)
         goto fail;
     return K_OK;
@@ -306,7 +297,7 @@ static int explain_pools(const struct triage *t, const struct node_verdict *v,
     size_t n_counts = 0;
     bool counted = false;
     if (v->dra_exact && v->dra_cls) {
-        struct dra_view view = dra_store_view(t->dra, t->dra_classes);
+        struct dra_view view = triage_dra_view(t->dra, t->dra_classes);
         if (dra_pool_counts(&view, v->dra_exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
                             &n_counts) != K_OK)
             return K_ENOMEM;

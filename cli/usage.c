@@ -79,8 +79,8 @@ static int64_t record_usage(void *ctx, const char *node, const char *resource)
     return 0;
 }
 
-int usage_nodes_collect(struct store *s, const struct kpod *pod, const struct dra_view *dra,
-                        int64_t now, int64_t no_scheduler_grace, struct usage_nodes *u)
+int usage_nodes_collect(const struct triage_source *src, const struct kpod *pod,
+                        struct usage_nodes *u)
 {
     if (!pod)
         return K_OK;
@@ -89,27 +89,16 @@ int usage_nodes_collect(struct store *s, const struct kpod *pod, const struct dr
         if (rc)
             return rc;
     }
-    size_t n_nodes;
-    const struct knode *const *nodes = store_nodes(s, &n_nodes);
-    struct recorder r = {.nodes = nodes, .n_nodes = n_nodes, .u = u};
-    struct classify_input in = {.pod = pod,
-                                .nodes = nodes,
-                                .n_nodes = n_nodes,
-                                .usage = record_usage,
-                                .usage_ctx = &r,
-                                .dra = dra,
-                                .no_scheduler_grace = no_scheduler_grace};
-    struct store_facts *facts = malloc(sizeof(*facts));
+    struct recorder r = {.u = u};
+    r.nodes = store_nodes(src->store, &r.n_nodes);
+    struct triage_source dry = *src;
+    dry.usage = record_usage;
+    dry.usage_ctx = &r;
     struct classify_result *res = malloc(sizeof(*res));
-    if (!facts || !res) {
-        free(facts);
-        free(res);
+    if (!res)
         return K_ENOMEM;
-    }
-    store_classify_facts(s, pod, now, facts, &in);
     res->verdicts = NULL;
-    int rc = classify(&in, res);
-    free(facts);
+    int rc = triage_pod(&dry, pod, res);
     free(res);
     return rc ? rc : r.rc;
 }

@@ -9,8 +9,8 @@
  * a pod decided before node selection (scheduling-gated, no-scheduler, a missing claim), none
  * for label-mismatch, the nodes of its nodeSelector otherwise. A pod with
  * status.nominatedNodeName also needs the pods on that node (the preemption victims,
- * store_classify_facts). The CLI then LISTs the pods of those nodes one node at a time
- * (fieldSelector=spec.nodeName=NODE) when they are at most USAGE_PER_NODE_MAX, and every
+ * core/triage/triage.h triage_fill_facts). The CLI then LISTs the pods of those nodes one node
+ * at a time (fieldSelector=spec.nodeName=NODE) when they are at most USAGE_PER_NODE_MAX, and every
  * non-terminal pod in one paged LIST otherwise.
  *
  * The per-node LISTs carry resourceVersion=0 ("any"): the API server answers them from its watch
@@ -38,6 +38,7 @@
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
+#include "triage/triage.h"
 
 /*
  * Candidate nodes read one LIST per node at most; past it one LIST of every non-terminal pod. A
@@ -61,16 +62,16 @@ struct usage_nodes {
 
 /*
  * usage_nodes_collect() - add to `u` the nodes whose pods classifying `pod` reads: a dry run of
- * classify() over the nodes of `s` (the store holds every Node; `pod` is borrowed from it) and
- * `dra` (NULL: no DRA; its read lock, if any, held by the caller), recording each candidate node
- * the ladder asks the usage of for a resource the node lists in status.capacity above 0; plus
- * status.nominatedNodeName of an unbound pod. `now` and `no_scheduler_grace` as
- * classify_input (seconds). The store's read lock must be held. Several calls (several pods)
- * add up. Returns K_OK or K_ENOMEM (u is then still valid and must be cleaned up). Not
- * thread-safe on one `u`.
+ * the ladder through core/triage/triage.h triage_pod() with `src` (src->store holds every Node;
+ * `pod` is borrowed from it; src's DRA store, now and grace as for the real run, its usage
+ * callback replaced), recording each candidate node the ladder asks the usage of for a resource
+ * the node lists in status.capacity above 0; plus status.nominatedNodeName of an unbound pod.
+ * The store's read lock must be held, the DRA store's must not (triage_pod takes it). Several
+ * calls (several pods) add up. Returns K_OK or K_ENOMEM (u is then still valid and must be
+ * cleaned up). Not thread-safe on one `u`.
  */
-int usage_nodes_collect(struct store *s, const struct kpod *pod, const struct dra_view *dra,
-                        int64_t now, int64_t no_scheduler_grace, struct usage_nodes *u);
+int usage_nodes_collect(const struct triage_source *src, const struct kpod *pod,
+                        struct usage_nodes *u);
 
 /*
  * usage_nodes_add() - add one node name (copied) to `u`; past USAGE_PER_NODE_MAX distinct

@@ -13,6 +13,7 @@
 #include "controller_internal.h"
 #include "kube/json.h"
 #include "metrics.h"
+#include "triage/triage.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -138,10 +139,7 @@ static int blocking_cause(const struct kpod *p)
  */
 static bool histogram_gpu_pod(const struct kpod *p)
 {
-    if (p->gpu_requests.n > 0)
-        return true;
-    int cause = p->cause ? cause_from_word(p->cause) : -1;
-    return p->n_claims > 0 && cause >= 0 && cause != CAUSE_NO_REQUEST;
+    return triage_is_gpu_pod(p);
 }
 
 static void pending_before(struct controller *c, const char *key, const char *ns, const char *name,

@@ -15,6 +15,7 @@
 #include "http/tls_source.h"
 #include "metrics_auth.h"
 #include "metrics.h"
+#include "triage/triage.h"
 #include "util/log.h"
 #include "util/result.h"
 
@@ -96,7 +97,7 @@ static void count_pending(void *ctx, const char *key)
     /* A pod asking through ResourceClaims is a GPU pod once the controller has written a cause
      * for it (claims of other devices never get one); the claims' DeviceClasses are not a
      * resource name, so these pods share the resource label "resource.k8s.io/claims". */
-    if (pod->n_claims > 0 && pod->cause && cause >= 0 && cause != CAUSE_NO_REQUEST)
+    if (triage_claims_ask_gpu(pod))
         count_row(pc, word, ns, METRICS_DRA_RESOURCE);
 }
 

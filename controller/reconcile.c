@@ -8,6 +8,7 @@
 #include "cache/key.h"
 #include "event_recorder.h"
 #include "kube/event.h"
+#include "triage/triage.h"
 #include "util/result.h"
 
 int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
@@ -17,7 +18,6 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     static const struct reconcile_env no_env;
     if (!env)
         env = &no_env;
-    struct store_facts *facts = NULL;
     memset(out, 0, sizeof(*out));
     out->from = -1;
     if (split_meta_namespace_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name)) !=
@@ -39,36 +39,21 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)
         goto out; /* a Failed pod is written once */
     if (store_is_pending_gpu_pod(pod) || rejected) {
-        size_t n_nodes;
-        const struct knode *const *nodes = store_nodes(s, &n_nodes);
-        int use_dra = dra && dra_classes && pod->n_claims > 0;
-        struct dra_view view = use_dra ? dra_store_view(dra, dra_classes) : (struct dra_view){0};
-        struct classify_input in = {.pod = pod,
-                                    .nodes = nodes,
-                                    .n_nodes = n_nodes,
-                                    .usage = store_node_usage,
-                                    .usage_ctx = s,
-                                    .dra = use_dra ? &view : NULL,
+        struct triage_source src = {.store = s,
+                                    .dra = dra,
+                                    .dra_classes = dra_classes,
+                                    .now = env->now,
                                     .no_scheduler_grace = env->no_scheduler_grace};
-        facts = malloc(sizeof(*facts));
-        if (!facts)
-            goto out; /* out of memory: not classified; the next change or resync retries */
-        store_classify_facts(s, pod, env->now, facts, &in);
         struct classify_result r;
         r.verdicts = NULL; /* no per-node report needed */
-        if (use_dra)
-            dra_store_read_lock(dra);
-        int rc = classify(&in, &r);
-        if (use_dra)
-            dra_store_read_unlock(dra);
-        if (rc != K_OK)
-            goto out;
+        if (triage_pod(&src, pod, &r) != K_OK)
+            goto out; /* out of memory: not classified; the next change or resync retries */
         out->classified = 1;
         if (r.cause != CAUSE_NO_SCHEDULER)
             out->recheck_after_ms =
                 pod_no_scheduler_pending(pod, env->now, env->no_scheduler_grace) * 1000;
-        if (r.cause == CAUSE_NO_REQUEST && pod->gpu_requests.n == 0)
-            goto out; /* pending only for its claims, and none asks for a GPU: not ours */
+        if (!triage_is_ours(pod, r.cause))
+            goto out; /* pending only for its claims, and none asks for a GPU */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
         if (current && strcmp(current, cause_word(r.cause)) == 0)
@@ -88,7 +73,6 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     }
 out:
     store_read_unlock(s);
-    free(facts);
     return K_OK;
 }
 

@@ -309,12 +309,7 @@ int wh_node_verdicts(const struct wh_snapshot *snap, const struct kpod *pod, nod
                                         .effect = "NoSchedule"};
     view.tolerations = tols;
     view.n_tolerations = k;
-    for (size_t i = 0; i < snap->n_nodes; i++) {
-        if (!classify_node(&view, snap->nodes[i], usage, usage_ctx, &verdicts[i]))
-            continue;
-        if (*closest == SIZE_MAX || node_verdict_cmp(&verdicts[i], &verdicts[*closest]) < 0)
-            *closest = i;
-    }
+    *closest = classify_nodes(&view, snap->nodes, snap->n_nodes, usage, usage_ctx, verdicts);
     free(sel);
     free(tols);
     return K_OK;

@@ -177,7 +177,7 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
 void wh_check_quota_object(json_object *quota, const struct gpu_set *gpus, struct warn_list *out);
 
 /*
- * wh_node_verdicts() - the classifier's per-node ladder (core/classify/classify.h classify_node)
+ * wh_node_verdicts() - the classifier's per-node ladder (core/classify/classify.h classify_nodes)
  * for `pod` as the scheduler will see it once admitted: spec.nodeSelector merged with the
  * RuntimeClass's scheduling.nodeSelector and its scheduling.tolerations added
  * (kubernetes/kubernetes: plugin/pkg/admission/runtimeclass/admission.go; the RuntimeClass is

@@ -1,4 +1,4 @@
-/* dra_store.c - the DRA objects in compact form, with the indexes classify's lookups need. */
+/* dra_store.c - the DRA objects in compact form, with the indexes the classifier's lookups need. */
 #include "dra_store.h"
 
 #include <json-c/linkhash.h>
@@ -460,19 +460,6 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
 {
     return kind < DRA_KIND_COUNT ? (size_t)lh_table_length(s->by_kind[kind]) : 0;
-}
-
-struct dra_view dra_store_view(struct dra_store *s, const struct gpu_set *gpu_classes)
-{
-    return (struct dra_view){
-        .gpu_classes = gpu_classes,
-        .ctx = s,
-        .claim = dra_store_claim,
-        .claim_template = dra_store_template,
-        .device_class = dra_store_class,
-        .node_slices = dra_store_node_slices,
-        .device_holder = dra_store_device_holder,
-    };
 }
 
 struct list_ctx {

@@ -1,6 +1,7 @@
 /*
  * dra_store.h - the DRA objects (resource.k8s.io/v1) in compact form (model/dra.h), kept next to
- * the pod and node store and indexed for the classifier's lookups (classify.h struct dra_view):
+ * the pod and node store and indexed for the classifier's lookups (classify.h struct dra_view,
+ * made by core/triage/triage.h triage_dra_view()):
  *   - ResourceClaims and ResourceClaimTemplates by "namespace/name";
  *   - DeviceClasses by name;
  *   - ResourceSlices by name, plus a per-node index (spec.nodeName) and the list of the
@@ -18,9 +19,9 @@
  *
  * Locking: writers (apply / delete / sync) take the write lock themselves. Readers call
  * dra_store_read_lock() around the lookups; records returned are borrowed and valid until
- * dra_store_read_unlock(). dra_store_view() fills a classify.h struct dra_view with the lookups
- * (ctx = the store). Lock order when both are
- * held: the pod/node store (store.h) first, then this one.
+ * dra_store_read_unlock(). The lookups have the shape of classify.h struct dra_view's callbacks
+ * (ctx = the store); core/triage/triage.h triage_dra_view() makes the view. Lock order when both
+ * are held: the pod/node store (store.h) first, then this one.
  */
 #ifndef GPUTRI_DRA_STORE_H
 #define GPUTRI_DRA_STORE_H
@@ -28,7 +29,6 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "classify/classify.h"
 #include "kube/client.h"
 #include "model/dra.h"
 
@@ -91,12 +91,6 @@ size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
  * NULL. One hash lookup. */
 const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, const char *pool,
                                                 const char *device);
-
-/*
- * dra_store_view() - a struct dra_view over the store's lookups, with `gpu_classes` (borrowed)
- * as the GPU DeviceClass / driver patterns. Use it with the read lock held.
- */
-struct dra_view dra_store_view(struct dra_store *s, const struct gpu_set *gpu_classes);
 
 /*
  * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store

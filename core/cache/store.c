@@ -780,44 +780,28 @@ void store_for_each_gpu_pod_on_node(struct store *s, const char *node,
     }
 }
 
-/* "ns/name" of p into out (STORE_KEY_MAX bytes). */
-static void pod_key(const struct kpod *p, char *out)
+void store_for_each_pod_on_node(struct store *s, const char *node,
+                                void (*fn)(void *ctx, const struct kpod *pod), void *ctx)
 {
-    if (make_key(out, p->ns, p->name) != K_OK)
-        snprintf(out, STORE_KEY_MAX, "%s", p->name ? p->name : "?");
-}
-
-void store_classify_facts(struct store *s, const struct kpod *pod, int64_t now,
-                          struct store_facts *f, struct classify_input *in)
-{
-    in->now = now;
-    in->rejected_siblings = 0;
-    in->victims = NULL;
-    in->n_victims = in->victims_total = 0;
-    bool siblings = pod->owner_uid && pod_rejected_by_kubelet(pod);
-    bool victims = !pod->node_name && pod->nominated_node;
-    if (!siblings && !victims)
-        return;
     struct lh_entry *e;
     lh_foreach(s->pods, e)
     {
         const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
-        if (p == pod || (p->uid && pod->uid && strcmp(p->uid, pod->uid) == 0))
-            continue;
-        if (siblings && p->owner_uid && strcmp(p->owner_uid, pod->owner_uid) == 0 &&
-            pod_rejected_by_kubelet(p) && (now <= 0 || p->created >= now - 3600))
-            in->rejected_siblings++;
-        if (victims && p->deleting && !pod_is_terminal(p) && p->node_name &&
-            strcmp(p->node_name, pod->nominated_node) == 0) {
-            if (in->n_victims < STORE_MAX_VICTIMS) {
-                pod_key(p, f->names[in->n_victims]);
-                f->ptrs[in->n_victims] = f->names[in->n_victims];
-                in->n_victims++;
-            }
-            in->victims_total++;
-        }
+        if (p->node_name && strcmp(p->node_name, node) == 0)
+            fn(ctx, p);
     }
-    in->victims = f->ptrs;
+}
+
+void store_for_each_pod_of_owner(struct store *s, const char *owner_uid,
+                                 void (*fn)(void *ctx, const struct kpod *pod), void *ctx)
+{
+    struct lh_entry *e;
+    lh_foreach(s->pods, e)
+    {
+        const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
+        if (p->owner_uid && strcmp(p->owner_uid, owner_uid) == 0)
+            fn(ctx, p);
+    }
 }
 
 size_t store_pod_count(struct store *s)

@@ -29,7 +29,6 @@
 #include <stdint.h>
 
 #include "cache/key.h"
-#include "classify/classify.h"
 #include "model/gpu.h"
 #include "model/model.h"
 
@@ -143,29 +142,22 @@ size_t store_pending_gpu_pod_count(struct store *s);
 int store_is_pending_gpu_pod(const struct kpod *p);
 
 /* store_is_rejected_gpu_pod() - requests a GPU resource or has claims, and its kubelet rejected
- * it at admission (classify.h pod_rejected_by_kubelet). Such pods keep their status reason,
+ * it at admission (model.h pod_rejected_by_kubelet). Such pods keep their status reason,
  * message, creation time and controller owner in the store; they are few. */
 int store_is_rejected_gpu_pod(const struct kpod *p);
 
-/* Victims named per pod by store_classify_facts(). */
-#define STORE_MAX_VICTIMS 8
-
-/* Storage for the names store_classify_facts() hands to classify(). */
-struct store_facts {
-    char names[STORE_MAX_VICTIMS][STORE_KEY_MAX];
-    const char *ptrs[STORE_MAX_VICTIMS];
-};
-
 /*
- * store_classify_facts() - what classify() needs beyond the pod and the nodes, from the store:
- * in->now = now (seconds since the epoch); for a pod its kubelet rejected, the other pods with
- * the same controller owner (owner_uid) rejected and created in the last hour
- * (in->rejected_siblings); for an unbound pod with status.nominatedNodeName, the non-terminal
- * pods being deleted on that node (in->victims, names written into *f, which must outlive the
- * classify() call; at most STORE_MAX_VICTIMS named, in->victims_total all of them). Read lock
- * held. Cost: all pods, and only for those two kinds of pod.
+ * store_for_each_pod_on_node() - call fn for every pod the store holds with spec.nodeName ==
+ * `node`, whatever its phase and requests (with store_keep_gpu_pods_only, the pods it keeps).
+ * store_for_each_pod_of_owner() - the same for every pod whose controller owner reference has
+ * uid `owner_uid` (kpod.owner_uid). For the classifier's facts (core/triage/triage.h: the
+ * preemption victims on a nominated node, the rejected siblings of a rejected pod). Read lock
+ * held; fn must not call the store's writers. Cost: all pods (neither is indexed: both are asked
+ * only for the few pods that are nominated or rejected).
  */
-void store_classify_facts(struct store *s, const struct kpod *pod, int64_t now,
-                          struct store_facts *f, struct classify_input *in);
+void store_for_each_pod_on_node(struct store *s, const char *node,
+                                void (*fn)(void *ctx, const struct kpod *pod), void *ctx);
+void store_for_each_pod_of_owner(struct store *s, const char *owner_uid,
+                                 void (*fn)(void *ctx, const struct kpod *pod), void *ctx);
 
 #endif

@@ -127,44 +127,6 @@ int cause_is_blocking(enum cause c)
 
 /* ---- states outside "Pending and unschedulable" ------------------------------------------- */
 
-/* status.reason values of the kubelet's pod admission (classify.h). */
-static const char *const admission_reasons[] = {
-    "UnexpectedAdmissionError",
-    "TopologyAffinityError",
-    "UnknownReason",
-    "UnexpectedPredicateFailureType",
-    "InvalidNodeInfo",
-    "NodeAffinity",
-    "NodeName",
-    "NodePorts",
-    "TaintToleration",
-    "PodOSSelectorNodeLabelDoesNotMatch",
-    "PodOSNotSupported",
-    "InitContainerRestartPolicyForbidden",
-    "SupplementalGroupsPolicyNotSupported",
-    "PodFeatureUnsupported",
-    "SysctlForbidden",
-    "AppArmor",
-    "NodeShutdown",
-    "VolumeAttachmentLimitExceeded",
-};
-
-bool pod_rejected_by_kubelet(const struct kpod *pod)
-{
-    if (!pod || !pod->node_name || pod->phase != POD_PHASE_FAILED || !pod->failed_reason)
-        return false;
-    const char *r = pod->failed_reason;
-    if (strncmp(r, "OutOf", 5) == 0 && r[5])
-        return true; /* OutOf<resource>: lifecycle.InsufficientResourcePrefix */
-    if (strcmp(r, "Evicted") == 0)
-        return pod->failed_message &&
-               strncmp(pod->failed_message, "The node had condition", 22) == 0;
-    for (size_t i = 0; i < sizeof(admission_reasons) / sizeof(admission_reasons[0]); i++)
-        if (strcmp(r, admission_reasons[i]) == 0)
-            return true;
-    return false;
-}
-
 /* A non-default scheduler, no PodScheduled condition yet. */
 static bool waits_for_own_scheduler(const struct kpod *pod)
 {
@@ -567,6 +529,101 @@ static void put_outcome(struct line *l, const struct node_verdict *v, const stru
         line_printf(l, "node %s", node_name_of(v->node));
 }
 
+/*
+ * One pass of the per-node ladder over the nodes and the closest candidate: the loop classify()
+ * and classify_nodes() share. With a DRA prep, a node outside an allocated claim's nodeSelector
+ * is no candidate (counted in `narrowed`) and the DRA step joins each candidate's verdict.
+ */
+struct node_pass {
+    const struct kpod *pod;
+    const struct knode *const *nodes;
+    size_t n_nodes;
+    node_usage_fn usage;
+    void *usage_ctx;
+    struct dra_prep *prep;     /* NULL: no DRA */
+    struct node_verdict *each; /* NULL, or n_nodes entries: every node's verdict, input order */
+    void (*candidate)(void *ctx, const struct node_verdict *v); /* NULL, or per candidate */
+    void *ctx;
+    /* results */
+    struct node_verdict best; /* the closest candidate's verdict */
+    size_t closest;           /* its index in nodes, SIZE_MAX when there is no candidate */
+    size_t narrowed;          /* nodes selected but left out by an allocated claim */
+};
+
+static void node_pass_run(struct node_pass *p)
+{
+    p->closest = SIZE_MAX;
+    p->narrowed = 0;
+    for (size_t i = 0; i < p->n_nodes; i++) {
+        const struct knode *node = p->nodes[i];
+        struct node_verdict local;
+        struct node_verdict *v = p->each ? &p->each[i] : &local;
+        if (!node) {
+            memset(v, 0, sizeof(*v));
+            v->step = v->resource_step = CAUSE_LABEL_MISMATCH;
+            continue;
+        }
+        if (!classify_node(p->pod, node, p->usage, p->usage_ctx, v))
+            continue;
+        if (p->prep && !dra_prep_node_allowed(p->prep, node)) {
+            p->narrowed++;
+            v->step = CAUSE_LABEL_MISMATCH;
+            continue;
+        }
+        if (p->prep) {
+            dra_node(p->prep, node, v, NULL);
+            if (cause_rank(v->dra_step) < cause_rank(v->resource_step))
+                v->resource_step = v->dra_step;
+            if (v->dra_step == CAUSE_DRA_NO_DRIVER)
+                v->full_capacity = false;
+            if (v->step != CAUSE_TAINT)
+                v->step = v->resource_step;
+        }
+        if (p->candidate)
+            p->candidate(p->ctx, v);
+        if (p->closest == SIZE_MAX || node_verdict_cmp(v, &p->best) < 0) {
+            p->best = *v;
+            p->closest = i;
+        }
+    }
+}
+
+size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, size_t n_nodes,
+                      node_usage_fn usage, void *usage_ctx, struct node_verdict *verdicts)
+{
+    struct node_pass pass = {.pod = pod,
+                             .nodes = nodes,
+                             .n_nodes = n_nodes,
+                             .usage = usage,
+                             .usage_ctx = usage_ctx,
+                             .each = verdicts};
+    node_pass_run(&pass);
+    return pass.closest;
+}
+
+/* What classify() counts over the candidates, besides the closest one. */
+struct tally {
+    struct classify_result *out;
+    int64_t max_allocatable;
+    /* a few DRA-exhausted nodes, to name who holds their devices */
+    const struct knode *dra_full[4];
+    size_t n_dra_full;
+};
+
+static void tally_candidate(void *ctx, const struct node_verdict *v)
+{
+    struct tally *t = ctx;
+    if (v->step == CAUSE_DRA_EXHAUSTED &&
+        t->n_dra_full < sizeof(t->dra_full) / sizeof(t->dra_full[0]))
+        t->dra_full[t->n_dra_full++] = v->node;
+    t->out->n_candidates++;
+    t->out->counts[v->step]++;
+    if (t->out->verdicts)
+        t->out->verdicts[t->out->n_verdicts++] = *v;
+    if (v->full_capacity && v->allocatable > t->max_allocatable)
+        t->max_allocatable = v->allocatable;
+}
+
 int classify(const struct classify_input *in, struct classify_result *out)
 {
     if (!in || !in->pod || !out)
@@ -621,44 +678,22 @@ int classify(const struct classify_input *in, struct classify_result *out)
         goto out;
     }
 
-    struct node_verdict best = {0};
-    bool have_best = false;
-    int64_t max_allocatable = 0;
-    size_t narrowed = 0;
-    /* a few DRA-exhausted nodes, to name who holds their devices */
-    const struct knode *dra_full[4];
-    size_t n_dra_full = 0;
-    for (size_t i = 0; i < in->n_nodes; i++) {
-        const struct knode *node = in->nodes[i];
-        struct node_verdict v;
-        if (!node || !classify_node(pod, node, in->usage, in->usage_ctx, &v))
-            continue;
-        if (prep && !dra_prep_node_allowed(prep, node)) {
-            narrowed++;
-            continue;
-        }
-        if (prep) {
-            dra_node(prep, node, &v, NULL);
-            if (cause_rank(v.dra_step) < cause_rank(v.resource_step))
-                v.resource_step = v.dra_step;
-            if (v.dra_step == CAUSE_DRA_NO_DRIVER)
-                v.full_capacity = false;
-            if (v.step != CAUSE_TAINT)
-                v.step = v.resource_step;
-        }
-        if (v.step == CAUSE_DRA_EXHAUSTED && n_dra_full < sizeof(dra_full) / sizeof(dra_full[0]))
-            dra_full[n_dra_full++] = node;
-        out->n_candidates++;
-        out->counts[v.step]++;
-        if (out->verdicts)
-            out->verdicts[out->n_verdicts++] = v;
-        if (v.full_capacity && v.allocatable > max_allocatable)
-            max_allocatable = v.allocatable;
-        if (!have_best || node_verdict_cmp(&v, &best) < 0) {
-            best = v;
-            have_best = true;
-        }
-    }
+    struct tally t = {.out = out};
+    struct node_pass pass = {.pod = pod,
+                             .nodes = in->nodes,
+                             .n_nodes = in->n_nodes,
+                             .usage = in->usage,
+                             .usage_ctx = in->usage_ctx,
+                             .prep = prep,
+                             .candidate = tally_candidate,
+                             .ctx = &t};
+    node_pass_run(&pass);
+    size_t narrowed = pass.narrowed;
+    struct node_verdict best = pass.best;
+    bool have_best = pass.closest != SIZE_MAX;
+    int64_t max_allocatable = t.max_allocatable;
+    const struct knode *const *dra_full = t.dra_full;
+    size_t n_dra_full = t.n_dra_full;
 
     if (!have_best) {
         out->cause = CAUSE_LABEL_MISMATCH;

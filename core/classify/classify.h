@@ -39,8 +39,9 @@
  * more free units; ties go to the first node in input order. The detail counts the per-node
  * outcomes like the scheduler's histogram.
  *
- * The per-node ladder (classify_node) and the ranking (node_verdict_cmp) are exported so that
- * every consumer (explain, the admission webhook) evaluates nodes with this one implementation.
+ * The per-node ladder (classify_node), the ranking (node_verdict_cmp) and the loop over the nodes
+ * (classify_nodes) are exported so that every consumer (explain, the admission webhook) evaluates
+ * nodes with this one implementation.
  *
  * Dynamic Resource Allocation (resource.k8s.io/v1), when classify_input.dra is set. A pod has
  * GPU claims when a request (exactly, or any firstAvailable alternative) of one of its
@@ -253,6 +254,20 @@ int64_t node_verdict_free(const struct node_verdict *v);
 int node_verdict_cmp(const void *a, const void *b);
 
 /*
+ * classify_nodes() - the per-node ladder of `pod` over every node and the closest candidate, by
+ * the loop classify() runs (without DRA: claims are not looked at): verdicts[i] (caller storage
+ * for n_nodes entries) receives classify_node() of nodes[i], in input order (step
+ * CAUSE_LABEL_MISMATCH for a node outside the selection, and for a NULL entry). Returns the index
+ * of the closest candidate by node_verdict_cmp, the first in input order among equally close ones
+ * (the node classify() decides by), or SIZE_MAX when no node is a candidate. usage / usage_ctx
+ * as classify_node (usage NULL: nothing allocated). For consumers that look at the nodes
+ * themselves (the admission webhook's node checks). Pointers in the verdicts borrow from pod and
+ * nodes. Reads nothing but its arguments; thread-safe on read-only input and distinct verdicts.
+ */
+size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, size_t n_nodes,
+                      node_usage_fn usage, void *usage_ctx, struct node_verdict *verdicts);
+
+/*
  * The DRA objects, served by lookups the cache answers from its indexes (tests from fixtures).
  * Every record returned is borrowed: it must stay valid and unchanged for the classify() call
  * and for as long as the caller reads the result's verdicts (they point into it). The
@@ -368,12 +383,7 @@ struct classify_input {
 /* The default grace period before a pod of a scheduler that never answers is no-scheduler. */
 #define CLASSIFY_NO_SCHEDULER_GRACE 30
 
-/*
- * pod_rejected_by_kubelet() - whether a bound pod was refused by its node's kubelet at
- * admission: status.phase Failed with one of the admission reasons above (kpod.failed_reason).
- * Pure; thread-safe.
- */
-bool pod_rejected_by_kubelet(const struct kpod *pod);
+/* node-rejected is decided by model/model.h pod_rejected_by_kubelet(). */
 
 /*
  * pod_no_scheduler_pending() - for a pod that would be no-scheduler but for its age: the seconds

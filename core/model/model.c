@@ -201,3 +201,41 @@ bool pod_is_terminal(const struct kpod *p)
 {
     return p->phase == POD_PHASE_SUCCEEDED || p->phase == POD_PHASE_FAILED;
 }
+
+/* status.reason values of the kubelet's pod admission (model.h pod_rejected_by_kubelet). */
+static const char *const admission_reasons[] = {
+    "UnexpectedAdmissionError",
+    "TopologyAffinityError",
+    "UnknownReason",
+    "UnexpectedPredicateFailureType",
+    "InvalidNodeInfo",
+    "NodeAffinity",
+    "NodeName",
+    "NodePorts",
+    "TaintToleration",
+    "PodOSSelectorNodeLabelDoesNotMatch",
+    "PodOSNotSupported",
+    "InitContainerRestartPolicyForbidden",
+    "SupplementalGroupsPolicyNotSupported",
+    "PodFeatureUnsupported",
+    "SysctlForbidden",
+    "AppArmor",
+    "NodeShutdown",
+    "VolumeAttachmentLimitExceeded",
+};
+
+bool pod_rejected_by_kubelet(const struct kpod *pod)
+{
+    if (!pod || !pod->node_name || pod->phase != POD_PHASE_FAILED || !pod->failed_reason)
+        return false;
+    const char *r = pod->failed_reason;
+    if (strncmp(r, "OutOf", 5) == 0 && r[5])
+        return true; /* OutOf<resource>: lifecycle.InsufficientResourcePrefix */
+    if (strcmp(r, "Evicted") == 0)
+        return pod->failed_message &&
+               strncmp(pod->failed_message, "The node had condition", 22) == 0;
+    for (size_t i = 0; i < sizeof(admission_reasons) / sizeof(admission_reasons[0]); i++)
+        if (strcmp(r, admission_reasons[i]) == 0)
+            return true;
+    return false;
+}

@@ -217,6 +217,18 @@ void node_cleanup(struct knode *n);
 /* pod_is_terminal() - phase Succeeded or Failed: such pods hold no resources on a node. */
 bool pod_is_terminal(const struct kpod *p);
 
+/*
+ * pod_rejected_by_kubelet() - whether a bound pod was refused by its node's kubelet at
+ * admission: status.phase Failed with a status.reason the kubelet's pod admission writes
+ * (UnexpectedAdmissionError, TopologyAffinityError, OutOf<resource>, NodeAffinity, ...; Evicted
+ * only with the admission handler's "The node had condition" message). The set of
+ * kubernetes/kubernetes: pkg/kubelet/kubelet.go admissionRejectionReasons and
+ * pkg/kubelet/lifecycle/predicate.go; pkg/kubelet/eviction. The classifier's node-rejected step
+ * (classify/classify.h) and the store's choice of pods to keep (cache/store.h) read it. NULL-safe;
+ * pure; thread-safe.
+ */
+bool pod_rejected_by_kubelet(const struct kpod *pod);
+
 /* kv_list_get() - the value for key, borrowed, or NULL. */
 const char *kv_list_get(const struct kv_list *l, const char *key);
 void kv_list_cleanup(struct kv_list *l);

@@ -98,6 +98,21 @@ int64_t classify_world_usage(void *ctx, const char *node, const char *resource)
     return sum;
 }
 
+static int cmp_node_ptrs(const void *a, const void *b)
+{
+    return strcmp((*(const struct knode *const *)a)->name, (*(const struct knode *const *)b)->name);
+}
+
+const struct knode **classify_world_sorted_nodes(const struct classify_world *w)
+{
+    const struct knode **sorted = calloc(w->n_nodes + 1, sizeof(*sorted));
+    assert_non_null(sorted);
+    for (size_t i = 0; i < w->n_nodes; i++)
+        sorted[i] = &w->nodes[i];
+    qsort(sorted, w->n_nodes, sizeof(*sorted), cmp_node_ptrs);
+    return sorted;
+}
+
 int classify_fixtures_each(const char *fixtures_dir, int (*fn)(const char *path, void *ctx),
                            void *ctx, size_t *n)
 {

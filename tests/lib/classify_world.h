@@ -1,6 +1,7 @@
 /*
  * classify_world.h - the classifier fixtures of tests/fixtures/classify, shared by the tests that
- * run them (tests/unit/core/classify/test_classify.c, tests/unit/webhook/test_ladder_agreement.c).
+ * run them (tests/unit/core/classify/test_classify.c, tests/unit/core/triage/test_triage.c,
+ * tests/unit/cli/test_triage.c).
  *
  * A fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
  * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}, and optionally
@@ -41,6 +42,13 @@ void classify_world_cleanup(struct classify_world *w);
  * the non-terminal pods bound to `node`, the target excluded.
  */
 int64_t classify_world_usage(void *ctx, const char *node, const char *resource);
+
+/*
+ * classify_world_sorted_nodes() - pointers to the world's nodes in name order (the order the
+ * store and the webhook's snapshot hold them in): a new array of n_nodes + 1 entries, freed by
+ * the caller; fails the test when out of memory.
+ */
+const struct knode **classify_world_sorted_nodes(const struct classify_world *w);
 
 /*
  * classify_fixtures_each() - objects.h test_fixtures_each() over <fixtures_dir>/classify.

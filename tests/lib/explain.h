@@ -1,6 +1,6 @@
 /*
  * explain.h - the CLI's explain report (cli/triage.h triage_print_explain) as a string, for the
- * tests that read it (tests/unit/cli/test_triage.c, tests/unit/webhook/test_ladder_agreement.c).
+ * tests that read it (tests/unit/cli/test_triage.c).
  */
 #ifndef GPUTRI_TEST_EXPLAIN_H
 #define GPUTRI_TEST_EXPLAIN_H

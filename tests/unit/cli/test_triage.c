@@ -1,6 +1,8 @@
-/* Tests for cli/triage.c: a DRA pod classified from stores, and its explain report. */
+/* Tests for cli/triage.c: a DRA pod classified from stores, and its explain report (its ladder
+ * table checked against classify() for every classifier fixture). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
+#include "classify_world.h"
 #include "dra_world.h"
 #include "explain.h"
 #include "gpus.h"
@@ -208,6 +211,154 @@ static void test_annotation_line(void **state)
     free(text);
 }
 
+/* ---- explain's ladder table against classify(), every classifier fixture ---------------- */
+
+static json_object *member(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const struct node_verdict *verdict_of(const struct classify_result *r, const char *node)
+{
+    for (size_t i = 0; i < r->n_verdicts; i++)
+        if (strcmp(r->verdicts[i].node->name, node) == 0)
+            return &r->verdicts[i];
+    return NULL;
+}
+
+/*
+ * One fixture, its target unbound (so that bound targets are compared on their nodes too): the
+ * ladder table of `explain` lists every candidate classify() finds once, with its step, and marks
+ * classify()'s closest node "(closest)".
+ */
+static int run_explain_fixture(const char *file, void *ctx)
+{
+    (void)ctx;
+    int failures = 0;
+    json_object *root = json_object_from_file(file);
+    assert_non_null(root);
+    json_object *pods = member(root, "pods");
+    struct classify_world w;
+    char err[256];
+    if (classify_world_load(root, &test_gpus, &w, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", file, err);
+    const struct kpod *tp = &w.pods[w.target];
+    for (size_t i = 0; i < json_object_array_length(pods); i++) {
+        json_object *p = json_object_array_get_idx(pods, i);
+        json_object *meta = member(p, "metadata");
+        if (strcmp(json_object_get_string(member(meta, "namespace")), tp->ns) != 0 ||
+            strcmp(json_object_get_string(member(meta, "name")), tp->name) != 0)
+            continue;
+        json_object_object_del(member(p, "spec"), "nodeName");
+        json_object_object_del(member(p, "spec"), "schedulingGates");
+        json_object_object_del(member(p, "status"), "nominatedNodeName");
+    }
+    classify_world_cleanup(&w);
+    if (classify_world_load(root, &test_gpus, &w, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", file, err);
+    tp = &w.pods[w.target];
+
+    const struct knode **sorted = classify_world_sorted_nodes(&w);
+    struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
+    assert_non_null(verdicts);
+    /* explain tells classify the time (a pod of another scheduler may be no-scheduler by now) */
+    struct classify_input in = {.pod = tp,
+                                .nodes = sorted,
+                                .n_nodes = w.n_nodes,
+                                .usage = classify_world_usage,
+                                .usage_ctx = &w,
+                                .now = (int64_t)time(NULL)};
+    struct classify_result want = {.verdicts = verdicts};
+    assert_int_equal(classify(&in, &want), K_OK);
+
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    unsigned ch = 0;
+    json_object *nodes = member(root, "nodes");
+    for (size_t i = 0; i < json_object_array_length(nodes); i++)
+        assert_int_equal(
+            store_node_apply_json(s, json_object_array_get_idx(nodes, i), 0, NULL, &ch), K_OK);
+    for (size_t i = 0; i < json_object_array_length(pods); i++)
+        assert_int_equal(store_pod_apply_json(s, json_object_array_get_idx(pods, i), 0, NULL, &ch),
+                         K_OK);
+    struct triage t;
+    assert_int_equal(triage_from_store(s, tp->ns, tp->name, &t), K_OK);
+    const char *name = strrchr(file, '/') + 1;
+    if (t.result.cause != want.cause) {
+        print_error("%s: explain's cause %s, classify's %s\n", name, cause_word(t.result.cause),
+                    cause_word(want.cause));
+        failures++;
+    }
+    char *text = test_explain_text(&t);
+    /* the rows after the "NODE  STOPS AT ..." header, up to the next empty line */
+    size_t rows = 0;
+    bool in_table = false, saw_closest = false;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!in_table) {
+            in_table = strncmp(line, "  NODE ", 7) == 0;
+            continue;
+        }
+        if (strncmp(line, "  ", 2) != 0 || line[2] == ' ')
+            break; /* the holders' section starts with a sentence */
+        char node[256], step[64];
+        if (sscanf(line, "%255s %63s", node, step) != 2) {
+            print_error("%s: explain row unreadable: %s\n", name, line);
+            failures++;
+            continue;
+        }
+        rows++;
+        const struct node_verdict *v = verdict_of(&want, node);
+        if (!v) {
+            print_error("%s: explain lists %s, which classify does not count a candidate\n", name,
+                        node);
+            failures++;
+            continue;
+        }
+        if (strcmp(step, cause_word(v->step)) != 0) {
+            print_error("%s: explain says %s stops at %s, classify says %s\n", name, node, step,
+                        cause_word(v->step));
+            failures++;
+        }
+        size_t l = strlen(line);
+        bool closest = l > 10 && strcmp(line + l - 10, " (closest)") == 0;
+        if (closest != (want.closest.node && strcmp(want.closest.node->name, node) == 0)) {
+            print_error("%s: explain %s %s as closest; classify's closest is %s\n", name,
+                        closest ? "marks" : "does not mark", node,
+                        want.closest.node ? want.closest.node->name : "(none)");
+            failures++;
+        }
+        saw_closest |= closest;
+    }
+    if (rows != want.n_verdicts) {
+        print_error("%s: explain lists %zu candidate(s), classify %zu\n", name, rows,
+                    want.n_verdicts);
+        failures++;
+    }
+    if (want.n_verdicts > 0 && !saw_closest) {
+        print_error("%s: explain marks no closest node\n", name);
+        failures++;
+    }
+    free(text);
+    triage_cleanup(&t);
+    free(verdicts);
+    free(sorted);
+    classify_world_cleanup(&w);
+    json_object_put(root);
+    return failures;
+}
+
+static void test_explain_every_classify_fixture(void **state)
+{
+    (void)state;
+    size_t n;
+    int failures = classify_fixtures_each(FIXTURES_DIR, run_explain_fixture, NULL, &n);
+    assert_true(failures >= 0);
+    assert_true(n >= 7);
+    if (failures)
+        fail_msg("%d disagreement(s) between explain and classify", failures);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_dra_no_match_explain_pools),
         cmocka_unit_test(test_dra_pod_without_dra),
         cmocka_unit_test(test_no_scheduler_grace),
+        cmocka_unit_test(test_explain_every_classify_fixture),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -139,10 +139,9 @@ static void collect(const struct world *w, json_object *pod, struct usage_nodes 
     assert_int_equal(store_pod_apply_json(s, pod, 0, key, &ch), K_OK);
     char *slash = strchr(key, '/');
     *slash = '\0';
+    struct triage_source src = {.store = s, .now = (int64_t)time(NULL)};
     store_read_lock(s);
-    assert_int_equal(
-        usage_nodes_collect(s, store_pod_get(s, key, slash + 1), NULL, (int64_t)time(NULL), 0, u),
-        K_OK);
+    assert_int_equal(usage_nodes_collect(&src, store_pod_get(s, key, slash + 1), u), K_OK);
     store_read_unlock(s);
     store_free(s);
 }

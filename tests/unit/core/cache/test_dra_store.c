@@ -1,7 +1,7 @@
 /*
  * test_dra_store.c - core/cache/dra_store.c: the DRA objects from JSON, the per-node slice index,
- * the device -> holder index, relists, and the DRA fixtures (tests/fixtures/dra) classified
- * through a view over the store, as the controller does.
+ * the device -> holder index, relists (the DRA fixtures classified through the store are in
+ * tests/unit/core/triage/test_triage.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +15,6 @@
 
 #include "cache/dra_store.h"
 #include "cache/store.h"
-#include "classify/classify.h"
 #include "dra_world.h"
 #include "gpus.h"
 #include "kube/project.h"
@@ -157,79 +156,11 @@ static void test_rejects(void **state)
     dra_store_free(ds);
 }
 
-/* Every fixture classifies through the store as through the fixture's own lists. */
-static int run_fixture(const char *path, void *ctx)
-{
-    (void)ctx;
-    const char *name = strrchr(path, '/') + 1;
-    json_object *root = json_object_from_file(path);
-    assert_non_null(root);
-    struct dra_store *ds = dra_store_new();
-    struct store *st = store_new(&test_gpus);
-    assert_non_null(ds);
-    assert_non_null(st);
-    assert_int_equal(dra_world_apply(ds, root), K_OK);
-    json_object *a = list(root, "nodes");
-    for (size_t i = 0; a && i < json_object_array_length(a); i++)
-        assert_int_equal(
-            store_node_apply_json(st, json_object_array_get_idx(a, i), 0, NULL, &(unsigned){0}),
-            K_OK);
-    a = list(root, "pods");
-    for (size_t i = 0; a && i < json_object_array_length(a); i++)
-        assert_int_equal(
-            store_pod_apply_json(st, json_object_array_get_idx(a, i), 0, NULL, &(unsigned){0}),
-            K_OK);
-    struct kpod pod;
-    assert_int_equal(project_pod(list(root, "pod"), &test_gpus, &pod), K_OK);
-    struct gpu_set set;
-    assert_int_equal(gpu_set_parse(&set, DRA_GPU_SET_DEFAULT), K_OK);
-    struct dra_view view = dra_store_view(ds, &set);
-
-    store_read_lock(st);
-    dra_store_read_lock(ds);
-    size_t n_nodes;
-    const struct knode *const *nodes = store_nodes(st, &n_nodes);
-    struct classify_input in = {.pod = &pod,
-                                .nodes = nodes,
-                                .n_nodes = n_nodes,
-                                .usage = store_node_usage,
-                                .usage_ctx = st,
-                                .dra = &view};
-    struct classify_result r;
-    r.verdicts = NULL;
-    assert_int_equal(classify(&in, &r), K_OK);
-    dra_store_read_unlock(ds);
-    store_read_unlock(st);
-
-    json_object *expect = list(root, "expect"), *want = NULL;
-    json_object_object_get_ex(expect, "cause", &want);
-    int failed = !want || strcmp(cause_word(r.cause), json_object_get_string(want)) != 0;
-    if (failed)
-        print_error("%s: got %s, want %s (%s)\n", name, cause_word(r.cause),
-                    want ? json_object_get_string(want) : "?", r.detail);
-    gpu_set_cleanup(&set);
-    pod_cleanup(&pod);
-    store_free(st);
-    dra_store_free(ds);
-    json_object_put(root);
-    return failed;
-}
-
-static void test_fixtures(void **state)
-{
-    (void)state;
-    size_t n;
-    int failures = test_fixtures_each(FIXTURES_DIR, "dra", run_fixture, NULL, &n);
-    assert_true(n >= 12);
-    assert_int_equal(failures, 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_indexes),
         cmocka_unit_test(test_rejects),
-        cmocka_unit_test(test_fixtures),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

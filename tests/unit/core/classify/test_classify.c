@@ -20,6 +20,7 @@
 #include "classify/classify.h"
 #include "classify_world.h"
 #include "model/gpu.h"
+#include "triage/triage.h"
 #include "util/result.h"
 
 /* Returns the number of failed checks in one fixture, printing each. */
@@ -67,9 +68,9 @@ static int run_fixture(const char *path, void *ctx)
         assert_int_equal(store_pod_apply_json(st, json_object_array_get_idx(pods, i), 0, NULL, &ch),
                          K_OK);
     }
-    struct store_facts facts;
+    struct triage_facts facts;
     store_read_lock(st);
-    store_classify_facts(st, in.pod, w.now, &facts, &in);
+    triage_fill_facts(st, in.pod, w.now, &facts, &in);
     struct classify_result res = {.verdicts = verdicts};
     int rc = classify(&in, &res);
     store_read_unlock(st);
@@ -125,6 +126,124 @@ static void test_fixtures(void **state)
     gpu_set_cleanup(&gpus);
     if (failures)
         fail_msg("%d fixture check(s) failed", failures);
+}
+
+static bool same_verdict(const struct node_verdict *a, const struct node_verdict *b)
+{
+    return a->node == b->node && a->step == b->step && a->resource_step == b->resource_step &&
+           a->full_capacity == b->full_capacity && a->taint == b->taint &&
+           !strcmp(a->resource ? a->resource : "", b->resource ? b->resource : "") &&
+           a->capacity == b->capacity && a->allocatable == b->allocatable &&
+           a->allocated == b->allocated && a->requested == b->requested;
+}
+
+/*
+ * One fixture: classify_nodes() sees every node as classify() does (the target unbound, ungated
+ * and not nominated, so that classify() reaches the nodes; nodes in name order, the order the
+ * store and the webhook's snapshot hold them in): each candidate's verdict equal, every other
+ * node label-mismatch, the same closest node.
+ */
+static int run_fixture_nodes(const char *path, void *ctx)
+{
+    const struct gpu_set *gpus = ctx;
+    int failures = 0;
+    json_object *root = json_object_from_file(path);
+    assert_non_null(root);
+    struct classify_world w;
+    char err[256];
+    if (classify_world_load(root, gpus, &w, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", path, err);
+    const struct knode **sorted = classify_world_sorted_nodes(&w);
+    struct node_verdict *want_v = calloc(w.n_nodes + 1, sizeof(*want_v));
+    struct node_verdict *got_v = calloc(w.n_nodes + 1, sizeof(*got_v));
+    assert_non_null(want_v);
+    assert_non_null(got_v);
+    struct kpod pod = w.pods[w.target]; /* a shallow copy: borrowed, not cleaned up */
+    pod.node_name = NULL;
+    pod.n_scheduling_gates = 0;
+    pod.nominated_node = NULL;
+    struct classify_input in = {.pod = &pod,
+                                .nodes = sorted,
+                                .n_nodes = w.n_nodes,
+                                .usage = classify_world_usage,
+                                .usage_ctx = &w};
+    struct classify_result want = {.verdicts = want_v};
+    assert_int_equal(classify(&in, &want), K_OK);
+    size_t closest = classify_nodes(&pod, sorted, w.n_nodes, classify_world_usage, &w, got_v);
+    const char *name = strrchr(path, '/') + 1;
+    if (want.cause != CAUSE_NO_REQUEST) { /* no-request is decided before the nodes */
+        size_t k = 0;
+        for (size_t i = 0; i < w.n_nodes; i++) {
+            const struct node_verdict *c =
+                k < want.n_verdicts && want_v[k].node == sorted[i] ? &want_v[k++] : NULL;
+            if (!c && got_v[i].step != CAUSE_LABEL_MISMATCH) {
+                print_error("%s: classify_nodes selects %s, classify does not\n", name,
+                            sorted[i]->name);
+                failures++;
+            } else if (c && !same_verdict(c, &got_v[i])) {
+                print_error("%s: node %s: classify_nodes says %s, classify %s\n", name,
+                            sorted[i]->name, cause_word(got_v[i].step), cause_word(c->step));
+                failures++;
+            }
+        }
+        const struct knode *gc = closest == SIZE_MAX ? NULL : sorted[closest];
+        if (gc != want.closest.node) {
+            print_error("%s: classify_nodes' closest %s, classify's %s\n", name,
+                        gc ? gc->name : "(none)",
+                        want.closest.node ? want.closest.node->name : "(none)");
+            failures++;
+        }
+    }
+    free(got_v);
+    free(want_v);
+    free(sorted);
+    classify_world_cleanup(&w);
+    json_object_put(root);
+    return failures;
+}
+
+static void test_fixtures_nodes(void **state)
+{
+    (void)state;
+    struct gpu_set gpus;
+    assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
+    size_t n;
+    int failures = classify_fixtures_each(FIXTURES_DIR, run_fixture_nodes, &gpus, &n);
+    gpu_set_cleanup(&gpus);
+    assert_true(failures >= 0);
+    assert_true(n >= 7);
+    if (failures)
+        fail_msg("%d disagreement(s) between classify_nodes and classify", failures);
+}
+
+/* classify_nodes() by hand: input order kept, NULL entries, the first of equals, no candidate. */
+static void test_classify_nodes(void **state)
+{
+    (void)state;
+    struct resource_amount req = {(char *)"nvidia.com/gpu", 2};
+    struct resource_amount four = {(char *)"nvidia.com/gpu", 4};
+    struct kv label = {(char *)"pool", (char *)"gpu"};
+    struct knode a = {.name = (char *)"a"}, b = {.name = (char *)"b"}, c = {.name = (char *)"c"};
+    b.labels = c.labels = (struct kv_list){&label, 1};
+    b.capacity = b.allocatable = c.capacity = c.allocatable = (struct resource_list){&four, 1};
+    struct kpod pod = {.ns = (char *)"ns", .name = (char *)"p"};
+    pod.gpu_requests = (struct resource_list){&req, 1};
+    pod.node_selector = (struct kv_list){&label, 1};
+    const struct knode *nodes[] = {&a, NULL, &b, &c};
+    struct node_verdict v[4];
+    assert_int_equal(classify_nodes(&pod, nodes, 4, NULL, NULL, v), 2); /* b and c tie: b */
+    assert_int_equal(v[0].step, CAUSE_LABEL_MISMATCH);
+    assert_ptr_equal(v[0].node, &a);
+    assert_int_equal(v[1].step, CAUSE_LABEL_MISMATCH);
+    assert_null(v[1].node);
+    assert_int_equal(v[2].step, CAUSE_GPU_FITS);
+    assert_int_equal(v[3].step, CAUSE_GPU_FITS);
+    req.value = 8; /* more than either has: exhausted, and the closest is still the first */
+    assert_int_equal(classify_nodes(&pod, nodes, 4, NULL, NULL, v), 2);
+    assert_int_equal(v[2].step, CAUSE_EXHAUSTED);
+    pod.node_selector = (struct kv_list){&(struct kv){(char *)"pool", (char *)"none"}, 1};
+    assert_int_equal(classify_nodes(&pod, nodes, 4, NULL, NULL, v), SIZE_MAX);
+    assert_int_equal(classify_nodes(&pod, nodes, 0, NULL, NULL, v), SIZE_MAX);
 }
 
 /* The pure parts of the API that fixtures do not reach. */
@@ -322,6 +441,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_fixtures_nodes),
+        cmocka_unit_test(test_classify_nodes),
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_detail_sanitized_and_bounded),
         cmocka_unit_test(test_no_nodes),

@@ -1,0 +1,124 @@
+/* triage.c - the classifier's input from the caches, and whose pods its verdicts are. */
+#include "triage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/key.h"
+#include "util/result.h"
+
+/* What the per-pod callbacks of triage_fill_facts() need. */
+struct facts_walk {
+    const struct kpod *pod;
+    int64_t now;
+    struct triage_facts *f;
+    struct classify_input *in;
+};
+
+/* Another pod: not the same object, nor an earlier copy of the same pod. */
+static bool other_pod(const struct kpod *pod, const struct kpod *p)
+{
+    return p != pod && !(p->uid && pod->uid && strcmp(p->uid, pod->uid) == 0);
+}
+
+static void count_sibling(void *ctx, const struct kpod *p)
+{
+    struct facts_walk *w = ctx;
+    if (other_pod(w->pod, p) && pod_rejected_by_kubelet(p) &&
+        (w->now <= 0 || p->created >= w->now - 3600))
+        w->in->rejected_siblings++;
+}
+
+static void note_victim(void *ctx, const struct kpod *p)
+{
+    struct facts_walk *w = ctx;
+    struct classify_input *in = w->in;
+    if (!other_pod(w->pod, p) || !p->deleting || pod_is_terminal(p))
+        return;
+    if (in->n_victims < TRIAGE_MAX_VICTIMS) {
+        char *name = w->f->names[in->n_victims];
+        if (meta_namespace_key(name, STORE_KEY_MAX, p->ns, p->name) != K_OK)
+            snprintf(name, STORE_KEY_MAX, "%s", p->name ? p->name : "?");
+        w->f->ptrs[in->n_victims] = name;
+        in->n_victims++;
+    }
+    in->victims_total++;
+}
+
+void triage_fill_facts(struct store *s, const struct kpod *pod, int64_t now, struct triage_facts *f,
+                       struct classify_input *in)
+{
+    in->now = now;
+    in->rejected_siblings = 0;
+    in->n_victims = in->victims_total = 0;
+    struct facts_walk w = {pod, now, f, in};
+    if (pod->owner_uid && pod_rejected_by_kubelet(pod))
+        store_for_each_pod_of_owner(s, pod->owner_uid, count_sibling, &w);
+    else if (!pod->node_name && pod->nominated_node)
+        store_for_each_pod_on_node(s, pod->nominated_node, note_victim, &w);
+    in->victims = in->n_victims ? f->ptrs : NULL;
+}
+
+struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu_classes)
+{
+    return (struct dra_view){
+        .gpu_classes = gpu_classes,
+        .ctx = dra,
+        .claim = dra_store_claim,
+        .claim_template = dra_store_template,
+        .device_class = dra_store_class,
+        .node_slices = dra_store_node_slices,
+        .device_holder = dra_store_device_holder,
+    };
+}
+
+int triage_pod(const struct triage_source *src, const struct kpod *pod, struct classify_result *out)
+{
+    if (!src || !src->store || !pod || !out)
+        return K_EINVAL;
+    size_t n_nodes;
+    const struct knode *const *nodes = store_nodes(src->store, &n_nodes);
+    bool use_dra = src->dra && src->dra_classes && pod->n_claims > 0;
+    struct dra_view view =
+        use_dra ? triage_dra_view(src->dra, src->dra_classes) : (struct dra_view){0};
+    struct classify_input in = {
+        .pod = pod,
+        .nodes = nodes,
+        .n_nodes = n_nodes,
+        .usage = src->usage ? src->usage : store_node_usage,
+        .usage_ctx = src->usage ? src->usage_ctx : src->store,
+        .dra = use_dra ? &view : NULL,
+        .no_scheduler_grace = src->no_scheduler_grace,
+    };
+    /* on the heap: a worker thread's stack is not the place for the victims' names */
+    struct triage_facts *facts = malloc(sizeof(*facts));
+    if (!facts)
+        return K_ENOMEM;
+    triage_fill_facts(src->store, pod, src->now, facts, &in);
+    if (use_dra)
+        dra_store_read_lock(src->dra);
+    int rc = classify(&in, out);
+    if (use_dra)
+        dra_store_read_unlock(src->dra);
+    free(facts);
+    return rc;
+}
+
+bool triage_is_ours(const struct kpod *pod, enum cause cause)
+{
+    return cause != CAUSE_NO_REQUEST || pod->gpu_requests.n > 0;
+}
+
+bool triage_claims_ask_gpu(const struct kpod *pod)
+{
+    if (pod->n_claims == 0 || !pod->cause)
+        return false;
+    int cause = cause_from_word(pod->cause);
+    return cause >= 0 && cause != CAUSE_NO_REQUEST;
+}
+
+bool triage_is_gpu_pod(const struct kpod *pod)
+{
+    return pod->gpu_requests.n > 0 || triage_claims_ask_gpu(pod);
+}

@@ -1,0 +1,117 @@
+/*
+ * triage.h - one pod's classification from the caches: the classifier's input built from the
+ * object store (cache/store.h) and the DRA store (cache/dra_store.h), and the rules of which
+ * pods the classification is for. The controller, `gputri triage|explain`, `kubectl gputri
+ * pods|explain`, the CLI's usage reader and the benchmarks classify through triage_pod(); a new
+ * input of the ladder read from the caches is added here once.
+ *
+ * Layer: above cache and classify (core/CMakeLists.txt); the caches know nothing of the
+ * classifier.
+ *
+ * Locking: the caller holds the object store's read lock (store_read_lock) around every call
+ * that takes a store and for as long as it reads what the result borrows; triage_pod() takes the
+ * DRA store's read lock itself around classify(), so the caller must not hold it (lock order:
+ * the object store, then the DRA store, as dra_store.h says).
+ */
+#ifndef GPUTRI_CORE_TRIAGE_H
+#define GPUTRI_CORE_TRIAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/dra_store.h"
+#include "cache/store.h"
+#include "classify/classify.h"
+#include "model/gpu.h"
+#include "model/model.h"
+
+/* Preemption victims named per pod in classify_input.victims (the rest only counted). */
+#define TRIAGE_MAX_VICTIMS 8
+
+/* Storage for the victims' names triage_fill_facts() hands to classify(). */
+struct triage_facts {
+    char names[TRIAGE_MAX_VICTIMS][STORE_KEY_MAX];
+    const char *ptrs[TRIAGE_MAX_VICTIMS];
+};
+
+/*
+ * triage_fill_facts() - what classify() needs beyond the pod and the nodes, from the store:
+ * in->now = now (seconds since the epoch; 0 unknown); for a pod its kubelet rejected
+ * (pod_rejected_by_kubelet) with a controller owner, the other pods of that owner (owner_uid)
+ * rejected and created in the last hour, or at any time when now is 0 (in->rejected_siblings);
+ * for an unbound pod with status.nominatedNodeName, the non-terminal pods being deleted on that
+ * node (in->victims: "namespace/name" written into *f, which must outlive the classify() call;
+ * at most TRIAGE_MAX_VICTIMS named, in->victims_total counts all). The pod itself (by pointer or
+ * uid) is never its own sibling or victim. Both are what the scheduler and the kubelet leave
+ * behind: kubernetes/kubernetes pkg/scheduler/framework/preemption (victims deleted, the
+ * preemptor nominated) and pkg/kubelet/kubelet.go (a rejected pod stays Failed). Read lock of
+ * `s` held; `pod` may be borrowed from it or not. Cost: all pods, for those two kinds of pod
+ * only (they exclude each other: one is bound, the other not); nothing for the rest.
+ */
+void triage_fill_facts(struct store *s, const struct kpod *pod, int64_t now, struct triage_facts *f,
+                       struct classify_input *in);
+
+/*
+ * triage_dra_view() - a classify.h struct dra_view over the DRA store's lookups (ctx = dra),
+ * with `gpu_classes` (borrowed; must outlive the view) as the GPU DeviceClass / driver patterns.
+ * Use it with dra_store_read_lock() held (triage_pod() takes it). Pure.
+ */
+struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu_classes);
+
+/*
+ * Where a pod is classified from. `store` is required; everything else may be zero:
+ *   dra, dra_classes  the DRA store and its GPU DeviceClass patterns; claims are looked at only
+ *                     when both are set and the pod has spec.resourceClaims;
+ *   now               seconds since the epoch (0: unknown; no-scheduler is never decided);
+ *   no_scheduler_grace seconds (0: CLASSIFY_NO_SCHEDULER_GRACE);
+ *   usage, usage_ctx  classify()'s usage callback; NULL: the store's sums (store_node_usage).
+ *                     The CLI's dry run passes a recorder (cli/usage.h).
+ * All borrowed.
+ */
+struct triage_source {
+    struct store *store;
+    struct dra_store *dra;
+    const struct gpu_set *dra_classes;
+    int64_t now;
+    int64_t no_scheduler_grace;
+    node_usage_fn usage;
+    void *usage_ctx;
+};
+
+/*
+ * triage_pod() - run the ladder (classify.h classify) for `pod` over every node of src->store
+ * (name order), with the facts of triage_fill_facts() and the DRA view of triage_dra_view() as
+ * the source says. out->verdicts as classify(): caller storage for store_node_count() entries,
+ * or NULL. Takes and releases the DRA store's read lock around classify(); the object store's
+ * read lock must be held, and kept while reading out->closest and the verdicts (they borrow the
+ * store's nodes; their DRA fields borrow DRA records, valid only until a DRA writer runs, since
+ * the DRA lock is released on return: copy out->detail, as the callers do). Returns
+ * K_OK, K_EINVAL for a NULL pod or store, K_ENOMEM. Thread-safe with distinct `out`.
+ */
+int triage_pod(const struct triage_source *src, const struct kpod *pod,
+               struct classify_result *out);
+
+/*
+ * triage_is_ours() - whether a classification of `pod` that found `cause` is the controller's
+ * and the CLI's to report: every cause but no-request of a pod that requests no GPU resource
+ * (kpod.gpu_requests empty), which is pending only for claims that ask for no GPU (not a GPU pod
+ * at all). Pure; thread-safe.
+ */
+bool triage_is_ours(const struct kpod *pod, enum cause cause);
+
+/*
+ * triage_claims_ask_gpu() - whether a pod's ResourceClaims ask for a GPU, as far as the pod
+ * itself tells without the DRA objects: it has spec.resourceClaims and carries a gputri/cause
+ * annotation (kpod.cause) naming a cause other than no-request, since the controller writes one
+ * only for the pods triage_is_ours() accepts. For the metrics of pending GPU pods. Pure.
+ */
+bool triage_claims_ask_gpu(const struct kpod *pod);
+
+/*
+ * triage_is_gpu_pod() - a pod that requests a GPU resource, or whose claims ask for one
+ * (triage_claims_ask_gpu). Pure; thread-safe.
+ */
+bool triage_is_gpu_pod(const struct kpod *pod);
+
+#endif
