@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "controller_internal.h"
-#include "event_recorder.h"
+#include "kube/event_recorder.h"
 #include "metrics.h"
 #include "util/deadline.h"
 #include "util/log.h"
@@ -52,7 +52,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     c->owed_events = lh_kchar_table_new(16, free_written);
     c->pending_marks = lh_kchar_table_new(64, free_written);
     c->metrics = metrics_new();
-    c->events = event_recorder_new(event_sink_kube(), 10 * 60 * 1000, 4096, &c->clock);
+    c->events = event_recorder_new(&(struct event_recorder_options){
+        .aggregate_ttl_ms = 10 * 60 * 1000, .max_entries = 4096, .clock = &c->clock});
     c->store = store_new(gpus);
     if (c->store)
         store_keep_gpu_pods_only(c->store);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cache/key.h"
-#include "event_recorder.h"
+#include "kube/event_recorder.h"
 #include "kube/event.h"
 #include "triage/triage.h"
 #include "util/result.h"
@@ -128,9 +128,7 @@ static int kube_event(void *ctx, const struct reconcile_plan *plan, struct kube_
         .component = "gputri",
         .instance = kw->instance,
     };
-    if (kw->events)
-        return event_recorder_record(kw->events, kw->client, &e, NULL, err);
-    return kube_event_create(kw->client, &e, err);
+    return event_recorder_record(kw->events, kw->client, &e, NULL, err);
 }
 
 struct pod_writer pod_writer_kube(struct kube_pod_writer *kw)

@@ -100,7 +100,8 @@ int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *
 /*
  * pod_writer_kube() - a pod_writer over `client` (borrowed). `instance` is the reportingInstance
  * (borrowed, may be NULL). With `events` set, Events go through that recorder, which updates the
- * pod's earlier Event of the same type and reason instead of creating another (event_recorder.h).
+ * pod's earlier Event of the same type and reason instead of creating another
+ * (kube/event_recorder.h).
  */
 struct event_recorder;
 struct kube_pod_writer {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "controller_internal.h"
-#include "event_recorder.h"
+#include "kube/event_recorder.h"
 #include "metrics.h"
 #include "util/log.h"
 #include "util/result.h"

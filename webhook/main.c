@@ -27,6 +27,7 @@
 #define EVENT_QUEUE_CAPACITY 512
 #define DRAIN_MS 5000
 #define EVENT_DRAIN_MS 2000
+#define EVENT_REPEAT_WINDOW_MS (10 * 60 * 1000)
 
 static volatile sig_atomic_t stop;
 
@@ -38,7 +39,8 @@ static void on_signal(int sig)
 
 struct app {
     struct wh_cache *cache;
-    struct event_queue *events;
+    struct event_recorder *events;
+    const char *host;  /* reportingInstance; NULL: none */
     bool check_client; /* --client-ca-file given: Events only for a verified client */
     /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
      * that does not verify: no Event), unchecked (no --client-ca-file) */
@@ -95,15 +97,17 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             "gputri_webhook_admission_reviews_total{client_certificate=\"unchecked\"} %llu\n",
             atomic_load(&app->reviews_verified), atomic_load(&app->reviews_unverified),
             atomic_load(&app->reviews_unchecked));
+    struct event_recorder_stats st;
+    event_recorder_stats(app->events, &st);
     fprintf(f,
             "# HELP gputri_webhook_events_total Warning Events of admission warnings, by what "
             "became of them (throttled: refused by the per-namespace or global rate limit).\n"
             "# TYPE gputri_webhook_events_total counter\n"
-            "gputri_webhook_events_total{result=\"sent\"} %zu\n"
-            "gputri_webhook_events_total{result=\"dropped\"} %zu\n"
-            "gputri_webhook_events_total{result=\"throttled\"} %zu\n",
-            event_queue_sent(app->events), event_queue_dropped(app->events),
-            event_queue_throttled(app->events));
+            "gputri_webhook_events_total{result=\"sent\"} %llu\n"
+            "gputri_webhook_events_total{result=\"dropped\"} %llu\n"
+            "gputri_webhook_events_total{result=\"throttled\"} %llu\n",
+            (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
+            (unsigned long long)st.throttled);
     if (fclose(f) != 0 || !b) {
         free(b);
         http_json_error(resp, 500, "out of memory");
@@ -143,27 +147,15 @@ static void handle_validate(void *ctx, const struct http_request *req, struct ht
         log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
                  r->warnings.n, r->dry_run ? " (dry run)" : "",
                  may_record ? "" : " (no verified client certificate: no Events)");
-        for (size_t i = 0; i < r->warnings.n; i++) {
+        for (size_t i = 0; i < r->warnings.n; i++)
             log_info(2, "warning: %s", r->warnings.items[i].text);
-            if (may_record && !r->dry_run && r->ns[0] && r->name[0])
-                event_queue_push(app->events, r->ns, r->kind, r->api_version, r->name, r->uid,
-                                 r->warnings.items[i].reason, r->warnings.items[i].text);
-        }
+        wh_events_post(app->events, r, may_record, app->host);
         resp->content_type = "application/json";
         resp->body = r->response;
         resp->body_len = r->response_len;
         r->response = NULL;
     }
     admission_result_cleanup(r);
-}
-
-static int kube_sink(void *ctx, const struct kube_event_spec *e)
-{
-    struct kube_error err = {0};
-    int rc = kube_event_create(ctx, e, &err);
-    if (rc != K_OK)
-        log_warn("creating event: %s", err.message);
-    return rc;
 }
 
 int main(int argc, char **argv)
@@ -247,15 +239,17 @@ int main(int argc, char **argv)
     struct app app = {.check_client = client_ca != NULL};
     struct kube_client *event_client = kube_client_new(&cfg, "gputri-webhook/" GPUTRI_VERSION);
     app.cache = wh_cache_new(&cfg, &gpus, dra ? &dra_gpus : NULL, o.assume_ert);
-    app.events = event_client ? event_queue_new(EVENT_QUEUE_CAPACITY, kube_sink, event_client,
-                                                "gputri-webhook", host[0] ? host : NULL)
-                              : NULL;
-    struct event_limit *limit = event_limit_new(&o.events, NULL);
-    if (app.events && limit)
-        event_queue_set_limit(app.events, limit);
+    app.host = host[0] ? host : NULL;
+    /* a warning repeats on every re-apply and every UPDATE of the object: the same one within
+     * 10 minutes is written once */
+    app.events = event_recorder_new(&(struct event_recorder_options){
+        .repeat_window_ms = EVENT_REPEAT_WINDOW_MS,
+        .limit = &o.events,
+        .queue_capacity = EVENT_QUEUE_CAPACITY,
+    });
     struct server *srv = NULL;
-    if (!limit || !app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
-        event_queue_start(app.events) != K_OK) {
+    if (!event_client || !app.cache || !app.events || wh_cache_start(app.cache) != K_OK ||
+        event_recorder_start(app.events, event_client) != K_OK) {
         log_error("start-up failed: out of memory");
         goto out;
     }
@@ -295,13 +289,14 @@ int main(int argc, char **argv)
 out:
     server_stop(srv, 0);
     if (app.events) {
-        event_queue_stop(app.events, EVENT_DRAIN_MS);
-        log_info(1, "events: %zu sent, %zu dropped, %zu over the rate limit",
-                 event_queue_sent(app.events), event_queue_dropped(app.events),
-                 event_queue_throttled(app.events));
+        struct event_recorder_stats st;
+        event_recorder_stop(app.events, EVENT_DRAIN_MS);
+        event_recorder_stats(app.events, &st);
+        log_info(1, "events: %llu sent, %llu dropped, %llu over the rate limit",
+                 (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
+                 (unsigned long long)st.throttled);
     }
-    event_queue_free(app.events);
-    event_limit_free(limit);
+    event_recorder_free(app.events);
     wh_cache_free(app.cache);
     kube_client_free(event_client);
     kube_config_cleanup(&cfg);

@@ -7,7 +7,7 @@
  * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
  * --max-request-bytes, --threads, --max-connections, --connection-timeout,
  * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
- * --events-refill-interval (event_limit.h; burst 0 turns that bucket off), --v,
+ * --events-refill-interval (kube/event_recorder.h; burst 0 turns that bucket off), --v,
  * --logging-format (text|json), --help, --version.
  */
 #ifndef GPUTRI_WEBHOOK_OPTIONS_H
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "event_limit.h"
+#include "kube/event_recorder.h"
 #include "util/log.h"
 
 #define WH_DEFAULT_PORT 8443

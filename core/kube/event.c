@@ -1,12 +1,8 @@
-/* event.c - create core/v1 Events. */
+/* event.c - the body of a core/v1 Event. */
 #include "event.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-#include "util/clock.h"
-#include "util/result.h"
 
 #define NOTE_LIMIT 1024 /* validation.NoteLengthLimit */
 
@@ -50,20 +46,4 @@ json_object *kube_event_body(const struct kube_event_spec *e, const char *name, 
     json_object_object_add(ev, "lastTimestamp", json_object_new_string(now));
     json_object_object_add(ev, "count", json_object_new_int(1));
     return ev;
-}
-
-int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
-                      struct kube_error *err)
-{
-    char now[CLOCK_RFC3339_MAX], path[512], ns_esc[256];
-    clock_format_rfc3339(clock_wall_ms(NULL), false, now, sizeof(now));
-    if (kube_path_escape(e->ns, ns_esc, sizeof(ns_esc)) != K_OK)
-        return K_ETOOBIG;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns_esc);
-    json_object *ev = kube_event_body(e, NULL, now);
-    if (!ev)
-        return K_ENOMEM;
-    int rc = kube_post(c, path, ev, NULL, err);
-    json_object_put(ev);
-    return rc;
 }

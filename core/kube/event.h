@@ -1,7 +1,8 @@
 /*
- * event.h - record a core/v1 Event about an object, so that `kubectl describe` and
+ * event.h - a core/v1 Event about an object, as `kubectl describe` and
  * `kubectl get events` show it (kubernetes/api: core/v1/types.go Event; the legacy event shape
- * that client-go's EventRecorder writes, kubernetes/client-go: tools/record/event.go).
+ * that client-go's EventRecorder writes, kubernetes/client-go: tools/record/event.go). Events
+ * are written by kube/event_recorder.h.
  */
 #ifndef GPUTRI_KUBE_EVENT_H
 #define GPUTRI_KUBE_EVENT_H
@@ -29,12 +30,5 @@ struct kube_event_spec {
  * owned by the caller, or NULL on allocation failure. All arguments are borrowed.
  */
 json_object *kube_event_body(const struct kube_event_spec *e, const char *name, const char *now);
-
-/*
- * kube_event_create() - POST the Event (name generated from the object's name). All strings are
- * borrowed. Returns a K_* value; err gets the details.
- */
-int kube_event_create(struct kube_client *c, const struct kube_event_spec *e,
-                      struct kube_error *err);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "controller_internal.h"
 #include "metrics.h"
-#include "event_recorder.h"
+#include "kube/event_recorder.h"
 #include "fake_kube.h"
 #include "objects.h"
 #include "util/result.h"
