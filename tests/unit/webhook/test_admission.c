@@ -19,6 +19,7 @@
 
 #include "gpus.h"
 #include "admission.h"
+#include "json/scan.h"
 #include "objects.h"
 #include "wh_testutil.h"
 
@@ -401,8 +402,7 @@ static void test_object_over_budget(void **state)
     admission_result_cleanup(&r);
 
     /* just under the budget: parsed and checked (no nodes: no warning at all) */
-    size_t fit =
-        (ADMISSION_MAX_OBJECT_COST - 16384) / (ADMISSION_COST_OBJECT + ADMISSION_COST_ELEMENT);
+    size_t fit = (ADMISSION_MAX_OBJECT_COST - 16384) / (JSON_COST_OBJECT + JSON_COST_ELEMENT);
     char *small = pod_review_with("CREATE", "object", "{}", fit, &len);
     assert_int_equal(handle_raw(small, len, &r), K_OK);
     assert_int_equal(count_reason(&r, WARN_REASON_NOT_CHECKED), 0);
@@ -441,11 +441,11 @@ static void test_cost_estimate_is_an_upper_bound(void **state)
 {
     (void)state;
     enum {
-        O = ADMISSION_COST_OBJECT,
-        A = ADMISSION_COST_ARRAY,
-        M = ADMISSION_COST_MEMBER,
-        E = ADMISSION_COST_ELEMENT,
-        S = ADMISSION_COST_SCALAR
+        O = JSON_COST_OBJECT,
+        A = JSON_COST_ARRAY,
+        M = JSON_COST_MEMBER,
+        E = JSON_COST_ELEMENT,
+        S = JSON_COST_SCALAR
     };
     static const struct {
         const char *item;
@@ -951,18 +951,18 @@ static void test_pruned_hostile(void **state)
         assert_int_equal(admission_handle(body, strlen(body), &os.snap, &m), K_OK);
         admission_result_cleanup(&m);
     }
-    /* more members to cut than ADMISSION_MAX_CUTS: the rest is parsed */
+    /* more members to cut than JSON_SCAN_MAX_CUTS: the rest is parsed */
     size_t at = (size_t)snprintf(body, 1 << 20,
                                  "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
                                  "\"AdmissionReview\",\"request\":{\"uid\":\"u1\",\"kind\":"
                                  "{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
                                  "\"operation\":\"CREATE\",\"object\":{\"spec\":{");
-    for (int i = 0; i < ADMISSION_MAX_CUTS + 50; i++)
+    for (int i = 0; i < JSON_SCAN_MAX_CUTS + 50; i++)
         at += (size_t)snprintf(body + at, (1 << 20) - at, "\"x%d\":{\"a\":[%d]},", i, i);
     snprintf(body + at, (1 << 20) - at,
              "\"nodeSelector\":{\"kubernetes.io/hostname\":\"lab-node-0\"},"
              "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":1}}}]}}}}");
-    assert_same_as_full(body, strlen(body), &os.snap, "above ADMISSION_MAX_CUTS");
+    assert_same_as_full(body, strlen(body), &os.snap, "above JSON_SCAN_MAX_CUTS");
     struct admission_result r, plain;
     assert_int_equal(admission_handle(body, strlen(body), &os.snap, &r), K_OK);
     const char *small = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
