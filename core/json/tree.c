@@ -335,6 +335,10 @@ static int parse_cut(struct json_tree *t, const char *body, size_t len, const st
         }
         return K_OK;
     }
+    if (n >= (size_t)INT_MAX) { /* a region read as null grows by at most 3 bytes */
+        snprintf(err, errlen, "body too large");
+        return K_ETOOBIG;
+    }
     bool owned = false;
     json_tokener *tok = thread_tokener(&owned);
     if (!tok) {
@@ -345,7 +349,8 @@ static int parse_cut(struct json_tree *t, const char *body, size_t len, const st
      * inside strings and ASCII outside them, which json-c's laxer check (a lead byte and its
      * count of continuation bytes) never refuses */
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    *root = json_tokener_parse_ex(tok, text, (int)n);
+    /* with the NUL, as json_tokener_parse() does: a number or literal at the end is complete */
+    *root = json_tokener_parse_ex(tok, text, (int)n + 1);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     /* nothing may follow the value (json_scan() checked the body; this is the copy) */
     if (jerr == json_tokener_success && (size_t)json_tokener_get_parse_end(tok) != n)
