@@ -6,7 +6,6 @@
  * invariants, and malformed input.
  */
 #include <dirent.h>
-#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -431,51 +430,6 @@ static void test_object_over_budget(void **state)
     assert_non_null(strstr(r.error, "outside request.object is too large"));
     admission_result_cleanup(&r);
     free(b);
-}
-
-/*
- * The estimate bounds what json-c really allocates, for every kind of value (measured with
- * mallinfo2; under a sanitizer's allocator it reads 0 and the check is vacuous).
- */
-static void test_cost_estimate_is_an_upper_bound(void **state)
-{
-    (void)state;
-    enum {
-        O = JSON_COST_OBJECT,
-        A = JSON_COST_ARRAY,
-        M = JSON_COST_MEMBER,
-        E = JSON_COST_ELEMENT,
-        S = JSON_COST_SCALAR
-    };
-    static const struct {
-        const char *item;
-        size_t estimate; /* in an array */
-    } cases[] = {
-        {"{}", O + E},
-        {"[]", A + E},
-        {"\"a\"", S + 1 + E},
-        {"1", S + E},
-        {"1.5", S + E},
-        {"true", S + E},
-        {"null", S + E},
-        {"{\"a\":1}", O + M + 1 + S + E},
-        {"{\"k\":\"v\",\"l\":[1]}", O + 2 * (M + 1) + S + 1 + A + E + S + E},
-        {"[[],[],[]]", A + 3 * (A + E) + E},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        size_t n = 20000, len;
-        char *b = pod_review_with("CREATE", "object", cases[i].item, n, &len);
-        struct mallinfo2 before = mallinfo2();
-        json_object *o = json_tokener_parse(b);
-        struct mallinfo2 after = mallinfo2();
-        assert_non_null(o);
-        size_t used = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
-        json_object_put(o);
-        free(b);
-        if (used / n > cases[i].estimate)
-            fail_msg("%s: json-c used %zu bytes per item, estimate %zu", cases[i].item, used / n,
-                     cases[i].estimate);
-    }
 }
 
 /* The quota check at the int64 limits: saturating, never wrapping (UBSan build: no report). */
@@ -1014,7 +968,6 @@ int main(void)
         cmocka_unit_test(test_strict_json),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_object_over_budget),
-        cmocka_unit_test(test_cost_estimate_is_an_upper_bound),
         cmocka_unit_test(test_quota_int64_limits),
         cmocka_unit_test(test_caps_warn),
         cmocka_unit_test(test_length_not_terminated),
