@@ -135,88 +135,80 @@ enum schema_node {
 /* The regions priced apart (admission.h): request.object, and request.oldObject, never read. */
 enum { REGION_ENVELOPE, REGION_OBJECT, REGION_OLD_OBJECT };
 
-#define KEEP(name)                                                                                 \
-    {                                                                                              \
-        name, JSON_NODE_ALL, 0, false, NULL                                                        \
-    }
-#define NODE(name, node)                                                                           \
-    {                                                                                              \
-        name, node, 0, false, NULL                                                                 \
-    }
-
+/* {name, node, region, unique, label}: JSON_NODE_ALL keeps the whole value */
 static const struct json_member_rule ROOT_MEMBERS[] = {
-    KEEP("apiVersion"),
-    KEEP("kind"),
+    {"apiVersion", JSON_NODE_ALL, 0, false, NULL},
+    {"kind", JSON_NODE_ALL, 0, false, NULL},
     {"request", S_REQUEST, 0, true, NULL},
 };
 static const struct json_member_rule REQUEST_MEMBERS[] = {
-    KEEP("uid"),
-    KEEP("kind"),
-    KEEP("subResource"),
-    KEEP("name"),
-    KEEP("namespace"),
-    KEEP("operation"),
-    KEEP("dryRun"),
+    {"uid", JSON_NODE_ALL, 0, false, NULL},
+    {"kind", JSON_NODE_ALL, 0, false, NULL},
+    {"subResource", JSON_NODE_ALL, 0, false, NULL},
+    {"name", JSON_NODE_ALL, 0, false, NULL},
+    {"namespace", JSON_NODE_ALL, 0, false, NULL},
+    {"operation", JSON_NODE_ALL, 0, false, NULL},
+    {"dryRun", JSON_NODE_ALL, 0, false, NULL},
     {"object", S_OBJECT, REGION_OBJECT, true, "request.object"},
     {"oldObject", JSON_NODE_ALL, REGION_OLD_OBJECT, true, "request.oldObject"},
 };
 static const struct json_member_rule OBJECT_MEMBERS[] = {
-    KEEP("apiVersion"),
-    KEEP("kind"),
-    NODE("metadata", S_META),
-    NODE("spec", S_SPEC),
+    {"apiVersion", JSON_NODE_ALL, 0, false, NULL},
+    {"kind", JSON_NODE_ALL, 0, false, NULL},
+    {"metadata", S_META, 0, false, NULL},
+    {"spec", S_SPEC, 0, false, NULL},
 };
 /* admission_handle() and core/kube/project.c project_meta() */
 static const struct json_member_rule META_MEMBERS[] = {
-    KEEP("name"),
-    KEEP("namespace"),
-    KEEP("generateName"),
-    KEEP("uid"),
-    NODE("annotations", S_ANNOTATIONS),
-    KEEP("deletionTimestamp"),
-    KEEP("creationTimestamp"),
-    KEEP("ownerReferences"),
+    {"name", JSON_NODE_ALL, 0, false, NULL},
+    {"namespace", JSON_NODE_ALL, 0, false, NULL},
+    {"generateName", JSON_NODE_ALL, 0, false, NULL},
+    {"uid", JSON_NODE_ALL, 0, false, NULL},
+    {"annotations", S_ANNOTATIONS, 0, false, NULL},
+    {"deletionTimestamp", JSON_NODE_ALL, 0, false, NULL},
+    {"creationTimestamp", JSON_NODE_ALL, 0, false, NULL},
+    {"ownerReferences", JSON_NODE_ALL, 0, false, NULL},
 };
 /* project_meta(), core/kube/project_dra.c (a kubectl last-applied-configuration is cut) */
 static const struct json_member_rule ANNOTATIONS_MEMBERS[] = {
-    KEEP("gputri/cause"),
-    KEEP("gputri/detail"),
-    KEEP("resource.kubernetes.io/pod-claim-name"),
+    {"gputri/cause", JSON_NODE_ALL, 0, false, NULL},
+    {"gputri/detail", JSON_NODE_ALL, 0, false, NULL},
+    {"resource.kubernetes.io/pod-claim-name", JSON_NODE_ALL, 0, false, NULL},
 };
 static const struct json_member_rule SPEC_MEMBERS[] = {
     /* PodSpec (core/kube/project.c project_pod_spec, warnings.c) */
-    NODE("containers", S_CONTAINER),
-    NODE("initContainers", S_CONTAINER),
-    KEEP("overhead"),
-    NODE("affinity", S_AFFINITY),
-    KEEP("tolerations"),
-    KEEP("nodeSelector"),
-    KEEP("nodeName"),
-    KEEP("schedulerName"),
-    KEEP("runtimeClassName"),
-    KEEP("resourceClaims"),
-    KEEP("schedulingGates"),
+    {"containers", S_CONTAINER, 0, false, NULL},
+    {"initContainers", S_CONTAINER, 0, false, NULL},
+    {"overhead", JSON_NODE_ALL, 0, false, NULL},
+    {"affinity", S_AFFINITY, 0, false, NULL},
+    {"tolerations", JSON_NODE_ALL, 0, false, NULL},
+    {"nodeSelector", JSON_NODE_ALL, 0, false, NULL},
+    {"nodeName", JSON_NODE_ALL, 0, false, NULL},
+    {"schedulerName", JSON_NODE_ALL, 0, false, NULL},
+    {"runtimeClassName", JSON_NODE_ALL, 0, false, NULL},
+    {"resourceClaims", JSON_NODE_ALL, 0, false, NULL},
+    {"schedulingGates", JSON_NODE_ALL, 0, false, NULL},
     /* workloads (pod_spec_of) */
-    KEEP("replicas"),
-    KEEP("parallelism"),
-    NODE("template", S_TEMPLATE),
-    NODE("jobTemplate", S_TEMPLATE),
+    {"replicas", JSON_NODE_ALL, 0, false, NULL},
+    {"parallelism", JSON_NODE_ALL, 0, false, NULL},
+    {"template", S_TEMPLATE, 0, false, NULL},
+    {"jobTemplate", S_TEMPLATE, 0, false, NULL},
     /* ResourceQuota, ResourceClaim, ResourceClaimTemplate (spec.spec) */
-    KEEP("hard"),
-    KEEP("devices"),
-    NODE("spec", S_SPEC),
+    {"hard", JSON_NODE_ALL, 0, false, NULL},
+    {"devices", JSON_NODE_ALL, 0, false, NULL},
+    {"spec", S_SPEC, 0, false, NULL},
 };
 static const struct json_member_rule TEMPLATE_MEMBERS[] = {
-    NODE("metadata", S_META),
-    NODE("spec", S_SPEC),
+    {"metadata", S_META, 0, false, NULL},
+    {"spec", S_SPEC, 0, false, NULL},
 };
 static const struct json_member_rule CONTAINER_MEMBERS[] = {
-    KEEP("name"),
-    KEEP("resources"),
-    KEEP("restartPolicy"),
+    {"name", JSON_NODE_ALL, 0, false, NULL},
+    {"resources", JSON_NODE_ALL, 0, false, NULL},
+    {"restartPolicy", JSON_NODE_ALL, 0, false, NULL},
 };
 static const struct json_member_rule AFFINITY_MEMBERS[] = {
-    KEEP("nodeAffinity"),
+    {"nodeAffinity", JSON_NODE_ALL, 0, false, NULL},
 };
 
 #define MEMBERS(a) JSON_NODE_CUT, a, sizeof(a) / sizeof(a[0])

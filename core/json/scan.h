@@ -29,7 +29,9 @@
  * array are read under the node of the member whose value the array is. So "only these fields"
  * (the webhook: other = JSON_NODE_CUT) and "all but these fields" (a client dropping
  * managedFields: other = JSON_NODE_ALL, "managedFields" -> JSON_NODE_CUT) are both one schema.
- * At most JSON_SCAN_MAX_CUTS members are cut per text; the rest is kept (and was priced).
+ * Names are matched as json-c keys them: decoded, and ended at an escaped U+0000. Nothing inside
+ * a cut member is looked at. At most JSON_SCAN_MAX_CUTS members are cut per text; the rest is
+ * kept (and was priced).
  *
  * Regions: a member rule may name a region (1 .. JSON_MAX_REGIONS - 1) whose value is priced
  * apart from the rest (region 0), so a reader can budget it on its own, or read it as null
@@ -83,9 +85,11 @@ struct json_member_rule {
 struct json_schema_node {
     unsigned char other; /* the node of a member not listed */
     const struct json_member_rule *members;
-    size_t n_members; /* at most 32 */
+    size_t n_members; /* `unique` holds for the first 32 */
 };
 
+/* A node number at or past n_nodes reads as JSON_NODE_ALL. Read-only once built; static const
+ * is the intended place. */
 struct json_schema {
     const struct json_schema_node *nodes; /* indexed by node; entries 0 and 1 are not read */
     size_t n_nodes;
@@ -112,7 +116,7 @@ struct json_cut {
 
 /*
  * What one scan found. The first part is the result; the rest is the scanner's own state,
- * not to be read. About 10 KiB: the caller places it (the stack is fine) and json_scan()
+ * not to be read. About 8 KiB: the caller places it (the stack is fine) and json_scan()
  * initializes it.
  */
 struct json_scan {

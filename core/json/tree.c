@@ -385,7 +385,7 @@ int json_tree_parse(struct json_tree *t, const char *text, size_t len,
         snprintf(err, errlen, "body too large");
         return K_ETOOBIG;
     }
-    struct json_scan scan_state, *sc = &scan_state; /* about 10 KiB, on the stack */
+    struct json_scan scan_state, *sc = &scan_state; /* about 8 KiB, on the stack */
     struct json_scan_opts so = {
         .schema = opts->schema,
         .max_depth = opts->max_depth,

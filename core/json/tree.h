@@ -61,7 +61,7 @@ struct json_tree_opts {
 
 /*
  * The result. It holds the text the tree's member names point into, so it must stay where it
- * is (not copied or moved) while `root` is in use; json_tree_free() frees both. About 17 KiB:
+ * is (not copied or moved) while `root` is in use; json_tree_free() frees both. About 16 KiB:
  * the stack is the intended place.
  */
 struct json_tree {
