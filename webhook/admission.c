@@ -2,7 +2,6 @@
 #include "admission.h"
 
 #include <inttypes.h>
-#include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,7 +244,9 @@ static int parse(struct json_tree *t, const char *body, size_t len, unsigned fla
                  (flags & ADMISSION_PARSE_FULL ? JSON_TREE_KEEP_ALL | JSON_TREE_TOKENER : 0),
     };
     int rc = json_tree_parse(t, body, len, &opts, err, errlen);
-    if (rc == K_ETOOBIG && len <= (size_t)INT_MAX)
+    if (rc == K_ETOOBIG && t->cost[REGION_ENVELOPE] <= ADMISSION_MAX_ENVELOPE_COST)
+        snprintf(err, errlen, "body too large"); /* above INT_MAX bytes, not scanned */
+    else if (rc == K_ETOOBIG)
         snprintf(err, errlen,
                  "the AdmissionReview outside request.object is too large to parse (%" PRIu64
                  " KiB estimated, limit %u KiB)",

@@ -3,8 +3,8 @@
 
 #include <inttypes.h>
 #include <limits.h>
-#include <stddef.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "util/result.h"
 #include "util/strconv.h"
 
-/* One tokener per thread, kept between requests (its parse stack is a 2.6 KiB allocation, and
+/* One tokener per thread, kept between calls (its parse stack is a 2.6 KiB allocation, and
  * glibc consolidates its fast bins on every allocation that size); freed when the thread exits. */
 static pthread_once_t tokener_once = PTHREAD_ONCE_INIT;
 static pthread_key_t tokener_key;
@@ -275,12 +275,12 @@ static json_object *build_value(struct build *b)
 }
 
 /*
- * The text json-c is given: body[0, len) with each cut (sorted, not overlapping) read as its
+ * The text json-c is given: src[0, len) with each cut (sorted, not overlapping) read as its
  * replacement, NUL-terminated, in t->stack up to JSON_TREE_STACK_TEXT bytes, else in t->heap
  * (the caller frees it, after the tree when the tree was built from it).
  */
-static char *cut_text(struct json_tree *t, const char *body, size_t len,
-                      const struct json_cut *cuts, size_t n_cuts, size_t *out_len)
+static char *cut_text(struct json_tree *t, const char *src, size_t len, const struct json_cut *cuts,
+                      size_t n_cuts, size_t *out_len)
 {
     size_t need = len;
     for (size_t i = 0; i < n_cuts; i++)
@@ -290,14 +290,14 @@ static char *cut_text(struct json_tree *t, const char *body, size_t len,
         return NULL;
     size_t at = 0, n = 0;
     for (size_t i = 0; i < n_cuts; i++) {
-        memcpy(text + n, body + at, cuts[i].start - at);
+        memcpy(text + n, src + at, cuts[i].start - at);
         n += cuts[i].start - at;
         size_t r = strlen(cuts[i].repl);
         memcpy(text + n, cuts[i].repl, r);
         n += r;
         at = cuts[i].end;
     }
-    memcpy(text + n, body + at, len - at);
+    memcpy(text + n, src + at, len - at);
     n += len - at;
     text[n] = 0;
     *out_len = n;
@@ -309,11 +309,11 @@ static char *cut_text(struct json_tree *t, const char *body, size_t len,
  * borrows member names from *t), else with json-c's tokener, in one call (json-c 0.16 sets up
  * and frees a C locale on every json_tokener_parse_ex() call).
  */
-static int parse_cut(struct json_tree *t, const char *body, size_t len, const struct json_cut *cuts,
+static int parse_cut(struct json_tree *t, const char *src, size_t len, const struct json_cut *cuts,
                      size_t n_cuts, bool tokener, json_object **root, char *err, size_t errlen)
 {
     size_t n;
-    char *text = cut_text(t, body, len, cuts, n_cuts, &n);
+    char *text = cut_text(t, src, len, cuts, n_cuts, &n);
     if (!text) {
         snprintf(err, errlen, "out of memory");
         return K_ENOMEM;
@@ -336,7 +336,7 @@ static int parse_cut(struct json_tree *t, const char *body, size_t len, const st
         return K_OK;
     }
     if (n >= (size_t)INT_MAX) { /* a region read as null grows by at most 3 bytes */
-        snprintf(err, errlen, "body too large");
+        snprintf(err, errlen, "text too large");
         return K_ETOOBIG;
     }
     bool owned = false;
@@ -352,7 +352,7 @@ static int parse_cut(struct json_tree *t, const char *body, size_t len, const st
     /* with the NUL, as json_tokener_parse() does: a number or literal at the end is complete */
     *root = json_tokener_parse_ex(tok, text, (int)n + 1);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
-    /* nothing may follow the value (json_scan() checked the body; this is the copy) */
+    /* nothing may follow the value (json_scan() checked the original; this is the cut copy) */
     if (jerr == json_tokener_success && (size_t)json_tokener_get_parse_end(tok) != n)
         jerr = json_tokener_error_parse_unexpected;
     json_tokener_reset(tok);
@@ -382,7 +382,7 @@ int json_tree_parse(struct json_tree *t, const char *text, size_t len,
     if (errlen)
         err[0] = 0;
     if (len > (size_t)INT_MAX) {
-        snprintf(err, errlen, "body too large");
+        snprintf(err, errlen, "text too large");
         return K_ETOOBIG;
     }
     struct json_scan scan_state, *sc = &scan_state; /* about 8 KiB, on the stack */
