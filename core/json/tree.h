@@ -79,14 +79,15 @@ struct json_tree {
 /*
  * json_tree_parse() - the tree of text[0, len) (need not be NUL-terminated; at most INT_MAX
  * bytes) under `opts`, into *t. Returns:
- *   K_OK      t->root is the tree (NULL when the text is null, or a region read as null is the
- *             whole text), the costs and regions filled;
+ *   K_OK      t->root is the tree (NULL when the text is null), the costs and regions filled;
  *   K_EPARSE  not strict JSON, nested deeper than max_depth, a unique member or a region
  *             repeated, not an object with JSON_TREE_OBJECT ("malformed JSON: ..." in err);
  *   K_ETOOBIG longer than INT_MAX, or region 0 over its budget (t->cost says by how much; err
  *             says so in general words, a caller may say it better);
  *   K_ENOMEM  ("out of memory" in err).
- * err (errlen bytes) is always terminated, "" on K_OK. Call json_tree_free() in every case.
+ * err (errlen bytes, when errlen > 0) is always terminated, "" on K_OK. text, opts and the
+ * schema are read during the call only: the tree keeps its own copy of what it refers to. Call
+ * json_tree_free() in every case.
  */
 int json_tree_parse(struct json_tree *t, const char *text, size_t len,
                     const struct json_tree_opts *opts, char *err, size_t errlen);
