@@ -2,7 +2,8 @@
 # Fuzzes gputri's parsers with libFuzzer: builds the targets of tests/fuzz with clang
 # (-fsanitize=fuzzer,address,undefined) in build-fuzz/ and runs each in turn for SECONDS
 # (default 300) on a corpus kept in build-fuzz/corpus/<target>/, seeded from tests/fixtures and
-# grown by every run. Targets: quantity watch list proto classify admission kubeconfig cel dra exec
+# grown by every run. Targets: quantity watch list proto classify admission json kubeconfig cel dra
+# exec
 # (default: all).
 #
 #   scripts/fuzz.sh [--no-build | --build-only] [SECONDS] [TARGET...]
@@ -13,7 +14,7 @@
 # installs them). See tests/fuzz/README.md.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ALL_TARGETS=(quantity watch list proto classify admission kubeconfig cel dra exec)
+ALL_TARGETS=(quantity watch list proto classify admission json kubeconfig cel dra exec)
 build=1 run=1 secs=300 targets=()
 for a in "$@"; do
   case $a in

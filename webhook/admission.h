@@ -17,8 +17,8 @@
  * allowed without warnings.
  *
  * Pure given the snapshot: no I/O, no globals (apart from malloc_trim(), below, and, for
- * ADMISSION_PARSE_FULL only, one json-c tokener kept per calling thread in a pthread key, freed
- * when the thread exits); thread-safe on distinct results.
+ * ADMISSION_PARSE_FULL only, the tokener core/json/tree.h keeps per calling thread); thread-safe
+ * on distinct results.
  */
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
@@ -31,15 +31,10 @@
 
 /*
  * Bounded work per request. The body (at most the server's max_body, 3 MiB by default, the API
- * server's own limit) is first validated in one pass without allocating: strict RFC 8259 (UTF-8
- * without overlong forms or surrogates, no control characters in strings, no NaN or Infinity,
- * no trailing commas, nothing after the value), at most ADMISSION_MAX_DEPTH nested containers.
- * The same pass estimates what json-c would allocate for the tree, per value:
- *   object ADMISSION_COST_OBJECT, array ADMISSION_COST_ARRAY, object member ADMISSION_COST_MEMBER
- *   plus its name's bytes, array element ADMISSION_COST_ELEMENT, string/number/true/false/null
- *   ADMISSION_COST_SCALAR plus the string's bytes
- * (json-c 0.16 on x86-64, measured: an empty object 792 bytes, an empty array 152, a one-byte
- * string 88, a number 72; a member ~130 besides its value). Only then is the tree built:
+ * server's own limit) is first validated in one pass without allocating, and the tree json-c
+ * would build for it priced, by core/json/scan.h (strict RFC 8259; its cost model, in estimated
+ * bytes of json-c tree), with at most ADMISSION_MAX_DEPTH nested containers. Only then is the
+ * tree built (core/json/tree.h), with request.object and request.oldObject priced apart:
  *   - request.oldObject is never read and always parsed as null;
  *   - request.object above ADMISSION_MAX_OBJECT_COST is parsed as null and the answer is allowed
  *     with one warning (WARN_REASON_NOT_CHECKED) saying the object was too large to check (for
@@ -47,55 +42,45 @@
  *   - the rest of the review above ADMISSION_MAX_ENVELOPE_COST is refused (K_EPARSE; the API
  *     server builds that part itself and never comes near it).
  * So one request holds at most the body buffer (the server's, 4 MiB for a 3 MiB body), the copy
- * of the text the tree is built from (at most the body's bytes; on the stack up to
- * ADMISSION_STACK_TEXT, below), the tree (ADMISSION_MAX_OBJECT_COST +
- * ADMISSION_MAX_ENVELOPE_COST), with ADMISSION_PARSE_FULL json-c's string buffer (up to twice
- * the largest string) and the pod projection (at most the body's bytes plus
- * the capped lists of core/kube/project.h): about 23 MiB whatever the body; measured worst 9 MiB
- * (bench/webhook-adversarial, BENCHMARKS.md). After a request whose tree was above
- * ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed pages to the system. CPU: the scan is
- * linear; the checks run on the capped projection (warnings.h wh_check_pod_spec; at most
- * WH_MAX_NODE_CHECK_GPU_RESOURCES distinct GPU resources reach the node checks), at most about
- * 50 ms against 5,000 nodes (measured 49 ms at every cap), plus the DRA device matching, bounded by
- * WH_DRA_MAX_MATCHED alternatives and WH_DRA_MAX_WORK units per object (warnings.h; about half a
- * second at most).
+ * of the text the tree is built from (at most the body's bytes; inside struct json_tree up to
+ * JSON_TREE_STACK_TEXT), the tree (ADMISSION_MAX_OBJECT_COST + ADMISSION_MAX_ENVELOPE_COST),
+ * with ADMISSION_PARSE_FULL json-c's string buffer (up to twice the largest string) and the pod
+ * projection (at most the body's bytes plus the capped lists of core/kube/project.h): about
+ * 23 MiB whatever the body; measured worst 9 MiB (bench/webhook-adversarial, BENCHMARKS.md).
+ * After a request whose tree was above ADMISSION_TRIM_ABOVE, malloc_trim(0) returns the freed
+ * pages to the system. CPU: the scan is linear; the checks run on the capped projection
+ * (warnings.h wh_check_pod_spec; at most WH_MAX_NODE_CHECK_GPU_RESOURCES distinct GPU resources
+ * reach the node checks), at most about 50 ms against 5,000 nodes (measured 49 ms at every
+ * cap), plus the DRA device matching, bounded by WH_DRA_MAX_MATCHED alternatives and
+ * WH_DRA_MAX_WORK units per object (warnings.h; about half a second at most).
  */
 #define ADMISSION_MAX_DEPTH 64 /* nested objects and arrays */
 #define ADMISSION_MAX_OBJECT_COST (8u << 20)
 #define ADMISSION_MAX_ENVELOPE_COST (1u << 20)
 #define ADMISSION_TRIM_ABOVE (1u << 20)
-#define ADMISSION_COST_OBJECT 1024
-#define ADMISSION_COST_ARRAY 256
-#define ADMISSION_COST_MEMBER 160
-#define ADMISSION_COST_ELEMENT 16
-#define ADMISSION_COST_SCALAR 96
 
 /*
  * Parsing only what the checks read. The validating pass above also finds, by member name, the
- * members the checks never read (a fixed tree in admission.c: the envelope but apiVersion, kind
- * and request's uid, kind, subResource, name, namespace, operation, dryRun, object; in the
- * object: apiVersion, kind, of metadata name, namespace, generateName, uid, the timestamps,
+ * members the checks never read (a schema in admission.c: the envelope but apiVersion, kind and
+ * request's uid, kind, subResource, name, namespace, operation, dryRun, object; in the object:
+ * apiVersion, kind, of metadata name, namespace, generateName, uid, the timestamps,
  * ownerReferences and the annotations gputri/cause, gputri/detail and
- * resource.kubernetes.io/pod-claim-name, and of the spec only the fields
- * core/kube/project.c and the checks read: containers' and initContainers' name, resources and
- * restartPolicy, overhead, affinity.nodeAffinity, tolerations, nodeSelector, nodeName,
- * schedulerName, runtimeClassName, resourceClaims, schedulingGates; replicas, parallelism,
- * template, jobTemplate; hard; devices; spec.spec), and the json-c tree is built from the text
- * without them: a typical Pod review becomes a tree of a fraction of its values. That tree is
- * built by admission.c straight from the validated text, exactly as json-c 0.16's tokener
- * builds it (the same objects, strings, numbers and repeated-name rule), with the member names
- * decoded in place in that text and given to json-c as constant keys (no copy per name); the
- * whole tree of ADMISSION_PARSE_FULL is still json-c's tokener. At most ADMISSION_MAX_CUTS
- * members are cut per request (the record lives on the stack); after that the rest is parsed
- * as before, within the same cost budget. The budgets above are computed on the whole text, so
- * what is refused or not checked does not change. The warnings are the same as with the whole
- * tree (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both,
- * and so the two ways of building the tree).
+ * resource.kubernetes.io/pod-claim-name, and of the spec only the fields core/kube/project.c
+ * and the checks read: containers' and initContainers' name, resources and restartPolicy,
+ * overhead, affinity.nodeAffinity, tolerations, nodeSelector, nodeName, schedulerName,
+ * runtimeClassName, resourceClaims, schedulingGates; replicas, parallelism, template,
+ * jobTemplate; hard; devices; spec.spec), and the json-c tree is built from the text without
+ * them: a typical Pod review becomes a tree of a fraction of its values. The tree is built
+ * straight from the text as json-c's tokener would build it (core/json/tree.h); with
+ * ADMISSION_PARSE_FULL it is json-c's tokener on the whole text. At most JSON_SCAN_MAX_CUTS
+ * members are cut per request; after that the rest is parsed as before, within the same cost
+ * budget. The budgets above are computed on the whole text, so what is refused or not checked
+ * does not change. The warnings are the same as with the whole tree
+ * (tests/unit/webhook/test_admission.c and tests/fuzz/fuzz_admission.c compare both;
+ * tests/fuzz/fuzz_json.c the trees themselves). request, request.object and request.oldObject
+ * may each occur once (a second is K_EPARSE): the checks must read the member the API server
+ * meant.
  */
-#define ADMISSION_MAX_CUTS 256
-/* The text the tree is built from is copied on the stack up to this size, else into one
- * allocation of its size (freed with the tree, before admission_handle() returns). */
-#define ADMISSION_STACK_TEXT 16384
 /* admission_handle_ex() flag: build the tree of every member, as before the pruning (for
  * tests and benchmarks that compare). */
 #define ADMISSION_PARSE_FULL 1u

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,kubeconfig,cel,dra,exec}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -75,6 +75,31 @@ done
 for f in "$fixtures"/admission/*.json; do
   review=$(jq -c '.review // empty' "$f")
   [ -z "$review" ] || printf '%s' "$review" | put admission
+done
+
+# json: an options byte (see fuzz_json.c: 0 no schema; 1 the schema; 0x3f the schema, small
+# budgets, regions skipped, nothing cut, objects only), then a text: the AdmissionReviews and
+# classifier objects of the fixtures, the same as a pod under the schema's names, and a few edges.
+for f in "$fixtures"/admission/*.json; do
+  review=$(jq -c '.review // empty' "$f")
+  [ -z "$review" ] || for o in '\000' '\001' '\007'; do
+    { printf "$o"; printf '%s' "$review"; } | put json
+  done
+done
+for f in "$fixtures"/classify/*.json; do
+  jq -c 'limit(3; .pods[]?)' "$f" | while IFS= read -r pod; do
+    { printf '\001'; printf '%s' "$pod"; } | put json
+    { printf '\001'; jq -c '{metadata: (.metadata + {managedFields: [{}]}), spec, status,
+        object: .spec, old: .metadata, items: [.]}' <<<"$pod"; } | put json
+  done
+done
+for body in '0' '-0.5e+10' '"\ud800x\u0000"' '[1,[2,[3]]]' '{"a":1,"a":{"b":[]}}' \
+  '{"spec":{"containers":[{"env":[1],"name":"c"}],"x":1},"status":{}}' \
+  '{"object":{"a":1},"old":[],"metadata":{"managedFields":[],"name":"n"}}' \
+  '{"sp\u0065c\u0000x":{"nodeName":"n"}} ' '99999999999999999999' '1e400'; do
+  for o in '\000' '\001' '\077'; do
+    { printf "$o"; printf '%s' "$body"; } | put json
+  done
 done
 
 # kubeconfig: the loader's fixtures.
