@@ -215,8 +215,8 @@ static void test_pending_time_by_last_blocking_cause(void **state)
     assert_non_null(strstr(buf_cstr(&out),
                            "gputri_gpu_pod_pending_seconds_sum{cause=\"exhausted\"} 600.000\n"));
     buf_cleanup(&out);
-    /* no mark is left behind */
-    assert_int_equal(lh_table_length(f->c->pending_marks), 0);
+    /* no record is left behind */
+    assert_int_equal(pod_ledger_len(f->c->ledger), 0);
 }
 
 static void test_node_changes_requeue_pending_pods(void **state)
