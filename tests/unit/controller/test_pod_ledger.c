@@ -3,6 +3,7 @@
  * written to which uid, the gpu-fits grace on the injected clock, owed Events, pending marks -
  * and that a record goes with its last part.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,6 +179,43 @@ static void test_prune_after_relist(void **state)
     assert_int_equal(pod_ledger_len(f->l), 2);
 }
 
+/* The workers and the pods informer's thread use the ledger at once (run under TSan). */
+static void *hammer(void *arg)
+{
+    struct pod_ledger *l = arg;
+    char key[32];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(key, sizeof(key), "team/p%d", i % 16);
+        struct metrics_pending_mark m = {.set = i % 3 != 0};
+        pod_ledger_set_written(l, key, "uid", CAUSE_TAINT);
+        pod_ledger_fits_wait(l, key, 10000);
+        pod_ledger_set_pending(l, key, &m);
+        pod_ledger_pending(l, key, &m);
+        pod_ledger_seen(l, key, "taint");
+        pod_ledger_fits_forget(l, key);
+        if (i % 7 == 0)
+            pod_ledger_forget(l, key);
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    struct fixture *f = *state;
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, hammer, f->l), 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    struct metrics_pending_mark none = {0};
+    char key[32];
+    for (int i = 0; i < 16; i++) {
+        snprintf(key, sizeof(key), "team/p%d", i);
+        pod_ledger_set_pending(f->l, key, &none);
+    }
+    assert_int_equal(pod_ledger_len(f->l), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +225,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_pending_mark_and_forget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prune_after_relist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
