@@ -263,35 +263,21 @@ int ctl_options_parse(int argc, char **argv, struct ctl_options *o, char *err, s
 
     optind = 1;
     opterr = 0;
-    struct flags_common flags = {0};
     int opt;
     while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == ':') {
-            snprintf(err, errlen, "flag %s needs a value", argv[optind - 1]);
-            return K_EINVAL;
-        }
         int rc = apply(o, opt, optarg, err, errlen);
-        if (rc == K_OK)
-            continue;
-        if (rc != K_ENOTFOUND)
-            return K_EINVAL;
-        enum flags_result fr = flags_common_apply(&flags, opt, optarg, err, errlen);
-        if (fr == FLAGS_OTHER)
-            snprintf(err, errlen, "unknown flag %s", argv[optind - 1]);
-        if (fr != FLAGS_STORED)
+        if (rc == K_ENOTFOUND)
+            rc = flags_common_take(&o->common, opt, optarg, argv, optind, err, errlen);
+        if (rc != K_OK)
             return K_EINVAL;
     }
-    o->kubeconfig = flags.kubeconfig;
-    if (flags.gpu_resources)
-        o->gpu_resources = flags.gpu_resources;
-    o->verbosity = flags.verbosity;
-    o->help = flags.help;
-    o->version = flags.version;
+    if (o->common.gpu_resources)
+        o->gpu_resources = o->common.gpu_resources;
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument %s", argv[optind]);
         return K_EINVAL;
     }
-    if (o->help || o->version)
+    if (o->common.help || o->common.version)
         return K_OK;
     const struct controller_options *r = &o->run;
     if (!r->metrics_cert_file != !r->metrics_key_file) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "controller.h"
+#include "util/flags.h"
 #include "util/log.h"
 
 /* The longest leader-election duration accepted. */
@@ -28,12 +29,12 @@ struct ctl_options {
     /* what controller_new() takes; dra_classes, instance and identity are left NULL (the caller
      * parses dra_gpu_classes and names the host); lease_namespace may point at lease_ns below */
     struct controller_options run;
-    const char *kubeconfig;      /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
+    /* --kubeconfig (NULL: $KUBECONFIG, in-cluster, ~/.kube/config), --gpu-resources, --v,
+     * --help, --version */
+    struct flags_common common;
     const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h), GPU_SET_DEFAULT */
     const char *dra_gpu_classes; /* DeviceClass / driver patterns, DRA_GPU_SET_DEFAULT; "": off */
-    int verbosity;               /* --v */
     enum log_format log_format;
-    bool help, version;
     /* the default Lease namespace: the service account's (GPUTRI_SERVICEACCOUNT_DIR, as
      * kube_config_load() reads it) in a cluster, else "default" */
     char lease_ns[254];

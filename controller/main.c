@@ -34,7 +34,7 @@ static int run(struct ctl_options *o, const struct gpu_set *gpus)
     struct kube_config cfg = {0};
     char err[512];
     kube_exec_set_daemon(); /* an exec plugin never prompts a daemon */
-    if (kube_config_load(o->kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
+    if (kube_config_load(o->common.kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
         log_error("%s", err);
         return 1;
     }
@@ -75,10 +75,9 @@ int main(int argc, char **argv)
         ctl_options_usage(stderr);
         return 2;
     }
-    if (flags_answer(&(struct flags_common){.help = o.help, .version = o.version},
-                     "gputri-controller", ctl_options_usage))
+    if (flags_answer(&o.common, "gputri-controller", ctl_options_usage))
         return 0;
-    log_set_verbosity(o.verbosity);
+    log_set_verbosity(o.common.verbosity);
     log_set_format(o.log_format);
     /* glibc's malloc is left at its defaults (no mallopt): LISTs are parsed one item at a time
      * and every LIST ends with malloc_trim (cache/informer.c), so the per-thread arenas hold live

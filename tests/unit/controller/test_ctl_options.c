@@ -48,11 +48,11 @@ static void test_defaults(void **state)
     assert_int_equal(o.run.metrics_secure, 0);
     assert_int_equal(o.run.no_scheduler_grace, 0);
     assert_null(o.run.dra_classes);
-    assert_null(o.kubeconfig);
+    assert_null(o.common.kubeconfig);
     assert_string_equal(o.gpu_resources, GPU_SET_DEFAULT);
     assert_string_equal(o.dra_gpu_classes, DRA_GPU_SET_DEFAULT);
     assert_int_equal(o.log_format, LOG_FORMAT_TEXT);
-    assert_false(o.help);
+    assert_false(o.common.help);
 }
 
 static void test_flags_both_spellings(void **state)
@@ -82,9 +82,9 @@ static void test_flags_both_spellings(void **state)
     assert_string_equal(o.run.lease_name, "lease");
     assert_string_equal(o.dra_gpu_classes, "");
     assert_int_equal(o.run.no_scheduler_grace, 90);
-    assert_string_equal(o.kubeconfig, "/kc");
+    assert_string_equal(o.common.kubeconfig, "/kc");
     assert_string_equal(o.gpu_resources, "nvidia.com/gpu");
-    assert_int_equal(o.verbosity, 3);
+    assert_int_equal(o.common.verbosity, 3);
 
     /* Go's ParseBool spellings for the optional booleans */
     assert_int_equal(PARSE(&o, err, "--leader-elect=false", "--metrics-secure=T",
@@ -96,7 +96,7 @@ static void test_flags_both_spellings(void **state)
     assert_string_equal(o.run.metrics_key_file, "k.pem");
 
     assert_int_equal(PARSE(&o, err, "--help"), K_OK);
-    assert_true(o.help);
+    assert_true(o.common.help);
 }
 
 static void expect_error(int rc, const char *err, const char *want)
