@@ -100,9 +100,12 @@ bool controller_dra_served(struct controller *c, struct kube_client *client);
 
 /*
  * controller_pod_handlers() / controller_node_handlers() - the informer handlers for pods and
- * nodes (ctx = c): apply the object to the store; queue the pod's key when its work may have
- * changed and drop it when the pod needs none; after node or usage changes (batched while a LIST
- * is applied) queue every pending GPU pod. Called from the informers' threads.
+ * nodes (ctx = c): apply the object to the store (one store lock per event); for a pod, tell the
+ * ledger what the watch showed (the cause it carries settles a written one; the pending-time
+ * mark moves on, metrics_pending_step) and forget a deleted pod; queue the pod's key when its
+ * work may have changed and drop it when the pod needs none; after node or usage changes
+ * (batched while a LIST is applied) queue every pending GPU pod; after a relist of pods, prune
+ * the ledger of pods gone. Called from the informers' threads.
  */
 struct informer_handlers controller_pod_handlers(struct controller *c);
 struct informer_handlers controller_node_handlers(struct controller *c);
