@@ -20,17 +20,6 @@
 #include "util/log.h"
 #include "util/result.h"
 
-static void free_key(struct lh_entry *e)
-{
-    free(lh_entry_k(e));
-}
-
-static void free_written(struct lh_entry *e)
-{
-    free(lh_entry_k(e));
-    free(lh_entry_v(e));
-}
-
 struct controller *controller_new(const struct kube_config *cfg, const struct gpu_set *gpus,
                                   const struct controller_options *opts)
 {
@@ -44,13 +33,9 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         c->opts.workers = 2;
     if (c->opts.resync_seconds <= 0)
         c->opts.resync_seconds = 300;
-    pthread_mutex_init(&c->written_mu, NULL);
     pthread_mutex_init(&c->le_mu, NULL);
     pthread_cond_init(&c->le_cv, NULL);
-    c->written = lh_kchar_table_new(64, free_written);
-    c->fits_since = lh_kchar_table_new(64, free_key);
-    c->owed_events = lh_kchar_table_new(16, free_written);
-    c->pending_marks = lh_kchar_table_new(64, free_written);
+    c->ledger = pod_ledger_new(&c->clock);
     c->metrics = metrics_new();
     c->events = event_recorder_new(&(struct event_recorder_options){
         .aggregate_ttl_ms = 10 * 60 * 1000, .max_entries = 4096, .clock = &c->clock});
@@ -73,8 +58,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                         .path = dra_kind_path((enum dra_kind)k)};
         dra_ok &= (c->dra_inf[k] = informer_new(cfg, &dopt, &dh)) != NULL;
     }
-    if (!c->written || !c->fits_since || !c->owed_events || !c->pending_marks || !c->store ||
-        !c->queue || !c->pods || !c->nodes || !c->metrics || !c->events || !dra_ok) {
+    if (!c->ledger || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
+        !c->events || !dra_ok) {
         controller_free(c);
         return NULL;
     }
@@ -314,15 +299,7 @@ void controller_free(struct controller *c)
     dra_store_free(c->dra);
     workqueue_free(c->queue);
     store_free(c->store);
-    if (c->written)
-        lh_table_free(c->written);
-    if (c->fits_since)
-        lh_table_free(c->fits_since);
-    if (c->pending_marks)
-        lh_table_free(c->pending_marks);
-    if (c->owed_events)
-        lh_table_free(c->owed_events);
-    pthread_mutex_destroy(&c->written_mu);
+    pod_ledger_free(c->ledger);
     free(c->workers);
     free(c);
 }

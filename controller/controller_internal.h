@@ -7,11 +7,11 @@
  *   handlers.c   - informer event handlers: objects into the store, pod keys onto the workqueue
  *   workers.c    - the reconcile workers: one key at a time, writes gated by leadership
  *   probes.c     - /metrics, /healthz, /livez, /readyz and the API request counter
+ *   pod_ledger.c - what the controller remembers about a pod beyond the cache (pod_ledger.h)
  */
 #ifndef GPUTRI_CONTROLLER_INTERNAL_H
 #define GPUTRI_CONTROLLER_INTERNAL_H
 
-#include <json-c/linkhash.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -25,6 +25,7 @@
 #include "kube/client.h"
 #include "kube/lease.h"
 #include "leader.h"
+#include "pod_ledger.h"
 #include "reconcile.h"
 #include "util/clock.h"
 #include "util/version.h"
@@ -58,18 +59,8 @@ struct controller {
     bool dra_absent_said;  /* "not served" was logged at --v=0 once (main thread only) */
     pthread_t *workers;
     int n_workers;
-    /* causes written but not yet seen through the watch: "ns/name" -> "<pod uid> <cause>" */
-    pthread_mutex_t written_mu;
-    struct lh_table *written;
-    /* pods whose GPUs fit: "ns/name" -> (intptr_t) monotonic ms when first seen so; under
-     * written_mu */
-    struct lh_table *fits_since;
-    /* Events owed: the annotation of the plan was written but its Event failed;
-     * "ns/name" -> struct reconcile_plan (malloc'd); under written_mu */
-    struct lh_table *owed_events;
-    /* pending GPU pods that carried a blocking cause: "ns/name" -> struct pending_mark (malloc'd),
-     * for gputri_gpu_pod_pending_seconds; used by the pods informer's thread only */
-    struct lh_table *pending_marks;
+    /* causes written, gpu-fits grace, owed Events, pending-time marks (its own lock) */
+    struct pod_ledger *ledger;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
     atomic_int listing;
 
@@ -92,12 +83,6 @@ struct controller {
     pthread_cond_t le_cv;
 };
 
-/* The last blocking cause a pending GPU pod carried (for the pending-time histogram). */
-struct pending_mark {
-    char uid[64];
-    int cause; /* enum cause */
-};
-
 /* ---- controller.c */
 
 /*
@@ -115,9 +100,12 @@ bool controller_dra_served(struct controller *c, struct kube_client *client);
 
 /*
  * controller_pod_handlers() / controller_node_handlers() - the informer handlers for pods and
- * nodes (ctx = c): apply the object to the store; queue the pod's key when its work may have
- * changed and drop it when the pod needs none; after node or usage changes (batched while a LIST
- * is applied) queue every pending GPU pod. Called from the informers' threads.
+ * nodes (ctx = c): apply the object to the store (one store lock per event); for a pod, tell the
+ * ledger what the watch showed (the cause it carries settles a written one; the pending-time
+ * mark moves on, metrics_pending_step) and forget a deleted pod; queue the pod's key when its
+ * work may have changed and drop it when the pod needs none; after node or usage changes
+ * (batched while a LIST is applied) queue every pending GPU pod; after a relist of pods, prune
+ * the ledger of pods gone. Called from the informers' threads.
  */
 struct informer_handlers controller_pod_handlers(struct controller *c);
 struct informer_handlers controller_node_handlers(struct controller *c);

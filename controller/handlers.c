@@ -12,6 +12,7 @@
 #include "cache/key.h"
 #include "controller_internal.h"
 #include "kube/json.h"
+#include "kube/project.h"
 #include "metrics.h"
 #include "triage/triage.h"
 #include "util/log.h"
@@ -33,10 +34,10 @@ void controller_enqueue_pending(struct controller *c)
 static void enqueue_if_claims(void *ctx, const char *key)
 {
     struct controller *c = ctx;
-    char ns[256], name[256];
-    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+    struct meta_key k;
+    if (meta_key_parse(key, &k) != K_OK)
         return;
-    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
     if (pod && pod->n_claims > 0)
         workqueue_add(c->queue, key);
 }
@@ -54,46 +55,6 @@ static void after_change(struct controller *c, unsigned changed)
         return;
     if (!atomic_load(&c->listing))
         controller_enqueue_pending(c);
-}
-
-/* Forget a written cause once the watch shows it, or once the pod is gone. */
-static void settle_written(struct controller *c, const char *key, const char *seen, int gone)
-{
-    pthread_mutex_lock(&c->written_mu);
-    struct lh_entry *e = lh_table_lookup_entry(c->written, key);
-    const char *cause = e ? strchr(lh_entry_v(e), ' ') : NULL;
-    if (e && (gone || (seen && cause && strcmp(seen, cause + 1) == 0)))
-        lh_table_delete_entry(c->written, e);
-    if (gone) {
-        struct lh_entry *f = lh_table_lookup_entry(c->fits_since, key);
-        if (f)
-            lh_table_delete_entry(c->fits_since, f);
-    }
-    pthread_mutex_unlock(&c->written_mu);
-}
-
-/*
- * Whether pod `key` may still need a write: it is a pending GPU pod, or it carries a cause (seen
- * or written by us and not yet seen) that may have to become `ok`. Work queued for any other pod
- * (placed without a cause, finished, gone) is dropped.
- */
-static int needs_work(struct controller *c, const char *key)
-{
-    char ns[256], name[256];
-    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
-        return 1;
-
-    pthread_mutex_lock(&c->written_mu);
-    int written = lh_table_lookup_entry(c->written, key) != NULL;
-    pthread_mutex_unlock(&c->written_mu);
-    if (written)
-        return 1;
-    store_read_lock(c->store);
-    const struct kpod *pod = store_pod_get(c->store, ns, name);
-    int needed =
-        pod && (store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause);
-    store_read_unlock(c->store);
-    return needed;
 }
 
 /* Logs why an object from a watch or list was not applied to the store (rc from
@@ -115,23 +76,6 @@ static void skipped(json_object *obj, const char *kind, int rc)
         log_warn("skipping a %s that cannot be read: %s", kind, k_strerror(rc));
 }
 
-/* ---- gputri_gpu_pod_pending_seconds ------------------------------------------------------- */
-
-/* What the pod was before an event, as far as the pending-time histogram cares. */
-struct pending_before {
-    bool pending;    /* a pending GPU pod */
-    int64_t created; /* seconds since the epoch; 0: unknown */
-    char uid[64];
-    int cause; /* its last blocking cause, or METRICS_NO_CAUSE */
-};
-
-/* The blocking cause pod `p` carries in its annotation, or METRICS_NO_CAUSE. */
-static int blocking_cause(const struct kpod *p)
-{
-    int cause = p->cause ? cause_from_word(p->cause) : -1;
-    return cause >= 0 && cause_is_blocking((enum cause)cause) ? cause : METRICS_NO_CAUSE;
-}
-
 /*
  * Whether pending pod `p` is a GPU pod for the histogram: it requests a GPU resource, or (a pod
  * with only ResourceClaims) the controller wrote a cause for it, which it does only for pods
@@ -142,129 +86,91 @@ static bool histogram_gpu_pod(const struct kpod *p)
     return triage_is_gpu_pod(p);
 }
 
-static void pending_before(struct controller *c, const char *key, const char *ns, const char *name,
-                           struct pending_before *b)
+/* After a relist: keep the records of pods still cached, the pending marks of pending pods
+ * (store read lock held by the caller). */
+static unsigned still_cached(void *ctx, const char *key)
 {
-    memset(b, 0, sizeof(*b));
-    b->cause = METRICS_NO_CAUSE;
-    if (!ns || !name)
-        return;
-    store_read_lock(c->store);
-    const struct kpod *pod = store_pod_get(c->store, ns, name);
-    if (pod && store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod)) {
-        b->pending = true;
-        b->created = pod->created;
-        snprintf(b->uid, sizeof(b->uid), "%s", pod->uid ? pod->uid : "");
-        b->cause = blocking_cause(pod);
-    }
-    store_read_unlock(c->store);
-    if (b->pending && b->cause == METRICS_NO_CAUSE) {
-        /* now preempting, or its cause not yet seen: the blocking cause it had before */
-        void *v = NULL;
-        if (lh_table_lookup_ex(c->pending_marks, key, &v) &&
-            strcmp(((struct pending_mark *)v)->uid, b->uid) == 0)
-            b->cause = ((struct pending_mark *)v)->cause;
-    }
+    struct controller *c = ctx;
+    struct meta_key k;
+    const struct kpod *pod =
+        meta_key_parse(key, &k) == K_OK ? store_pod_get(c->store, k.ns, k.name) : NULL;
+    if (!pod)
+        return 0;
+    return POD_LEDGER_KEEP_POD | (store_is_pending_gpu_pod(pod) ? POD_LEDGER_KEEP_PENDING : 0u);
 }
 
-static void forget_mark(struct controller *c, const char *key)
+/* What one pod event leaves to do once the store has it, read from the projection before the
+ * store takes it over. */
+struct pod_seen {
+    struct metrics_pending_pod pending; /* uid points into uid[] */
+    char uid[64];
+    char cause[64]; /* its gputri/cause annotation, "" when none */
+    bool has_cause;
+    bool needs_work; /* a pending or rejected GPU pod, or one carrying a cause */
+};
+
+static void pod_seen(const struct kpod *pod, struct pod_seen *out)
 {
-    struct lh_entry *e = lh_table_lookup_entry(c->pending_marks, key);
-    if (e)
-        lh_table_delete_entry(c->pending_marks, e);
+    memset(out, 0, sizeof(*out));
+    snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
+    out->has_cause = pod->cause != NULL;
+    snprintf(out->cause, sizeof(out->cause), "%s", pod->cause ? pod->cause : "");
+    out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause;
+    out->pending = (struct metrics_pending_pod){
+        .pending = store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod),
+        .uid = out->uid,
+        .created_ms = pod->created * 1000,
+        .cause = pod->cause ? cause_from_word(pod->cause) : METRICS_NO_CAUSE,
+    };
 }
 
 /*
- * After an event of pod `key`: a GPU pod that was pending and no longer is (bound, finished, or
- * deleted, or replaced by a pod of another uid) is observed in gputri_gpu_pod_pending_seconds
- * by the leader (the other replicas see the same events; counting once keeps sums across
- * replicas right); a pending GPU pod carrying a blocking cause has it remembered.
+ * One pod event: the projection goes into the store (its one lock of the event); what the
+ * ledger and the histogram need is read from the projection first. Then the written cause is
+ * settled against what the watch shows, the pending-time mark advanced, and the key queued when
+ * the pod's work may have changed, or dropped when it needs none.
  */
-static void pending_after(struct controller *c, const char *key, const char *ns, const char *name,
-                          const struct pending_before *b, int deleted)
-{
-    bool pending = false;
-    int cause = METRICS_NO_CAUSE;
-    char uid[64] = "";
-    if (!deleted && ns && name) {
-        store_read_lock(c->store);
-        const struct kpod *pod = store_pod_get(c->store, ns, name);
-        if (pod && store_is_pending_gpu_pod(pod)) {
-            pending = true;
-            cause = blocking_cause(pod);
-            snprintf(uid, sizeof(uid), "%s", pod->uid ? pod->uid : "");
-        }
-        store_read_unlock(c->store);
-    }
-    if (b->pending && (!pending || strcmp(uid, b->uid) != 0)) {
-        if (b->created > 0 && controller_may_write(c))
-            metrics_pending_time(c->metrics, b->cause,
-                                 clock_wall_ms(&c->clock) - b->created * 1000);
-        forget_mark(c, key);
-    }
-    if (!pending) {
-        forget_mark(c, key);
-        return;
-    }
-    if (cause == METRICS_NO_CAUSE)
-        return;
-    struct pending_mark *m = NULL;
-    void *v = NULL;
-    if (lh_table_lookup_ex(c->pending_marks, key, &v)) {
-        m = v;
-    } else {
-        char *k = strdup(key);
-        m = calloc(1, sizeof(*m));
-        if (!k || !m || lh_table_insert(c->pending_marks, k, m) != 0) {
-            free(k);
-            free(m);
-            return;
-        }
-    }
-    snprintf(m->uid, sizeof(m->uid), "%s", uid);
-    m->cause = cause;
-}
-
-/* After a relist: forget the marks of pods that are gone or no longer pending (deleted while
- * the watch was down; their pending time is not known). */
-static void prune_marks(struct controller *c)
-{
-    struct lh_entry *e, *next;
-    store_read_lock(c->store);
-    for (e = c->pending_marks->head; e; e = next) {
-        next = e->next;
-        char ns[256], name[256];
-        const struct kpod *pod = NULL;
-        if (split_meta_namespace_key(lh_entry_k(e), ns, sizeof(ns), name, sizeof(name)) == K_OK)
-            pod = store_pod_get(c->store, ns, name);
-        if (!pod || !store_is_pending_gpu_pod(pod))
-            lh_table_delete_entry(c->pending_marks, e);
-    }
-    store_read_unlock(c->store);
-}
-
 static void pod_event(struct controller *c, json_object *obj, int deleted)
 {
     char key[STORE_KEY_MAX];
+    struct pod_seen seen = {.pending.pending = false};
     unsigned changed = 0;
-    const char *ns = kube_json_meta_str(obj, "namespace");
-    const char *name = kube_json_meta_str(obj, "name");
-    char before_key[STORE_KEY_MAX] = "";
-    if (ns && name && meta_namespace_key(before_key, sizeof(before_key), ns, name) != K_OK)
-        ns = name = NULL; /* the store refuses such a key too */
-    struct pending_before before;
-    pending_before(c, before_key, ns, name, &before);
-    int rc = store_pod_apply_json(c->store, obj, deleted, key, &changed);
+    int rc;
+    if (deleted) {
+        rc = store_pod_apply_json(c->store, obj, 1, key, &changed);
+    } else {
+        struct kpod pod;
+        rc = project_pod(obj, store_gpus(c->store), &pod);
+        if (rc == K_OK && meta_namespace_key(key, sizeof(key), pod.ns, pod.name) != K_OK) {
+            pod_cleanup(&pod);
+            rc = K_ETOOBIG; /* the store refuses such a key too */
+        }
+        if (rc == K_OK) {
+            pod_seen(&pod, &seen);
+            rc = store_pod_upsert(c->store, &pod, &changed); /* takes the pod over */
+        }
+    }
     if (rc) {
         skipped(obj, "pod", rc);
         return;
     }
-    pending_after(c, key, ns, name, &before, deleted);
-    settle_written(c, key, kube_json_annotation(obj, ANNOTATION_CAUSE), deleted);
-    if (deleted || !needs_work(c, key))
+
+    struct metrics_pending_mark mark;
+    pod_ledger_pending(c->ledger, key, &mark);
+    metrics_pending_step(c->metrics, &mark, &seen.pending, clock_wall_ms(&c->clock),
+                         controller_may_write(c));
+    pod_ledger_set_pending(c->ledger, key, &mark);
+    if (deleted) {
+        pod_ledger_forget(c->ledger, key);
         workqueue_drop(c->queue, key);
-    else if (changed & STORE_CHANGED_POD)
-        workqueue_add(c->queue, key);
+    } else {
+        pod_ledger_seen(c->ledger, key, seen.has_cause ? seen.cause : NULL);
+        /* a cause written by us and not yet seen may still have to become ok */
+        if (!seen.needs_work && !pod_ledger_written(c->ledger, key, NULL))
+            workqueue_drop(c->queue, key);
+        else if (changed & STORE_CHANGED_POD)
+            workqueue_add(c->queue, key);
+    }
     after_change(c, changed);
 }
 
@@ -346,7 +252,9 @@ static void pods_sync_end(void *ctx)
     struct controller *c = ctx;
     unsigned changed = 0;
     store_pods_sync_end(c->store, &changed);
-    prune_marks(c);
+    store_read_lock(c->store);
+    pod_ledger_prune(c->ledger, still_cached, c);
+    store_read_unlock(c->store);
     list_end(c, LISTING_PODS);
 }
 
@@ -454,10 +362,10 @@ struct claim_users {
 static void enqueue_if_uses(void *ctx, const char *key)
 {
     struct claim_users *u = ctx;
-    char ns[256], name[256];
-    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+    struct meta_key k;
+    if (meta_key_parse(key, &k) != K_OK)
         return;
-    const struct kpod *pod = store_pod_get(u->c->store, ns, name);
+    const struct kpod *pod = store_pod_get(u->c->store, k.ns, k.name);
     if (!pod || pod->n_claims == 0)
         return;
     bool uses = false;

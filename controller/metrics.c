@@ -165,6 +165,28 @@ void metrics_pending_time(struct metrics *m, int cause, int64_t ms)
     pthread_mutex_unlock(&m->mu);
 }
 
+void metrics_pending_step(struct metrics *m, struct metrics_pending_mark *mark,
+                          const struct metrics_pending_pod *now, int64_t wall_ms, bool observe)
+{
+    const char *uid = now->uid ? now->uid : "";
+    if (mark->set && (!now->pending || strcmp(mark->uid, uid) != 0)) {
+        if (observe && mark->created_ms > 0)
+            metrics_pending_time(m, mark->cause, wall_ms - mark->created_ms);
+        memset(mark, 0, sizeof(*mark));
+    }
+    if (!now->pending)
+        return;
+    if (!mark->set) {
+        mark->set = true;
+        snprintf(mark->uid, sizeof(mark->uid), "%s", uid);
+        mark->created_ms = now->created_ms;
+        mark->cause = METRICS_NO_CAUSE;
+    }
+    /* now preempting, or its cause not yet seen: the blocking cause it had before stands */
+    if (now->cause >= 0 && now->cause < CAUSE_COUNT && cause_is_blocking((enum cause)now->cause))
+        mark->cause = now->cause;
+}
+
 void metrics_cause_transition(struct metrics *m, int from, int to)
 {
     if (!m || to < 0 || to >= CAUSE_COUNT)

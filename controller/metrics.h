@@ -50,6 +50,7 @@
 #ifndef GPUTRI_METRICS_H
 #define GPUTRI_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,6 +107,37 @@ void metrics_queue_latency(struct metrics *m, int64_t ms);
  * METRICS_NO_CAUSE. A value outside both is counted as METRICS_NO_CAUSE.
  */
 void metrics_pending_time(struct metrics *m, int cause, int64_t ms);
+/*
+ * gputri_gpu_pod_pending_seconds' state per pod: the caller keeps one mark per pod between its
+ * events (pod_ledger.h) and passes each event through metrics_pending_step(), which decides when
+ * the pod is observed and by which cause.
+ */
+struct metrics_pending_mark {
+    bool set;           /* the pod is a pending GPU pod */
+    char uid[64];       /* the pod it speaks for */
+    int64_t created_ms; /* its creationTimestamp, ms since the epoch; 0: unknown */
+    int cause;          /* the last blocking cause it carried, or METRICS_NO_CAUSE */
+};
+
+/* What one event shows of a pod. */
+struct metrics_pending_pod {
+    bool pending;       /* a pending GPU pod now (false: placed, finished, deleted) */
+    const char *uid;    /* borrowed; NULL as "" */
+    int64_t created_ms; /* creationTimestamp, ms since the epoch; 0: unknown */
+    int cause;          /* the cause it carries now (enum cause), or METRICS_NO_CAUSE */
+};
+
+/*
+ * metrics_pending_step() - advance *mark by one event of its pod, `now`: a pod that was pending
+ * and is not any more (or is another pod now, by uid) is observed once after wall_ms -
+ * created_ms, by its last blocking cause ("preempting" is not one; "none" when it never had
+ * one), when `observe` is set (the leader: every replica sees the same events, and counting
+ * once keeps sums across replicas right); a pending pod's mark then holds its uid, creation
+ * time and last blocking cause. A mark left unset may be forgotten. Thread-safe for different
+ * marks.
+ */
+void metrics_pending_step(struct metrics *m, struct metrics_pending_mark *mark,
+                          const struct metrics_pending_pod *now, int64_t wall_ms, bool observe);
 /* metrics_cause_transition() - cause `to` was written over `from` (enum cause values, or
  * METRICS_NO_CAUSE for from; a `to` that is no cause is ignored). */
 void metrics_cause_transition(struct metrics *m, int from, int to);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/linkhash.h>
+
 #include "cache/key.h"
 #include "controller_internal.h"
 #include "http/tls_source.h"
@@ -84,21 +86,21 @@ static void count_row(struct pending_count *pc, const char *word, const char *ns
 static void count_pending(void *ctx, const char *key)
 {
     struct pending_count *pc = ctx;
-    char ns[256], name[256];
-    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+    struct meta_key k;
+    if (meta_key_parse(key, &k) != K_OK)
         return;
-    const struct kpod *pod = store_pod_get(pc->c->store, ns, name);
+    const struct kpod *pod = store_pod_get(pc->c->store, k.ns, k.name);
     if (!pod)
         return;
     int cause = pod->cause ? cause_from_word(pod->cause) : -1;
     const char *word = pod->cause ? (cause >= 0 ? cause_word(cause) : "other") : "none";
     for (size_t i = 0; i < pod->gpu_requests.n; i++)
-        count_row(pc, word, ns, pod->gpu_requests.items[i].name);
+        count_row(pc, word, k.ns, pod->gpu_requests.items[i].name);
     /* A pod asking through ResourceClaims is a GPU pod once the controller has written a cause
      * for it (claims of other devices never get one); the claims' DeviceClasses are not a
      * resource name, so these pods share the resource label "resource.k8s.io/claims". */
     if (triage_claims_ask_gpu(pod))
-        count_row(pc, word, ns, METRICS_DRA_RESOURCE);
+        count_row(pc, word, k.ns, METRICS_DRA_RESOURCE);
 }
 
 static unsigned render_metrics(struct controller *c, struct buf *body)

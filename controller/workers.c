@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/key.h"
 #include "controller_internal.h"
 #include "kube/event_recorder.h"
 #include "metrics.h"
@@ -53,126 +54,33 @@ struct pod_writer controller_gated_writer(struct gated_writer *g)
     return (struct pod_writer){g, gated_annotate, gated_event};
 }
 
-/* The ms left before a gpu-fits verdict for `key` may be written; 0 when the grace is over. */
-static int64_t fits_wait(struct controller *c, const char *key)
-{
-    int64_t now = clock_mono_ms(&c->clock), wait = GPU_FITS_GRACE_MS;
-    pthread_mutex_lock(&c->written_mu);
-    void *v = NULL;
-    if (lh_table_lookup_ex(c->fits_since, key, &v)) {
-        wait = (int64_t)(intptr_t)v + GPU_FITS_GRACE_MS - now;
-    } else {
-        char *k = strdup(key);
-        if (!k || lh_table_insert(c->fits_since, k, (void *)(intptr_t)now) != 0)
-            free(k);
-    }
-    pthread_mutex_unlock(&c->written_mu);
-    return wait > 0 ? wait : 0;
-}
-
-static void fits_forget(struct controller *c, const char *key)
-{
-    pthread_mutex_lock(&c->written_mu);
-    struct lh_entry *e = lh_table_lookup_entry(c->fits_since, key);
-    if (e)
-        lh_table_delete_entry(c->fits_since, e);
-    pthread_mutex_unlock(&c->written_mu);
-}
-
-/* Remember that `cause` was written to pod `uid` under `key`, until the watch shows it. */
-static void remember_written(struct controller *c, const char *key, const char *uid,
-                             const char *cause)
-{
-    pthread_mutex_lock(&c->written_mu);
-    char *k = strdup(key), *val = NULL;
-    if (asprintf(&val, "%s %s", uid, cause) < 0)
-        val = NULL;
-    struct lh_entry *e = lh_table_lookup_entry(c->written, key);
-    if (e)
-        lh_table_delete_entry(c->written, e);
-    if (!k || !val || lh_table_insert(c->written, k, val) != 0) {
-        free(k);
-        free(val);
-    }
-    pthread_mutex_unlock(&c->written_mu);
-}
-
-/* Keep a copy of `plan`, whose annotation went through and whose Event did not. */
-static void owe_event(struct controller *c, const char *key, const struct reconcile_plan *plan)
-{
-    char *k = strdup(key);
-    struct reconcile_plan *copy = malloc(sizeof(*copy));
-    pthread_mutex_lock(&c->written_mu);
-    struct lh_entry *e = lh_table_lookup_entry(c->owed_events, key);
-    if (e)
-        lh_table_delete_entry(c->owed_events, e);
-    if (k && copy) {
-        *copy = *plan;
-        if (lh_table_insert(c->owed_events, k, copy) == 0)
-            k = NULL, copy = NULL;
-    }
-    pthread_mutex_unlock(&c->written_mu);
-    free(k);
-    free(copy);
-}
-
-/* The Event owed for `key`, if the pod (same uid) still carries that cause: copied to *out. An
- * owed Event for a pod that is gone, recreated or has another cause now is dropped. */
-static bool owed_event(struct controller *c, const char *key, const char *current_uid,
-                       const char *current_cause, struct reconcile_plan *out)
-{
-    bool owed = false;
-    pthread_mutex_lock(&c->written_mu);
-    struct lh_entry *e = lh_table_lookup_entry(c->owed_events, key);
-    if (e) {
-        const struct reconcile_plan *p = lh_entry_v(e);
-        if (current_uid && current_cause && strcmp(p->uid, current_uid) == 0 &&
-            strcmp(cause_word(p->cause), current_cause) == 0) {
-            *out = *p;
-            owed = true;
-        } else {
-            lh_table_delete_entry(c->owed_events, e);
-        }
-    }
-    pthread_mutex_unlock(&c->written_mu);
-    return owed;
-}
-
-static void owed_event_done(struct controller *c, const char *key)
-{
-    pthread_mutex_lock(&c->written_mu);
-    struct lh_entry *e = lh_table_lookup_entry(c->owed_events, key);
-    if (e)
-        lh_table_delete_entry(c->owed_events, e);
-    pthread_mutex_unlock(&c->written_mu);
-}
-
 /* Record an owed Event: true when there was one to record (done, or queued again). */
 static bool settle_owed_event(struct controller *c, struct pod_writer *w, const char *key,
-                              const char *written_uid, const char *written_cause)
+                              const struct pod_written *written)
 {
-    char ns[256], name[256], uid[64] = "", cause[64] = "";
-    if (split_meta_namespace_key(key, ns, sizeof(ns), name, sizeof(name)) != K_OK)
+    struct meta_key k;
+    char uid[64] = "", cause[64] = "";
+    if (meta_key_parse(key, &k) != K_OK)
         return false;
     store_read_lock(c->store);
-    const struct kpod *pod = store_pod_get(c->store, ns, name);
+    const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
     if (pod) {
         snprintf(uid, sizeof(uid), "%s", pod->uid ? pod->uid : "");
-        const char *cur = written_cause && written_uid && strcmp(written_uid, uid) == 0
-                              ? written_cause
-                              : pod->cause;
+        /* what we wrote stands for the pod's cause until the watch shows it */
+        const char *cur =
+            written && strcmp(written->uid, uid) == 0 ? cause_word(written->cause) : pod->cause;
         snprintf(cause, sizeof(cause), "%s", cur ? cur : "");
     }
     store_read_unlock(c->store);
     struct reconcile_plan plan;
-    if (!owed_event(c, key, pod ? uid : NULL, pod ? cause : NULL, &plan))
+    if (!pod_ledger_owed_event(c->ledger, key, pod ? uid : NULL, pod ? cause : NULL, &plan))
         return false;
     struct kube_error err = {0};
     int rc = w->event(w->ctx, &plan, &err);
     if (rc == K_OK || rc == K_ENOTFOUND || rc == K_ECANCELED) {
         if (rc == K_OK)
             log_info(1, "pod %s: recorded the Event owed for %s", key, cause_word(plan.cause));
-        owed_event_done(c, key);
+        pod_ledger_event_done(c->ledger, key);
         return false; /* go on with the pod's plan */
     }
     int64_t delay = workqueue_add_rate_limited(c->queue, key, err.retry_after * 1000LL);
@@ -184,30 +92,23 @@ static bool settle_owed_event(struct controller *c, struct pod_writer *w, const 
 
 void controller_process(struct controller *c, struct pod_writer *w, const char *key)
 {
-    char written[128] = "";
     /* A follower keeps its caches warm but leaves the work to the leader; a new leader
      * requeues every pending GPU pod. */
     if (!controller_may_write(c)) {
         workqueue_forget(c->queue, key);
         return;
     }
-    pthread_mutex_lock(&c->written_mu);
-    void *v = NULL;
-    if (lh_table_lookup_ex(c->written, key, &v))
-        snprintf(written, sizeof(written), "%s", (const char *)v);
-    pthread_mutex_unlock(&c->written_mu);
-
-    /* The entry is "<uid> <cause>": it only speaks for the pod with that uid, not for a pod
-     * recreated under the same name whose deletion a relist swept away. */
-    char *written_cause = strchr(written, ' ');
-    if (written_cause)
-        *written_cause++ = '\0';
-    if (settle_owed_event(c, w, key, written_cause ? written : NULL, written_cause))
+    /* What we wrote only speaks for the pod with that uid, not for a pod recreated under the
+     * same name whose deletion a relist swept away (reconcile_plan compares the uids). */
+    struct pod_written written;
+    bool has_written = pod_ledger_written(c->ledger, key, &written);
+    if (settle_owed_event(c, w, key, has_written ? &written : NULL))
         return;
     struct reconcile_plan plan;
     struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace};
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
-                       &env, key, written_cause, written_cause ? written : NULL, &plan) != K_OK) {
+                       &env, key, has_written ? cause_word(written.cause) : NULL,
+                       has_written ? written.uid : NULL, &plan) != K_OK) {
         log_error("invalid key %s", key);
         return;
     }
@@ -216,13 +117,13 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (plan.recheck_after_ms > 0)
         workqueue_add_after(c->queue, key, plan.recheck_after_ms);
     if (plan.kind == RECONCILE_WRITE && plan.cause == CAUSE_GPU_FITS) {
-        int64_t wait = fits_wait(c, key);
+        int64_t wait = pod_ledger_fits_wait(c->ledger, key, GPU_FITS_GRACE_MS);
         if (wait > 0) {
             workqueue_add_after(c->queue, key, wait);
             return;
         }
     } else {
-        fits_forget(c, key);
+        pod_ledger_fits_forget(c->ledger, key);
     }
     if (plan.kind != RECONCILE_WRITE) {
         workqueue_forget(c->queue, key);
@@ -233,9 +134,9 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     int rc = reconcile_apply(&plan, w, &err, &annotated);
     if (rc != K_OK && annotated && rc != K_ECANCELED) {
         /* the cause is on the pod: the next plan finds it written; only the Event is owed */
-        remember_written(c, key, plan.uid, cause_word(plan.cause));
+        pod_ledger_set_written(c->ledger, key, plan.uid, plan.cause);
         metrics_cause_transition(c->metrics, plan.from, (int)plan.cause);
-        owe_event(c, key, &plan);
+        pod_ledger_owe_event(c->ledger, key, &plan);
     }
     if (rc == K_ECANCELED) {
         log_info(1, "pod %s: not written: leadership lost", key);
@@ -250,7 +151,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (rc == K_OK) {
         log_info(1, "pod %s: %s (%s)", key, cause_word(plan.cause), plan.detail);
         metrics_cause_transition(c->metrics, plan.from, (int)plan.cause);
-        remember_written(c, key, plan.uid, cause_word(plan.cause));
+        pod_ledger_set_written(c->ledger, key, plan.uid, plan.cause);
         workqueue_forget(c->queue, key);
         return;
     }

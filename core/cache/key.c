@@ -32,3 +32,16 @@ int split_meta_namespace_key(const char *key, char *ns, size_t ns_len, char *nam
     memcpy(name, n, strlen(n) + 1);
     return K_OK;
 }
+
+int meta_key_parse(const char *key, struct meta_key *out)
+{
+    int rc = split_meta_namespace_key(key, out->ns, sizeof(out->ns), out->name, sizeof(out->name));
+    if (rc != K_OK)
+        memset(out, 0, sizeof(*out));
+    return rc;
+}
+
+int meta_key_format(const struct meta_key *k, char *out, size_t len)
+{
+    return meta_namespace_key(out, len, k->ns, k->name);
+}

@@ -59,6 +59,19 @@ enum flags_result flags_common_apply(struct flags_common *c, int opt, const char
     }
 }
 
+int flags_common_take(struct flags_common *c, int opt, const char *arg, char *const *argv,
+                      int optind, char *err, size_t errlen)
+{
+    if (opt == ':') {
+        errbuf_printf(err, errlen, "flag %s needs a value", argv[optind - 1]);
+        return K_EINVAL;
+    }
+    enum flags_result fr = flags_common_apply(c, opt, arg, err, errlen);
+    if (fr == FLAGS_OTHER)
+        errbuf_printf(err, errlen, "unknown flag %s", argv[optind - 1]);
+    return fr == FLAGS_STORED ? K_OK : K_EINVAL;
+}
+
 bool flags_answer(const struct flags_common *c, const char *program, void (*usage)(FILE *out))
 {
     if (c->help) {

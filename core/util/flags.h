@@ -83,6 +83,17 @@ enum flags_result flags_common_apply(struct flags_common *c, int opt, const char
                                      size_t errlen);
 
 /*
+ * flags_common_take() - the rest of a program's getopt_long_only loop (optstring starting with
+ * ':'), for every `opt` that is not one of its own flags: a common flag is stored into *c
+ * (K_OK); a flag without its value (':'), an unknown flag and a bad common value are K_EINVAL
+ * with a one-line reason in err ("flag --x needs a value", "unknown flag --x", as
+ * flags_common_apply()). `argv` and `optind` are getopt's, right after it returned `opt`. Does
+ * not print. Thread-safe (getopt itself is not).
+ */
+int flags_common_take(struct flags_common *c, int opt, const char *arg, char *const *argv,
+                      int optind, char *err, size_t errlen);
+
+/*
  * flags_answer() - answer -h/--help and --version as every program does: with c->help call
  * usage(stdout); else with c->version print "<program> <GPUTRI_VERSION>" and a newline to
  * stdout. Returns true when it answered (the program then exits with status 0), false when

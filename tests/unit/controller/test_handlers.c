@@ -157,6 +157,43 @@ static void test_deleted_or_placed_pods_are_dropped(void **state)
     assert_int_equal(workqueue_delayed_len(f->c->queue), 0);
 }
 
+/*
+ * The ledger follows the watch: a cause we wrote keeps a placed pod's key queued until the watch
+ * shows it; a deleted pod is forgotten; a relist forgets the pods that vanished meanwhile.
+ */
+static void test_ledger_follows_the_watch(void **state)
+{
+    struct fixture *f = *state;
+    const char *uid = "11111111-2222-3333-4444-555555555555";
+    lab_nodes(f);
+    f->pods.sync_begin(f->pods.ctx);
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "a", "2", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "b", "2", NULL, "Pending", NULL, 1, NULL));
+    f->pods.sync_end(f->pods.ctx);
+    expect_queue(f->c, "team/a team/b");
+    assert_int_equal(pod_ledger_set_written(f->c->ledger, "team/a", uid, CAUSE_EXHAUSTED), K_OK);
+    /* placed before the watch showed our cause: it must still become ok (and b may fit less) */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "a", "2", "lab-node-0", "Running", NULL, 1, NULL));
+    expect_queue(f->c, "team/a team/b");
+    assert_true(pod_ledger_written(f->c->ledger, "team/a", NULL));
+    /* the watch shows it: settled */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "a", "2", "lab-node-0", "Running", NULL, 1, "exhausted"));
+    assert_false(pod_ledger_written(f->c->ledger, "team/a", NULL));
+    /* deleted: forgotten (b keeps its pending mark) */
+    assert_int_equal(pod_ledger_set_written(f->c->ledger, "team/a", uid, CAUSE_OK), K_OK);
+    feed(f->pods.remove, f->pods.ctx,
+         test_pod("team", "a", "2", "lab-node-0", "Running", NULL, 1, "exhausted"));
+    assert_false(pod_ledger_written(f->c->ledger, "team/a", NULL));
+    assert_int_equal(pod_ledger_len(f->c->ledger), 1);
+    /* b vanished while the watch was down */
+    assert_int_equal(pod_ledger_set_written(f->c->ledger, "team/b", uid, CAUSE_TAINT), K_OK);
+    f->pods.sync_begin(f->pods.ctx);
+    f->pods.sync_end(f->pods.ctx);
+    assert_int_equal(pod_ledger_len(f->c->ledger), 0);
+}
+
 /* A test_pod() created at 2025-11-30T14:20:00Z, 600 s before the fixture's clock. */
 static json_object *aged_pod(const char *ns, const char *name, const char *gpus, const char *node,
                              const char *phase, const char *cause)
@@ -215,8 +252,8 @@ static void test_pending_time_by_last_blocking_cause(void **state)
     assert_non_null(strstr(buf_cstr(&out),
                            "gputri_gpu_pod_pending_seconds_sum{cause=\"exhausted\"} 600.000\n"));
     buf_cleanup(&out);
-    /* no mark is left behind */
-    assert_int_equal(lh_table_length(f->c->pending_marks), 0);
+    /* no record is left behind */
+    assert_int_equal(pod_ledger_len(f->c->ledger), 0);
 }
 
 static void test_node_changes_requeue_pending_pods(void **state)
@@ -489,6 +526,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rejected_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deleted_or_placed_pods_are_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_time_by_last_blocking_cause, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ledger_follows_the_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes_requeue_pending_pods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),

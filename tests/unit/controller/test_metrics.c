@@ -247,6 +247,50 @@ static void test_namespace_cap(void **state)
     metrics_free(m);
 }
 
+/*
+ * metrics_pending_step(): a pod is observed once when it stops being pending, by its last
+ * blocking cause, and only when asked to (the leader); a pod recreated under its name is
+ * another pod.
+ */
+static void test_pending_step(void **state)
+{
+    (void)state;
+    struct metrics *m = metrics_new();
+    struct metrics_pending_mark mark = {0};
+    struct metrics_pending_pod pod = {true, "uid-1", 1000000, METRICS_NO_CAUSE};
+    metrics_pending_step(m, &mark, &pod, 1060000, true);
+    assert_true(mark.set);
+    assert_int_equal(mark.cause, METRICS_NO_CAUSE);
+    pod.cause = CAUSE_EXHAUSTED;
+    metrics_pending_step(m, &mark, &pod, 1070000, true);
+    pod.cause = CAUSE_PREEMPTING; /* not blocking: exhausted stands */
+    metrics_pending_step(m, &mark, &pod, 1080000, true);
+    assert_int_equal(mark.cause, CAUSE_EXHAUSTED);
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 0);
+    pod.pending = false;
+    metrics_pending_step(m, &mark, &pod, 1600000, true);
+    assert_false(mark.set);
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 1);
+    metrics_pending_step(m, &mark, &pod, 1700000, true); /* placed again: nothing more */
+    assert_int_equal(metrics_pending_count(m, CAUSE_EXHAUSTED), 1);
+
+    /* recreated under the same name: the first pod is observed, the second marked */
+    pod = (struct metrics_pending_pod){true, "uid-2", 2000000, CAUSE_TAINT};
+    metrics_pending_step(m, &mark, &pod, 2000000, true);
+    pod = (struct metrics_pending_pod){true, "uid-3", 3000000, METRICS_NO_CAUSE};
+    metrics_pending_step(m, &mark, &pod, 3000000, true);
+    assert_int_equal(metrics_pending_count(m, CAUSE_TAINT), 1);
+    assert_string_equal(mark.uid, "uid-3");
+    assert_int_equal(mark.cause, METRICS_NO_CAUSE);
+
+    /* not the leader: forgotten without being observed */
+    pod.pending = false;
+    metrics_pending_step(m, &mark, &pod, 3500000, false);
+    assert_false(mark.set);
+    assert_int_equal(metrics_pending_count(m, METRICS_NO_CAUSE), 0);
+    metrics_free(m);
+}
+
 /* gputri_gpu_pod_pending_seconds per cause and gputri_cause_transitions_total{from,to}. */
 static void test_pending_time_and_transitions(void **state)
 {
@@ -395,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_label_name),
         cmocka_unit_test(test_namespace_cap),
         cmocka_unit_test(test_pending_time_and_transitions),
+        cmocka_unit_test(test_pending_step),
         cmocka_unit_test(test_bind_addresses),
         cmocka_unit_test(test_httpd_serves),
     };

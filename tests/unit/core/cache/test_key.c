@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -45,11 +46,47 @@ static void test_split(void **state)
                      K_ETOOBIG);
 }
 
+static void test_meta_key(void **state)
+{
+    (void)state;
+    struct meta_key k;
+    char out[META_KEY_MAX];
+    assert_int_equal(meta_key_parse("team/train", &k), K_OK);
+    assert_string_equal(k.ns, "team");
+    assert_string_equal(k.name, "train");
+    assert_int_equal(meta_key_format(&k, out, sizeof(out)), K_OK);
+    assert_string_equal(out, "team/train");
+    assert_int_equal(meta_key_parse("node-1", &k), K_OK);
+    assert_string_equal(k.ns, "");
+    assert_int_equal(meta_key_format(&k, out, sizeof(out)), K_OK);
+    assert_string_equal(out, "node-1");
+    assert_int_equal(meta_key_format(&k, out, 4), K_ETOOBIG);
+    assert_string_equal(out, "");
+    assert_int_equal(meta_key_parse("a/b/c", &k), K_EINVAL);
+    assert_string_equal(k.name, "");
+
+    /* the longest namespace and name Kubernetes allows fit; one more byte does not */
+    char key[META_KEY_MAX + 8];
+    memset(key, 'n', 63);
+    key[63] = '/';
+    memset(key + 64, 'x', 253);
+    key[317] = '\0';
+    assert_int_equal(meta_key_parse(key, &k), K_OK);
+    assert_int_equal(strlen(k.ns), 63);
+    assert_int_equal(strlen(k.name), 253);
+    assert_int_equal(meta_key_format(&k, out, sizeof(out)), K_OK);
+    assert_string_equal(out, key);
+    key[317] = 'x';
+    key[318] = '\0';
+    assert_int_equal(meta_key_parse(key, &k), K_ETOOBIG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_meta_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

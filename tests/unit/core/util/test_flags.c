@@ -99,6 +99,37 @@ static void test_bad_values(void **state)
     assert_int_equal(v, 0);
 }
 
+/* flags_common_take(): the loop's other flags - stored, a missing value, unknown, a bad --v. */
+static void test_take(void **state)
+{
+    (void)state;
+    static const struct option longopts[] = {FLAGS_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+    struct {
+        const char *arg;
+        int rc;
+        const char *err;
+    } cases[] = {
+        {"--kubeconfig=/kc", K_OK, ""},
+        {"--kubeconfig", K_EINVAL, "flag --kubeconfig needs a value"},
+        {"--nope", K_EINVAL, "unknown flag --nope"},
+        {"--v=x", K_EINVAL, "for --v (0..10)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *argv[] = {"prog", (char *)cases[i].arg, NULL};
+        struct flags_common c = {0};
+        char err[128] = "";
+        optind = 1;
+        opterr = 0;
+        int opt = getopt_long_only(2, argv, ":" FLAGS_COMMON_SHORTOPTS, longopts, NULL);
+        assert_int_equal(flags_common_take(&c, opt, optarg, argv, optind, err, sizeof(err)),
+                         cases[i].rc);
+        if (!strstr(err, cases[i].err))
+            fail_msg("%s: error \"%s\", want \"%s\"", cases[i].arg, err, cases[i].err);
+        if (cases[i].rc == K_OK)
+            assert_string_equal(c.kubeconfig, "/kc");
+    }
+}
+
 static int usage_calls;
 static void usage(FILE *out)
 {
@@ -146,9 +177,8 @@ static void test_usage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_common_flags),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_answer),
+        cmocka_unit_test(test_common_flags), cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_take),         cmocka_unit_test(test_answer),
         cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
