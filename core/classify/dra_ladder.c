@@ -70,6 +70,10 @@ struct dra_prep {
        after dra_prep_new (charged by every evaluation). */
     struct cel_budget *budget;
     struct cel_budget own_budget;
+    /* What describing nodes afterwards may spend (dra_node with a line, dra_put_holders):
+       another DRA_CEL_MAX_STEPS, so a classification spends at most twice that. */
+    struct cel_budget *describe;
+    struct cel_budget describe_budget;
 };
 
 /* ---- preparation -------------------------------------------------------------------------- */
@@ -300,6 +304,8 @@ static void budget_setup(struct dra_prep *p)
 {
     cel_budget_init(&p->own_budget, DRA_CEL_MAX_STEPS);
     p->budget = p->view->cel_budget ? p->view->cel_budget : &p->own_budget;
+    cel_budget_init(&p->describe_budget, DRA_CEL_MAX_STEPS);
+    p->describe = &p->describe_budget;
 }
 
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
@@ -719,7 +725,9 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
         o->step = CAUSE_DRA_EXHAUSTED;
     else
         o->step = CAUSE_DRA_NO_MATCH;
-    o->uncertain = o->uncertain_held > 0;
+    /* too few either way, but undecided devices leave the numbers (and so whether the step is
+       no-match or exhausted, and whether waiting helps) uncertain */
+    o->uncertain = o->uncertain_held + o->uncertain_free > 0;
 }
 
 /* The outcome of one request: the first alternative that fits, else the closest. */
@@ -946,8 +954,8 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                         name, o->constraint, o->matching, o->devices, drv, o->free_match);
             break;
         }
-        line_printf(l, ": none of the %zu %s devices on node %s satisfies the selectors",
-                    o->devices, drv, name);
+        line_printf(l, ": none of the %zu %s devices on node %s %s the selectors", o->devices, drv,
+                    name, o->uncertain ? "is known to satisfy" : "satisfies");
         const struct prog *g = o->error_free ? o->error_prog : o->false_prog;
         if (g) {
             line_printf(l, "; %s `%s`", o->error_free ? "runtime error in" : "asks", g->src);
@@ -987,7 +995,7 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                         o->free_match, o->matching, drv);
         break;
     }
-    if (o->uncertain && o->too_costly)
+    if (o->too_costly)
         line_printf(l,
                     "; %s (gputri evaluates at most %u CEL steps per check), so only what is "
                     "certain is reported",
@@ -1029,6 +1037,10 @@ void dra_node(const struct dra_prep *p, const struct knode *node, struct node_ve
     struct dra_prep q = *p;
     q.budget = &replay;
     node_step(&q, node, v, l);
+    cel_budget_charge(p->describe, replay.spent);
+    if (p->budget->exhausted && !v->dra_too_costly)
+        line_printf(l, "; %s on other nodes (gputri evaluates at most %u CEL steps per check)",
+                    CEL_TOO_COSTLY, (unsigned)DRA_CEL_MAX_STEPS);
 }
 
 static void node_step(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
@@ -1124,6 +1136,11 @@ void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct 
 {
     if (!p)
         return;
+    /* a node's verdict is not re-decided here: once the budget for describing is spent, the
+       node's holders are not named (its devices are undecided, so not exhausted) */
+    struct dra_prep q = *p;
+    q.budget = p->describe;
+    p = &q;
     struct alt_out o;
     for (size_t i = 0; i < p->n_reqs; i++) {
         req_node(p, &p->reqs[i], node, &o);
