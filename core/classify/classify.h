@@ -311,9 +311,15 @@ struct dra_view {
  * slices with selectors of a few comparisons spends well under a million. Once it is spent,
  * every further device is undecided (CEL_UNKNOWN, as for a selector outside the subset): the
  * ladder counts it as possibly matching, so no dra-no-match or dra-exhausted verdict rests on
- * a selector that was not evaluated, and the detail says "selectors too costly to check, so
- * only what is certain is reported". Kubernetes itself limits each evaluation, not their
- * number (cel.h).
+ * a selector that was not evaluated (a step that holds either way stays, its numbers marked
+ * uncertain), and the detail says "selectors too costly to check (the CEL budget of this
+ * classification is spent), so only what is certain is reported" (or "... on other nodes"
+ * when the deciding node was evaluated in full). Describing the deciding node and the holders
+ * of others takes at most as much again (dra_ladder.h), so classify() spends at most
+ * 2 * DRA_CEL_MAX_STEPS, about 0.25 s. Kubernetes itself limits each evaluation, not their
+ * number (cel.h). For a caller that builds classify_input (the controller, the CLI): nothing
+ * to do for this bound; to share one budget over several calls, point dra_view.cel_budget at
+ * it.
  */
 #define DRA_CEL_MAX_STEPS (8u << 20)
 

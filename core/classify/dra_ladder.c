@@ -997,9 +997,9 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
     }
     if (o->too_costly)
         line_printf(l,
-                    "; %s (gputri evaluates at most %u CEL steps per check), so only what is "
+                    "; %s (the CEL budget of this classification is spent), so only what is "
                     "certain is reported",
-                    CEL_TOO_COSTLY, (unsigned)DRA_CEL_MAX_STEPS);
+                    CEL_TOO_COSTLY);
     else if (o->uncertain && (o->uncertain_prog || a->progs_missing))
         line_printf(l, "; could not evaluate `%s`%s%s, so only what is certain is reported",
                     o->uncertain_prog ? o->uncertain_prog->src : "(too many selectors)",
@@ -1039,8 +1039,8 @@ void dra_node(const struct dra_prep *p, const struct knode *node, struct node_ve
     node_step(&q, node, v, l);
     cel_budget_charge(p->describe, replay.spent);
     if (p->budget->exhausted && !v->dra_too_costly)
-        line_printf(l, "; %s on other nodes (gputri evaluates at most %u CEL steps per check)",
-                    CEL_TOO_COSTLY, (unsigned)DRA_CEL_MAX_STEPS);
+        line_printf(l, "; %s on other nodes (the CEL budget of this classification is spent)",
+                    CEL_TOO_COSTLY);
 }
 
 static void node_step(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
