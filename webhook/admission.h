@@ -52,7 +52,8 @@
  * (warnings.h wh_check_pod_spec; at most WH_MAX_NODE_CHECK_GPU_RESOURCES distinct GPU resources
  * reach the node checks), at most about 50 ms against 5,000 nodes (measured 49 ms at every
  * cap), plus the DRA device matching, bounded by WH_DRA_MAX_MATCHED alternatives and
- * WH_DRA_MAX_WORK units per object (warnings.h; about half a second at most).
+ * WH_DRA_MAX_WORK units per object (about half a second at most) and its selectors by
+ * WH_DRA_MAX_CEL_STEPS CEL steps (about 126 ms; warnings.h).
  */
 #define ADMISSION_MAX_DEPTH 64 /* nested objects and arrays */
 #define ADMISSION_MAX_OBJECT_COST (8u << 20)

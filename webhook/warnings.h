@@ -74,18 +74,31 @@
 #define WH_DRA_MAX_MATCHED 8
 /*
  * And within a work budget per object, in units of the ladder's per-node DRA step
- * (core/classify/dra_ladder.c): on each node every ResourceSlice reaching it is compared with
- * the others of its pool for the newest generation (slices^2 units), and every device runs the
- * class and request selectors (WH_DRA_COST_SELECTOR units per device and selector, one
- * selector at least). Measured once, ad hoc, at 4 to 15 ns a unit (x86-64, gcc -O2, the
- * whole check timed around wh_check_dra_object; not in bench/): 5,000 nodes with one
- * 8-device slice each cost about 1.3M units, 20 ms, per alternative, so 8 alternatives fit;
- * many cluster-wide slices (allNodes or a nodeSelector reach every node) make the cost grow
- * with their square on every node, and such alternatives are skipped (the warning above) rather
- * than run past the API server's timeout.
+ * (core/classify/dra_ladder.c), estimated before an alternative is matched: on each node every
+ * ResourceSlice reaching it is compared with the others of its pool for the newest generation
+ * (slices^2 units), and every device is visited (WH_DRA_COST_DEVICE units: its holder, its
+ * attribute filter, the call into its selectors). Measured once, ad hoc, at 4 to 15 ns a unit
+ * (x86-64, gcc -O2, the whole check timed around wh_check_dra_object; not in bench/): 5,000
+ * nodes with one 8-device slice each cost about 0.65M units per alternative, so 8 alternatives
+ * fit; many cluster-wide slices (allNodes or a nodeSelector reach every node) make the cost
+ * grow with their square on every node, and such alternatives are skipped (the warning above)
+ * rather than run past the API server's timeout. At most WH_DRA_MAX_WORK units: about 0.5 s.
  */
 #define WH_DRA_MAX_WORK (32u << 20)
-#define WH_DRA_COST_SELECTOR 16
+#define WH_DRA_COST_DEVICE 16
+/*
+ * And the selectors themselves, in CEL steps (core/cel/cel.h: the compiled program's size, then
+ * the nodes each evaluation visits and the string bytes it traverses), charged as they run over
+ * every alternative of the object: at most WH_DRA_MAX_CEL_STEPS, the ladder's bound per
+ * classification (classify.h DRA_CEL_MAX_STEPS, about 126 ms at CEL_NS_PER_STEP). When they are
+ * spent the devices not yet evaluated are undecided (they count as possibly matching, so no
+ * warning rests on them), the alternatives not yet matched are not, and one
+ * WARN_REASON_NOT_CHECKED warning says "selectors too costly to check". Measured with
+ * bench/cel_hostile.py (BENCHMARKS.md): a Pod review naming a stored template of 128 selectors
+ * of 10 KiB (~320 `||` each) at 1,000 DRA nodes took 15.8 s of CPU with a flat charge per
+ * selector; with this budget, under 0.2 s.
+ */
+#define WH_DRA_MAX_CEL_STEPS DRA_CEL_MAX_STEPS
 
 #define QGPU_PREFIX "tke.cloud.tencent.com/qgpu-"
 #define QGPU_POLICY_LABEL "tke.cloud.tencent.com/qgpu-schedule-policy"

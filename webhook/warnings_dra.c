@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cel/cel.h"
 #include "kube/json.h"
 #include "kube/project.h"
 #include "util/result.h"
@@ -29,21 +30,32 @@ struct where {
 struct budget {
     size_t matched;               /* alternatives matched against the nodes */
     size_t skipped;               /* alternatives over WH_DRA_MAX_MATCHED or WH_DRA_MAX_WORK */
+    size_t costly;                /* alternatives left undecided: the CEL budget was spent */
     uint64_t work;                /* units spent (warnings.h WH_DRA_MAX_WORK) */
     const struct dra_slice **buf; /* DRA_MAX_NODE_SLICES entries for the estimate; NULL: none */
+    struct cel_budget cel; /* the selectors' steps, charged as they run (WH_DRA_MAX_CEL_STEPS) */
 };
 
+/* A budget for one admitted object; the view charges its CEL steps to it. */
+static int budget_init(struct budget *b, struct dra_view *view)
+{
+    memset(b, 0, sizeof(*b));
+    cel_budget_init(&b->cel, WH_DRA_MAX_CEL_STEPS);
+    view->cel_budget = &b->cel;
+    b->buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*b->buf));
+    return b->buf ? K_OK : K_ENOMEM;
+}
+
 /*
- * The units one alternative of class `cls` costs over every node (warnings.h WH_DRA_MAX_WORK),
- * or UINT64_MAX once above `left` (the estimate stops there).
+ * The units one alternative of class `cls` costs over every node apart from its selectors
+ * (warnings.h WH_DRA_MAX_WORK), or UINT64_MAX once above `left` (the estimate stops there). The
+ * selectors are charged as they run, in CEL steps (budget.cel).
  */
 static uint64_t alt_cost(const struct wh_snapshot *snap, const struct dra_class *cls,
-                         const struct dra_exact *e, const struct dra_slice **buf, uint64_t left)
+                         const struct dra_slice **buf, uint64_t left)
 {
     uint64_t cost = 0;
-    uint64_t per_device =
-        (uint64_t)WH_DRA_COST_SELECTOR *
-        (cls->n_selectors + e->n_selectors ? cls->n_selectors + e->n_selectors : 1);
+    uint64_t per_device = WH_DRA_COST_DEVICE;
     for (size_t i = 0; i < snap->n_nodes; i++) {
         const char *node = snap->nodes[i]->name;
         size_t n =
@@ -152,9 +164,13 @@ static int check_alt(const struct wh_snapshot *snap, const struct dra_view *view
         return K_OK;
     }
     if (!snap->nodes_synced || snap->n_nodes == 0)
-        return K_OK; /* an empty cluster may be waiting for an autoscaler: say nothing */
+        return K_OK;        /* an empty cluster may be waiting for an autoscaler: say nothing */
+    if (b->cel.exhausted) { /* every device would be undecided */
+        b->costly++;
+        return K_OK;
+    }
     uint64_t cost = b->matched < WH_DRA_MAX_MATCHED && b->buf
-                        ? alt_cost(snap, st->cls, e, b->buf, WH_DRA_MAX_WORK - b->work)
+                        ? alt_cost(snap, st->cls, b->buf, WH_DRA_MAX_WORK - b->work)
                         : UINT64_MAX;
     if (cost == UINT64_MAX) {
         b->skipped++;
@@ -165,6 +181,8 @@ static int check_alt(const struct wh_snapshot *snap, const struct dra_view *view
     int rc = dra_count_matching(view, e, st->cls, snap->nodes, snap->n_nodes, &st->mc);
     if (rc != K_OK)
         return rc;
+    if (st->mc.too_costly)
+        b->costly++; /* undecided devices count as possible: no warning below rests on them */
     int64_t wanted = e->mode == DRA_MODE_ALL ? 1 : e->count;
     if (!st->mc.reached)
         st->problem = ALT_UNREACHED;
@@ -296,6 +314,12 @@ static int check_spec(const struct wh_snapshot *snap, const struct dra_view *vie
 
 static void warn_budget(const char *path, const struct budget *b, struct warn_list *out)
 {
+    if (b->costly)
+        warn_add(out, WARN_REASON_NOT_CHECKED,
+                 "%s: %zu device request%s not fully matched against node devices, %s "
+                 "(over %u CEL steps per object); class and driver checked",
+                 path, b->costly, b->costly == 1 ? "" : "s", CEL_TOO_COSTLY,
+                 (unsigned)WH_DRA_MAX_CEL_STEPS);
     if (b->skipped)
         warn_add(out, WARN_REASON_NOT_CHECKED,
                  "%s: %zu device request%s not matched against node devices (gputri-webhook "
@@ -326,8 +350,10 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
             .outcome = is_template ? "claims made from this template can never be allocated"
                                    : "the claim can never be allocated",
         };
-        struct budget b = {.buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*b.buf))};
-        rc = b.buf ? check_spec(snap, &view, &w, ns, &cs, &b, out) : K_ENOMEM;
+        struct budget b;
+        rc = budget_init(&b, &view);
+        if (rc == K_OK)
+            rc = check_spec(snap, &view, &w, ns, &cs, &b, out);
         warn_budget(w.devices_path, &b, out);
         free(b.buf);
     }
@@ -359,9 +385,11 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
     if (!gpu)
         return K_OK;
     const char *whose = o->is_pod ? "the pod" : "pods";
-    struct budget b = {.buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*b.buf))};
-    if (!b.buf)
+    struct budget b;
+    if (budget_init(&b, &view) != K_OK) {
+        free(b.buf);
         return K_ENOMEM;
+    }
     for (size_t i = 0; i < n; i++) {
         const struct pod_claim_ref *ref = &pod->claims[i];
         char path[300], outcome[120];

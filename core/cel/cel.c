@@ -1632,7 +1632,58 @@ struct evalctx {
     const struct cel_program *prog;
     const struct cel_device *dev;
     int32_t aborted; /* node whose evaluation aborted the whole program (a Go panic), or -1 */
+    uint64_t steps;  /* taken so far (cel.h: cost) */
+    uint64_t limit;  /* steps allowed; UINT64_MAX: unbounded */
+    bool over;       /* the limit was reached: `aborted` is where the evaluation stopped */
 };
+
+void cel_budget_init(struct cel_budget *b, uint64_t steps)
+{
+    b->left = steps;
+    b->spent = 0;
+    b->exhausted = false;
+}
+
+bool cel_budget_charge(struct cel_budget *b, uint64_t steps)
+{
+    if (!b)
+        return true;
+    if (b->exhausted || steps > b->left) {
+        b->spent += b->left;
+        b->left = 0;
+        b->exhausted = true;
+        return false;
+    }
+    b->left -= steps;
+    b->spent += steps;
+    return true;
+}
+
+/* Take `steps`; past the limit the whole evaluation stops at `idx` (as an abort does). */
+static bool charge(struct evalctx *c, int32_t idx, uint64_t steps)
+{
+    if (c->over || c->aborted >= 0)
+        return false;
+    if (steps > c->limit - c->steps) {
+        c->steps = c->limit;
+        c->over = true;
+        if (c->aborted < 0)
+            c->aborted = idx;
+        return false;
+    }
+    c->steps += steps;
+    return true;
+}
+
+/* Comparing two versions parses both (semver_cmp_vals): measured as about 8 steps more than
+ * their bytes (bench/cel_cost_bench.c). */
+#define SEMVER_CMP_STEPS 8
+
+/* The steps for traversing `bytes` bytes of strings. */
+static uint64_t str_steps(size_t bytes)
+{
+    return bytes / CEL_COST_STRING_BYTES;
+}
 
 static struct val verr(int32_t node, const char *msg)
 {
@@ -1692,8 +1743,12 @@ static int semver_cmp_vals(const struct val *a, const struct val *b)
 
 /* lhs.Equal(rhs) in cel-go: heterogeneous equality is false, except that Semver and Quantity
  * return "no such overload" for a different type (apiserver/pkg/cel semver.go, quantity.go). */
-static struct val eq(const struct val *l, const struct val *r, int32_t node)
+static struct val eq(struct evalctx *c, const struct val *l, const struct val *r, int32_t node)
 {
+    if (l->k == V_STR && r->k == V_STR)
+        charge(c, node, str_steps(l->len < r->len ? l->len : r->len));
+    else if (l->k == V_SEMVER && r->k == V_SEMVER)
+        charge(c, node, SEMVER_CMP_STEPS + str_steps(l->len + r->len));
     switch (l->k) {
     case V_BOOL:
         return vbool(r->k == V_BOOL && l->b == r->b);
@@ -1819,7 +1874,7 @@ static struct val eval_cmp(struct evalctx *c, int32_t idx, const struct node *n)
     if (bad(&l) || bad(&r))
         return *worst(&l, &r);
     if (n->sub == CMP_EQ || n->sub == CMP_NE) {
-        struct val e = eq(&l, &r, idx);
+        struct val e = eq(c, &l, &r, idx);
         /* cel-go evalNe: Bool(Equal(l, r) != True), so a "no such overload" from Equal
          * makes != true while == stays an error */
         if (n->sub == CMP_NE)
@@ -1829,9 +1884,10 @@ static struct val eval_cmp(struct evalctx *c, int32_t idx, const struct node *n)
     int o;
     if (l.k == V_INT && r.k == V_INT)
         o = l.i < r.i ? -1 : l.i > r.i;
-    else if (l.k == V_STR && r.k == V_STR)
+    else if (l.k == V_STR && r.k == V_STR) {
+        charge(c, idx, str_steps(l.len < r.len ? l.len : r.len));
         o = cmp_bytes(l.s, l.len, r.s, r.len);
-    else if (l.k == V_BOOL && r.k == V_BOOL)
+    } else if (l.k == V_BOOL && r.k == V_BOOL)
         o = (int)l.b - (int)r.b;
     else
         return verr(idx, "no such overload: ordering of different or unordered types");
@@ -1866,8 +1922,11 @@ static struct val eval_in(struct evalctx *c, int32_t idx, const struct node *n)
     if (list->a < 0)
         return vbool(false);
     bool constant = true;
-    for (int32_t k = list->a; k >= 0; k = c->prog->nodes[k].next)
+    uint64_t elems = 0;
+    for (int32_t k = list->a; k >= 0; k = c->prog->nodes[k].next, elems++)
         constant = constant && is_literal(c->prog->nodes[k].op);
+    if (!charge(c, idx, elems)) /* the walk above */
+        return verr(idx, "aborted");
     struct val l = eval(c, n->a);
     if (constant) {
         if (bad(&l))
@@ -1887,7 +1946,7 @@ static struct val eval_in(struct evalctx *c, int32_t idx, const struct node *n)
         w = *worst(&w, &item);
         if (bad(&w) || found)
             continue;
-        struct val e = eq(&l, &item, idx);
+        struct val e = eq(c, &l, &item, idx);
         found = e.k == V_BOOL && e.b;
     }
     if (bad(&w))
@@ -1913,6 +1972,12 @@ static struct val eval_method(struct evalctx *c, int32_t idx, const struct node 
     if (n->sub >= M_STARTS) {
         if (r.k != V_STR || a.k != V_STR)
             return verr(idx, "no such overload: string method on a non-string");
+        /* contains() compares the argument at every offset */
+        size_t bytes = a.len;
+        if (n->sub == M_CONTAINS && a.len <= r.len)
+            bytes = (r.len - a.len + 1) * (a.len ? a.len : 1);
+        if (!charge(c, idx, str_steps(bytes)))
+            return verr(idx, "aborted");
         if (n->sub == M_STARTS)
             return vbool(a.len <= r.len && memcmp(r.s, a.s, a.len) == 0);
         if (n->sub == M_ENDS)
@@ -1922,9 +1987,10 @@ static struct val eval_method(struct evalctx *c, int32_t idx, const struct node 
     int o;
     if (r.k == V_QTY && a.k == V_QTY)
         o = r.i < a.i ? -1 : r.i > a.i;
-    else if (r.k == V_SEMVER && a.k == V_SEMVER)
+    else if (r.k == V_SEMVER && a.k == V_SEMVER) {
+        charge(c, idx, SEMVER_CMP_STEPS + str_steps(r.len + a.len));
         o = semver_cmp_vals(&r, &a);
-    else
+    } else
         return verr(idx, "no such overload: comparison method on mismatched types");
     if (n->sub == M_COMPARE_TO)
         return vint(o);
@@ -1934,7 +2000,7 @@ static struct val eval_method(struct evalctx *c, int32_t idx, const struct node 
 static struct val eval(struct evalctx *c, int32_t idx)
 {
     const struct node *n = &c->prog->nodes[idx];
-    if (c->aborted >= 0)
+    if (c->aborted >= 0 || !charge(c, idx, 1))
         return verr(c->aborted, "aborted");
     struct val v = {.k = V_BOOL};
     switch (n->op) {
@@ -1993,9 +2059,31 @@ static struct val eval(struct evalctx *c, int32_t idx)
 enum cel_result cel_eval(const struct cel_program *prog, const struct cel_device *dev, char *err,
                          size_t errlen)
 {
+    return cel_eval_budget(prog, dev, NULL, err, errlen);
+}
+
+size_t cel_program_size(const struct cel_program *prog)
+{
+    return prog ? prog->n : 0;
+}
+
+enum cel_result cel_eval_budget(const struct cel_program *prog, const struct cel_device *dev,
+                                struct cel_budget *budget, char *err, size_t errlen)
+{
     errbuf_printf(err, errlen, "%s", "");
-    struct evalctx c = {.prog = prog, .dev = dev, .aborted = -1};
+    if (budget && budget->exhausted) {
+        errbuf_printf(err, errlen, "%s", CEL_TOO_COSTLY);
+        return CEL_UNKNOWN;
+    }
+    struct evalctx c = {
+        .prog = prog, .dev = dev, .aborted = -1, .limit = budget ? budget->left : UINT64_MAX};
     struct val v = eval(&c, prog->root);
+    if (budget)
+        cel_budget_charge(budget, c.over ? UINT64_MAX : c.steps);
+    if (c.over) {
+        errbuf_printf(err, errlen, "%s", CEL_TOO_COSTLY);
+        return CEL_UNKNOWN;
+    }
     if (c.aborted >= 0)
         v = verr(c.aborted, "internal error: hash of unhashable type (a version in a list of "
                             "literals)");

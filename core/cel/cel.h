@@ -57,6 +57,30 @@
  * visits each node once (no loops in the subset), so its cost is linear in the expression
  * length times the length of the strings compared.
  *
+ * Cost. Kubernetes bounds selector CEL in cost units (kubernetes/kubernetes):
+ *   - staging/src/k8s.io/api/resource/v1/types.go: CELSelectorExpressionMaxCost = 1000000.
+ *   - pkg/apis/resource/validation/validation.go (validateCELSelector): a selector whose
+ *     estimated worst-case cost (CompilationResult.MaxCost) is above it is refused, "too
+ *     complex, exceeds cost limit".
+ *   - staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go (CompileCELExpression):
+ *     the program runs with cel.CostLimit(CELSelectorExpressionMaxCost), a limit on the actual
+ *     cost of ONE evaluation; MaxCost comes from env.EstimateCost with the device's declared
+ *     sizes (attribute values at most DeviceAttributeMaxValueLength, 64 bytes).
+ *   - staging/src/k8s.io/apiserver/pkg/apis/cel/config.go: PerCallLimit = 1000000 ("roughly 0.1
+ *     second" per call) and RuntimeCELCostBudget = 10000000 per object.
+ * Upstream limits one evaluation; nothing there limits how many devices times selectors one
+ * check evaluates, and a selector of ~350 `||` comparisons (10 KiB) stays far below 1000000
+ * units per device. gputri adds the missing total: a struct cel_budget of steps, charged by
+ * every evaluation (cel_eval_budget) and by compiling (cel_program_size), shared by one
+ * classification or one admitted object. A step is, like a cel-go cost unit, one node of the
+ * tree visited (a literal, a `device` lookup, an operator, a list element) plus one per
+ * CEL_COST_STRING_BYTES bytes that a string comparison or method traverses (cel-go's string
+ * traversal factor, 0.1 per byte); comparing versions costs 8 steps more (both are parsed), and
+ * `x in [list]` one more per element (the list is walked before it is searched). Measured CPU
+ * per step (bench/cel_cost_bench.c: selectors of 120 to 265 `||` terms filling 10 KiB, over a
+ * device of 8 attributes; x86-64, gcc -O2, a loaded 2-core machine): 7 to 14 ns, the worst
+ * shapes an int comparison and a lookup the device lacks; CEL_NS_PER_STEP rounds it up.
+ *
  * No I/O, no global state: programs are immutable after cel_compile() and may be evaluated
  * from several threads at once.
  */
@@ -140,6 +164,36 @@ struct cel_device {
 
 struct cel_program;
 
+/* Bytes of a string traversed per step (cel-go's StringTraversalCostFactor, 0.1). */
+#define CEL_COST_STRING_BYTES 10
+/* Measured CPU per step, ns (above; rounded up). For stating bounds, not used at run time. */
+#define CEL_NS_PER_STEP 15
+
+/*
+ * A budget of steps (above) that evaluations and compilations charge. Not thread-safe: one
+ * budget is charged by one thread at a time. `left` counts down; once a charge does not fit,
+ * `exhausted` is set and stays set (every later evaluation answers CEL_UNKNOWN at once, so an
+ * exhausted budget costs a few ns per device).
+ */
+struct cel_budget {
+    uint64_t left;  /* steps still allowed */
+    uint64_t spent; /* steps charged so far (for tests and benchmarks) */
+    bool exhausted; /* a charge did not fit: what it was for was not done */
+};
+
+/* cel_budget_init() - a budget of `steps` steps, not exhausted. */
+void cel_budget_init(struct cel_budget *b, uint64_t steps);
+
+/*
+ * cel_budget_charge() - take `steps` from b. Returns true when they fit (left >= steps);
+ * otherwise takes what is left, sets b->exhausted and returns false. b == NULL: unbounded
+ * (always true).
+ */
+bool cel_budget_charge(struct cel_budget *b, uint64_t steps);
+
+/* The text that says why an evaluation did not happen (cel_eval_budget's err, callers' detail). */
+#define CEL_TOO_COSTLY "selectors too costly to check"
+
 /*
  * cel_compile() - parse and check `expr` (len bytes, need not be NUL-terminated; may contain
  * any bytes). On CEL_OK *out is a new program the caller frees with cel_program_free(). On
@@ -161,6 +215,25 @@ void cel_program_free(struct cel_program *prog);
  */
 enum cel_result cel_eval(const struct cel_program *prog, const struct cel_device *dev, char *err,
                          size_t errlen);
+
+/*
+ * cel_eval_budget() - cel_eval() charging `budget` (may be NULL: unbounded, as cel_eval) one
+ * step per node visited and one per CEL_COST_STRING_BYTES bytes of strings traversed. When the
+ * budget is already exhausted, or runs out part-way, the evaluation stops there and the result
+ * is CEL_UNKNOWN with err CEL_TOO_COSTLY (the budget is then exhausted); otherwise the result
+ * is cel_eval()'s and budget->spent grows by the steps taken. One evaluation takes at most
+ * cel_program_size() steps (each node is visited once at most) plus its string traversals.
+ * Thread-safe for a shared program when each thread has its own
+ * budget.
+ */
+enum cel_result cel_eval_budget(const struct cel_program *prog, const struct cel_device *dev,
+                                struct cel_budget *budget, char *err, size_t errlen);
+
+/*
+ * cel_program_size() - the nodes of the compiled tree: the steps a caller charges for
+ * compiling it (parsing is linear in the source, the tree in its nodes). Pure.
+ */
+size_t cel_program_size(const struct cel_program *prog);
 
 /* cel_program_source() - the expression the program was compiled from (NUL-terminated copy). */
 const char *cel_program_source(const struct cel_program *prog);

@@ -197,6 +197,11 @@ struct node_verdict {
      * records, NULL when no alternative applies. For dra_pool_counts(). */
     const struct dra_exact *dra_exact;
     const struct dra_class *dra_cls;
+    /* The CEL budget's steps left (dra_view.cel_budget) when this node's DRA step began, so that
+     * describing the node afterwards evaluates it alike; and whether devices were left
+     * undecided on it because the budget was spent (DRA_CEL_MAX_STEPS). */
+    uint64_t dra_cel_left;
+    bool dra_too_costly;
 };
 
 /*
@@ -286,9 +291,21 @@ size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, 
  *   device_holder(ctx, driver, pool, device)  the claim whose status.allocation.devices.results
  *                                 names this device, or NULL when it is free.
  */
+struct cel_budget;
+
 struct dra_view {
     const struct gpu_set
         *gpu_classes; /* DeviceClass / driver name patterns (DRA_GPU_SET_DEFAULT) */
+    /*
+     * The CEL budget (core/cel/cel.h struct cel_budget) that compiling and evaluating the
+     * selectors charges, or NULL: each classify(), dra_count_matching() and dra_pool_counts()
+     * call then charges one of its own of DRA_CEL_MAX_STEPS. A caller wanting one bound over
+     * several calls (the webhook: one per admitted object) points it at its own budget; the
+     * budget is the one thing the calls write through the view, so such a view is used by one
+     * thread at a time. Carried in the view rather than as a parameter so that every caller
+     * that builds a view ({0}, dra_store_view) gets the default without a change.
+     */
+    struct cel_budget *cel_budget;
     void *ctx;
     const struct dra_claim *(*claim)(void *ctx, const char *ns, const char *name);
     const struct dra_template *(*claim_template)(void *ctx, const char *ns, const char *name);
@@ -301,6 +318,25 @@ struct dra_view {
 
 /* Slices per node and driver that classify() looks at (node_slices above). */
 #define DRA_MAX_NODE_SLICES 1024
+
+/*
+ * The CEL steps (core/cel/cel.h: cost) one classification may spend on selectors, compiling
+ * and evaluating, whatever the number of nodes and devices: 8,388,608 steps, at most about
+ * 126 ms of CPU at CEL_NS_PER_STEP (15 ns). A lab-sized or 5,000-node cluster of 8-device
+ * slices with selectors of a few comparisons spends well under a million. Once it is spent,
+ * every further device is undecided (CEL_UNKNOWN, as for a selector outside the subset): the
+ * ladder counts it as possibly matching, so no dra-no-match or dra-exhausted verdict rests on
+ * a selector that was not evaluated (a step that holds either way stays, its numbers marked
+ * uncertain), and the detail says "selectors too costly to check (the CEL budget of this
+ * classification is spent), so only what is certain is reported" (or "... on other nodes"
+ * when the deciding node was evaluated in full). Describing the deciding node and the holders
+ * of others takes at most as much again (dra_ladder.h), so classify() spends at most
+ * 2 * DRA_CEL_MAX_STEPS, about 0.25 s. Kubernetes itself limits each evaluation, not their
+ * number (cel.h). For a caller that builds classify_input (the controller, the CLI): nothing
+ * to do for this bound; to share one budget over several calls, point dra_view.cel_budget at
+ * it.
+ */
+#define DRA_CEL_MAX_STEPS (8u << 20)
 
 /*
  * dra_exact_is_gpu() - whether one request alternative (`exactly`, or one firstAvailable
@@ -320,6 +356,8 @@ struct dra_match_count {
     size_t devices;           /* devices of the class's driver that reach that node */
     bool reached;             /* some device of the class's driver reaches some node */
     const char *undecided;    /* an expression that could not be evaluated (borrowed), or NULL */
+    bool too_costly;          /* some devices were left undecided because the CEL budget
+                                 (dra_view.cel_budget) was spent: CEL_TOO_COSTLY */
 };
 
 /*

@@ -66,6 +66,14 @@ struct dra_prep {
     size_t *idx; /* per alternative: its selectors as indexes into progs */
     size_t n_idx, cap_idx;
     const struct dra_slice **slice_buf; /* DRA_MAX_NODE_SLICES entries for node_slices() */
+    /* The CEL budget: view->cel_budget, or own_budget. The one part of a prep that changes
+       after dra_prep_new (charged by every evaluation). */
+    struct cel_budget *budget;
+    struct cel_budget own_budget;
+    /* What describing nodes afterwards may spend (dra_node with a line, dra_put_holders):
+       another DRA_CEL_MAX_STEPS, so a classification spends at most twice that. */
+    struct cel_budget *describe;
+    struct cel_budget describe_budget;
 };
 
 /* ---- preparation -------------------------------------------------------------------------- */
@@ -105,8 +113,15 @@ static size_t prog_find(struct dra_prep *p, const char *src)
     struct prog *g = &p->progs[p->n_progs];
     memset(g, 0, sizeof(*g));
     g->src = src;
-    if (cel_compile(src, strlen(src), &g->prog, g->err, sizeof(g->err)) != CEL_OK)
+    size_t len = strlen(src);
+    if (p->budget->exhausted) {
+        snprintf(g->err, sizeof(g->err), "%s", CEL_TOO_COSTLY);
+    } else if (cel_compile(src, len, &g->prog, g->err, sizeof(g->err)) != CEL_OK) {
         g->prog = NULL;
+        cel_budget_charge(p->budget, len / CEL_COST_STRING_BYTES + 1);
+    } else {
+        cel_budget_charge(p->budget, cel_program_size(g->prog));
+    }
     return p->n_progs++;
 }
 
@@ -284,6 +299,15 @@ static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
     return add_spec(p, t->name, true, &t->spec);
 }
 
+/* The budget the prep charges (dra_view.cel_budget, classify.h DRA_CEL_MAX_STEPS). */
+static void budget_setup(struct dra_prep *p)
+{
+    cel_budget_init(&p->own_budget, DRA_CEL_MAX_STEPS);
+    p->budget = p->view->cel_budget ? p->view->cel_budget : &p->own_budget;
+    cel_budget_init(&p->describe_budget, DRA_CEL_MAX_STEPS);
+    p->describe = &p->describe_budget;
+}
+
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
 {
     *out = NULL;
@@ -295,6 +319,7 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
     p->pod = pod;
     p->view = view;
     p->class_missing = SIZE_MAX;
+    budget_setup(p);
     p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
     if (!p->slice_buf) {
         free(p);
@@ -486,7 +511,8 @@ static enum cel_result alt_eval(const struct dra_prep *p, const struct alt *a, c
     enum cel_result res = CEL_TRUE;
     for (size_t i = 0; i < a->n_prog; i++) {
         const struct prog *g = &p->progs[p->idx[a->first_prog + i]];
-        enum cel_result r = g->prog ? cel_eval(g->prog, &dev, NULL, 0) : CEL_UNKNOWN;
+        enum cel_result r =
+            g->prog ? cel_eval_budget(g->prog, &dev, p->budget, NULL, 0) : CEL_UNKNOWN;
         if (r == CEL_FALSE || r == CEL_ERROR) {
             /* after an uncertain selector, upstream may have stopped there with an error:
                either way the device is not allocated */
@@ -526,6 +552,7 @@ struct alt_out {
     bool error_free;     /* a selector fails with a runtime error on a free device */
     bool all_incomplete; /* allocationMode All and a pool is incomplete */
     bool uncertain;      /* the step depends on an uncertain selector */
+    bool too_costly;     /* devices left undecided because the CEL budget was spent */
     const struct prog *uncertain_prog, *error_prog, *false_prog;
     const struct dra_slice *old_slice;        /* a slice skipped for an older generation */
     const struct dra_slice *incomplete_slice; /* a slice of an incomplete pool */
@@ -641,6 +668,9 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                     o->uncertain_free++;
                 else
                     o->uncertain_held++;
+                /* a spent budget stays spent: every undecided device since is for want of it */
+                if (p->budget->exhausted)
+                    o->too_costly = true;
                 if (!o->uncertain_prog)
                     o->uncertain_prog = which;
                 break;
@@ -695,7 +725,9 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
         o->step = CAUSE_DRA_EXHAUSTED;
     else
         o->step = CAUSE_DRA_NO_MATCH;
-    o->uncertain = o->uncertain_held > 0;
+    /* too few either way, but undecided devices leave the numbers (and so whether the step is
+       no-match or exhausted, and whether waiting helps) uncertain */
+    o->uncertain = o->uncertain_held + o->uncertain_free > 0;
 }
 
 /* The outcome of one request: the first alternative that fits, else the closest. */
@@ -922,8 +954,8 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                         name, o->constraint, o->matching, o->devices, drv, o->free_match);
             break;
         }
-        line_printf(l, ": none of the %zu %s devices on node %s satisfies the selectors",
-                    o->devices, drv, name);
+        line_printf(l, ": none of the %zu %s devices on node %s %s the selectors", o->devices, drv,
+                    name, o->uncertain ? "is known to satisfy" : "satisfies");
         const struct prog *g = o->error_free ? o->error_prog : o->false_prog;
         if (g) {
             line_printf(l, "; %s `%s`", o->error_free ? "runtime error in" : "asks", g->src);
@@ -963,7 +995,12 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                         o->free_match, o->matching, drv);
         break;
     }
-    if (o->uncertain && (o->uncertain_prog || a->progs_missing))
+    if (o->too_costly)
+        line_printf(l,
+                    "; %s (the CEL budget of this classification is spent), so only what is "
+                    "certain is reported",
+                    CEL_TOO_COSTLY);
+    else if (o->uncertain && (o->uncertain_prog || a->progs_missing))
         line_printf(l, "; could not evaluate `%s`%s%s, so only what is certain is reported",
                     o->uncertain_prog ? o->uncertain_prog->src : "(too many selectors)",
                     o->uncertain_prog && o->uncertain_prog->err[0] ? ": " : "",
@@ -979,12 +1016,36 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                     (long long)o->incomplete_slice->slice_count);
 }
 
+static void node_step(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
+                      struct line *l);
+
 void dra_node(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
               struct line *l)
 {
     v->dra_step = CAUSE_GPU_FITS;
     if (!p || p->n_reqs == 0)
         return;
+    if (!l) {
+        v->dra_cel_left = p->budget->left;
+        node_step(p, node, v, NULL);
+        return;
+    }
+    /* Describing a node evaluated before: replay it with the budget it had then, so the
+       detail says what the verdict found (the budget spent since would make it differ) */
+    struct cel_budget replay;
+    cel_budget_init(&replay, v->dra_cel_left);
+    struct dra_prep q = *p;
+    q.budget = &replay;
+    node_step(&q, node, v, l);
+    cel_budget_charge(p->describe, replay.spent);
+    if (p->budget->exhausted && !v->dra_too_costly)
+        line_printf(l, "; %s on other nodes (the CEL budget of this classification is spent)",
+                    CEL_TOO_COSTLY);
+}
+
+static void node_step(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
+                      struct line *l)
+{
     size_t chosen[DRA_MAX_POD_CLAIMS * DRA_MAX_REQUESTS];
     size_t worst = SIZE_MAX;
     struct alt_out worst_o = {0}, o;
@@ -1063,6 +1124,7 @@ void dra_node(const struct dra_prep *p, const struct knode *node, struct node_ve
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
     v->dra_exact = a ? a->e : NULL;
     v->dra_cls = a ? a->cls : NULL;
+    v->dra_too_costly = worst_o.too_costly;
     if (l) {
         describe(p, q, chosen[worst], &worst_o, node, l);
         if (extra && !worst_o.constraint)
@@ -1074,6 +1136,11 @@ void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct 
 {
     if (!p)
         return;
+    /* a node's verdict is not re-decided here: once the budget for describing is spent, the
+       node's holders are not named (its devices are undecided, so not exhausted) */
+    struct dra_prep q = *p;
+    q.budget = p->describe;
+    p = &q;
     struct alt_out o;
     for (size_t i = 0; i < p->n_reqs; i++) {
         req_node(p, &p->reqs[i], node, &o);
@@ -1093,6 +1160,7 @@ static int lone_prep(struct dra_prep *p, struct alt *a, const struct dra_view *v
     static const struct kpod no_pod;
     *p = (struct dra_prep){.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
     *a = (struct alt){.e = e, .cls = cls};
+    budget_setup(p);
     p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
     if (!p->slice_buf)
         return K_ENOMEM;
@@ -1175,6 +1243,7 @@ int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
         }
         if (!out->undecided && o.uncertain_prog)
             out->undecided = o.uncertain_prog->src;
+        out->too_costly = out->too_costly || o.too_costly;
     }
     if (!out->undecided && a.progs_missing)
         out->undecided = "(too many selectors)";

@@ -3,7 +3,8 @@
  *
  * classify() prepares once per call (dra_prep_new: resolves the pod's claims through the view
  * and compiles every selector once), then asks per node (dra_node). Semantics and upstream
- * sources: classify.h. A prep is read-only after dra_prep_new and used by one classify() call.
+ * sources: classify.h. A prep is read-only after dra_prep_new but for its CEL budget, which every
+ * evaluation charges; it is used by one classify() call (one thread).
  */
 #ifndef GPUTRI_CLASSIFY_DRA_LADDER_H
 #define GPUTRI_CLASSIFY_DRA_LADDER_H
@@ -39,14 +40,19 @@ void dra_prep_put_narrowing(const struct dra_prep *p, struct line *l);
 
 /*
  * dra_node() - the DRA step for one candidate node: fills v->dra_* (v->dra_step
- * CAUSE_GPU_FITS when the pod has nothing to allocate or it fits). With `l` non-NULL the
- * outcome is also described there.
+ * CAUSE_GPU_FITS when the pod has nothing to allocate or it fits), charging the prep's CEL
+ * budget (classify.h dra_view.cel_budget) and recording in v->dra_cel_left what was left
+ * before. With `l` non-NULL the node is described there instead, from a verdict this function
+ * filled before: it is evaluated again with a budget of v->dra_cel_left steps, so the
+ * description agrees with the verdict whatever was spent in between; those steps are charged
+ * to the prep's budget for describing (dra_put_holders), not to the verdicts'.
  */
 void dra_node(const struct dra_prep *p, const struct knode *node, struct node_verdict *v,
               struct line *l);
 
 /* dra_put_holders() - "; node N: m matching, f free; held by claim ns/c (pod p)" for the first
- * request that is exhausted on the node; nothing when none is. */
+ * request that is exhausted on the node; nothing when none is, or when the prep's budget for
+ * describing (DRA_CEL_MAX_STEPS more, shared with dra_node's descriptions) is spent. */
 void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct line *l);
 
 #endif

@@ -6,7 +6,11 @@
  * every attribute lookup answers with the value (as a string, int, bool or version, chosen by
  * the attribute name's length) and whose every capacity is the value parsed as a quantity.
  * Checks: no crash, leak or UB under the sanitizers; compile and eval are deterministic;
- * results are in range.
+ * results are in range. The cost model (cel.h): an unbounded budget gives cel_eval's answer and
+ * takes at least one step and at most cel_program_size() plus the string bytes' steps; the same
+ * evaluation with exactly those steps gives the same answer, with fewer (a count taken from the
+ * input) CEL_UNKNOWN, CEL_TOO_COSTLY and an exhausted budget, and an exhausted budget answers at
+ * once.
  *
  * Build and run by hand from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
@@ -124,11 +128,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {NULL, 0, NULL, NULL, NULL},
         {"x", 1, NULL, none_attr, NULL},
     };
+    /* a budget size from the input, below the steps taken */
+    uint64_t cut = size ? data[size - 1] : 0;
     for (size_t k = 0; k < sizeof(devs) / sizeof(devs[0]); k++) {
         enum cel_result r = cel_eval(prog, &devs[k], err, sizeof(err));
         if (r > CEL_UNKNOWN || cel_eval(prog, &devs[k], NULL, 0) != r)
             abort();
         if ((r == CEL_ERROR || r == CEL_UNKNOWN) && err[0] == '\0')
+            abort();
+        struct cel_budget b;
+        cel_budget_init(&b, UINT64_MAX);
+        if (cel_eval_budget(prog, &devs[k], &b, NULL, 0) != r || b.exhausted)
+            abort();
+        uint64_t steps = b.spent;
+        /* strings traversed: at most the source's literals and the value, each compared with
+           every other at most once per node (contains() at every offset) */
+        uint64_t bytes = (uint64_t)(elen + fd.len + 16) * (elen + fd.len + 16);
+        if (steps < 1 || steps > cel_program_size(prog) * (2 + bytes / CEL_COST_STRING_BYTES))
+            abort();
+        cel_budget_init(&b, steps);
+        if (cel_eval_budget(prog, &devs[k], &b, NULL, 0) != r || b.exhausted || b.left != 0)
+            abort();
+        uint64_t less = cut % steps;
+        cel_budget_init(&b, less);
+        if (cel_eval_budget(prog, &devs[k], &b, err, sizeof(err)) != CEL_UNKNOWN || !b.exhausted ||
+            strcmp(err, CEL_TOO_COSTLY) != 0 || b.spent != less)
+            abort();
+        if (cel_eval_budget(prog, &devs[k], &b, NULL, 0) != CEL_UNKNOWN || b.spent != less)
             abort();
     }
     cel_program_free(prog);

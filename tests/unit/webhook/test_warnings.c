@@ -264,6 +264,95 @@ static void test_dra_work_budget(void **state)
     free(sl);
 }
 
+/* Selectors that cost a hundred times a plain one (10 KiB of `||` comparisons, all run): the
+ * CEL budget stops the matching, the devices left are undecided (no "no device matches"), and
+ * one warning says the selectors were too costly to check. */
+static void test_dra_cel_budget(void **state)
+{
+    (void)state;
+    enum { NODES = 100, SLICES = 10, DEVICES = 8 };
+    struct knode *nodes = calloc(NODES, sizeof(*nodes));
+    const struct knode **np = calloc(NODES, sizeof(*np));
+    struct dra_slice *sl = calloc(SLICES, sizeof(*sl));
+    struct dra_device *devs = calloc(SLICES * DEVICES, sizeof(*devs));
+    char names[SLICES][16], nn[NODES][16];
+    assert_non_null(nodes);
+    assert_non_null(np);
+    assert_non_null(sl);
+    assert_non_null(devs);
+    for (size_t i = 0; i < NODES; i++) {
+        snprintf(nn[i], sizeof(nn[i]), "n%03zu", i);
+        nodes[i].name = nn[i];
+        np[i] = &nodes[i];
+    }
+    for (size_t i = 0; i < SLICES; i++) {
+        snprintf(names[i], sizeof(names[i]), "s%03zu", i);
+        for (size_t d = 0; d < DEVICES; d++)
+            devs[i * DEVICES + d].name = "gpu";
+        sl[i] = (struct dra_slice){.name = names[i],
+                                   .driver = "gpu.nvidia.com",
+                                   .pool = names[i],
+                                   .generation = 1,
+                                   .slice_count = 1,
+                                   .all_nodes = true,
+                                   .devices = &devs[i * DEVICES],
+                                   .n_devices = DEVICES};
+    }
+    char *sel = "device.driver == 'gpu.nvidia.com'";
+    struct dra_class cls = {
+        .name = "gpu.nvidia.com", .selectors = &sel, .n_selectors = 1, .driver = "gpu.nvidia.com"};
+    struct gpu_set dra = {0};
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct wh_snapshot snap = {.gpus = &test_gpus,
+                               .nodes = np,
+                               .n_nodes = NODES,
+                               .nodes_synced = true,
+                               .dra_gpus = &dra,
+                               .device_classes = &cls,
+                               .n_device_classes = 1,
+                               .slices = sl,
+                               .n_slices = SLICES,
+                               .device_classes_synced = true,
+                               .slices_synced = true};
+    /* every comparison false but the last */
+    static char expr[10 * 1024 + 1];
+    size_t n = 0;
+    for (size_t k = 0; n + 64 < sizeof(expr); k++)
+        n += (size_t)snprintf(expr + n, sizeof(expr) - n, "device.driver == 'd%05zu' || ", k);
+    snprintf(expr + n, sizeof(expr) - n, "device.driver == 'gpu.nvidia.com'");
+    json_object *sels = json_object_new_array();
+    for (int i = 0; i < 16; i++) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "expression", json_object_new_string(expr));
+        json_object *s = json_object_new_object();
+        json_object_object_add(s, "cel", c);
+        json_object_array_add(sels, s);
+    }
+    json_object *claim =
+        json_tokener_parse("{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{"
+                           "\"deviceClassName\":\"gpu.nvidia.com\",\"count\":1}}]}}}");
+    assert_non_null(claim);
+    json_object *req = json_object_array_get_idx(
+        json_object_object_get(
+            json_object_object_get(json_object_object_get(claim, "spec"), "devices"), "requests"),
+        0);
+    json_object_object_add(json_object_object_get(req, "exactly"), "selectors", sels);
+    struct warn_list w;
+    warn_list_init(&w);
+    assert_int_equal(wh_check_dra_object(&snap, "ns", claim, false, &w), K_OK);
+    assert_int_equal(w.n, 1);
+    assert_string_equal(w.items[0].reason, WARN_REASON_NOT_CHECKED);
+    assert_non_null(strstr(w.items[0].text, "spec.devices: 1 device request not fully matched "
+                                            "against node devices, selectors too costly to "
+                                            "check"));
+    json_object_put(claim);
+    gpu_set_cleanup(&dra);
+    free(nodes);
+    free(np);
+    free(sl);
+    free(devs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_quota_arithmetic_saturates),
         cmocka_unit_test(test_long_names_stay_within_limits),
         cmocka_unit_test(test_dra_work_budget),
+        cmocka_unit_test(test_dra_cel_budget),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -568,6 +568,24 @@ static void run(const struct ccase *c, size_t n)
             fail_msg("%s: eval message '%s' lacks '%s'", c[k].name, err, c[k].msg);
         /* a program is reusable: the same answer again */
         assert_int_equal(cel_eval(prog, &dev, NULL, 0), r);
+        /* the budget: enough steps give the same answer; one fewer stops the evaluation */
+        struct cel_budget b;
+        cel_budget_init(&b, UINT64_MAX);
+        assert_int_equal(cel_eval_budget(prog, &dev, &b, NULL, 0), r);
+        assert_false(b.exhausted);
+        uint64_t steps = b.spent;
+        assert_true(steps >= 1);
+        cel_budget_init(&b, steps);
+        assert_int_equal(cel_eval_budget(prog, &dev, &b, NULL, 0), r);
+        assert_int_equal(b.left, 0);
+        assert_false(b.exhausted);
+        cel_budget_init(&b, steps - 1);
+        if (cel_eval_budget(prog, &dev, &b, err, sizeof(err)) != CEL_UNKNOWN)
+            fail_msg("%s: %llu steps of %llu did not stop it", c[k].name,
+                     (unsigned long long)steps - 1, (unsigned long long)steps);
+        assert_string_equal(err, CEL_TOO_COSTLY);
+        assert_true(b.exhausted);
+        assert_int_equal(b.spent, steps - 1);
         assert_string_equal(cel_program_source(prog), c[k].expr);
         cel_program_free(prog);
     }
@@ -674,6 +692,103 @@ static void test_limits(void **state)
     assert_int_equal(cel_compile(NULL, 0, &prog, err, sizeof(err)), CEL_INVALID);
 }
 
+static void test_budget_charge(void **state)
+{
+    (void)state;
+    struct cel_budget b;
+    cel_budget_init(&b, 10);
+    assert_true(cel_budget_charge(&b, 4));
+    assert_int_equal(b.left, 6);
+    assert_int_equal(b.spent, 4);
+    assert_false(cel_budget_charge(&b, 7)); /* takes what is left */
+    assert_true(b.exhausted);
+    assert_int_equal(b.left, 0);
+    assert_int_equal(b.spent, 10);
+    assert_false(cel_budget_charge(&b, 0)); /* spent stays spent */
+    assert_true(cel_budget_charge(NULL, UINT64_MAX));
+}
+
+/* Steps of one evaluation of `e` against `d` (unbounded budget). */
+static uint64_t steps_of(const char *e, const struct tdev *d, enum cel_result want)
+{
+    struct cel_program *prog;
+    char err[128];
+    if (cel_compile(e, strlen(e), &prog, err, sizeof(err)) != CEL_OK)
+        fail_msg("%s: %s", e, err);
+    struct cel_device dev = {d->driver, strlen(d->driver), d, t_attr, t_cap};
+    struct cel_budget b;
+    cel_budget_init(&b, UINT64_MAX);
+    assert_int_equal(cel_eval_budget(prog, &dev, &b, NULL, 0), want);
+    cel_program_free(prog);
+    return b.spent;
+}
+
+static void test_cost_model(void **state)
+{
+    (void)state;
+    /* one step per node: `driver == 'x'` visits the comparison, the driver and the literal */
+    assert_int_equal(steps_of("device.driver == 'x'", &nv_gpu, CEL_FALSE), 3);
+    assert_int_equal(steps_of("true", &dev_none, CEL_TRUE), 1);
+    /* && and || stop at the deciding operand, and so does the count */
+    assert_int_equal(steps_of("false && device.driver == 'x'", &nv_gpu, CEL_FALSE), 2);
+    /* strings compared cost one step per CEL_COST_STRING_BYTES bytes */
+    static const char *const long_name =
+        "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100-SXM4-40GB'";
+    assert_int_equal(steps_of(long_name, &nv_gpu, CEL_TRUE), 3 + 21 / CEL_COST_STRING_BYTES);
+    /* contains() compares at every offset */
+    uint64_t starts = steps_of("device.attributes['gpu.nvidia.com'].productName.startsWith('SXM')",
+                               &nv_gpu, CEL_FALSE);
+    uint64_t contains = steps_of("device.attributes['gpu.nvidia.com'].productName.contains('SXM')",
+                                 &nv_gpu, CEL_TRUE);
+    assert_true(contains > starts + 4);
+    /* comparing versions parses both */
+    assert_true(steps_of("device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan("
+                         "semver('1.0.0'))",
+                         &nv_gpu, CEL_TRUE) >= 3 + 8);
+
+    /* the hostile shape of issue 18: 10 KiB of `||` comparisons, every one false */
+    char *e = malloc(CEL_MAX_EXPR_LEN + 1);
+    assert_non_null(e);
+    size_t n = 0, terms = 0;
+    for (;;) {
+        char t[64];
+        int k = snprintf(t, sizeof(t), "%sdevice.driver == 'd%05zu'", n ? " || " : "", terms);
+        if (n + (size_t)k > CEL_MAX_EXPR_LEN)
+            break;
+        memcpy(e + n, t, (size_t)k + 1);
+        n += (size_t)k;
+        terms++;
+    }
+    assert_true(terms > 300);
+    struct cel_program *prog;
+    assert_int_equal(cel_compile(e, n, &prog, NULL, 0), CEL_OK);
+    /* the compiled size: three nodes a term and the || */
+    assert_int_equal(cel_program_size(prog), 3 * terms + 1);
+    struct cel_device dev = {NV, strlen(NV), &nv_gpu, t_attr, t_cap};
+    struct cel_budget b;
+    cel_budget_init(&b, UINT64_MAX);
+    assert_int_equal(cel_eval_budget(prog, &dev, &b, NULL, 0), CEL_FALSE);
+    assert_int_equal(b.spent, 3 * terms + 1);
+    /* a budget for 10 such evaluations stops the 11th part-way and every one after at once */
+    cel_budget_init(&b, 10 * (3 * terms + 1));
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(cel_eval_budget(prog, &dev, &b, NULL, 0), CEL_FALSE);
+    assert_int_equal(b.left, 0);
+    assert_false(b.exhausted);
+    char err[64];
+    assert_int_equal(cel_eval_budget(prog, &dev, &b, err, sizeof(err)), CEL_UNKNOWN);
+    assert_string_equal(err, CEL_TOO_COSTLY);
+    assert_true(b.exhausted);
+    uint64_t spent = b.spent;
+    assert_int_equal(cel_eval_budget(prog, &dev, &b, NULL, 0), CEL_UNKNOWN);
+    assert_int_equal(b.spent, spent);
+    /* NULL: unbounded, as cel_eval */
+    assert_int_equal(cel_eval_budget(prog, &dev, NULL, NULL, 0), CEL_FALSE);
+    cel_program_free(prog);
+    free(e);
+    assert_int_equal(cel_program_size(NULL), 0);
+}
+
 static void test_quantity_milli(void **state)
 {
     (void)state;
@@ -708,7 +823,8 @@ int main(void)
         cmocka_unit_test(test_upstream),       cmocka_unit_test(test_drivers),
         cmocka_unit_test(test_semantics),      cmocka_unit_test(test_no_callbacks),
         cmocka_unit_test(test_embedded_nul),   cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_quantity_milli),
+        cmocka_unit_test(test_quantity_milli), cmocka_unit_test(test_budget_charge),
+        cmocka_unit_test(test_cost_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
