@@ -58,8 +58,8 @@ static void serve(void *ctx, const struct http_request *req, struct http_respons
     struct httpd *h = ctx;
     if (h->filter && h->filter_path && strcmp(req->path, h->filter_path) == 0) {
         char msg[256] = "";
-        unsigned st =
-            h->filter(h->filter_ctx, req->method, req->path, req->authorization, msg, sizeof(msg));
+        unsigned st = h->filter(h->filter_ctx, req->client_addr, req->method, req->path,
+                                req->authorization, msg, sizeof(msg));
         if (st) {
             size_t n = strlen(msg);
             resp->status = st;

@@ -41,11 +41,13 @@ int httpd_start(const char *addr, httpd_handler_fn handler, void *ctx, struct ht
 /*
  * A filter in front of the handler for the paths it covers: returns 0 to let the request
  * through, or the HTTP status to answer instead with `msg` (msglen bytes) as a plain-text body.
- * `authorization` is the request's Authorization header (NULL when absent). Same threading as
- * the handler.
+ * `client` is the peer's address (http_request.client_addr; NULL when unknown), so a filter can
+ * keep per-client limits; `authorization` is the request's Authorization header (NULL when
+ * absent). Same threading as the handler.
  */
-typedef unsigned (*httpd_filter_fn)(void *ctx, const char *method, const char *path,
-                                    const char *authorization, char *msg, size_t msglen);
+typedef unsigned (*httpd_filter_fn)(void *ctx, const char *client, const char *method,
+                                    const char *path, const char *authorization, char *msg,
+                                    size_t msglen);
 
 struct tls_source;
 

@@ -156,10 +156,10 @@ unsigned controller_serve(void *ctx, const char *path, struct buf *body, const c
     return 404;
 }
 
-static unsigned auth_filter(void *ctx, const char *method, const char *path,
+static unsigned auth_filter(void *ctx, const char *client, const char *method, const char *path,
                             const char *authorization, char *msg, size_t msglen)
 {
-    return metrics_auth_check(ctx, method, path, authorization, msg, msglen);
+    return metrics_auth_check_client(ctx, client, method, path, authorization, msg, msglen);
 }
 
 /* The certificate, client and cache of --metrics-secure. */
