@@ -26,11 +26,11 @@ foreach(m ${manifests})
     endif()
   endforeach()
 endforeach()
-# charts/gputri/Chart.yaml: version and appVersion; plugins/krew/gputri.yaml: spec.version (vX.Y.Z)
+# manifests/helm/gputri/Chart.yaml: version and appVersion; manifests/krew/gputri.yaml: spec.version (vX.Y.Z)
 # and the release archive its uri names.
-foreach(pair "charts/gputri/Chart.yaml|^(version|appVersion):[ \t]*\"?([^\" \t]+)"
-             "plugins/krew/gputri.yaml|^  (version):[ \t]*v([^ \t]+)"
-             "plugins/krew/gputri.yaml|(uri):.*/download/v([^/]+)/")
+foreach(pair "manifests/helm/gputri/Chart.yaml|^(version|appVersion):[ \t]*\"?([^\" \t]+)"
+             "manifests/krew/gputri.yaml|^  (version):[ \t]*v([^ \t]+)"
+             "manifests/krew/gputri.yaml|(uri):.*/download/v([^/]+)/")
   string(FIND "${pair}" "|" sep)
   string(SUBSTRING "${pair}" 0 ${sep} rel)
   math(EXPR sep "${sep} + 1")
@@ -50,5 +50,5 @@ foreach(pair "charts/gputri/Chart.yaml|^(version|appVersion):[ \t]*\"?([^\" \t]+
   endforeach()
 endforeach()
 if(bad)
-  message(FATAL_ERROR "manifests/, charts/gputri or plugins/krew name another version than ${VERSION} (CMakeLists.txt project):\n${bad}")
+  message(FATAL_ERROR "manifests/, manifests/helm/gputri or manifests/krew name another version than ${VERSION} (CMakeLists.txt project):\n${bad}")
 endif()

@@ -53,10 +53,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-die() {
-  echo "build-image: error: $*" >&2
-  exit 1
-}
 [ "$(id -u)" = 0 ] || die "run as root (mmdebstrap --mode=root and buildah need it)"
 . /etc/os-release
 [ "${VERSION_CODENAME:-}" = "$SUITE" ] ||

@@ -1,4 +1,7 @@
-# Shared by scripts/test.sh and scripts/demo.sh: install what is missing and build gputri.
+# Shared by the scripts of scripts/ and, through e2e/lib.sh, by the e2e and bench scripts:
+# REPO, say, die; and for scripts/test.sh and scripts/demo.sh, install what is missing and build.
+# Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
+# bench/ or scripts/ defines one of them again.
 # shellcheck shell=bash
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,7 +13,28 @@ DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-cer
   prometheus    # e2e/test-alerts: promtool and a Prometheus scraping the controller
   clang libclang-rt-dev llvm) # clang: the clang build and the libFuzzer targets; llvm: symbolizer
 
-say() { printf '\n==> %s\n' "$*"; }
+# The name messages start with: the script's file name.
+PROG=${PROG:-${0##*/}}
+
+# say TEXT...: one progress line, shaped by SAY_STYLE (read at each call):
+#   banner (the default): an empty line, then "==> TEXT" on stdout (scripts/test.sh, demo.sh);
+#   tap: "# TEXT" on stdout, a comment among an e2e suite's "ok - NAME" lines;
+#   log: "PROG: TEXT" on stderr, for a program whose stdout is its answer (e2e/cluster);
+#   clock: "[HH:MM:SS] TEXT" on stderr (the bench scripts, whose stdout is the result).
+say() {
+  case ${SAY_STYLE:-banner} in
+  tap) printf '# %s\n' "$*" ;;
+  log) printf '%s: %s\n' "$PROG" "$*" >&2 ;;
+  clock) printf '[%s] %s\n' "$(date +%T)" "$*" >&2 ;;
+  *) printf '\n==> %s\n' "$*" ;;
+  esac
+}
+
+# die TEXT...: "PROG: error: TEXT" on stderr, exit 1.
+die() {
+  printf '%s: error: %s\n' "$PROG" "$*" >&2
+  exit 1
+}
 
 # install_packages PACKAGE...: apt-get install those of them that are not installed.
 install_packages() {

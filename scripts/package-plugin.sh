@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packages kubectl-gputri for krew: builds it (in $GPUTRI_BUILD_DIR, default build/), writes
 #   OUT/kubectl-gputri_v<version>_linux_amd64.tar.gz   the stripped binary
-#   OUT/gputri.yaml                                    plugins/krew/gputri.yaml with the
+#   OUT/gputri.yaml                                    manifests/krew/gputri.yaml with the
 #                                                      archive's sha256
 # (OUT defaults to <build dir>/krew) and prints the two paths. The archive is what the manifest's
 # uri names; publish both with the release. Try it without a release:
@@ -22,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BUILD_DIR=${GPUTRI_BUILD_DIR:-$REPO/build}
 OUT=$(realpath -m "${1:-$BUILD_DIR/krew}")
-MANIFEST=$REPO/plugins/krew/gputri.yaml
+MANIFEST=$REPO/manifests/krew/gputri.yaml
 VERSION=$(sed -n 's/^project(gputri VERSION \([0-9.]*\).*/\1/p' "$REPO/CMakeLists.txt")
 [ -n "$VERSION" ] || {
   echo "package-plugin: no version in CMakeLists.txt project()" >&2

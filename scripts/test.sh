@@ -89,6 +89,47 @@ tsan_unit() {
     "${run[@]}" ctest --test-dir "$REPO/build-tsan" --output-on-failure
 }
 
+# The shell scripts: each under e2e/, bench/ and scripts/ parses (bash -n); none defines a
+# function that e2e/lib.sh or scripts/lib.sh defines, and the two define none twice, so each helper
+# has one body; every e2e and bench script sources e2e/lib.sh (but the fixtures in e2e's
+# subdirectories, and bench/seed-triage.sh, the seed's own script, kept as written for comparison).
+shell_helpers_check() {
+  local f rc=0 scripts=() defs
+  while IFS= read -r f; do
+    case $f in
+    *.sh) ;;
+    *) head -n 1 "$f" | grep -q '^#!.*bash' || continue ;;
+    esac
+    scripts+=("$f")
+  done < <(find e2e bench scripts -type f | sort)
+  for f in "${scripts[@]}"; do
+    bash -n "$f" || {
+      echo "$f: bash -n failed"
+      rc=1
+    }
+  done
+  # FILE:LINE:NAME for every function definition in every script
+  defs=$(grep -HnoE '^[[:space:]]*(function[[:space:]]+)?[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(\)' \
+    "${scripts[@]}" | sed -E 's/:[[:space:]]*(function[[:space:]]+)?([A-Za-z0-9_]+)[[:space:]]*\(\)$/:\2/')
+  local name where
+  for name in $(sed -nE 's/^([A-Za-z_][A-Za-z0-9_]*)\(\) \{.*/\1/p' e2e/lib.sh scripts/lib.sh); do
+    where=$(grep -E ":$name\$" <<<"$defs")
+    [ "$(wc -l <<<"$where")" = 1 ] && continue
+    echo "$name is defined more than once (e2e/lib.sh or scripts/lib.sh holds it):"
+    sed 's/^/  /' <<<"$where"
+    rc=1
+  done
+  for f in "${scripts[@]}"; do
+    case $f in e2e/lib.sh | e2e/*/* | bench/seed-triage.sh | scripts/*) continue ;; esac
+    grep -qE '^[^#]*source .*lib\.sh"' "$f" || {
+      echo "$f does not source e2e/lib.sh"
+      rc=1
+    }
+  done
+  [ $rc = 0 ] && echo "${#scripts[@]} shell scripts: parse, one definition per helper"
+  return $rc
+}
+
 # The test cluster starts from nothing (no objects left by an earlier run, e.g. an interrupted one),
 # and the audit log starts empty, so that e2e/test-rbac-usage sees this run's requests only.
 e2e_up() {
@@ -105,6 +146,7 @@ e2e_suite() { # e2e_suite PATH: one suite; on failure show the end of gputri's l
 }
 
 suite "format (clang-format)" format_check
+suite "shell helpers" shell_helpers_check
 suite "build" build "$REPO/build"
 suite "unit tests" ctest --test-dir "$REPO/build" --output-on-failure
 suite "build with ASan+UBSan" build "$REPO/build-asan" -DGPUTRI_SANITIZE=ON
