@@ -166,6 +166,12 @@ static void test_unreadable_items(void **state)
     assert_string_equal(fake_kube_request(&fx->fake, 1)->path, "/api/v1/nodes?limit=500");
     json_object_put(pod);
 
+    fake_kube_answer(&fx->fake, 200, 0, "{\"kind\":\"Pod\",\"metadata\":{\"name\":[]}}");
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.err, "gputri: malformed response: GET "
+                                   "/api/v1/namespaces/team/pods/train: the pod could not be read "
+                                   "(malformed, or past a bound)\n");
+
     size_t big = KUBE_MAX_OBJECT + 1;
     char *text = malloc(big);
     assert_non_null(text);
