@@ -75,7 +75,8 @@ static void print_api_error(const struct gputri_io *io, const struct kube_config
         break;
     case K_EIO:
     case K_ETIMEDOUT:
-        if (err->tls) { /* the kubeconfig's certificates, not the network */
+        if (err->tls || err->deadline) { /* the kubeconfig's certificates, or a LIST that did
+                                          * not end in time: not the network */
             fprintf(io->err, "gputri: %s\n", err->message);
             break;
         }
@@ -247,6 +248,7 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
             goto out;
         }
     }
+    kube_client_set_list_deadline(client, true); /* --request-timeout bounds a whole LIST */
     struct triage t;
     struct kube_error err = {0};
     int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, grace, ns, name, &t, &err);

@@ -76,7 +76,7 @@ static void print_api_error(const struct plugin_io *io, const struct kube_config
         break;
     case K_EIO:
     case K_ETIMEDOUT:
-        if (err->tls || err->credentials) /* the kubeconfig's certificates or plugin */
+        if (err->tls || err->credentials || err->deadline) /* not the network */
             fprintf(io->err, "error: %s\n", msg);
         else
             fprintf(io->err, "error: cannot reach the API server %s: %s\n",
@@ -125,6 +125,9 @@ static int run_pods(const struct plugin_io *io, const struct plugin_args *a,
         fprintf(io->err, "error: %s\n", k_strerror(rc));
         status = 1;
     } else if (write_all(io, &out)) {
+        status = 1;
+    } else if (rows.skipped) { /* the rows printed are not the whole answer */
+        print_api_error(io, cfg, ns, NULL, err.code, &err);
         status = 1;
     } else if (rows.n == 0 && a->output != PLUGIN_OUTPUT_JSON) {
         if (a->all_namespaces)
@@ -214,6 +217,7 @@ int plugin_main(int argc, char **argv, const struct plugin_io *io)
         fprintf(io->err, "error: out of memory\n");
         goto out;
     }
+    kube_client_set_list_deadline(client, true); /* --request-timeout bounds a whole LIST */
     if (a.cmd == PLUGIN_CMD_PODS)
         status = run_pods(io, &a, client, &cfg, &gpus, dra_set, ns);
     else

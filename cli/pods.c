@@ -98,6 +98,8 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
     if (rc) {
         if (rc == K_ENOMEM && !q->error)
             q->error = rc;
+        else if (rc != K_ENOMEM)
+            q->skipped++;
         return;
     }
     store_read_lock(q->store);
@@ -340,6 +342,10 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     }
     if (rc == K_OK)
         rc = pods_query_rows(&q, out);
+    if (rc == K_OK && q.skipped) { /* the rows, and the error that says they are not all */
+        out->skipped = q.skipped;
+        informer_list_skipped(path, q.skipped, err);
+    }
     pods_query_cleanup(&q);
     return rc;
 }

@@ -42,6 +42,9 @@ struct pod_row {
 struct pod_rows {
     struct pod_row *items;
     size_t n, cap;
+    /* pods of the LIST that could not be read (did not project, or passed a bound): no row, so
+     * the rows are not the whole answer (pods_fetch) */
+    size_t skipped;
 };
 
 /* The query state: the store and the keys of the pods that will become rows. */
@@ -52,6 +55,7 @@ struct pods_query {
     size_t n_keys, cap_keys;
     size_t n_unannotated; /* candidates that need live classification */
     int error;            /* first K_ENOMEM while observing, else K_OK */
+    size_t skipped;       /* pods observed that did not project or passed a bound */
     size_t n_claim_pods;  /* candidates needing live classification that have
                              spec.resourceClaims (the DRA objects are read only for them) */
     /* DRA objects for the live classification of pods with claims (pods_query_set_dra); NULL:
@@ -100,7 +104,10 @@ void pods_query_cleanup(struct pods_query *q);
  * kubelet rejected); only when some candidate needs live classification, LIST the nodes, the
  * DRA objects when a candidate has claims, and the non-terminal pods of every namespace on the
  * nodes the live candidates' ladders read (usage_fetch()). Returns a K_* value, err filled on
- * API errors; on K_OK free `out` with pod_rows_cleanup().
+ * API errors (K_EPARSE when nodes, pods on them or DRA objects a live row depends on could not be
+ * read); on K_OK free `out` with pod_rows_cleanup(). On K_OK with out->skipped > 0 some listed
+ * pods could not be read: the rows are the others, and err holds the line that says so
+ * (informer_list_skipped).
  */
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,

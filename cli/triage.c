@@ -2,6 +2,7 @@
 #include "triage.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,11 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
     unsigned changed = 0;
     rc = store_pod_apply_json(t->store, pod, 0, NULL, &changed);
     json_object_put(pod);
+    if (rc && rc != K_ENOMEM) { /* no verdict from a pod that could not be read */
+        err->code = rc = K_EPARSE;
+        snprintf(err->message, sizeof(err->message),
+                 "GET %.400s: the pod could not be read (malformed, or past a bound)", path);
+    }
     if (rc)
         goto fail;
     struct dra_store *dra = NULL;

@@ -112,6 +112,7 @@ struct pod_sink {
     struct store *s;
     pthread_mutex_t *mu; /* NULL: one thread */
     int rc;              /* K_ENOMEM once the store could not take a pod */
+    size_t skipped;      /* items that did not project or passed a bound */
 };
 
 static void sink_lock(struct pod_sink *k)
@@ -135,8 +136,10 @@ static int sink_json(void *ctx, json_object *obj)
     int rc = store_pod_apply_json(k->s, obj, 0, NULL, &changed);
     if (rc == K_ENOMEM && !k->rc)
         k->rc = rc;
+    else if (rc)
+        k->skipped++; /* counted: the LIST fails after it (informer_list_skipped) */
     sink_unlock(k);
-    return rc == K_ENOMEM; /* other errors: the pod is skipped, as an informer does */
+    return rc == K_ENOMEM;
 }
 
 /* A pod the server answered in protobuf. */
@@ -147,8 +150,12 @@ static int sink_proto(void *ctx, const uint8_t *bytes, size_t len)
     int rc = project_pod_usage_proto(bytes, len, store_gpus(k->s), &pod);
     if (rc == K_ENOMEM)
         goto out;
-    if (rc)
-        return 0; /* skipped, as a JSON item that does not project */
+    if (rc) { /* counted, as a JSON item that does not project */
+        sink_lock(k);
+        k->skipped++;
+        sink_unlock(k);
+        return 0;
+    }
     unsigned changed = 0;
     sink_lock(k);
     store_read_lock(k->s);
@@ -175,6 +182,8 @@ static int node_json(void *ctx, json_object *obj)
     int rc = store_node_apply_json(k->s, obj, 0, NULL, &changed);
     if (rc == K_ENOMEM && !k->rc)
         k->rc = rc;
+    else if (rc)
+        k->skipped++;
     return rc == K_ENOMEM;
 }
 
@@ -190,7 +199,9 @@ static int node_proto(void *ctx, const uint8_t *bytes, size_t len)
     }
     if (rc == K_ENOMEM && !k->rc)
         k->rc = rc;
-    return rc == K_ENOMEM; /* other errors: the node is skipped, as an informer does */
+    else if (rc)
+        k->skipped++;
+    return rc == K_ENOMEM;
 }
 
 int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err)
@@ -198,7 +209,9 @@ int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *
     struct pod_sink k = {.s = s};
     const struct kube_list_options opts = {.page_size = 500, .proto_item = node_proto};
     int rc = kube_list(c, "/api/v1/nodes", &opts, node_json, &k, NULL, 0, err);
-    return k.rc ? sink_failed(k.rc, err) : rc;
+    if (k.rc)
+        return sink_failed(k.rc, err);
+    return rc == K_OK && k.skipped ? informer_list_skipped("/api/v1/nodes", k.skipped, err) : rc;
 }
 
 /* One node's non-terminal pods, one response: a node holds at most its status.allocatable pods
@@ -299,6 +312,8 @@ static int fetch_parallel(struct kube_client *c, const struct usage_nodes *u, st
         return sink_failed(sh.sink.rc, err);
     if (sh.rc && err)
         *err = sh.err;
+    if (sh.rc == K_OK && sh.sink.skipped)
+        return informer_list_skipped("/api/v1/pods", sh.sink.skipped, err);
     return sh.rc;
 }
 
@@ -317,5 +332,7 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store
         for (size_t i = 0; i < u->n && rc == K_OK; i++)
             rc = fetch_node(c, u->names[i], &k, err);
     }
-    return k.rc ? sink_failed(k.rc, err) : rc;
+    if (k.rc)
+        return sink_failed(k.rc, err);
+    return rc == K_OK && k.skipped ? informer_list_skipped("/api/v1/pods", k.skipped, err) : rc;
 }

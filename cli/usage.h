@@ -89,9 +89,10 @@ int usage_nodes_add(struct usage_nodes *u, const char *node);
  * kube_client_set_http1), in no particular order. The LISTs ask for protobuf, as client-go does
  * (kube/proto.h): the API server writes it several times faster than JSON, and the CLI reads only
  * what usage needs (project_pod_usage_proto); a server that answers JSON is read as JSON. A pod
- * `s` already holds keeps its record (it was read whole); a pod that does not project is
- * skipped. The store is written under its own lock, one pod at a time. Returns K_OK or the first
- * K_* error, err filled; after an error no further node is read.
+ * `s` already holds keeps its record (it was read whole). The store is written under its own
+ * lock, one pod at a time. Returns K_OK or the first K_* error, err filled; after an error no
+ * further node is read; K_EPARSE when pods did not project (informer_list_skipped: how many),
+ * as the usage of their nodes is then unknown.
  */
 int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store *s,
                 struct kube_error *err);
@@ -99,8 +100,9 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store
 /*
  * usage_list_nodes() - LIST every node into the store `s` (a consistent read, in pages of 500),
  * asking for protobuf as usage_fetch does (project_node_proto; a JSON answer is read as JSON):
- * the CLI's one read of the nodes a classification walks. A node that does not project is
- * skipped. Returns K_OK or a K_* error, err filled. Not thread-safe on one client.
+ * the CLI's one read of the nodes a classification walks. Returns K_OK or a K_* error, err
+ * filled; K_EPARSE when nodes did not project (informer_list_skipped: how many), as no verdict
+ * may come from the others alone. Not thread-safe on one client.
  */
 int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err);
 

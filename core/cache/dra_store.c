@@ -465,22 +465,27 @@ size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
 struct list_ctx {
     struct dra_store *s;
     enum dra_kind kind;
+    size_t skipped; /* did not project or passed a bound */
 };
 
 static void list_upsert(void *ctx, json_object *obj)
 {
     struct list_ctx *l = ctx;
-    dra_store_apply_json(l->s, l->kind, obj, 0); /* one that does not project is skipped */
+    int rc = dra_store_apply_json(l->s, l->kind, obj, 0);
+    if (rc && rc != K_ENOMEM)
+        l->skipped++;
 }
 
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        struct list_ctx l = {s, (enum dra_kind)k};
+        struct list_ctx l = {s, (enum dra_kind)k, 0};
         struct informer_handlers h = {.ctx = &l, .upsert = list_upsert};
         int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
         if (rc)
             return rc;
+        if (l.skipped) /* the CLI answers from nothing it could not read */
+            return informer_list_skipped(kind_paths[k], l.skipped, err);
     }
     return K_OK;
 }

@@ -94,9 +94,10 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
 
 /*
  * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store
- * (for one-shot tools: the CLI). Objects that do not project are skipped. Returns K_OK or the
- * first LIST's K_* error (err filled); K_ENOTFOUND when the API does not serve
- * resource.k8s.io/v1.
+ * (for one-shot tools: the CLI). Returns K_OK or the first LIST's K_* error (err filled);
+ * K_ENOTFOUND when the API does not serve resource.k8s.io/v1; K_EPARSE when objects of a kind
+ * did not project (informer_list_skipped: the kind's path and how many), after that kind's
+ * LIST.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
 

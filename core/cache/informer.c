@@ -81,17 +81,12 @@ struct informer *informer_new(const struct kube_config *cfg, const struct inform
 
 struct list_ctx {
     const struct informer_handlers *h;
-    size_t items, max_items;
-    bool too_big;
+    size_t items; /* for the log; kube_list bounds them */
 };
 
 static int list_item(void *ctx, json_object *item)
 {
     struct list_ctx *lc = ctx;
-    if (lc->items == lc->max_items) {
-        lc->too_big = true;
-        return 1; /* stop: kube_list returns K_ECANCELED */
-    }
     lc->items++;
     lc->h->upsert(lc->h->ctx, item);
     return 0;
@@ -117,27 +112,16 @@ int informer_list(struct kube_client *client, const char *path,
         rv_len = sizeof(rv_buf);
     }
     size_t max_pages = opts->max_pages ? opts->max_pages : INFORMER_LIST_MAX_PAGES, pages = 0;
-    struct list_ctx lc = {handlers, 0, opts->max_items ? opts->max_items : INFORMER_LIST_MAX_ITEMS,
-                          false};
+    struct list_ctx lc = {handlers, 0};
     struct kube_list_options lo = {.page_size = opts->page_size,
                                    .resource_version = opts->resource_version,
                                    .max_pages = max_pages,
+                                   .max_items = opts->max_items,
                                    .pages = &pages,
                                    .restart = list_restart};
     if (handlers->sync_begin)
         handlers->sync_begin(handlers->ctx);
     int rc = kube_list(client, path, &lo, list_item, &lc, resource_version, rv_len, err);
-    if (lc.too_big) {
-        rc = K_ETOOBIG;
-        if (err) {
-            err->code = rc;
-            err->http_status = 0;
-            snprintf(err->message, sizeof(err->message),
-                     "LIST %s: more than %zu items (the server's continue tokens do not end?); "
-                     "stopped in response %zu",
-                     path, lc.max_items, pages);
-        }
-    }
     if (opts->pages)
         *opts->pages = pages;
     /* Only sweep after a complete list: a partial one would drop live objects. */
@@ -148,6 +132,18 @@ int informer_list(struct kube_client *client, const char *path,
             handlers->sync_end(handlers->ctx);
     }
     return rc;
+}
+
+int informer_list_skipped(const char *path, size_t n, struct kube_error *err)
+{
+    if (err) {
+        memset(err, 0, sizeof(*err));
+        err->code = K_EPARSE;
+        snprintf(err->message, sizeof(err->message),
+                 "LIST %.*s: %zu item%s could not be read (malformed, or past a bound)",
+                 (int)strcspn(path, "?"), path, n, n == 1 ? "" : "s");
+    }
+    return K_EPARSE;
 }
 
 int informer_list_once(struct kube_client *client, const char *path, int page_size,

@@ -75,15 +75,10 @@ struct informer_options {
     size_t list_max_items, list_max_pages;
 };
 
-/*
- * The most items and pages one LIST may return. A server whose continue tokens never end (every
- * page new items and another token) would otherwise grow the store without limit: past either
- * bound the LIST fails with K_ETOOBIG (logged; the informer backs off and lists again).
- * 1,000,000 items is 20 times Kubernetes' documented 150,000-pod cluster limit; 10,000 pages
- * holds it at the default page size of 500 with room for short pages.
- */
-#define INFORMER_LIST_MAX_ITEMS 1000000
-#define INFORMER_LIST_MAX_PAGES 10000
+/* The most items and pages one LIST may return: kube/client.h's bounds (past either, K_ETOOBIG,
+ * logged; the informer backs off and lists again). */
+#define INFORMER_LIST_MAX_ITEMS KUBE_LIST_MAX_ITEMS
+#define INFORMER_LIST_MAX_PAGES KUBE_LIST_MAX_PAGES
 
 struct informer;
 
@@ -150,6 +145,15 @@ int informer_list(struct kube_client *client, const char *path,
                   const struct informer_list_options *opts,
                   const struct informer_handlers *handlers, char *resource_version, size_t rv_len,
                   struct kube_error *err);
+
+/*
+ * informer_list_skipped() - the error of a LIST of which `n` items (n > 0) could not be read: they
+ * did not project, or passed a bound of the store. K_EPARSE, with err (may be NULL) saying "LIST
+ * PATH: N items could not be read (malformed, or past a bound)", PATH without its query. For
+ * one-shot tools, which must not answer from the other items as though they were all; an
+ * informer logs and skips them instead. Returns K_EPARSE.
+ */
+int informer_list_skipped(const char *path, size_t n, struct kube_error *err);
 
 /*
  * informer_list_once() - informer_list() of the latest state (no resourceVersion: a consistent

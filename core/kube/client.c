@@ -36,7 +36,6 @@
 /* A watch silent for this much longer than its server-side timeout is considered dead. */
 #define WATCH_IDLE_MARGIN_S 60L
 #define URL_MAX (64u << 10)
-#define ERROR_BODY_MAX (64u << 10) /* kept from a failed watch response, for the message */
 #define TOKEN_FILE_MAX (64u << 10)
 #define JSON_DEPTH 128
 #define RETRY_AFTER_MAX 3600
@@ -52,7 +51,8 @@ struct kube_client {
     struct kube_exec_cred exec_cred;        /* this request's exec credential, when exec_used */
     uint64_t exec_gen;
     bool exec_used;
-    bool http1; /* HTTP/1.1 instead of HTTP/2 (kube_client_set_http1) */
+    bool http1;         /* HTTP/1.1 instead of HTTP/2 (kube_client_set_http1) */
+    bool list_deadline; /* a LIST as a whole within the request timeout */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -67,6 +67,8 @@ struct request {
     int canceled;                     /* the cancel flag stopped the transfer */
     int retry_after;
     const char *accept; /* the Accept header's value; NULL: application/json */
+    bool discard;       /* nobody reads a 2xx body: dropped as it arrives */
+    long timeout_ms;    /* > 0: this request's total time instead of the configured one */
 };
 
 /* Watch state: the caller's handler plus what an ERROR event said. */
@@ -193,6 +195,7 @@ struct kube_client *kube_client_clone(const struct kube_client *c)
     if (n) {
         n->transport = c->transport;
         n->http1 = c->http1;
+        n->list_deadline = c->list_deadline;
     }
     return n;
 }
@@ -200,6 +203,11 @@ struct kube_client *kube_client_clone(const struct kube_client *c)
 void kube_client_set_http1(struct kube_client *c, bool on)
 {
     c->http1 = on;
+}
+
+void kube_client_set_list_deadline(struct kube_client *c, bool on)
+{
+    c->list_deadline = on;
 }
 
 void kube_client_free(struct kube_client *c)
@@ -310,22 +318,22 @@ static const char *current_token(struct kube_client *c)
 /* Take n bytes of a response with HTTP `status`. Returns K_OK, or the K_* that ends it. */
 static int deliver(struct request *rq, long status, const char *data, size_t n)
 {
-    if (rq->parser || rq->list) {
-        if (status >= 200 && status < 300 && rq->parser)
-            return kube_watch_parser_feed(rq->parser, data, n);
-        if (status >= 200 && status < 300) {
-            if (n > KUBE_MAX_LIST_RESPONSE - rq->list_bytes)
-                return K_ETOOBIG;
-            rq->list_bytes += n;
-            return kube_list_parser_feed(rq->list, data, n);
-        }
-        /* A failed watch or LIST: keep the start of the body for the Status message, drop the
-         * rest. */
-        size_t room = rq->body.limit - rq->body.len;
-        int rc = buf_append(&rq->body, data, n < room ? n : room);
-        return rc == K_ENOMEM ? rc : K_OK;
+    bool ok = status >= 200 && status < 300;
+    if (ok && rq->parser)
+        return kube_watch_parser_feed(rq->parser, data, n);
+    if (ok && rq->list) {
+        if (n > KUBE_MAX_LIST_RESPONSE - rq->list_bytes)
+            return K_ETOOBIG;
+        rq->list_bytes += n;
+        return kube_list_parser_feed(rq->list, data, n);
     }
-    return buf_append(&rq->body, data, n);
+    if (ok)
+        return rq->discard ? K_OK : buf_append(&rq->body, data, n);
+    /* A failed response: keep the start of the body for the Status message, drop the rest. */
+    size_t keep = rq->body.limit < KUBE_MAX_ERROR_BODY ? rq->body.limit : KUBE_MAX_ERROR_BODY;
+    size_t room = rq->body.len < keep ? keep - rq->body.len : 0;
+    int rc = buf_append(&rq->body, data, n < room ? n : room);
+    return rc == K_ENOMEM ? rc : K_OK;
 }
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
@@ -334,8 +342,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
     size_t n = size * nmemb;
     long status = 0;
 
-    if (rq->parser || rq->list)
-        curl_easy_getinfo(rq->c->curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(rq->c->curl, CURLINFO_RESPONSE_CODE, &status);
     int rc = deliver(rq, status, data, n);
     if (rc) {
         rq->write_rc = rc;
@@ -496,8 +503,8 @@ static void write_error(struct kube_error *err, int rc, const char *method, cons
                 "response larger than %llu bytes",
                 path, KUBE_MAX_LIST_ITEM, KUBE_LIST_MAX_FIELD, KUBE_MAX_LIST_RESPONSE);
     else if (rc == K_ETOOBIG)
-        err_set(err, rc, "%s %s: response larger than %u bytes", method, path,
-                rq->parser ? KUBE_MAX_WATCH_EVENT : KUBE_MAX_RESPONSE);
+        err_set(err, rc, "%s %s: response larger than %zu bytes", method, path,
+                rq->parser ? (size_t)KUBE_MAX_WATCH_EVENT : rq->body.limit);
     else if (rc == K_EPARSE && rq->list)
         err_set(err, rc, "LIST %s: malformed list response", path);
     else if (rc == K_EPARSE)
@@ -730,6 +737,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     if (watch_idle_s > 0) {
         SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
         SETOPT(CURLOPT_LOW_SPEED_TIME, watch_idle_s);
+    } else if (rq->timeout_ms > 0) {
+        SETOPT(CURLOPT_TIMEOUT_MS, rq->timeout_ms);
     } else if (cfg->request_timeout_set) {
         SETOPT(CURLOPT_TIMEOUT_MS, (long)cfg->request_timeout_ms);
     } else {
@@ -936,7 +945,8 @@ static int request_json(struct kube_client *c, const char *method, const char *p
 
     if (out)
         *out = NULL;
-    request_init(&rq, c, KUBE_MAX_RESPONSE);
+    request_init(&rq, c, KUBE_MAX_OBJECT);
+    rq.discard = out == NULL; /* an answer nobody reads is not held, whatever its size */
     if (body) {
         text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
                                                         JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -1037,12 +1047,13 @@ static int list_page_proto(const char *path, const struct buf *body,
 
 /* One page of a LIST: GET `url`, its items to fn (or proto_item); *rv and *cont (owned) from its
  * metadata. */
-static int list_page(struct kube_client *c, const char *path, const char *url, kube_list_item_fn fn,
-                     int (*proto_item)(void *, const uint8_t *, size_t), void *ctx, char **rv,
-                     char **cont, struct kube_error *err)
+static int list_page(struct kube_client *c, const char *path, const char *url, long timeout_ms,
+                     kube_list_item_fn fn, int (*proto_item)(void *, const uint8_t *, size_t),
+                     void *ctx, char **rv, char **cont, struct kube_error *err)
 {
     struct request rq;
-    request_init(&rq, c, proto_item ? KUBE_MAX_RESPONSE : ERROR_BODY_MAX);
+    request_init(&rq, c, proto_item ? KUBE_MAX_RESPONSE : KUBE_MAX_ERROR_BODY);
+    rq.timeout_ms = timeout_ms;
     rq.list = kube_list_parser_new(KUBE_MAX_LIST_ITEM, fn, ctx);
     int rc;
     if (!rq.list) {
@@ -1100,6 +1111,51 @@ out:
     return rc;
 }
 
+/* The items of one LIST, counted against its bound on their way to the caller. */
+struct list_items {
+    kube_list_item_fn fn;
+    int (*proto_item)(void *, const uint8_t *, size_t);
+    void (*restart)(void *);
+    void *ctx;
+    size_t n, max;
+    bool over; /* one more than max came */
+};
+
+static int count_item(struct list_items *li)
+{
+    if (li->n == li->max) {
+        li->over = true;
+        return 1;
+    }
+    li->n++;
+    return 0;
+}
+
+static int counted_item(void *ctx, json_object *item)
+{
+    struct list_items *li = ctx;
+    return count_item(li) ? 1 : li->fn(li->ctx, item);
+}
+
+static int counted_proto_item(void *ctx, const uint8_t *bytes, size_t len)
+{
+    struct list_items *li = ctx;
+    return count_item(li) ? 1 : li->proto_item(li->ctx, bytes, len);
+}
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The request timeout in ms (--request-timeout, else the default); 0: none. */
+static int64_t request_timeout_ms(const struct kube_config *cfg)
+{
+    return cfg->request_timeout_set ? cfg->request_timeout_ms : REQUEST_TIMEOUT_S * 1000;
+}
+
 int kube_list(struct kube_client *c, const char *path, const struct kube_list_options *opts,
               kube_list_item_fn fn, void *ctx, char *resource_version, size_t rv_len,
               struct kube_error *err)
@@ -1110,8 +1166,14 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
     int rc = K_OK;
     int page_size = opts && opts->page_size > 0 ? opts->page_size : 0;
     const char *from = opts && opts->resource_version ? opts->resource_version : "";
-    size_t max_pages = opts ? opts->max_pages : 0, pages = 0;
+    size_t max_pages = opts && opts->max_pages ? opts->max_pages : KUBE_LIST_MAX_PAGES, pages = 0;
     bool full_list = false; /* falling back to one unpaged response after an expired token */
+    struct list_items li = {.fn = fn,
+                            .proto_item = opts ? opts->proto_item : NULL,
+                            .ctx = ctx,
+                            .max = opts && opts->max_items ? opts->max_items : KUBE_LIST_MAX_ITEMS};
+    int64_t timeout = c->list_deadline ? request_timeout_ms(c->cfg) : 0;
+    int64_t deadline = timeout > 0 ? monotonic_ms() + timeout : 0;
 
     if (!err)
         err = &dummy;
@@ -1122,7 +1184,7 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
     const char *sep = strchr(path, '?') ? "&" : "?";
 
     for (;;) {
-        if (max_pages && pages == max_pages) {
+        if (pages == max_pages) {
             rc = K_ETOOBIG;
             err_set(err, rc,
                     "LIST %s: more than %zu pages (the server's continue tokens do not end)", path,
@@ -1158,10 +1220,26 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
         cont = NULL;
         free(rv);
         rv = NULL;
+        int64_t left = deadline ? deadline - monotonic_ms() : 0;
+        if (deadline && left <= 0) {
+            rc = K_ETIMEDOUT;
+            goto past_deadline;
+        }
         pages++;
         /* the whole collection in one response is streamed as JSON, not held (proto_item) */
-        rc = list_page(c, path, url.data, fn, opts && !full_list ? opts->proto_item : NULL, ctx,
-                       &rv, &cont, err);
+        rc = list_page(c, path, url.data, (long)left, counted_item,
+                       li.proto_item && !full_list ? counted_proto_item : NULL, &li, &rv, &cont,
+                       err);
+        if (li.over) {
+            rc = K_ETOOBIG;
+            err_set(err, rc,
+                    "LIST %s: more than %zu items (the server's continue tokens do not end?); "
+                    "stopped in response %zu",
+                    path, li.max, pages);
+            goto out;
+        }
+        if (rc == K_ETIMEDOUT && deadline && pages > 1)
+            goto past_deadline; /* the request had only what was left of the LIST's time */
         if (rc == K_EGONE && had_cont && !full_list) {
             /* The continue token expired (the snapshot was compacted) between pages: as
              * client-go's pager (FullListIfExpired, kubernetes/kubernetes:
@@ -1171,6 +1249,7 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
             log_info(2, "LIST %s: continue token expired; listing again without paging", path);
             full_list = true;
             memset(err, 0, sizeof(*err));
+            li.n = 0; /* the items come again */
             if (opts && opts->restart)
                 opts->restart(ctx);
             continue;
@@ -1193,6 +1272,14 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
             err_set(err, rc, "canceled");
             goto out;
         }
+    }
+past_deadline:
+    if (rc == K_ETIMEDOUT) {
+        err_set(err, rc,
+                "LIST %s: not complete within the request timeout of %lld ms (--request-timeout) "
+                "after %zu responses",
+                path, (long long)timeout, pages);
+        err->deadline = 1;
     }
 out:
     if (opts && opts->pages)
@@ -1241,7 +1328,7 @@ int kube_watch(struct kube_client *c, const char *path, const char *resource_ver
         err = &dummy;
     memset(err, 0, sizeof(*err));
     buf_init(&url, URL_MAX);
-    request_init(&rq, c, ERROR_BODY_MAX);
+    request_init(&rq, c, KUBE_MAX_ERROR_BODY);
     rq.parser = kube_watch_parser_new(KUBE_MAX_WATCH_EVENT, on_watch_event, &w);
     if (!rq.parser) {
         rc = K_ENOMEM;

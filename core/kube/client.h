@@ -4,13 +4,17 @@
  *
  * One struct kube_client per thread: it owns one curl easy handle (connections are reused) and
  * is not thread-safe. Several clients may share one struct kube_config (read-only).
- * Every response body is capped (KUBE_MAX_RESPONSE); a watch event is capped at
- * KUBE_MAX_WATCH_EVENT; a LIST is read item by item (KUBE_MAX_LIST_ITEM). Errors: every function
- * returns a K_* value (util/result.h) and fills struct kube_error with the HTTP status and the
- * API's Status message when there is one: 401 K_EUNAUTHORIZED, 403 K_EFORBIDDEN, 404 K_ENOTFOUND,
- * 409 K_ECONFLICT, 410 K_EGONE, 429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP; transport
- * K_EIO / K_ETIMEDOUT. A K_EIO caused by the kubeconfig's TLS material rather than the network has
- * kube_error.tls set (see enum kube_tls_failure) and a message starting "TLS: ".
+ * Every response body is bounded as it arrives: a single object that is read (GET, and the answer
+ * of a PATCH/POST/PUT asked for) KUBE_MAX_OBJECT; the answer of a PATCH/POST/PUT nobody reads is
+ * discarded, and of a failed response only the first KUBE_MAX_ERROR_BODY bytes are kept (for the
+ * Status message); a watch event KUBE_MAX_WATCH_EVENT; a LIST is read item by item
+ * (KUBE_MAX_LIST_ITEM) within a page and item bound (KUBE_LIST_MAX_PAGES, KUBE_LIST_MAX_ITEMS)
+ * and, on a client that asks for it, an overall deadline (kube_client_set_list_deadline). Errors:
+ * every function returns a K_* value (util/result.h) and fills struct kube_error with the HTTP
+ * status and the API's Status message when there is one: 401 K_EUNAUTHORIZED, 403 K_EFORBIDDEN, 404
+ * K_ENOTFOUND, 409 K_ECONFLICT, 410 K_EGONE, 429 K_ETHROTTLED, 5xx K_ESERVER, other >= 400 K_EHTTP;
+ * transport K_EIO / K_ETIMEDOUT. A K_EIO caused by the kubeconfig's TLS material rather than the
+ * network has kube_error.tls set (see enum kube_tls_failure) and a message starting "TLS: ".
  *
  * What every request carries, from struct kube_config (kube/config.h), as client-go's transport
  * does (kubernetes/client-go: transport/round_trippers.go, transport/config.go,
@@ -41,11 +45,31 @@
 #include "kube/list_parser.h"
 #include "kube/watch.h"
 
-#define KUBE_MAX_RESPONSE (256u << 20)   /* 256 MiB: one GET/PATCH/POST/PUT response */
+/*
+ * 4 MiB: one object read whole (GET; a PATCH/POST/PUT answer that is asked for). The API server
+ * refuses a request body over 3 MiB (kubernetes/kubernetes: staging/src/k8s.io/apiserver/pkg/
+ * server/config.go, MaxRequestBodyBytes) and etcd one over 1.5 MiB (--max-request-bytes), so no
+ * stored object comes near it; a hostile server's larger answer ends the request, K_ETOOBIG.
+ */
+#define KUBE_MAX_OBJECT (4u << 20)
+/* 64 KiB: what is kept of a failed response (for its Status message); the rest is discarded as
+ * it arrives. */
+#define KUBE_MAX_ERROR_BODY (64u << 10)
+/* 256 MiB: one LIST response held whole while it is read (a protobuf page, proto_item) */
+#define KUBE_MAX_RESPONSE (256u << 20)
 #define KUBE_MAX_WATCH_EVENT (16u << 20) /* 16 MiB: one watch event */
 #define KUBE_MAX_LIST_ITEM (16u << 20)   /* 16 MiB: one item of a LIST response */
 /* One LIST response, read item by item: 16 GiB, 20 times 150,000 pods of 5 KiB each */
 #define KUBE_MAX_LIST_RESPONSE (16ull << 30)
+/*
+ * The most items and responses one LIST may return when its options name no bound. A server whose
+ * continue tokens never end (every page new items and another token) would otherwise be listed
+ * forever: past either bound the LIST fails with K_ETOOBIG. 1,000,000 items is 20 times
+ * Kubernetes' documented 150,000-pod cluster limit; 10,000 responses hold it at a page size of
+ * 500 with room for short pages.
+ */
+#define KUBE_LIST_MAX_ITEMS 1000000
+#define KUBE_LIST_MAX_PAGES 10000
 
 /* Why a TLS handshake failed, when the cause is local configuration rather than the network. */
 enum kube_tls_failure {
@@ -62,7 +86,10 @@ struct kube_error {
     long http_status;  /* 0 when no response */
     int retry_after;   /* seconds from Retry-After, 0 when absent */
     char message[512]; /* Status.message, curl's error text, or a description */
-    int tls;           /* enum kube_tls_failure; KUBE_TLS_NONE unless code is K_EIO */
+    /* 1 when the code is K_ETIMEDOUT because a LIST as a whole passed its deadline
+     * (kube_client_set_list_deadline), not because the server could not be reached */
+    int deadline;
+    int tls; /* enum kube_tls_failure; KUBE_TLS_NONE unless code is K_EIO */
     /* 1 when no request was sent because the exec credential plugin failed (kube/exec.h); the
      * message says why, starting `exec plugin of user "U": `. code is then K_EIO (whatever
      * failed: callers back off and retry as for a network failure; a missing plugin is never
@@ -158,8 +185,21 @@ void kube_client_set_http1(struct kube_client *c, bool on);
 void kube_client_set_cancel(struct kube_client *c, const atomic_int *cancel);
 
 /*
+ * kube_client_set_list_deadline() - on: every LIST of this client must end, all its responses
+ * together (and the one more after an expired continue token), within the request timeout
+ * (--request-timeout: kube_config.request_timeout_ms when set, 0 meaning none; else 60 s), each
+ * request getting what is left of it; past it K_ETIMEDOUT with kube_error.deadline set. With no
+ * timeout (0) only the page and item bounds end a LIST whose continue tokens never end. For
+ * one-shot tools (the CLI): a daemon's LIST of a large cluster may take longer than one request
+ * may. Off (the default): each request is timed alone. Clones inherit it. Call while no request of
+ * `c` is running.
+ */
+void kube_client_set_list_deadline(struct kube_client *c, bool on);
+
+/*
  * kube_get() - GET `path` (e.g. "/api/v1/namespaces/ns/pods/p"), parse the JSON body.
- * On K_OK *out is a new json_object owned by the caller (json_object_put it).
+ * On K_OK *out is a new json_object owned by the caller (json_object_put it). A body over
+ * KUBE_MAX_OBJECT bytes ends the request with K_ETOOBIG.
  */
 int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err);
 
@@ -178,8 +218,11 @@ struct kube_list_options {
      * as N (kubernetes/website: content/en/docs/reference/using-api/api-concepts.md, "Semantics
      * for get and list"). */
     const char *resource_version;
-    /* the most responses one LIST may take; 0: no bound. Past it: K_ETOOBIG. */
+    /* the most responses one LIST may take; 0: KUBE_LIST_MAX_PAGES. Past it: K_ETOOBIG. */
     size_t max_pages;
+    /* the most items one LIST may deliver (counted again from 0 after restart); 0:
+     * KUBE_LIST_MAX_ITEMS. Past it: K_ETOOBIG, the items before it delivered. */
+    size_t max_items;
     /* out, may be NULL: how many responses were requested */
     size_t *pages;
     /* may be NULL: called with fn's ctx before the LIST starts over in one response after an
@@ -209,9 +252,11 @@ struct kube_list_options {
  * kubernetes/kubernetes: staging/src/k8s.io/client-go/tools/pager/pager.go), after
  * opts->restart: items already delivered are delivered again. A 410 on the first request returns
  * K_EGONE. Bounds: one item KUBE_MAX_LIST_ITEM bytes, one response KUBE_MAX_LIST_RESPONSE bytes
- * (K_ETOOBIG), and opts->max_pages. Each response is one request under the request timeout
- * (--request-timeout, default 60 s, as kube-apiserver's own for a LIST). fn returning non-zero
- * stops the LIST with K_ECANCELED. opts may be NULL. Not thread-safe (one client per thread).
+ * (K_ETOOBIG), opts->max_pages responses and opts->max_items items (K_ETOOBIG). Each response is
+ * one request under the request timeout (--request-timeout, default 60 s, as kube-apiserver's
+ * own for a LIST), and the whole LIST too on a client with kube_client_set_list_deadline
+ * (K_ETIMEDOUT). fn returning non-zero stops the LIST with K_ECANCELED. opts may be NULL. Not
+ * thread-safe (one client per thread).
  */
 int kube_list(struct kube_client *c, const char *path, const struct kube_list_options *opts,
               kube_list_item_fn fn, void *ctx, char *resource_version, size_t rv_len,
@@ -232,7 +277,9 @@ int kube_watch(struct kube_client *c, const char *path, const char *resource_ver
 
 /*
  * kube_patch_merge() - PATCH `path` with Content-Type application/merge-patch+json and `body`
- * (borrowed). On K_OK and out != NULL, *out is the updated object (owned by the caller).
+ * (borrowed). On K_OK and out != NULL, *out is the updated object (owned by the caller; at most
+ * KUBE_MAX_OBJECT bytes, K_ETOOBIG past it). With out == NULL the answer's body is discarded as
+ * it arrives, whatever its size.
  */
 int kube_patch_merge(struct kube_client *c, const char *path, json_object *body, json_object **out,
                      struct kube_error *err);

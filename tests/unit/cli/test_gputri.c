@@ -149,6 +149,43 @@ static void test_answers(void **state)
     json_object_put(pod);
 }
 
+/* A NodeList whose items do not read as Nodes: no verdict ("the cluster has no Node objects"
+ * would be one) but one line that says how many, and exit 1; a pod too large to be one object. */
+static void test_unreadable_items(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "train", "1", NULL, "Pending", NULL, 0, NULL);
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(pod));
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"5\"},"
+                     "\"items\":[{\"metadata\":{}},{\"metadata\":{\"name\":7}}]}");
+    assert_int_equal(run(fx, "--gpu-device-classes=", "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.out, "");
+    assert_string_equal(fx->r.err, "gputri: malformed response: LIST /api/v1/nodes: 2 items "
+                                   "could not be read (malformed, or past a bound)\n");
+    assert_string_equal(fake_kube_request(&fx->fake, 1)->path, "/api/v1/nodes?limit=500");
+    json_object_put(pod);
+
+    fake_kube_answer(&fx->fake, 200, 0, "{\"kind\":\"Pod\",\"metadata\":{\"name\":[]}}");
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.err, "gputri: malformed response: GET "
+                                   "/api/v1/namespaces/team/pods/train: the pod could not be read "
+                                   "(malformed, or past a bound)\n");
+
+    size_t big = KUBE_MAX_OBJECT + 1;
+    char *text = malloc(big);
+    assert_non_null(text);
+    memset(text, ' ', big);
+    text[0] = '{';
+    text[big - 1] = '}';
+    fake_kube_answer_bytes(&fx->fake, 200, text, big);
+    free(text);
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.out, "");
+    assert_non_null(strstr(fx->r.err, "gputri: input too large: GET /api/v1/namespaces/team/pods/"
+                                      "train: response larger than 4194304 bytes\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +193,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_items, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,6 +122,32 @@ static void test_api_errors(void **state)
     assert_string_equal(fx->r.out, "");
 }
 
+/* Pods of the LIST that do not read as Pods: the rows of the others, then one line that says how
+ * many are missing, and exit 1. */
+static void test_pods_unreadable(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "train", "4", NULL, "Pending", NULL, 0, "taint");
+    json_object *list = json_tokener_parse(EMPTY_LIST);
+    json_object *items = json_object_object_get(list, "items");
+    json_object_array_add(items, pod);
+    json_object_array_add(items, json_tokener_parse("{\"metadata\":{\"namespace\":\"team\"}}"));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(list));
+    assert_int_equal(run(fx, "pods", "-n", "team", NULL), 1);
+    assert_non_null(strstr(fx->r.out, "train"));
+    assert_string_equal(fx->r.err, "error: malformed response: LIST /api/v1/namespaces/team/pods: "
+                                   "1 item could not be read (malformed, or past a bound)\n");
+    json_object_put(list);
+
+    /* only unreadable pods: not "No GPU pods waiting" */
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{},{}]}");
+    assert_int_equal(run(fx, "pods", "-A", NULL), 1);
+    assert_string_equal(fx->r.out, "");
+    assert_string_equal(fx->r.err, "error: malformed response: LIST /api/v1/pods: 2 items could "
+                                   "not be read (malformed, or past a bound)\n");
+}
+
 /* explain of a pod that asks for no GPU: the report, from one GET. */
 static void test_explain(void **state)
 {
@@ -142,6 +168,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pods_none, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_pods_annotated, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_pods_unreadable, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_explain, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -359,6 +359,47 @@ static void test_triage_reads_protobuf_lists(void **state)
     fake_kube_cleanup(&g);
 }
 
+/* A pod on a candidate node that does not read as a Pod: its GPU usage is unknown, so no verdict,
+ * but K_EPARSE and a message that says how many; the same for an unreadable DRA object. */
+static void test_triage_unreadable_usage_pod(void **state)
+{
+    (void)state;
+    json_object *pod = test_pod("ml", "want", "1", NULL, "Pending", "n0", 1, NULL);
+    json_object *nodes = json_object_new_array();
+    json_object_array_add(nodes, test_node("n0", "8", "8", NULL, NULL));
+    struct fake_kube f;
+    fake_kube_init(&f);
+    fake_kube_answer(&f, 200, 0, json_object_to_json_string(pod));
+    answer_list(&f, "NodeList", nodes, NULL);
+    fake_kube_answer(&f, 200, 0,
+                     "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"7\"},"
+                     "\"items\":[{\"metadata\":{\"namespace\":\"ml\"}}]}");
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    struct triage t;
+    assert_int_equal(triage_run(c, &test_gpus, NULL, 0, "ml", "want", &t, &err), K_EPARSE);
+    assert_string_equal(err.message,
+                        "LIST /api/v1/pods: 1 item could not be read (malformed, or past a bound)");
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+
+    struct dra_store *dra = dra_store_new();
+    assert_non_null(dra);
+    fake_kube_init(&f);
+    c = fake_kube_client(&f);
+    fake_kube_answer(&f, 200, 0,
+                     "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[{},{\"a\":1}]}");
+    assert_int_equal(dra_store_list(c, dra, &err), K_EPARSE);
+    assert_int_equal(fake_kube_count(&f), 1); /* not the next kind */
+    assert_non_null(strstr(err.message, ": 2 items could not be read"));
+    dra_store_free(dra);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    json_object_put(nodes);
+    json_object_put(pod);
+}
+
 static void test_triage_few_candidates_node_by_node(void **state)
 {
     (void)state;
@@ -747,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_collect_many_nodes_is_all),
         cmocka_unit_test(test_triage_reads_one_node_for_a_selector),
         cmocka_unit_test(test_triage_reads_protobuf_lists),
+        cmocka_unit_test(test_triage_unreadable_usage_pod),
         cmocka_unit_test(test_triage_few_candidates_node_by_node),
         cmocka_unit_test(test_triage_many_candidates_one_list),
         cmocka_unit_test(test_triage_candidates_read_in_parallel),

@@ -55,6 +55,7 @@ static struct {
     pthread_mutex_t lock;
     struct seen seen[MAX_SEEN];
     int nseen;
+    int total; /* requests seen, also past MAX_SEEN */
     int connections;
     int tls_hellos; /* connections that opened with a TLS handshake record, closed at once */
 } srv;
@@ -114,6 +115,27 @@ static const char watch_events[] =
     "}"
     "\n";
 
+/* A body of BIG_BODY bytes: a JSON object with one long string, sent in pieces of 64 KiB. */
+#define BIG_BODY (8u << 20)
+
+static void reply_big(int fd, const char *status)
+{
+    char head[256], chunk[64u << 10];
+    snprintf(head, sizeof(head),
+             "HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %u\r\n\r\n", status,
+             BIG_BODY);
+    send_str(fd, head);
+    memset(chunk, 'x', sizeof(chunk));
+    send_all(fd, "{\"a\":\"", 6);
+    size_t left = BIG_BODY - 6 - 2;
+    while (left > 0 && !atomic_load(&srv.stop)) {
+        size_t n = left < sizeof(chunk) ? left : sizeof(chunk);
+        send_all(fd, chunk, n);
+        left -= n;
+    }
+    send_all(fd, "\"}", 2);
+}
+
 /*
  * Answer one request. Returns 0 to keep the connection, 1 to close it (streamed bodies end with
  * the connection).
@@ -124,6 +146,16 @@ static int route(int fd, const struct seen *rq)
 
     if (strcmp(t, "/api/v1/namespaces/ns/pods/p") == 0) {
         reply(fd, "200 OK", NULL, pod_json);
+    } else if (strcmp(t, "/big") == 0) {
+        reply_big(fd, "200 OK");
+    } else if (strcmp(t, "/big409") == 0) {
+        reply_big(fd, "409 Conflict");
+    } else if (strncmp(t, "/api/v1/endless", 15) == 0) {
+        /* a continue token that never ends, 20 ms a page */
+        sleep_ms(20);
+        reply(fd, "200 OK", NULL,
+              "{\"metadata\":{\"resourceVersion\":\"5\",\"continue\":\"more\"},\"items\":"
+              "[{\"metadata\":{\"name\":\"e\"}}]}");
     } else if (strcmp(t, "/api/v1/namespaces/ns/pods/missing") == 0) {
         reply(
             fd, "404 Not Found", NULL,
@@ -300,8 +332,10 @@ static void serve_connection(int fd)
         }
         snprintf(rq.body, sizeof(rq.body), "%.*s", (int)body_len, buf + head_len);
         pthread_mutex_lock(&srv.lock);
-        if (srv.nseen < MAX_SEEN)
-            srv.seen[srv.nseen++] = rq;
+        if (srv.nseen == MAX_SEEN) /* the latest are kept: last_seen() reads them */
+            memmove(srv.seen, srv.seen + 1, (MAX_SEEN - 1) * sizeof(srv.seen[0]));
+        srv.seen[srv.nseen < MAX_SEEN ? srv.nseen++ : MAX_SEEN - 1] = rq;
+        srv.total++;
         pthread_mutex_unlock(&srv.lock);
         int close_it = route(fd, &rq);
         memmove(buf, buf + head_len + body_len, have - head_len - body_len);
@@ -519,7 +553,7 @@ static void test_default_protocol_https(void **state)
     cfg.server = strdup(server);
     cfg.insecure = true;
     pthread_mutex_lock(&srv.lock);
-    int hellos = srv.tls_hellos, seen = srv.nseen;
+    int hellos = srv.tls_hellos, seen = srv.total;
     pthread_mutex_unlock(&srv.lock);
     struct kube_client *c = kube_client_new(&cfg, NULL);
     struct kube_error err;
@@ -528,7 +562,7 @@ static void test_default_protocol_https(void **state)
     assert_null(obj);
     pthread_mutex_lock(&srv.lock);
     assert_int_equal(srv.tls_hellos, hellos + 1);
-    assert_int_equal(srv.nseen, seen); /* no plain HTTP request, so no token, arrived */
+    assert_int_equal(srv.total, seen); /* no plain HTTP request, so no token, arrived */
     pthread_mutex_unlock(&srv.lock);
     kube_client_free(c);
     kube_config_cleanup(&cfg);
@@ -855,6 +889,18 @@ static void test_list_hostile_server(void **state)
     assert_int_equal(fake_kube_count(&f), 1 + 3);
     assert_non_null(strstr(fake_kube_request(&f, 3)->path, "continue=cccccccc"));
 
+    /* more items than the bound: the ones before it, then K_ETOOBIG */
+    fake_kube_answer(&f, 200, 0,
+                     "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":"
+                     "{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}},{\"metadata\":"
+                     "{\"name\":\"c\"}}]}");
+    struct kube_list_options two = {.max_items = 2};
+    struct pages u = {0};
+    assert_int_equal(kube_list(c, "/api/v1/pods", &two, on_item, &u, rv, sizeof(rv), &err),
+                     K_ETOOBIG);
+    assert_string_equal(u.names, "ab");
+    assert_non_null(strstr(err.message, "more than 2 items"));
+
     /* a metadata above KUBE_LIST_MAX_FIELD */
     text = page_with_token("c", KUBE_LIST_MAX_FIELD);
     fake_kube_answer(&f, 200, 0, text);
@@ -1025,6 +1071,62 @@ static void test_patch_and_post(void **state)
     assert_string_equal(s.content_type, "application/json");
     json_object_put(out);
     json_object_put(ev);
+    /* A single object past KUBE_MAX_OBJECT is refused as it arrives; the same answer to a PATCH,
+     * POST or PUT nobody reads is discarded as it arrives (held, it would pass the bound), and of a
+     * failed one only the start is kept. */
+    assert_int_equal(kube_get(c, "/big", &out, &err), K_ETOOBIG);
+    assert_null(out);
+    assert_string_equal(err.message, "GET /big: response larger than 4194304 bytes");
+    json_object *body = json_tokener_parse("{\"metadata\":{}}");
+    assert_int_equal(kube_patch_merge(c, "/big", body, NULL, &err), K_OK);
+    assert_int_equal(kube_post(c, "/big", body, NULL, &err), K_OK);
+    assert_int_equal(kube_put(c, "/big", body, NULL, &err), K_OK);
+    assert_int_equal(kube_patch_merge(c, "/big", body, &out, &err), K_ETOOBIG);
+    assert_null(out);
+    assert_int_equal(kube_put(c, "/big409", body, &out, &err), K_ECONFLICT);
+    assert_int_equal(err.http_status, 409);
+    assert_true(strncmp(err.message, "HTTP 409: {\"a\":\"xxx", 17) == 0);
+    json_object_put(body);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
+/* On a client that asks for it, a LIST's time as a whole is bounded by the request timeout; with
+ * no timeout (0) the page bound still ends an endless continue token. */
+static void test_list_deadline(void **state)
+{
+    (void)state;
+    struct kube_error err;
+    char rv[32];
+    struct pages p = {0};
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    cfg.request_timeout_set = true;
+    cfg.request_timeout_ms = 300;
+    struct kube_client *c = kube_client_new(&cfg, NULL);
+    kube_client_set_list_deadline(c, true);
+    struct kube_client *clone = kube_client_clone(c); /* inherits it */
+    size_t pages = 0;
+    struct kube_list_options o = {.page_size = 1, .pages = &pages};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(&p, 0, sizeof(p));
+    assert_int_equal(kube_list(clone, "/api/v1/endless", &o, on_item, &p, rv, sizeof(rv), &err),
+                     K_ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    assert_true(ms >= 280 && ms < 2000);
+    assert_int_equal(err.deadline, 1);
+    assert_true(pages > 1 && pages < 20);
+    assert_non_null(strstr(err.message, "LIST /api/v1/endless: not complete within the request "
+                                        "timeout of 300 ms"));
+    kube_client_free(clone);
+    /* --request-timeout=0: no deadline, the page bound */
+    cfg.request_timeout_ms = 0;
+    struct kube_list_options five = {.page_size = 1, .max_pages = 5};
+    assert_int_equal(kube_list(c, "/api/v1/endless", &five, on_item, &p, rv, sizeof(rv), &err),
+                     K_ETOOBIG);
+    assert_int_equal(err.deadline, 0);
     kube_client_free(c);
     kube_config_cleanup(&cfg);
 }
@@ -1346,6 +1448,7 @@ int main(void)
         cmocka_unit_test(test_list_hostile_server),
         cmocka_unit_test(test_patch_and_post),
         cmocka_unit_test(test_put_and_observer),
+        cmocka_unit_test(test_list_deadline),
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_watch_cancel),
         cmocka_unit_test(test_token_file_reread),
