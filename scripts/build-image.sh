@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
   --rebuild-rootfs) REBUILD_ROOTFS=1 ;;
   --rootfs-only) ROOTFS_ONLY=$(realpath -m "$2") && shift ;;
   -h | --help)
-    sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    script_help "$0"
     exit 0
     ;;
   *)

@@ -6,13 +6,8 @@
 # It uses the default cluster state dir (/tmp/gputri-e2e) and ports (e2e/README.md); a cluster
 # already running there is reused and its gputri daemons restarted. scripts/test.sh runs its own.
 set -euo pipefail
-case ${1:-} in
--h | --help)
-  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-  ;;
-esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+case ${1:-} in -h | --help) script_help "$0" && exit 0 ;; esac
 cd "$REPO"
 
 install_missing

@@ -13,13 +13,13 @@
 # makes the script exit non-zero. Needs clang, libclang-rt-dev and llvm (scripts/test.sh
 # installs them). See tests/fuzz/README.md.
 set -uo pipefail
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ALL_TARGETS=(quantity watch list proto classify admission json kubeconfig cel dra exec)
 build=1 run=1 secs=300 targets=()
 for a in "$@"; do
   case $a in
   -h | --help)
-    sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    script_help "$0"
     exit 0
     ;;
   --no-build) build=0 ;;

@@ -21,6 +21,10 @@ PROG=${PROG:-${0##*/}}
 #   tap: "# TEXT" on stdout, a comment among an e2e suite's "ok - NAME" lines;
 #   log: "PROG: TEXT" on stderr, for a program whose stdout is its answer (e2e/cluster);
 #   clock: "[HH:MM:SS] TEXT" on stderr (the bench scripts, whose stdout is the result).
+# script_help SCRIPT: print SCRIPT's header comment (line 2 up to its `set -` line), the --help
+# text of every script here.
+script_help() { sed -n '2,/^set -/p' "$1" | sed '$d; s/^# \{0,1\}//'; }
+
 say() {
   case ${SAY_STYLE:-banner} in
   tap) printf '# %s\n' "$*" ;;

@@ -8,9 +8,10 @@
 #   kubectl krew install --manifest=OUT/gputri.yaml --archive=OUT/kubectl-gputri_*.tar.gz
 # Usage: scripts/package-plugin.sh [OUT]
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 case ${1:-} in
 -h | --help)
-  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  script_help "$0"
   exit 0
   ;;
 -*)
@@ -18,7 +19,6 @@ case ${1:-} in
   exit 2
   ;;
 esac
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BUILD_DIR=${GPUTRI_BUILD_DIR:-$REPO/build}
 OUT=$(realpath -m "${1:-$BUILD_DIR/krew}")

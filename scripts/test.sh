@@ -12,13 +12,8 @@
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
 # cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs.
 set -uo pipefail
-case ${1:-} in
--h | --help)
-  sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-  ;;
-esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+case ${1:-} in -h | --help) script_help "$0" && exit 0 ;; esac
 cd "$REPO"
 
 
