@@ -78,3 +78,17 @@ int text_escape_buf(struct buf *out, const char *s, size_t len, enum text_escape
         rc = buf_append(out, run, (size_t)(p - run));
     return rc;
 }
+
+int text_is_plain(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char esc[TEXT_ESCAPE_MAX + 1];
+    while (len > 0) {
+        size_t used;
+        if (next_piece(p, len, TEXT_ESCAPE_TERMINAL, esc, &used))
+            return 0;
+        p += used;
+        len -= used;
+    }
+    return 1;
+}

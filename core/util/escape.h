@@ -64,4 +64,11 @@ size_t text_escape(char *out, size_t cap, const char *s, size_t len, enum text_e
  */
 int text_escape_buf(struct buf *out, const char *s, size_t len, enum text_escape how);
 
+/*
+ * text_is_plain() - non-zero when text_escape() with TEXT_ESCAPE_TERMINAL would leave s[0..len)
+ * as it is: valid UTF-8 with no C0, DEL or C1 control. For text that cannot be shown escaped (a
+ * completion candidate is typed back as it is printed). Pure; thread-safe.
+ */
+int text_is_plain(const char *s, size_t len);
+
 #endif

@@ -97,6 +97,18 @@ static void test_bounded(void **state)
     assert_string_equal(out, "");
 }
 
+static void test_is_plain(void **state)
+{
+    (void)state;
+    assert_true(text_is_plain("", 0));
+    assert_true(text_is_plain("caf\xc3\xa9 \"\\", 8));
+    assert_false(text_is_plain("a\tb", 3));
+    assert_false(text_is_plain("a\x7f", 2));
+    assert_false(text_is_plain("a\xc2\x9b", 3));
+    assert_false(text_is_plain("a\xff", 2));
+    assert_false(text_is_plain("a\xc3", 2)); /* cut short */
+}
+
 /* A buffer at its limit keeps a prefix and says so. */
 static void test_buf_limit(void **state)
 {
@@ -157,9 +169,10 @@ static void test_exhaustive_short(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_terminal),  cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_json_text), cmocka_unit_test(test_bounded),
-        cmocka_unit_test(test_buf_limit), cmocka_unit_test(test_exhaustive_short),
+        cmocka_unit_test(test_terminal),         cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_json_text),        cmocka_unit_test(test_bounded),
+        cmocka_unit_test(test_buf_limit),        cmocka_unit_test(test_is_plain),
+        cmocka_unit_test(test_exhaustive_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
