@@ -28,6 +28,7 @@
 #include <openssl/x509v3.h>
 
 #include "util/errbuf.h"
+#include "util/escape.h"
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/clock.h"
@@ -763,8 +764,11 @@ static int format_sans(X509 *x, char **out)
         if (gn->type == GEN_DNS || gn->type == GEN_EMAIL || gn->type == GEN_URI) {
             const ASN1_IA5STRING *s = gn->d.ia5;
             const char *label = gn->type == GEN_DNS ? "DNS" : gn->type == GEN_URI ? "URI" : "email";
-            rc = buf_printf(&b, "%s%s:%.*s", sep, label, ASN1_STRING_length(s),
-                            (const char *)ASN1_STRING_get0_data(s));
+            /* an IA5String may carry any byte: printed escaped (util/escape.h) */
+            rc = buf_printf(&b, "%s%s:", sep, label);
+            if (rc == K_OK)
+                rc = text_escape_buf(&b, (const char *)ASN1_STRING_get0_data(s),
+                                     (size_t)ASN1_STRING_length(s), TEXT_ESCAPE_TERMINAL);
         } else if (gn->type == GEN_IPADD) {
             char ip[INET6_ADDRSTRLEN] = "?";
             int len = ASN1_STRING_length(gn->d.ip);

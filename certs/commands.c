@@ -15,6 +15,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "util/clock.h"
+#include "util/escape.h"
 #include "util/flags.h"
 #include "util/log.h"
 #include "util/result.h"
@@ -156,8 +157,9 @@ static int make_dirs(const char *dir)
 static void print_kube_error(const struct certs_io *io, const char *what, int rc,
                              const struct kube_error *err)
 {
-    fprintf(io->err, PROG ": %s: %s%s%s\n", what, k_strerror(rc), err->message[0] ? ": " : "",
-            err->message);
+    char msg[sizeof(err->message) * 4]; /* the API's text, escaped for the terminal */
+    text_escape(msg, sizeof(msg), err->message, strlen(err->message), TEXT_ESCAPE_TERMINAL);
+    fprintf(io->err, PROG ": %s: %s%s%s\n", what, k_strerror(rc), msg[0] ? ": " : "", msg);
 }
 
 struct generate_flags {

@@ -8,6 +8,7 @@
 #include "kube/config.h"
 #include "kube/json.h"
 #include "kubeflags.h"
+#include "util/escape.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -29,8 +30,9 @@ static void add_desc(struct cands *c, const char *name, const char *desc)
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->seen[i], name) == 0)
             return;
-    /* A name with a line break would split into two candidates. */
-    if (strpbrk(name, "\n\r\t"))
+    /* A name with a line break would split into two candidates; one with another control or
+     * bytes that are not UTF-8 would reach the terminal, and escaped it would name nothing. */
+    if (!text_is_plain(name, strlen(name)))
         return;
     c->seen[c->n++] = name; /* only compared while the source's string lives: see add_name */
     c->rc = buf_printf(c->out, "%s%s%s%s\n", c->lead, name, desc ? "\t" : "", desc ? desc : "");
@@ -41,7 +43,7 @@ static void add_name(void *ctx, const char *name)
 {
     struct cands *c = ctx;
     if (c->rc || c->n_names == COMPLETE_MAX_CANDIDATES ||
-        strncmp(name, c->prefix, strlen(c->prefix)) != 0 || strpbrk(name, "\n\r\t"))
+        strncmp(name, c->prefix, strlen(c->prefix)) != 0 || !text_is_plain(name, strlen(name)))
         return;
     /* Dedupe against what was written: whole lines of out. */
     size_t ll = strlen(c->lead), nl = strlen(name);

@@ -11,6 +11,7 @@
 #include "model/gpu.h"
 #include "kubeflags.h"
 #include "triage.h"
+#include "util/escape.h"
 #include "util/log.h"
 #include "util/result.h"
 #include "util/flags.h"
@@ -65,8 +66,10 @@ static int dns_name(const char *s, size_t max, int dots)
 static void print_api_error(const struct gputri_io *io, const struct kube_config *cfg,
                             const char *ns, const char *name, int rc, const struct kube_error *err)
 {
+    char msg[sizeof(err->message) * 4]; /* the API's text, escaped for the terminal */
+    text_escape(msg, sizeof(msg), err->message, strlen(err->message), TEXT_ESCAPE_TERMINAL);
     if (err->credentials) { /* the exec plugin, before any request */
-        fprintf(io->err, "gputri: getting credentials: %s\n", err->message);
+        fprintf(io->err, "gputri: getting credentials: %s\n", msg);
         return;
     }
     switch (rc) {
@@ -77,20 +80,18 @@ static void print_api_error(const struct gputri_io *io, const struct kube_config
     case K_ETIMEDOUT:
         if (err->tls || err->deadline) { /* the kubeconfig's certificates, or a LIST that did
                                           * not end in time: not the network */
-            fprintf(io->err, "gputri: %s\n", err->message);
+            fprintf(io->err, "gputri: %s\n", msg);
             break;
         }
         fprintf(io->err, "gputri: cannot reach the API server %s: %s\n",
-                cfg->server ? cfg->server : "", err->message[0] ? err->message : k_strerror(rc));
+                cfg->server ? cfg->server : "", msg[0] ? msg : k_strerror(rc));
         break;
     case K_EFORBIDDEN:
     case K_EUNAUTHORIZED:
-        fprintf(io->err, "gputri: %s: %s\n", k_strerror(rc),
-                err->message[0] ? err->message : "access denied");
+        fprintf(io->err, "gputri: %s: %s\n", k_strerror(rc), msg[0] ? msg : "access denied");
         break;
     default:
-        fprintf(io->err, "gputri: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
-                err->message);
+        fprintf(io->err, "gputri: %s%s%s\n", k_strerror(rc), msg[0] ? ": " : "", msg);
     }
 }
 

@@ -12,6 +12,7 @@
 #include "model/gpu.h"
 #include "pods.h"
 #include "triage.h"
+#include "util/escape.h"
 #include "util/log.h"
 #include "util/flags.h"
 #include "util/result.h"
@@ -62,7 +63,9 @@ static void usage(FILE *out)
 static void print_api_error(const struct plugin_io *io, const struct kube_config *cfg,
                             const char *ns, const char *name, int rc, const struct kube_error *err)
 {
-    const char *msg = err->message[0] ? err->message : k_strerror(rc);
+    char esc[sizeof(err->message) * 4]; /* the API's text, escaped for the terminal */
+    text_escape(esc, sizeof(esc), err->message, strlen(err->message), TEXT_ESCAPE_TERMINAL);
+    const char *msg = esc[0] ? esc : k_strerror(rc);
     if (err->credentials) { /* the exec plugin, before any request */
         fprintf(io->err, "error: getting credentials: %s\n", msg);
         return;
@@ -90,8 +93,7 @@ static void print_api_error(const struct plugin_io *io, const struct kube_config
         fprintf(io->err, "error: out of memory\n");
         break;
     default:
-        fprintf(io->err, "error: %s%s%s\n", k_strerror(rc), err->message[0] ? ": " : "",
-                err->message);
+        fprintf(io->err, "error: %s%s%s\n", k_strerror(rc), esc[0] ? ": " : "", esc);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "table.h"
 #include "triage/triage.h"
 #include "usage.h"
+#include "util/escape.h"
 #include "util/result.h"
 
 /* Every pod that is not Running and not Succeeded: the rows come from these (Pending and Unknown
@@ -424,7 +425,10 @@ int pods_render_json(const struct pod_rows *rows, struct buf *out)
     }
     const char *text = json_object_to_json_string_ext(
         list, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = text ? buf_printf(out, "%s\n", text) : K_ENOMEM;
+    /* json-c escapes C0 in strings, not DEL, C1 or bytes that are not UTF-8 (util/escape.h) */
+    int rc = text ? text_escape_buf(out, text, strlen(text), TEXT_ESCAPE_JSON_TEXT) : K_ENOMEM;
+    if (rc == K_OK)
+        rc = buf_append(out, "\n", 1);
     json_object_put(list);
     return rc;
 }

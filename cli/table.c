@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "util/result.h"
 
 void table_init(struct table *t, size_t ncols)
@@ -14,16 +15,18 @@ void table_init(struct table *t, size_t ncols)
     t->ncols = ncols ? ncols : 1;
 }
 
-/* A copy of s with every control character (tab, newline, ...) replaced by a space. */
+/* A copy of s escaped for a terminal (util/escape.h): one row stays one line, and no cell sends a
+ * control sequence. */
 static char *clean_copy(const char *s)
 {
-    char *c = strdup(s ? s : "");
-    if (!c)
+    struct buf b;
+    buf_init(&b, SIZE_MAX / 2);
+    s = s ? s : "";
+    if (text_escape_buf(&b, s, strlen(s), TEXT_ESCAPE_TERMINAL) != K_OK) {
+        buf_cleanup(&b);
         return NULL;
-    for (unsigned char *p = (unsigned char *)c; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            *p = ' ';
-    return c;
+    }
+    return buf_take(&b);
 }
 
 int table_add_row(struct table *t, const char *const *cells)

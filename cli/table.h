@@ -6,9 +6,11 @@
  * the last is as wide as its widest cell plus 3, and at least 10; the last column is printed as
  * is, so no line ends in spaces. Widths count UTF-8 code points, as tabwriter does.
  *
- * Cells are copied; tabs, newlines and other control characters in them become spaces so that one
- * row stays one line. An empty cell is printed as is (kubectl prints "<none>" itself; callers
- * choose their own placeholder).
+ * Cells are copied escaped with text_escape(TEXT_ESCAPE_TERMINAL) (util/escape.h): C0 (tabs,
+ * newlines, ESC), DEL, the C1 controls and bytes that are not UTF-8 become "\x09", "\x1b",
+ * "\u009b", "\xff", ..., so that one row stays one line and no cell sends a terminal a control
+ * sequence; widths count the escaped text. An empty cell is printed as is (kubectl prints
+ * "<none>" itself; callers choose their own placeholder).
  */
 #ifndef GPUTRI_CLI_TABLE_H
 #define GPUTRI_CLI_TABLE_H

@@ -6,10 +6,11 @@
  * when it is <= the level set with log_set_verbosity() (the --v flag). Thread-safe: every line
  * is written with one write(2).
  *
- * A message is always one line, whatever it holds: in text format control characters (C0, DEL
- * and the UTF-8 C1 controls U+0080..U+009F) are written as "\xNN", so data from requests (names,
- * API messages) cannot forge log lines or send terminal escapes; in JSON they are \u escapes.
- * Other UTF-8 is kept. A message longer than about 4 KiB is truncated.
+ * A message is always one line, whatever it holds: C0, DEL, the C1 controls and bytes that are
+ * not UTF-8 are escaped with text_escape() (util/escape.h: "\x1b", "\u009b" in text format,
+ * "\u001b", "\u009b", "\ufffd" in JSON), so data from requests (names, API messages) cannot
+ * forge log lines or send terminal escapes. Other UTF-8 is kept. A message longer than about
+ * 4 KiB is truncated, never inside an escape or a character.
  */
 #ifndef GPUTRI_LOG_H
 #define GPUTRI_LOG_H

@@ -559,6 +559,66 @@ static void test_inspect(void **state)
     certgen_bundle_cleanup(&b);
 }
 
+/* No byte a terminal acts on: C0, DEL, C1 in UTF-8 (0xc2 0x80..0x9f). */
+static void assert_terminal_safe(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        assert_true(*p >= 0x20 && *p != 0x7f);
+        assert_false(*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+    }
+}
+
+/* A certificate (from a Secret, say) whose DNS SAN and subject carry ESC, DEL and a C1 CSI: an
+ * IA5String takes any byte. inspect reports them escaped. */
+static void test_inspect_escapes_controls(void **state)
+{
+    (void)state;
+    static const char bad[] = "a\x1b[2J\x7f\xc2\x9b"
+                              "31m";
+    struct certgen_options o = base_options();
+    struct certgen_bundle b;
+    generate_ok(&o, &b);
+    X509 *x = parse_cert(b.tls_cert_pem);
+    EVP_PKEY *ca_key = parse_key(b.ca_key_pem);
+    GENERAL_NAMES *gens = sk_GENERAL_NAME_new_null();
+    GENERAL_NAME *gn = GENERAL_NAME_new();
+    ASN1_IA5STRING *ia5 = ASN1_IA5STRING_new();
+    assert_non_null(gens);
+    assert_non_null(gn);
+    assert_non_null(ia5);
+    assert_int_equal(ASN1_STRING_set(ia5, bad, (int)sizeof(bad) - 1), 1);
+    GENERAL_NAME_set0_value(gn, GEN_DNS, ia5);
+    assert_true(sk_GENERAL_NAME_push(gens, gn) > 0);
+    X509_EXTENSION_free(X509_delete_ext(x, X509_get_ext_by_NID(x, NID_subject_alt_name, -1)));
+    assert_int_equal(X509_add1_ext_i2d(x, NID_subject_alt_name, gens, 0, X509V3_ADD_DEFAULT), 1);
+    GENERAL_NAMES_free(gens);
+    assert_int_equal(X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "O", MBSTRING_UTF8,
+                                                (const unsigned char *)bad, -1, -1, 0),
+                     1);
+    assert_true(X509_sign(x, ca_key, EVP_sha256()) > 0);
+    BIO *bio = BIO_new(BIO_s_mem());
+    assert_int_equal(PEM_write_bio_X509(bio, x), 1);
+    char *data = NULL;
+    long len = BIO_get_mem_data(bio, &data);
+    char *pem = strndup(data, (size_t)len);
+    assert_non_null(pem);
+
+    struct certgen_cert_info *info = NULL;
+    size_t n = 0;
+    char err[256];
+    assert_int_equal(certgen_inspect(pem, &info, &n, err, sizeof(err)), K_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(info[0].sans, "DNS:a\\x1b[2J\\x7f\\u009b31m");
+    assert_terminal_safe(info[0].subject);
+    assert_terminal_safe(info[0].sans);
+    certgen_inspect_free(info, n);
+    free(pem);
+    BIO_free(bio);
+    EVP_PKEY_free(ca_key);
+    X509_free(x);
+    certgen_bundle_cleanup(&b);
+}
+
 static void test_base64(void **state)
 {
     (void)state;
@@ -678,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_renewal_keeps_the_ca),
         cmocka_unit_test(test_invalid_names),
         cmocka_unit_test(test_inspect),
+        cmocka_unit_test(test_inspect_escapes_controls),
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_atomic_write),
     };

@@ -278,13 +278,16 @@ static void test_publish(void **state)
 static void test_api_refused_before_files(void **state)
 {
     struct fixture *fx = *state;
-    fake_kube_answer(&fx->c->fake, 401, 0, "{\"kind\":\"Status\",\"code\":401,\"message\":\"no\"}");
+    /* with ESC and a C1 CSI in the message, printed escaped (util/escape.h) */
+    fake_kube_answer(&fx->c->fake, 401, 0,
+                     "{\"kind\":\"Status\",\"code\":401,\"message\":\"no\\u001b[2J\\u009b2J\"}");
     char out_dir[96];
     snprintf(out_dir, sizeof(out_dir), "%s/never", fx->dir);
     struct cmdline_run *r =
         run(fx, true, 0, "generate", "--out-dir", out_dir, "--secret", "s", NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "gputri-certs: API server : unauthorized (401)"));
+    assert_non_null(strstr(r->err, "unauthorized (401): no\\x1b[2J\\u009b2J\n"));
     assert_int_equal(access(out_dir, F_OK), -1);
     assert_int_equal(fake_kube_count(&fx->c->fake), 1);
 }

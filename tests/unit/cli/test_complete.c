@@ -48,6 +48,10 @@ static void fake_list(void *ctx, const struct plugin_args *a, const char *what, 
         add(add_ctx, "prod");
         add(add_ctx, "staging");
         add(add_ctx, "bad\nname");
+        add(add_ctx, "esc\x1b[2J");
+        add(add_ctx, "csi\xc2\x9b"
+                     "2J");
+        add(add_ctx, "caf\xc3\xa9");
     }
 }
 
@@ -97,7 +101,7 @@ static void test_values(void **state)
 {
     (void)state;
     assert_string_equal(complete(ARGC("pods", "--context", ""), ARGV("pods", "--context", "")),
-                        "prod\nstaging\n:4\n");
+                        "prod\nstaging\ncaf\xc3\xa9\n:4\n"); /* no name with a control */
     assert_string_equal(f.asked, "contexts");
     assert_string_equal(complete(ARGC("pods", "--context=st"), ARGV("pods", "--context=st")),
                         "--context=staging\n:4\n");

@@ -130,6 +130,12 @@ static void test_api_errors(void **state)
     fake_kube_answer(&fx->fake, 409, 0, "{\"kind\":\"Status\",\"code\":409,\"message\":\"odd\"}");
     assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
     assert_string_equal(fx->r.err, "gputri: conflict (409): odd\n");
+
+    /* the API's message is printed escaped (util/escape.h): ESC, a C1 CSI */
+    fake_kube_answer(&fx->fake, 409, 0,
+                     "{\"kind\":\"Status\",\"code\":409,\"message\":\"odd\\u001b[2J\\u009b2J\"}");
+    assert_int_equal(run(fx, "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.err, "gputri: conflict (409): odd\\x1b[2J\\u009b2J\n");
 }
 
 /* A pod that asks for no GPU: triage prints the word, explain the report. */

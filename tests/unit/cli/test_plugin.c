@@ -116,6 +116,12 @@ static void test_api_errors(void **state)
     assert_int_equal(run(fx, "pods", NULL), 1);
     assert_string_equal(fx->r.err, "error: unauthorized (401): Unauthorized\n");
 
+    /* the API's message is printed escaped (util/escape.h): ESC, a C1 CSI */
+    fake_kube_answer(&fx->fake, 401, 0,
+                     "{\"kind\":\"Status\",\"code\":401,\"message\":\"no\\u001b[2J\\u009b2J\"}");
+    assert_int_equal(run(fx, "pods", NULL), 1);
+    assert_string_equal(fx->r.err, "error: unauthorized (401): no\\x1b[2J\\u009b2J\n");
+
     fake_kube_fail(&fx->fake, K_ETIMEDOUT);
     assert_int_equal(run(fx, "pods", NULL), 1);
     assert_non_null(strstr(fx->r.err, "error: cannot reach the API server"));

@@ -228,6 +228,55 @@ static void test_render_json(void **state)
     pods_query_cleanup(&q);
 }
 
+/* No byte a terminal acts on: C0 but the newline, DEL, C1 in UTF-8 (0xc2 0x80..0x9f). */
+static void assert_terminal_safe(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        assert_true(*p == '\n' || (*p >= 0x20 && *p != 0x7f));
+        assert_false(*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+        assert_true(*p != 0xff);
+    }
+}
+
+/* An annotation with ESC, DEL, a C1 CSI and OSC and a byte that is not UTF-8 reaches neither
+ * printer raw; the JSON still reads back to the text (the bad byte as U+FFFD), é kept. */
+static void test_render_escapes_controls(void **state)
+{
+    (void)state;
+    static const char detail[] = "x\x1b]0;t\x07\x7f\xc2\x9b"
+                                 "2J\xc2\x9d"
+                                 "0;t\xc2\x9c\xff\xc3\xa9";
+    struct pods_query q;
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
+    json_object *p = test_pod("ml", "hostile", "1", NULL, "Pending", NULL, 1, NULL);
+    set_annotation(p, "no-gpu-node", detail);
+    observe(&q, p);
+    struct pod_rows rows;
+    assert_int_equal(pods_query_rows(&q, &rows), K_OK);
+    assert_int_equal(rows.n, 1);
+    assert_string_equal(rows.items[0].detail, detail);
+    char *s = table_text(&rows, true);
+    assert_terminal_safe(s);
+    assert_non_null(strstr(s, "x\\x1b]0;t\\x07\\x7f\\u009b2J\\u009d0;t\\u009c\\xff\xc3\xa9\n"));
+    free(s);
+    struct buf b;
+    buf_init(&b, 1u << 20);
+    assert_int_equal(pods_render_json(&rows, &b), K_OK);
+    assert_terminal_safe(buf_cstr(&b));
+    assert_non_null(strstr(buf_cstr(&b), "\\u009b2J\\u009d0;t\\u009c\\ufffd\xc3\xa9"));
+    json_object *o = json_tokener_parse(buf_cstr(&b)), *items, *v;
+    assert_non_null(o);
+    assert_true(json_object_object_get_ex(o, "items", &items));
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(items, 0), "detail", &v));
+    assert_string_equal(json_object_get_string(v), "x\x1b]0;t\x07\x7f\xc2\x9b"
+                                                   "2J\xc2\x9d"
+                                                   "0;t\xc2\x9c\xef\xbf\xbd\xc3\xa9");
+    json_object_put(o);
+    buf_cleanup(&b);
+    pod_rows_cleanup(&rows);
+    pods_query_cleanup(&q);
+}
+
 static void test_format_requests(void **state)
 {
     (void)state;
@@ -298,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_stale_annotation_on_bound_pod_is_ignored),
         cmocka_unit_test(test_render_table),
         cmocka_unit_test(test_render_json),
+        cmocka_unit_test(test_render_escapes_controls),
         cmocka_unit_test(test_format_requests),
         cmocka_unit_test(test_dra_pods),
     };

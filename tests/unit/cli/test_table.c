@@ -1,4 +1,4 @@
-/* Tests for cli/table.c: kubectl's tabwriter layout (minwidth 10, padding 3), cleaning, indent. */
+/* Tests for cli/table.c: kubectl's tabwriter layout (minwidth 10, padding 3), escaping, indent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,14 +79,26 @@ static void test_utf8_counts_code_points(void **state)
     table_cleanup(&t);
 }
 
-static void test_control_characters_become_spaces(void **state)
+static void test_control_characters_are_escaped(void **state)
 {
     (void)state;
     struct table t;
     table_init(&t, 2);
     assert_int_equal(table_addf(&t, "a\tb", "line1\nline2\r"), K_OK);
+    /* an annotation with an ESC colour sequence, DEL, a C1 CSI (U+009B), an OSC (U+009D) ended
+     * by ST (U+009C), a byte that is not UTF-8, and a valid é that must pass */
+    assert_int_equal(table_addf(&t, "\x1b[31mred\x7f",
+                                "\xc2\x9b"
+                                "2J\xc2\x9d"
+                                "0;x\xc2\x9c\xff\xc3\xa9"),
+                     K_OK);
     char *s = render(&t, 0);
-    assert_string_equal(s, "a b       line1 line2 \n");
+    assert_string_equal(s, "a\\x09b            line1\\x0aline2\\x0d\n"
+                           "\\x1b[31mred\\x7f   \\u009b2J\\u009d0;x\\u009c\\xff\xc3\xa9\n");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        assert_true(*p == '\n' || (*p >= 0x20 && *p != 0x7f));
+        assert_false(*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+    }
     free(s);
     table_cleanup(&t);
 }
@@ -158,7 +170,7 @@ int main(void)
         cmocka_unit_test(test_short_cells_still_get_min_width),
         cmocka_unit_test(test_no_trailing_spaces_and_empty_last_cell),
         cmocka_unit_test(test_utf8_counts_code_points),
-        cmocka_unit_test(test_control_characters_become_spaces),
+        cmocka_unit_test(test_control_characters_are_escaped),
         cmocka_unit_test(test_indent_and_null_cells),
         cmocka_unit_test(test_many_rows_grow),
         cmocka_unit_test(test_empty_table_renders_nothing),

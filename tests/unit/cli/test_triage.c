@@ -211,6 +211,38 @@ static void test_annotation_line(void **state)
     free(text);
 }
 
+/* What the API gives (an annotation, a scheduler message, a detail quoting a CEL expression)
+ * reaches explain's text escaped: no ESC, DEL, C1 (CSI U+009B, OSC U+009D) or bad byte. */
+static void test_explain_escapes_controls(void **state)
+{
+    (void)state;
+    struct resource_amount req = {(char *)"nvidia.com/gpu", 1};
+    struct kpod pod = {.ns = (char *)"ns", .name = (char *)"p"};
+    pod.gpu_requests = (struct resource_list){&req, 1};
+    pod.cause = (char *)"ok\x1b[2J\xc2\x9b"
+                        "2J";
+    pod.scheduled.status = COND_FALSE;
+    pod.scheduled.reason = (char *)"Unschedulable";
+    pod.scheduled.message = (char *)"0/1 nodes\r\n\xc2\x9d"
+                                    "0;t\xc2\x9c\x7f\xff\xc3\xa9";
+    struct triage t = {.pod = &pod};
+    t.result.cause = CAUSE_OK; /* a word decided before the per-node view: no stores read */
+    snprintf(t.result.detail, sizeof(t.result.detail),
+             "selector \"\xc2\x9b"
+             "31m\"");
+    char *text = test_explain_text(&t);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        assert_true(*p == '\n' || (*p >= 0x20 && *p != 0x7f));
+        assert_false(*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+        assert_true(*p != 0xff);
+    }
+    assert_non_null(strstr(text, "gputri/cause=ok\\x1b[2J\\u009b2J (differs"));
+    assert_non_null(
+        strstr(text, "Unschedulable: 0/1 nodes\\x0d\\x0a\\u009d0;t\\u009c\\x7f\\xff\xc3\xa9\n"));
+    assert_non_null(strstr(text, "selector \"\\u009b31m\"\n"));
+    free(text);
+}
+
 /* ---- explain's ladder table against classify(), every classifier fixture ---------------- */
 
 static json_object *member(json_object *o, const char *key)
@@ -363,6 +395,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_annotation_line),
+        cmocka_unit_test(test_explain_escapes_controls),
         cmocka_unit_test(test_dra_exhausted_explain),
         cmocka_unit_test(test_dra_no_match_explain_pools),
         cmocka_unit_test(test_dra_pod_without_dra),

@@ -42,7 +42,7 @@ static void test_text_escapes_controls(void **state)
     assert_non_null(strchr(out, '\n'));
     assert_int_equal(strchr(out, '\n') - out, (long)strlen(out) - 1);
     assert_non_null(strstr(out, "] name=p\\x0aE1201 10:00:00.000000 1 webhook.c:1] forged"
-                                "\\x1b[31mred\\x0d\\x7f\\xc2\\x9b\n"));
+                                "\\x1b[31mred\\x0d\\x7f\\u009b\n"));
     for (const char *p = out; *p; p++)
         assert_true(*p == '\n' || ((unsigned char)*p >= 0x20 && *p != 0x7f));
     assert_int_equal(out[0], 'W');
@@ -50,6 +50,12 @@ static void test_text_escapes_controls(void **state)
     /* UTF-8 text and tabs: the text is kept, the tab escaped */
     capture("gpu-\xc3\xa9\xe2\x9c\x93\tx", out, sizeof(out));
     assert_non_null(strstr(out, "name=gpu-\xc3\xa9\xe2\x9c\x93\\x09x\n"));
+
+    /* bytes that are not UTF-8 (a stray 0xff, an overlong '/') are escaped byte by byte */
+    capture("a\xff\xc0\xaf"
+            "b",
+            out, sizeof(out));
+    assert_non_null(strstr(out, "name=a\\xff\\xc0\\xafb\n"));
 }
 
 static void test_json_escapes_controls(void **state)
@@ -57,9 +63,11 @@ static void test_json_escapes_controls(void **state)
     (void)state;
     char out[1024];
     log_set_format(LOG_FORMAT_JSON);
-    capture("p\n\x1b\x7f", out, sizeof(out));
+    capture("p\n\x1b\x7f\xc2\x9b\xc2\x9d\xff\"\\\xc3\xa9", out, sizeof(out));
     log_set_format(LOG_FORMAT_TEXT);
-    assert_non_null(strstr(out, "\"msg\":\"name=p\\u000a\\u001b\\u007f\"}\n"));
+    /* C0, DEL, C1 (CSI, OSC) as \u escapes, a byte that is not UTF-8 as U+FFFD; é kept */
+    assert_non_null(strstr(
+        out, "\"msg\":\"name=p\\u000a\\u001b\\u007f\\u009b\\u009d\\ufffd\\\"\\\\\xc3\xa9\"}\n"));
     assert_int_equal(strchr(out, '\n') - out, (long)strlen(out) - 1);
 }
 

@@ -1,0 +1,94 @@
+/* escape.c - the one escaping of API text for terminals, logs and JSON output. */
+#include "escape.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "result.h"
+#include "utf8.h"
+
+/*
+ * The next piece of s[0..len) (len >= 1): sets *used to the bytes it takes and returns the
+ * length of its escape, written NUL-terminated into esc[TEXT_ESCAPE_MAX + 1], or 0 when those
+ * bytes are to be copied as they are.
+ */
+static size_t next_piece(const unsigned char *s, size_t len, enum text_escape how,
+                         char esc[TEXT_ESCAPE_MAX + 1], size_t *used)
+{
+    bool json = how != TEXT_ESCAPE_TERMINAL;
+    unsigned cp;
+    size_t n = utf8_decode(s, len, &cp);
+    *used = n ? n : 1;
+    if (n == 0) /* invalid: this byte alone; the next may start a valid sequence */
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, json ? "\\ufffd" : "\\x%02x", s[0]);
+    if (cp < 0x20) {
+        if (how == TEXT_ESCAPE_JSON_TEXT && (cp == '\n' || cp == '\t'))
+            return 0; /* a pretty-printer's layout; inside strings these are already escaped */
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, json ? "\\u%04x" : "\\x%02x", cp);
+    }
+    if (cp == 0x7f)
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, json ? "\\u%04x" : "\\x%02x", cp);
+    if (cp >= 0x80 && cp <= 0x9f)
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
+    if (how == TEXT_ESCAPE_JSON_STRING && (cp == '"' || cp == '\\'))
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\%c", (char)cp);
+    return 0;
+}
+
+size_t text_escape(char *out, size_t cap, const char *s, size_t len, enum text_escape how)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t w = 0;
+    char esc[TEXT_ESCAPE_MAX + 1];
+    while (len > 0) {
+        size_t used, n = next_piece(p, len, how, esc, &used);
+        const void *from = n ? (const void *)esc : (const void *)p;
+        if (!n)
+            n = used;
+        if (w + n + 1 > cap)
+            break;
+        memcpy(out + w, from, n);
+        w += n;
+        p += used;
+        len -= used;
+    }
+    if (cap)
+        out[w] = '\0';
+    return w;
+}
+
+int text_escape_buf(struct buf *out, const char *s, size_t len, enum text_escape how)
+{
+    const unsigned char *p = (const unsigned char *)s, *run = p; /* run: bytes kept, not yet out */
+    char esc[TEXT_ESCAPE_MAX + 1];
+    int rc = buf_append(out, "", 0);
+    while (len > 0 && rc == K_OK) {
+        size_t used, n = next_piece(p, len, how, esc, &used);
+        if (n) {
+            rc = buf_append(out, run, (size_t)(p - run));
+            if (rc == K_OK)
+                rc = buf_append(out, esc, n);
+            run = p + used;
+        }
+        p += used;
+        len -= used;
+    }
+    if (rc == K_OK)
+        rc = buf_append(out, run, (size_t)(p - run));
+    return rc;
+}
+
+int text_is_plain(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char esc[TEXT_ESCAPE_MAX + 1];
+    while (len > 0) {
+        size_t used;
+        if (next_piece(p, len, TEXT_ESCAPE_TERMINAL, esc, &used))
+            return 0;
+        p += used;
+        len -= used;
+    }
+    return 1;
+}
