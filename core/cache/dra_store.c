@@ -438,6 +438,22 @@ bool dra_store_synced(struct dra_store *s, enum dra_kind kind)
     return kind < DRA_KIND_COUNT && s->synced[kind];
 }
 
+int dra_store_relist_items(struct dra_store *s, enum dra_kind kind, json_object *items)
+{
+    if (kind >= DRA_KIND_COUNT)
+        return K_EINVAL;
+    int first = K_OK;
+    size_t n = json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
+    dra_store_sync_begin(s, kind);
+    for (size_t i = 0; i < n; i++) {
+        int rc = dra_store_apply_json(s, kind, json_object_array_get_idx(items, i), 0);
+        if (first == K_OK)
+            first = rc;
+    }
+    dra_store_sync_end(s, kind);
+    return first;
+}
+
 /* ---- readers -------------------------------------------------------------------------------- */
 
 static struct rec *lookup(struct dra_store *s, enum dra_kind kind, const char *ns, const char *name)

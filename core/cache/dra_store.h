@@ -86,6 +86,15 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind);
 bool dra_store_synced(struct dra_store *s, enum dra_kind kind);
 
 /*
+ * dra_store_relist_items() - a relist of `kind` from `items` (borrowed: a JSON array of API
+ * objects, as a LIST's items; NULL or not an array: none): dra_store_sync_begin(), every item
+ * through dra_store_apply_json(), dra_store_sync_end(); the kind is then synced. For readers
+ * whose objects come from a file (benchmarks, tests). Returns K_OK, or the first item's error
+ * (every item is still tried and the relist ended). Takes the write lock per step.
+ */
+int dra_store_relist_items(struct dra_store *s, enum dra_kind kind, json_object *items);
+
+/*
  * What one informer of `kind` feeds into `s` (the ctx of dra_store_handlers()), for a daemon that
  * only keeps the store up to date (the webhook; the controller's handlers also enqueue pods, see
  * controller/handlers.c, and call the same dra_store_apply_json / dra_store_sync_*).

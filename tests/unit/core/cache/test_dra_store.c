@@ -260,6 +260,38 @@ static void test_synced(void **state)
     dra_store_free(ds);
 }
 
+/* A relist from a JSON array: what it names stays or comes, the rest goes, the kind is synced;
+ * an item that does not project is reported after the others are applied. */
+static void test_relist_items(void **state)
+{
+    (void)state;
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    apply_slice(ds, "old", "gpu.nvidia.com", "\"nodeName\":\"a\"");
+    json_object *items = json_tokener_parse(
+        "[{\"metadata\":{\"name\":\"s1\"},\"spec\":{\"driver\":\"dra.net\",\"nodeName\":\"a\","
+        "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1}}},"
+        "{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"nodeName\":\"a\"}},"
+        "{\"metadata\":{\"name\":\"s2\"},\"spec\":{\"driver\":\"dra.net\",\"allNodes\":true,"
+        "\"pool\":{\"name\":\"q\",\"generation\":1,\"resourceSliceCount\":1}}}]");
+    assert_non_null(items);
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_SLICE, items), K_EPARSE);
+    json_object_put(items);
+    dra_store_read_lock(ds);
+    assert_true(dra_store_synced(ds, DRA_KIND_SLICE));
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 2); /* s1 and s2, not old */
+    assert_false(dra_store_driver_published(ds, "gpu.nvidia.com"));
+    assert_true(dra_store_driver_published(ds, "dra.net"));
+    dra_store_read_unlock(ds);
+    /* no items (absent, or not an array): an empty list, synced */
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_CLASS, NULL), K_OK);
+    assert_true(dra_store_synced(ds, DRA_KIND_CLASS));
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_SLICE, NULL), K_OK);
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 0);
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_COUNT, NULL), K_EINVAL);
+    dra_store_free(ds);
+}
+
 /* The informer handlers feed the store as the apply and sync functions do. */
 static void test_handlers(void **state)
 {
@@ -303,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_node_slices_and_drivers),
         cmocka_unit_test(test_synced),
         cmocka_unit_test(test_handlers),
+        cmocka_unit_test(test_relist_items),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
