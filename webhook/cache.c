@@ -1,5 +1,5 @@
-/* cache.c - informer-fed caches of nodes, RuntimeClasses, ResourceQuotas, Namespaces and the
- * four DRA resources. */
+/* cache.c - informer-fed caches of nodes, RuntimeClasses, ResourceQuotas and Namespaces, and a
+ * core DRA store fed by the four DRA informers. */
 #include "cache.h"
 
 #include <pthread.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_store.h"
 #include "cache/informer.h"
 #include "cache/key.h"
 #include "cache/store.h"
@@ -36,9 +37,10 @@ struct wh_cache {
     struct store *nodes;
     pthread_rwlock_t lock; /* the tables */
     struct table rcs, quotas, nss;
-    struct table classes, slices, claims, templates; /* DRA */
     struct informer *inf_nodes, *inf_rcs, *inf_quotas, *inf_nss;
-    struct informer *inf_classes, *inf_slices, *inf_claims, *inf_templates;
+    struct dra_store *dra; /* NULL without dra_gpus */
+    struct dra_store_feed dra_feeds[DRA_KIND_COUNT];
+    struct informer *inf_dra[DRA_KIND_COUNT];
     bool stopped;
 };
 
@@ -71,67 +73,6 @@ static int project_ns(json_object *obj, const struct gpu_set *gpus, void *rec, c
     if (r == K_OK)
         snprintf(key, STORE_KEY_MAX, "%s", ns->name);
     return r;
-}
-
-/* DRA records, keyed so that the table order is the snapshot's (snapshot.h wh_dra_*_key) */
-static int project_class(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
-{
-    (void)gpus;
-    struct dra_class *c = rec;
-    int r = project_dra_class(obj, c);
-    if (r == K_OK)
-        snprintf(key, STORE_KEY_MAX, "%s", c->name);
-    return r;
-}
-
-static int project_slice(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
-{
-    (void)gpus;
-    struct dra_slice *sl = rec;
-    int r = project_dra_slice(obj, sl);
-    if (r == K_OK)
-        wh_dra_slice_key(sl, key, STORE_KEY_MAX);
-    return r;
-}
-
-static int project_claim(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
-{
-    (void)gpus;
-    struct dra_claim *c = rec;
-    int r = project_dra_claim(obj, c);
-    if (r == K_OK)
-        wh_dra_ns_key(c->ns, c->name, key, STORE_KEY_MAX);
-    return r;
-}
-
-static int project_template(json_object *obj, const struct gpu_set *gpus, void *rec, char *key)
-{
-    (void)gpus;
-    struct dra_template *t = rec;
-    int r = project_dra_template(obj, t);
-    if (r == K_OK)
-        wh_dra_ns_key(t->ns, t->name, key, STORE_KEY_MAX);
-    return r;
-}
-
-static void cleanup_class(void *rec)
-{
-    dra_class_cleanup(rec);
-}
-
-static void cleanup_slice(void *rec)
-{
-    dra_slice_cleanup(rec);
-}
-
-static void cleanup_claim(void *rec)
-{
-    dra_claim_cleanup(rec);
-}
-
-static void cleanup_template(void *rec)
-{
-    dra_template_cleanup(rec);
 }
 
 static void cleanup_rc(void *rec)
@@ -363,46 +304,6 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     c->nss = (struct table){
         c,          "namespaces", sizeof(struct wh_namespace), NULL, NULL, NULL, 0, 0,
         project_ns, cleanup_ns};
-    c->classes = (struct table){c,
-                                "deviceclasses",
-                                sizeof(struct dra_class),
-                                NULL,
-                                NULL,
-                                NULL,
-                                0,
-                                0,
-                                project_class,
-                                cleanup_class};
-    c->slices = (struct table){c,
-                               "resourceslices",
-                               sizeof(struct dra_slice),
-                               NULL,
-                               NULL,
-                               NULL,
-                               0,
-                               0,
-                               project_slice,
-                               cleanup_slice};
-    c->claims = (struct table){c,
-                               "resourceclaims",
-                               sizeof(struct dra_claim),
-                               NULL,
-                               NULL,
-                               NULL,
-                               0,
-                               0,
-                               project_claim,
-                               cleanup_claim};
-    c->templates = (struct table){c,
-                                  "resourceclaimtemplates",
-                                  sizeof(struct dra_template),
-                                  NULL,
-                                  NULL,
-                                  NULL,
-                                  0,
-                                  0,
-                                  project_template,
-                                  cleanup_template};
     c->nodes = store_new(gpus);
     struct informer_handlers nh = {
         .ctx = c,
@@ -416,15 +317,18 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     c->inf_rcs = table_informer(c, &c->rcs, "/apis/node.k8s.io/v1/runtimeclasses");
     c->inf_quotas = table_informer(c, &c->quotas, "/api/v1/resourcequotas");
     c->inf_nss = table_informer(c, &c->nss, "/api/v1/namespaces");
+    bool dra_ok = true;
     if (dra_gpus) {
-        c->inf_classes = table_informer(c, &c->classes, "/apis/resource.k8s.io/v1/deviceclasses");
-        c->inf_slices = table_informer(c, &c->slices, "/apis/resource.k8s.io/v1/resourceslices");
-        c->inf_claims = table_informer(c, &c->claims, "/apis/resource.k8s.io/v1/resourceclaims");
-        c->inf_templates =
-            table_informer(c, &c->templates, "/apis/resource.k8s.io/v1/resourceclaimtemplates");
+        dra_ok = (c->dra = dra_store_new()) != NULL;
+        for (int k = 0; k < DRA_KIND_COUNT && dra_ok; k++) {
+            c->dra_feeds[k] = (struct dra_store_feed){c->dra, (enum dra_kind)k};
+            struct informer_handlers h = dra_store_handlers(&c->dra_feeds[k]);
+            struct informer_options o = {.name = dra_kind_name((enum dra_kind)k),
+                                         .path = dra_kind_path((enum dra_kind)k)};
+            dra_ok = (c->inf_dra[k] = informer_new(cfg, &o, &h)) != NULL;
+        }
     }
-    if (!c->nodes || !c->inf_nodes || !c->inf_rcs || !c->inf_quotas || !c->inf_nss ||
-        (dra_gpus && (!c->inf_classes || !c->inf_slices || !c->inf_claims || !c->inf_templates))) {
+    if (!c->nodes || !c->inf_nodes || !c->inf_rcs || !c->inf_quotas || !c->inf_nss || !dra_ok) {
         c->stopped = true; /* nothing started */
         wh_cache_free(c);
         return NULL;
@@ -437,10 +341,9 @@ int wh_cache_start(struct wh_cache *c)
     if (informer_start(c->inf_nodes) != K_OK || informer_start(c->inf_rcs) != K_OK ||
         informer_start(c->inf_quotas) != K_OK || informer_start(c->inf_nss) != K_OK)
         return K_ENOMEM;
-    if (c->dra_gpus &&
-        (informer_start(c->inf_classes) != K_OK || informer_start(c->inf_slices) != K_OK ||
-         informer_start(c->inf_claims) != K_OK || informer_start(c->inf_templates) != K_OK))
-        return K_ENOMEM;
+    for (int k = 0; k < DRA_KIND_COUNT && c->dra; k++)
+        if (informer_start(c->inf_dra[k]) != K_OK)
+            return K_ENOMEM;
     return K_OK;
 }
 
@@ -458,14 +361,10 @@ void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap)
     snap->runtime_classes_synced = informer_has_synced(c->inf_rcs);
     snap->quotas_synced = informer_has_synced(c->inf_quotas);
     snap->namespaces_synced = informer_has_synced(c->inf_nss);
-    if (c->dra_gpus) {
-        snap->device_classes_synced = informer_has_synced(c->inf_classes);
-        snap->slices_synced = informer_has_synced(c->inf_slices);
-        snap->claims_synced = informer_has_synced(c->inf_claims);
-        snap->claim_templates_synced = informer_has_synced(c->inf_templates);
-    }
     store_read_lock(c->nodes);
     pthread_rwlock_rdlock(&c->lock);
+    if (c->dra)
+        dra_store_read_lock(c->dra); /* the DRA kinds' synced flags are read under it */
     snap->gpus = c->gpus;
     snap->assume_ert = c->assume_ert;
     snap->nodes = store_nodes(c->nodes, &snap->n_nodes);
@@ -475,19 +374,14 @@ void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap)
     snap->n_quotas = c->quotas.n;
     snap->namespaces = (const struct wh_namespace *)c->nss.recs;
     snap->n_namespaces = c->nss.n;
-    snap->dra_gpus = c->dra_gpus;
-    snap->device_classes = (const struct dra_class *)c->classes.recs;
-    snap->n_device_classes = c->classes.n;
-    snap->slices = (const struct dra_slice *)c->slices.recs;
-    snap->n_slices = c->slices.n;
-    snap->claims = (const struct dra_claim *)c->claims.recs;
-    snap->n_claims = c->claims.n;
-    snap->claim_templates = (const struct dra_template *)c->templates.recs;
-    snap->n_claim_templates = c->templates.n;
+    snap->dra_gpus = c->dra ? c->dra_gpus : NULL;
+    snap->dra = c->dra;
 }
 
 void wh_cache_release(struct wh_cache *c)
 {
+    if (c->dra)
+        dra_store_read_unlock(c->dra);
     pthread_rwlock_unlock(&c->lock);
     store_read_unlock(c->nodes);
 }
@@ -501,12 +395,9 @@ void wh_cache_stop(struct wh_cache *c)
     informer_stop(c->inf_rcs);
     informer_stop(c->inf_quotas);
     informer_stop(c->inf_nss);
-    if (c->dra_gpus) {
-        informer_stop(c->inf_classes);
-        informer_stop(c->inf_slices);
-        informer_stop(c->inf_claims);
-        informer_stop(c->inf_templates);
-    }
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (c->inf_dra[k])
+            informer_stop(c->inf_dra[k]);
 }
 
 void wh_cache_free(struct wh_cache *c)
@@ -518,15 +409,10 @@ void wh_cache_free(struct wh_cache *c)
     informer_free(c->inf_rcs);
     informer_free(c->inf_quotas);
     informer_free(c->inf_nss);
-    informer_free(c->inf_classes);
-    informer_free(c->inf_slices);
-    informer_free(c->inf_claims);
-    informer_free(c->inf_templates);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        informer_free(c->inf_dra[k]);
+    dra_store_free(c->dra);
     table_free(&c->rcs);
-    table_free(&c->classes);
-    table_free(&c->slices);
-    table_free(&c->claims);
-    table_free(&c->templates);
     table_free(&c->quotas);
     table_free(&c->nss);
     store_free(c->nodes);

@@ -5,12 +5,14 @@
  *   ResourceQuotas  /api/v1/resourcequotas (all namespaces);
  *   Namespaces      /api/v1/namespaces (for their labels);
  *   DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates
- *                   /apis/resource.k8s.io/v1/... (all namespaces), when DRA checks are on.
- * All but nodes are sorted arrays of snapshot.h projections under one rwlock; relists are mark
- * and sweep, like the store's.
+ *                   /apis/resource.k8s.io/v1/... (all namespaces), when DRA checks are on,
+ *                   kept in a core DRA store (core/cache/dra_store.h, dra_store_handlers).
+ * RuntimeClasses, quotas and Namespaces are sorted arrays of snapshot.h projections under the
+ * cache's own rwlock; relists are mark and sweep, like the stores'.
  *
- * Readers: wh_cache_read() fills a snapshot and takes the read locks (store first, then the
- * cache's own); everything in the snapshot is valid until wh_cache_release(). Writers are the
+ * Readers: wh_cache_read() fills a snapshot and takes the read locks in this order: the node
+ * store, the cache's own, then the DRA store; writers take one of them at a time, so the order
+ * cannot deadlock. Everything in the snapshot is valid until wh_cache_release(). Writers are the
  * informer threads. All functions are thread-safe except new/start/stop/free, which the owner
  * calls from one thread.
  */

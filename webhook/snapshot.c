@@ -8,6 +8,7 @@
 #include "kube/json.h"
 #include "kube/project.h"
 #include "model/quantity.h"
+#include "triage/triage.h"
 #include "util/result.h"
 
 /* Short names for the shared getters (kube/json.h). */
@@ -172,154 +173,9 @@ const struct wh_namespace *wh_snapshot_namespace(const struct wh_snapshot *s, co
 
 /* ------------------------------------------------------------------ DRA */
 
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
-}
-
-static int cmp2(const char *a1, const char *a2, const char *b1, const char *b2)
-{
-    int c = strcmp(or_empty(a1), or_empty(b1));
-    return c ? c : strcmp(or_empty(a2), or_empty(b2));
-}
-
-int wh_dra_class_cmp(const void *a, const void *b)
-{
-    return strcmp(or_empty(((const struct dra_class *)a)->name),
-                  or_empty(((const struct dra_class *)b)->name));
-}
-
-int wh_dra_slice_cmp(const void *a, const void *b)
-{
-    const struct dra_slice *x = a, *y = b;
-    int c = cmp2(x->node_name, x->driver, y->node_name, y->driver);
-    return c ? c : strcmp(or_empty(x->name), or_empty(y->name));
-}
-
-int wh_dra_claim_cmp(const void *a, const void *b)
-{
-    const struct dra_claim *x = a, *y = b;
-    return cmp2(x->ns, x->name, y->ns, y->name);
-}
-
-int wh_dra_template_cmp(const void *a, const void *b)
-{
-    const struct dra_template *x = a, *y = b;
-    return cmp2(x->ns, x->name, y->ns, y->name);
-}
-
-void wh_dra_slice_key(const struct dra_slice *s, char *key, size_t len)
-{
-    snprintf(key, len, "%s %s %s", or_empty(s->node_name), or_empty(s->driver), or_empty(s->name));
-}
-
-void wh_dra_ns_key(const char *ns, const char *name, char *key, size_t len)
-{
-    snprintf(key, len, "%s %s", or_empty(ns), or_empty(name));
-}
-
-const struct dra_class *wh_snapshot_device_class(const struct wh_snapshot *s, const char *name)
-{
-    if (!name || !s->n_device_classes)
-        return NULL;
-    struct dra_class key = {.name = (char *)name};
-    return bsearch(&key, s->device_classes, s->n_device_classes, sizeof(*s->device_classes),
-                   wh_dra_class_cmp);
-}
-
-const struct dra_claim *wh_snapshot_claim(const struct wh_snapshot *s, const char *ns,
-                                          const char *name)
-{
-    if (!name || !s->n_claims)
-        return NULL;
-    struct dra_claim key = {.ns = (char *)ns, .name = (char *)name};
-    return bsearch(&key, s->claims, s->n_claims, sizeof(*s->claims), wh_dra_claim_cmp);
-}
-
-const struct dra_template *wh_snapshot_claim_template(const struct wh_snapshot *s, const char *ns,
-                                                      const char *name)
-{
-    if (!name || !s->n_claim_templates)
-        return NULL;
-    struct dra_template key = {.ns = (char *)ns, .name = (char *)name};
-    return bsearch(&key, s->claim_templates, s->n_claim_templates, sizeof(*s->claim_templates),
-                   wh_dra_template_cmp);
-}
-
-/* The first slice whose nodeName (or "") is not below `node`. */
-static size_t slices_lower_bound(const struct wh_snapshot *s, const char *node)
-{
-    size_t lo = 0, hi = s->n_slices;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(or_empty(s->slices[mid].node_name), node) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-size_t wh_snapshot_node_slices(const struct wh_snapshot *s, const char *node, const char *driver,
-                               const struct dra_slice **buf, size_t cap)
-{
-    size_t n = 0;
-    if (!node)
-        return 0;
-    /* cluster-wide slices sort first (nodeName ""), then each node's */
-    const char *ranges[2] = {"", node};
-    for (size_t r = 0; r < (*node ? 2u : 1u); r++) {
-        for (size_t i = slices_lower_bound(s, ranges[r]); i < s->n_slices; i++) {
-            const struct dra_slice *sl = &s->slices[i];
-            if (strcmp(or_empty(sl->node_name), ranges[r]) != 0)
-                break;
-            if (driver && strcmp(or_empty(sl->driver), driver) != 0)
-                continue;
-            if (n < cap)
-                buf[n] = sl;
-            n++;
-        }
-    }
-    return n;
-}
-
-bool wh_snapshot_driver_published(const struct wh_snapshot *s, const char *driver)
-{
-    for (size_t i = 0; driver && i < s->n_slices; i++)
-        if (s->slices[i].driver && strcmp(s->slices[i].driver, driver) == 0)
-            return true;
-    return false;
-}
-
-static const struct dra_claim *v_claim(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim(ctx, ns, name);
-}
-
-static const struct dra_template *v_template(void *ctx, const char *ns, const char *name)
-{
-    return wh_snapshot_claim_template(ctx, ns, name);
-}
-
-static const struct dra_class *v_class(void *ctx, const char *name)
-{
-    return wh_snapshot_device_class(ctx, name);
-}
-
-static size_t v_slices(void *ctx, const char *node, const char *driver,
-                       const struct dra_slice **buf, size_t cap)
-{
-    return wh_snapshot_node_slices(ctx, node, driver, buf, cap);
-}
-
 struct dra_view wh_snapshot_dra_view(const struct wh_snapshot *s)
 {
-    return (struct dra_view){
-        .gpu_classes = s->dra_gpus,
-        .ctx = (void *)s,
-        .claim = v_claim,
-        .claim_template = v_template,
-        .device_class = v_class,
-        .node_slices = v_slices,
-    };
+    struct dra_view v = triage_dra_view(s->dra, s->dra_gpus);
+    v.device_holder = NULL; /* lasting faults only: no "held by" at admission */
+    return v;
 }

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/dra_store.h"
 #include "classify/classify.h"
 #include "model/dra.h"
 #include "model/gpu.h"
@@ -68,36 +69,15 @@ struct wh_snapshot {
     bool assume_ert; /* ExtendedResourceToleration admission plugin is enabled */
     /*
      * DRA. dra_gpus: the DeviceClass / driver patterns of GPU requests (model/gpu.h
-     * DRA_GPU_SET_DEFAULT); NULL: no DRA checks. Each list is sorted as its wh_dra_*_cmp()
-     * below orders it; an unsynced list (the API server does not serve resource.k8s.io/v1, or
-     * its informer has not listed yet) turns off the checks that read it.
+     * DRA_GPU_SET_DEFAULT); NULL: no DRA checks. dra: the DRA objects, borrowed and read-locked
+     * (dra_store_read_lock) by whoever filled the snapshot, for the snapshot's lifetime; NULL
+     * when dra_gpus is. A kind that is not synced (dra_store_synced: the API server does not
+     * serve resource.k8s.io/v1, or its informer has not listed yet) turns off the checks that
+     * read it.
      */
     const struct gpu_set *dra_gpus;
-    const struct dra_class *device_classes; /* by name */
-    size_t n_device_classes;
-    const struct dra_slice *slices; /* by (spec.nodeName or "", driver, name) */
-    size_t n_slices;
-    const struct dra_claim *claims; /* by (namespace, name) */
-    size_t n_claims;
-    const struct dra_template *claim_templates; /* by (namespace, name) */
-    size_t n_claim_templates;
-    bool device_classes_synced, slices_synced, claims_synced, claim_templates_synced;
+    struct dra_store *dra;
 };
-
-/*
- * qsort-compatible orders of the DRA lists above (a and b point to records). The cache keeps
- * its tables in the same order by keying them with wh_dra_*_key(): the parts joined by one
- * space, which sorts like the tuple because Kubernetes names (DNS labels and subdomains)
- * contain no character at or below the space. Pure.
- */
-int wh_dra_class_cmp(const void *a, const void *b);
-int wh_dra_slice_cmp(const void *a, const void *b);
-int wh_dra_claim_cmp(const void *a, const void *b);
-int wh_dra_template_cmp(const void *a, const void *b);
-/* The keys: "<name>", "<nodeName> <driver> <name>" (nodeName "" for cluster-wide slices),
- * "<namespace> <name>". Written NUL-terminated, cut to len bytes. */
-void wh_dra_slice_key(const struct dra_slice *s, char *key, size_t len);
-void wh_dra_ns_key(const char *ns, const char *name, char *key, size_t len);
 
 /*
  * wh_project_runtime_class() / wh_project_quota() / wh_project_namespace() - fill `out` (zeroed
@@ -119,33 +99,14 @@ const struct wh_runtime_class *wh_snapshot_runtime_class(const struct wh_snapsho
                                                          const char *name);
 const struct wh_namespace *wh_snapshot_namespace(const struct wh_snapshot *s, const char *name);
 
-/* DRA lookups (binary search; NULL when absent or the list is empty). */
-const struct dra_class *wh_snapshot_device_class(const struct wh_snapshot *s, const char *name);
-const struct dra_claim *wh_snapshot_claim(const struct wh_snapshot *s, const char *ns,
-                                          const char *name);
-const struct dra_template *wh_snapshot_claim_template(const struct wh_snapshot *s, const char *ns,
-                                                      const char *name);
-
 /*
- * wh_snapshot_node_slices() - the ResourceSlices of `driver` (every driver when NULL) that may
- * reach `node`: every cluster-wide slice (no spec.nodeName: allNodes or a nodeSelector) and
- * those with spec.nodeName == node; core/classify/classify.h struct dra_view node_slices,
- * whose contract this follows (at most `cap` borrowed pointers written, the total returned).
- * Cost: log(n_slices) plus the cluster-wide slices plus the node's own.
- */
-size_t wh_snapshot_node_slices(const struct wh_snapshot *s, const char *node, const char *driver,
-                               const struct dra_slice **buf, size_t cap);
-
-/*
- * wh_snapshot_dra_view() - the DRA lookups of `s` as the ladder's view (core/classify/classify.h
- * struct dra_view): claim, claim_template, device_class and node_slices are the wh_snapshot_*
- * lookups above, gpu_classes is s->dra_gpus, and device_holder is NULL (what is allocated now
- * changes by the minute; admission warns only about lasting faults). The view borrows `s` and
- * is valid as long as it is. Pure; thread-safe.
+ * wh_snapshot_dra_view() - the ladder's view (core/classify/classify.h struct dra_view) of
+ * s->dra: core/triage/triage.h triage_dra_view() with gpu_classes s->dra_gpus, and
+ * device_holder NULL (what is allocated now changes by the minute; admission warns only about
+ * lasting faults). The view
+ * borrows s->dra and is valid while the snapshot is (s->dra read-locked). s->dra must not be
+ * NULL. Pure; thread-safe.
  */
 struct dra_view wh_snapshot_dra_view(const struct wh_snapshot *s);
-
-/* wh_snapshot_driver_published() - whether any ResourceSlice names `driver`. Linear. */
-bool wh_snapshot_driver_published(const struct wh_snapshot *s, const char *driver);
 
 #endif

@@ -161,8 +161,8 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *ob
  * GPU claims (a request whose class or its driver is in snap->dra_gpus, classify.h
  * dra_exact_is_gpu; a missing template or claim counts, it cannot be inspected) gets
  * warnings; a pod with spec.nodeName set (bound: it has its devices) gets none. Nothing when
- * snap->dra_gpus is NULL; each check needs its lists synced. Returns
- * K_OK or K_ENOMEM.
+ * snap->dra_gpus is NULL; each check needs the DRA kinds it reads synced (snap->dra,
+ * dra_store_synced). Returns K_OK or K_ENOMEM.
  */
 int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *obj,
                         const struct kpod *pod, struct warn_list *out);

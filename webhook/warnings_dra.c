@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_store.h"
 #include "cel/cel.h"
 #include "kube/json.h"
 #include "kube/project.h"
@@ -59,7 +60,8 @@ static uint64_t alt_cost(const struct wh_snapshot *snap, const struct dra_class 
     for (size_t i = 0; i < snap->n_nodes; i++) {
         const char *node = snap->nodes[i]->name;
         size_t n =
-            node ? wh_snapshot_node_slices(snap, node, cls->driver, buf, DRA_MAX_NODE_SLICES) : 0;
+            node ? dra_store_node_slices(snap->dra, node, cls->driver, buf, DRA_MAX_NODE_SLICES)
+                 : 0;
         if (n > DRA_MAX_NODE_SLICES)
             n = DRA_MAX_NODE_SLICES;
         cost += (uint64_t)n * n;
@@ -157,9 +159,9 @@ static int check_alt(const struct wh_snapshot *snap, const struct dra_view *view
                      const struct dra_exact *e, struct budget *b, struct alt_state *st)
 {
     st->problem = ALT_OK;
-    if (!snap->slices_synced)
+    if (!dra_store_synced(snap->dra, DRA_KIND_SLICE))
         return K_OK;
-    if (st->cls->driver && !wh_snapshot_driver_published(snap, st->cls->driver)) {
+    if (st->cls->driver && !dra_store_driver_published(snap->dra, st->cls->driver)) {
         st->problem = ALT_NO_DRIVER;
         return K_OK;
     }
@@ -227,14 +229,14 @@ static int check_request(const struct wh_snapshot *snap, const struct dra_view *
                  path, subj, ns, DRA_ADMIN_ACCESS_LABEL);
         break;
     }
-    if (!snap->device_classes_synced)
+    if (!dra_store_synced(snap->dra, DRA_KIND_CLASS))
         return K_OK;
     struct alt_state st[DRA_MAX_FIRST_AVAILABLE];
     size_t found = 0;
     for (size_t i = 0; i < n; i++) {
         const struct dra_exact *e = r->has_exactly ? &r->exactly : &r->first_available[i];
         memset(&st[i], 0, sizeof(st[i]));
-        st[i].cls = wh_snapshot_device_class(snap, e->class_name);
+        st[i].cls = dra_store_class(snap->dra, e->class_name);
         st[i].problem = st[i].cls ? ALT_OK : ALT_NO_CLASS;
         found += st[i].cls != NULL;
     }
@@ -333,7 +335,7 @@ static void warn_budget(const char *path, const struct budget *b, struct warn_li
 int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_object *obj,
                         bool is_template, struct warn_list *out)
 {
-    if (!snap->dra_gpus)
+    if (!snap->dra_gpus || !snap->dra)
         return K_OK;
     json_object *spec = kube_json_get(obj, "spec", json_type_object);
     if (is_template)
@@ -365,7 +367,7 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
                         const struct kpod *pod, struct warn_list *out)
 {
     /* a bound pod has its devices (classify.h: ok whatever its claims) */
-    if (!snap->dra_gpus || pod->n_claims == 0 || (pod->node_name && *pod->node_name))
+    if (!snap->dra_gpus || !snap->dra || pod->n_claims == 0 || (pod->node_name && *pod->node_name))
         return K_OK;
     struct dra_view view = wh_snapshot_dra_view(snap);
     const char *ns = o->ns ? o->ns : "";
@@ -374,11 +376,11 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
     bool gpu = false;
     for (size_t i = 0; i < n && !gpu; i++) {
         const struct pod_claim_ref *ref = &pod->claims[i];
-        if (ref->template_name && snap->claim_templates_synced) {
-            const struct dra_template *t = wh_snapshot_claim_template(snap, ns, ref->template_name);
+        if (ref->template_name && dra_store_synced(snap->dra, DRA_KIND_TEMPLATE)) {
+            const struct dra_template *t = dra_store_template(snap->dra, ns, ref->template_name);
             gpu = !t || spec_is_gpu(&view, &t->spec);
-        } else if (ref->claim_name && snap->claims_synced) {
-            const struct dra_claim *c = wh_snapshot_claim(snap, ns, ref->claim_name);
+        } else if (ref->claim_name && dra_store_synced(snap->dra, DRA_KIND_CLAIM)) {
+            const struct dra_claim *c = dra_store_claim(snap->dra, ns, ref->claim_name);
             gpu = !c || spec_is_gpu(&view, &c->spec);
         }
     }
@@ -393,10 +395,10 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
     for (size_t i = 0; i < n; i++) {
         const struct pod_claim_ref *ref = &pod->claims[i];
         char path[300], outcome[120];
-        if (ref->template_name && snap->claim_templates_synced) {
+        if (ref->template_name && dra_store_synced(snap->dra, DRA_KIND_TEMPLATE)) {
             snprintf(path, sizeof(path), "%s.resourceClaims[%zu].resourceClaimTemplateName",
                      o->spec_path, i);
-            const struct dra_template *t = wh_snapshot_claim_template(snap, ns, ref->template_name);
+            const struct dra_template *t = dra_store_template(snap->dra, ns, ref->template_name);
             if (!t) {
                 warn_add(out, WARN_REASON_DRA_TEMPLATE,
                          "%s: ResourceClaimTemplate \"%s\" not found in namespace \"%s\"; %s will "
@@ -414,10 +416,10 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
                 free(b.buf);
                 return rc;
             }
-        } else if (ref->claim_name && snap->claims_synced) {
+        } else if (ref->claim_name && dra_store_synced(snap->dra, DRA_KIND_CLAIM)) {
             snprintf(path, sizeof(path), "%s.resourceClaims[%zu].resourceClaimName", o->spec_path,
                      i);
-            const struct dra_claim *c = wh_snapshot_claim(snap, ns, ref->claim_name);
+            const struct dra_claim *c = dra_store_claim(snap->dra, ns, ref->claim_name);
             if (!c) {
                 warn_add(out, WARN_REASON_DRA_CLAIM,
                          "%s: ResourceClaim \"%s\" not found in namespace \"%s\"; %s will not "

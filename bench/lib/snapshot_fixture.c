@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_store.h"
 #include "kube/project.h"
 #include "util/result.h"
 
@@ -27,26 +28,6 @@ static int p_ns(json_object *o, const struct gpu_set *g, void *out)
     (void)g;
     return wh_project_namespace(o, out);
 }
-static int p_class(json_object *o, const struct gpu_set *g, void *out)
-{
-    (void)g;
-    return project_dra_class(o, out);
-}
-static int p_slice(json_object *o, const struct gpu_set *g, void *out)
-{
-    (void)g;
-    return project_dra_slice(o, out);
-}
-static int p_claim(json_object *o, const struct gpu_set *g, void *out)
-{
-    (void)g;
-    return project_dra_claim(o, out);
-}
-static int p_template(json_object *o, const struct gpu_set *g, void *out)
-{
-    (void)g;
-    return project_dra_template(o, out);
-}
 static void c_node(void *r)
 {
     node_cleanup(r);
@@ -62,22 +43,6 @@ static void c_quota(void *r)
 static void c_ns(void *r)
 {
     wh_namespace_cleanup(r);
-}
-static void c_class(void *r)
-{
-    dra_class_cleanup(r);
-}
-static void c_slice(void *r)
-{
-    dra_slice_cleanup(r);
-}
-static void c_claim(void *r)
-{
-    dra_claim_cleanup(r);
-}
-static void c_template(void *r)
-{
-    dra_template_cleanup(r);
 }
 
 /* The orders webhook/snapshot.h gives: by name, quotas by namespace then name. */
@@ -113,13 +78,11 @@ static const struct kind {
                             by_rc_name},
     [SF_QUOTAS] = {"resourceQuotas", sizeof(struct wh_quota), p_quota, c_quota, by_quota_key},
     [SF_NAMESPACES] = {"namespaces", sizeof(struct wh_namespace), p_ns, c_ns, by_ns_name},
-    [SF_DEVICE_CLASSES] = {"deviceClasses", sizeof(struct dra_class), p_class, c_class,
-                           wh_dra_class_cmp},
-    [SF_SLICES] = {"resourceSlices", sizeof(struct dra_slice), p_slice, c_slice, wh_dra_slice_cmp},
-    [SF_CLAIMS] = {"resourceClaims", sizeof(struct dra_claim), p_claim, c_claim, wh_dra_claim_cmp},
-    [SF_TEMPLATES] = {"resourceClaimTemplates", sizeof(struct dra_template), p_template, c_template,
-                      wh_dra_template_cmp},
 };
+
+/* The fixture's DRA members, in the order of enum dra_kind. */
+static const char *const dra_keys[DRA_KIND_COUNT] = {"resourceClaims", "resourceClaimTemplates",
+                                                     "deviceClasses", "resourceSlices"};
 
 /* Project and sort one list; its array holds n + 1 records (never NULL). */
 static int build_list(struct snapshot_fixture *f, enum snapshot_fixture_list which,
@@ -160,6 +123,18 @@ int snapshot_fixture_build(struct snapshot_fixture *f, json_object *snapshot,
         return K_ENOMEM;
     for (size_t i = 0; i < f->n[SF_NODES]; i++)
         f->node_ptrs[i] = &nodes[i];
+    if (!(f->dra = dra_store_new()))
+        return K_ENOMEM;
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        json_object *items = NULL;
+        if (!json_object_object_get_ex(snapshot, dra_keys[k], &items))
+            continue; /* never listed: the checks reading this kind stay off */
+        int rc = dra_store_relist_items(f->dra, (enum dra_kind)k, items);
+        if (rc != K_OK)
+            return rc;
+    }
+    dra_store_read_lock(f->dra);
+    f->dra_locked = true;
     json_object *v = NULL;
     bool ert = json_object_object_get_ex(snapshot, "assumeExtendedResourceToleration", &v) &&
                json_object_get_boolean(v);
@@ -179,19 +154,7 @@ int snapshot_fixture_build(struct snapshot_fixture *f, json_object *snapshot,
         .namespaces_synced = true,
         .assume_ert = ert,
         .dra_gpus = &f->dra_gpus,
-        .device_classes = f->items[SF_DEVICE_CLASSES],
-        .n_device_classes = f->n[SF_DEVICE_CLASSES],
-        .slices = f->items[SF_SLICES],
-        .n_slices = f->n[SF_SLICES],
-        .claims = f->items[SF_CLAIMS],
-        .n_claims = f->n[SF_CLAIMS],
-        .claim_templates = f->items[SF_TEMPLATES],
-        .n_claim_templates = f->n[SF_TEMPLATES],
-        .device_classes_synced = json_object_object_get_ex(snapshot, "deviceClasses", NULL),
-        .slices_synced = json_object_object_get_ex(snapshot, "resourceSlices", NULL),
-        .claims_synced = json_object_object_get_ex(snapshot, "resourceClaims", NULL),
-        .claim_templates_synced =
-            json_object_object_get_ex(snapshot, "resourceClaimTemplates", NULL),
+        .dra = f->dra,
     };
     return K_OK;
 }
@@ -205,6 +168,9 @@ void snapshot_fixture_cleanup(struct snapshot_fixture *f)
         free(items);
     }
     free(f->node_ptrs);
+    if (f->dra_locked)
+        dra_store_read_unlock(f->dra);
+    dra_store_free(f->dra);
     gpu_set_cleanup(&f->dra_gpus);
     memset(f, 0, sizeof(*f));
 }

@@ -7,14 +7,16 @@
  * file.
  *
  * Each list is projected with the webhook's and core's projections and sorted as
- * webhook/snapshot.h requires; the node, runtime class, quota and namespace lists count as synced
- * always, a DRA list when the fixture has its key. Not thread-safe while building; the snapshot
- * is read-only afterwards.
+ * webhook/snapshot.h requires; the DRA objects go into a core DRA store (core/cache/dra_store.h),
+ * read-locked from snapshot_fixture_build() to snapshot_fixture_cleanup() as a review holds it.
+ * The node, runtime class, quota and namespace lists count as synced always, a DRA kind when the
+ * fixture has its key. Not thread-safe while building; the snapshot is read-only afterwards.
  */
 #ifndef GPUTRI_BENCH_SNAPSHOT_FIXTURE_H
 #define GPUTRI_BENCH_SNAPSHOT_FIXTURE_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model/gpu.h"
@@ -26,10 +28,6 @@ enum snapshot_fixture_list {
     SF_RUNTIME_CLASSES,
     SF_QUOTAS,
     SF_NAMESPACES,
-    SF_DEVICE_CLASSES,
-    SF_SLICES,
-    SF_CLAIMS,
-    SF_TEMPLATES,
     SF_LISTS,
 };
 
@@ -39,6 +37,8 @@ struct snapshot_fixture {
     size_t n[SF_LISTS];
     const struct knode **node_ptrs;
     struct gpu_set dra_gpus; /* DRA_GPU_SET_DEFAULT */
+    struct dra_store *dra;   /* owned */
+    bool dra_locked;
 };
 
 /*

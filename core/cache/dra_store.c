@@ -11,6 +11,7 @@
 #include "cache/key.h"
 #include "kube/json.h"
 #include "kube/project.h"
+#include "util/log.h"
 #include "util/result.h"
 
 struct rec {
@@ -36,6 +37,8 @@ struct dra_store {
     struct lh_table *node_slices;             /* node name -> struct ptr_list* */
     struct ptr_list cluster_slices;           /* allNodes / nodeSelector slices */
     struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
+    struct lh_table *drivers;                 /* driver -> number of its slices (uintptr_t) */
+    bool synced[DRA_KIND_COUNT];              /* a relist of the kind has ended */
 };
 
 static const char *const kind_names[DRA_KIND_COUNT] = {
@@ -113,7 +116,8 @@ struct dra_store *dra_store_new(void)
         ok &= (s->by_kind[k] = lh_kchar_table_new(64, free_rec_entry)) != NULL;
     s->node_slices = lh_kchar_table_new(64, free_list_entry);
     s->holders = lh_kchar_table_new(64, free_key_entry);
-    if (!ok || !s->node_slices || !s->holders) {
+    s->drivers = lh_kchar_table_new(16, free_key_entry);
+    if (!ok || !s->node_slices || !s->holders || !s->drivers) {
         dra_store_free(s);
         return NULL;
     }
@@ -127,6 +131,8 @@ void dra_store_free(struct dra_store *s)
     /* the indexes first: they borrow from the records */
     if (s->holders)
         lh_table_free(s->holders);
+    if (s->drivers)
+        lh_table_free(s->drivers);
     if (s->node_slices)
         lh_table_free(s->node_slices);
     free(s->cluster_slices.items);
@@ -179,8 +185,40 @@ static int slice_is_cluster_wide(const struct dra_slice *sl)
     return !sl->node_name && !sl->per_device_nodes && (sl->all_nodes || sl->nodes.present);
 }
 
+/* Count the slice under its driver: every slice, whatever reaches which node. Done first in
+ * slice_index, so a failure leaves no count behind for slice_unindex to take back. */
+static int driver_count(struct dra_store *s, const struct dra_slice *sl)
+{
+    struct lh_entry *e = lh_table_lookup_entry(s->drivers, sl->driver);
+    if (e) {
+        lh_entry_set_val(e, (void *)((uintptr_t)lh_entry_v(e) + 1));
+        return K_OK;
+    }
+    char *k = strdup(sl->driver);
+    if (!k || lh_table_insert(s->drivers, k, (void *)(uintptr_t)1) != 0) {
+        free(k);
+        return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+static void driver_uncount(struct dra_store *s, const struct dra_slice *sl)
+{
+    struct lh_entry *e = lh_table_lookup_entry(s->drivers, sl->driver);
+    if (!e)
+        return;
+    uintptr_t n = (uintptr_t)lh_entry_v(e);
+    if (n <= 1)
+        lh_table_delete_entry(s->drivers, e);
+    else
+        lh_entry_set_val(e, (void *)(n - 1));
+}
+
 static int slice_index(struct dra_store *s, const struct dra_slice *sl)
 {
+    int rc = driver_count(s, sl);
+    if (rc)
+        return rc;
     if (sl->per_device_nodes)
         return K_OK;
     if (sl->node_name) {
@@ -206,6 +244,7 @@ static int slice_index(struct dra_store *s, const struct dra_slice *sl)
 
 static void slice_unindex(struct dra_store *s, const struct dra_slice *sl)
 {
+    driver_uncount(s, sl);
     if (sl->node_name) {
         struct lh_entry *e = lh_table_lookup_entry(s->node_slices, sl->node_name);
         if (!e)
@@ -390,7 +429,29 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind)
         if (((struct rec *)lh_entry_v(e))->stale)
             delete_entry(s, kind, e);
     }
+    s->synced[kind] = true;
     pthread_rwlock_unlock(&s->lock);
+}
+
+bool dra_store_synced(struct dra_store *s, enum dra_kind kind)
+{
+    return kind < DRA_KIND_COUNT && s->synced[kind];
+}
+
+int dra_store_relist_items(struct dra_store *s, enum dra_kind kind, json_object *items)
+{
+    if (kind >= DRA_KIND_COUNT)
+        return K_EINVAL;
+    int first = K_OK;
+    size_t n = json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
+    dra_store_sync_begin(s, kind);
+    for (size_t i = 0; i < n; i++) {
+        int rc = dra_store_apply_json(s, kind, json_object_array_get_idx(items, i), 0);
+        if (first == K_OK)
+            first = rc;
+    }
+    dra_store_sync_end(s, kind);
+    return first;
 }
 
 /* ---- readers -------------------------------------------------------------------------------- */
@@ -457,30 +518,82 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
     return lh_table_lookup_ex(s->holders, k, &v) ? v : NULL;
 }
 
+bool dra_store_driver_published(struct dra_store *s, const char *driver)
+{
+    return driver && lh_table_lookup_entry(s->drivers, driver) != NULL;
+}
+
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
 {
     return kind < DRA_KIND_COUNT ? (size_t)lh_table_length(s->by_kind[kind]) : 0;
 }
 
+/* dra_store_list's handlers: the feed first, so the feed's sync handlers take it too. */
 struct list_ctx {
-    struct dra_store *s;
-    enum dra_kind kind;
+    struct dra_store_feed f;
     size_t skipped; /* did not project or passed a bound */
 };
 
 static void list_upsert(void *ctx, json_object *obj)
 {
     struct list_ctx *l = ctx;
-    int rc = dra_store_apply_json(l->s, l->kind, obj, 0);
+    int rc = dra_store_apply_json(l->f.s, l->f.kind, obj, 0);
     if (rc && rc != K_ENOMEM)
         l->skipped++;
+}
+
+/* One event into the store; an object that does not project is said once and skipped. */
+static void feed_apply(struct dra_store_feed *f, json_object *obj, int deleted)
+{
+    int rc = dra_store_apply_json(f->s, f->kind, obj, deleted);
+    if (rc != K_OK)
+        log_warn("%s: skipping %s: %s", dra_kind_name(f->kind),
+                 kube_json_meta_str(obj, "name") ? kube_json_meta_str(obj, "name") : "(no name)",
+                 k_strerror(rc));
+}
+
+static void feed_upsert(void *ctx, json_object *obj)
+{
+    feed_apply(ctx, obj, 0);
+}
+
+static void feed_remove(void *ctx, json_object *obj)
+{
+    feed_apply(ctx, obj, 1);
+}
+
+static void feed_sync_begin(void *ctx)
+{
+    struct dra_store_feed *f = ctx;
+    dra_store_sync_begin(f->s, f->kind);
+}
+
+static void feed_sync_end(void *ctx)
+{
+    struct dra_store_feed *f = ctx;
+    dra_store_sync_end(f->s, f->kind);
+    log_info(2, "%s: listed", dra_kind_name(f->kind));
+}
+
+struct informer_handlers dra_store_handlers(struct dra_store_feed *f)
+{
+    return (struct informer_handlers){
+        .ctx = f,
+        .upsert = feed_upsert,
+        .remove = feed_remove,
+        .sync_begin = feed_sync_begin,
+        .sync_end = feed_sync_end,
+    };
 }
 
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        struct list_ctx l = {s, (enum dra_kind)k, 0};
-        struct informer_handlers h = {.ctx = &l, .upsert = list_upsert};
+        struct list_ctx l = {{s, (enum dra_kind)k}, 0};
+        struct informer_handlers h = {.ctx = &l,
+                                      .upsert = list_upsert,
+                                      .sync_begin = feed_sync_begin,
+                                      .sync_end = feed_sync_end};
         int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
         if (rc)
             return rc;

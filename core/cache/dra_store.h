@@ -17,18 +17,24 @@
  *   (GatherPools: nodeName, allNodes, nodeSelector) and pkg/scheduler/framework/plugins/
  *   dynamicresources (allocated devices from the claims' status.allocation).
  *
+ * Readers: the controller and the CLI (through core/triage), and the admission webhook
+ * (webhook/snapshot.h borrows the store, read-locked, for one review).
+ *
  * Locking: writers (apply / delete / sync) take the write lock themselves. Readers call
  * dra_store_read_lock() around the lookups; records returned are borrowed and valid until
  * dra_store_read_unlock(). The lookups have the shape of classify.h struct dra_view's callbacks
  * (ctx = the store); core/triage/triage.h triage_dra_view() makes the view. Lock order when both
- * are held: the pod/node store (store.h) first, then this one.
+ * are held: the pod/node store (store.h) first, then this one (the webhook: its node store, then
+ * its own cache lock, then this one; webhook/cache.h).
  */
 #ifndef GPUTRI_DRA_STORE_H
 #define GPUTRI_DRA_STORE_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/informer.h"
 #include "kube/client.h"
 #include "model/dra.h"
 
@@ -70,6 +76,41 @@ int dra_store_apply_json(struct dra_store *s, enum dra_kind kind, json_object *o
 void dra_store_sync_begin(struct dra_store *s, enum dra_kind kind);
 void dra_store_sync_end(struct dra_store *s, enum dra_kind kind);
 
+/*
+ * dra_store_synced() - whether a relist of `kind` has ended (dra_store_sync_end) since
+ * dra_store_new(): until then the kind's lookups may miss objects that exist, and a reader that
+ * would report an absence (the webhook's "not found" warnings) must say nothing. Stays false
+ * while the API server does not serve resource.k8s.io/v1 (its informer never lists). Read lock
+ * held.
+ */
+bool dra_store_synced(struct dra_store *s, enum dra_kind kind);
+
+/*
+ * dra_store_relist_items() - a relist of `kind` from `items` (borrowed: a JSON array of API
+ * objects, as a LIST's items; NULL or not an array: none): dra_store_sync_begin(), every item
+ * through dra_store_apply_json(), dra_store_sync_end(); the kind is then synced. For readers
+ * whose objects come from a file (benchmarks, tests). Returns K_OK, or the first item's error
+ * (every item is still tried and the relist ended). Takes the write lock per step.
+ */
+int dra_store_relist_items(struct dra_store *s, enum dra_kind kind, json_object *items);
+
+/*
+ * What one informer of `kind` feeds into `s` (the ctx of dra_store_handlers()), for a daemon that
+ * only keeps the store up to date (the webhook; the controller's handlers also enqueue pods, see
+ * controller/handlers.c, and call the same dra_store_apply_json / dra_store_sync_*).
+ */
+struct dra_store_feed {
+    struct dra_store *s;
+    enum dra_kind kind;
+};
+/*
+ * dra_store_handlers() - informer handlers (cache/informer.h) applying each event to f->s:
+ * upsert and remove with dra_store_apply_json(), sync_begin / sync_end with dra_store_sync_*().
+ * An object that does not project is logged (warning) and skipped. `f` is borrowed: it must
+ * outlive the informer. Pure.
+ */
+struct informer_handlers dra_store_handlers(struct dra_store_feed *f);
+
 void dra_store_read_lock(struct dra_store *s);
 void dra_store_read_unlock(struct dra_store *s);
 
@@ -86,6 +127,12 @@ const struct dra_class *dra_store_class(void *ctx, const char *name);
  */
 size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
                              const struct dra_slice **buf, size_t cap);
+/*
+ * dra_store_driver_published() - whether any ResourceSlice names `driver` (whatever nodes it
+ * reaches, perDeviceNodeSelection included): the driver is installed and publishes. False for
+ * NULL. One hash lookup.
+ */
+bool dra_store_driver_published(struct dra_store *s, const char *driver);
 /* dra_store_device_holder() - the claim whose allocation names (driver, pool, device) without
  * adminAccess (such a result holds nothing), or
  * NULL. One hash lookup. */
@@ -94,10 +141,10 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
 
 /*
  * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store
- * (for one-shot tools: the CLI). Returns K_OK or the first LIST's K_* error (err filled);
- * K_ENOTFOUND when the API does not serve resource.k8s.io/v1; K_EPARSE when objects of a kind
- * did not project (informer_list_skipped: the kind's path and how many), after that kind's
- * LIST.
+ * (for one-shot tools: the CLI), each a relist (dra_store_sync_*: a kind listed is synced).
+ * Returns K_OK or the first LIST's K_* error (err filled); K_ENOTFOUND when the API does not
+ * serve resource.k8s.io/v1; K_EPARSE when objects of a kind did not project
+ * (informer_list_skipped: the kind's path and how many), after that kind's LIST.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
 

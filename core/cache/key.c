@@ -1,7 +1,6 @@
 /* key.c - "namespace/name" keys (see key.h). */
 #include "key.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "util/result.h"
@@ -10,11 +9,18 @@ int meta_namespace_key(char *out, size_t len, const char *ns, const char *name)
 {
     if (!len)
         return K_ETOOBIG;
-    int n = ns && *ns ? snprintf(out, len, "%s/%s", ns, name) : snprintf(out, len, "%s", name);
-    if (n < 0 || (size_t)n >= len) {
+    /* copies, not snprintf: every cache lookup makes a key (the webhook several per review) */
+    size_t nl = ns && *ns ? strlen(ns) : 0, ml = strlen(name);
+    size_t total = nl + (nl ? 1 : 0) + ml;
+    if (total >= len) {
         out[0] = '\0';
         return K_ETOOBIG;
     }
+    if (nl) {
+        memcpy(out, ns, nl);
+        out[nl++] = '/';
+    }
+    memcpy(out + nl, name, ml + 1);
     return K_OK;
 }
 

@@ -124,8 +124,10 @@ static void setup(void)
     if (!s || gpu_set_parse(&gpus, GPU_SET_DEFAULT) != K_OK ||
         owned_snapshot_build(&snapshot, s, &gpus) != K_OK || snapshot.n_nodes != 6 ||
         snapshot.n_rcs != 2 || snapshot.n_quotas != 4 || snapshot.n_nss != 3 ||
-        snapshot.n_classes != 2 || snapshot.n_slices != 1 || snapshot.n_claims != 1 ||
-        snapshot.n_templates != 1) {
+        dra_store_count(snapshot.dra, DRA_KIND_CLASS) != 2 ||
+        dra_store_count(snapshot.dra, DRA_KIND_SLICE) != 1 ||
+        dra_store_count(snapshot.dra, DRA_KIND_CLAIM) != 1 ||
+        dra_store_count(snapshot.dra, DRA_KIND_TEMPLATE) != 1) {
         fprintf(stderr, "fuzz_admission: the fixed snapshot does not build\n");
         abort();
     }

@@ -1,7 +1,7 @@
 /*
  * dra_world.h - the DRA classifier fixtures of tests/fixtures/dra (format in its README), shared
  * by the tests that run them (tests/unit/core/classify/test_dra_ladder.c,
- * tests/unit/webhook/test_dra_agreement.c).
+ * tests/unit/core/cache/test_dra_store.c, tests/unit/cli/).
  *
  * A fixture holds real API objects: {"pod": Pod, "nodes": [Node...], "pods": [Pod...],
  * "resourceclaims": [...], "resourceclaimtemplates": [...], "deviceclasses": [...],

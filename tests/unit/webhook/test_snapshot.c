@@ -1,5 +1,5 @@
-/* Tests for webhook/snapshot.c: projection errors are reported as what they are; the DRA
- * lists' order, keys and lookups. */
+/* Tests for webhook/snapshot.c: projection errors are reported as what they are; the DRA view
+ * over core's DRA store, without device holders, counting devices as the ladder does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,12 @@
 
 #include <cmocka.h>
 
+#include "cache/dra_store.h"
+#include "classify/classify.h"
+#include "dra_world.h"
+#include "gpus.h"
 #include "model/model.h"
+#include "objects.h"
 #include "snapshot.h"
 #include "util/result.h"
 
@@ -49,98 +54,115 @@ static void test_quota_too_many_keys(void **state)
     gpu_set_cleanup(&gpus);
 }
 
-/* Slices in snapshot order: the cache's keys sort the same way, a node's lookup finds the
- * cluster-wide slices and its own, never those of a node whose name it prefixes. */
-static void test_dra_slices(void **state)
+/* The snapshot's DRA view is the store's, without device holders. */
+static void test_dra_view(void **state)
 {
     (void)state;
-    struct dra_slice sl[] = {
-        {.name = "s1", .driver = "gpu.nvidia.com", .node_name = "a-b"},
-        {.name = "s2", .driver = "gpu.nvidia.com", .node_name = "a"},
-        {.name = "s3", .driver = "gpu.nvidia.com", .all_nodes = true},
-        {.name = "s4", .driver = "dra.net", .node_name = "a"},
-        {.name = "s5", .driver = "gpu.nvidia.com", .node_name = "a.b"},
-        {.name = "s6", .driver = "gpu.amd.com", .all_nodes = true},
-        {.name = "s7", .driver = "gpu.nvidia.com", .node_name = "b"},
-    };
-    size_t n = sizeof(sl) / sizeof(sl[0]);
-    qsort(sl, n, sizeof(sl[0]), wh_dra_slice_cmp);
-    for (size_t i = 1; i < n; i++) {
-        char k1[256], k2[256];
-        wh_dra_slice_key(&sl[i - 1], k1, sizeof(k1));
-        wh_dra_slice_key(&sl[i], k2, sizeof(k2));
-        assert_true(strcmp(k1, k2) < 0);
-    }
-    struct wh_snapshot snap = {.slices = sl, .n_slices = n};
-    const struct dra_slice *buf[8];
-    size_t got = wh_snapshot_node_slices(&snap, "a", "gpu.nvidia.com", buf, 8);
-    assert_int_equal(got, 2);
-    assert_string_equal(buf[0]->name, "s3"); /* cluster-wide first */
-    assert_string_equal(buf[1]->name, "s2");
-    got = wh_snapshot_node_slices(&snap, "a", NULL, buf, 8);
-    assert_int_equal(got, 4); /* s3, s6, s2, s4 */
-    got = wh_snapshot_node_slices(&snap, "a", NULL, buf, 1);
-    assert_int_equal(got, 4); /* the total, past the cap */
-    assert_int_equal(wh_snapshot_node_slices(&snap, "zz", "gpu.nvidia.com", buf, 8), 1);
-    assert_true(wh_snapshot_driver_published(&snap, "dra.net"));
-    assert_false(wh_snapshot_driver_published(&snap, "gpu.intel.com"));
-}
-
-static void test_dra_lookups(void **state)
-{
-    (void)state;
-    struct dra_claim claims[] = {
-        {.ns = "ns-b", .name = "c"},
-        {.ns = "ns", .name = "c-1"},
-        {.ns = "ns", .name = "c"},
-    };
-    qsort(claims, 3, sizeof(claims[0]), wh_dra_claim_cmp);
-    char k1[128], k2[128];
-    for (size_t i = 1; i < 3; i++) {
-        wh_dra_ns_key(claims[i - 1].ns, claims[i - 1].name, k1, sizeof(k1));
-        wh_dra_ns_key(claims[i].ns, claims[i].name, k2, sizeof(k2));
-        assert_true(strcmp(k1, k2) < 0);
-    }
-    struct dra_template tmpls[] = {{.ns = "ns", .name = "t"}};
-    struct dra_class classes[] = {{.name = "gpu.amd.com"}, {.name = "gpu.nvidia.com"}};
-    struct wh_snapshot snap = {.claims = claims,
-                               .n_claims = 3,
-                               .claim_templates = tmpls,
-                               .n_claim_templates = 1,
-                               .device_classes = classes,
-                               .n_device_classes = 2};
-    assert_non_null(wh_snapshot_claim(&snap, "ns", "c"));
-    assert_string_equal(wh_snapshot_claim(&snap, "ns-b", "c")->ns, "ns-b");
-    assert_null(wh_snapshot_claim(&snap, "ns", "d"));
-    assert_non_null(wh_snapshot_claim_template(&snap, "ns", "t"));
-    assert_null(wh_snapshot_claim_template(&snap, "ns-b", "t"));
-    assert_non_null(wh_snapshot_device_class(&snap, "gpu.nvidia.com"));
-    assert_null(wh_snapshot_device_class(&snap, "gpu.intel.com"));
-    assert_null(wh_snapshot_device_class(&snap, NULL));
-
-    /* the same lookups through the ladder's view */
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    json_object *o = json_tokener_parse(
+        "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"c\"},\"spec\":{\"devices\":{"
+        "\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\"}}]}},"
+        "\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"gpu\","
+        "\"driver\":\"gpu.nvidia.com\",\"pool\":\"n1\",\"device\":\"gpu-0\"}]}}}}");
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_CLAIM, o, 0), K_OK);
+    json_object_put(o);
+    o = json_tokener_parse("{\"metadata\":{\"name\":\"gpu.nvidia.com\"}}");
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_CLASS, o, 0), K_OK);
+    json_object_put(o);
     struct gpu_set gpus = {0};
-    snap.dra_gpus = &gpus;
+    struct wh_snapshot snap = {.dra_gpus = &gpus, .dra = ds};
+    dra_store_read_lock(ds);
     struct dra_view v = wh_snapshot_dra_view(&snap);
-    assert_ptr_equal(v.ctx, &snap);
+    assert_ptr_equal(v.ctx, ds);
     assert_ptr_equal(v.gpu_classes, &gpus);
+    /* the claim holds gpu-0, yet admission does not see who holds what */
+    assert_non_null(dra_store_device_holder(ds, "gpu.nvidia.com", "n1", "gpu-0"));
     assert_null(v.device_holder);
-    assert_ptr_equal(v.claim(v.ctx, "ns", "c"), wh_snapshot_claim(&snap, "ns", "c"));
+    assert_ptr_equal(v.claim(v.ctx, "ns", "c"), dra_store_claim(ds, "ns", "c"));
     assert_null(v.claim(v.ctx, "ns", "d"));
-    assert_ptr_equal(v.claim_template(v.ctx, "ns", "t"),
-                     wh_snapshot_claim_template(&snap, "ns", "t"));
-    assert_ptr_equal(v.device_class(v.ctx, "gpu.amd.com"),
-                     wh_snapshot_device_class(&snap, "gpu.amd.com"));
+    assert_null(v.claim_template(v.ctx, "ns", "t"));
+    assert_ptr_equal(v.device_class(v.ctx, "gpu.nvidia.com"),
+                     dra_store_class(ds, "gpu.nvidia.com"));
     const struct dra_slice *buf[1];
     assert_int_equal(v.node_slices(v.ctx, "n1", NULL, buf, 1), 0);
+    dra_store_read_unlock(ds);
+    dra_store_free(ds);
+}
+
+/*
+ * For every DRA classifier fixture (tests/fixtures/dra), on every node the ladder decided a DRA
+ * request for, the webhook's device count (dra_count_matching over the snapshot's view, as
+ * webhook/warnings_dra.c counts) equals the ladder's `dra_matching` and `dra_devices`, both
+ * reading the one DRA store; the pod is unbound, as at admission. Held devices count in both.
+ */
+static size_t compared;
+
+static int counts_agree(const char *path, void *ctx)
+{
+    (void)ctx;
+    json_object *root = json_object_from_file(path);
+    assert_non_null(root);
+    struct dra_world w;
+    char err[256];
+    if (dra_world_load(root, &test_gpus, &w, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", path, err);
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    assert_int_equal(dra_world_apply(ds, root), K_OK);
+    struct wh_snapshot snap = {.dra_gpus = &w.dra_gpus, .dra = ds};
+    free(w.pod.node_name);
+    w.pod.node_name = NULL;
+    struct node_verdict *verdicts = calloc(w.n_nodes + 1, sizeof(*verdicts));
+    assert_non_null(verdicts);
+    dra_store_read_lock(ds);
+    struct dra_view view = wh_snapshot_dra_view(&snap);
+    struct classify_input in = {
+        .pod = &w.pod, .nodes = w.node_ptrs, .n_nodes = w.n_nodes, .dra = &view};
+    struct classify_result r;
+    memset(&r, 0, sizeof(r));
+    r.verdicts = verdicts;
+    assert_int_equal(classify(&in, &r), K_OK);
+    int failures = 0;
+    for (size_t i = 0; i < r.n_verdicts; i++) {
+        const struct node_verdict *v = &verdicts[i];
+        if (!v->dra_request || !v->dra_exact || !v->dra_cls)
+            continue;
+        struct dra_match_count mc;
+        const struct knode *one[1] = {v->node};
+        assert_int_equal(dra_count_matching(&view, v->dra_exact, v->dra_cls, one, 1, &mc), K_OK);
+        compared++;
+        if (mc.most != v->dra_matching || mc.devices != v->dra_devices) {
+            print_error("%s: node %s request %s: ladder %zu matching of %zu, webhook %zu of %zu\n",
+                        path, v->node->name, v->dra_request, v->dra_matching, v->dra_devices,
+                        mc.most, mc.devices);
+            failures++;
+        }
+    }
+    dra_store_read_unlock(ds);
+    free(verdicts);
+    dra_store_free(ds);
+    dra_world_cleanup(&w);
+    json_object_put(root);
+    return failures;
+}
+
+static void test_dra_counts_agree_with_ladder(void **state)
+{
+    (void)state;
+    size_t n;
+    int failures = test_fixtures_each(FIXTURES_DIR, "dra", counts_agree, NULL, &n);
+    assert_true(n > 10);
+    assert_true(compared > 10); /* the comparison ran on real nodes */
+    assert_int_equal(failures, 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quota_too_many_keys),
-        cmocka_unit_test(test_dra_slices),
-        cmocka_unit_test(test_dra_lookups),
+        cmocka_unit_test(test_dra_view),
+        cmocka_unit_test(test_dra_counts_agree_with_ladder),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

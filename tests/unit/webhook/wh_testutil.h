@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_store.h"
 #include "kube/project.h"
 #include "snapshot.h"
 #include "util/result.h"
@@ -22,14 +23,11 @@ struct owned_snapshot {
     struct wh_quota *quotas;
     struct wh_namespace *nss;
     size_t n_nodes, n_rcs, n_quotas, n_nss;
-    /* DRA: each list is synced when the fixture has its key */
+    /* DRA: a kind is synced (dra_store_synced) when the fixture has its key; the store is
+     * read-locked from owned_snapshot_build() to owned_snapshot_cleanup(), as a review holds it */
     struct gpu_set dra_gpus; /* DRA_GPU_SET_DEFAULT */
-    struct dra_class *classes;
-    struct dra_slice *slices;
-    struct dra_claim *claims;
-    struct dra_template *templates;
-    size_t n_classes, n_slices, n_claims, n_templates;
-    bool classes_synced, slices_synced, claims_synced, templates_synced;
+    struct dra_store *dra;
+    bool dra_locked;
 };
 
 static inline int cmp_node(const void *a, const void *b)
@@ -108,50 +106,23 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
         o->n_nss++;
     }
     qsort(o->nss, o->n_nss, sizeof(*o->nss), cmp_ns);
-    json_object *dummy;
     if (gpu_set_parse(&o->dra_gpus, DRA_GPU_SET_DEFAULT) != K_OK)
         return K_ENOMEM;
-    o->classes_synced = json_object_object_get_ex(s, "deviceClasses", &dummy);
-    a = arr_of(s, "deviceClasses", &n);
-    o->classes = calloc(n + 1, sizeof(*o->classes));
-    for (size_t i = 0; i < n; i++) {
-        int rc = project_dra_class(json_object_array_get_idx(a, i), &o->classes[o->n_classes]);
+    if (!(o->dra = dra_store_new()))
+        return K_ENOMEM;
+    /* the fixture's keys, in the order of enum dra_kind */
+    static const char *const dra_keys[DRA_KIND_COUNT] = {"resourceClaims", "resourceClaimTemplates",
+                                                         "deviceClasses", "resourceSlices"};
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        json_object *items = NULL;
+        if (!json_object_object_get_ex(s, dra_keys[k], &items))
+            continue; /* never listed: the checks reading this kind stay off */
+        int rc = dra_store_relist_items(o->dra, (enum dra_kind)k, items);
         if (rc != K_OK)
             return rc;
-        o->n_classes++;
     }
-    qsort(o->classes, o->n_classes, sizeof(*o->classes), wh_dra_class_cmp);
-    o->slices_synced = json_object_object_get_ex(s, "resourceSlices", &dummy);
-    a = arr_of(s, "resourceSlices", &n);
-    o->slices = calloc(n + 1, sizeof(*o->slices));
-    for (size_t i = 0; i < n; i++) {
-        int rc = project_dra_slice(json_object_array_get_idx(a, i), &o->slices[o->n_slices]);
-        if (rc != K_OK)
-            return rc;
-        o->n_slices++;
-    }
-    qsort(o->slices, o->n_slices, sizeof(*o->slices), wh_dra_slice_cmp);
-    o->claims_synced = json_object_object_get_ex(s, "resourceClaims", &dummy);
-    a = arr_of(s, "resourceClaims", &n);
-    o->claims = calloc(n + 1, sizeof(*o->claims));
-    for (size_t i = 0; i < n; i++) {
-        int rc = project_dra_claim(json_object_array_get_idx(a, i), &o->claims[o->n_claims]);
-        if (rc != K_OK)
-            return rc;
-        o->n_claims++;
-    }
-    qsort(o->claims, o->n_claims, sizeof(*o->claims), wh_dra_claim_cmp);
-    o->templates_synced = json_object_object_get_ex(s, "resourceClaimTemplates", &dummy);
-    a = arr_of(s, "resourceClaimTemplates", &n);
-    o->templates = calloc(n + 1, sizeof(*o->templates));
-    for (size_t i = 0; i < n; i++) {
-        int rc =
-            project_dra_template(json_object_array_get_idx(a, i), &o->templates[o->n_templates]);
-        if (rc != K_OK)
-            return rc;
-        o->n_templates++;
-    }
-    qsort(o->templates, o->n_templates, sizeof(*o->templates), wh_dra_template_cmp);
+    dra_store_read_lock(o->dra);
+    o->dra_locked = true;
     json_object *ert = NULL;
     json_object_object_get_ex(s, "assumeExtendedResourceToleration", &ert);
     o->snap = (struct wh_snapshot){
@@ -170,18 +141,7 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
         .namespaces_synced = true,
         .assume_ert = ert && json_object_get_boolean(ert),
         .dra_gpus = &o->dra_gpus,
-        .device_classes = o->classes,
-        .n_device_classes = o->n_classes,
-        .slices = o->slices,
-        .n_slices = o->n_slices,
-        .claims = o->claims,
-        .n_claims = o->n_claims,
-        .claim_templates = o->templates,
-        .n_claim_templates = o->n_templates,
-        .device_classes_synced = o->classes_synced,
-        .slices_synced = o->slices_synced,
-        .claims_synced = o->claims_synced,
-        .claim_templates_synced = o->templates_synced,
+        .dra = o->dra,
     };
     return K_OK;
 }
@@ -201,18 +161,9 @@ static inline void owned_snapshot_cleanup(struct owned_snapshot *o)
     free(o->rcs);
     free(o->quotas);
     free(o->nss);
-    for (size_t i = 0; i < o->n_classes; i++)
-        dra_class_cleanup(&o->classes[i]);
-    for (size_t i = 0; i < o->n_slices; i++)
-        dra_slice_cleanup(&o->slices[i]);
-    for (size_t i = 0; i < o->n_claims; i++)
-        dra_claim_cleanup(&o->claims[i]);
-    for (size_t i = 0; i < o->n_templates; i++)
-        dra_template_cleanup(&o->templates[i]);
-    free(o->classes);
-    free(o->slices);
-    free(o->claims);
-    free(o->templates);
+    if (o->dra_locked)
+        dra_store_read_unlock(o->dra);
+    dra_store_free(o->dra);
     gpu_set_cleanup(&o->dra_gpus);
     memset(o, 0, sizeof(*o));
 }

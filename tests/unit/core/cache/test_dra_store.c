@@ -1,6 +1,7 @@
 /*
  * test_dra_store.c - core/cache/dra_store.c: the DRA objects from JSON, the per-node slice index,
- * the device -> holder index, relists (the DRA fixtures classified through the store are in
+ * the per-driver slice count, the device -> holder index, relists and their synced flags, the
+ * informer handlers (the DRA fixtures classified through the store are in
  * tests/unit/core/triage/test_triage.c).
  */
 #include <setjmp.h>
@@ -156,11 +157,185 @@ static void test_rejects(void **state)
     dra_store_free(ds);
 }
 
+static void apply_slice(struct dra_store *ds, const char *name, const char *driver,
+                        const char *where)
+{
+    char js[512];
+    snprintf(js, sizeof(js),
+             "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"driver\":\"%s\",\"pool\":{"
+             "\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1},%s}}",
+             name, driver, where);
+    json_object *o = json_tokener_parse(js);
+    assert_non_null(o);
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_SLICE, o, 0), K_OK);
+    json_object_put(o);
+}
+
+static void delete_slice(struct dra_store *ds, const char *name)
+{
+    char js[256];
+    snprintf(js, sizeof(js), "{\"metadata\":{\"name\":\"%s\"}}", name);
+    json_object *o = json_tokener_parse(js);
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_SLICE, o, 1), K_OK);
+    json_object_put(o);
+}
+
+/* A node's lookup finds the cluster-wide slices and its own, never those of a node whose name
+ * it prefixes or extends; whether a driver publishes counts every slice of it. */
+static void test_node_slices_and_drivers(void **state)
+{
+    (void)state;
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    apply_slice(ds, "s1", "gpu.nvidia.com", "\"nodeName\":\"a-b\"");
+    apply_slice(ds, "s2", "gpu.nvidia.com", "\"nodeName\":\"a\"");
+    apply_slice(ds, "s3", "gpu.nvidia.com", "\"allNodes\":true");
+    apply_slice(ds, "s4", "dra.net", "\"nodeName\":\"a\"");
+    apply_slice(ds, "s5", "gpu.nvidia.com", "\"nodeName\":\"a.b\"");
+    apply_slice(ds, "s6", "gpu.amd.com", "\"allNodes\":true");
+    apply_slice(ds, "s7", "gpu.nvidia.com", "\"nodeName\":\"b\"");
+    apply_slice(ds, "s8", "gpu.intel.com", "\"perDeviceNodeSelection\":true");
+    dra_store_read_lock(ds);
+    const struct dra_slice *buf[8];
+    assert_int_equal(dra_store_node_slices(ds, "a", "gpu.nvidia.com", buf, 8), 2);
+    assert_string_equal(buf[0]->name, "s2"); /* the node's own, then the cluster-wide */
+    assert_string_equal(buf[1]->name, "s3");
+    assert_int_equal(dra_store_node_slices(ds, "a", NULL, buf, 8), 4); /* s2 s4 s3 s6 */
+    assert_int_equal(dra_store_node_slices(ds, "a", NULL, buf, 1), 4); /* the total past cap */
+    assert_int_equal(dra_store_node_slices(ds, "zz", "gpu.nvidia.com", buf, 8), 1);
+    /* per-device node selection reaches no node (classify.h), yet the driver publishes */
+    assert_int_equal(dra_store_node_slices(ds, "a", "gpu.intel.com", buf, 8), 0);
+    assert_true(dra_store_driver_published(ds, "gpu.intel.com"));
+    assert_true(dra_store_driver_published(ds, "dra.net"));
+    assert_false(dra_store_driver_published(ds, "gpu.example.com"));
+    assert_false(dra_store_driver_published(ds, NULL));
+    dra_store_read_unlock(ds);
+
+    /* a driver publishes until its last slice goes; replacing a slice counts it once */
+    apply_slice(ds, "s2", "gpu.nvidia.com", "\"nodeName\":\"a\"");
+    delete_slice(ds, "s4");
+    delete_slice(ds, "s4"); /* twice: nothing more to take back */
+    dra_store_read_lock(ds);
+    assert_false(dra_store_driver_published(ds, "dra.net"));
+    dra_store_read_unlock(ds);
+    const char *nv[] = {"s1", "s2", "s3", "s5"};
+    for (size_t i = 0; i < 4; i++)
+        delete_slice(ds, nv[i]);
+    dra_store_read_lock(ds);
+    assert_true(dra_store_driver_published(ds, "gpu.nvidia.com")); /* s7 */
+    dra_store_read_unlock(ds);
+    /* a slice moving to another driver moves its count */
+    apply_slice(ds, "s7", "dra.net", "\"nodeName\":\"b\"");
+    dra_store_read_lock(ds);
+    assert_false(dra_store_driver_published(ds, "gpu.nvidia.com"));
+    assert_true(dra_store_driver_published(ds, "dra.net"));
+    dra_store_read_unlock(ds);
+    /* a relist that sees none removes every count */
+    dra_store_sync_begin(ds, DRA_KIND_SLICE);
+    dra_store_sync_end(ds, DRA_KIND_SLICE);
+    dra_store_read_lock(ds);
+    assert_false(dra_store_driver_published(ds, "dra.net"));
+    assert_false(dra_store_driver_published(ds, "gpu.intel.com"));
+    dra_store_read_unlock(ds);
+    dra_store_free(ds);
+}
+
+/* A kind is synced once one of its relists ended, and stays so; the others are not. */
+static void test_synced(void **state)
+{
+    (void)state;
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        assert_false(dra_store_synced(ds, (enum dra_kind)k));
+    assert_false(dra_store_synced(ds, DRA_KIND_COUNT));
+    dra_store_sync_begin(ds, DRA_KIND_CLASS);
+    assert_false(dra_store_synced(ds, DRA_KIND_CLASS)); /* a LIST under way */
+    dra_store_sync_end(ds, DRA_KIND_CLASS);
+    assert_true(dra_store_synced(ds, DRA_KIND_CLASS));
+    assert_false(dra_store_synced(ds, DRA_KIND_SLICE));
+    dra_store_sync_begin(ds, DRA_KIND_CLASS); /* a relist: what was listed stays usable */
+    assert_true(dra_store_synced(ds, DRA_KIND_CLASS));
+    dra_store_sync_end(ds, DRA_KIND_CLASS);
+    dra_store_free(ds);
+}
+
+/* A relist from a JSON array: what it names stays or comes, the rest goes, the kind is synced;
+ * an item that does not project is reported after the others are applied. */
+static void test_relist_items(void **state)
+{
+    (void)state;
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    apply_slice(ds, "old", "gpu.nvidia.com", "\"nodeName\":\"a\"");
+    json_object *items = json_tokener_parse(
+        "[{\"metadata\":{\"name\":\"s1\"},\"spec\":{\"driver\":\"dra.net\",\"nodeName\":\"a\","
+        "\"pool\":{\"name\":\"p\",\"generation\":1,\"resourceSliceCount\":1}}},"
+        "{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"nodeName\":\"a\"}},"
+        "{\"metadata\":{\"name\":\"s2\"},\"spec\":{\"driver\":\"dra.net\",\"allNodes\":true,"
+        "\"pool\":{\"name\":\"q\",\"generation\":1,\"resourceSliceCount\":1}}}]");
+    assert_non_null(items);
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_SLICE, items), K_EPARSE);
+    json_object_put(items);
+    dra_store_read_lock(ds);
+    assert_true(dra_store_synced(ds, DRA_KIND_SLICE));
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 2); /* s1 and s2, not old */
+    assert_false(dra_store_driver_published(ds, "gpu.nvidia.com"));
+    assert_true(dra_store_driver_published(ds, "dra.net"));
+    dra_store_read_unlock(ds);
+    /* no items (absent, or not an array): an empty list, synced */
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_CLASS, NULL), K_OK);
+    assert_true(dra_store_synced(ds, DRA_KIND_CLASS));
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_SLICE, NULL), K_OK);
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 0);
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_COUNT, NULL), K_EINVAL);
+    dra_store_free(ds);
+}
+
+/* The informer handlers feed the store as the apply and sync functions do. */
+static void test_handlers(void **state)
+{
+    (void)state;
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    struct dra_store_feed f = {ds, DRA_KIND_CLASS};
+    struct informer_handlers h = dra_store_handlers(&f);
+    assert_ptr_equal(h.ctx, &f);
+    json_object *a = json_tokener_parse("{\"metadata\":{\"name\":\"a\"}}");
+    json_object *b = json_tokener_parse("{\"metadata\":{\"name\":\"b\"}}");
+    json_object *bad = json_tokener_parse("{\"metadata\":{}}");
+    h.sync_begin(h.ctx);
+    h.upsert(h.ctx, a);
+    h.upsert(h.ctx, b);
+    h.upsert(h.ctx, bad); /* logged and skipped */
+    h.sync_end(h.ctx);
+    dra_store_read_lock(ds);
+    assert_true(dra_store_synced(ds, DRA_KIND_CLASS));
+    assert_int_equal(dra_store_count(ds, DRA_KIND_CLASS), 2);
+    dra_store_read_unlock(ds);
+    h.remove(h.ctx, a);
+    dra_store_read_lock(ds);
+    assert_null(dra_store_class(ds, "a"));
+    assert_non_null(dra_store_class(ds, "b"));
+    dra_store_read_unlock(ds);
+    h.sync_begin(h.ctx); /* a relist that no longer sees b */
+    h.sync_end(h.ctx);
+    assert_int_equal(dra_store_count(ds, DRA_KIND_CLASS), 0);
+    json_object_put(a);
+    json_object_put(b);
+    json_object_put(bad);
+    dra_store_free(ds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_indexes),
         cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_node_slices_and_drivers),
+        cmocka_unit_test(test_synced),
+        cmocka_unit_test(test_handlers),
+        cmocka_unit_test(test_relist_items),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

@@ -22,6 +22,13 @@ static void test_join(void **state)
     assert_string_equal(k, "node-1");
     assert_int_equal(meta_namespace_key(k, sizeof(k), "team", "0123456789a"), K_ETOOBIG);
     assert_string_equal(k, "");
+    /* the bound is exact: 15 bytes and the terminator fit, 16 do not */
+    assert_int_equal(meta_namespace_key(k, sizeof(k), "team", "0123456789"), K_OK);
+    assert_string_equal(k, "team/0123456789");
+    assert_int_equal(meta_namespace_key(k, sizeof(k), NULL, "0123456789abcde"), K_OK);
+    assert_int_equal(meta_namespace_key(k, sizeof(k), NULL, "0123456789abcdef"), K_ETOOBIG);
+    assert_string_equal(k, "");
+    assert_int_equal(meta_namespace_key(k, 0, "team", "train"), K_ETOOBIG);
 }
 
 static void test_split(void **state)
