@@ -174,7 +174,7 @@ static int finish_item(struct kube_list_parser *p)
         if (p->fn(p->ctx, t.root) != 0)
             rc = K_ECANCELED;
     } else if (rc == K_ETOOBIG) {
-        kube_read_over_budget("a LIST item", &t, p->val.len);
+        kube_read_over_budget("a LIST item", t.cost[0], p->val.len);
         p->over_budget++;
         rc = K_OK;
     }

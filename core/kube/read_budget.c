@@ -85,7 +85,7 @@ static atomic_uint_fast64_t over_budget;
 static atomic_int_fast64_t last_log_ms = -60000;
 static atomic_uint_fast64_t logged; /* over_budget when the last line was written */
 
-void kube_read_over_budget(const char *what, const struct json_tree *t, size_t len)
+void kube_read_over_budget(const char *what, uint64_t cost, size_t len)
 {
     uint64_t n = atomic_fetch_add(&over_budget, 1) + 1;
     int64_t now = clock_mono_ms(NULL);
@@ -95,7 +95,7 @@ void kube_read_over_budget(const char *what, const struct json_tree *t, size_t l
     uint64_t before = atomic_exchange(&logged, n);
     log_warn("%s of %zu bytes not read: about %" PRIu64 " KiB of JSON tree, over the limit of %u "
              "KiB per object; treated as absent (%" PRIu64 " such objects since the last warning)",
-             what, len, t->cost[REGION_REST] >> 10, KUBE_READ_MAX_COST >> 10, n - before);
+             what, len, cost >> 10, KUBE_READ_MAX_COST >> 10, n - before);
 }
 
 uint64_t kube_read_over_budget_total(void)

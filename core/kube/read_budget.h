@@ -58,11 +58,12 @@ int kube_read_parse(struct json_tree *t, enum kube_read_shape shape, const char 
                     char *err, size_t errlen);
 
 /*
- * kube_read_over_budget() - note an object that was not built (K_ETOOBIG from kube_read_parse):
- * counted, and logged as a warning with `what` (e.g. "LIST /api/v1/pods item") at most once a
- * minute per process (the count of the others since is in the next line).
+ * kube_read_over_budget() - note an object of `len` bytes that was not built (K_ETOOBIG from
+ * kube_read_parse; `cost` its tree's estimate outside the regions, t->cost[0]): counted, and logged
+ * as a warning with `what` (e.g. "LIST /api/v1/pods item") at most once a minute per process (the
+ * count of the others since is in the next line).
  */
-void kube_read_over_budget(const char *what, const struct json_tree *t, size_t len);
+void kube_read_over_budget(const char *what, uint64_t cost, size_t len);
 
 /* kube_read_over_budget_total() - objects not built for their size since the process started. */
 uint64_t kube_read_over_budget_total(void);

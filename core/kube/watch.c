@@ -164,7 +164,7 @@ static int finish_event(struct kube_watch_parser *p)
     } else if (rc == K_ETOOBIG) {
         /* Skipped: the store keeps what it had (a relist drops the object), and the
          * resourceVersion does not advance past it. */
-        kube_read_over_budget("a watch event", &t, p->event.len);
+        kube_read_over_budget("a watch event", t.cost[0], p->event.len);
         p->over_budget++;
         rc = K_OK;
     }
