@@ -3,7 +3,8 @@
  * (core/kube/read_budget.c): every Kubernetes object in tests/fixtures reads as the same tree
  * less exactly the members cut, and projects the same both ways; a pod with 375,000 empty
  * imagePullSecrets is read within a small fixed peak of memory and projects the same; a pod whose
- * kept part is over the budget is not built, and is counted.
+ * kept part is over the budget is not built, and is counted; in a LIST or a watch it is skipped
+ * and the other objects still come.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +19,9 @@
 
 #include "gpus.h"
 #include "kube/project.h"
+#include "kube/list_parser.h"
 #include "kube/read_budget.h"
+#include "kube/watch.h"
 #include "model/dra.h"
 #include "model/model.h"
 #include "objects.h"
@@ -389,6 +392,59 @@ static void test_over_budget_not_built(void **state)
     buf_cleanup(&b);
 }
 
+static int count_item(void *ctx, json_object *item)
+{
+    (void)item;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+static int count_event(void *ctx, enum kube_event_type type, json_object *object)
+{
+    (void)type;
+    (void)object;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+/* In a LIST and a watch, an object over the budget is skipped and the others still come. */
+static void test_skipped_in_list_and_watch(void **state)
+{
+    (void)state;
+    struct buf pod, text;
+    hostile_pod(&pod, 0, 100000);
+    buf_init(&text, 64u << 20);
+    const char *small = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"q\"}}";
+    assert_int_equal(
+        buf_printf(&text, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[%s,", small), K_OK);
+    assert_int_equal(buf_append(&text, pod.data, pod.len), K_OK);
+    assert_int_equal(buf_printf(&text, ",%s]}", small), K_OK);
+    size_t n = 0;
+    struct kube_list_parser *lp = kube_list_parser_new(16u << 20, count_item, &n);
+    assert_non_null(lp);
+    assert_int_equal(kube_list_parser_feed(lp, text.data, text.len), K_OK);
+    assert_int_equal(kube_list_parser_finish(lp), K_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(kube_list_parser_over_budget(lp), 1);
+    assert_string_equal(kube_list_parser_resource_version(lp), "7");
+    kube_list_parser_free(lp);
+
+    buf_reset(&text);
+    assert_int_equal(buf_printf(&text, "{\"type\":\"ADDED\",\"object\":"), K_OK);
+    assert_int_equal(buf_append(&text, pod.data, pod.len), K_OK);
+    assert_int_equal(buf_printf(&text, "}\n{\"type\":\"ADDED\",\"object\":%s}\n", small), K_OK);
+    n = 0;
+    struct kube_watch_parser *wp = kube_watch_parser_new(16u << 20, count_event, &n);
+    assert_non_null(wp);
+    assert_int_equal(kube_watch_parser_feed(wp, text.data, text.len), K_OK);
+    assert_int_equal(kube_watch_parser_finish(wp), K_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(kube_watch_parser_over_budget(wp), 1);
+    kube_watch_parser_free(wp);
+    buf_cleanup(&text);
+    buf_cleanup(&pod);
+}
+
 /* A watch event: the same schema under "object". */
 static void test_event(void **state)
 {
@@ -421,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_hostile_pull_secrets),
         cmocka_unit_test(test_over_budget_not_built),
         cmocka_unit_test(test_event),
+        cmocka_unit_test(test_skipped_in_list_and_watch),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
