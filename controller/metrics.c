@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/read_budget.h"
 #include "util/result.h"
 
 #define STATUS_MAX 600 /* HTTP statuses 0..599; anything else is counted as 0 */
@@ -484,6 +485,11 @@ int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf
     if (!rc)
         rc = counter(out, "gputri_events_total", "Events created or updated (aggregated).",
                      get(&m->events));
+    if (!rc)
+        rc = counter(out, "gputri_objects_too_large_total",
+                     "Objects read from the API server and skipped: their JSON tree would be "
+                     "over the memory budget of one object.",
+                     kube_read_over_budget_total());
     if (!rc)
         rc = header(out, "gputri_api_requests_total", "counter",
                     "Kubernetes API requests by HTTP status; code 0 is a transport error.");

@@ -30,6 +30,9 @@
  *   gputri_classifications_total              counter
  *   gputri_patches_total                      counter: annotation patches that succeeded
  *   gputri_events_total                       counter: Events created or updated (aggregated)
+ *   gputri_objects_too_large_total            counter: objects read (LIST items, watch events,
+ *                                             GETs) and skipped as over the memory budget of one
+ *                                             object (kube/read_budget.h); process-wide
  *   gputri_api_requests_total{code}           counter per HTTP status; "0" = transport error
  *   gputri_workqueue_depth                    gauge: keys ready to be processed
  *   gputri_workqueue_latency_seconds          histogram: time a key waited before a worker

@@ -10,9 +10,11 @@
 #include "kube/json.h"
 #include "kube/list_parser.h"
 #include "kube/proto.h"
+#include "kube/read_budget.h"
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,7 +39,6 @@
 #define WATCH_IDLE_MARGIN_S 60L
 #define URL_MAX (64u << 10)
 #define TOKEN_FILE_MAX (64u << 10)
-#define JSON_DEPTH 128
 #define RETRY_AFTER_MAX 3600
 
 struct kube_client {
@@ -430,30 +431,23 @@ static int status_result(long status)
 }
 
 /*
- * Parse a whole JSON document. Trailing whitespace is allowed, anything else after the value is
- * not. Returns K_OK with *out owned by the caller, or K_EPARSE / K_ENOMEM.
+ * Parse a whole response body: one JSON object, within its memory budget and without the members
+ * no reader looks at (kube/read_budget.h). Trailing whitespace is allowed, anything else after
+ * the object is not. Returns K_OK with *out owned by the caller; K_EPARSE; K_ETOOBIG over the
+ * budget (*cost, when not NULL, the estimate); K_ENOMEM.
  */
-static int parse_json(const char *data, size_t len, json_object **out)
+static int parse_json(const char *data, size_t len, json_object **out, uint64_t *cost)
 {
-    if (len > INT32_MAX)
-        return K_ETOOBIG;
-    struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
-    if (!tok)
-        return K_ENOMEM;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
-    json_object *obj = json_tokener_parse_ex(tok, data, (int)len);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (!obj)
-        return K_EPARSE;
-    for (size_t i = end; i < len; i++) {
-        if (!strchr(" \t\r\n", data[i])) {
-            json_object_put(obj);
-            return K_EPARSE;
-        }
-    }
-    *out = obj;
-    return K_OK;
+    struct json_tree t;
+    char err[160];
+    int rc = kube_read_parse(&t, KUBE_READ_OBJECT, data, len, err, sizeof(err));
+    if (cost)
+        *cost = t.cost[0];
+    if (rc == K_OK)
+        *out = json_object_get(t.root); /* the tokener's tree: its keys are its own */
+    json_tree_free(&t);
+    kube_read_trim(len);
+    return rc;
 }
 
 /*
@@ -469,7 +463,7 @@ static void status_message(struct kube_error *err, long status, const struct buf
         /* a Status in protobuf, answering a request that asked for it; its bytes are not text */
         if (!kube_proto_status_message(body->data, body->len, err->message, sizeof(err->message)))
             snprintf(err->message, sizeof(err->message), "HTTP %ld", status);
-    } else if (body->len && parse_json(body->data, body->len, &obj) == K_OK &&
+    } else if (body->len && parse_json(body->data, body->len, &obj, NULL) == K_OK &&
                (msg = kube_json_str(obj, "message")) != NULL) {
         snprintf(err->message, sizeof(err->message), "%s", msg);
     } else if (body->len) {
@@ -964,11 +958,19 @@ static int request_json(struct kube_client *c, const char *method, const char *p
                  0, &rq, err);
     if (rc || !out)
         goto out;
-    rc = parse_json(buf_cstr(&rq.body), rq.body.len, out);
-    if (rc) {
+    uint64_t cost = 0;
+    rc = parse_json(buf_cstr(&rq.body), rq.body.len, out, &cost);
+    if (rc == K_ETOOBIG) {
+        kube_read_over_budget("a response", cost, rq.body.len);
+        err_set(err, rc,
+                "%s %s: the response is too large to read (about %" PRIu64
+                " KiB of JSON tree, limit %u KiB)",
+                method, path, cost >> 10, KUBE_READ_MAX_COST >> 10);
+    } else if (rc) {
         err_set(err, rc, "%s %s: malformed JSON response", method, path);
-        goto out;
     }
+    if (rc)
+        goto out;
 out:
     buf_cleanup(&rq.body);
     return rc;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/read_budget.h"
 #include "util/buf.h"
 #include "util/result.h"
 #include "util/utf8.h"
@@ -63,7 +64,7 @@ struct kube_list_parser {
     size_t depth;
     /* results */
     char *rv, *cont; /* owned; NULL when absent */
-    size_t items;
+    size_t items, over_budget;
 };
 
 struct kube_list_parser *kube_list_parser_new(size_t max_item, kube_list_item_fn fn, void *ctx)
@@ -113,6 +114,11 @@ size_t kube_list_parser_items(const struct kube_list_parser *p)
     return p->items;
 }
 
+size_t kube_list_parser_over_budget(const struct kube_list_parser *p)
+{
+    return p->over_budget;
+}
+
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -154,9 +160,35 @@ static bool key_is(json_object *k, const char *name)
     return strcmp(json_object_get_string(k), name) == 0;
 }
 
+/*
+ * A complete item: built within its budget (kube/read_budget.h) and handed on, or, over the
+ * budget, counted and skipped: the rest of the LIST is still read.
+ */
+static int finish_item(struct kube_list_parser *p)
+{
+    struct json_tree t;
+    char err[160];
+    int rc = kube_read_parse(&t, KUBE_READ_OBJECT, p->val.data, p->val.len, err, sizeof(err));
+    if (rc == K_OK) {
+        p->items++;
+        if (p->fn(p->ctx, t.root) != 0)
+            rc = K_ECANCELED;
+    } else if (rc == K_ETOOBIG) {
+        kube_read_over_budget("a LIST item", t.cost[0], p->val.len);
+        p->over_budget++;
+        rc = K_OK;
+    }
+    json_tree_free(&t);
+    kube_read_trim(p->val.len);
+    p->state = ST_ITEM_NEXT;
+    return rc;
+}
+
 /* The collected value is complete: parse it alone and act on it. */
 static int finish_value(struct kube_list_parser *p)
 {
+    if (p->what == W_ITEM)
+        return finish_item(p);
     json_tokener_reset(p->tok);
     /* With its terminator: json-c ends a number or literal at the NUL, not at the end of input. */
     json_object *v = json_tokener_parse_ex(p->tok, buf_cstr(&p->val), (int)p->val.len + 1);
@@ -199,12 +231,7 @@ static int finish_value(struct kube_list_parser *p)
         p->state = ST_NEXT;
         break;
     case W_ITEM:
-        /* it starts with '{' and parsed whole, so it is an object */
-        p->items++;
-        if (p->fn(p->ctx, v) != 0)
-            rc = K_ECANCELED;
-        p->state = ST_ITEM_NEXT;
-        break;
+        break; /* finish_item */
     }
     json_object_put(v);
     return rc;

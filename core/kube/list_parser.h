@@ -9,7 +9,9 @@
  * in one response. This parser never holds more than one item: a small scanner follows strings,
  * escapes and nesting through the response as the HTTP layer hands it over in chunks, collects
  * the bytes of one element of the top-level "items" array at a time (at most max_item), parses
- * that element alone with json-c, hands it to the caller and frees it. The top-level "metadata"
+ * that element alone within its memory budget (kube/read_budget.h: the members no projection
+ * reads are not built, and an element whose tree would be over the budget is skipped and
+ * counted, not built), hands it to the caller and frees it. The top-level "metadata"
  * is collected and parsed the same way (its resourceVersion and continue are kept); any other
  * top-level member is collected and parsed only to check it, then dropped.
  *
@@ -79,6 +81,10 @@ const char *kube_list_parser_continue(const struct kube_list_parser *p);
 
 /* kube_list_parser_items() - how many items were handed to the handler. */
 size_t kube_list_parser_items(const struct kube_list_parser *p);
+
+/* kube_list_parser_over_budget() - how many items were skipped as over their memory budget
+ * (kube/read_budget.h: counted and logged there; the handler never saw them). */
+size_t kube_list_parser_over_budget(const struct kube_list_parser *p);
 
 void kube_list_parser_free(struct kube_list_parser *p);
 

@@ -2,12 +2,12 @@
  * watch.c - incremental splitter for Kubernetes watch streams (see watch.h).
  *
  * A small scanner follows strings, escapes and nesting to find where each top-level object ends,
- * collects the event's bytes (at most max_event) and hands the complete event to json-c in one
- * call. json-c's own incremental parsing is not used because its result depends on where the
- * chunks are cut: a number split across calls is checked piece by piece (`1-2` fed byte by byte
- * reads as 1), and with UTF-8 validation on it drops a finished value when the byte after it is
- * bad. Parsing whole events makes the events delivered independent of the chunking. The client
- * (client.c) feeds the parser from curl's write callback.
+ * collects the event's bytes (at most max_event) and parses the complete event in one call,
+ * within its memory budget (kube/read_budget.h). json-c's own incremental parsing is not used
+ * because its result depends on where the chunks are cut: a number split across calls is checked
+ * piece by piece (`1-2` fed byte by byte reads as 1), and with UTF-8 validation on it drops a
+ * finished value when the byte after it is bad. Parsing whole events makes the events delivered
+ * independent of the chunking. The client (client.c) feeds the parser from curl's write callback.
  */
 #include "kube/watch.h"
 
@@ -16,18 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/read_budget.h"
 #include "util/buf.h"
 #include "util/result.h"
 #include "util/utf8.h"
 
-/*
- * Kubernetes objects nest deeper than json-c's default of 32 levels once managedFields and CRD
- * schemas are involved; the tokener's stack costs a few dozen bytes per level.
- */
-#define WATCH_JSON_DEPTH 128
-
 struct kube_watch_parser {
-    struct json_tokener *tok;
     kube_watch_fn fn;
     void *ctx;
     struct buf event; /* the bytes of the current, incomplete event; limit max_event */
@@ -39,6 +33,7 @@ struct kube_watch_parser {
     size_t depth;            /* open objects and arrays */
     struct utf8_stream utf8; /* UTF-8 check across chunks */
     char *last_rv;           /* owned; NULL means "" */
+    size_t over_budget;
 };
 
 struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn fn, void *ctx)
@@ -46,17 +41,7 @@ struct kube_watch_parser *kube_watch_parser_new(size_t max_event, kube_watch_fn 
     struct kube_watch_parser *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    p->tok = json_tokener_new_ex(WATCH_JSON_DEPTH);
-    if (!p->tok) {
-        free(p);
-        return NULL;
-    }
-    /*
-     * The stream is untrusted: accept only strict JSON (no trailing commas, single quotes or
-     * NaN). UTF-8 is checked before the bytes reach json-c (utf8_stream_valid_prefix), with state
-     * carried across chunks.
-     */
-    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT);
+    /* UTF-8 is checked across chunks (utf8_stream_valid_prefix); strict JSON by the parse. */
     p->fn = fn;
     p->ctx = ctx;
     utf8_stream_init(&p->utf8);
@@ -69,10 +54,14 @@ void kube_watch_parser_free(struct kube_watch_parser *p)
 {
     if (!p)
         return;
-    json_tokener_free(p->tok);
     buf_cleanup(&p->event);
     free(p->last_rv);
     free(p);
+}
+
+size_t kube_watch_parser_over_budget(const struct kube_watch_parser *p)
+{
+    return p->over_budget;
 }
 
 const char *kube_watch_parser_last_rv(const struct kube_watch_parser *p)
@@ -166,14 +155,21 @@ static int is_space(char c)
 /* The collected event is complete: parse it in one call and hand it on. */
 static int finish_event(struct kube_watch_parser *p)
 {
-    int rc = K_EPARSE;
-    json_tokener_reset(p->tok);
-    json_object *ev = json_tokener_parse_ex(p->tok, p->event.data, (int)p->event.len);
-    /* The scanner ends the event at the brace that closes it, so json-c must use every byte. */
-    if (ev && json_tokener_get_error(p->tok) == json_tokener_success &&
-        json_tokener_get_parse_end(p->tok) == p->event.len)
-        rc = dispatch(p, ev);
-    json_object_put(ev);
+    struct json_tree t;
+    char err[160];
+    /* The scanner ends the event at the brace that closes it; the parse checks every byte. */
+    int rc = kube_read_parse(&t, KUBE_READ_EVENT, p->event.data, p->event.len, err, sizeof(err));
+    if (rc == K_OK) {
+        rc = dispatch(p, t.root);
+    } else if (rc == K_ETOOBIG) {
+        /* Skipped: the store keeps what it had (a relist drops the object), and the
+         * resourceVersion does not advance past it. */
+        kube_read_over_budget("a watch event", t.cost[0], p->event.len);
+        p->over_budget++;
+        rc = K_OK;
+    }
+    json_tree_free(&t);
+    kube_read_trim(p->event.len);
     p->in_event = false;
     /* Keep a small buffer for the next event; give back what a large one needed. */
     if (p->event.cap > (1u << 20))

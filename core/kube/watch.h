@@ -5,6 +5,8 @@
  * newlines, in HTTP chunks that need not line up with events. A parser is fed chunks as they
  * arrive and calls back once per complete event. T is ADDED, MODIFIED, DELETED, BOOKMARK or
  * ERROR (kubernetes/apimachinery: pkg/watch/watch.go). For ERROR, O is a metav1.Status.
+ * Each event is parsed within its memory budget (kube/read_budget.h): the members no projection
+ * reads are not built, and an event over the budget is skipped and counted, not built.
  * Not thread-safe; one parser per stream.
  */
 #ifndef GPUTRI_KUBE_WATCH_H
@@ -58,6 +60,13 @@ int kube_watch_parser_finish(struct kube_watch_parser *p);
  * the next feed.
  */
 const char *kube_watch_parser_last_rv(const struct kube_watch_parser *p);
+
+/*
+ * kube_watch_parser_over_budget() - how many events were skipped as over their memory budget
+ * (kube/read_budget.h: counted and logged there; the handler never saw them, and the last
+ * resourceVersion did not advance).
+ */
+size_t kube_watch_parser_over_budget(const struct kube_watch_parser *p);
 
 /*
  * kube_watch_error_code() - for an ERROR event's Status object, its "code" (e.g. 410), 0 when

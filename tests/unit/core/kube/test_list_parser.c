@@ -120,7 +120,7 @@ static const char pod_list[] =
     "\"remainingItemCount\":7},\n"
     "  \"items\":[\n"
     "    {\"metadata\":{\"name\":\"a\",\"labels\":{\"k\":\"br]ack}et{s[\"}},"
-    "\"spec\":{\"items\":[{\"x\":1}],\"containers\":[{\"args\":[\"\\\\\",\"\\\"]\",\"\\u00e9\"]}]}}"
+    "\"spec\":{\"items\":[{\"x\":1}],\"containers\":[{\"argv\":[\"\\\\\",\"\\\"]\",\"\\u00e9\"]}]}}"
     ",\n"
     "    {\"metadata\":{\"name\":\"b\"},\"status\":{\"phase\":\"Pending\",\"n\":-1.5e3,"
     "\"t\":true,\"f\":false,\"z\":null}}\n"
@@ -138,7 +138,7 @@ static void test_items_and_metadata_at_every_cut(void **state)
     /* strings with escaped quotes, backslashes and brackets stay whole; the item's own "items"
      * array is part of the item */
     assert_non_null(strstr(r.log, "\"k\":\"br]ack}et{s[\""));
-    assert_non_null(strstr(r.log, "\"args\":[\"\\\\\",\"\\\"]\",\"\xc3\xa9\"]"));
+    assert_non_null(strstr(r.log, "\"argv\":[\"\\\\\",\"\\\"]\",\"\xc3\xa9\"]"));
     assert_non_null(strstr(r.log, "\"spec\":{\"items\":[{\"x\":1}]"));
     assert_non_null(strstr(r.log, "\"name\":\"b\""));
     run_free(&r);
