@@ -1,7 +1,4 @@
-/*
- * Tests for controller/metrics.c (the Prometheus text, compared literally) and
- * controller/httpd.c's bind-address parsing.
- */
+/* Tests for controller/metrics.c (the Prometheus text, compared literally). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +8,6 @@
 
 #include <cmocka.h>
 
-#include "httpd.h"
 #include "metrics.h"
 #include "util/result.h"
 
@@ -368,69 +364,6 @@ static void test_pending_time_and_transitions(void **state)
     metrics_free(m);
 }
 
-static void test_bind_addresses(void **state)
-{
-    (void)state;
-    char host[64];
-    int port;
-    assert_int_equal(httpd_parse_address("0", host, sizeof(host), &port), K_OK);
-    assert_int_equal(port, -1);
-    assert_int_equal(httpd_parse_address("", host, sizeof(host), &port), K_OK);
-    assert_int_equal(port, -1);
-    assert_int_equal(httpd_parse_address(":8080", host, sizeof(host), &port), K_OK);
-    assert_string_equal(host, "");
-    assert_int_equal(port, 8080);
-    assert_int_equal(httpd_parse_address("127.0.0.1:8081", host, sizeof(host), &port), K_OK);
-    assert_string_equal(host, "127.0.0.1");
-    assert_int_equal(port, 8081);
-    assert_int_equal(httpd_parse_address("[::1]:0", host, sizeof(host), &port), K_OK);
-    assert_string_equal(host, "::1");
-    assert_int_equal(port, 0);
-    assert_int_equal(httpd_parse_address("8080", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("::1:8080", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("host:", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("host:65536", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("host:80x", host, sizeof(host), &port), K_EINVAL);
-}
-
-/* httpd end to end on loopback: a handler's status, body and content type. */
-static unsigned handler(void *ctx, const char *path, struct buf *body, const char **type)
-{
-    (void)ctx;
-    if (strcmp(path, "/readyz") == 0) {
-        buf_append_str(body, "not yet\n");
-        return 503;
-    }
-    *type = "text/plain; version=0.0.4";
-    buf_append_str(body, "x 1\n");
-    return 200;
-}
-
-static void test_httpd_serves(void **state)
-{
-    (void)state;
-    struct httpd *h = NULL;
-    char err[256];
-    assert_int_equal(httpd_start("127.0.0.1:0", handler, NULL, &h, err, sizeof(err)), K_OK);
-    int port = httpd_port(h);
-    assert_true(port > 0);
-    char cmd[256], line[256] = "";
-    snprintf(cmd, sizeof(cmd),
-             "curl -s -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/readyz; echo;"
-             "curl -s http://127.0.0.1:%d/metrics; curl -s -o /dev/null -w '%%{http_code}' "
-             "-X POST http://127.0.0.1:%d/metrics",
-             port, port, port);
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t n = fread(line, 1, sizeof(line) - 1, f);
-    line[n] = '\0';
-    pclose(f);
-    assert_string_equal(line, "503\nx 1\n405");
-    httpd_stop(h);
-    assert_int_equal(httpd_start("nonsense", handler, NULL, &h, err, sizeof(err)), K_EINVAL);
-    assert_null(h);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,8 +373,6 @@ int main(void)
         cmocka_unit_test(test_namespace_cap),
         cmocka_unit_test(test_pending_time_and_transitions),
         cmocka_unit_test(test_pending_step),
-        cmocka_unit_test(test_bind_addresses),
-        cmocka_unit_test(test_httpd_serves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
