@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "httpd.h"
+#include "text.h"
 #include "util/result.h"
 
 static void test_bind_addresses(void **state)
@@ -100,16 +101,6 @@ static unsigned filter(void *ctx, const char *client, const char *method, const 
     return 401;
 }
 
-/* Runs `cmd` and returns its output in out. */
-static void run(const char *cmd, char *out, size_t len)
-{
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t n = fread(out, 1, len - 1, f);
-    out[n] = '\0';
-    pclose(f);
-}
-
 /* The filter covers its one path only, sees the peer's address and the Authorization header,
  * and its status and message replace the handler's answer. */
 static void test_filter(void **state)
@@ -129,7 +120,7 @@ static void test_filter(void **state)
     int port = httpd_port(h);
 
     snprintf(cmd, sizeof(cmd), "curl -s -w ' %%{http_code}' http://127.0.0.1:%d/metrics", port);
-    run(cmd, out, sizeof(out));
+    test_command_output(cmd, out, sizeof(out));
     assert_string_equal(out, "Unauthorized\n 401");
     assert_int_equal(s.calls, 1);
     assert_string_equal(s.client, "127.0.0.1");
@@ -141,14 +132,14 @@ static void test_filter(void **state)
              "curl -s -w ' %%{http_code}' -H 'Authorization: Bearer good' "
              "http://127.0.0.1:%d/metrics",
              port);
-    run(cmd, out, sizeof(out));
+    test_command_output(cmd, out, sizeof(out));
     assert_string_equal(out, "x 1\n 200");
     assert_int_equal(s.calls, 2);
     assert_string_equal(s.authorization, "Bearer good");
 
     /* another path is not filtered */
     snprintf(cmd, sizeof(cmd), "curl -s -w ' %%{http_code}' http://127.0.0.1:%d/readyz", port);
-    run(cmd, out, sizeof(out));
+    test_command_output(cmd, out, sizeof(out));
     assert_string_equal(out, "not yet\n 503");
     assert_int_equal(s.calls, 2);
     httpd_stop(h);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "metrics.h"
+#include "text.h"
 #include "util/result.h"
 
 static const char expected_empty[] =
@@ -73,23 +74,6 @@ static void test_empty(void **state)
     metrics_free(m);
 }
 
-/* The lines of `text` that start with `prefix`, joined. */
-static void lines_with(const char *text, const char *prefix, char *out, size_t len)
-{
-    size_t o = 0, plen = strlen(prefix);
-    out[0] = '\0';
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
-        if (strncmp(p, prefix, plen) == 0 && o + n < len) {
-            memcpy(out + o, p, n);
-            o += n;
-            out[o] = '\0';
-        }
-        p += n;
-    }
-}
-
 static void test_values(void **state)
 {
     (void)state;
@@ -127,7 +111,7 @@ static void test_values(void **state)
     assert_int_equal(metrics_render(m, &g, &out), K_OK);
     const char *text = buf_cstr(&out);
 
-    lines_with(text, "gputri_pending_gpu_pods{", got, sizeof(got));
+    test_lines_with(text, "gputri_pending_gpu_pods{", got, sizeof(got));
     assert_string_equal(
         got,
         "gputri_pending_gpu_pods{namespace=\"batch\",cause=\"exhausted\",resource=\"nvidia_com_"
@@ -138,14 +122,14 @@ static void test_values(void **state)
         "claims\"} 1\n"
         "gputri_pending_gpu_pods{namespace=\"ml\",cause=\"none\",resource=\"amd_com_gpu\"} 1\n"
         "gputri_pending_gpu_pods{namespace=\"a\",cause=\"we\\\"ird\\\\\\n\",resource=\"x\"} 1\n");
-    lines_with(text, "gputri_api_requests_total{", got, sizeof(got));
+    test_lines_with(text, "gputri_api_requests_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_api_requests_total{code=\"0\"} 2\n"
                              "gputri_api_requests_total{code=\"200\"} 2\n"
                              "gputri_api_requests_total{code=\"409\"} 1\n");
-    lines_with(text, "gputri_watch_restarts_total{", got, sizeof(got));
+    test_lines_with(text, "gputri_watch_restarts_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_watch_restarts_total{resource=\"pods\"} 2\n"
                              "gputri_watch_restarts_total{resource=\"nodes\"} 1\n");
-    lines_with(text, "gputri_workqueue_latency_seconds", got, sizeof(got));
+    test_lines_with(text, "gputri_workqueue_latency_seconds", got, sizeof(got));
     assert_string_equal(got, "gputri_workqueue_latency_seconds_bucket{le=\"0.001\"} 1\n"
                              "gputri_workqueue_latency_seconds_bucket{le=\"0.005\"} 1\n"
                              "gputri_workqueue_latency_seconds_bucket{le=\"0.01\"} 2\n"
@@ -159,11 +143,11 @@ static void test_values(void **state)
                              "gputri_workqueue_latency_seconds_bucket{le=\"+Inf\"} 4\n"
                              "gputri_workqueue_latency_seconds_sum 122.007\n"
                              "gputri_workqueue_latency_seconds_count 4\n");
-    lines_with(text, "gputri_classifications_total ", got, sizeof(got));
+    test_lines_with(text, "gputri_classifications_total ", got, sizeof(got));
     assert_string_equal(got, "gputri_classifications_total 2\n");
-    lines_with(text, "gputri_workqueue_depth ", got, sizeof(got));
+    test_lines_with(text, "gputri_workqueue_depth ", got, sizeof(got));
     assert_string_equal(got, "gputri_workqueue_depth 5\n");
-    lines_with(text, "gputri_leader ", got, sizeof(got));
+    test_lines_with(text, "gputri_leader ", got, sizeof(got));
     assert_string_equal(got, "gputri_leader 1\n");
     assert_int_equal(metrics_patches(m), 1);
     assert_int_equal(metrics_events(m), 1);
@@ -318,7 +302,7 @@ static void test_pending_time_and_transitions(void **state)
     buf_init(&out, 1 << 20);
     assert_int_equal(metrics_render(m, &g, &out), K_OK);
     const char *text = buf_cstr(&out);
-    lines_with(text, "gputri_gpu_pod_pending_seconds_", got, sizeof(got));
+    test_lines_with(text, "gputri_gpu_pod_pending_seconds_", got, sizeof(got));
     assert_string_equal(
         got, "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"1\"} 1\n"
              "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"5\"} 2\n"
@@ -356,7 +340,7 @@ static void test_pending_time_and_transitions(void **state)
              "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"+Inf\"} 4\n"
              "gputri_gpu_pod_pending_seconds_sum{cause=\"exhausted\"} 201202.001\n"
              "gputri_gpu_pod_pending_seconds_count{cause=\"exhausted\"} 4\n");
-    lines_with(text, "gputri_cause_transitions_total{", got, sizeof(got));
+    test_lines_with(text, "gputri_cause_transitions_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_cause_transitions_total{from=\"none\",to=\"exhausted\"} 1\n"
                              "gputri_cause_transitions_total{from=\"ok\",to=\"node-rejected\"} 1\n"
                              "gputri_cause_transitions_total{from=\"exhausted\",to=\"ok\"} 2\n");

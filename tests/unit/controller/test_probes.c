@@ -15,6 +15,7 @@
 #include "controller_internal.h"
 #include "fake_kube.h"
 #include "objects.h"
+#include "text.h"
 #include "util/result.h"
 
 struct fixture {
@@ -82,21 +83,6 @@ static void test_probe_answers(void **state)
     fixture_free(f);
 }
 
-/* The line of `text` that starts with prefix, or "" (into out, len bytes). */
-static void line_with(const char *text, const char *prefix, char *out, size_t len)
-{
-    out[0] = '\0';
-    for (const char *p = text; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (strncmp(p, prefix, strlen(prefix)) == 0) {
-            snprintf(out, len, "%.*s", (int)n, p);
-            return;
-        }
-        p = nl ? nl + 1 : NULL;
-    }
-}
-
 /* /metrics counts the store's pending GPU pods by namespace, cause and resource. */
 static void test_metrics_counts_pending_pods(void **state)
 {
@@ -122,18 +108,20 @@ static void test_metrics_counts_pending_pods(void **state)
     assert_string_equal(type, "text/plain; version=0.0.4; charset=utf-8");
     assert_int_equal(buf_append(&body, "", 1), K_OK);
     char got[256];
-    line_with(body.data,
-              "gputri_pending_gpu_pods{namespace=\"team\",cause=\"exhausted\",resource=\"nvidia_"
-              "com_gpu\"}",
-              got, sizeof(got));
+    test_lines_with(
+        body.data,
+        "gputri_pending_gpu_pods{namespace=\"team\",cause=\"exhausted\",resource=\"nvidia_"
+        "com_gpu\"}",
+        got, sizeof(got));
     assert_string_equal(got, "gputri_pending_gpu_pods{namespace=\"team\",cause=\"exhausted\","
-                             "resource=\"nvidia_com_gpu\"} 2");
-    line_with(body.data,
-              "gputri_pending_gpu_pods{namespace=\"team\",cause=\"none\",resource=\"nvidia_com_"
-              "gpu\"}",
-              got, sizeof(got));
+                             "resource=\"nvidia_com_gpu\"} 2\n");
+    test_lines_with(
+        body.data,
+        "gputri_pending_gpu_pods{namespace=\"team\",cause=\"none\",resource=\"nvidia_com_"
+        "gpu\"}",
+        got, sizeof(got));
     assert_string_equal(got, "gputri_pending_gpu_pods{namespace=\"team\",cause=\"none\","
-                             "resource=\"nvidia_com_gpu\"} 1");
+                             "resource=\"nvidia_com_gpu\"} 1\n");
     buf_cleanup(&body);
     fixture_free(f);
 }

@@ -16,6 +16,7 @@
 
 #include "options.h"
 #include "run.h"
+#include "text.h"
 #include "util/result.h"
 
 #define TLS_DIR FIXTURES_DIR "/admission/tls"
@@ -67,36 +68,11 @@ static void options(struct wh_options *o)
     o->threads = 2;
 }
 
-/* Runs `cmd` and returns its output in out. */
-static void run(const char *cmd, char *out, size_t len)
-{
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t n = fread(out, 1, len - 1, f);
-    out[n] = '\0';
-    pclose(f);
-}
-
 static void get(int port, const char *path, char *out, size_t len)
 {
     char cmd[256];
     snprintf(cmd, sizeof(cmd), "curl -sk -w ' %%{http_code}' https://127.0.0.1:%d%s", port, path);
-    run(cmd, out, len);
-}
-
-/* The line of `text` that starts with prefix, or "" (into out, len bytes). */
-static void line_with(const char *text, const char *prefix, char *out, size_t len)
-{
-    out[0] = '\0';
-    for (const char *p = text; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (strncmp(p, prefix, strlen(prefix)) == 0) {
-            snprintf(out, len, "%.*s", (int)n, p);
-            return;
-        }
-        p = nl ? nl + 1 : NULL;
-    }
+    test_command_output(cmd, out, len);
 }
 
 static const char review[] =
@@ -127,17 +103,17 @@ static void test_serves(void **state)
     const char *unchecked = "gputri_webhook_admission_reviews_total{client_certificate="
                             "\"unchecked\"}";
     get(port, "/metrics", out, sizeof(out));
-    line_with(out, unchecked, got, sizeof(got));
+    test_lines_with(out, unchecked, got, sizeof(got));
     assert_string_equal(got, "gputri_webhook_admission_reviews_total{client_certificate="
-                             "\"unchecked\"} 0");
-    line_with(out, "gputri_webhook_events_total{result=\"sent\"}", got, sizeof(got));
-    assert_string_equal(got, "gputri_webhook_events_total{result=\"sent\"} 0");
+                             "\"unchecked\"} 0\n");
+    test_lines_with(out, "gputri_webhook_events_total{result=\"sent\"}", got, sizeof(got));
+    assert_string_equal(got, "gputri_webhook_events_total{result=\"sent\"} 0\n");
 
     snprintf(cmd, sizeof(cmd),
              "curl -sk -H 'Content-Type: application/json' --data '%s' "
              "https://127.0.0.1:%d/validate",
              review, port);
-    run(cmd, out, sizeof(out));
+    test_command_output(cmd, out, sizeof(out));
     assert_non_null(strstr(out, "\"uid\":\"u-1\""));
     assert_non_null(strstr(out, "\"allowed\":true"));
     /* not JSON: 400, and not counted */
@@ -145,13 +121,13 @@ static void test_serves(void **state)
              "curl -sk -o /dev/null -w '%%{http_code}' -H 'Content-Type: application/json' "
              "--data 'nope' https://127.0.0.1:%d/validate",
              port);
-    run(cmd, out, sizeof(out));
+    test_command_output(cmd, out, sizeof(out));
     assert_string_equal(out, "400");
 
     get(port, "/metrics", out, sizeof(out));
-    line_with(out, unchecked, got, sizeof(got));
+    test_lines_with(out, unchecked, got, sizeof(got));
     assert_string_equal(got, "gputri_webhook_admission_reviews_total{client_certificate="
-                             "\"unchecked\"} 1");
+                             "\"unchecked\"} 1\n");
     wh_run_stop(r, 1000);
     wh_run_stop(NULL, 0);
 }
