@@ -1,7 +1,4 @@
-/*
- * Tests for controller/metrics.c (the Prometheus text, compared literally) and
- * controller/httpd.c's bind-address parsing.
- */
+/* Tests for controller/metrics.c (the Prometheus text, compared literally). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "httpd.h"
 #include "metrics.h"
+#include "text.h"
 #include "util/result.h"
 
 static const char expected_empty[] =
@@ -81,23 +78,6 @@ static void test_empty(void **state)
     metrics_free(m);
 }
 
-/* The lines of `text` that start with `prefix`, joined. */
-static void lines_with(const char *text, const char *prefix, char *out, size_t len)
-{
-    size_t o = 0, plen = strlen(prefix);
-    out[0] = '\0';
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
-        if (strncmp(p, prefix, plen) == 0 && o + n < len) {
-            memcpy(out + o, p, n);
-            o += n;
-            out[o] = '\0';
-        }
-        p += n;
-    }
-}
-
 static void test_values(void **state)
 {
     (void)state;
@@ -135,7 +115,7 @@ static void test_values(void **state)
     assert_int_equal(metrics_render(m, &g, &out), K_OK);
     const char *text = buf_cstr(&out);
 
-    lines_with(text, "gputri_pending_gpu_pods{", got, sizeof(got));
+    test_lines_with(text, "gputri_pending_gpu_pods{", got, sizeof(got));
     assert_string_equal(
         got,
         "gputri_pending_gpu_pods{namespace=\"batch\",cause=\"exhausted\",resource=\"nvidia_com_"
@@ -146,14 +126,14 @@ static void test_values(void **state)
         "claims\"} 1\n"
         "gputri_pending_gpu_pods{namespace=\"ml\",cause=\"none\",resource=\"amd_com_gpu\"} 1\n"
         "gputri_pending_gpu_pods{namespace=\"a\",cause=\"we\\\"ird\\\\\\n\",resource=\"x\"} 1\n");
-    lines_with(text, "gputri_api_requests_total{", got, sizeof(got));
+    test_lines_with(text, "gputri_api_requests_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_api_requests_total{code=\"0\"} 2\n"
                              "gputri_api_requests_total{code=\"200\"} 2\n"
                              "gputri_api_requests_total{code=\"409\"} 1\n");
-    lines_with(text, "gputri_watch_restarts_total{", got, sizeof(got));
+    test_lines_with(text, "gputri_watch_restarts_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_watch_restarts_total{resource=\"pods\"} 2\n"
                              "gputri_watch_restarts_total{resource=\"nodes\"} 1\n");
-    lines_with(text, "gputri_workqueue_latency_seconds", got, sizeof(got));
+    test_lines_with(text, "gputri_workqueue_latency_seconds", got, sizeof(got));
     assert_string_equal(got, "gputri_workqueue_latency_seconds_bucket{le=\"0.001\"} 1\n"
                              "gputri_workqueue_latency_seconds_bucket{le=\"0.005\"} 1\n"
                              "gputri_workqueue_latency_seconds_bucket{le=\"0.01\"} 2\n"
@@ -167,11 +147,11 @@ static void test_values(void **state)
                              "gputri_workqueue_latency_seconds_bucket{le=\"+Inf\"} 4\n"
                              "gputri_workqueue_latency_seconds_sum 122.007\n"
                              "gputri_workqueue_latency_seconds_count 4\n");
-    lines_with(text, "gputri_classifications_total ", got, sizeof(got));
+    test_lines_with(text, "gputri_classifications_total ", got, sizeof(got));
     assert_string_equal(got, "gputri_classifications_total 2\n");
-    lines_with(text, "gputri_workqueue_depth ", got, sizeof(got));
+    test_lines_with(text, "gputri_workqueue_depth ", got, sizeof(got));
     assert_string_equal(got, "gputri_workqueue_depth 5\n");
-    lines_with(text, "gputri_leader ", got, sizeof(got));
+    test_lines_with(text, "gputri_leader ", got, sizeof(got));
     assert_string_equal(got, "gputri_leader 1\n");
     assert_int_equal(metrics_patches(m), 1);
     assert_int_equal(metrics_events(m), 1);
@@ -326,7 +306,7 @@ static void test_pending_time_and_transitions(void **state)
     buf_init(&out, 1 << 20);
     assert_int_equal(metrics_render(m, &g, &out), K_OK);
     const char *text = buf_cstr(&out);
-    lines_with(text, "gputri_gpu_pod_pending_seconds_", got, sizeof(got));
+    test_lines_with(text, "gputri_gpu_pod_pending_seconds_", got, sizeof(got));
     assert_string_equal(
         got, "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"1\"} 1\n"
              "gputri_gpu_pod_pending_seconds_bucket{cause=\"none\",le=\"5\"} 2\n"
@@ -364,75 +344,12 @@ static void test_pending_time_and_transitions(void **state)
              "gputri_gpu_pod_pending_seconds_bucket{cause=\"exhausted\",le=\"+Inf\"} 4\n"
              "gputri_gpu_pod_pending_seconds_sum{cause=\"exhausted\"} 201202.001\n"
              "gputri_gpu_pod_pending_seconds_count{cause=\"exhausted\"} 4\n");
-    lines_with(text, "gputri_cause_transitions_total{", got, sizeof(got));
+    test_lines_with(text, "gputri_cause_transitions_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_cause_transitions_total{from=\"none\",to=\"exhausted\"} 1\n"
                              "gputri_cause_transitions_total{from=\"ok\",to=\"node-rejected\"} 1\n"
                              "gputri_cause_transitions_total{from=\"exhausted\",to=\"ok\"} 2\n");
     buf_cleanup(&out);
     metrics_free(m);
-}
-
-static void test_bind_addresses(void **state)
-{
-    (void)state;
-    char host[64];
-    int port;
-    assert_int_equal(httpd_parse_address("0", host, sizeof(host), &port), K_OK);
-    assert_int_equal(port, -1);
-    assert_int_equal(httpd_parse_address("", host, sizeof(host), &port), K_OK);
-    assert_int_equal(port, -1);
-    assert_int_equal(httpd_parse_address(":8080", host, sizeof(host), &port), K_OK);
-    assert_string_equal(host, "");
-    assert_int_equal(port, 8080);
-    assert_int_equal(httpd_parse_address("127.0.0.1:8081", host, sizeof(host), &port), K_OK);
-    assert_string_equal(host, "127.0.0.1");
-    assert_int_equal(port, 8081);
-    assert_int_equal(httpd_parse_address("[::1]:0", host, sizeof(host), &port), K_OK);
-    assert_string_equal(host, "::1");
-    assert_int_equal(port, 0);
-    assert_int_equal(httpd_parse_address("8080", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("::1:8080", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("host:", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("host:65536", host, sizeof(host), &port), K_EINVAL);
-    assert_int_equal(httpd_parse_address("host:80x", host, sizeof(host), &port), K_EINVAL);
-}
-
-/* httpd end to end on loopback: a handler's status, body and content type. */
-static unsigned handler(void *ctx, const char *path, struct buf *body, const char **type)
-{
-    (void)ctx;
-    if (strcmp(path, "/readyz") == 0) {
-        buf_append_str(body, "not yet\n");
-        return 503;
-    }
-    *type = "text/plain; version=0.0.4";
-    buf_append_str(body, "x 1\n");
-    return 200;
-}
-
-static void test_httpd_serves(void **state)
-{
-    (void)state;
-    struct httpd *h = NULL;
-    char err[256];
-    assert_int_equal(httpd_start("127.0.0.1:0", handler, NULL, &h, err, sizeof(err)), K_OK);
-    int port = httpd_port(h);
-    assert_true(port > 0);
-    char cmd[256], line[256] = "";
-    snprintf(cmd, sizeof(cmd),
-             "curl -s -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/readyz; echo;"
-             "curl -s http://127.0.0.1:%d/metrics; curl -s -o /dev/null -w '%%{http_code}' "
-             "-X POST http://127.0.0.1:%d/metrics",
-             port, port, port);
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    size_t n = fread(line, 1, sizeof(line) - 1, f);
-    line[n] = '\0';
-    pclose(f);
-    assert_string_equal(line, "503\nx 1\n405");
-    httpd_stop(h);
-    assert_int_equal(httpd_start("nonsense", handler, NULL, &h, err, sizeof(err)), K_EINVAL);
-    assert_null(h);
 }
 
 int main(void)
@@ -444,8 +361,6 @@ int main(void)
         cmocka_unit_test(test_namespace_cap),
         cmocka_unit_test(test_pending_time_and_transitions),
         cmocka_unit_test(test_pending_step),
-        cmocka_unit_test(test_bind_addresses),
-        cmocka_unit_test(test_httpd_serves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

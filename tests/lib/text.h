@@ -1,0 +1,22 @@
+/*
+ * text.h - reading what a unit test got back as text: the lines of a scrape that start with a
+ * prefix, and the output of a shell command (curl against a server the test started).
+ */
+#ifndef GPUTRI_TEST_TEXT_H
+#define GPUTRI_TEST_TEXT_H
+
+#include <stddef.h>
+
+/*
+ * test_lines_with() - the lines of `text` that start with `prefix`, each with its '\n', joined
+ * into out (len bytes, always NUL-terminated; a line that would not fit is left out).
+ */
+void test_lines_with(const char *text, const char *prefix, char *out, size_t len);
+
+/*
+ * test_command_output() - run `cmd` with /bin/sh (popen) and put the first len - 1 bytes it
+ * writes to stdout into out, NUL-terminated. Fails the running cmocka test when popen fails.
+ */
+void test_command_output(const char *cmd, char *out, size_t len);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * run.c - gputri-webhook's start and stop (see run.h): what the flags name is loaded, the caches
+ * and the Event recorder started, and the HTTPS server's routes answered here.
+ */
+#include "run.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admission.h"
+#include "cache.h"
+#include "client_ca.h"
+#include "events.h"
+#include "http/tls_source.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "model/gpu.h"
+#include "server.h"
+#include "util/log.h"
+#include "util/result.h"
+#include "util/version.h"
+
+#define EVENT_QUEUE_CAPACITY 512
+#define EVENT_REPEAT_WINDOW_MS (10 * 60 * 1000)
+
+struct app {
+    struct wh_cache *cache;
+    struct event_recorder *events;
+    const char *host;  /* reportingInstance; NULL: none */
+    bool check_client; /* --client-ca-file given: Events only for a verified client */
+    /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
+     * that does not verify: no Event), unchecked (no --client-ca-file) */
+    atomic_ullong reviews_verified, reviews_unverified, reviews_unchecked;
+};
+
+static char *dup_body(const char *s, size_t *len)
+{
+    *len = strlen(s);
+    char *b = malloc(*len + 1);
+    if (b)
+        memcpy(b, s, *len + 1);
+    return b;
+}
+
+static void handle_healthz(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    resp->body = dup_body("ok\n", &resp->body_len);
+}
+
+static void handle_readyz(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    (void)req;
+    struct app *app = ctx;
+    if (wh_cache_synced(app->cache)) {
+        resp->body = dup_body("ok\n", &resp->body_len);
+    } else {
+        resp->status = 503;
+        resp->body = dup_body("caches not synced\n", &resp->body_len);
+    }
+}
+
+/* Prometheus text format 0.0.4 of the webhook's counters. */
+static void handle_metrics(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    (void)req;
+    struct app *app = ctx;
+    char *b = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&b, &n);
+    if (!f) {
+        http_json_error(resp, 500, "out of memory");
+        return;
+    }
+    fprintf(f,
+            "# HELP gputri_webhook_admission_reviews_total AdmissionReviews answered, by the "
+            "caller's TLS client certificate (unverified: none or not issued by "
+            "--client-ca-file; such a review causes no Event; unchecked: no --client-ca-file).\n"
+            "# TYPE gputri_webhook_admission_reviews_total counter\n"
+            "gputri_webhook_admission_reviews_total{client_certificate=\"verified\"} %llu\n"
+            "gputri_webhook_admission_reviews_total{client_certificate=\"unverified\"} %llu\n"
+            "gputri_webhook_admission_reviews_total{client_certificate=\"unchecked\"} %llu\n",
+            atomic_load(&app->reviews_verified), atomic_load(&app->reviews_unverified),
+            atomic_load(&app->reviews_unchecked));
+    struct event_recorder_stats st;
+    event_recorder_stats(app->events, &st);
+    fprintf(f,
+            "# HELP gputri_webhook_events_total Warning Events of admission warnings, by what "
+            "became of them (throttled: refused by the per-namespace or global rate limit).\n"
+            "# TYPE gputri_webhook_events_total counter\n"
+            "gputri_webhook_events_total{result=\"sent\"} %llu\n"
+            "gputri_webhook_events_total{result=\"dropped\"} %llu\n"
+            "gputri_webhook_events_total{result=\"throttled\"} %llu\n",
+            (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
+            (unsigned long long)st.throttled);
+    if (fclose(f) != 0 || !b) {
+        free(b);
+        http_json_error(resp, 500, "out of memory");
+        return;
+    }
+    resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+    resp->body = b;
+    resp->body_len = n;
+}
+
+static void handle_validate(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    struct app *app = ctx;
+    /* Only the API server, proven by its client certificate, may make the webhook write: the
+     * object an Event names comes from the request body. */
+    bool may_record = !app->check_client || req->client_verified;
+    /* on the stack (about 3 KiB): an allocation that size per request made glibc consolidate
+     * its fast bins every time */
+    struct admission_result result, *r = &result;
+    struct wh_snapshot snap;
+    wh_cache_read(app->cache, &snap);
+    int rc = admission_handle(req->body, req->body_len, &snap, r);
+    wh_cache_release(app->cache);
+    if (rc == K_EPARSE) {
+        log_warn("POST /validate: bad request: %s", r->error);
+        http_json_error(resp, 400, r->error);
+    } else if (rc != K_OK) {
+        log_error("POST /validate: %s", k_strerror(rc));
+        http_json_error(resp, 500, k_strerror(rc));
+    } else {
+        if (!app->check_client)
+            atomic_fetch_add(&app->reviews_unchecked, 1);
+        else if (req->client_verified)
+            atomic_fetch_add(&app->reviews_verified, 1);
+        else
+            atomic_fetch_add(&app->reviews_unverified, 1);
+        log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
+                 r->warnings.n, r->dry_run ? " (dry run)" : "",
+                 may_record ? "" : " (no verified client certificate: no Events)");
+        for (size_t i = 0; i < r->warnings.n; i++)
+            log_info(2, "warning: %s", r->warnings.items[i].text);
+        wh_events_post(app->events, r, may_record, app->host);
+        resp->content_type = "application/json";
+        resp->body = r->response;
+        resp->body_len = r->response_len;
+        r->response = NULL;
+    }
+    admission_result_cleanup(r);
+}
+
+struct wh_run {
+    struct app app;
+    struct gpu_set gpus, dra_gpus;
+    struct tls_source *tls;
+    struct client_ca *client_ca;
+    struct kube_config cfg;
+    struct kube_client *event_client;
+    struct http_route routes[4];
+    struct server *srv;
+    char host[128];
+};
+
+int wh_run_start(const struct wh_options *o, struct wh_run **out)
+{
+    char err[512];
+    *out = NULL;
+    struct wh_run *r = calloc(1, sizeof(*r));
+    if (!r) {
+        log_error("start-up failed: out of memory");
+        return 1;
+    }
+    if (gpu_set_parse(&r->gpus, o->gpu_resources) != K_OK) {
+        fprintf(stderr, "gputri-webhook: invalid --gpu-resources \"%s\"\n", o->gpu_resources);
+        wh_run_stop(r, 0);
+        return 2;
+    }
+    /* --gpu-device-classes "": no DRA checks and no DRA informers */
+    bool dra = o->dra_gpu_classes && *o->dra_gpu_classes;
+    if (dra && gpu_set_parse(&r->dra_gpus, o->dra_gpu_classes) != K_OK) {
+        fprintf(stderr, "gputri-webhook: invalid --gpu-device-classes \"%s\"\n",
+                o->dra_gpu_classes);
+        wh_run_stop(r, 0);
+        return 2;
+    }
+    if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) != K_OK) {
+        log_error("loading the serving certificate: %s", err);
+        wh_run_stop(r, 0);
+        return 1;
+    }
+    if (o->client_ca_file &&
+        client_ca_new(o->client_ca_file, &r->client_ca, err, sizeof(err)) != K_OK) {
+        log_error("loading --client-ca-file: %s", err);
+        wh_run_stop(r, 0);
+        return 1;
+    }
+    if (!r->client_ca)
+        log_warn("no --client-ca-file: any caller reaching the port can make this webhook record "
+                 "Events; give the API server a client certificate (README, Deploy on a cluster)");
+    if (kube_config_load(o->kubeconfig, &r->cfg, err, sizeof(err)) != K_OK) {
+        log_error("kubeconfig: %s", err);
+        r->cfg = (struct kube_config){0}; /* the load freed what it had */
+        wh_run_stop(r, 0);
+        return 1;
+    }
+    struct app *app = &r->app;
+    gethostname(r->host, sizeof(r->host) - 1);
+    app->check_client = r->client_ca != NULL;
+    app->host = r->host[0] ? r->host : NULL;
+    r->event_client = kube_client_new(&r->cfg, "gputri-webhook/" GPUTRI_VERSION);
+    app->cache = wh_cache_new(&r->cfg, &r->gpus, dra ? &r->dra_gpus : NULL, o->assume_ert);
+    /* a warning repeats on every re-apply and every UPDATE of the object: the same one within
+     * 10 minutes is written once */
+    app->events = event_recorder_new(&(struct event_recorder_options){
+        .repeat_window_ms = EVENT_REPEAT_WINDOW_MS,
+        .limit = &o->events,
+        .queue_capacity = EVENT_QUEUE_CAPACITY,
+    });
+    if (!r->event_client || !app->cache || !app->events || wh_cache_start(app->cache) != K_OK ||
+        event_recorder_start(app->events, r->event_client) != K_OK) {
+        log_error("start-up failed: out of memory");
+        wh_run_stop(r, 0);
+        return 1;
+    }
+    r->routes[0] =
+        (struct http_route){"POST", "/validate", handle_validate, app, "application/json"};
+    r->routes[1] = (struct http_route){"GET", "/healthz", handle_healthz, app, NULL};
+    r->routes[2] = (struct http_route){"GET", "/readyz", handle_readyz, app, NULL};
+    r->routes[3] = (struct http_route){"GET", "/metrics", handle_metrics, app, NULL};
+    struct server_options so = {
+        .bind_address = o->bind_address,
+        .port = o->port,
+        .threads = o->threads,
+        .max_connections = o->max_connections,
+        .connection_timeout = o->connection_timeout,
+        .max_body = o->max_body,
+        .request_timeout_ms = 10000,
+        .header_timeout_ms = 10000,
+        .tls = r->tls,
+        .client_ca = r->client_ca,
+        .routes = r->routes,
+        .n_routes = sizeof(r->routes) / sizeof(r->routes[0]),
+    };
+    if (server_start(&so, &r->srv, err, sizeof(err)) != K_OK) {
+        log_error("%s", err);
+        wh_run_stop(r, 0);
+        return 1;
+    }
+    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s)",
+             GPUTRI_VERSION, o->bind_address, server_port(r->srv),
+             r->cfg.source ? r->cfg.source : "?",
+             o->client_ca_file ? o->client_ca_file : "not checked");
+    *out = r;
+    return 0;
+}
+
+int wh_run_port(const struct wh_run *r)
+{
+    return server_port(r->srv);
+}
+
+void wh_run_stop(struct wh_run *r, int drain_ms)
+{
+    if (!r)
+        return;
+    server_stop(r->srv, drain_ms);
+    struct app *app = &r->app;
+    if (app->events) {
+        struct event_recorder_stats st;
+        event_recorder_stop(app->events, WH_RUN_EVENT_DRAIN_MS);
+        event_recorder_stats(app->events, &st);
+        log_info(1, "events: %llu sent, %llu dropped, %llu over the rate limit",
+                 (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
+                 (unsigned long long)st.throttled);
+    }
+    event_recorder_free(app->events);
+    wh_cache_free(app->cache);
+    kube_client_free(r->event_client);
+    kube_config_cleanup(&r->cfg);
+    tls_source_free(r->tls);
+    client_ca_free(r->client_ca);
+    gpu_set_cleanup(&r->gpus);
+    gpu_set_cleanup(&r->dra_gpus);
+    free(r);
+}
