@@ -609,7 +609,7 @@ void triage_cleanup(struct triage *t)
 
 void triage_print_causes(FILE *out)
 {
-    fprintf(out, "Causes, checked in this order (README.md says what each means):\n ");
+    fprintf(out, "Causes, checked in this order (docs/causes.md says what each means):\n ");
     int col = 1;
     for (int rank = 0; rank < CAUSE_COUNT; rank++)
         for (int c = 0; c < CAUSE_COUNT; c++) {
