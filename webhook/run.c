@@ -194,7 +194,8 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     }
     if (!r->client_ca)
         log_warn("no --client-ca-file: any caller reaching the port can make this webhook record "
-                 "Events; give the API server a client certificate (docs/install.md, Registering the webhook)");
+                 "Events; give the API server a client certificate (docs/install.md, Registering "
+                 "the webhook)");
     if (kube_config_load(o->kubeconfig, &r->cfg, err, sizeof(err)) != K_OK) {
         log_error("kubeconfig: %s", err);
         r->cfg = (struct kube_config){0}; /* the load freed what it had */

@@ -31,12 +31,14 @@
 /*
  * A counting allocator: every malloc of this process goes through glibc's own entry points with
  * the usable size added up, so a test can read the peak bytes in use during a call. Not under
- * the sanitizers, which bring their own allocator.
+ * the sanitizers, which bring their own allocator; under valgrind, which replaces these entry
+ * points too, counting_works() finds the counter idle and the figures are not checked.
  */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__has_feature)
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) &&       \
+    !defined(__has_feature)
 #define COUNTING 1
 #elif defined(__GLIBC__) && defined(__has_feature)
-#if !__has_feature(address_sanitizer)
+#if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
 #define COUNTING 1
 #endif
 #endif
@@ -117,6 +119,18 @@ static int64_t peak_start(void)
 static int64_t peak_since(int64_t base)
 {
     return __atomic_load_n(&peak, __ATOMIC_RELAXED) - base;
+}
+
+/* Whether json-c's allocations reach the counter (not under valgrind, which binds the
+ * libraries' malloc to its own). */
+static bool counting_works(void)
+{
+    static char text[1 << 20];
+    int64_t base = peak_start();
+    json_object *s = json_object_new_string_len(text, sizeof(text));
+    bool seen = peak_since(base) >= (int64_t)sizeof(text);
+    json_object_put(s);
+    return seen;
 }
 #endif
 
@@ -333,6 +347,7 @@ static void test_hostile_pull_secrets(void **state)
     hostile_pod(&b, 375000, 0);
     assert_true(b.len > 1000000);
 #ifdef COUNTING
+    bool counting = counting_works();
     int64_t base = peak_start();
 #endif
     struct json_tree t;
@@ -342,21 +357,26 @@ static void test_hostile_pull_secrets(void **state)
     assert_int_equal(project_pod(t.root, &test_gpus, &p), K_OK);
 #ifdef COUNTING
     int64_t used = peak_since(base);
-    /* the copy of the text (1.1 MB) and a small tree; json-c on the whole text: ~300 MB */
-    print_message("peak %.2f MiB for %zu bytes of pod\n", (double)used / (1 << 20), b.len);
-    assert_true(used < (4 << 20));
-    /* the counter sees json-c: the whole text of a pod with 10,000 of them is ~8 MB of tree */
-    struct buf small;
-    hostile_pod(&small, 10000, 0);
-    base = peak_start();
-    json_object *whole = json_tokener_parse(small.data);
-    assert_non_null(whole);
-    int64_t whole_used = peak_since(base);
-    print_message("json-c on the whole text: peak %.2f MiB for %zu bytes\n",
-                  (double)whole_used / (1 << 20), small.len);
-    assert_true(whole_used > 10000 * 500);
-    json_object_put(whole);
-    buf_cleanup(&small);
+    if (!counting)
+        print_message(
+            "the counting allocator is not in effect here (valgrind?): figures not checked\n");
+    else {
+        /* the copy of the text (1.1 MB) and a small tree; json-c on the whole text: ~300 MB */
+        print_message("peak %.2f MiB for %zu bytes of pod\n", (double)used / (1 << 20), b.len);
+        assert_true(used < (4 << 20));
+        /* the counter sees json-c: the whole text of a pod with 10,000 of them is ~8 MB of tree */
+        struct buf small;
+        hostile_pod(&small, 10000, 0);
+        base = peak_start();
+        json_object *whole = json_tokener_parse(small.data);
+        assert_non_null(whole);
+        int64_t whole_used = peak_since(base);
+        print_message("json-c on the whole text: peak %.2f MiB for %zu bytes\n",
+                      (double)whole_used / (1 << 20), small.len);
+        assert_true(whole_used > 10000 * 500);
+        json_object_put(whole);
+        buf_cleanup(&small);
+    }
 #endif
     assert_string_equal(p.name, "p");
     assert_int_equal(p.gpu_requests.n, 1);
@@ -374,6 +394,7 @@ static void test_over_budget_not_built(void **state)
     hostile_pod(&b, 0, 375000); /* env is cut, but priced: ~390 MB estimated */
     uint64_t before = kube_read_over_budget_total();
 #ifdef COUNTING
+    bool counting = counting_works();
     int64_t base = peak_start();
 #endif
     struct json_tree t;
@@ -386,7 +407,8 @@ static void test_over_budget_not_built(void **state)
     kube_read_over_budget("a test pod", t.cost[0], b.len); /* counted, not logged again */
     assert_int_equal(kube_read_over_budget_total(), before + 2);
 #ifdef COUNTING
-    assert_true(peak_since(base) < (1 << 20));
+    if (counting)
+        assert_true(peak_since(base) < (1 << 20));
 #endif
     json_tree_free(&t);
     buf_cleanup(&b);
