@@ -1,7 +1,7 @@
-# Sourced by every e2e suite and bench script: kubectl on the e2e cluster (kc), waiting
-# (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), the checks' counting
-# (pass, fail, skip, check, check_within) and the closing line (summary); REPO, say and die come
-# from scripts/lib.sh.
+# Sourced by every e2e suite and bench script, and through scripts/lib.sh by the scripts of
+# scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
+# (kc), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), the
+# checks' counting (pass, fail, skip, check, check_within) and the closing line (summary).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
 #
@@ -10,11 +10,38 @@
 #   KUBECONFIG_FILE  the kubeconfig kc passes (default: none, kubectl's own lookup)
 #   KC_TIMEOUT       how long one kc request may take (default 20s; 0 means no limit)
 #   WAIT_INTERVAL    seconds between wait_for's tries (default 0.5)
-#   SAY_STYLE        say's shape (see scripts/lib.sh; default here: tap)
+#   SAY_STYLE        say's shape (see say below; default tap, banner from scripts/lib.sh)
 # shellcheck shell=bash
 
 SAY_STYLE=${SAY_STYLE:-tap}
-source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# script_help SCRIPT: print SCRIPT's header comment (line 2 up to its `set -` line): the --help
+# text of every script.
+script_help() { sed -n '2,/^set -/p' "$1" | sed '$d; s/^# \{0,1\}//'; }
+
+# The name messages start with: the script's file name.
+PROG=${PROG:-${0##*/}}
+
+# say TEXT...: one progress line, shaped by SAY_STYLE (read at each call):
+#   banner (the default): an empty line, then "==> TEXT" on stdout (scripts/test.sh, demo.sh);
+#   tap: "# TEXT" on stdout, a comment among an e2e suite's "ok - NAME" lines;
+#   log: "PROG: TEXT" on stderr, for a program whose stdout is its answer (e2e/cluster);
+#   clock: "[HH:MM:SS] TEXT" on stderr (the bench scripts, whose stdout is the result).
+say() {
+  case ${SAY_STYLE:-banner} in
+  tap) printf '# %s\n' "$*" ;;
+  log) printf '%s: %s\n' "$PROG" "$*" >&2 ;;
+  clock) printf '[%s] %s\n' "$(date +%T)" "$*" >&2 ;;
+  *) printf '\n==> %s\n' "$*" ;;
+  esac
+}
+
+# die TEXT...: "PROG: error: TEXT" on stderr, exit 1.
+die() {
+  printf '%s: error: %s\n' "$PROG" "$*" >&2
+  exit 1
+}
 
 # kc ARGS...: kubectl on KUBECONFIG_FILE. Every call is bounded, so a hung API server fails the
 # suite instead of stopping it: by the command's own --timeout when it has one (kubectl wait,

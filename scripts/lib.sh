@@ -1,10 +1,11 @@
-# Shared by the scripts of scripts/ and, through e2e/lib.sh, by the e2e and bench scripts:
-# REPO, say, die; and for scripts/test.sh and scripts/demo.sh, install what is missing and build.
-# Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
-# bench/ or scripts/ defines one of them again.
+# Sourced by the scripts of scripts/: what e2e/lib.sh holds for every script (REPO, say, die,
+# script_help, ...), and for scripts/test.sh and scripts/demo.sh, install what is missing and
+# build. Defines each function once; scripts/test.sh ("shell helpers") fails when a script under
+# e2e/, bench/ or scripts/ defines one of them again.
 # shellcheck shell=bash
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SAY_STYLE=${SAY_STYLE:-banner}
+source "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.sh"
 
 DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
   libcurl4-openssl-dev libjson-c-dev libssl-dev libmicrohttpd-dev libyaml-dev libcmocka-dev
@@ -12,33 +13,6 @@ DEBIAN_PACKAGES=(build-essential cmake ninja-build pkg-config git openssl ca-cer
   tinyproxy-bin stunnel4 microsocks # e2e/test-kubeconfig: proxy-url through HTTP, HTTPS, SOCKS5
   prometheus    # e2e/test-alerts: promtool and a Prometheus scraping the controller
   clang libclang-rt-dev llvm) # clang: the clang build and the libFuzzer targets; llvm: symbolizer
-
-# The name messages start with: the script's file name.
-PROG=${PROG:-${0##*/}}
-
-# say TEXT...: one progress line, shaped by SAY_STYLE (read at each call):
-#   banner (the default): an empty line, then "==> TEXT" on stdout (scripts/test.sh, demo.sh);
-#   tap: "# TEXT" on stdout, a comment among an e2e suite's "ok - NAME" lines;
-#   log: "PROG: TEXT" on stderr, for a program whose stdout is its answer (e2e/cluster);
-#   clock: "[HH:MM:SS] TEXT" on stderr (the bench scripts, whose stdout is the result).
-# script_help SCRIPT: print SCRIPT's header comment (line 2 up to its `set -` line), the --help
-# text of every script here.
-script_help() { sed -n '2,/^set -/p' "$1" | sed '$d; s/^# \{0,1\}//'; }
-
-say() {
-  case ${SAY_STYLE:-banner} in
-  tap) printf '# %s\n' "$*" ;;
-  log) printf '%s: %s\n' "$PROG" "$*" >&2 ;;
-  clock) printf '[%s] %s\n' "$(date +%T)" "$*" >&2 ;;
-  *) printf '\n==> %s\n' "$*" ;;
-  esac
-}
-
-# die TEXT...: "PROG: error: TEXT" on stderr, exit 1.
-die() {
-  printf '%s: error: %s\n' "$PROG" "$*" >&2
-  exit 1
-}
 
 # install_packages PACKAGE...: apt-get install those of them that are not installed.
 install_packages() {
