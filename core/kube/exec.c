@@ -25,6 +25,7 @@
 
 #include "kube/config.h"
 #include "kube/json.h"
+#include "kube/read_budget.h"
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/result.h"
@@ -69,18 +70,19 @@ int kube_exec_parse_response(const char *data, size_t len, const char *api_versi
         errbuf_printf(err, errlen, "response larger than %u bytes", KUBE_EXEC_MAX_OUTPUT);
         return K_EINVAL;
     }
-    struct json_tokener *tok = json_tokener_new_ex(32);
-    if (!tok)
+    /* the plugin is the user's, but its output is still parsed within a tree budget */
+    struct json_tree t;
+    char why[160];
+    int prc = kube_read_parse_value(&t, data, len, why, sizeof(why));
+    if (prc == K_ENOMEM) {
+        json_tree_free(&t);
         return K_ENOMEM;
-    root = json_tokener_parse_ex(tok, data, (int)len);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    for (size_t i = end; root && i < len; i++)
-        if (!strchr(" \t\r\n", data[i]))
-            goto bad_json;
+    }
+    root = prc == K_OK ? json_object_get(t.root) : NULL;
+    json_tree_free(&t);
     if (!root || !json_object_is_type(root, json_type_object)) {
-    bad_json:
-        errbuf_printf(err, errlen, "decoding stdout: not an ExecCredential JSON object");
+        errbuf_printf(err, errlen, "decoding stdout: not an ExecCredential JSON object%s%s",
+                      prc != K_OK ? ": " : "", prc != K_OK ? why : "");
         goto out;
     }
     const char *kind = kube_json_str(root, "kind");

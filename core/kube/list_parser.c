@@ -48,7 +48,6 @@ enum what {
 enum member { M_OTHER, M_META, M_ITEMS };
 
 struct kube_list_parser {
-    struct json_tokener *tok;
     kube_list_item_fn fn;
     void *ctx;
     size_t max_item;
@@ -72,15 +71,9 @@ struct kube_list_parser *kube_list_parser_new(size_t max_item, kube_list_item_fn
     struct kube_list_parser *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    p->tok = json_tokener_new_ex(KUBE_LIST_MAX_DEPTH);
-    if (!p->tok) {
-        free(p);
-        return NULL;
-    }
-    json_tokener_set_flags(p->tok, JSON_TOKENER_STRICT);
     p->fn = fn;
     p->ctx = ctx;
-    /* json_tokener_parse_ex takes an int length, and gets the terminator too */
+    /* json_tree_parse takes at most INT_MAX bytes */
     p->max_item = max_item < INT32_MAX - 1 ? max_item : INT32_MAX - 1;
     p->state = ST_DOC;
     utf8_stream_init(&p->utf8);
@@ -92,7 +85,6 @@ void kube_list_parser_free(struct kube_list_parser *p)
 {
     if (!p)
         return;
-    json_tokener_free(p->tok);
     buf_cleanup(&p->val);
     free(p->rv);
     free(p->cont);
@@ -189,15 +181,15 @@ static int finish_value(struct kube_list_parser *p)
 {
     if (p->what == W_ITEM)
         return finish_item(p);
-    json_tokener_reset(p->tok);
-    /* With its terminator: json-c ends a number or literal at the NUL, not at the end of input. */
-    json_object *v = json_tokener_parse_ex(p->tok, buf_cstr(&p->val), (int)p->val.len + 1);
-    if (json_tokener_get_error(p->tok) != json_tokener_success ||
-        json_tokener_get_parse_end(p->tok) != p->val.len) {
-        json_object_put(v);
-        return K_EPARSE;
+    /* within a tree budget too: 1 MiB of "[{},{},...]" would be some 280 MiB of tree */
+    struct json_tree t;
+    char err[160];
+    int rc = kube_read_parse_value(&t, p->val.data, p->val.len, err, sizeof(err));
+    if (rc != K_OK) {
+        json_tree_free(&t);
+        return rc == K_ENOMEM ? K_ENOMEM : rc == K_ETOOBIG ? K_ETOOBIG : K_EPARSE;
     }
-    int rc = K_OK;
+    json_object *v = t.root;
     switch (p->what) {
     case W_KEY:
         if (!json_object_is_type(v, json_type_string)) {
@@ -233,7 +225,7 @@ static int finish_value(struct kube_list_parser *p)
     case W_ITEM:
         break; /* finish_item */
     }
-    json_object_put(v);
+    json_tree_free(&t);
     return rc;
 }
 

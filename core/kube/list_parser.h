@@ -12,8 +12,9 @@
  * that element alone within its memory budget (kube/read_budget.h: the members no projection
  * reads are not built, and an element whose tree would be over the budget is skipped and
  * counted, not built), hands it to the caller and frees it. The top-level "metadata"
- * is collected and parsed the same way (its resourceVersion and continue are kept); any other
- * top-level member is collected and parsed only to check it, then dropped.
+ * is collected and parsed alone (its resourceVersion and continue are kept); any other
+ * top-level member is collected and parsed only to check it, then dropped. Both within the tree
+ * budget of kube_read_parse_value (K_ETOOBIG above it).
  *
  * Bounds: an item above max_item bytes, and a "metadata" or other top-level member, key included,
  * above KUBE_LIST_MAX_FIELD bytes, is K_ETOOBIG; nesting deeper than KUBE_LIST_MAX_DEPTH inside

@@ -81,6 +81,17 @@ int kube_read_parse(struct json_tree *t, enum kube_read_shape shape, const char 
     return json_tree_parse(t, text, len, &opts, err, errlen);
 }
 
+int kube_read_parse_value(struct json_tree *t, const char *text, size_t len, char *err,
+                          size_t errlen)
+{
+    struct json_tree_opts opts = {
+        .max_depth = KUBE_READ_MAX_DEPTH,
+        .region = {[REGION_REST] = {.max_cost = KUBE_READ_MAX_VALUE_COST}},
+        .flags = JSON_TREE_TOKENER,
+    };
+    return json_tree_parse(t, text, len, &opts, err, errlen);
+}
+
 static atomic_uint_fast64_t over_budget;
 static atomic_int_fast64_t last_log_ms = -60000;
 static atomic_uint_fast64_t logged; /* over_budget when the last line was written */

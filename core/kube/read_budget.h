@@ -57,6 +57,23 @@ enum kube_read_shape { KUBE_READ_OBJECT, KUBE_READ_EVENT };
 int kube_read_parse(struct json_tree *t, enum kube_read_shape shape, const char *text, size_t len,
                     char *err, size_t errlen);
 
+/* The most estimated bytes of tree of one small value read outside the schema above (a LIST
+ * response's own metadata or other top-level members, an exec plugin's ExecCredential): 4 MiB,
+ * a few times the largest such text (1 MiB) and far below what 1 MiB of "[{},{},...]" would
+ * cost whole (some 280 MiB). */
+#define KUBE_READ_MAX_VALUE_COST (4u << 20)
+
+/*
+ * kube_read_parse_value() - the tree of any JSON value text[0, len) (a scalar too; JSON null is
+ * t->root == NULL), nothing cut, refused when its tree would cost more than
+ * KUBE_READ_MAX_VALUE_COST estimated bytes or nest deeper than KUBE_READ_MAX_DEPTH. For the small
+ * values the clients read outside an object's schema. Returns K_OK, K_EPARSE (not strict JSON),
+ * K_ETOOBIG, K_ENOMEM; err (errlen bytes) says why. Call json_tree_free() in every case. The keys
+ * are json-c's own (as kube_read_parse).
+ */
+int kube_read_parse_value(struct json_tree *t, const char *text, size_t len, char *err,
+                          size_t errlen);
+
 /*
  * kube_read_over_budget() - note an object of `len` bytes that was not built (K_ETOOBIG from
  * kube_read_parse; `cost` its tree's estimate outside the regions, t->cost[0]): counted, and logged

@@ -93,6 +93,25 @@ static void test_parse_errors(void **state)
                        "not RFC 3339");
 }
 
+/* Output under KUBE_EXEC_MAX_OUTPUT bytes whose tree would be hundreds of MiB is refused within
+ * the value budget (kube/read_budget.h), not built. */
+static void test_parse_tree_budget(void **state)
+{
+    (void)state;
+    size_t n = KUBE_EXEC_MAX_OUTPUT - 64;
+    char *json = malloc(n + 64);
+    assert_non_null(json);
+    strcpy(json, "{\"kind\":\"ExecCredential\",\"x\":[");
+    size_t at = strlen(json);
+    while (at + 3 < n) {
+        memcpy(json + at, "{},", 3);
+        at += 3;
+    }
+    strcpy(json + at, "{}]}");
+    expect_parse_error(json, "not an ExecCredential JSON object: ");
+    free(json);
+}
+
 static void test_rfc3339(void **state)
 {
     (void)state;
@@ -572,6 +591,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_token),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_tree_budget),
         cmocka_unit_test(test_rfc3339),
         cmocka_unit_test(test_exec_info),
         cmocka_unit_test(test_cache_expiry),

@@ -306,6 +306,27 @@ static void test_member_size_limit(void **state)
     free(text);
 }
 
+/* A top-level member under KUBE_LIST_MAX_FIELD bytes whose tree would be over the value budget
+ * (1 MiB of empty objects: some 280 MiB whole) is K_ETOOBIG, never built. */
+static void test_member_tree_budget(void **state)
+{
+    (void)state;
+    size_t n = KUBE_LIST_MAX_FIELD - 64;
+    char *text = malloc(n + 64);
+    assert_non_null(text);
+    strcpy(text, "{\"x\":[");
+    size_t at = strlen(text);
+    while (at + 3 < n) {
+        memcpy(text + at, "{},", 3);
+        at += 3;
+    }
+    strcpy(text + at, "{}],\"items\":[]}");
+    struct run r = feed_whole(text, 1u << 26);
+    assert_int_equal(r.rc, K_ETOOBIG);
+    run_free(&r);
+    free(text);
+}
+
 /* Nesting deeper than KUBE_LIST_MAX_DEPTH in an item is refused at the byte that passes it, not
  * after the whole item was collected. */
 static void test_depth_limit(void **state)
@@ -425,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_truncated_at_every_byte),
         cmocka_unit_test(test_item_size_limit),
         cmocka_unit_test(test_member_size_limit),
+        cmocka_unit_test(test_member_tree_budget),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_bad_bytes),
         cmocka_unit_test(test_handler_stops),
