@@ -47,16 +47,15 @@ def spec():
     return {"devices": {"requests": reqs}}
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: cel_hostile.py DIR [NODES]")
-    out = sys.argv[1]
-    nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
-    os.makedirs(out, exist_ok=True)
-    attrs = {"productName": {"string": "NVIDIA A100-SXM4-40GB"}, "type": {"string": "gpu"},
-             "architecture": {"string": "Ampere"}, "brand": {"string": "Nvidia"},
-             "index": {"int": 0}, "driverVersion": {"version": "550.54.15"}}
-    snap = {
+ATTRS = {"productName": {"string": "NVIDIA A100-SXM4-40GB"}, "type": {"string": "gpu"},
+         "architecture": {"string": "Ampere"}, "brand": {"string": "Nvidia"},
+         "index": {"int": 0}, "driverVersion": {"version": "550.54.15"}}
+
+
+def snapshot(nodes):
+    """The cluster: `nodes` nodes, each with one ResourceSlice of 8 devices, the DeviceClass, the
+    hostile template."""
+    return {
         "nodes": [{"apiVersion": "v1", "kind": "Node",
                    "metadata": {"name": "n-%04d" % i, "labels": {"kubernetes.io/hostname": "n-%04d" % i}},
                    "spec": {}, "status": {"capacity": {"cpu": "32", "pods": "110"},
@@ -71,33 +70,53 @@ def main():
                             "metadata": {"name": "n-%04d-gpu" % i},
                             "spec": {"driver": DRIVER, "nodeName": "n-%04d" % i,
                                      "pool": {"name": "n-%04d" % i, "generation": 1, "resourceSliceCount": 1},
-                                     "devices": [{"name": "gpu-%d" % d, "attributes": attrs} for d in range(8)]}}
+                                     "devices": [{"name": "gpu-%d" % d, "attributes": ATTRS} for d in range(8)]}}
                            for i in range(nodes)],
         "resourceClaims": [],
         "resourceClaimTemplates": [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
                                     "metadata": {"name": "hostile", "namespace": NS},
                                     "spec": {"metadata": {}, "spec": spec()}}],
     }
-    with open(os.path.join(out, "fixture.json"), "w") as f:
-        json.dump({"description": "issue 18: 10 KiB selectors at %d DRA nodes" % nodes, "snapshot": snap}, f)
 
-    def review(kind, resource, group, version, obj):
-        return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                "request": {"uid": "00000000-0000-0000-0000-000000000018",
-                            "kind": {"group": group, "version": version, "kind": kind},
-                            "resource": {"group": group, "version": version, "resource": resource},
-                            "namespace": NS, "operation": "CREATE", "userInfo": {"username": "u"},
-                            "object": obj, "oldObject": None, "dryRun": False, "name": "x"}}
+
+def review(kind, resource, group, version, obj):
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": "00000000-0000-0000-0000-000000000018",
+                        "kind": {"group": group, "version": version, "kind": kind},
+                        "resource": {"group": group, "version": version, "resource": resource},
+                        "namespace": NS, "operation": "CREATE", "userInfo": {"username": "u"},
+                        "object": obj, "oldObject": None, "dryRun": False, "name": "x"}}
+
+
+def pod_review():
+    """A ~500-byte Pod review naming the template."""
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x", "namespace": NS},
            "spec": {"containers": [{"name": "c", "image": "busybox",
                                     "resources": {"claims": [{"name": "gpu"}]}}],
                     "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "hostile"}]}}
+    return review("Pod", "pods", "", "v1", pod)
+
+
+def claim_review():
+    """A ResourceClaim review whose spec is the template's."""
     claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
              "metadata": {"name": "x", "namespace": NS}, "spec": spec()}
+    return review("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", claim)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: cel_hostile.py DIR [NODES]")
+    out = sys.argv[1]
+    nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "fixture.json"), "w") as f:
+        json.dump({"description": "issue 18: 10 KiB selectors at %d DRA nodes" % nodes,
+                   "snapshot": snapshot(nodes)}, f)
     with open(os.path.join(out, "pod-review.json"), "w") as f:
-        json.dump(review("Pod", "pods", "", "v1", pod), f)
+        json.dump(pod_review(), f)
     with open(os.path.join(out, "claim-review.json"), "w") as f:
-        json.dump(review("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", claim), f)
+        json.dump(claim_review(), f)
 
 
 if __name__ == "__main__":
