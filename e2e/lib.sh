@@ -91,6 +91,35 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# Replicas of gputri-controller beside the deployed one, as a Deployment with leader election
+# runs them: in-cluster as ServiceAccount gputri/gputri-controller (SA_ENV, from `e2e/cluster
+# serviceaccount gputri-controller`), metrics and probes on ports the kernel picks. The caller
+# declares `declare -A PID MPORT HPORT IDENT` and sets CONTROLLER.
+# controller_replica NAME LOG LEASE_NS LEASE [ARGS...]: start one (pid in PID[NAME]).
+controller_replica() {
+  local n=$1 log=$2 lease_ns=$3 lease=$4
+  shift 4
+  env -u KUBECONFIG "${SA_ENV[@]}" "$CONTROLLER" --v=2 --leader-elect=true \
+    --leader-elect-resource-namespace="$lease_ns" --leader-elect-resource-name="$lease" \
+    --metrics-bind-address=127.0.0.1:0 --health-probe-bind-address=127.0.0.1:0 "$@" >"$log" 2>&1 &
+  PID[$n]=$!
+}
+
+# replica_startup NAME LOG: read the ports and identity replica NAME logged at start-up into
+# MPORT, HPORT and IDENT; fails until all three are there.
+replica_startup() {
+  local n=$1 log=$2
+  MPORT[$n]=$(sed -n 's/.*serving metrics on .*(port \([0-9]*\)).*/\1/p' "$log" | head -n 1)
+  HPORT[$n]=$(sed -n 's/.*serving health probes on .*(port \([0-9]*\)).*/\1/p' "$log" | head -n 1)
+  IDENT[$n]=$(sed -n 's/.*leader election: \([^ ]*\) competing for Lease.*/\1/p' "$log" | head -n 1)
+  [ -n "${MPORT[$n]}" ] && [ -n "${HPORT[$n]}" ] && [ -n "${IDENT[$n]}" ]
+}
+
+# metric_of URL METRIC: the value of an unlabelled sample at a /metrics URL, or empty.
+metric_of() {
+  curl -s -m 2 "$1" | awk -v m="$2" '$1 == m { print $2 }'
+}
+
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and
 # count them for summary.
 PASSED=0 FAILED=0 SKIPPED=0
