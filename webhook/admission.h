@@ -53,7 +53,9 @@
  * reach the node checks), at most about 50 ms against 5,000 nodes (measured 49 ms at every
  * cap), plus the DRA device matching, bounded by WH_DRA_MAX_MATCHED alternatives and
  * WH_DRA_MAX_WORK units per object (about half a second at most) and its selectors by
- * WH_DRA_MAX_CEL_STEPS CEL steps (about 126 ms; warnings.h).
+ * WH_DRA_MAX_CEL_STEPS CEL steps (about 126 ms; warnings.h), and by wh_snapshot.cel_deadline_ns
+ * when the caller sets one (the server: half the API server's timeout after the body arrived).
+ * Which thread runs a review, and what a review that waited too long is answered: server.h.
  */
 #define ADMISSION_MAX_DEPTH 64 /* nested objects and arrays */
 #define ADMISSION_MAX_OBJECT_COST (8u << 20)

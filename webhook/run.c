@@ -24,6 +24,9 @@
 #include "util/version.h"
 
 #define EVENT_QUEUE_CAPACITY 512
+/* A review without ?timeout=: the API server's default for admissionregistration.k8s.io/v1
+ * (timeoutSeconds 10). */
+#define WH_DEFAULT_REVIEW_TIMEOUT_MS 10000
 #define EVENT_REPEAT_WINDOW_MS (10 * 60 * 1000)
 
 struct app {
@@ -34,6 +37,7 @@ struct app {
     /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
      * that does not verify: no Event), unchecked (no --client-ca-file) */
     atomic_ullong reviews_verified, reviews_unverified, reviews_unchecked;
+    atomic_ullong reviews_shed; /* answered without matching devices: waited too long (server.h) */
 };
 
 static char *dup_body(const char *s, size_t *len)
@@ -86,6 +90,13 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             "gputri_webhook_admission_reviews_total{client_certificate=\"unchecked\"} %llu\n",
             atomic_load(&app->reviews_verified), atomic_load(&app->reviews_unverified),
             atomic_load(&app->reviews_unchecked));
+    fprintf(f,
+            "# HELP gputri_webhook_reviews_shed_total AdmissionReviews answered without matching "
+            "claims' devices against the nodes: they waited over 1 s for a worker, or found the "
+            "queue of their lane full (the warning says so).\n"
+            "# TYPE gputri_webhook_reviews_shed_total counter\n"
+            "gputri_webhook_reviews_shed_total %llu\n",
+            atomic_load(&app->reviews_shed));
     struct event_recorder_stats st;
     event_recorder_stats(app->events, &st);
     fprintf(f,
@@ -107,9 +118,10 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
     resp->body_len = n;
 }
 
-static void handle_validate(void *ctx, const struct http_request *req, struct http_response *resp)
+/* POST /validate; busy: answered shed (server.h), without matching devices. */
+static void validate(struct app *app, const struct http_request *req, struct http_response *resp,
+                     bool busy)
 {
-    struct app *app = ctx;
     /* Only the API server, proven by its client certificate, may make the webhook write: the
      * object an Event names comes from the request body. */
     bool may_record = !app->check_client || req->client_verified;
@@ -118,6 +130,11 @@ static void handle_validate(void *ctx, const struct http_request *req, struct ht
     struct admission_result result, *r = &result;
     struct wh_snapshot snap;
     wh_cache_read(app->cache, &snap);
+    snap.dra_busy = busy;
+    /* the selectors stop at half the API server's timeout, counted from the body's arrival:
+     * the other half is for the wait in the lane, the answer and the network */
+    int64_t timeout_ms = req->timeout_ms > 0 ? req->timeout_ms : WH_DEFAULT_REVIEW_TIMEOUT_MS;
+    snap.cel_deadline_ns = (req->received_ms + timeout_ms / 2) * 1000000;
     int rc = admission_handle(req->body, req->body_len, &snap, r);
     wh_cache_release(app->cache);
     if (rc == K_EPARSE) {
@@ -145,6 +162,38 @@ static void handle_validate(void *ctx, const struct http_request *req, struct ht
         r->response = NULL;
     }
     admission_result_cleanup(r);
+}
+
+static void handle_validate(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    validate(ctx, req, resp, false);
+}
+
+static void handle_validate_busy(void *ctx, const struct http_request *req,
+                                 struct http_response *resp)
+{
+    struct app *app = ctx;
+    atomic_fetch_add(&app->reviews_shed, 1);
+    validate(app, req, resp, true);
+}
+
+/*
+ * The lane of a review (server.h): by its bytes, before any parse. The API server encodes
+ * objects as Go's encoding/json does, which escapes no letter, so a review that may name a
+ * claim holds "resourceClaims" (a Pod or a workload's pod template) or "ResourceClaim" (the
+ * kinds ResourceClaim and ResourceClaimTemplate). A review that merely mentions them goes to
+ * the DRA lane too, which costs it only its place in that queue; a client whose certificate did
+ * not verify has a lane of its own whatever it sends.
+ */
+static unsigned validate_lane(void *ctx, const struct http_request *req)
+{
+    const struct app *app = ctx;
+    if (app->check_client && !req->client_verified)
+        return SERVER_LANE_UNVERIFIED;
+    if (memmem(req->body, req->body_len, "resourceClaims", 14) ||
+        memmem(req->body, req->body_len, "ResourceClaim", 13))
+        return SERVER_LANE_DRA;
+    return SERVER_LANE_REVIEWS;
 }
 
 struct wh_run {
@@ -221,11 +270,12 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         wh_run_stop(r, 0);
         return 1;
     }
-    r->routes[0] =
-        (struct http_route){"POST", "/validate", handle_validate, app, "application/json"};
-    r->routes[1] = (struct http_route){"GET", "/healthz", handle_healthz, app, NULL};
-    r->routes[2] = (struct http_route){"GET", "/readyz", handle_readyz, app, NULL};
-    r->routes[3] = (struct http_route){"GET", "/metrics", handle_metrics, app, NULL};
+    r->routes[0] = (struct http_route){
+        "POST",        "/validate",         handle_validate, app, "application/json",
+        validate_lane, handle_validate_busy};
+    r->routes[1] = (struct http_route){"GET", "/healthz", handle_healthz, app, NULL, NULL, NULL};
+    r->routes[2] = (struct http_route){"GET", "/readyz", handle_readyz, app, NULL, NULL, NULL};
+    r->routes[3] = (struct http_route){"GET", "/metrics", handle_metrics, app, NULL, NULL, NULL};
     struct server_options so = {
         .bind_address = o->bind_address,
         .port = o->port,

@@ -20,11 +20,26 @@ int server_start(const struct server_options *o, struct server **out, char *err,
     }
     unsigned max_conn = o->max_connections > 0 ? (unsigned)o->max_connections : 1;
     size_t max_buffered = o->max_buffered ? o->max_buffered : 16 * o->max_body;
+    unsigned threads = o->threads > 1 ? (unsigned)o->threads : 1;
+    unsigned half = threads / 2 ? threads / 2 : 1;
+    struct http_lane_options lanes[SERVER_LANES] = {
+        [SERVER_LANE_REVIEWS] = {.workers = threads,
+                                 .max_queued = SERVER_LANE_MAX_QUEUED,
+                                 .max_wait_ms = SERVER_LANE_MAX_WAIT_MS},
+        [SERVER_LANE_DRA] = {.workers = half,
+                             .max_queued = SERVER_LANE_MAX_QUEUED,
+                             .max_wait_ms = SERVER_LANE_MAX_WAIT_MS,
+                             .nice = SERVER_LANE_NICE},
+        [SERVER_LANE_UNVERIFIED] = {.workers = half,
+                                    .max_queued = SERVER_LANE_MAX_QUEUED,
+                                    .max_wait_ms = SERVER_LANE_MAX_WAIT_MS,
+                                    .nice = SERVER_LANE_NICE},
+    };
     struct http_server_options ho = {
         .host = o->bind_address,
         .numeric_host = true,
         .port = o->port,
-        .threads = o->threads > 1 ? (unsigned)o->threads : 1,
+        .threads = threads,
         .max_connections = max_conn,
         /* no cap per address: the shares per address (server.h) replace it */
         .verified_connections = o->client_ca ? max_conn / 4 : 0,
@@ -51,6 +66,8 @@ int server_start(const struct server_options *o, struct server **out, char *err,
         .client_verify = o->client_ca ? client_ca_verify : NULL,
         .client_verify_ctx = o->client_ca,
         .name = "webhook",
+        .lanes = lanes,
+        .n_lanes = SERVER_LANES,
     };
     tls_source_install(o->tls);
     char why[256];

@@ -41,10 +41,26 @@
 #define SERVER_BODY_MIN_RATE (1u << 20) /* bytes/s an unverified body must keep up */
 #define SERVER_BODY_STALL_MS 1000       /* the longest it may stop */
 
+/*
+ * The lanes the handlers run in (http/lanes.h), so that no review waits behind a costlier one:
+ *   SERVER_LANE_REVIEWS  reviews of the API server (or of anyone, without --client-ca-file);
+ *   SERVER_LANE_DRA      those that may name ResourceClaims, whose CEL selectors may run up to
+ *                        WH_DRA_MAX_CEL_STEPS (warnings.h); at a lower CPU priority;
+ *   SERVER_LANE_UNVERIFIED reviews from clients whose certificate did not verify;
+ * and the probes and metrics in the first. A review that waits longer than
+ * SERVER_LANE_MAX_WAIT_MS for a worker, or finds its lane's queue full, is answered at once
+ * without matching devices (the route's shed handler).
+ */
+enum { SERVER_LANE_REVIEWS, SERVER_LANE_DRA, SERVER_LANE_UNVERIFIED, SERVER_LANES };
+#define SERVER_LANE_MAX_WAIT_MS 1000 /* a third of the API server's usual 3 s timeout */
+#define SERVER_LANE_MAX_QUEUED 256
+#define SERVER_LANE_NICE 10 /* the DRA and unverified lanes' workers */
+
 struct server_options {
     const char *bind_address; /* numeric IPv4/IPv6 */
     int port;                 /* 0: any free port (see server_port) */
-    int threads;
+    int threads;              /* network threads, and the workers of the reviews lane (the DRA and
+                                 unverified lanes get half as many, at least 1) */
     int max_connections;
     int connection_timeout; /* seconds of inactivity */
     size_t max_body;

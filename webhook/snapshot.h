@@ -77,6 +77,13 @@ struct wh_snapshot {
      */
     const struct gpu_set *dra_gpus;
     struct dra_store *dra;
+    /* Set by the caller for a review answered shed (http/lanes.h: it waited too long for a
+     * worker): the claims' classes and drivers are checked, their devices are not matched
+     * against the nodes (the costly part), and one GPUChecksSkipped warning says so. */
+    bool dra_busy;
+    /* When the claims' CEL selectors must stop, whatever is left of their steps:
+     * clock_mono_ns(NULL) (cel.h cel_budget_set_deadline); 0: none. */
+    int64_t cel_deadline_ns;
 };
 
 /*

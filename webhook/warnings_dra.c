@@ -32,16 +32,18 @@ struct budget {
     size_t matched;               /* alternatives matched against the nodes */
     size_t skipped;               /* alternatives over WH_DRA_MAX_MATCHED or WH_DRA_MAX_WORK */
     size_t costly;                /* alternatives left undecided: the CEL budget was spent */
+    size_t busy;                  /* alternatives not matched: the review was answered shed */
     uint64_t work;                /* units spent (warnings.h WH_DRA_MAX_WORK) */
     const struct dra_slice **buf; /* DRA_MAX_NODE_SLICES entries for the estimate; NULL: none */
     struct cel_budget cel; /* the selectors' steps, charged as they run (WH_DRA_MAX_CEL_STEPS) */
 };
 
 /* A budget for one admitted object; the view charges its CEL steps to it. */
-static int budget_init(struct budget *b, struct dra_view *view)
+static int budget_init(struct budget *b, const struct wh_snapshot *snap, struct dra_view *view)
 {
     memset(b, 0, sizeof(*b));
     cel_budget_init(&b->cel, WH_DRA_MAX_CEL_STEPS);
+    cel_budget_set_deadline(&b->cel, snap->cel_deadline_ns);
     view->cel_budget = &b->cel;
     b->buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*b->buf));
     return b->buf ? K_OK : K_ENOMEM;
@@ -166,7 +168,11 @@ static int check_alt(const struct wh_snapshot *snap, const struct dra_view *view
         return K_OK;
     }
     if (!snap->nodes_synced || snap->n_nodes == 0)
-        return K_OK;        /* an empty cluster may be waiting for an autoscaler: say nothing */
+        return K_OK; /* an empty cluster may be waiting for an autoscaler: say nothing */
+    if (snap->dra_busy) {
+        b->busy++;
+        return K_OK;
+    }
     if (b->cel.exhausted) { /* every device would be undecided */
         b->costly++;
         return K_OK;
@@ -316,12 +322,22 @@ static int check_spec(const struct wh_snapshot *snap, const struct dra_view *vie
 
 static void warn_budget(const char *path, const struct budget *b, struct warn_list *out)
 {
-    if (b->costly)
+    if (b->costly && b->cel.late)
+        warn_add(out, WARN_REASON_NOT_CHECKED,
+                 "%s: %zu device request%s not fully matched against node devices, %s "
+                 "(not done within half the API server's timeout); class and driver checked",
+                 path, b->costly, b->costly == 1 ? "" : "s", CEL_TOO_COSTLY);
+    else if (b->costly)
         warn_add(out, WARN_REASON_NOT_CHECKED,
                  "%s: %zu device request%s not fully matched against node devices, %s "
                  "(over %u CEL steps per object); class and driver checked",
                  path, b->costly, b->costly == 1 ? "" : "s", CEL_TOO_COSTLY,
                  (unsigned)WH_DRA_MAX_CEL_STEPS);
+    if (b->busy)
+        warn_add(out, WARN_REASON_NOT_CHECKED,
+                 "%s: %zu device request%s not matched against node devices: gputri-webhook was "
+                 "busy with other reviews of ResourceClaims; checked for class and driver only",
+                 path, b->busy, b->busy == 1 ? "" : "s");
     if (b->skipped)
         warn_add(out, WARN_REASON_NOT_CHECKED,
                  "%s: %zu device request%s not matched against node devices (gputri-webhook "
@@ -353,7 +369,7 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
                                    : "the claim can never be allocated",
         };
         struct budget b;
-        rc = budget_init(&b, &view);
+        rc = budget_init(&b, snap, &view);
         if (rc == K_OK)
             rc = check_spec(snap, &view, &w, ns, &cs, &b, out);
         warn_budget(w.devices_path, &b, out);
@@ -388,7 +404,7 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
         return K_OK;
     const char *whose = o->is_pod ? "the pod" : "pods";
     struct budget b;
-    if (budget_init(&b, &view) != K_OK) {
+    if (budget_init(&b, snap, &view) != K_OK) {
         free(b.buf);
         return K_ENOMEM;
     }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model/quantity.h"
+#include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/result.h"
 #include "util/strconv.h"
@@ -1639,9 +1640,13 @@ struct evalctx {
 
 void cel_budget_init(struct cel_budget *b, uint64_t steps)
 {
-    b->left = steps;
-    b->spent = 0;
-    b->exhausted = false;
+    *b = (struct cel_budget){.left = steps};
+}
+
+void cel_budget_set_deadline(struct cel_budget *b, int64_t deadline_ns)
+{
+    b->deadline_ns = deadline_ns;
+    b->next_check = b->spent;
 }
 
 bool cel_budget_charge(struct cel_budget *b, uint64_t steps)
@@ -1656,6 +1661,15 @@ bool cel_budget_charge(struct cel_budget *b, uint64_t steps)
     }
     b->left -= steps;
     b->spent += steps;
+    if (b->deadline_ns && b->spent >= b->next_check) {
+        b->next_check = b->spent + CEL_DEADLINE_CHECK_STEPS;
+        if (clock_mono_ns(NULL) > b->deadline_ns) {
+            /* this charge's work is done; none after it */
+            b->left = 0;
+            b->exhausted = true;
+            b->late = true;
+        }
+    }
     return true;
 }
 

@@ -179,10 +179,26 @@ struct cel_budget {
     uint64_t left;  /* steps still allowed */
     uint64_t spent; /* steps charged so far (for tests and benchmarks) */
     bool exhausted; /* a charge did not fit: what it was for was not done */
+    bool late;      /* exhausted by the deadline, not by the steps */
+    /* private */
+    int64_t deadline_ns; /* clock_mono_ns (util/clock.h); 0: none */
+    uint64_t next_check; /* `spent` at which the clock is read next */
 };
 
-/* cel_budget_init() - a budget of `steps` steps, not exhausted. */
+/* Steps between two readings of the clock when a budget has a deadline (~0.5-1 ms of CPU). */
+#define CEL_DEADLINE_CHECK_STEPS 65536
+
+/* cel_budget_init() - a budget of `steps` steps, not exhausted, without a deadline. */
 void cel_budget_init(struct cel_budget *b, uint64_t steps);
+
+/*
+ * cel_budget_set_deadline() - also exhaust b (setting b->late) once the system's monotonic
+ * clock (clock_mono_ns(NULL), ns) passes deadline_ns: checked when a charge brings the steps
+ * spent past each multiple of CEL_DEADLINE_CHECK_STEPS, so the work done past the deadline is
+ * at most that many steps. For a caller whose answer is useless after a time (the API server
+ * gives up on a webhook after its timeout), whatever else the machine is doing. 0: none.
+ */
+void cel_budget_set_deadline(struct cel_budget *b, int64_t deadline_ns);
 
 /*
  * cel_budget_charge() - take `steps` from b. Returns true when they fit (left >= steps);

@@ -18,12 +18,14 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "http/lanes.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/deadline.h"
 #include "util/errbuf.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/strconv.h"
 
 #define DEFAULT_TIMEOUT_MS 10000
 #define DEFAULT_SWEEP_MS 100
@@ -83,6 +85,7 @@ struct http_server {
     bool quit;
     pthread_t sweeper;
     bool sweeper_started;
+    struct lanes *lanes; /* NULL: handlers run on the server threads */
 };
 
 struct req_state {
@@ -97,6 +100,15 @@ struct req_state {
     size_t counted;           /* bytes of this body counted in server.buffered */
     bool taken_whole;         /* counted from Content-Length before the body */
     struct buf body;
+    /* with lanes: the request handed to a lane's worker, the connection suspended meanwhile */
+    struct lane_job job;
+    struct http_server *server;
+    struct MHD_Connection *conn;
+    bool dispatched;  /* handed over (the server thread's own flag) */
+    atomic_bool done; /* resp is filled; set by the worker before it resumes the connection */
+    struct http_request req;
+    struct http_response resp;
+    char addr[INET6_ADDRSTRLEN];
 };
 
 static int64_t now_ms(const struct http_server *s)
@@ -787,20 +799,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0; /* consumed (or discarded) */
         return MHD_YES;
     }
+    if (st->dispatched) { /* resumed: a lane's worker answered */
+        if (!atomic_load_explicit(&st->done, memory_order_acquire))
+            return MHD_YES; /* not yet (libmicrohttpd calls again) */
+        buf_cleanup(&st->body);
+        struct http_response resp = st->resp;
+        return queue(s, conn, &resp, NULL);
+    }
     track_set(s, st->track, PHASE_RESPONSE, NO_DEADLINE);
     if (st->error) {
         log_warn("%s: %s %s: %u %s", s->name, method, url, st->error, st->reason);
         return answer_error(s, conn, st->error, st->reason, NULL);
     }
-    char addr[INET6_ADDRSTRLEN] = "";
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *sa = ci ? ci->client_addr : NULL;
     if (sa && sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof(addr));
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, st->addr, sizeof(st->addr));
     else if (sa && sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof(addr));
-    struct http_request req = {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, st->addr,
+                  sizeof(st->addr));
+    /* method, url and the header values stay valid until the request completes */
+    st->req = (struct http_request){
         .method = method,
         .path = url,
         .body = buf_cstr(&st->body),
@@ -808,12 +828,44 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         .client_verified = st->verified,
         .authorization =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-        .client_addr = addr,
+        .client_addr = st->addr,
+        .received_ms = clock_mono_ms(NULL),
     };
-    struct http_response resp = {.status = 200, .content_type = "text/plain; charset=utf-8"};
-    st->route->fn(st->route->ctx, &req, &resp);
+    const char *timeout = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "timeout");
+    if (timeout && strconv_duration_ms(timeout, 3600 * 1000, &st->req.timeout_ms) != K_OK)
+        st->req.timeout_ms = 0;
+    st->resp = (struct http_response){.status = 200, .content_type = "text/plain; charset=utf-8"};
+    if (s->lanes) {
+        unsigned lane = st->route->lane ? st->route->lane(st->route->ctx, &st->req) : 0;
+        st->server = s;
+        st->conn = conn;
+        st->dispatched = true;
+        /* suspended before it is handed over: the worker may resume it at once */
+        MHD_suspend_connection(conn);
+        lanes_submit(s->lanes, lane, &st->job);
+        return MHD_YES;
+    }
+    st->route->fn(st->route->ctx, &st->req, &st->resp);
     buf_cleanup(&st->body);
+    struct http_response resp = st->resp;
     return queue(s, conn, &resp, NULL);
+}
+
+/* A lane's worker: answer the request (shed: cheaply, as the route says), then resume its
+ * connection, whose server thread queues the answer. */
+static void run_job(void *ctx, struct lane_job *job, bool shed)
+{
+    (void)ctx;
+    struct req_state *st =
+        (struct req_state *)(void *)((char *)job - offsetof(struct req_state, job));
+    if (!shed)
+        st->route->fn(st->route->ctx, &st->req, &st->resp);
+    else if (st->route->shed)
+        st->route->shed(st->route->ctx, &st->req, &st->resp);
+    else
+        http_json_error(&st->resp, MHD_HTTP_SERVICE_UNAVAILABLE, "server busy");
+    atomic_store_explicit(&st->done, true, memory_order_release);
+    MHD_resume_connection(st->conn);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -903,6 +955,8 @@ static int listen_on(struct http_server *s, char *err, size_t errlen)
     const struct http_server_options *o = &s->o;
     unsigned flags =
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    if (o->n_lanes > 0)
+        flags |= MHD_ALLOW_SUSPEND_RESUME; /* the lanes resume what the server threads suspend */
     if (!o->host || !o->host[0]) {
         struct sockaddr_in6 in6 = {.sin6_family = AF_INET6,
                                    .sin6_port = htons((uint16_t)o->port),
@@ -1000,13 +1054,19 @@ int http_server_start(const struct http_server_options *o, struct http_server **
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->mu, NULL);
-    int rc = listen_on(s, err, errlen);
+    s->o.lanes = NULL; /* borrowed for this call only */
+    int rc = o->n_lanes > 0
+                 ? lanes_start(o->lanes, o->n_lanes, run_job, s, s->name, &s->lanes, err, errlen)
+                 : K_OK;
+    if (rc == K_OK)
+        rc = listen_on(s, err, errlen);
     if (rc == K_OK && pthread_create(&s->sweeper, NULL, sweep, s) != 0) {
         errbuf_printf(err, errlen, "cannot start the deadline thread");
         MHD_stop_daemon(s->d);
         rc = K_ENOMEM;
     }
     if (rc != K_OK) {
+        lanes_stop(s->lanes);
         pthread_cond_destroy(&s->cv);
         pthread_mutex_destroy(&s->mu);
         free(s);
@@ -1043,6 +1103,8 @@ void http_server_stats(struct http_server *s, struct http_server_stats *out)
     out->shed = s->shed;
     out->over_budget = s->over_budget;
     pthread_mutex_unlock(&s->mu);
+    for (unsigned i = 0; i < HTTP_MAX_LANES; i++)
+        lanes_stats(s->lanes, i, &out->lane[i]);
 }
 
 void http_server_stop(struct http_server *s, int64_t drain_ms)
@@ -1054,6 +1116,20 @@ void http_server_stop(struct http_server *s, int64_t drain_ms)
     int64_t until = clock_mono_ms(NULL) + (drain_ms > 0 ? drain_ms : 0); /* real time */
     while (s->in_flight > 0 && !deadline_wait(&s->cv, &s->mu, CLOCK_MONOTONIC, NULL, until, 0))
         ;
+    if (s->lanes) {
+        /* What is queued is answered shed and the running handlers finish, so no connection
+         * stays suspended (libmicrohttpd must not be stopped with one); then their answers go
+         * out, for as long as the drain allows. */
+        pthread_mutex_unlock(&s->mu);
+        lanes_stop(s->lanes);
+        s->lanes = NULL;
+        pthread_mutex_lock(&s->mu);
+        int64_t grace = clock_mono_ms(NULL) + 1000;
+        if (grace < until)
+            grace = until;
+        while (s->in_flight > 0 && !deadline_wait(&s->cv, &s->mu, CLOCK_MONOTONIC, NULL, grace, 0))
+            ;
+    }
     if (s->in_flight > 0)
         log_warn("%s: stopping with %u request(s) still in flight", s->name, s->in_flight);
     s->quit = true;

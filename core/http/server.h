@@ -3,8 +3,8 @@
  * admission endpoint and gputri-controller's metrics and probe endpoints.
  *
  * One daemon: an internal polling thread (a pool of them when threads > 1) with epoll, a route
- * table {method, path, handler}, and the per-request bookkeeping both need. The query string is
- * ignored (the API server appends ?timeout=Ns to a webhook's URL).
+ * table {method, path, handler}, and the per-request bookkeeping both need. Of the query string
+ * only "timeout" is read (the API server appends ?timeout=Ns to a webhook's URL).
  *
  * HTTP rules, checked by the server before a handler runs (as Go's net/http, which
  * kube-apiserver and controller-runtime serve with, answers them, golang/go:
@@ -97,6 +97,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http/lanes.h"
 #include "util/clock.h"
 
 struct http_request {
@@ -111,6 +112,14 @@ struct http_request {
     const char *authorization;
     /* the client's address, numeric ("10.0.0.7", "::1"); "" when unknown; valid during the call */
     const char *client_addr;
+    /* when the body was complete: clock_mono_ms(NULL) (util/clock.h, the system's clock) */
+    int64_t received_ms;
+    /* the query's "timeout" in Go's duration spelling, as the API server appends it to a
+     * webhook's URL (?timeout=3s: kubernetes/kubernetes: staging/src/k8s.io/apiserver/pkg/
+     * admission/plugin/webhook/validating/dispatcher.go, callHook's r.Timeout, which client-go's
+     * rest.Request passes as the "timeout" parameter): ms, at most an hour; 0 when absent or not
+     * a duration */
+    int64_t timeout_ms;
 };
 
 /* One certificate of the chain a TLS client presented: DER, leaf first. */
@@ -133,10 +142,14 @@ struct http_response {
     size_t body_len;
 };
 
-/* A handler fills resp. It runs on a server thread, concurrently with other handlers when
- * threads > 1: its ctx must be thread-safe. */
+/* A handler fills resp. It runs on a server thread, or on a lane's worker (see lanes below),
+ * concurrently with other handlers: its ctx must be thread-safe. */
 typedef void (*http_handler_fn)(void *ctx, const struct http_request *req,
                                 struct http_response *resp);
+
+/* With lanes: which lane (an index into http_server_options.lanes) runs a request. Called on a
+ * server thread once the body is in; must be cheap and thread-safe. */
+typedef unsigned (*http_lane_fn)(void *ctx, const struct http_request *req);
 
 struct http_route {
     const char *method; /* "GET" (also answers HEAD), "POST", ... */
@@ -144,6 +157,9 @@ struct http_route {
     http_handler_fn fn;
     void *ctx;
     const char *content_type; /* required request media type, e.g. "application/json"; NULL: any */
+    http_lane_fn lane;        /* with lanes: the request's lane; NULL: lane 0 */
+    http_handler_fn shed;     /* with lanes: the answer when the lane is full or the request
+                               * waited too long (http/lanes.h); NULL: 503 */
 };
 
 /* A type-erased function pointer for the TLS certificate callback (see tls_cert_callback). */
@@ -189,7 +205,14 @@ struct http_server_options {
     void *client_verify_ctx;
     const struct clock *clock; /* for the deadlines (borrowed, must outlive the server); NULL:
                                   the system monotonic clock (util/clock.h) */
-    const char *name;          /* for log lines, e.g. "metrics"; NULL: "http" */
+    /* Lanes (http/lanes.h): with n_lanes > 0, handlers run on the lanes' workers and the server
+     * threads only move bytes: a connection whose request is complete is suspended
+     * (MHD_suspend_connection) until its lane has answered, so one slow handler never stalls
+     * the other connections of its server thread. n_lanes 0: handlers run on the server
+     * threads. Borrowed for the call to http_server_start. */
+    const struct http_lane_options *lanes;
+    unsigned n_lanes;
+    const char *name; /* for log lines, e.g. "metrics"; NULL: "http" */
 };
 
 struct http_server;
@@ -203,6 +226,7 @@ struct http_server_stats {
     uint64_t evicted;         /* unverified connections closed to let another address in */
     uint64_t shed;            /* new connections closed at once: their address held the most */
     uint64_t over_budget;     /* requests answered 503 for their share of the body budget */
+    struct lane_stats lane[HTTP_MAX_LANES]; /* per lane (zeros without lanes) */
 };
 
 /*
@@ -226,7 +250,8 @@ void http_server_stats(struct http_server *s, struct http_server_stats *out);
 
 /*
  * http_server_stop() - refuse new connections, wait up to drain_ms (real time) for the requests
- * in flight, then stop the daemon (open connections are closed) and free everything. Never calls
+ * in flight (with lanes: then the requests still queued are answered shed and the ones running
+ * finish), then stop the daemon (open connections are closed) and free everything. Never calls
  * MHD_quiesce_daemon (see above). NULL-safe. Not concurrent with itself or with other calls on s.
  */
 void http_server_stop(struct http_server *s, int64_t drain_ms);

@@ -62,10 +62,10 @@ static void whoami(void *ctx, const struct http_request *req, struct http_respon
 }
 
 static const struct http_route routes[] = {
-    {"GET", "/whoami", whoami, NULL, NULL},
-    {"POST", "/echo", echo_len, NULL, NULL},
-    {"POST", "/json", echo_len, NULL, "application/json"},
-    {"GET", "/healthz", ok, NULL, NULL},
+    {"GET", "/whoami", whoami, NULL, NULL, NULL, NULL},
+    {"POST", "/echo", echo_len, NULL, NULL, NULL, NULL},
+    {"POST", "/json", echo_len, NULL, "application/json", NULL, NULL},
+    {"GET", "/healthz", ok, NULL, NULL, NULL, NULL},
 };
 
 struct fx {

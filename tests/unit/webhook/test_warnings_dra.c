@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "util/clock.h"
 #include "cache/dra_store.h"
 #include "gpus.h"
 #include "model/gpu.h"
@@ -217,12 +218,44 @@ static void test_dra_cel_budget(void **state)
     budget_world_free(b);
 }
 
+/* A review answered shed (dra_busy): class and driver are checked, the devices not matched,
+ * and one warning says why. */
+static void test_dra_busy(void **state)
+{
+    (void)state;
+    struct budget_world *b = budget_world_new(10, 8);
+    b->snap.dra_busy = true;
+    json_object *claim = parse(CLAIM_SPEC("gpu.nvidia.com"));
+    one_not_checked(b, claim,
+                    "spec.devices: 1 device request not matched against node devices: "
+                    "gputri-webhook was busy");
+    json_object_put(claim);
+    budget_world_free(b);
+}
+
+/* A CEL deadline already past: the first device's selectors run, the rest are undecided, and
+ * the warning names the timeout rather than the steps. */
+static void test_dra_cel_deadline(void **state)
+{
+    (void)state;
+    struct budget_world *b = budget_world_new(10, 8);
+    b->snap.cel_deadline_ns = clock_mono_ns(NULL) - 1;
+    json_object *claim = parse(CLAIM_SPEC("gpu.nvidia.com"));
+    one_not_checked(b, claim,
+                    "selectors too costly to check (not done within half the API server's "
+                    "timeout)");
+    json_object_put(claim);
+    budget_world_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unsynced_kinds_say_nothing),
         cmocka_unit_test(test_dra_work_budget),
         cmocka_unit_test(test_dra_cel_budget),
+        cmocka_unit_test(test_dra_busy),
+        cmocka_unit_test(test_dra_cel_deadline),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

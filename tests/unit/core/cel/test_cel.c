@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cel/cel.h"
+#include "util/clock.h"
 
 #define A_LIST 99 /* an attribute kind the library does not model (list-valued) */
 
@@ -708,6 +709,29 @@ static void test_budget_charge(void **state)
     assert_true(cel_budget_charge(NULL, UINT64_MAX));
 }
 
+/* A deadline exhausts the budget at the first clock reading past it (b.late), the charge that
+ * read the clock still done; one in the future, within CEL_DEADLINE_CHECK_STEPS, changes
+ * nothing. */
+static void test_budget_deadline(void **state)
+{
+    (void)state;
+    struct cel_budget b;
+    cel_budget_init(&b, 1000000);
+    cel_budget_set_deadline(&b, clock_mono_ns(NULL) - 1);
+    assert_true(cel_budget_charge(&b, 5));
+    assert_true(b.exhausted);
+    assert_true(b.late);
+    assert_int_equal(b.left, 0);
+    assert_int_equal(b.spent, 5);
+    assert_false(cel_budget_charge(&b, 1));
+    cel_budget_init(&b, UINT64_MAX);
+    cel_budget_set_deadline(&b, clock_mono_ns(NULL) + 3600 * 1000000000LL);
+    for (int i = 0; i < 100; i++)
+        assert_true(cel_budget_charge(&b, CEL_DEADLINE_CHECK_STEPS / 3));
+    assert_false(b.exhausted);
+    assert_false(b.late);
+}
+
 /* Steps of one evaluation of `e` against `d` (unbounded budget). */
 static uint64_t steps_of(const char *e, const struct tdev *d, enum cel_result want)
 {
@@ -820,11 +844,11 @@ static void test_quantity_milli(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_upstream),       cmocka_unit_test(test_drivers),
-        cmocka_unit_test(test_semantics),      cmocka_unit_test(test_no_callbacks),
-        cmocka_unit_test(test_embedded_nul),   cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_quantity_milli), cmocka_unit_test(test_budget_charge),
-        cmocka_unit_test(test_cost_model),
+        cmocka_unit_test(test_upstream),        cmocka_unit_test(test_drivers),
+        cmocka_unit_test(test_semantics),       cmocka_unit_test(test_no_callbacks),
+        cmocka_unit_test(test_embedded_nul),    cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_quantity_milli),  cmocka_unit_test(test_budget_charge),
+        cmocka_unit_test(test_budget_deadline), cmocka_unit_test(test_cost_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,9 +47,9 @@ static void echo(void *ctx, const struct http_request *req, struct http_response
 }
 
 static const struct http_route routes[] = {
-    {"GET", "/a", echo, NULL, NULL},
-    {"POST", "/p", echo, NULL, NULL},
-    {"POST", "/json", echo, NULL, "application/json"},
+    {"GET", "/a", echo, NULL, NULL, NULL, NULL},
+    {"POST", "/p", echo, NULL, NULL, NULL, NULL},
+    {"POST", "/json", echo, NULL, "application/json", NULL, NULL},
 };
 
 static int64_t keepalive_ms; /* 0: the header deadline */
@@ -641,6 +641,162 @@ static void test_stop_at_connection_limit(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ lanes */
+
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+static atomic_int slow_running;
+
+/* Waits for the gate: a handler that takes as long as the test wants. */
+static void slow(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    atomic_fetch_add(&slow_running, 1);
+    pthread_mutex_lock(&gate_mu);
+    while (!gate_open)
+        pthread_cond_wait(&gate_cv, &gate_mu);
+    pthread_mutex_unlock(&gate_mu);
+    echo(ctx, req, resp);
+}
+
+static void busy(void *ctx, const struct http_request *req, struct http_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    resp->body = strdup("busy");
+    resp->body_len = 4;
+}
+
+static unsigned lane_of(void *ctx, const struct http_request *req)
+{
+    (void)ctx;
+    return strcmp(req->path, "/slow") == 0 ? 1 : 0;
+}
+
+static const struct http_route lane_routes[] = {
+    {"GET", "/a", echo, NULL, NULL, lane_of, NULL},
+    {"GET", "/slow", slow, NULL, NULL, lane_of, busy},
+};
+
+/*
+ * With lanes, one server thread: a handler that does not return stalls neither the other
+ * connections nor the other lane; a lane whose queue is full answers with the route's shed
+ * handler; the query's timeout reaches the handler; stopping lets the running handler finish.
+ */
+static void test_lanes(void **state)
+{
+    (void)state;
+    gate_open = false;
+    atomic_store(&slow_running, 0);
+    struct http_lane_options lanes[2] = {{.workers = 1}, {.workers = 1, .max_queued = 1}};
+    struct http_server_options o = {
+        .host = "127.0.0.1",
+        .numeric_host = true,
+        .threads = 1,
+        .max_body = 4096,
+        .routes = lane_routes,
+        .n_routes = 2,
+        .lanes = lanes,
+        .n_lanes = 2,
+        .name = "test",
+    };
+    struct http_server *s = NULL;
+    char err[256];
+    assert_int_equal(http_server_start(&o, &s, err, sizeof(err)), K_OK);
+    int port = http_server_port(s);
+    int held = dial(port); /* its handler runs until the gate opens */
+    send_all(held, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    for (int i = 0; i < 5000 && atomic_load(&slow_running) == 0; i++)
+        usleep(1000);
+    assert_int_equal(atomic_load(&slow_running), 1);
+    int queued = dial(port); /* waits in lane 1's queue */
+    send_all(queued, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    usleep(50 * 1000);
+    char r[4096];
+    /* the queue holds one: the next is answered shed, at once */
+    assert_int_equal(
+        exchange(s, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", r, sizeof(r)),
+        200);
+    assert_non_null(strstr(r, "\r\n\r\nbusy"));
+    /* lane 0, on the same server thread, answers meanwhile */
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(
+            exchange(s, "GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", r, sizeof(r)),
+            200);
+        assert_non_null(strstr(r, "\r\n\r\nGET /a 0"));
+    }
+    struct http_server_stats st;
+    http_server_stats(s, &st);
+    assert_int_equal(st.lane[1].busy, 1);
+    assert_int_equal(st.lane[1].shed, 1);
+    assert_true(st.lane[0].run >= 20);
+    pthread_mutex_lock(&gate_mu);
+    gate_open = true;
+    pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_mu);
+    assert_true(read_all(held, r, sizeof(r)) > 0);
+    assert_non_null(strstr(r, "\r\n\r\nGET /slow 0"));
+    assert_true(read_all(queued, r, sizeof(r)) > 0);
+    assert_non_null(strstr(r, "\r\n\r\nGET /slow 0"));
+    close(held);
+    close(queued);
+    http_server_stop(s, 1000);
+}
+
+static void *open_gate_later(void *arg)
+{
+    (void)arg;
+    usleep(200 * 1000);
+    pthread_mutex_lock(&gate_mu);
+    gate_open = true;
+    pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_mu);
+    return NULL;
+}
+
+/* Stopping with a handler running in a lane and a request queued: both answered, no crash. */
+static void test_lanes_stop_in_flight(void **state)
+{
+    (void)state;
+    gate_open = false;
+    atomic_store(&slow_running, 0);
+    struct http_lane_options lanes[2] = {{.workers = 1}, {.workers = 1}};
+    struct http_server_options o = {
+        .host = "127.0.0.1",
+        .numeric_host = true,
+        .threads = 2,
+        .max_body = 4096,
+        .routes = lane_routes,
+        .n_routes = 2,
+        .lanes = lanes,
+        .n_lanes = 2,
+        .name = "test",
+    };
+    struct http_server *s = NULL;
+    char err[256];
+    assert_int_equal(http_server_start(&o, &s, err, sizeof(err)), K_OK);
+    int port = http_server_port(s);
+    int a = dial(port), b = dial(port);
+    send_all(a, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    for (int i = 0; i < 5000 && atomic_load(&slow_running) == 0; i++)
+        usleep(1000);
+    send_all(b, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    usleep(50 * 1000);
+    pthread_t opener;
+    assert_int_equal(pthread_create(&opener, NULL, open_gate_later, NULL), 0);
+    /* the drain ends with the handler still running: the stop waits for it, and answers the
+     * queued request shed (or in full, when the gate opened first) */
+    http_server_stop(s, 50);
+    pthread_join(opener, NULL);
+    char r[4096];
+    assert_true(read_all(a, r, sizeof(r)) > 0);
+    assert_non_null(strstr(r, "\r\n\r\nGET /slow 0"));
+    assert_true(read_all(b, r, sizeof(r)) > 0);
+    assert_true(strstr(r, "\r\n\r\nbusy") || strstr(r, "\r\n\r\nGET /slow 0"));
+    close(a);
+    close(b);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -689,6 +845,8 @@ int main(void)
         cmocka_unit_test(test_connection_fair_share),
         cmocka_unit_test(test_body_share_per_address),
         cmocka_unit_test(test_stop_at_connection_limit),
+        cmocka_unit_test(test_lanes),
+        cmocka_unit_test(test_lanes_stop_in_flight),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_json_error),
     };
