@@ -260,7 +260,7 @@ static int counter(struct buf *out, const char *name, const char *help, uint64_t
 struct prow {
     const char *cause;
     const char *ns;
-    char resource[128];
+    char resource[METRICS_RESOURCE_NAME_MAX];
     int64_t count;
 };
 

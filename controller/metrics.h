@@ -73,6 +73,11 @@ struct metrics;
  * "resource_k8s_io_claims"). */
 #define METRICS_DRA_RESOURCE "resource.k8s.io/claims"
 
+/* Bytes that hold any resource name with its NUL: a resource name is a qualified name, a DNS
+ * subdomain prefix of at most 253 bytes, "/", and a name of at most 63 (kubernetes/apimachinery:
+ * pkg/util/validation/validation.go IsQualifiedName). The API server refuses longer ones. */
+#define METRICS_RESOURCE_NAME_MAX (253 + 1 + 63 + 1)
+
 /* One gputri_pending_gpu_pods sample before the namespace cap. Strings are borrowed; resource is
  * the Kubernetes name (metrics_render() spells it). */
 struct metrics_pending {
