@@ -39,6 +39,13 @@
  *   gputri_watch_restarts_total{resource}     counter: watches that ended and were restarted
  *   gputri_leader                             gauge: 1 while this replica leads (or when leader
  *                                             election is off), else 0
+ *   gputri_store_write_lock_wait_seconds_total
+ *                              counter: time the informers waited for the object store's write
+ *                              lock (cache/store.h store_lock_stats), in all
+ *   gputri_store_write_locks_total            counter: times they took it
+ *   gputri_store_unchanged_updates_total      counter: Pod and Node updates that changed nothing
+ *                                             the store keeps (heartbeats, status fields it
+ *                                             does not read), found under the read lock alone
  *
  * Label values of resources are spelled as kube-state-metrics spells them in
  * kube_pod_container_resource_requests{resource} (kubernetes/kube-state-metrics:
@@ -92,6 +99,8 @@ struct metrics_gauges {
     size_t n_pending;
     size_t queue_depth;
     int leader; /* 0 or 1 */
+    /* the object store's counts since it was made (cache/store.h struct store_lock_stats) */
+    uint64_t store_write_locks, store_write_wait_ns, store_unchanged;
 };
 
 /* metrics_new() - all counters zero. NULL on allocation failure. */

@@ -122,11 +122,16 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
             samples[i].resource = pc.rows[i].resource;
             samples[i].count = pc.rows[i].count;
         }
+        struct store_lock_stats st;
+        store_lock_stats(c->store, &st);
         struct metrics_gauges g = {
             .pending = samples,
             .n_pending = pc.n,
             .queue_depth = workqueue_len(c->queue),
             .leader = controller_may_write(c),
+            .store_write_locks = st.write_locks,
+            .store_write_wait_ns = st.write_wait_ns,
+            .store_unchanged = st.unchanged,
         };
         status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
     }
