@@ -54,7 +54,7 @@ struct store {
     struct lh_table *pending; /* "ns/name" -> NULL: pending GPU pods */
     struct knode **sorted;    /* nodes sorted by name; points into node_rec */
     size_t n_sorted, cap_sorted;
-    bool gpu_pods_only; /* store_keep_gpu_pods_only() */
+    atomic_bool gpu_pods_only; /* store_keep_gpu_pods_only(); read outside the lock too */
 };
 
 static void free_pod_entry(struct lh_entry *e)
@@ -443,8 +443,8 @@ static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *chan
  * (a preemption victim, whatever it asks for), or one carrying gputri/cause. */
 static int kept(const struct store *s, const struct kpod *p)
 {
-    return !s->gpu_pods_only || p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting ||
-           p->cause != NULL;
+    return !atomic_load_explicit(&s->gpu_pods_only, memory_order_relaxed) ||
+           p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting || p->cause != NULL;
 }
 
 static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed)
@@ -518,9 +518,7 @@ fail:
 
 void store_keep_gpu_pods_only(struct store *s)
 {
-    write_lock(s);
-    s->gpu_pods_only = true;
-    write_unlock(s);
+    atomic_store_explicit(&s->gpu_pods_only, true, memory_order_relaxed);
 }
 
 /*
@@ -543,7 +541,8 @@ static bool pod_unchanged_locked(struct store *s, const struct kpod *pod)
 
 int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
 {
-    compact(pod); /* the form the record would take, outside the lock */
+    if (kept(s, pod))
+        compact(pod); /* the form the record would take, outside the lock */
     store_read_lock(s);
     bool unchanged = pod_unchanged_locked(s, pod);
     store_read_unlock(s);
