@@ -43,9 +43,10 @@
  *                              counter: time the informers waited for the object store's write
  *                              lock (cache/store.h store_lock_stats), in all
  *   gputri_store_write_locks_total            counter: times they took it
- *   gputri_store_unchanged_updates_total      counter: Pod and Node updates that changed nothing
- *                                             the store keeps (heartbeats, status fields it
- *                                             does not read), found under the read lock alone
+ *   gputri_store_unchanged_updates_total      counter: Pod and Node updates (and Pod deletions)
+ *                                             that changed nothing the store keeps (heartbeats,
+ *                                             status fields it does not read, pods it does not
+ *                                             keep), found under the read lock alone
  *
  * Label values of resources are spelled as kube-state-metrics spells them in
  * kube_pod_container_resource_requests{resource} (kubernetes/kube-state-metrics:

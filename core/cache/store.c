@@ -573,6 +573,13 @@ int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned
     int rc = make_key(key, ns, name);
     if (rc)
         return rc;
+    store_read_lock(s);
+    bool held = lh_table_lookup_entry(s->pods, key) != NULL;
+    store_read_unlock(s);
+    if (!held) { /* a pod the store did not keep (store_keep_gpu_pods_only), or gone already */
+        atomic_fetch_add_explicit(&s->unchanged, 1, memory_order_relaxed);
+        return K_OK;
+    }
     write_lock(s);
     struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
     if (e)

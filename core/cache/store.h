@@ -29,8 +29,9 @@
  * Unchanged updates: store_pod_upsert() and store_node_upsert() (and the JSON entry points)
  * first compare the object with the record under the read lock; an update that would change
  * nothing the store keeps (a node heartbeat, a pod status change outside the projection) takes
- * no write lock and reports STORE_CHANGED_NOTHING. Otherwise the write lock is taken and the
- * write is decided again from the record found then, so a writer that ran between the two sees
+ * no write lock and reports STORE_CHANGED_NOTHING. So does store_pod_delete() of a pod the store
+ * does not hold (most pods, with store_keep_gpu_pods_only). Otherwise the write lock is taken and
+ * the write is decided again from the record found then, so a writer that ran between the two sees
  * its change kept or superseded as with one lock; and skipping is what a write at the moment of
  * the comparison would have done (nothing), so no update is lost even with writers running
  * side by side. A record a relist marked stale is always written (the write clears the mark).
@@ -65,7 +66,8 @@ enum store_change {
 struct store_lock_stats {
     uint64_t write_locks;   /* times a writer took the write lock */
     uint64_t write_wait_ns; /* nanoseconds writers waited for it, in all (CLOCK_MONOTONIC) */
-    uint64_t unchanged;     /* upserts that changed nothing, found under the read lock alone */
+    uint64_t unchanged;     /* upserts and pod deletions that changed nothing, found under the
+                               read lock alone */
 };
 
 /* store_lock_stats() - the counts above into *out. Thread-safe; takes no lock. */

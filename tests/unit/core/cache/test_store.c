@@ -474,7 +474,7 @@ static void test_unchanged_update_survives_relist(void **state)
     store_free(s);
 }
 
-/* With only GPU pods kept, an update of any other pod takes no write lock. */
+/* With only GPU pods kept, an update or deletion of any other pod takes no write lock. */
 static void test_unkept_pod_takes_no_write_lock(void **state)
 {
     (void)state;
@@ -483,6 +483,8 @@ static void test_unkept_pod_takes_no_write_lock(void **state)
     uint64_t locks = write_locks(s);
     assert_int_equal(apply_pod(s, test_pod("ns", "web", NULL, "n0", "Running", NULL, 1, NULL), 0),
                      STORE_CHANGED_NOTHING);
+    assert_int_equal(apply_pod(s, test_pod("ns", "web", NULL, "n0", "Running", NULL, 1, NULL), 1),
+                     STORE_CHANGED_NOTHING); /* nor its deletion */
     assert_true(write_locks(s) == locks);
     assert_int_equal(store_pod_count(s), 0);
     store_free(s);
