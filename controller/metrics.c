@@ -260,7 +260,7 @@ static int counter(struct buf *out, const char *name, const char *help, uint64_t
 struct prow {
     const char *cause;
     const char *ns;
-    char resource[128];
+    char resource[METRICS_RESOURCE_NAME_MAX];
     int64_t count;
 };
 
@@ -530,5 +530,20 @@ int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf
                     "1 while this replica is the leader (or leader election is off), else 0.");
     if (!rc)
         rc = buf_printf(out, "gputri_leader %d\n", g->leader ? 1 : 0);
+    if (!rc)
+        rc = header(out, "gputri_store_write_lock_wait_seconds_total", "counter",
+                    "Time the informers waited for the object store's write lock.");
+    if (!rc)
+        rc = buf_printf(out, "gputri_store_write_lock_wait_seconds_total %.6f\n",
+                        (double)g->store_write_wait_ns / 1e9);
+    if (!rc)
+        rc = counter(out, "gputri_store_write_locks_total",
+                     "Times the informers took the object store's write lock.",
+                     g->store_write_locks);
+    if (!rc)
+        rc = counter(out, "gputri_store_unchanged_updates_total",
+                     "Pod and Node updates that changed nothing the store keeps, found under its "
+                     "read lock without taking the write lock.",
+                     g->store_unchanged);
     return rc;
 }

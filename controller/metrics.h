@@ -39,6 +39,14 @@
  *   gputri_watch_restarts_total{resource}     counter: watches that ended and were restarted
  *   gputri_leader                             gauge: 1 while this replica leads (or when leader
  *                                             election is off), else 0
+ *   gputri_store_write_lock_wait_seconds_total
+ *                              counter: time the informers waited for the object store's write
+ *                              lock (cache/store.h store_lock_stats), in all
+ *   gputri_store_write_locks_total            counter: times they took it
+ *   gputri_store_unchanged_updates_total      counter: Pod and Node updates (and Pod deletions)
+ *                                             that changed nothing the store keeps (heartbeats,
+ *                                             status fields it does not read, pods it does not
+ *                                             keep), found under the read lock alone
  *
  * Label values of resources are spelled as kube-state-metrics spells them in
  * kube_pod_container_resource_requests{resource} (kubernetes/kube-state-metrics:
@@ -73,6 +81,11 @@ struct metrics;
  * "resource_k8s_io_claims"). */
 #define METRICS_DRA_RESOURCE "resource.k8s.io/claims"
 
+/* Bytes that hold any resource name with its NUL: a resource name is a qualified name, a DNS
+ * subdomain prefix of at most 253 bytes, "/", and a name of at most 63 (kubernetes/apimachinery:
+ * pkg/util/validation/validation.go IsQualifiedName). The API server refuses longer ones. */
+#define METRICS_RESOURCE_NAME_MAX (253 + 1 + 63 + 1)
+
 /* One gputri_pending_gpu_pods sample before the namespace cap. Strings are borrowed; resource is
  * the Kubernetes name (metrics_render() spells it). */
 struct metrics_pending {
@@ -87,6 +100,8 @@ struct metrics_gauges {
     size_t n_pending;
     size_t queue_depth;
     int leader; /* 0 or 1 */
+    /* the object store's counts since it was made (cache/store.h struct store_lock_stats) */
+    uint64_t store_write_locks, store_write_wait_ns, store_unchanged;
 };
 
 /* metrics_new() - all counters zero. NULL on allocation failure. */

@@ -32,9 +32,9 @@ static void on_api_request(void *ctx, const char *method, long http_status, int 
 /* One pending_gpu_pods sample being counted (strings copied: the store's are borrowed only
  * under its lock). */
 struct pending_row {
-    const char *cause; /* static */
-    char ns[64];       /* a namespace is a DNS label: at most 63 characters */
-    char resource[128];
+    const char *cause;           /* static */
+    char ns[META_NAMESPACE_MAX]; /* a namespace is a DNS label: at most 63 characters */
+    char resource[METRICS_RESOURCE_NAME_MAX];
     int64_t count;
 };
 
@@ -54,6 +54,10 @@ static void free_index_key(struct lh_entry *e)
 static void count_row(struct pending_count *pc, const char *word, const char *ns, const char *res)
 {
     char *key = NULL;
+    /* A name longer than any the API server admits (metrics.h) has no series: its copy would be
+     * cut, and two such names would share one. */
+    if (strlen(ns) >= sizeof(pc->rows->ns) || strlen(res) >= sizeof(pc->rows->resource))
+        return;
     if (!pc->index || asprintf(&key, "%s\n%s\n%s", word, ns, res) < 0)
         return;
     void *v = NULL;
@@ -78,8 +82,8 @@ static void count_row(struct pending_count *pc, const char *word, const char *ns
     }
     struct pending_row *r = &pc->rows[pc->n++];
     r->cause = word;
-    snprintf(r->ns, sizeof(r->ns), "%s", ns);
-    snprintf(r->resource, sizeof(r->resource), "%s", res);
+    memcpy(r->ns, ns, strlen(ns) + 1); /* both fit: checked above */
+    memcpy(r->resource, res, strlen(res) + 1);
     r->count = 1;
 }
 
@@ -118,11 +122,16 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
             samples[i].resource = pc.rows[i].resource;
             samples[i].count = pc.rows[i].count;
         }
+        struct store_lock_stats st;
+        store_lock_stats(c->store, &st);
         struct metrics_gauges g = {
             .pending = samples,
             .n_pending = pc.n,
             .queue_depth = workqueue_len(c->queue),
             .leader = controller_may_write(c),
+            .store_write_locks = st.write_locks,
+            .store_write_wait_ns = st.write_wait_ns,
+            .store_unchanged = st.unchanged,
         };
         status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
     }

@@ -3,12 +3,14 @@
 
 #include <json-c/linkhash.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kube/json.h"
 #include "kube/project.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 struct pod_rec {
@@ -43,14 +45,16 @@ struct node_usage {
 
 struct store {
     const struct gpu_set *gpus;
-    pthread_rwlock_t lock;
+    pthread_rwlock_t lock; /* writer-preferring: see store_new() */
+    /* store_lock_stats(); relaxed atomics, read without the lock */
+    atomic_uint_fast64_t write_locks, write_wait_ns, unchanged;
     struct lh_table *pods;    /* "ns/name" -> struct pod_rec* */
     struct lh_table *nodes;   /* name -> struct node_rec* */
     struct lh_table *usage;   /* node name -> struct node_usage* */
     struct lh_table *pending; /* "ns/name" -> NULL: pending GPU pods */
     struct knode **sorted;    /* nodes sorted by name; points into node_rec */
     size_t n_sorted, cap_sorted;
-    bool gpu_pods_only; /* store_keep_gpu_pods_only() */
+    atomic_bool gpu_pods_only; /* store_keep_gpu_pods_only(); read outside the lock too */
 };
 
 static void free_pod_entry(struct lh_entry *e)
@@ -96,7 +100,22 @@ struct store *store_new(const struct gpu_set *gpus)
     if (!s)
         return NULL;
     s->gpus = gpus;
-    pthread_rwlock_init(&s->lock, NULL);
+    /*
+     * Writers first. With glibc's default (readers preferred) a new reader gets the lock while
+     * a writer waits, so the informers, the only writers, waited behind a stream of overlapping
+     * reads (workers classifying, /metrics, enqueue passes): during churn the pods informer
+     * spent most of its time in wrlock. Shortening the read sections instead would not bound
+     * that wait: it is the overlap of many short reads that starves. The price of preferring
+     * writers: a thread holding the read lock must not take it again (a waiting writer would
+     * block the second rdlock, and itself wait for the first: a deadlock), stated in store.h;
+     * no caller in the tree nests it. Write sections are one object each, so readers wait
+     * little behind them.
+     */
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&s->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
     s->pods = lh_kchar_table_new(1024, free_pod_entry);
     s->nodes = lh_kchar_table_new(64, free_node_entry);
     s->usage = lh_kchar_table_new(64, free_usage_entry);
@@ -140,6 +159,31 @@ void store_read_unlock(struct store *s)
     pthread_rwlock_unlock(&s->lock);
 }
 
+/* Takes the write lock, counting the time spent waiting for it (none when it is free). */
+static void write_lock(struct store *s)
+{
+    if (pthread_rwlock_trywrlock(&s->lock) != 0) {
+        int64_t t0 = clock_mono_ns(NULL);
+        pthread_rwlock_wrlock(&s->lock);
+        int64_t waited = clock_mono_ns(NULL) - t0;
+        atomic_fetch_add_explicit(&s->write_wait_ns, (uint_fast64_t)(waited > 0 ? waited : 0),
+                                  memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&s->write_locks, 1, memory_order_relaxed);
+}
+
+static void write_unlock(struct store *s)
+{
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void store_lock_stats(struct store *s, struct store_lock_stats *out)
+{
+    out->write_locks = atomic_load_explicit(&s->write_locks, memory_order_relaxed);
+    out->write_wait_ns = atomic_load_explicit(&s->write_wait_ns, memory_order_relaxed);
+    out->unchanged = atomic_load_explicit(&s->unchanged, memory_order_relaxed);
+}
+
 int store_is_pending_gpu_pod(const struct kpod *p)
 {
     return !p->node_name && !pod_is_terminal(p) && (p->gpu_requests.n > 0 || p->n_claims > 0);
@@ -155,12 +199,15 @@ static int interesting(const struct kpod *p)
     return store_is_pending_gpu_pod(p) || store_is_rejected_gpu_pod(p) || p->cause != NULL;
 }
 
-/* Bound pods never need their scheduling constraints again: drop them to stay compact. */
+/* Bound pods never need their scheduling constraints again: drop them to stay compact. A pod
+ * compacted already comes out the same. */
 static void compact(struct kpod *p)
 {
     if (store_is_pending_gpu_pod(p))
         return;
     struct kpod keep = {0};
+    keep.packed = p->packed; /* ns, name, uid and node_name may live there: it goes with them */
+    p->packed = NULL;
     keep.ns = p->ns;
     keep.name = p->name;
     keep.uid = p->uid;
@@ -396,8 +443,8 @@ static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *chan
  * (a preemption victim, whatever it asks for), or one carrying gputri/cause. */
 static int kept(const struct store *s, const struct kpod *p)
 {
-    return !s->gpu_pods_only || p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting ||
-           p->cause != NULL;
+    return !atomic_load_explicit(&s->gpu_pods_only, memory_order_relaxed) ||
+           p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting || p->cause != NULL;
 }
 
 static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed)
@@ -471,16 +518,42 @@ fail:
 
 void store_keep_gpu_pods_only(struct store *s)
 {
-    pthread_rwlock_wrlock(&s->lock);
-    s->gpu_pods_only = true;
-    pthread_rwlock_unlock(&s->lock);
+    atomic_store_explicit(&s->gpu_pods_only, true, memory_order_relaxed);
+}
+
+/*
+ * Whether writing `pod` (compacted) would change nothing: the store holds a record equal to it
+ * that no relist has marked stale (the write would clear the mark), or it would not keep the pod
+ * and holds no record of it. Read lock held.
+ */
+static bool pod_unchanged_locked(struct store *s, const struct kpod *pod)
+{
+    char key[STORE_KEY_MAX];
+    void *v = NULL;
+    if (make_key(key, pod->ns, pod->name) != K_OK)
+        return false; /* the write path refuses it */
+    bool held = lh_table_lookup_ex(s->pods, key, &v);
+    if (!kept(s, pod))
+        return !held;
+    const struct pod_rec *rec = v;
+    return held && !rec->stale && pod_equal(&rec->pod, pod);
 }
 
 int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
 {
-    pthread_rwlock_wrlock(&s->lock);
+    if (kept(s, pod))
+        compact(pod); /* the form the record would take, outside the lock */
+    store_read_lock(s);
+    bool unchanged = pod_unchanged_locked(s, pod);
+    store_read_unlock(s);
+    if (unchanged) {
+        atomic_fetch_add_explicit(&s->unchanged, 1, memory_order_relaxed);
+        pod_cleanup(pod);
+        return K_OK;
+    }
+    write_lock(s);
     int rc = pod_upsert_locked(s, pod, changed);
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
     return rc;
 }
 
@@ -500,11 +573,18 @@ int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned
     int rc = make_key(key, ns, name);
     if (rc)
         return rc;
-    pthread_rwlock_wrlock(&s->lock);
+    store_read_lock(s);
+    bool held = lh_table_lookup_entry(s->pods, key) != NULL;
+    store_read_unlock(s);
+    if (!held) { /* a pod the store did not keep (store_keep_gpu_pods_only), or gone already */
+        atomic_fetch_add_explicit(&s->unchanged, 1, memory_order_relaxed);
+        return K_OK;
+    }
+    write_lock(s);
     struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
     if (e)
         pod_delete_entry(s, e, changed);
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
     return K_OK;
 }
 
@@ -618,11 +698,30 @@ nomem:
     return K_ENOMEM;
 }
 
+/* Whether writing `node` would change nothing: the store holds an equal record no relist has
+ * marked stale. Read lock held. */
+static bool node_unchanged_locked(struct store *s, const struct knode *node)
+{
+    void *v = NULL;
+    if (!node->name || !lh_table_lookup_ex(s->nodes, node->name, &v))
+        return false;
+    const struct node_rec *rec = v;
+    return !rec->stale && nodes_equal(&rec->node, node);
+}
+
 int store_node_upsert(struct store *s, struct knode *node, unsigned *changed)
 {
-    pthread_rwlock_wrlock(&s->lock);
+    store_read_lock(s);
+    bool unchanged = node_unchanged_locked(s, node);
+    store_read_unlock(s);
+    if (unchanged) { /* a heartbeat: status.conditions and the like, which are not kept */
+        atomic_fetch_add_explicit(&s->unchanged, 1, memory_order_relaxed);
+        node_cleanup(node);
+        return K_OK;
+    }
+    write_lock(s);
     int rc = node_upsert_locked(s, node, changed);
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
     return rc;
 }
 
@@ -641,11 +740,11 @@ static void node_delete_entry(struct store *s, struct lh_entry *e, unsigned *cha
 
 int store_node_delete(struct store *s, const char *name, unsigned *changed)
 {
-    pthread_rwlock_wrlock(&s->lock);
+    write_lock(s);
     struct lh_entry *e = lh_table_lookup_entry(s->nodes, name);
     if (e)
         node_delete_entry(s, e, changed);
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
     return K_OK;
 }
 
@@ -687,47 +786,47 @@ int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *
 void store_pods_sync_begin(struct store *s)
 {
     struct lh_entry *e;
-    pthread_rwlock_wrlock(&s->lock);
+    write_lock(s);
     lh_foreach(s->pods, e)
     {
         ((struct pod_rec *)lh_entry_v(e))->stale = 1;
     }
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
 }
 
 void store_pods_sync_end(struct store *s, unsigned *changed)
 {
     struct lh_entry *e, *tmp;
-    pthread_rwlock_wrlock(&s->lock);
+    write_lock(s);
     lh_foreach_safe(s->pods, e, tmp)
     {
         if (((struct pod_rec *)lh_entry_v(e))->stale)
             pod_delete_entry(s, e, changed);
     }
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
 }
 
 void store_nodes_sync_begin(struct store *s)
 {
     struct lh_entry *e;
-    pthread_rwlock_wrlock(&s->lock);
+    write_lock(s);
     lh_foreach(s->nodes, e)
     {
         ((struct node_rec *)lh_entry_v(e))->stale = 1;
     }
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
 }
 
 void store_nodes_sync_end(struct store *s, unsigned *changed)
 {
     struct lh_entry *e, *tmp;
-    pthread_rwlock_wrlock(&s->lock);
+    write_lock(s);
     lh_foreach_safe(s->nodes, e, tmp)
     {
         if (((struct node_rec *)lh_entry_v(e))->stale)
             node_delete_entry(s, e, changed);
     }
-    pthread_rwlock_unlock(&s->lock);
+    write_unlock(s);
 }
 
 const struct kpod *store_pod_get(struct store *s, const char *ns, const char *name)

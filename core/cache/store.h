@@ -20,6 +20,21 @@
  * Locking: writers (the store_*_upsert/delete/sync functions) take the write lock themselves.
  * Readers call store_read_lock() around store_pod_get(), store_nodes(), store_node_usage() and
  * the iterators; pointers they return are borrowed and valid only until store_read_unlock().
+ * The lock prefers writers (glibc's PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP; why: store.c,
+ * store_new): once a writer waits, new readers wait behind it. Hence a thread holding the read
+ * lock must not take it again, nor wait for another thread that may be taking it (a lock or a
+ * condition another reader holds or signals while waiting for this one): with a writer waiting
+ * both would wait for ever. Calling any writer with the read lock held deadlocks, as before.
+ *
+ * Unchanged updates: store_pod_upsert() and store_node_upsert() (and the JSON entry points)
+ * first compare the object with the record under the read lock; an update that would change
+ * nothing the store keeps (a node heartbeat, a pod status change outside the projection) takes
+ * no write lock and reports STORE_CHANGED_NOTHING. So does store_pod_delete() of a pod the store
+ * does not hold (most pods, with store_keep_gpu_pods_only). Otherwise the write lock is taken and
+ * the write is decided again from the record found then, so a writer that ran between the two sees
+ * its change kept or superseded as with one lock; and skipping is what a write at the moment of
+ * the comparison would have done (nothing), so no update is lost even with writers running
+ * side by side. A record a relist marked stale is always written (the write clears the mark).
  */
 #ifndef GPUTRI_STORE_H
 #define GPUTRI_STORE_H
@@ -44,6 +59,20 @@ enum store_change {
                                      unschedulable, capacity or allocatable */
 };
 
+/*
+ * The store's lock, for metrics (controller: gputri_store_write_lock_wait_seconds_total and its
+ * companions): counts since store_new(), each read on its own (not one snapshot).
+ */
+struct store_lock_stats {
+    uint64_t write_locks;   /* times a writer took the write lock */
+    uint64_t write_wait_ns; /* nanoseconds writers waited for it, in all (CLOCK_MONOTONIC) */
+    uint64_t unchanged;     /* upserts and pod deletions that changed nothing, found under the
+                               read lock alone */
+};
+
+/* store_lock_stats() - the counts above into *out. Thread-safe; takes no lock. */
+void store_lock_stats(struct store *s, struct store_lock_stats *out);
+
 /* store_new() - an empty store; `gpus` is borrowed and must outlive it. NULL on ENOMEM. */
 struct store *store_new(const struct gpu_set *gpus);
 void store_free(struct store *s);
@@ -65,16 +94,19 @@ const struct gpu_set *store_gpus(const struct store *s);
 
 /*
  * store_pod_upsert() - insert or replace the pod; takes the contents of *pod (which is zeroed, or
- * cleaned up on an error). *changed receives STORE_CHANGED_* bits. Returns K_OK, K_ENOMEM, or
- * K_ETOOBIG when the key passes STORE_KEY_MAX or the pod's node would then be using more than
- * RESOURCE_LIST_MAX resource names. All or nothing: on an error the store is as before (an
- * existing record keeps its old version and its old accounting, and is not swept by the running
- * relist; a new pod is not stored).
+ * cleaned up on an error). *changed receives STORE_CHANGED_* bits; none when the pod equals its
+ * record (model.h pod_equal, after the store's compaction): a status update of fields the
+ * projection does not keep, or of a bound pod's fields compaction drops, changes nothing. Returns
+ * K_OK, K_ENOMEM, or K_ETOOBIG when the key passes STORE_KEY_MAX or the pod's node would then be
+ * using more than RESOURCE_LIST_MAX resource names. All or nothing: on an error the store is as
+ * before (an existing record keeps its old version and its old accounting, and is not swept by the
+ * running relist; a new pod is not stored).
  */
 int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed);
 /* store_pod_delete() - remove "ns/name" if present. Same change bits. */
 int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned *changed);
-/* store_node_upsert() / store_node_delete() - the same for nodes. */
+/* store_node_upsert() / store_node_delete() - the same for nodes; an upsert that changes none of
+ * labels, taints, unschedulable, capacity and allocatable (a heartbeat) reports no bits. */
 int store_node_upsert(struct store *s, struct knode *node, unsigned *changed);
 int store_node_delete(struct store *s, const char *name, unsigned *changed);
 

@@ -210,6 +210,14 @@ struct knode {
     struct resource_list allocatable;
 };
 
+/*
+ * pod_equal() - every field of the two projections equal: strings by content (NULL equal only to
+ * NULL), lists element by element in order (the same elements in another order count as a
+ * change), `packed` aside (where the names live, not what they say). For the store, which skips a
+ * write that changes nothing (cache/store.h). Pure; thread-safe.
+ */
+bool pod_equal(const struct kpod *a, const struct kpod *b);
+
 /* pod_cleanup() / node_cleanup() - free everything the struct owns and zero it. NULL-safe. */
 void pod_cleanup(struct kpod *p);
 void node_cleanup(struct knode *n);

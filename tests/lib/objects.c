@@ -120,18 +120,26 @@ json_object *test_pod(const char *ns, const char *name, const char *gpus, const 
     return pod;
 }
 
-void test_pod_set_scheduled(json_object *pod, const char *message)
+void test_set_condition(json_object *obj, const char *type, const char *status, const char *reason,
+                        const char *message)
 {
-    json_object *status;
-    json_object_object_get_ex(pod, "status", &status);
+    json_object *st;
+    json_object_object_get_ex(obj, "status", &st);
     json_object *cond = json_object_new_object();
-    json_object_object_add(cond, "type", str("PodScheduled"));
-    json_object_object_add(cond, "status", str("False"));
-    json_object_object_add(cond, "reason", str("Unschedulable"));
-    json_object_object_add(cond, "message", str(message));
+    json_object_object_add(cond, "type", str(type));
+    json_object_object_add(cond, "status", str(status));
+    if (reason)
+        json_object_object_add(cond, "reason", str(reason));
+    if (message)
+        json_object_object_add(cond, "message", str(message));
     json_object *arr = json_object_new_array();
     json_object_array_add(arr, cond);
-    json_object_object_add(status, "conditions", arr);
+    json_object_object_add(st, "conditions", arr);
+}
+
+void test_pod_set_scheduled(json_object *pod, const char *message)
+{
+    test_set_condition(pod, "PodScheduled", "False", "Unschedulable", message);
 }
 
 json_object *test_load_json(const char *fixtures_dir, const char *rel)

@@ -27,6 +27,11 @@ json_object *test_pod(const char *ns, const char *name, const char *gpus, const 
                       const char *phase, const char *selector_host, int tolerate_all,
                       const char *cause);
 
+/* test_set_condition() - status.conditions of a Pod or Node becomes the one condition given
+ * (reason and message left out when NULL). */
+void test_set_condition(json_object *obj, const char *type, const char *status, const char *reason,
+                        const char *message);
+
 /* test_pod_set_scheduled() - add PodScheduled=False/Unschedulable with `message`. */
 void test_pod_set_scheduled(json_object *pod, const char *message);
 

@@ -110,11 +110,18 @@ static void test_pending_gpu_pods_are_queued(void **state)
     feed(f->pods.upsert, f->pods.ctx,
          test_pod("team", "was-blocked", "1", "lab-node-0", "Running", NULL, 1, "exhausted"));
     expect_queue(f->c, "team/was-blocked team/train");
-    /* every update of a pending GPU pod is looked at again, once however many arrive */
+    /* an update that changes nothing the store keeps (a status field outside the projection)
+     * is not looked at again */
     feed(f->pods.upsert, f->pods.ctx,
          test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
-    feed(f->pods.upsert, f->pods.ctx,
-         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "");
+    /* every update that changes a pending GPU pod is, once however many arrive */
+    json_object *tried = test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL);
+    test_pod_set_scheduled(tried, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.");
+    feed(f->pods.upsert, f->pods.ctx, tried);
+    tried = test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL);
+    test_pod_set_scheduled(tried, "0/2 nodes are available: 1 Insufficient nvidia.com/gpu.");
+    feed(f->pods.upsert, f->pods.ctx, tried);
     expect_queue(f->c, "team/train");
 }
 

@@ -63,7 +63,19 @@ static const char expected_empty[] =
     "# HELP gputri_leader 1 while this replica is the leader (or leader election is off), else "
     "0.\n"
     "# TYPE gputri_leader gauge\n"
-    "gputri_leader 0\n";
+    "gputri_leader 0\n"
+    "# HELP gputri_store_write_lock_wait_seconds_total Time the informers waited for the object "
+    "store's write lock.\n"
+    "# TYPE gputri_store_write_lock_wait_seconds_total counter\n"
+    "gputri_store_write_lock_wait_seconds_total 0.000000\n"
+    "# HELP gputri_store_write_locks_total Times the informers took the object store's write "
+    "lock.\n"
+    "# TYPE gputri_store_write_locks_total counter\n"
+    "gputri_store_write_locks_total 0\n"
+    "# HELP gputri_store_unchanged_updates_total Pod and Node updates that changed nothing the "
+    "store keeps, found under its read lock without taking the write lock.\n"
+    "# TYPE gputri_store_unchanged_updates_total counter\n"
+    "gputri_store_unchanged_updates_total 0\n";
 
 static void test_empty(void **state)
 {
@@ -108,7 +120,7 @@ static void test_values(void **state)
         {"exhausted", "ml", "nvidia.com/gpu", 1}, /* summed with the second */
         {"exhausted", "batch", "nvidia.com/gpu", 1},
     };
-    struct metrics_gauges g = {p, 6, 5, 1};
+    struct metrics_gauges g = {p, 6, 5, 1, 40, 1500000001, 7};
     struct buf out;
     char got[4096];
     buf_init(&out, 1 << 20);
@@ -130,6 +142,10 @@ static void test_values(void **state)
     assert_string_equal(got, "gputri_api_requests_total{code=\"0\"} 2\n"
                              "gputri_api_requests_total{code=\"200\"} 2\n"
                              "gputri_api_requests_total{code=\"409\"} 1\n");
+    test_lines_with(text, "gputri_store_", got, sizeof(got));
+    assert_string_equal(got, "gputri_store_write_lock_wait_seconds_total 1.500000\n"
+                             "gputri_store_write_locks_total 40\n"
+                             "gputri_store_unchanged_updates_total 7\n");
     test_lines_with(text, "gputri_watch_restarts_total{", got, sizeof(got));
     assert_string_equal(got, "gputri_watch_restarts_total{resource=\"pods\"} 2\n"
                              "gputri_watch_restarts_total{resource=\"nodes\"} 1\n");
@@ -206,7 +222,7 @@ static void test_namespace_cap(void **state)
         p[i] = (struct metrics_pending){"exhausted", names[i], "nvidia.com/gpu", i < 3 ? 1 : 2};
     }
     struct metrics *m = metrics_new();
-    struct metrics_gauges g = {p, N, 0, 1};
+    struct metrics_gauges g = {.pending = p, .n_pending = N, .leader = 1};
     struct buf out;
     buf_init(&out, 1 << 22);
     assert_int_equal(metrics_render(m, &g, &out), K_OK);

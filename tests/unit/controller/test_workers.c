@@ -84,6 +84,15 @@ static void work(struct fixture *f, const char *key)
     free(got);
 }
 
+/* The pod is put again unchanged: the store reports no change, so nothing is queued; then
+ * `key` is processed anyway, as a resync would. */
+static void put_same_and_look(struct fixture *f, json_object *pod, const char *key)
+{
+    put_pod(f, pod);
+    assert_null(workqueue_try_get(f->c->queue, NULL));
+    controller_process(f->c, &f->w, key);
+}
+
 /* Empty the ready queue. */
 static void drain(struct fixture *f)
 {
@@ -114,8 +123,8 @@ static void test_blocked_pod_is_patched_and_evented_once(void **state)
     assert_non_null(strstr(event->body, "2025-11-30T14:30:00Z"));
     assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
     /* another look before the watch shows the annotation writes nothing */
-    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
-    work(f, "team/train");
+    put_same_and_look(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL),
+                      "team/train");
     assert_int_equal(fake_kube_count(&f->api), 2);
     assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
     /* the watch shows it; the pod is then placed: one patch to ok and a Normal Event */
@@ -203,8 +212,8 @@ static void test_event_owed_after_a_patch(void **state)
     assert_non_null(strstr(event->body, "\"reason\":\"GPUExhausted\""));
     assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
     /* owed no more */
-    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, "exhausted"));
-    work(f, "team/train");
+    put_same_and_look(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, "exhausted"),
+                      "team/train");
     assert_int_equal(fake_kube_count(&f->api), 3);
 }
 

@@ -1,4 +1,6 @@
-/* Tests for core/cache/store.c: per-node GPU usage, pending set, change bits, mark and sweep. */
+/* Tests for core/cache/store.c: per-node GPU usage, pending set, change bits, mark and sweep,
+ * updates that change nothing, the lock's counts. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -349,6 +351,211 @@ static void test_gpu_pods_only_relist(void **state)
     store_free(s);
 }
 
+static uint64_t write_locks(struct store *s)
+{
+    struct store_lock_stats st;
+    store_lock_stats(s, &st);
+    return st.write_locks;
+}
+
+/* What the API server sends on every update and the projection does not keep. */
+static json_object *with_new_version(json_object *obj, const char *rv)
+{
+    json_object_object_add(json_object_object_get(obj, "metadata"), "resourceVersion",
+                           json_object_new_string(rv));
+    return obj;
+}
+
+/* A node's heartbeat: its Ready condition written again (the kubelet's message, here with the
+ * time in it), nothing else. */
+static json_object *heartbeat(json_object *node, const char *rv, const char *when)
+{
+    char msg[64];
+    snprintf(msg, sizeof(msg), "kubelet is posting ready status at %s", when);
+    test_set_condition(node, "Ready", "True", "KubeletReady", msg);
+    return with_new_version(node, rv);
+}
+
+/* A pod's status-only update: a container became ready. */
+static json_object *container_ready(json_object *pod, const char *rv)
+{
+    json_object *status = json_object_object_get(pod, "status");
+    json_object *cs = json_object_new_object();
+    json_object_object_add(cs, "name", json_object_new_string("main"));
+    json_object_object_add(cs, "ready", json_object_new_boolean(1));
+    json_object *list = json_object_new_array();
+    json_object_array_add(list, cs);
+    json_object_object_add(status, "containerStatuses", list);
+    return with_new_version(pod, rv);
+}
+
+/* Heartbeats and status-only updates take no write lock and report no change; real changes
+ * still apply. */
+static void test_unchanged_updates_take_no_write_lock(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    apply_node(s, test_node("n0", "2", "2", NULL, NULL));
+    uint64_t locks = write_locks(s);
+    assert_int_equal(apply_node(s, heartbeat(test_node("n0", "2", "2", NULL, NULL), "7", "t1")),
+                     STORE_CHANGED_NOTHING);
+    assert_int_equal(apply_node(s, heartbeat(test_node("n0", "2", "2", NULL, NULL), "8", "t2")),
+                     STORE_CHANGED_NOTHING);
+    assert_true(write_locks(s) == locks);
+    /* a taint is a change */
+    assert_true(apply_node(s, test_node("n0", "2", "2", "gpu=broken:NoSchedule", NULL)) &
+                STORE_CHANGED_NODES);
+    assert_true(write_locks(s) == locks + 1);
+    store_read_lock(s);
+    size_t n;
+    assert_int_equal(store_nodes(s, &n)[0]->n_taints, 1);
+    store_read_unlock(s);
+
+    /* a pending GPU pod: a container status changes nothing the store keeps */
+    apply_pod(s, test_pod("ns", "p", "1", NULL, "Pending", NULL, 1, NULL), 0);
+    locks = write_locks(s);
+    assert_int_equal(
+        apply_pod(s, container_ready(test_pod("ns", "p", "1", NULL, "Pending", NULL, 1, NULL), "9"),
+                  0),
+        STORE_CHANGED_NOTHING);
+    assert_true(write_locks(s) == locks);
+    /* the scheduler's verdict is kept: a change */
+    json_object *tried = test_pod("ns", "p", "1", NULL, "Pending", NULL, 1, NULL);
+    test_pod_set_scheduled(tried, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
+    assert_true(apply_pod(s, tried, 0) & STORE_CHANGED_POD);
+    assert_true(write_locks(s) == locks + 1);
+    store_read_lock(s);
+    assert_non_null(store_pod_get(s, "ns", "p")->scheduled.message);
+    store_read_unlock(s);
+
+    /* a bound pod keeps no scheduling constraints: a new nodeSelector changes nothing */
+    apply_pod(s, test_pod("ns", "b", "1", "n0", "Running", NULL, 1, NULL), 0);
+    locks = write_locks(s);
+    assert_int_equal(apply_pod(s, test_pod("ns", "b", "1", "n0", "Running", "n0", 0, NULL), 0),
+                     STORE_CHANGED_NOTHING);
+    assert_true(write_locks(s) == locks);
+    /* finishing frees the GPU */
+    assert_true(apply_pod(s, test_pod("ns", "b", "1", "n0", "Succeeded", NULL, 1, NULL), 0) &
+                STORE_CHANGED_USAGE);
+    assert_int_equal(store_node_usage(s, "n0", "nvidia.com/gpu"), 0);
+
+    struct store_lock_stats st;
+    store_lock_stats(s, &st);
+    assert_true(st.unchanged == 4);
+    assert_true(st.write_wait_ns == 0); /* one thread: the lock was always free */
+    store_free(s);
+}
+
+/* During a relist an unchanged object is written all the same: the write clears the mark, and
+ * the sweep keeps it. */
+static void test_unchanged_update_survives_relist(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    apply_node(s, test_node("n0", "2", "2", NULL, NULL));
+    apply_pod(s, test_pod("ns", "p", "1", NULL, "Pending", NULL, 1, NULL), 0);
+    store_nodes_sync_begin(s);
+    store_pods_sync_begin(s);
+    uint64_t locks = write_locks(s);
+    assert_int_equal(apply_node(s, test_node("n0", "2", "2", NULL, NULL)), STORE_CHANGED_NOTHING);
+    apply_pod(s, test_pod("ns", "p", "1", NULL, "Pending", NULL, 1, NULL), 0);
+    assert_true(write_locks(s) == locks + 2);
+    unsigned ch = 0;
+    store_nodes_sync_end(s, &ch);
+    store_pods_sync_end(s, &ch);
+    assert_int_equal(ch, STORE_CHANGED_NOTHING);
+    assert_int_equal(store_node_count(s), 1);
+    assert_int_equal(store_pending_gpu_pod_count(s), 1);
+    store_free(s);
+}
+
+/* With only GPU pods kept, an update or deletion of any other pod takes no write lock. */
+static void test_unkept_pod_takes_no_write_lock(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    store_keep_gpu_pods_only(s);
+    uint64_t locks = write_locks(s);
+    assert_int_equal(apply_pod(s, test_pod("ns", "web", NULL, "n0", "Running", NULL, 1, NULL), 0),
+                     STORE_CHANGED_NOTHING);
+    assert_int_equal(apply_pod(s, test_pod("ns", "web", NULL, "n0", "Running", NULL, 1, NULL), 1),
+                     STORE_CHANGED_NOTHING); /* nor its deletion */
+    assert_true(write_locks(s) == locks);
+    assert_int_equal(store_pod_count(s), 0);
+    store_free(s);
+}
+
+/* Readers and the informers' writes side by side (for ThreadSanitizer): heartbeats, taint flips
+ * and pod updates while two threads read; the last write of each object stands. */
+#define RACE_ROUNDS 300
+
+static void *race_reader(void *arg)
+{
+    struct store *s = arg;
+    int64_t sum = 0;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        store_read_lock(s);
+        size_t n;
+        const struct knode *const *nodes = store_nodes(s, &n);
+        for (size_t k = 0; k < n; k++)
+            sum +=
+                (int64_t)nodes[k]->n_taints + store_node_usage(s, nodes[k]->name, "nvidia.com/gpu");
+        const struct kpod *p = store_pod_get(s, "ns", "p");
+        sum += p ? p->phase : 0;
+        store_read_unlock(s);
+    }
+    return (void *)(intptr_t)(sum >= 0);
+}
+
+static void *race_nodes(void *arg)
+{
+    struct store *s = arg;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        char rv[16];
+        snprintf(rv, sizeof(rv), "%d", i);
+        apply_node(s,
+                   heartbeat(test_node("n0", "2", "2", i % 10 == 8 ? "a=b:NoSchedule" : NULL, NULL),
+                             rv, rv));
+    }
+    return NULL;
+}
+
+static void *race_pods(void *arg)
+{
+    struct store *s = arg;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        char rv[16];
+        snprintf(rv, sizeof(rv), "%d", i);
+        apply_pod(
+            s,
+            container_ready(
+                test_pod("ns", "p", "1", i % 7 == 6 ? NULL : "n0", "Running", NULL, 1, NULL), rv),
+            0);
+    }
+    return NULL;
+}
+
+static void test_writers_and_readers_race(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    apply_node(s, test_node("n0", "2", "2", NULL, NULL));
+    pthread_t t[4];
+    void *(*fn[4])(void *) = {race_reader, race_reader, race_nodes, race_pods};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, fn[i], s), 0);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    /* round 299: no taint (299 % 10 != 8), the pod bound (299 % 7 != 6) */
+    store_read_lock(s);
+    size_t n;
+    assert_int_equal(store_nodes(s, &n)[0]->n_taints, 0);
+    store_read_unlock(s);
+    assert_int_equal(store_node_usage(s, "n0", "nvidia.com/gpu"), 1);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +568,10 @@ int main(void)
         cmocka_unit_test(test_refused_update_survives_relist),
         cmocka_unit_test(test_gpu_pods_only),
         cmocka_unit_test(test_gpu_pods_only_relist),
+        cmocka_unit_test(test_unchanged_updates_take_no_write_lock),
+        cmocka_unit_test(test_unchanged_update_survives_relist),
+        cmocka_unit_test(test_unkept_pod_takes_no_write_lock),
+        cmocka_unit_test(test_writers_and_readers_race),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

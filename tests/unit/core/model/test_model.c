@@ -1,10 +1,10 @@
-/* test_model.c - core/model/model.c: saturating arithmetic and resource lists. */
+/* test_model.c - core/model/model.c: saturating arithmetic, resource lists, pod_equal. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -90,6 +90,53 @@ static void test_pod_pack_names(void **state)
     pod_cleanup(&empty);
 }
 
+/* A pending pod with a request, a toleration and a PodScheduled message. */
+static void make_pod(struct kpod *p, const char *message)
+{
+    memset(p, 0, sizeof(*p));
+    p->ns = strdup("team-a");
+    p->name = strdup("trainer-0");
+    p->uid = strdup("00000000-0000-4000-0001-000000000001");
+    p->phase = POD_PHASE_PENDING;
+    assert_int_equal(resource_list_add(&p->gpu_requests, "nvidia.com/gpu", 2), K_OK);
+    p->tolerations = calloc(1, sizeof(*p->tolerations));
+    p->n_tolerations = 1;
+    p->tolerations[0] =
+        (struct toleration){strdup("gpu"), strdup("Exists"), strdup(""), strdup("NoSchedule")};
+    p->scheduled.status = COND_FALSE;
+    p->scheduled.message = strdup(message);
+}
+
+/* pod_equal(): by content, wherever the names live; each kind of difference counts. */
+static void test_pod_equal(void **state)
+{
+    (void)state;
+    struct kpod a, b;
+    make_pod(&a, "0/3 nodes are available");
+    make_pod(&b, "0/3 nodes are available");
+    assert_true(pod_equal(&a, &b));
+    assert_int_equal(pod_pack_names(&b), K_OK); /* packed or not, the same names */
+    assert_true(pod_equal(&a, &b));
+    a.phase = POD_PHASE_RUNNING;
+    assert_false(pod_equal(&a, &b));
+    a.phase = POD_PHASE_PENDING;
+    a.gpu_requests.items[0].value = 1;
+    assert_false(pod_equal(&a, &b));
+    a.gpu_requests.items[0].value = 2;
+    a.tolerations[0].effect[0] = '\0';
+    assert_false(pod_equal(&a, &b));
+    pod_cleanup(&a);
+    make_pod(&a, "0/4 nodes are available");
+    assert_false(pod_equal(&a, &b));
+    pod_cleanup(&a);
+    make_pod(&a, "0/3 nodes are available");
+    a.cause = strdup("exhausted"); /* NULL and a string differ */
+    assert_false(pod_equal(&a, &b));
+    assert_false(pod_equal(&b, &a));
+    pod_cleanup(&a);
+    pod_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -97,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_resource_list_add_saturates),
         cmocka_unit_test(test_resource_list_cap),
         cmocka_unit_test(test_pod_pack_names),
+        cmocka_unit_test(test_pod_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
