@@ -1,0 +1,102 @@
+/*
+ * requeue.h - which pending pods a change of the caches can give another word: the controller
+ * re-checks only those instead of every pending GPU pod (the targeted re-check policy).
+ *
+ * kube-scheduler solves the same problem with queueing hints: each plugin registers the events
+ * that can make a pod it rejected schedulable (EventsToRegister) and a QueueingHintFn that
+ * compares the object before and after the event and answers Queue or QueueSkip
+ * (kubernetes/kubernetes: pkg/scheduler/backend/queue/scheduling_queue.go isPodWorthRequeuing;
+ * pkg/scheduler/framework/plugins/noderesources/fit.go isSchedulableAfterPodEvent (a pod
+ * deleted or scaled down frees what the pod requests) and isSchedulableAfterNodeChange (the
+ * modified node fits where the original did not); tainttoleration/taint_toleration.go,
+ * nodeaffinity/node_affinity.go and nodeunschedulable/node_unschedulable.go
+ * isSchedulableAfterNodeChange (the pod tolerates, selects, may use the modified node and did
+ * not the original)). The scheduler only needs to know when a pod may become schedulable;
+ * gputri's word must also follow a pod getting further from running (a GPU taken from the node
+ * where it fitted turns gpu-fits into exhausted), so the rule here looks both ways.
+ *
+ * The rule. A pending pod's word on the per-node ladder (label-mismatch .. gpu-fits, classify.h)
+ * is the step of its closest candidate, where closeness is node_verdict_cmp's key: first
+ * whether the node lists every requested resource (full_capacity), then the step's rank. A store
+ * change touches one node N (store.h struct store_delta), so only N's key for the pod moves.
+ * From the pod, N before the change (the replaced node, or the usage sums before) and N after,
+ * classify_node() gives both keys; with `lo` = (no full capacity, rank of the recorded word), a
+ * lower bound of the closest node's key:
+ *   - unchanged key: the word stands;
+ *   - the key rose: the word changes only when N now beats the closest node with another step:
+ *     new key > lo and the new step is not the word;
+ *   - the key fell: the word changes only when N may have been the closest node: old key >= lo.
+ * The words before node selection (no-request, ok, node-rejected, scheduling-gated, preempting,
+ * no-scheduler, dra-template-missing, dra-claim-missing, dra-class-missing) read no node and no
+ * usage, so node and usage changes never touch them. A pod with claims (DRA) also has a DRA
+ * step per node, which can only lower the key and depends on the node's labels (slices'
+ * nodeSelectors, an allocated claim's nodeSelector): its keys from classify_node() are upper
+ * bounds, so it is re-checked when either bound reaches lo, and whenever N's labels changed
+ * and N is a candidate before or after.
+ *
+ * When in doubt the answer is to re-check: a missed re-check leaves a wrong annotation, which is
+ * worse than the CPU of a classification. No record (never classified, or being classified
+ * now), a record for another uid, an incomplete change description (overflow) or an unknown
+ * word: re-check.
+ *
+ * The record must be the verdict of a classification that saw every change judged after it was
+ * written; the controller keeps that true by invalidating the record before a classification
+ * reads the caches and by judging each change, under one lock, right after it is applied
+ * (controller/handlers.c).
+ */
+#ifndef GPUTRI_CORE_REQUEUE_H
+#define GPUTRI_CORE_REQUEUE_H
+
+#include <stdbool.h>
+
+#include "cache/dra_store.h"
+#include "cache/store.h"
+#include "classify/classify.h"
+#include "model/model.h"
+
+/* What the last classification of a pod left for the policy. */
+struct requeue_record {
+    bool valid;      /* false: never classified, or a classification is running: re-check */
+    enum cause word; /* the classifier's verdict (not necessarily what was written) */
+    char uid[64];    /* the uid of the pod classified */
+};
+
+/*
+ * requeue_after_store_change() - whether pending pod `pod` must be classified again after the
+ * store change `d` (store.h, filled by a *_delta writer), given its record `rec` (NULL: none).
+ * `now_node` is d->node as the store holds it now (NULL: gone, or no node change); `usage` /
+ * `usage_ctx` the store's sums now (store_node_usage); the sums before are d->usage[].before.
+ * A change without usage or node bits (STORE_CHANGED_POD only) is never one for other pods:
+ * false. Pure apart from calling `usage`; thread-safe on read-only input (the caller holds the
+ * store's read lock). Cost: two classify_node() calls.
+ */
+bool requeue_after_store_change(const struct kpod *pod, const struct requeue_record *rec,
+                                const struct store_delta *d, const struct knode *now_node,
+                                node_usage_fn usage, void *usage_ctx);
+
+/*
+ * What a DRA event can change for pods that do not name its object (controller/handlers.c
+ * decides which pods name it): REQUEUE_DRA_DEVICES for a ResourceSlice, or a ResourceClaim
+ * allocated before or after the event (devices appear, vanish, are taken or freed);
+ * REQUEUE_DRA_UNKNOWN for an event the handler could not read (the object was dropped).
+ */
+enum requeue_dra_event { REQUEUE_DRA_DEVICES, REQUEUE_DRA_UNKNOWN };
+
+/*
+ * requeue_after_dra_change() - whether pending pod `pod` (with claims) must be classified
+ * again after a DRA event of kind `ev` that it does not name. Devices decide only the per-node
+ * DRA steps: a pod whose recorded word comes before node selection (dra-*-missing,
+ * scheduling-gated, preempting, no-scheduler, no-request) is not touched by them; every other
+ * word, no record, or REQUEUE_DRA_UNKNOWN: true. Pure; thread-safe.
+ */
+bool requeue_after_dra_change(const struct kpod *pod, const struct requeue_record *rec,
+                              enum requeue_dra_event ev);
+
+/*
+ * requeue_word_reads_nodes() - whether `word` is a step of the per-node ladder (label-mismatch,
+ * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
+ * gpu-fits): what nodes, usage and devices can change. Pure.
+ */
+bool requeue_word_reads_nodes(enum cause word);
+
+#endif
