@@ -14,19 +14,25 @@
 #include "kube/json.h"
 #include "kube/project.h"
 #include "metrics.h"
+#include "triage/requeue.h"
 #include "triage/triage.h"
 #include "util/log.h"
 #include "util/result.h"
 
+void controller_enqueue_recheck(struct controller *c, const char *key)
+{
+    workqueue_add(c->queue, key);
+}
+
 static void enqueue_one(void *ctx, const char *key)
 {
-    workqueue_add(ctx, key);
+    controller_enqueue_recheck(ctx, key);
 }
 
 void controller_enqueue_pending(struct controller *c)
 {
     store_read_lock(c->store);
-    store_for_each_pending_gpu_pod(c->store, enqueue_one, c->queue);
+    store_for_each_pending_gpu_pod(c->store, enqueue_one, c);
     store_read_unlock(c->store);
 }
 
@@ -39,7 +45,7 @@ static void enqueue_if_claims(void *ctx, const char *key)
         return;
     const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
     if (pod && pod->n_claims > 0)
-        workqueue_add(c->queue, key);
+        controller_enqueue_recheck(c, key);
 }
 
 void controller_enqueue_claim_pods(struct controller *c)
@@ -49,12 +55,47 @@ void controller_enqueue_claim_pods(struct controller *c)
     store_read_unlock(c->store);
 }
 
-static void after_change(struct controller *c, unsigned changed)
+/* One store change and the node it names as the store holds it now. */
+struct judged_change {
+    struct controller *c;
+    const struct store_delta *d;
+    const struct knode *now_node;
+};
+
+/* Queue pending pod `key` when the change can move its word (store read lock held). */
+static void recheck_if_affected(void *ctx, const char *key)
 {
-    if (!(changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
+    struct judged_change *j = ctx;
+    struct meta_key k;
+    if (meta_key_parse(key, &k) != K_OK)
         return;
-    if (!atomic_load(&c->listing))
+    const struct kpod *pod = store_pod_get(j->c->store, k.ns, k.name);
+    struct requeue_record rec;
+    pod_ledger_verdict(j->c->ledger, key, &rec);
+    if (!pod ||
+        requeue_after_store_change(pod, &rec, j->d, j->now_node, store_node_usage, j->c->store))
+        controller_enqueue_recheck(j->c, key);
+}
+
+/*
+ * After a change of usage or nodes: the pending pods it can give another word
+ * (core/triage/requeue.h), or every one with --recheck=all. Called with apply_mu held, right
+ * after the store write: each change is judged against the verdicts as they stood before it.
+ */
+static void after_change(struct controller *c, const struct store_delta *d)
+{
+    if (!(d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
+        return;
+    if (atomic_load(&c->listing))
+        return;
+    if (c->opts.recheck_all) {
         controller_enqueue_pending(c);
+        return;
+    }
+    store_read_lock(c->store);
+    struct judged_change j = {c, d, d->node[0] ? store_node_get(c->store, d->node) : NULL};
+    store_for_each_pending_gpu_pod(c->store, recheck_if_affected, &j);
+    store_read_unlock(c->store);
 }
 
 /* Logs why an object from a watch or list was not applied to the store (rc from
@@ -107,6 +148,7 @@ struct pod_seen {
     char cause[64]; /* its gputri/cause annotation, "" when none */
     bool has_cause;
     bool needs_work; /* a pending or rejected GPU pod, or one carrying a cause */
+    bool is_pending; /* a pending GPU pod (store_is_pending_gpu_pod) */
 };
 
 static void pod_seen(const struct kpod *pod, struct pod_seen *out)
@@ -116,6 +158,7 @@ static void pod_seen(const struct kpod *pod, struct pod_seen *out)
     out->has_cause = pod->cause != NULL;
     snprintf(out->cause, sizeof(out->cause), "%s", pod->cause ? pod->cause : "");
     out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause;
+    out->is_pending = store_is_pending_gpu_pod(pod);
     out->pending = (struct metrics_pending_pod){
         .pending = store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod),
         .uid = out->uid,
@@ -134,10 +177,17 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
 {
     char key[STORE_KEY_MAX];
     struct pod_seen seen = {.pending.pending = false};
-    unsigned changed = 0;
+    struct store_delta d;
+    memset(&d, 0, sizeof(d));
     int rc;
+    pthread_mutex_lock(&c->apply_mu);
     if (deleted) {
-        rc = store_pod_apply_json(c->store, obj, 1, key, &changed);
+        const char *name = kube_json_meta_str(obj, "name");
+        const char *ns = kube_json_meta_str(obj, "namespace");
+        rc = !name ? K_EPARSE
+             : meta_namespace_key(key, sizeof(key), ns, name) != K_OK
+                 ? K_ETOOBIG
+                 : store_pod_delete_delta(c->store, ns, name, &d);
     } else {
         struct kpod pod;
         rc = project_pod(obj, store_gpus(c->store), &pod);
@@ -147,13 +197,15 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         }
         if (rc == K_OK) {
             pod_seen(&pod, &seen);
-            rc = store_pod_upsert(c->store, &pod, &changed); /* takes the pod over */
+            rc = store_pod_upsert_delta(c->store, &pod, &d); /* takes the pod over */
         }
     }
     if (rc) {
+        pthread_mutex_unlock(&c->apply_mu);
         skipped(obj, "pod", rc);
         return;
     }
+    unsigned changed = d.changed;
 
     struct metrics_pending_mark mark;
     pod_ledger_pending(c->ledger, key, &mark);
@@ -165,13 +217,17 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         workqueue_drop(c->queue, key);
     } else {
         pod_ledger_seen(c->ledger, key, seen.has_cause ? seen.cause : NULL);
+        if (!seen.is_pending)
+            pod_ledger_forget_verdict(c->ledger, key); /* only pending pods are re-checked */
         /* a cause written by us and not yet seen may still have to become ok */
         if (!seen.needs_work && !pod_ledger_written(c->ledger, key, NULL))
             workqueue_drop(c->queue, key);
         else if (changed & STORE_CHANGED_POD)
             workqueue_add(c->queue, key);
     }
-    after_change(c, changed);
+    after_change(c, &d);
+    pthread_mutex_unlock(&c->apply_mu);
+    store_delta_cleanup(&d);
 }
 
 static void pod_upsert(void *ctx, json_object *obj)
@@ -186,13 +242,15 @@ static void pod_remove(void *ctx, json_object *obj)
 
 static void node_event(struct controller *c, json_object *obj, int deleted)
 {
-    unsigned changed = 0;
-    int rc = store_node_apply_json(c->store, obj, deleted, NULL, &changed);
-    if (rc) {
+    struct store_delta d;
+    pthread_mutex_lock(&c->apply_mu);
+    int rc = store_node_apply_json_delta(c->store, obj, deleted, NULL, &d);
+    if (rc == K_OK)
+        after_change(c, &d);
+    pthread_mutex_unlock(&c->apply_mu);
+    store_delta_cleanup(&d);
+    if (rc)
         skipped(obj, "node", rc);
-        return;
-    }
-    after_change(c, changed);
 }
 
 static void node_upsert(void *ctx, json_object *obj)
@@ -357,6 +415,10 @@ struct claim_users {
     struct controller *c;
     enum users_of which;
     const char *ns, *name;
+    /* USERS_ALL: the object's kind (a claim's users are always queued) and whether the event
+     * could be read (core/triage/requeue.h requeue_after_dra_change) */
+    enum dra_kind kind;
+    enum requeue_dra_event ev;
 };
 
 static void enqueue_if_uses(void *ctx, const char *key)
@@ -383,11 +445,18 @@ static void enqueue_if_uses(void *ctx, const char *key)
         break;
     case USERS_ALL:
     default:
-        uses = true;
+        if (u->c->opts.recheck_all || (u->kind == DRA_KIND_CLAIM && u->ns && u->name &&
+                                       pod_uses_claim(pod, u->ns, u->name))) {
+            uses = true;
+        } else {
+            struct requeue_record rec;
+            pod_ledger_verdict(u->c->ledger, key, &rec);
+            uses = requeue_after_dra_change(pod, &rec, u->ev);
+        }
         break;
     }
     if (uses)
-        workqueue_add(u->c->queue, key);
+        controller_enqueue_recheck(u->c, key);
 }
 
 /* Whether a ResourceClaim object carries status.allocation. */
@@ -412,6 +481,7 @@ static void dra_event(struct controller_dra_ctx *x, json_object *obj, int delete
     const char *cns = kube_json_meta_str(obj, "namespace");
     const char *cname = kube_json_meta_str(obj, "name");
     enum users_of which = USERS_ALL;
+    pthread_mutex_lock(&x->c->apply_mu);
     if (x->kind == DRA_KIND_CLAIM && cns && cname && !json_claim_allocated(obj)) {
         dra_store_read_lock(x->c->dra);
         const struct dra_claim *old = dra_store_claim(x->c->dra, cns, cname);
@@ -434,16 +504,18 @@ static void dra_event(struct controller_dra_ctx *x, json_object *obj, int delete
             dra_store_apply_json(x->c->dra, x->kind, obj, 1);
         }
     }
-    if (atomic_load(&x->c->listing))
+    if (atomic_load(&x->c->listing)) {
+        pthread_mutex_unlock(&x->c->apply_mu);
         return;
-    if (which != USERS_ALL && !rc) {
-        struct claim_users u = {x->c, which, cns, cname};
-        store_read_lock(x->c->store);
-        store_for_each_pending_gpu_pod(x->c->store, enqueue_if_uses, &u);
-        store_read_unlock(x->c->store);
-    } else {
-        controller_enqueue_claim_pods(x->c);
     }
+    /* a slice or an allocated claim: the pods whose word reads devices, and the claim's users */
+    struct claim_users u = {x->c,    rc ? USERS_ALL : which,
+                            cns,     cname,
+                            x->kind, rc ? REQUEUE_DRA_UNKNOWN : REQUEUE_DRA_DEVICES};
+    store_read_lock(x->c->store);
+    store_for_each_pending_gpu_pod(x->c->store, enqueue_if_uses, &u);
+    store_read_unlock(x->c->store);
+    pthread_mutex_unlock(&x->c->apply_mu);
 }
 
 static void dra_upsert(void *ctx, json_object *obj)

@@ -106,14 +106,18 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         return;
     struct reconcile_plan plan;
     struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace};
+    /* before the caches are read: a change judged until the verdict is set re-checks the pod */
+    pod_ledger_forget_verdict(c->ledger, key);
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
                        &env, key, has_written ? cause_word(written.cause) : NULL,
                        has_written ? written.uid : NULL, &plan) != K_OK) {
         log_error("invalid key %s", key);
         return;
     }
-    if (plan.classified)
+    if (plan.classified) {
         metrics_inc_classifications(c->metrics);
+        pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict);
+    }
     if (plan.recheck_after_ms > 0)
         workqueue_add_after(c->queue, key, plan.recheck_after_ms);
     if (plan.kind == RECONCILE_WRITE && plan.cause == CAUSE_GPU_FITS) {
