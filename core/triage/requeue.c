@@ -69,6 +69,18 @@ enum {
     USAGE_BITS = STORE_DELTA_USAGE_FREED | STORE_DELTA_USAGE_TAKEN,
 };
 
+bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d)
+{
+    if (!(d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
+        return false;
+    if (!pod || d->overflow || (d->what & NODE_BITS) || !(d->what & USAGE_BITS))
+        return true;
+    for (size_t i = 0; i < d->n_usage; i++)
+        if (resource_list_get(&pod->gpu_requests, d->usage[i].resource) > 0)
+            return true;
+    return false;
+}
+
 bool requeue_after_store_change(const struct kpod *pod, const struct requeue_record *rec,
                                 const struct store_delta *d, const struct knode *now_node,
                                 node_usage_fn usage, void *usage_ctx)

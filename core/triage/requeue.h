@@ -75,6 +75,16 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
                                 node_usage_fn usage, void *usage_ctx);
 
 /*
+ * requeue_store_change_reaches() - false when store change `d` cannot reach pod `pod` whatever
+ * its record: a change of GPU usage alone (no node bits, complete) on resources the pod does not
+ * request (the ladder reads a node's usage only for the resources requested,
+ * noderesources/fit.go isSchedulableAfterPodEvent likewise), or a change without usage or node
+ * bits. A cheap filter before the record is looked up; true means "ask
+ * requeue_after_store_change()". Pure; thread-safe.
+ */
+bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d);
+
+/*
  * What a DRA event can change for pods that do not name its object (controller/handlers.c
  * decides which pods name it): REQUEUE_DRA_DEVICES for a ResourceSlice, or a ResourceClaim
  * allocated before or after the event (devices appear, vanish, are taken or freed);

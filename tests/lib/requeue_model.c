@@ -100,7 +100,7 @@ struct text {
     size_t n;
 };
 
-static void put(struct text *t, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -177,8 +177,8 @@ static json_object *pod_json(int i, const struct mpod *p)
         "{\"key\":\"gpu\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}",
         "{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"x\"}",
         "{\"operator\":\"Exists\"}",
-        "{\"key\":\"node.kubernetes.io/unschedulable\",\"operator\":\"Exists\","
-        "\"effect\":\"NoSchedule\"}",
+        ("{\"key\":\"node.kubernetes.io/unschedulable\",\"operator\":\"Exists\","
+         "\"effect\":\"NoSchedule\"}"),
     };
     bool first = true;
     for (int k = 0; k < 4; k++)
@@ -241,8 +241,6 @@ static int settle(struct rq_model *m, struct store_delta *d, int own)
 {
     m->steps++;
     store_read_lock(m->s);
-    if (own >= 0 && (d->changed & STORE_CHANGED_POD))
-        m->rec[own].valid = false; /* its own key is queued: classified below */
     const struct knode *now_node = d->node[0] ? store_node_get(m->s, d->node) : NULL;
     bool wide = d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES);
     int rc = 0;
@@ -255,7 +253,11 @@ static int settle(struct rq_model *m, struct store_delta *d, int own)
         if (wide || (own == i && (d->changed & STORE_CHANGED_POD)))
             m->all++;
         const struct requeue_record *rec = m->rec[i].valid ? &m->rec[i] : NULL;
-        if (!rec || requeue_after_store_change(pod, rec, d, now_node, store_node_usage, m->s))
+        if (own == i && (d->changed & STORE_CHANGED_POD))
+            record(m, i); /* its own key */
+        else if (requeue_store_change_reaches(pod, d) &&
+                 (!rec ||
+                  requeue_after_store_change(pod, rec, d, now_node, store_node_usage, m->s)))
             record(m, i);
     }
     for (int i = 0; i < RQ_PODS && rc == 0; i++) {
