@@ -335,130 +335,26 @@ static void nodes_sync_end(void *ctx)
 
 /* ---- DRA ---------------------------------------------------------------------------------- */
 
-/* Whether pending pod `pod` in namespace `ns` uses ResourceClaim ns/name: by resourceClaimName,
- * or as the claim generated for it (status.resourceClaimStatuses). */
-static bool pod_uses_claim(const struct kpod *pod, const char *ns, const char *name)
-{
-    if (!pod->ns || strcmp(pod->ns, ns) != 0)
-        return false;
-    for (size_t i = 0; i < pod->n_claims; i++)
-        if (pod->claims[i].claim_name && strcmp(pod->claims[i].claim_name, name) == 0)
-            return true;
-    for (size_t i = 0; i < pod->n_claim_statuses; i++)
-        if (pod->claim_statuses[i].claim_name &&
-            strcmp(pod->claim_statuses[i].claim_name, name) == 0)
-            return true;
-    return false;
-}
-
-/* Whether pending pod `pod` in namespace `ns` names ResourceClaimTemplate ns/name. */
-static bool pod_uses_template(const struct kpod *pod, const char *ns, const char *name)
-{
-    if (!pod->ns || strcmp(pod->ns, ns) != 0)
-        return false;
-    for (size_t i = 0; i < pod->n_claims; i++)
-        if (pod->claims[i].template_name && strcmp(pod->claims[i].template_name, name) == 0)
-            return true;
-    return false;
-}
-
-/* Whether a claim spec names DeviceClass `cls` in a request or a firstAvailable alternative. */
-static bool spec_names_class(const struct dra_claim_spec *spec, const char *cls)
-{
-    for (size_t i = 0; i < spec->n_requests; i++) {
-        const struct dra_request *r = &spec->requests[i];
-        if (r->has_exactly && r->exactly.class_name && strcmp(r->exactly.class_name, cls) == 0)
-            return true;
-        for (size_t j = 0; j < r->n_first_available; j++)
-            if (r->first_available[j].class_name &&
-                strcmp(r->first_available[j].class_name, cls) == 0)
-                return true;
-    }
-    return false;
-}
-
-/* The claim generated for the pod's claim `ref_name` (status.resourceClaimStatuses), or NULL. */
-static const char *generated_claim(const struct kpod *pod, const char *ref_name)
-{
-    for (size_t i = 0; ref_name && i < pod->n_claim_statuses; i++)
-        if (pod->claim_statuses[i].name && strcmp(pod->claim_statuses[i].name, ref_name) == 0)
-            return pod->claim_statuses[i].claim_name;
-    return NULL;
-}
-
-/*
- * Whether pending pod `pod` may name DeviceClass `cls` through its claims: by a claim it names
- * or was generated for it, or by the template it names. A claim or template that is not cached
- * counts as naming it (the pod's verdict may still depend on it). DRA read lock held.
- */
-static bool pod_may_name_class(struct dra_store *d, const struct kpod *pod, const char *cls)
-{
-    for (size_t i = 0; i < pod->n_claims; i++) {
-        const struct pod_claim_ref *ref = &pod->claims[i];
-        const char *claim = ref->claim_name ? ref->claim_name : generated_claim(pod, ref->name);
-        const struct dra_claim_spec *spec = NULL;
-        if (claim) {
-            const struct dra_claim *c = dra_store_claim(d, pod->ns, claim);
-            spec = c ? &c->spec : NULL;
-        } else if (ref->template_name) {
-            const struct dra_template *t = dra_store_template(d, pod->ns, ref->template_name);
-            spec = t ? &t->spec : NULL;
-        }
-        if (!spec || spec_names_class(spec, cls))
-            return true;
-    }
-    return false;
-}
-
-/* Which pending claim pods a DRA event concerns when it cannot change devices. */
-enum users_of { USERS_ALL, USERS_OF_CLAIM, USERS_OF_TEMPLATE, USERS_OF_CLASS };
-
-struct claim_users {
+/* One DRA event, judged for each pending pod (both stores' read locks held). */
+struct judged_dra {
     struct controller *c;
-    enum users_of which;
-    const char *ns, *name;
-    /* USERS_ALL: the object's kind (a claim's users are always queued) and whether the event
-     * could be read (core/triage/requeue.h requeue_after_dra_change) */
-    enum dra_kind kind;
-    enum requeue_dra_event ev;
+    const struct requeue_dra_change *ev;
 };
 
-static void enqueue_if_uses(void *ctx, const char *key)
+static void recheck_if_dra_affects(void *ctx, const char *key)
 {
-    struct claim_users *u = ctx;
+    struct judged_dra *j = ctx;
     struct meta_key k;
     if (meta_key_parse(key, &k) != K_OK)
         return;
-    const struct kpod *pod = store_pod_get(u->c->store, k.ns, k.name);
+    const struct kpod *pod = store_pod_get(j->c->store, k.ns, k.name);
     if (!pod || pod->n_claims == 0)
         return;
-    bool uses = false;
-    switch (u->which) {
-    case USERS_OF_CLAIM:
-        uses = pod_uses_claim(pod, u->ns, u->name);
-        break;
-    case USERS_OF_TEMPLATE:
-        uses = pod_uses_template(pod, u->ns, u->name);
-        break;
-    case USERS_OF_CLASS:
-        dra_store_read_lock(u->c->dra);
-        uses = pod_may_name_class(u->c->dra, pod, u->name);
-        dra_store_read_unlock(u->c->dra);
-        break;
-    case USERS_ALL:
-    default:
-        if (u->c->opts.recheck_all || (u->kind == DRA_KIND_CLAIM && u->ns && u->name &&
-                                       pod_uses_claim(pod, u->ns, u->name))) {
-            uses = true;
-        } else {
-            struct requeue_record rec;
-            pod_ledger_verdict(u->c->ledger, key, &rec);
-            uses = requeue_after_dra_change(pod, &rec, u->ev);
-        }
-        break;
-    }
-    if (uses)
-        controller_enqueue_recheck(u->c, key);
+    struct requeue_record rec;
+    pod_ledger_verdict(j->c->ledger, key, &rec);
+    /* --recheck=all: as if no pod had a verdict (every claim pod after a device change) */
+    if (requeue_after_dra_event(pod, j->c->opts.recheck_all ? NULL : &rec, j->ev, j->c->dra))
+        controller_enqueue_recheck(j->c, key);
 }
 
 /* Whether a ResourceClaim object carries status.allocation. */
@@ -471,52 +367,40 @@ static bool json_claim_allocated(json_object *obj)
 
 static void dra_event(struct controller_dra_ctx *x, json_object *obj, int deleted)
 {
-    /*
-     * Only a claim's allocation and a ResourceSlice change which devices are free or exist, for
-     * any pending claim pod. Every other DRA change concerns the pods that name the object:
-     * a claim that holds no devices, before or after this event (it exists, is being deleted,
-     * names its requests), the pods that use it; a ResourceClaimTemplate, the pods that name
-     * it; a DeviceClass (its selectors, or whether it exists), the pods whose requests name it.
-     * Narrowing keeps a stream of new, not yet allocated claims (one per pod made from a
-     * template) from re-classifying every pending claim pod.
-     */
-    const char *cns = kube_json_meta_str(obj, "namespace");
-    const char *cname = kube_json_meta_str(obj, "name");
-    enum users_of which = USERS_ALL;
+    /* Which pending claim pods the event concerns: core/triage/requeue.h
+     * requeue_after_dra_event(); whether a claim holds devices is read before the store
+     * replaces it. */
+    struct requeue_dra_change ev = {
+        .kind = x->kind,
+        .ns = kube_json_meta_str(obj, "namespace"),
+        .name = kube_json_meta_str(obj, "name"),
+    };
     pthread_mutex_lock(&x->c->apply_mu);
-    if (x->kind == DRA_KIND_CLAIM && cns && cname && !json_claim_allocated(obj)) {
+    if (x->kind == DRA_KIND_CLAIM && ev.ns && ev.name) {
+        ev.holds_devices = json_claim_allocated(obj);
         dra_store_read_lock(x->c->dra);
-        const struct dra_claim *old = dra_store_claim(x->c->dra, cns, cname);
-        if (!old || !old->allocated)
-            which = USERS_OF_CLAIM;
+        const struct dra_claim *old = dra_store_claim(x->c->dra, ev.ns, ev.name);
+        ev.holds_devices = ev.holds_devices || (old && old->allocated);
         dra_store_read_unlock(x->c->dra);
-    } else if (x->kind == DRA_KIND_TEMPLATE && cns && cname) {
-        which = USERS_OF_TEMPLATE;
-    } else if (x->kind == DRA_KIND_CLASS && cname) {
-        which = USERS_OF_CLASS;
     }
     int rc = dra_store_apply_json(x->c->dra, x->kind, obj, deleted);
     if (rc) {
-        const char *ns = kube_json_meta_str(obj, "namespace");
-        const char *name = kube_json_meta_str(obj, "name");
-        log_warn("%s %s%s%s not cached: %s", dra_kind_name(x->kind), ns ? ns : "", ns ? "/" : "",
-                 name ? name : "?", k_strerror(rc));
+        log_warn("%s %s%s%s not cached: %s", dra_kind_name(x->kind), ev.ns ? ev.ns : "",
+                 ev.ns ? "/" : "", ev.name ? ev.name : "?", k_strerror(rc));
         if (rc != K_ENOMEM && !deleted) {
             /* an object that cannot be read must not stand for its old version: drop it */
             dra_store_apply_json(x->c->dra, x->kind, obj, 1);
         }
+        ev.unreadable = true;
     }
-    if (atomic_load(&x->c->listing)) {
-        pthread_mutex_unlock(&x->c->apply_mu);
-        return;
+    if (!atomic_load(&x->c->listing)) {
+        struct judged_dra j = {x->c, &ev};
+        store_read_lock(x->c->store);
+        dra_store_read_lock(x->c->dra);
+        store_for_each_pending_gpu_pod(x->c->store, recheck_if_dra_affects, &j);
+        dra_store_read_unlock(x->c->dra);
+        store_read_unlock(x->c->store);
     }
-    /* a slice or an allocated claim: the pods whose word reads devices, and the claim's users */
-    struct claim_users u = {x->c,    rc ? USERS_ALL : which,
-                            cns,     cname,
-                            x->kind, rc ? REQUEUE_DRA_UNKNOWN : REQUEUE_DRA_DEVICES};
-    store_read_lock(x->c->store);
-    store_for_each_pending_gpu_pod(x->c->store, enqueue_if_uses, &u);
-    store_read_unlock(x->c->store);
     pthread_mutex_unlock(&x->c->apply_mu);
 }
 

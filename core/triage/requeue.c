@@ -132,10 +132,95 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
     return key_cmp(ko, lo) >= 0; /* further: only if N may have been the closest */
 }
 
-bool requeue_after_dra_change(const struct kpod *pod, const struct requeue_record *rec,
-                              enum requeue_dra_event ev)
+/* Whether `pod` uses ResourceClaim ns/name: by resourceClaimName, or as the claim generated
+ * for it (status.resourceClaimStatuses). */
+static bool pod_uses_claim(const struct kpod *pod, const char *ns, const char *name)
 {
-    if (!pod || !record_holds(pod, rec) || ev == REQUEUE_DRA_UNKNOWN)
+    if (!pod->ns || strcmp(pod->ns, ns) != 0)
+        return false;
+    for (size_t i = 0; i < pod->n_claims; i++)
+        if (pod->claims[i].claim_name && strcmp(pod->claims[i].claim_name, name) == 0)
+            return true;
+    for (size_t i = 0; i < pod->n_claim_statuses; i++)
+        if (pod->claim_statuses[i].claim_name &&
+            strcmp(pod->claim_statuses[i].claim_name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Whether `pod` names ResourceClaimTemplate ns/name. */
+static bool pod_uses_template(const struct kpod *pod, const char *ns, const char *name)
+{
+    if (!pod->ns || strcmp(pod->ns, ns) != 0)
+        return false;
+    for (size_t i = 0; i < pod->n_claims; i++)
+        if (pod->claims[i].template_name && strcmp(pod->claims[i].template_name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Whether a claim spec names DeviceClass `cls` in a request or a firstAvailable alternative. */
+static bool spec_names_class(const struct dra_claim_spec *spec, const char *cls)
+{
+    for (size_t i = 0; i < spec->n_requests; i++) {
+        const struct dra_request *r = &spec->requests[i];
+        if (r->has_exactly && r->exactly.class_name && strcmp(r->exactly.class_name, cls) == 0)
+            return true;
+        for (size_t j = 0; j < r->n_first_available; j++)
+            if (r->first_available[j].class_name &&
+                strcmp(r->first_available[j].class_name, cls) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* The claim generated for the pod's claim `ref_name` (status.resourceClaimStatuses), or NULL. */
+static const char *generated_claim(const struct kpod *pod, const char *ref_name)
+{
+    for (size_t i = 0; ref_name && i < pod->n_claim_statuses; i++)
+        if (pod->claim_statuses[i].name && strcmp(pod->claim_statuses[i].name, ref_name) == 0)
+            return pod->claim_statuses[i].claim_name;
+    return NULL;
+}
+
+/* Whether `pod` may name DeviceClass `cls` through its claims: by a claim it names or was
+ * generated for it, or by the template it names; one not cached counts as naming it. */
+static bool pod_may_name_class(struct dra_store *d, const struct kpod *pod, const char *cls)
+{
+    for (size_t i = 0; i < pod->n_claims; i++) {
+        const struct pod_claim_ref *ref = &pod->claims[i];
+        const char *claim = ref->claim_name ? ref->claim_name : generated_claim(pod, ref->name);
+        const struct dra_claim_spec *spec = NULL;
+        if (claim) {
+            const struct dra_claim *c = d ? dra_store_claim(d, pod->ns, claim) : NULL;
+            spec = c ? &c->spec : NULL;
+        } else if (ref->template_name) {
+            const struct dra_template *t =
+                d ? dra_store_template(d, pod->ns, ref->template_name) : NULL;
+            spec = t ? &t->spec : NULL;
+        }
+        if (!spec || spec_names_class(spec, cls))
+            return true;
+    }
+    return false;
+}
+
+bool requeue_after_dra_event(const struct kpod *pod, const struct requeue_record *rec,
+                             const struct requeue_dra_change *ev, struct dra_store *dra)
+{
+    if (!pod || pod->n_claims == 0)
+        return false;
+    if (ev->unreadable)
         return true;
-    return requeue_word_reads_nodes(rec->word);
+    bool named = ev->name && (ev->ns || ev->kind == DRA_KIND_CLASS);
+    if (named && ev->kind == DRA_KIND_CLAIM && !ev->holds_devices)
+        return pod_uses_claim(pod, ev->ns, ev->name);
+    if (named && ev->kind == DRA_KIND_TEMPLATE)
+        return pod_uses_template(pod, ev->ns, ev->name);
+    if (named && ev->kind == DRA_KIND_CLASS)
+        return pod_may_name_class(dra, pod, ev->name);
+    if (named && ev->kind == DRA_KIND_CLAIM && pod_uses_claim(pod, ev->ns, ev->name))
+        return true;
+    /* devices appear, vanish, are taken or freed: only the per-node DRA steps read them */
+    return !record_holds(pod, rec) || requeue_word_reads_nodes(rec->word);
 }

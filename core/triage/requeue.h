@@ -85,22 +85,42 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
 bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d);
 
 /*
- * What a DRA event can change for pods that do not name its object (controller/handlers.c
- * decides which pods name it): REQUEUE_DRA_DEVICES for a ResourceSlice, or a ResourceClaim
- * allocated before or after the event (devices appear, vanish, are taken or freed);
- * REQUEUE_DRA_UNKNOWN for an event the handler could not read (the object was dropped).
+ * A DRA event as the controller's handler sees it: the object's kind and namespace/name (NULL
+ * when it has none), whether it is a ResourceClaim that holds devices in the cached or the new
+ * version (status.allocation), and whether it could not be applied (the object was dropped
+ * instead: anything may have changed).
  */
-enum requeue_dra_event { REQUEUE_DRA_DEVICES, REQUEUE_DRA_UNKNOWN };
+struct requeue_dra_change {
+    enum dra_kind kind;
+    const char *ns, *name;
+    bool holds_devices;
+    bool unreadable;
+};
 
 /*
- * requeue_after_dra_change() - whether pending pod `pod` (with claims) must be classified
- * again after a DRA event of kind `ev` that it does not name. Devices decide only the per-node
- * DRA steps: a pod whose recorded word comes before node selection (dra-*-missing,
- * scheduling-gated, preempting, no-scheduler, no-request) is not touched by them; every other
- * word, no record, or REQUEUE_DRA_UNKNOWN: true. Pure; thread-safe.
+ * requeue_after_dra_event() - whether pending pod `pod` must be classified again after DRA
+ * event `ev`, given its record `rec` (NULL: none). A pod without claims: never. Otherwise, by
+ * what the event can change (kubernetes/kubernetes: pkg/scheduler/framework/plugins/
+ * dynamicresources/dynamicresources.go EventsToRegister and isSchedulableAfterClaimChange,
+ * isSchedulableAfterResourceSliceChange, which likewise queue a pod for its own claims and for
+ * new devices):
+ *   - an event that could not be applied: always;
+ *   - a ResourceClaim that holds no devices before or after: the pods that use it (by
+ *     resourceClaimName or status.resourceClaimStatuses), as it takes and frees nothing (such
+ *     claims are what kube-controller-manager creates for every pod made from a template);
+ *   - a ResourceClaimTemplate: the pods that name it;
+ *   - a DeviceClass (its selectors, or whether it exists): the pods whose claims may name it (a
+ *     claim or template not cached counts as naming it);
+ *   - a ResourceSlice, or a claim that holds devices (devices appear, vanish, are taken or
+ *     freed): the claim's users, and the pods whose recorded word reads devices (a step of the
+ *     per-node ladder: requeue_word_reads_nodes()) or that have no record; the words before node
+ *     selection (dra-*-missing, scheduling-gated, preempting, no-scheduler, no-request) read no
+ *     device.
+ * `dra` is the DRA store, its read lock held by the caller (lock order: the object store, then
+ * the DRA store). Thread-safe on read-only input.
  */
-bool requeue_after_dra_change(const struct kpod *pod, const struct requeue_record *rec,
-                              enum requeue_dra_event ev);
+bool requeue_after_dra_event(const struct kpod *pod, const struct requeue_record *rec,
+                             const struct requeue_dra_change *ev, struct dra_store *dra);
 
 /*
  * requeue_word_reads_nodes() - whether `word` is a step of the per-node ladder (label-mismatch,

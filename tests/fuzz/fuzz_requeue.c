@@ -4,7 +4,8 @@
  *
  * The input is a sequence of changes, 4 bytes each (op, a, b, c as tests/lib/requeue_model.h
  * reads them: pods created, respecified, bound, finished, deleted; nodes added, removed,
- * relabelled, tainted, cordoned, their capacity or allocatable changed), at most 4096 of them,
+ * relabelled, tainted, cordoned, their capacity or allocatable changed; a DeviceClass, slices,
+ * claims allocated and released), at most 4096 of them,
  * applied to an empty cluster of up to 6 nodes and 12 pods. After each change the model
  * re-checks the pods the policy names and compares every pending GPU pod's recorded word with
  * its classification from scratch; a difference aborts with the step, the pod and both words.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_store.h"
 #include "cache/key.h"
 #include "cache/store.h"
 #include "kube/project.h"
@@ -41,9 +42,21 @@ struct mpod {
     unsigned gen;  /* uid generation */
 };
 
+/* DRA: pod i names ResourceClaim c<i>; holder claims h<j> hold devices on node j. */
+struct mclaim {
+    bool exists;
+    int count;     /* devices asked, 1 or 2 */
+    int alloc;     /* -1: not allocated; else the node (pool) its devices are on */
+    int alloc_dev; /* the first device it holds there (gpu-<alloc_dev>, and the next for 2) */
+};
+
 struct rq_model {
-    struct gpu_set gpus;
+    struct gpu_set gpus, dra_gpus;
     struct store *s;
+    struct dra_store *dra;
+    bool class_exists;
+    int slice_devices[RQ_NODES]; /* 0: no slice on the node */
+    struct mclaim claims[RQ_PODS], holders[RQ_NODES];
     struct mnode nodes[RQ_NODES];
     struct mpod pods[RQ_PODS];
     struct requeue_record rec[RQ_PODS];
@@ -63,8 +76,12 @@ struct rq_model *rq_model_new(void)
     struct rq_model *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    if (gpu_set_parse(&m->gpus, GPU_SET_DEFAULT) != K_OK || !(m->s = store_new(&m->gpus))) {
+    if (gpu_set_parse(&m->gpus, GPU_SET_DEFAULT) != K_OK ||
+        gpu_set_parse(&m->dra_gpus, DRA_GPU_SET_DEFAULT) != K_OK || !(m->s = store_new(&m->gpus)) ||
+        !(m->dra = dra_store_new())) {
+        store_free(m->s);
         gpu_set_cleanup(&m->gpus);
+        gpu_set_cleanup(&m->dra_gpus);
         free(m);
         return NULL;
     }
@@ -77,7 +94,9 @@ void rq_model_free(struct rq_model *m)
     if (!m)
         return;
     store_free(m->s);
+    dra_store_free(m->dra);
     gpu_set_cleanup(&m->gpus);
+    gpu_set_cleanup(&m->dra_gpus);
     free(m);
 }
 
@@ -215,7 +234,7 @@ static int classify_now(struct rq_model *m, int i)
     const struct kpod *pod = store_pod_get(m->s, "t", name);
     if (!pod || !store_is_pending_gpu_pod(pod))
         return -1;
-    struct triage_source src = {.store = m->s};
+    struct triage_source src = {.store = m->s, .dra = m->dra, .dra_classes = &m->dra_gpus};
     struct classify_result r;
     r.verdicts = NULL;
     if (triage_pod(&src, pod, &r) != K_OK)
@@ -233,6 +252,26 @@ static void record(struct rq_model *m, int i)
     m->rec[i].word = word >= 0 ? (enum cause)word : CAUSE_NO_REQUEST;
     snprintf(m->rec[i].uid, sizeof(m->rec[i].uid), "%s", pod && pod->uid ? pod->uid : "");
     m->targeted++;
+}
+
+/* Every pending GPU pod's record against its classification from scratch (store read lock
+ * held); 0 when all agree. */
+static int compare(struct rq_model *m, const char *node, unsigned what, unsigned changed)
+{
+    for (int i = 0; i < RQ_PODS; i++) {
+        int word = classify_now(m, i);
+        if (word < 0)
+            continue;
+        if (!m->rec[i].valid || (int)m->rec[i].word != word) {
+            snprintf(m->why, sizeof(m->why),
+                     "step %zu: pod p%d recorded %s, classified from scratch %s (change: node "
+                     "\"%s\" what 0x%x changed 0x%x)",
+                     m->steps, i, m->rec[i].valid ? cause_word(m->rec[i].word) : "(none)",
+                     cause_word((enum cause)word), node, what, changed);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* After a write described by `d` (own: the pod written, -1 for a node): what the controller
@@ -260,19 +299,7 @@ static int settle(struct rq_model *m, struct store_delta *d, int own)
                   requeue_after_store_change(pod, rec, d, now_node, store_node_usage, m->s)))
             record(m, i);
     }
-    for (int i = 0; i < RQ_PODS && rc == 0; i++) {
-        int word = classify_now(m, i);
-        if (word < 0)
-            continue;
-        if (!m->rec[i].valid || (int)m->rec[i].word != word) {
-            snprintf(m->why, sizeof(m->why),
-                     "step %zu: pod p%d recorded %s, classified from scratch %s (change: node "
-                     "\"%s\" what 0x%x changed 0x%x)",
-                     m->steps, i, m->rec[i].valid ? cause_word(m->rec[i].word) : "(none)",
-                     cause_word((enum cause)word), d->node, d->what, d->changed);
-            rc = -1;
-        }
-    }
+    rc = compare(m, d->node, d->what, d->changed);
     store_read_unlock(m->s);
     store_delta_cleanup(d);
     return rc;
@@ -311,6 +338,108 @@ static int write_node(struct rq_model *m, int i)
     return settle(m, &d, -1);
 }
 
+/* ---- DRA objects -------------------------------------------------------------------------- */
+
+static json_object *parse(const struct text *t)
+{
+    json_object *o = json_tokener_parse(t->b);
+    if (!o)
+        die("DRA JSON");
+    return o;
+}
+
+static json_object *class_json(void)
+{
+    struct text t = {.n = 0};
+    put(&t, "{\"metadata\":{\"name\":\"gpu.example.com\"},\"spec\":{\"selectors\":[{\"cel\":{"
+            "\"expression\":\"device.driver == 'gpu.example.com'\"}}]}}");
+    return parse(&t);
+}
+
+static json_object *slice_json(int node, int devices)
+{
+    struct text t = {.n = 0};
+    put(&t,
+        "{\"metadata\":{\"name\":\"s%d\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":"
+        "\"n%d\",\"pool\":{\"name\":\"n%d\",\"generation\":1,\"resourceSliceCount\":1},"
+        "\"devices\":[",
+        node, node, node);
+    for (int k = 0; k < devices; k++)
+        put(&t, "%s{\"name\":\"gpu-%d\"}", k ? "," : "", k);
+    put(&t, "]}}");
+    return parse(&t);
+}
+
+static json_object *claim_json(const char *name, const struct mclaim *c)
+{
+    struct text t = {.n = 0};
+    put(&t,
+        "{\"metadata\":{\"namespace\":\"t\",\"name\":\"%s\",\"uid\":\"uid-%s\"},\"spec\":{"
+        "\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":"
+        "\"gpu.example.com\",\"count\":%d}}]}}",
+        name, name, c->count);
+    if (c->alloc >= 0) {
+        put(&t, ",\"status\":{\"allocation\":{\"devices\":{\"results\":[");
+        for (int k = 0; k < c->count; k++)
+            put(&t,
+                "%s{\"request\":\"gpu\",\"driver\":\"gpu.example.com\",\"pool\":\"n%d\","
+                "\"device\":\"gpu-%d\"}",
+                k ? "," : "", c->alloc, c->alloc_dev + k);
+        put(&t,
+            "]},\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
+            "\"metadata.name\",\"operator\":\"In\",\"values\":[\"n%d\"]}]}]}}}",
+            c->alloc);
+    }
+    put(&t, "}");
+    return parse(&t);
+}
+
+/* A DRA write and what the controller's handler does after it (controller/handlers.c
+ * dra_event), then the comparison. */
+static int write_dra(struct rq_model *m, enum dra_kind kind, json_object *o, bool deleted)
+{
+    struct requeue_dra_change ev = {.kind = kind};
+    json_object *meta = NULL, *v = NULL;
+    if (json_object_object_get_ex(o, "metadata", &meta)) {
+        if (json_object_object_get_ex(meta, "namespace", &v))
+            ev.ns = json_object_get_string(v);
+        if (json_object_object_get_ex(meta, "name", &v))
+            ev.name = json_object_get_string(v);
+    }
+    if (kind == DRA_KIND_CLAIM) {
+        json_object *st = NULL;
+        ev.holds_devices = json_object_object_get_ex(o, "status", &st) &&
+                           json_object_object_get_ex(st, "allocation", &v);
+        dra_store_read_lock(m->dra);
+        const struct dra_claim *old = dra_store_claim(m->dra, ev.ns, ev.name);
+        ev.holds_devices = ev.holds_devices || (old && old->allocated);
+        dra_store_read_unlock(m->dra);
+    }
+    if (dra_store_apply_json(m->dra, kind, o, deleted) != K_OK)
+        die("DRA write");
+    m->steps++;
+    store_read_lock(m->s);
+    dra_store_read_lock(m->dra);
+    for (int i = 0; i < RQ_PODS; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "p%d", i);
+        const struct kpod *pod = store_pod_get(m->s, "t", name);
+        if (!pod || !store_is_pending_gpu_pod(pod) || pod->n_claims == 0)
+            continue;
+        m->all++;
+        if (requeue_after_dra_event(pod, m->rec[i].valid ? &m->rec[i] : NULL, &ev, m->dra)) {
+            dra_store_read_unlock(m->dra); /* triage_pod takes it itself */
+            record(m, i);
+            dra_store_read_lock(m->dra);
+        }
+    }
+    dra_store_read_unlock(m->dra);
+    int rc = compare(m, "DRA", (unsigned)kind, 0);
+    store_read_unlock(m->s);
+    json_object_put(o);
+    return rc;
+}
+
 /* Small values from a byte: -1 (absent) or 0..4. */
 static int amount(uint8_t v)
 {
@@ -324,7 +453,7 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
     int pi = a % RQ_PODS, ni = a % RQ_NODES, nb = b % RQ_NODES;
     struct mpod *p = &m->pods[pi];
     struct mnode *n = &m->nodes[ni];
-    switch (op % 14) {
+    switch (op % 19) {
     case 0: /* a pending pod, new or respecified */
     case 1:
         p->exists = true;
@@ -339,12 +468,12 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
         p->gated = (b / 32) % 8 == 0;
         p->nominated = (b / 32) % 8 == 1 ? (int)(c % RQ_NODES) : -1;
         p->claim = (c / 80) % 3 == 0;
-        if (op % 14 == 0)
+        if (op % 19 == 0)
             p->gen = ++m->uid_gen; /* a new pod under the name */
         return write_pod(m, pi);
     case 2: /* a pending pod is bound (the scheduler placed it) */
     case 3: /* a GPU holder is placed */
-        if (op % 14 == 3 || !p->exists || p->node >= 0) {
+        if (op % 19 == 3 || !p->exists || p->node >= 0) {
             p->exists = true;
             p->gen = ++m->uid_gen;
             p->req[0] = 1 + c % 3;
@@ -407,10 +536,52 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
         n->cap[b % 2] = amount(c);
         return write_node(m, ni);
     case 13: /* allocatable of one resource */
-    default:
         if (!n->exists)
             return 0;
         n->al[b % 2] = amount(c);
         return write_node(m, ni);
+    case 14: /* the DeviceClass comes or goes */
+        m->class_exists = !m->class_exists;
+        return write_dra(m, DRA_KIND_CLASS, class_json(), !m->class_exists);
+    case 15: { /* a node's ResourceSlice: 0 to 3 devices (0: gone) */
+        int k = b % 4;
+        bool gone = k == 0;
+        json_object *o = slice_json(ni, gone ? m->slice_devices[ni] : k);
+        m->slice_devices[ni] = k;
+        return write_dra(m, DRA_KIND_SLICE, o, gone);
+    }
+    case 16:   /* pod i's claim: created, allocated, released, or deleted */
+    case 17: { /* a holder claim on node j */
+        bool holder = op % 19 == 17;
+        struct mclaim *cl = holder ? &m->holders[ni] : &m->claims[pi];
+        char name[16];
+        snprintf(name, sizeof(name), holder ? "h%d" : "c%d", holder ? ni : pi);
+        if (b % 5 == 0) {
+            if (!cl->exists)
+                return 0;
+            json_object *o = claim_json(name, cl);
+            cl->exists = false;
+            return write_dra(m, DRA_KIND_CLAIM, o, true);
+        }
+        if (!cl->exists || b % 5 == 1) { /* (re)created, not allocated */
+            cl->exists = true;
+            cl->count = 1 + (c % 2);
+            cl->alloc = -1;
+        } else if (b % 5 == 2) {
+            cl->alloc = -1; /* released */
+        } else {
+            cl->alloc = holder ? ni : (int)(c % RQ_NODES);
+            cl->alloc_dev = (c / 8) % 2;
+        }
+        return write_dra(m, DRA_KIND_CLAIM, claim_json(name, cl), false);
+    }
+    case 18: /* a template is named by no pod: it concerns none */
+    default: {
+        struct text t = {.n = 0};
+        put(&t, "{\"metadata\":{\"namespace\":\"t\",\"name\":\"tmpl\"},\"spec\":{\"spec\":{"
+                "\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{"
+                "\"deviceClassName\":\"gpu.example.com\"}}]}}}}");
+        return write_dra(m, DRA_KIND_TEMPLATE, parse(&t), b % 2);
+    }
     }
 }

@@ -9,8 +9,10 @@
  * controller does: the pod written is re-checked (its own change), every other pending GPU pod
  * only when requeue_after_store_change() says so, each re-check recording the word in the pod's
  * requeue_record. Then every pending GPU pod is classified from scratch, as re-checking
- * everything would, and the two words compared. Pods may carry a claim (no DRA store: the
- * policy's DRA branch is exercised with the claims unread).
+ * everything would, and the two words compared. DRA: a DeviceClass that comes and goes, one
+ * ResourceSlice per node (0 to 3 devices), pod i's ResourceClaim c<i> (created, allocated on a
+ * node with a nodeSelector, released, deleted) and holder claims h<j> taking devices on node j;
+ * after each DRA write the pending claim pods requeue_after_dra_event() names are re-checked.
  */
 #ifndef GPUTRI_TEST_REQUEUE_MODEL_H
 #define GPUTRI_TEST_REQUEUE_MODEL_H

@@ -249,18 +249,45 @@ static void test_node_changes(void **state)
 static void test_dra_changes(void **state)
 {
     (void)state;
-    struct kpod p = {.uid = "u", .n_claims = 1};
+    struct pod_claim_ref ref = {.name = "gpu", .claim_name = "mine"};
+    struct kpod p = {.ns = "t", .uid = "u", .claims = &ref, .n_claims = 1};
     struct requeue_record rec = {.valid = true, .word = CAUSE_DRA_CLASS_MISSING, .uid = "u"};
-    assert_false(requeue_after_dra_change(&p, &rec, REQUEUE_DRA_DEVICES));
-    assert_true(requeue_after_dra_change(&p, &rec, REQUEUE_DRA_UNKNOWN));
+    struct requeue_dra_change slice = {.kind = DRA_KIND_SLICE, .name = "s"};
+    /* devices: not for a word before node selection, unless unreadable */
+    assert_false(requeue_after_dra_event(&p, &rec, &slice, NULL));
+    slice.unreadable = true;
+    assert_true(requeue_after_dra_event(&p, &rec, &slice, NULL));
+    slice.unreadable = false;
     rec.word = CAUSE_DRA_EXHAUSTED;
-    assert_true(requeue_after_dra_change(&p, &rec, REQUEUE_DRA_DEVICES));
+    assert_true(requeue_after_dra_event(&p, &rec, &slice, NULL));
     rec.word = CAUSE_LABEL_MISMATCH;
-    assert_true(requeue_after_dra_change(&p, &rec, REQUEUE_DRA_DEVICES));
-    rec.valid = false;
+    assert_true(requeue_after_dra_event(&p, &rec, &slice, NULL));
     rec.word = CAUSE_SCHEDULING_GATED;
-    assert_true(requeue_after_dra_change(&p, &rec, REQUEUE_DRA_DEVICES));
-    assert_true(requeue_after_dra_change(&p, NULL, REQUEUE_DRA_DEVICES));
+    assert_true(requeue_after_dra_event(&p, NULL, &slice, NULL));
+    rec.valid = false;
+    assert_true(requeue_after_dra_event(&p, &rec, &slice, NULL));
+    rec.valid = true;
+    /* a claim that holds no devices: its users only, whatever their word */
+    struct requeue_dra_change claim = {.kind = DRA_KIND_CLAIM, .ns = "t", .name = "mine"};
+    rec.word = CAUSE_GPU_FITS;
+    assert_true(requeue_after_dra_event(&p, &rec, &claim, NULL));
+    claim.name = "other";
+    assert_false(requeue_after_dra_event(&p, &rec, &claim, NULL));
+    /* ... one that holds devices: its users, and the pods whose word reads devices */
+    claim.holds_devices = true;
+    assert_true(requeue_after_dra_event(&p, &rec, &claim, NULL));
+    rec.word = CAUSE_DRA_CLAIM_MISSING;
+    assert_false(requeue_after_dra_event(&p, &rec, &claim, NULL));
+    claim.name = "mine";
+    assert_true(requeue_after_dra_event(&p, &rec, &claim, NULL));
+    /* a template: the pods that name it; a class: a claim not cached may name it */
+    struct requeue_dra_change tmpl = {.kind = DRA_KIND_TEMPLATE, .ns = "t", .name = "x"};
+    assert_false(requeue_after_dra_event(&p, &rec, &tmpl, NULL));
+    struct requeue_dra_change cls = {.kind = DRA_KIND_CLASS, .name = "gpu.example.com"};
+    assert_true(requeue_after_dra_event(&p, &rec, &cls, NULL));
+    /* a pod without claims: never */
+    struct kpod plain = {.ns = "t", .uid = "v"};
+    assert_false(requeue_after_dra_event(&plain, NULL, &slice, NULL));
 }
 
 /* xorshift64*: a deterministic stream for the property runs. */
