@@ -860,18 +860,11 @@ int store_node_apply_json_delta(struct store *s, json_object *obj, int deleted, 
 int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
                           unsigned *changed)
 {
-    const char *name = kube_json_meta_str(obj, "name");
-    if (!name)
-        return K_EPARSE;
-    if (key && meta_namespace_key(key, STORE_KEY_MAX, NULL, name) != K_OK)
-        return K_ETOOBIG;
-    if (deleted)
-        return store_node_delete(s, name, changed);
-    struct knode node;
-    int rc = project_node(obj, s->gpus, &node);
-    if (rc)
-        return rc;
-    return store_node_upsert(s, &node, changed);
+    struct store_delta d;
+    int rc = store_node_apply_json_delta(s, obj, deleted, key, &d);
+    *changed |= d.changed;
+    store_delta_cleanup(&d);
+    return rc;
 }
 
 void store_pods_sync_begin(struct store *s)
