@@ -95,6 +95,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     /* A follower keeps its caches warm but leaves the work to the leader; a new leader
      * requeues every pending GPU pod. */
     if (!controller_may_write(c)) {
+        pod_ledger_forget_verdict(c->ledger, key); /* not kept up to date while following */
         workqueue_forget(c->queue, key);
         return;
     }
@@ -116,7 +117,9 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     }
     if (plan.classified) {
         metrics_inc_classifications(c->metrics);
-        pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict);
+        /* only pending pods are re-checked; a rejected pod is bound */
+        if (plan.verdict != CAUSE_NODE_REJECTED)
+            pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict);
     }
     if (plan.recheck_after_ms > 0)
         workqueue_add_after(c->queue, key, plan.recheck_after_ms);
