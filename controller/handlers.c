@@ -70,7 +70,7 @@ static void recheck_if_affected(void *ctx, const char *key)
     if (meta_key_parse(key, &k) != K_OK)
         return;
     const struct kpod *pod = store_pod_get(j->c->store, k.ns, k.name);
-    if (pod && !requeue_store_change_reaches(pod, j->d))
+    if (pod && !requeue_store_change_reaches(pod, j->d, j->now_node))
         return; /* cheap: no record needed */
     struct requeue_record rec;
     pod_ledger_verdict(j->c->ledger, key, &rec);

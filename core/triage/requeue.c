@@ -69,15 +69,24 @@ enum {
     USAGE_BITS = STORE_DELTA_USAGE_FREED | STORE_DELTA_USAGE_TAKEN,
 };
 
-bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d)
+bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d,
+                                  const struct knode *now_node)
 {
     if (!(d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
         return false;
     if (!pod || d->overflow || (d->what & NODE_BITS) || !(d->what & USAGE_BITS))
         return true;
-    for (size_t i = 0; i < d->n_usage; i++)
-        if (resource_list_get(&pod->gpu_requests, d->usage[i].resource) > 0)
+    for (size_t i = 0; i < d->n_usage; i++) {
+        const struct store_delta_usage *u = &d->usage[i];
+        int64_t req = resource_list_get(&pod->gpu_requests, u->resource);
+        if (req <= 0 || !now_node)
+            continue;
+        /* as classify_node reads a node's usage: a negative sum counts as 0 */
+        int64_t before = u->before < 0 ? 0 : u->before, after = u->after < 0 ? 0 : u->after;
+        if (node_resource_step(now_node, u->resource, req, before) !=
+            node_resource_step(now_node, u->resource, req, after))
             return true;
+    }
     return false;
 }
 

@@ -76,13 +76,16 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
 
 /*
  * requeue_store_change_reaches() - false when store change `d` cannot reach pod `pod` whatever
- * its record: a change of GPU usage alone (no node bits, complete) on resources the pod does not
- * request (the ladder reads a node's usage only for the resources requested,
- * noderesources/fit.go isSchedulableAfterPodEvent likewise), or a change without usage or node
- * bits. A cheap filter before the record is looked up; true means "ask
- * requeue_after_store_change()". Pure; thread-safe.
+ * its record: a change without usage or node bits, or a change of GPU usage alone (no node bits,
+ * complete) that moves no resource step of the pod on that node: the pod requests none of the
+ * resources whose sums moved (the ladder reads a node's usage only for the resources requested;
+ * noderesources/fit.go isSchedulableAfterPodEvent likewise), or for each of them
+ * node_resource_step() on `now_node` (d->node as the store holds it; NULL: gone, no candidate)
+ * is the same with the sum before and after. A cheap filter before the record is looked up:
+ * true means "ask requeue_after_store_change()". Pure; thread-safe.
  */
-bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d);
+bool requeue_store_change_reaches(const struct kpod *pod, const struct store_delta *d,
+                                  const struct knode *now_node);
 
 /*
  * A DRA event as the controller's handler sees it: the object's kind and namespace/name (NULL

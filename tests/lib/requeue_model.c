@@ -294,7 +294,7 @@ static int settle(struct rq_model *m, struct store_delta *d, int own)
         const struct requeue_record *rec = m->rec[i].valid ? &m->rec[i] : NULL;
         if (own == i && (d->changed & STORE_CHANGED_POD))
             record(m, i); /* its own key */
-        else if (requeue_store_change_reaches(pod, d) &&
+        else if (requeue_store_change_reaches(pod, d, now_node) &&
                  (!rec ||
                   requeue_after_store_change(pod, rec, d, now_node, store_node_usage, m->s)))
             record(m, i);
