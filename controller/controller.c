@@ -34,6 +34,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     if (c->opts.resync_seconds <= 0)
         c->opts.resync_seconds = 300;
     pthread_mutex_init(&c->le_mu, NULL);
+    pthread_mutex_init(&c->apply_mu, NULL);
     pthread_cond_init(&c->le_cv, NULL);
     c->ledger = pod_ledger_new(&c->clock);
     c->metrics = metrics_new();
@@ -292,6 +293,7 @@ void controller_free(struct controller *c)
     metrics_free(c->metrics);
     pthread_cond_destroy(&c->le_cv);
     pthread_mutex_destroy(&c->le_mu);
+    pthread_mutex_destroy(&c->apply_mu);
     informer_free(c->pods);
     informer_free(c->nodes);
     for (int k = 0; k < DRA_KIND_COUNT; k++)

@@ -8,6 +8,7 @@
 #define GPUTRI_CONTROLLER_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kube/config.h"
@@ -15,8 +16,14 @@
 #include "util/clock.h"
 
 struct controller_options {
-    int workers;          /* reconcile threads, default 2 */
-    int resync_seconds;   /* re-check every pending GPU pod this often, default 300 */
+    int workers;        /* reconcile threads, default 2 */
+    int resync_seconds; /* re-check every pending GPU pod this often, default 300 */
+    /*
+     * After a change of nodes, GPU usage or DRA devices: false (--recheck=targeted, the
+     * default) re-checks only the pending pods whose word the change can move
+     * (core/triage/requeue.h); true (--recheck=all) every pending GPU pod, as before.
+     */
+    bool recheck_all;
     const char *instance; /* reportingInstance of Events (host name) */
 
     /*

@@ -63,6 +63,13 @@ struct controller {
     struct pod_ledger *ledger;
     /* while a LIST is being applied, node/usage changes are folded into one requeue at its end */
     atomic_int listing;
+    /*
+     * Held by the informers' handlers from a store or DRA store write until the change is
+     * judged (which pending pods it can affect, core/triage/requeue.h): the changes are judged
+     * one by one in the order they were applied, each against the verdicts as they stood
+     * before it. Taken before the store's locks; the workers never take it.
+     */
+    pthread_mutex_t apply_mu;
 
     struct metrics *metrics;
     struct event_recorder *events;
@@ -104,8 +111,9 @@ bool controller_dra_served(struct controller *c, struct kube_client *client);
  * ledger what the watch showed (the cause it carries settles a written one; the pending-time
  * mark moves on, metrics_pending_step) and forget a deleted pod; queue the pod's key when its
  * work may have changed and drop it when the pod needs none; after node or usage changes
- * (batched while a LIST is applied) queue every pending GPU pod; after a relist of pods, prune
- * the ledger of pods gone. Called from the informers' threads.
+ * (batched while a LIST is applied) queue the pending GPU pods whose word the change can move
+ * (core/triage/requeue.h, from the verdict the ledger keeps; every one with opts.recheck_all);
+ * after a relist of pods, prune the ledger of pods gone. Called from the informers' threads.
  */
 struct informer_handlers controller_pod_handlers(struct controller *c);
 struct informer_handlers controller_node_handlers(struct controller *c);
@@ -113,20 +121,28 @@ struct informer_handlers controller_node_handlers(struct controller *c);
 /*
  * controller_dra_handlers() - the informer handlers for DRA kind `kind` (ctx =
  * &c->dra_ctx[kind], which must be filled): apply the object to the DRA store; after a change
- * (batched while a LIST is applied, like node changes) queue every pending pod that has
- * resourceClaims, since a claim, template, class or slice it depends on may have changed (a
- * holder deleted frees devices; a driver starts publishing slices). One exception: a
- * ResourceClaim event where the claim holds no devices before or after (no status.allocation
- * in the cached or the new version) queues only the pending pods that use that claim (by
- * resourceClaimName or status.resourceClaimStatuses), as it takes and frees nothing; such
- * claims are what kube-controller-manager creates for every pod made from a template. Otherwise
- * the pods are not matched to the object that changed: the cost of one DRA event is bounded by
- * the pending pods with claims (the workqueue folds repeated keys), and each of them is
- * classified once per worker pass. Called from the informers' threads.
+ * (batched while a LIST is applied, like node changes) queue, as re-checks, the pending pods
+ * with resourceClaims it may concern: for a ResourceClaim that holds no devices before or
+ * after (no status.allocation in the cached or the new version; what kube-controller-manager
+ * creates for every pod made from a template) the pods that use it (by resourceClaimName or
+ * status.resourceClaimStatuses); for a ResourceClaimTemplate the pods that name it; for a
+ * DeviceClass the pods whose claims may name it; for a ResourceSlice or an allocated claim
+ * (devices appear, vanish, are taken or freed) the claim's users and the pods whose verdict
+ * reads devices (core/triage/requeue.h requeue_after_dra_change; every claim pod with
+ * opts.recheck_all); for an object that could not be read, every claim pod. Called from the
+ * informers' threads.
  */
 struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_kind kind);
 
-/* controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer). */
+/*
+ * controller_enqueue_recheck() - queue pod `key` for a re-check caused by something other than
+ * the pod's own object (a node, GPU usage, a DRA object, a relist, a resync, a new leader). The
+ * one way such keys are queued; a pod's own change goes straight onto the workqueue.
+ * Thread-safe.
+ */
+void controller_enqueue_recheck(struct controller *c, const char *key);
+/* controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer) as
+ * re-checks. */
 void controller_enqueue_pending(struct controller *c);
 /* controller_enqueue_claim_pods() - queue every pending pod that has resourceClaims. */
 void controller_enqueue_claim_pods(struct controller *c);

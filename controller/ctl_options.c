@@ -29,6 +29,9 @@ void ctl_options_usage(FILE *out)
     fprintf(out,
             "  --workers N              concurrent reconciles (default 2)\n"
             "  --resync-period SECONDS  re-check every pending GPU pod this often (default 300)\n"
+            "  --recheck MODE           after a change of nodes, GPU usage or DRA devices,\n"
+            "                           re-check the pending pods it can affect (targeted) or\n"
+            "                           every pending GPU pod (all) (default targeted)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
             "  --metrics-bind-address ADDR\n"
             "                           serve Prometheus metrics at /metrics on [host]:port,\n"
@@ -155,6 +158,7 @@ enum {
     OPT_METRICS_SECURE,
     OPT_METRICS_CERT,
     OPT_METRICS_KEY,
+    OPT_RECHECK,
 };
 
 static const struct option longopts[] = {
@@ -175,6 +179,7 @@ static const struct option longopts[] = {
     {"metrics-secure", optional_argument, NULL, OPT_METRICS_SECURE},
     {"metrics-tls-cert-file", required_argument, NULL, OPT_METRICS_CERT},
     {"metrics-tls-private-key-file", required_argument, NULL, OPT_METRICS_KEY},
+    {"recheck", required_argument, NULL, OPT_RECHECK},
     {NULL, 0, NULL, 0},
 };
 
@@ -187,6 +192,13 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
         return parse_int("--workers", arg, 1, &r->workers, err, errlen);
     case OPT_RESYNC:
         return parse_int("--resync-period", arg, 1, &r->resync_seconds, err, errlen);
+    case OPT_RECHECK:
+        if (strcmp(arg, "targeted") == 0 || strcmp(arg, "all") == 0) {
+            r->recheck_all = strcmp(arg, "all") == 0;
+            return K_OK;
+        }
+        snprintf(err, errlen, "--recheck must be targeted or all");
+        return K_EINVAL;
     case OPT_FORMAT:
         if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
             o->log_format = strcmp(arg, "json") == 0 ? LOG_FORMAT_JSON : LOG_FORMAT_TEXT;

@@ -14,19 +14,25 @@
 #include "kube/json.h"
 #include "kube/project.h"
 #include "metrics.h"
+#include "triage/requeue.h"
 #include "triage/triage.h"
 #include "util/log.h"
 #include "util/result.h"
 
+void controller_enqueue_recheck(struct controller *c, const char *key)
+{
+    workqueue_add(c->queue, key);
+}
+
 static void enqueue_one(void *ctx, const char *key)
 {
-    workqueue_add(ctx, key);
+    controller_enqueue_recheck(ctx, key);
 }
 
 void controller_enqueue_pending(struct controller *c)
 {
     store_read_lock(c->store);
-    store_for_each_pending_gpu_pod(c->store, enqueue_one, c->queue);
+    store_for_each_pending_gpu_pod(c->store, enqueue_one, c);
     store_read_unlock(c->store);
 }
 
@@ -39,7 +45,7 @@ static void enqueue_if_claims(void *ctx, const char *key)
         return;
     const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
     if (pod && pod->n_claims > 0)
-        workqueue_add(c->queue, key);
+        controller_enqueue_recheck(c, key);
 }
 
 void controller_enqueue_claim_pods(struct controller *c)
@@ -49,12 +55,49 @@ void controller_enqueue_claim_pods(struct controller *c)
     store_read_unlock(c->store);
 }
 
-static void after_change(struct controller *c, unsigned changed)
+/* One store change and the node it names as the store holds it now. */
+struct judged_change {
+    struct controller *c;
+    const struct store_delta *d;
+    const struct knode *now_node;
+};
+
+/* Queue pending pod `key` when the change can move its word (store read lock held). */
+static void recheck_if_affected(void *ctx, const char *key)
 {
-    if (!(changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
+    struct judged_change *j = ctx;
+    struct meta_key k;
+    if (meta_key_parse(key, &k) != K_OK)
         return;
-    if (!atomic_load(&c->listing))
+    const struct kpod *pod = store_pod_get(j->c->store, k.ns, k.name);
+    if (pod && !requeue_store_change_reaches(pod, j->d, j->now_node))
+        return; /* cheap: no record needed */
+    struct requeue_record rec;
+    pod_ledger_verdict(j->c->ledger, key, &rec);
+    if (!pod ||
+        requeue_after_store_change(pod, &rec, j->d, j->now_node, store_node_usage, j->c->store))
+        controller_enqueue_recheck(j->c, key);
+}
+
+/*
+ * After a change of usage or nodes: the pending pods it can give another word
+ * (core/triage/requeue.h), or every one with --recheck=all. Called with apply_mu held, right
+ * after the store write: each change is judged against the verdicts as they stood before it.
+ */
+static void after_change(struct controller *c, const struct store_delta *d)
+{
+    if (!(d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
+        return;
+    if (atomic_load(&c->listing))
+        return;
+    if (c->opts.recheck_all) {
         controller_enqueue_pending(c);
+        return;
+    }
+    store_read_lock(c->store);
+    struct judged_change j = {c, d, d->node[0] ? store_node_get(c->store, d->node) : NULL};
+    store_for_each_pending_gpu_pod(c->store, recheck_if_affected, &j);
+    store_read_unlock(c->store);
 }
 
 /* Logs why an object from a watch or list was not applied to the store (rc from
@@ -107,6 +150,7 @@ struct pod_seen {
     char cause[64]; /* its gputri/cause annotation, "" when none */
     bool has_cause;
     bool needs_work; /* a pending or rejected GPU pod, or one carrying a cause */
+    bool is_pending; /* a pending GPU pod (store_is_pending_gpu_pod) */
 };
 
 static void pod_seen(const struct kpod *pod, struct pod_seen *out)
@@ -116,6 +160,7 @@ static void pod_seen(const struct kpod *pod, struct pod_seen *out)
     out->has_cause = pod->cause != NULL;
     snprintf(out->cause, sizeof(out->cause), "%s", pod->cause ? pod->cause : "");
     out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause;
+    out->is_pending = store_is_pending_gpu_pod(pod);
     out->pending = (struct metrics_pending_pod){
         .pending = store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod),
         .uid = out->uid,
@@ -134,10 +179,17 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
 {
     char key[STORE_KEY_MAX];
     struct pod_seen seen = {.pending.pending = false};
-    unsigned changed = 0;
+    struct store_delta d;
+    memset(&d, 0, sizeof(d));
     int rc;
+    pthread_mutex_lock(&c->apply_mu);
     if (deleted) {
-        rc = store_pod_apply_json(c->store, obj, 1, key, &changed);
+        const char *name = kube_json_meta_str(obj, "name");
+        const char *ns = kube_json_meta_str(obj, "namespace");
+        rc = !name ? K_EPARSE
+             : meta_namespace_key(key, sizeof(key), ns, name) != K_OK
+                 ? K_ETOOBIG
+                 : store_pod_delete_delta(c->store, ns, name, &d);
     } else {
         struct kpod pod;
         rc = project_pod(obj, store_gpus(c->store), &pod);
@@ -147,13 +199,15 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         }
         if (rc == K_OK) {
             pod_seen(&pod, &seen);
-            rc = store_pod_upsert(c->store, &pod, &changed); /* takes the pod over */
+            rc = store_pod_upsert_delta(c->store, &pod, &d); /* takes the pod over */
         }
     }
     if (rc) {
+        pthread_mutex_unlock(&c->apply_mu);
         skipped(obj, "pod", rc);
         return;
     }
+    unsigned changed = d.changed;
 
     struct metrics_pending_mark mark;
     pod_ledger_pending(c->ledger, key, &mark);
@@ -165,13 +219,17 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         workqueue_drop(c->queue, key);
     } else {
         pod_ledger_seen(c->ledger, key, seen.has_cause ? seen.cause : NULL);
+        if (!seen.is_pending)
+            pod_ledger_forget_verdict(c->ledger, key); /* only pending pods are re-checked */
         /* a cause written by us and not yet seen may still have to become ok */
         if (!seen.needs_work && !pod_ledger_written(c->ledger, key, NULL))
             workqueue_drop(c->queue, key);
         else if (changed & STORE_CHANGED_POD)
             workqueue_add(c->queue, key);
     }
-    after_change(c, changed);
+    after_change(c, &d);
+    pthread_mutex_unlock(&c->apply_mu);
+    store_delta_cleanup(&d);
 }
 
 static void pod_upsert(void *ctx, json_object *obj)
@@ -186,13 +244,15 @@ static void pod_remove(void *ctx, json_object *obj)
 
 static void node_event(struct controller *c, json_object *obj, int deleted)
 {
-    unsigned changed = 0;
-    int rc = store_node_apply_json(c->store, obj, deleted, NULL, &changed);
-    if (rc) {
+    struct store_delta d;
+    pthread_mutex_lock(&c->apply_mu);
+    int rc = store_node_apply_json_delta(c->store, obj, deleted, NULL, &d);
+    if (rc == K_OK)
+        after_change(c, &d);
+    pthread_mutex_unlock(&c->apply_mu);
+    store_delta_cleanup(&d);
+    if (rc)
         skipped(obj, "node", rc);
-        return;
-    }
-    after_change(c, changed);
 }
 
 static void node_upsert(void *ctx, json_object *obj)
@@ -275,119 +335,26 @@ static void nodes_sync_end(void *ctx)
 
 /* ---- DRA ---------------------------------------------------------------------------------- */
 
-/* Whether pending pod `pod` in namespace `ns` uses ResourceClaim ns/name: by resourceClaimName,
- * or as the claim generated for it (status.resourceClaimStatuses). */
-static bool pod_uses_claim(const struct kpod *pod, const char *ns, const char *name)
-{
-    if (!pod->ns || strcmp(pod->ns, ns) != 0)
-        return false;
-    for (size_t i = 0; i < pod->n_claims; i++)
-        if (pod->claims[i].claim_name && strcmp(pod->claims[i].claim_name, name) == 0)
-            return true;
-    for (size_t i = 0; i < pod->n_claim_statuses; i++)
-        if (pod->claim_statuses[i].claim_name &&
-            strcmp(pod->claim_statuses[i].claim_name, name) == 0)
-            return true;
-    return false;
-}
-
-/* Whether pending pod `pod` in namespace `ns` names ResourceClaimTemplate ns/name. */
-static bool pod_uses_template(const struct kpod *pod, const char *ns, const char *name)
-{
-    if (!pod->ns || strcmp(pod->ns, ns) != 0)
-        return false;
-    for (size_t i = 0; i < pod->n_claims; i++)
-        if (pod->claims[i].template_name && strcmp(pod->claims[i].template_name, name) == 0)
-            return true;
-    return false;
-}
-
-/* Whether a claim spec names DeviceClass `cls` in a request or a firstAvailable alternative. */
-static bool spec_names_class(const struct dra_claim_spec *spec, const char *cls)
-{
-    for (size_t i = 0; i < spec->n_requests; i++) {
-        const struct dra_request *r = &spec->requests[i];
-        if (r->has_exactly && r->exactly.class_name && strcmp(r->exactly.class_name, cls) == 0)
-            return true;
-        for (size_t j = 0; j < r->n_first_available; j++)
-            if (r->first_available[j].class_name &&
-                strcmp(r->first_available[j].class_name, cls) == 0)
-                return true;
-    }
-    return false;
-}
-
-/* The claim generated for the pod's claim `ref_name` (status.resourceClaimStatuses), or NULL. */
-static const char *generated_claim(const struct kpod *pod, const char *ref_name)
-{
-    for (size_t i = 0; ref_name && i < pod->n_claim_statuses; i++)
-        if (pod->claim_statuses[i].name && strcmp(pod->claim_statuses[i].name, ref_name) == 0)
-            return pod->claim_statuses[i].claim_name;
-    return NULL;
-}
-
-/*
- * Whether pending pod `pod` may name DeviceClass `cls` through its claims: by a claim it names
- * or was generated for it, or by the template it names. A claim or template that is not cached
- * counts as naming it (the pod's verdict may still depend on it). DRA read lock held.
- */
-static bool pod_may_name_class(struct dra_store *d, const struct kpod *pod, const char *cls)
-{
-    for (size_t i = 0; i < pod->n_claims; i++) {
-        const struct pod_claim_ref *ref = &pod->claims[i];
-        const char *claim = ref->claim_name ? ref->claim_name : generated_claim(pod, ref->name);
-        const struct dra_claim_spec *spec = NULL;
-        if (claim) {
-            const struct dra_claim *c = dra_store_claim(d, pod->ns, claim);
-            spec = c ? &c->spec : NULL;
-        } else if (ref->template_name) {
-            const struct dra_template *t = dra_store_template(d, pod->ns, ref->template_name);
-            spec = t ? &t->spec : NULL;
-        }
-        if (!spec || spec_names_class(spec, cls))
-            return true;
-    }
-    return false;
-}
-
-/* Which pending claim pods a DRA event concerns when it cannot change devices. */
-enum users_of { USERS_ALL, USERS_OF_CLAIM, USERS_OF_TEMPLATE, USERS_OF_CLASS };
-
-struct claim_users {
+/* One DRA event, judged for each pending pod (both stores' read locks held). */
+struct judged_dra {
     struct controller *c;
-    enum users_of which;
-    const char *ns, *name;
+    const struct requeue_dra_change *ev;
 };
 
-static void enqueue_if_uses(void *ctx, const char *key)
+static void recheck_if_dra_affects(void *ctx, const char *key)
 {
-    struct claim_users *u = ctx;
+    struct judged_dra *j = ctx;
     struct meta_key k;
     if (meta_key_parse(key, &k) != K_OK)
         return;
-    const struct kpod *pod = store_pod_get(u->c->store, k.ns, k.name);
+    const struct kpod *pod = store_pod_get(j->c->store, k.ns, k.name);
     if (!pod || pod->n_claims == 0)
         return;
-    bool uses = false;
-    switch (u->which) {
-    case USERS_OF_CLAIM:
-        uses = pod_uses_claim(pod, u->ns, u->name);
-        break;
-    case USERS_OF_TEMPLATE:
-        uses = pod_uses_template(pod, u->ns, u->name);
-        break;
-    case USERS_OF_CLASS:
-        dra_store_read_lock(u->c->dra);
-        uses = pod_may_name_class(u->c->dra, pod, u->name);
-        dra_store_read_unlock(u->c->dra);
-        break;
-    case USERS_ALL:
-    default:
-        uses = true;
-        break;
-    }
-    if (uses)
-        workqueue_add(u->c->queue, key);
+    struct requeue_record rec;
+    pod_ledger_verdict(j->c->ledger, key, &rec);
+    /* --recheck=all: as if no pod had a verdict (every claim pod after a device change) */
+    if (requeue_after_dra_event(pod, j->c->opts.recheck_all ? NULL : &rec, j->ev, j->c->dra))
+        controller_enqueue_recheck(j->c, key);
 }
 
 /* Whether a ResourceClaim object carries status.allocation. */
@@ -400,50 +367,41 @@ static bool json_claim_allocated(json_object *obj)
 
 static void dra_event(struct controller_dra_ctx *x, json_object *obj, int deleted)
 {
-    /*
-     * Only a claim's allocation and a ResourceSlice change which devices are free or exist, for
-     * any pending claim pod. Every other DRA change concerns the pods that name the object:
-     * a claim that holds no devices, before or after this event (it exists, is being deleted,
-     * names its requests), the pods that use it; a ResourceClaimTemplate, the pods that name
-     * it; a DeviceClass (its selectors, or whether it exists), the pods whose requests name it.
-     * Narrowing keeps a stream of new, not yet allocated claims (one per pod made from a
-     * template) from re-classifying every pending claim pod.
-     */
-    const char *cns = kube_json_meta_str(obj, "namespace");
-    const char *cname = kube_json_meta_str(obj, "name");
-    enum users_of which = USERS_ALL;
-    if (x->kind == DRA_KIND_CLAIM && cns && cname && !json_claim_allocated(obj)) {
+    /* Which pending claim pods the event concerns: core/triage/requeue.h
+     * requeue_after_dra_event(); whether a claim holds devices is read before the store
+     * replaces it. */
+    struct requeue_dra_change ev = {
+        .kind = x->kind,
+        .ns = kube_json_meta_str(obj, "namespace"),
+        .name = kube_json_meta_str(obj, "name"),
+    };
+    pthread_mutex_lock(&x->c->apply_mu);
+    if (x->kind == DRA_KIND_CLAIM && ev.ns && ev.name) {
+        ev.holds_devices = json_claim_allocated(obj);
         dra_store_read_lock(x->c->dra);
-        const struct dra_claim *old = dra_store_claim(x->c->dra, cns, cname);
-        if (!old || !old->allocated)
-            which = USERS_OF_CLAIM;
+        const struct dra_claim *old = dra_store_claim(x->c->dra, ev.ns, ev.name);
+        ev.holds_devices = ev.holds_devices || (old && old->allocated);
         dra_store_read_unlock(x->c->dra);
-    } else if (x->kind == DRA_KIND_TEMPLATE && cns && cname) {
-        which = USERS_OF_TEMPLATE;
-    } else if (x->kind == DRA_KIND_CLASS && cname) {
-        which = USERS_OF_CLASS;
     }
     int rc = dra_store_apply_json(x->c->dra, x->kind, obj, deleted);
     if (rc) {
-        const char *ns = kube_json_meta_str(obj, "namespace");
-        const char *name = kube_json_meta_str(obj, "name");
-        log_warn("%s %s%s%s not cached: %s", dra_kind_name(x->kind), ns ? ns : "", ns ? "/" : "",
-                 name ? name : "?", k_strerror(rc));
+        log_warn("%s %s%s%s not cached: %s", dra_kind_name(x->kind), ev.ns ? ev.ns : "",
+                 ev.ns ? "/" : "", ev.name ? ev.name : "?", k_strerror(rc));
         if (rc != K_ENOMEM && !deleted) {
             /* an object that cannot be read must not stand for its old version: drop it */
             dra_store_apply_json(x->c->dra, x->kind, obj, 1);
         }
+        ev.unreadable = true;
     }
-    if (atomic_load(&x->c->listing))
-        return;
-    if (which != USERS_ALL && !rc) {
-        struct claim_users u = {x->c, which, cns, cname};
+    if (!atomic_load(&x->c->listing)) {
+        struct judged_dra j = {x->c, &ev};
         store_read_lock(x->c->store);
-        store_for_each_pending_gpu_pod(x->c->store, enqueue_if_uses, &u);
+        dra_store_read_lock(x->c->dra);
+        store_for_each_pending_gpu_pod(x->c->store, recheck_if_dra_affects, &j);
+        dra_store_read_unlock(x->c->dra);
         store_read_unlock(x->c->store);
-    } else {
-        controller_enqueue_claim_pods(x->c);
     }
+    pthread_mutex_unlock(&x->c->apply_mu);
 }
 
 static void dra_upsert(void *ctx, json_object *obj)

@@ -16,6 +16,7 @@ struct pod_record {
     int64_t fits_since_ms; /* 0: not fitting (the monotonic clock never reads 0) */
     struct reconcile_plan *owed;
     struct metrics_pending_mark pending;
+    struct requeue_record verdict;
 };
 
 struct pod_ledger {
@@ -85,7 +86,8 @@ static void tidy(struct pod_ledger *l, const char *key)
 {
     struct lh_entry *e = lh_table_lookup_entry(l->pods, key);
     const struct pod_record *r = e ? lh_entry_v(e) : NULL;
-    if (r && !r->has_written && !r->fits_since_ms && !r->owed && !r->pending.set)
+    if (r && !r->has_written && !r->fits_since_ms && !r->owed && !r->pending.set &&
+        !r->verdict.valid)
         lh_table_delete_entry(l->pods, e);
 }
 
@@ -226,6 +228,40 @@ void pod_ledger_set_pending(struct pod_ledger *l, const char *key,
     pthread_mutex_unlock(&l->mu);
 }
 
+void pod_ledger_forget_verdict(struct pod_ledger *l, const char *key)
+{
+    pthread_mutex_lock(&l->mu);
+    struct pod_record *r = find(l, key);
+    if (r) {
+        r->verdict.valid = false;
+        tidy(l, key);
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+void pod_ledger_set_verdict(struct pod_ledger *l, const char *key, const char *uid, enum cause word)
+{
+    pthread_mutex_lock(&l->mu);
+    struct pod_record *r = get(l, key);
+    if (r) {
+        r->verdict.valid = true;
+        r->verdict.word = word;
+        snprintf(r->verdict.uid, sizeof(r->verdict.uid), "%s", uid ? uid : "");
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+void pod_ledger_verdict(struct pod_ledger *l, const char *key, struct requeue_record *out)
+{
+    pthread_mutex_lock(&l->mu);
+    const struct pod_record *r = find(l, key);
+    if (r)
+        *out = r->verdict;
+    else
+        memset(out, 0, sizeof(*out));
+    pthread_mutex_unlock(&l->mu);
+}
+
 void pod_ledger_forget(struct pod_ledger *l, const char *key)
 {
     pthread_mutex_lock(&l->mu);
@@ -245,8 +281,8 @@ void pod_ledger_prune(struct pod_ledger *l, unsigned (*keep)(void *ctx, const ch
         unsigned k = keep(ctx, lh_entry_k(e));
         if (!(k & POD_LEDGER_KEEP_PENDING))
             memset(&r->pending, 0, sizeof(r->pending));
-        if (!(k & POD_LEDGER_KEEP_POD) ||
-            (!r->has_written && !r->fits_since_ms && !r->owed && !r->pending.set))
+        if (!(k & POD_LEDGER_KEEP_POD) || (!r->has_written && !r->fits_since_ms && !r->owed &&
+                                           !r->pending.set && !r->verdict.valid))
             lh_table_delete_entry(l->pods, e);
     }
     pthread_mutex_unlock(&l->mu);

@@ -5,7 +5,9 @@
  *               (the cache lags a patch; without it a worker would write the same cause again);
  *   - fits:     since when (monotonic ms) the pod's GPUs fit, for the gpu-fits grace;
  *   - owed:     the Event of a write whose annotation went through and whose Event failed;
- *   - pending:  the pending-time mark of a pending GPU pod (metrics.h metrics_pending_mark).
+ *   - pending:  the pending-time mark of a pending GPU pod (metrics.h metrics_pending_mark);
+ *   - verdict:  the word its last classification found, for the targeted re-check policy
+ *               (triage/requeue.h struct requeue_record).
  * A pod's record goes when its last part is cleared, or with the pod (pod_ledger_forget).
  *
  * Entries carry the pod uid they speak for where it matters (written, owed, pending): a pod
@@ -14,8 +16,8 @@
  * Locking: one mutex, taken and released inside every call; no call takes another lock or
  * calls out while holding it, except pod_ledger_prune()'s callback. So the ledger is the
  * innermost lock: callers may hold the store's read lock around a call, never the other way.
- * Writers: the workers (written, fits, owed) and the pods informer's thread (pending, forget,
- * prune); the workqueue hands one key to one worker at a time.
+ * Writers: the workers (written, fits, owed, verdict) and the pods informer's thread (pending,
+ * forget, prune); the workqueue hands one key to one worker at a time.
  */
 #ifndef GPUTRI_POD_LEDGER_H
 #define GPUTRI_POD_LEDGER_H
@@ -27,6 +29,7 @@
 #include "classify/classify.h"
 #include "metrics.h"
 #include "reconcile.h"
+#include "triage/requeue.h"
 #include "util/clock.h"
 
 struct pod_ledger;
@@ -92,6 +95,20 @@ void pod_ledger_event_done(struct pod_ledger *l, const char *key);
 void pod_ledger_pending(struct pod_ledger *l, const char *key, struct metrics_pending_mark *out);
 void pod_ledger_set_pending(struct pod_ledger *l, const char *key,
                             const struct metrics_pending_mark *mark);
+
+/*
+ * pod_ledger_forget_verdict() - forget the verdict of `key`: a classification of it is about to
+ * read the caches (a change judged until pod_ledger_set_verdict() then re-checks the pod, as
+ * the classification may not have seen it), or the pod is no longer pending.
+ * pod_ledger_set_verdict() - the classification of pod
+ * `uid` (truncated to 63 bytes) found `word`. Out of memory: no verdict is kept (the pod is then
+ * re-checked after every change, as without a record).
+ */
+void pod_ledger_forget_verdict(struct pod_ledger *l, const char *key);
+void pod_ledger_set_verdict(struct pod_ledger *l, const char *key, const char *uid,
+                            enum cause word);
+/* pod_ledger_verdict() - the verdict of `key` into *out (out->valid false when none). */
+void pod_ledger_verdict(struct pod_ledger *l, const char *key, struct requeue_record *out);
 
 /* pod_ledger_forget() - the pod is gone: forget all about `key`. */
 void pod_ledger_forget(struct pod_ledger *l, const char *key);

@@ -49,6 +49,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         if (triage_pod(&src, pod, &r) != K_OK)
             goto out; /* out of memory: not classified; the next change or resync retries */
         out->classified = 1;
+        out->verdict = r.cause;
         if (r.cause != CAUSE_NO_SCHEDULER)
             out->recheck_after_ms =
                 pod_no_scheduler_pending(pod, env->now, env->no_scheduler_grace) * 1000;

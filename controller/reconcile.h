@@ -54,6 +54,7 @@ struct reconcile_plan {
     const char *event_type;   /* "Warning" or "Normal" (static) */
     const char *event_reason; /* static */
     int classified;           /* the classifier ran for this plan (for metrics) */
+    enum cause verdict;       /* when classified: the classifier's word (written or not) */
     int64_t recheck_after_ms; /* > 0: plan the pod again after this long (no-scheduler grace) */
 };
 

@@ -95,6 +95,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     /* A follower keeps its caches warm but leaves the work to the leader; a new leader
      * requeues every pending GPU pod. */
     if (!controller_may_write(c)) {
+        pod_ledger_forget_verdict(c->ledger, key); /* not kept up to date while following */
         workqueue_forget(c->queue, key);
         return;
     }
@@ -106,14 +107,20 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         return;
     struct reconcile_plan plan;
     struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace};
+    /* before the caches are read: a change judged until the verdict is set re-checks the pod */
+    pod_ledger_forget_verdict(c->ledger, key);
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
                        &env, key, has_written ? cause_word(written.cause) : NULL,
                        has_written ? written.uid : NULL, &plan) != K_OK) {
         log_error("invalid key %s", key);
         return;
     }
-    if (plan.classified)
+    if (plan.classified) {
         metrics_inc_classifications(c->metrics);
+        /* only pending pods are re-checked; a rejected pod is bound */
+        if (plan.verdict != CAUSE_NODE_REJECTED)
+            pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict);
+    }
     if (plan.recheck_after_ms > 0)
         workqueue_add_after(c->queue, key, plan.recheck_after_ms);
     if (plan.kind == RECONCILE_WRITE && plan.cause == CAUSE_GPU_FITS) {

@@ -14,7 +14,7 @@
 # installs them). See tests/fuzz/README.md.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ALL_TARGETS=(quantity watch list proto classify admission json kubeconfig cel dra exec)
+ALL_TARGETS=(quantity watch list proto classify admission json kubeconfig cel dra exec requeue)
 build=1 run=1 secs=300 targets=()
 for a in "$@"; do
   case $a in

@@ -432,12 +432,89 @@ static int same_usage(const struct kpod *a, const struct kpod *b)
     return 1;
 }
 
+void store_delta_cleanup(struct store_delta *d)
+{
+    if (!d)
+        return;
+    if (d->old_node) {
+        node_cleanup(d->old_node);
+        free(d->old_node);
+    }
+    memset(d, 0, sizeof(*d));
+}
+
+/* Name `node` in the delta; false (overflow set) when it is another node or too long. */
+static bool delta_node(struct store_delta *d, const char *node)
+{
+    if (d->node[0] && strcmp(d->node, node) != 0) {
+        d->overflow = true;
+        return false;
+    }
+    if (strlen(node) >= sizeof(d->node)) {
+        d->overflow = true;
+        return false;
+    }
+    snprintf(d->node, sizeof(d->node), "%s", node);
+    return true;
+}
+
+/* Remember the sum of `resource` on d->node now, once per name. */
+static void delta_usage_add(struct store *s, struct store_delta *d, const char *resource)
+{
+    for (size_t i = 0; i < d->n_usage; i++)
+        if (strcmp(d->usage[i].resource, resource) == 0)
+            return;
+    if (d->n_usage == STORE_DELTA_MAX_USAGE || strlen(resource) >= STORE_DELTA_NAME_MAX) {
+        d->overflow = true;
+        return;
+    }
+    struct store_delta_usage *u = &d->usage[d->n_usage++];
+    snprintf(u->resource, sizeof(u->resource), "%s", resource);
+    u->before = u->after = store_node_usage(s, d->node, resource);
+}
+
+/* Before moving usage from `old` to `nw` (either may be NULL or not count): the node and the
+ * resources whose sums may move, with their sums now. d may be NULL. */
+static void delta_usage_before(struct store *s, struct store_delta *d, const struct kpod *old,
+                               const struct kpod *nw)
+{
+    if (!d)
+        return;
+    const struct kpod *pods[2] = {counts(old) ? old : NULL, counts(nw) ? nw : NULL};
+    for (int k = 0; k < 2 && !d->overflow; k++) {
+        if (!pods[k] || !delta_node(d, pods[k]->node_name))
+            continue;
+        for (size_t i = 0; i < pods[k]->gpu_requests.n && !d->overflow; i++)
+            delta_usage_add(s, d, pods[k]->gpu_requests.items[i].name);
+    }
+}
+
+/* After the move: the sums now; entries that did not move are dropped. */
+static void delta_usage_after(struct store *s, struct store_delta *d)
+{
+    if (!d || d->overflow)
+        return;
+    size_t j = 0;
+    for (size_t i = 0; i < d->n_usage; i++) {
+        struct store_delta_usage u = d->usage[i];
+        u.after = store_node_usage(s, d->node, u.resource);
+        if (u.after == u.before)
+            continue;
+        d->what |= u.after < u.before ? STORE_DELTA_USAGE_FREED : STORE_DELTA_USAGE_TAKEN;
+        d->usage[j++] = u;
+    }
+    d->n_usage = j;
+    if (j == 0 && !(d->what & ~(unsigned)(STORE_DELTA_USAGE_FREED | STORE_DELTA_USAGE_TAKEN)))
+        d->node[0] = '\0';
+}
+
 /*
  * All or nothing: the pending set is grown first, then the usage moved (usage_update), and only
  * then the record replaced; a failure at any step undoes the steps before it, so the store keeps
  * the old record with the old accounting, or no record and no accounting for a new pod.
  */
-static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed);
+static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed,
+                             struct store_delta *d);
 
 /* What store_keep_gpu_pods_only() keeps: a pod with a GPU request or a claim, one being deleted
  * (a preemption victim, whatever it asks for), or one carrying gputri/cause. */
@@ -447,7 +524,8 @@ static int kept(const struct store *s, const struct kpod *p)
            p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting || p->cause != NULL;
 }
 
-static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed)
+static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed,
+                             struct store_delta *d)
 {
     char key[STORE_KEY_MAX];
     int rc = make_key(key, pod->ns, pod->name);
@@ -458,7 +536,7 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
     struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
     if (!kept(s, pod)) {
         if (e)
-            pod_delete_entry(s, e, changed);
+            pod_delete_entry(s, e, changed, d);
         pod_cleanup(pod);
         return K_OK;
     }
@@ -483,13 +561,17 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
     if (pending && (rc = pending_add(s, key, &added)) != K_OK)
         goto fail;
     if (!rec || !same_usage(&rec->pod, pod)) {
+        delta_usage_before(s, d, rec ? &rec->pod : NULL, pod);
         if ((rc = usage_update(s, rec ? &rec->pod : NULL, pod, &ch)) != K_OK)
             goto fail;
+        delta_usage_after(s, d);
     }
     if (fresh_rec) {
         if (lh_table_insert(s->pods, fresh_key, fresh_rec) != 0) {
             unsigned ignored = 0;
             usage_update(s, pod, NULL, &ignored); /* a removal: cannot fail */
+            if (d)
+                memset(d, 0, sizeof(*d));
             rc = K_ENOMEM;
             goto fail;
         }
@@ -539,7 +621,8 @@ static bool pod_unchanged_locked(struct store *s, const struct kpod *pod)
     return held && !rec->stale && pod_equal(&rec->pod, pod);
 }
 
-int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
+/* One pod write: an unchanged pod is found under the read lock and written under none. */
+static int pod_upsert(struct store *s, struct kpod *pod, unsigned *changed, struct store_delta *d)
 {
     if (kept(s, pod))
         compact(pod); /* the form the record would take, outside the lock */
@@ -552,22 +635,40 @@ int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
         return K_OK;
     }
     write_lock(s);
-    int rc = pod_upsert_locked(s, pod, changed);
+    int rc = pod_upsert_locked(s, pod, changed, d);
     write_unlock(s);
     return rc;
 }
 
-static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed)
+int store_pod_upsert(struct store *s, struct kpod *pod, unsigned *changed)
+{
+    return pod_upsert(s, pod, changed, NULL);
+}
+
+int store_pod_upsert_delta(struct store *s, struct kpod *pod, struct store_delta *d)
+{
+    memset(d, 0, sizeof(*d));
+    int rc = pod_upsert(s, pod, &d->changed, d);
+    if (rc != K_OK)
+        memset(d, 0, sizeof(*d)); /* a pod write hands over no node */
+    return rc;
+}
+
+static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed,
+                             struct store_delta *d)
 {
     struct pod_rec *rec = lh_entry_v(e);
+    delta_usage_before(s, d, &rec->pod, NULL);
     usage_update(s, &rec->pod, NULL, changed); /* a removal: cannot fail */
+    delta_usage_after(s, d);
     if (interesting(&rec->pod))
         *changed |= STORE_CHANGED_POD;
     pending_remove(s, lh_entry_k(e));
     lh_table_delete_entry(s->pods, e);
 }
 
-int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned *changed)
+static int pod_delete(struct store *s, const char *ns, const char *name, unsigned *changed,
+                      struct store_delta *d)
 {
     char key[STORE_KEY_MAX];
     int rc = make_key(key, ns, name);
@@ -583,9 +684,20 @@ int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned
     write_lock(s);
     struct lh_entry *e = lh_table_lookup_entry(s->pods, key);
     if (e)
-        pod_delete_entry(s, e, changed);
+        pod_delete_entry(s, e, changed, d);
     write_unlock(s);
     return K_OK;
+}
+
+int store_pod_delete(struct store *s, const char *ns, const char *name, unsigned *changed)
+{
+    return pod_delete(s, ns, name, changed, NULL);
+}
+
+int store_pod_delete_delta(struct store *s, const char *ns, const char *name, struct store_delta *d)
+{
+    memset(d, 0, sizeof(*d));
+    return pod_delete(s, ns, name, &d->changed, d);
 }
 
 /* Position of `name` in the sorted node array, or where it would be inserted. */
@@ -638,9 +750,9 @@ static int resources_equal(const struct resource_list *a, const struct resource_
     return 1;
 }
 
-static int nodes_equal(const struct knode *a, const struct knode *b)
+static int taints_equal(const struct knode *a, const struct knode *b)
 {
-    if (a->unschedulable != b->unschedulable || a->n_taints != b->n_taints)
+    if (a->n_taints != b->n_taints)
         return 0;
     for (size_t i = 0; i < a->n_taints; i++) {
         if (strcmp(a->taints[i].key, b->taints[i].key) ||
@@ -648,22 +760,59 @@ static int nodes_equal(const struct knode *a, const struct knode *b)
             strcmp(a->taints[i].effect, b->taints[i].effect))
             return 0;
     }
-    return kv_equal(&a->labels, &b->labels) && resources_equal(&a->capacity, &b->capacity) &&
-           resources_equal(&a->allocatable, &b->allocatable);
+    return 1;
 }
 
-static int node_upsert_locked(struct store *s, struct knode *node, unsigned *changed)
+/* What differs between two versions of a node, as STORE_DELTA_* bits (0: nothing the ladder
+ * reads). */
+static unsigned node_diff(const struct knode *a, const struct knode *b)
+{
+    unsigned what = 0;
+    if (a->unschedulable != b->unschedulable)
+        what |= STORE_DELTA_UNSCHEDULABLE;
+    if (!taints_equal(a, b))
+        what |= STORE_DELTA_TAINTS;
+    if (!kv_equal(&a->labels, &b->labels))
+        what |= STORE_DELTA_LABELS;
+    if (!resources_equal(&a->capacity, &b->capacity))
+        what |= STORE_DELTA_CAPACITY;
+    if (!resources_equal(&a->allocatable, &b->allocatable))
+        what |= STORE_DELTA_ALLOCATABLE;
+    return what;
+}
+
+/* Hand the node record `old` (its contents; zeroed) over to the delta, or clean it up when
+ * there is no delta or no memory for the copy (then the delta says overflow). */
+static void delta_take_node(struct store_delta *d, struct knode *old)
+{
+    struct knode *copy = d ? malloc(sizeof(*copy)) : NULL;
+    if (copy) {
+        *copy = *old;
+        memset(old, 0, sizeof(*old));
+        d->old_node = copy;
+        return;
+    }
+    if (d)
+        d->overflow = true;
+    node_cleanup(old);
+}
+
+static int node_upsert_locked(struct store *s, struct knode *node, unsigned *changed,
+                              struct store_delta *d)
 {
     struct lh_entry *e = lh_table_lookup_entry(s->nodes, node->name);
     if (e) {
         struct node_rec *rec = lh_entry_v(e);
         rec->stale = 0;
-        if (nodes_equal(&rec->node, node)) {
+        unsigned what = node_diff(&rec->node, node);
+        if (!what) {
             node_cleanup(node);
             return K_OK;
         }
+        if (d && delta_node(d, node->name))
+            d->what |= what;
         /* Replace in place: the sorted array points at rec->node, whose name is unchanged. */
-        node_cleanup(&rec->node);
+        delta_take_node(d, &rec->node);
         rec->node = *node;
         memset(node, 0, sizeof(*node));
         *changed |= STORE_CHANGED_NODES;
@@ -692,6 +841,8 @@ static int node_upsert_locked(struct store *s, struct knode *node, unsigned *cha
     s->sorted[pos] = &rec->node;
     s->n_sorted++;
     *changed |= STORE_CHANGED_NODES;
+    if (d && delta_node(d, rec->node.name))
+        d->what |= STORE_DELTA_NODE_ADDED;
     return K_OK;
 nomem:
     node_cleanup(node);
@@ -706,26 +857,41 @@ static bool node_unchanged_locked(struct store *s, const struct knode *node)
     if (!node->name || !lh_table_lookup_ex(s->nodes, node->name, &v))
         return false;
     const struct node_rec *rec = v;
-    return !rec->stale && nodes_equal(&rec->node, node);
+    return !rec->stale && node_diff(&rec->node, node) == 0;
 }
 
-int store_node_upsert(struct store *s, struct knode *node, unsigned *changed)
+/* One node write: an unchanged node (a heartbeat) is found under the read lock and written under
+ * none. */
+static int node_upsert(struct store *s, struct knode *node, unsigned *changed,
+                       struct store_delta *d)
 {
     store_read_lock(s);
     bool unchanged = node_unchanged_locked(s, node);
     store_read_unlock(s);
-    if (unchanged) { /* a heartbeat: status.conditions and the like, which are not kept */
+    if (unchanged) { /* status.conditions and the like, which are not kept */
         atomic_fetch_add_explicit(&s->unchanged, 1, memory_order_relaxed);
         node_cleanup(node);
         return K_OK;
     }
     write_lock(s);
-    int rc = node_upsert_locked(s, node, changed);
+    int rc = node_upsert_locked(s, node, changed, d);
     write_unlock(s);
     return rc;
 }
 
-static void node_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed)
+int store_node_upsert(struct store *s, struct knode *node, unsigned *changed)
+{
+    return node_upsert(s, node, changed, NULL);
+}
+
+int store_node_upsert_delta(struct store *s, struct knode *node, struct store_delta *d)
+{
+    memset(d, 0, sizeof(*d));
+    return node_upsert(s, node, &d->changed, d); /* on an error nothing was written: d is zero */
+}
+
+static void node_delete_entry(struct store *s, struct lh_entry *e, unsigned *changed,
+                              struct store_delta *d)
 {
     struct node_rec *rec = lh_entry_v(e);
     int found;
@@ -734,18 +900,33 @@ static void node_delete_entry(struct store *s, struct lh_entry *e, unsigned *cha
         memmove(s->sorted + pos, s->sorted + pos + 1, (s->n_sorted - pos - 1) * sizeof(*s->sorted));
         s->n_sorted--;
     }
+    if (d && delta_node(d, rec->node.name)) {
+        d->what |= STORE_DELTA_NODE_REMOVED;
+        delta_take_node(d, &rec->node);
+    }
     lh_table_delete_entry(s->nodes, e);
     *changed |= STORE_CHANGED_NODES;
 }
 
-int store_node_delete(struct store *s, const char *name, unsigned *changed)
+static int node_delete(struct store *s, const char *name, unsigned *changed, struct store_delta *d)
 {
     write_lock(s);
     struct lh_entry *e = lh_table_lookup_entry(s->nodes, name);
     if (e)
-        node_delete_entry(s, e, changed);
+        node_delete_entry(s, e, changed, d);
     write_unlock(s);
     return K_OK;
+}
+
+int store_node_delete(struct store *s, const char *name, unsigned *changed)
+{
+    return node_delete(s, name, changed, NULL);
+}
+
+int store_node_delete_delta(struct store *s, const char *name, struct store_delta *d)
+{
+    memset(d, 0, sizeof(*d));
+    return node_delete(s, name, &d->changed, d);
 }
 
 int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
@@ -766,21 +947,32 @@ int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *k
     return store_pod_upsert(s, &pod, changed);
 }
 
-int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
-                          unsigned *changed)
+int store_node_apply_json_delta(struct store *s, json_object *obj, int deleted, char *key,
+                                struct store_delta *d)
 {
+    memset(d, 0, sizeof(*d));
     const char *name = kube_json_meta_str(obj, "name");
     if (!name)
         return K_EPARSE;
     if (key && meta_namespace_key(key, STORE_KEY_MAX, NULL, name) != K_OK)
         return K_ETOOBIG;
     if (deleted)
-        return store_node_delete(s, name, changed);
+        return store_node_delete_delta(s, name, d);
     struct knode node;
     int rc = project_node(obj, s->gpus, &node);
     if (rc)
         return rc;
-    return store_node_upsert(s, &node, changed);
+    return store_node_upsert_delta(s, &node, d);
+}
+
+int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
+                          unsigned *changed)
+{
+    struct store_delta d;
+    int rc = store_node_apply_json_delta(s, obj, deleted, key, &d);
+    *changed |= d.changed;
+    store_delta_cleanup(&d);
+    return rc;
 }
 
 void store_pods_sync_begin(struct store *s)
@@ -801,7 +993,7 @@ void store_pods_sync_end(struct store *s, unsigned *changed)
     lh_foreach_safe(s->pods, e, tmp)
     {
         if (((struct pod_rec *)lh_entry_v(e))->stale)
-            pod_delete_entry(s, e, changed);
+            pod_delete_entry(s, e, changed, NULL);
     }
     write_unlock(s);
 }
@@ -824,7 +1016,7 @@ void store_nodes_sync_end(struct store *s, unsigned *changed)
     lh_foreach_safe(s->nodes, e, tmp)
     {
         if (((struct node_rec *)lh_entry_v(e))->stale)
-            node_delete_entry(s, e, changed);
+            node_delete_entry(s, e, changed, NULL);
     }
     write_unlock(s);
 }
@@ -836,6 +1028,14 @@ const struct kpod *store_pod_get(struct store *s, const char *ns, const char *na
     if (make_key(key, ns, name) != K_OK || !lh_table_lookup_ex(s->pods, key, &v))
         return NULL;
     return &((struct pod_rec *)v)->pod;
+}
+
+const struct knode *store_node_get(struct store *s, const char *name)
+{
+    void *v = NULL;
+    if (!name || !lh_table_lookup_ex(s->nodes, name, &v))
+        return NULL;
+    return &((struct node_rec *)v)->node;
 }
 
 const struct knode *const *store_nodes(struct store *s, size_t *n)

@@ -49,6 +49,8 @@
 
 struct store;
 
+#define STORE_KEY_MAX META_KEY_MAX
+
 /* What a write changed; the controller turns these into workqueue keys. */
 enum store_change {
     STORE_CHANGED_NOTHING = 0,
@@ -72,6 +74,50 @@ struct store_lock_stats {
 
 /* store_lock_stats() - the counts above into *out. Thread-safe; takes no lock. */
 void store_lock_stats(struct store *s, struct store_lock_stats *out);
+
+/*
+ * What one write changed, beyond the STORE_CHANGED_* bits: which node, and how, so that the
+ * controller re-checks only the pending pods the change can affect (core/triage/requeue.h).
+ * Filled by the *_delta writers below; the content is bounded (one node name, at most
+ * STORE_DELTA_MAX_USAGE usage entries, the replaced node record).
+ */
+enum store_delta_what {
+    STORE_DELTA_USAGE_FREED = 1 << 0,   /* a resource's sum on `node` went down */
+    STORE_DELTA_USAGE_TAKEN = 1 << 1,   /* ... went up */
+    STORE_DELTA_NODE_ADDED = 1 << 2,    /* `node` appeared (old_node NULL) */
+    STORE_DELTA_NODE_REMOVED = 1 << 3,  /* `node` vanished (old_node is its last version) */
+    STORE_DELTA_LABELS = 1 << 4,        /* metadata.labels of `node` changed */
+    STORE_DELTA_TAINTS = 1 << 5,        /* spec.taints changed */
+    STORE_DELTA_UNSCHEDULABLE = 1 << 6, /* spec.unschedulable flipped */
+    STORE_DELTA_CAPACITY = 1 << 7,      /* status.capacity of a GPU resource changed */
+    STORE_DELTA_ALLOCATABLE = 1 << 8,   /* status.allocatable of a GPU resource changed */
+};
+
+#define STORE_DELTA_MAX_USAGE 8
+#define STORE_DELTA_NAME_MAX 256
+
+/* One resource's sum on the node before and after (as store_node_usage() reads it). */
+struct store_delta_usage {
+    char resource[STORE_DELTA_NAME_MAX];
+    int64_t before, after;
+};
+
+struct store_delta {
+    unsigned changed; /* STORE_CHANGED_* bits of this write */
+    unsigned what;    /* STORE_DELTA_* bits */
+    /* The description is incomplete (usage moved on two nodes, more than STORE_DELTA_MAX_USAGE
+     * resources, a name past STORE_DELTA_NAME_MAX): a reader must assume anything changed. */
+    bool overflow;
+    char node[STORE_KEY_MAX]; /* the node changed, or whose usage changed; "" when none */
+    struct store_delta_usage usage[STORE_DELTA_MAX_USAGE];
+    size_t n_usage;
+    /* A node change: the version replaced or removed (owned by the delta, freed by
+     * store_delta_cleanup), NULL for a new node or when the write changed no node. */
+    struct knode *old_node;
+};
+
+/* store_delta_cleanup() - free what *d owns and zero it. NULL-safe. */
+void store_delta_cleanup(struct store_delta *d);
 
 /* store_new() - an empty store; `gpus` is borrowed and must outlive it. NULL on ENOMEM. */
 struct store *store_new(const struct gpu_set *gpus);
@@ -111,6 +157,21 @@ int store_node_upsert(struct store *s, struct knode *node, unsigned *changed);
 int store_node_delete(struct store *s, const char *name, unsigned *changed);
 
 /*
+ * The same writers, describing the change in *d (reset first; d->changed receives the bits the
+ * writers above OR into *changed). The caller owns d->old_node: store_delta_cleanup(d) after
+ * reading it. A usage change names the node and each resource whose sum moved, with the sums
+ * before and after; a node change names the node, what changed, and hands over the replaced
+ * version. Same returns and all-or-nothing rules; on an error *d describes no change.
+ */
+int store_pod_upsert_delta(struct store *s, struct kpod *pod, struct store_delta *d);
+int store_pod_delete_delta(struct store *s, const char *ns, const char *name,
+                           struct store_delta *d);
+int store_node_upsert_delta(struct store *s, struct knode *node, struct store_delta *d);
+int store_node_delete_delta(struct store *s, const char *name, struct store_delta *d);
+int store_node_apply_json_delta(struct store *s, json_object *obj, int deleted, char *key,
+                                struct store_delta *d);
+
+/*
  * JSON entry points used by informers and the CLI: project the object (core/kube/project.h)
  * and upsert or delete it. `obj` is borrowed. Return K_OK, K_EPARSE for an object that does not
  * project (logged by the caller, skipped), K_ETOOBIG when the store refuses it (its key passes
@@ -118,7 +179,6 @@ int store_node_delete(struct store *s, const char *name, unsigned *changed);
  * (may be NULL) receives the pod's "namespace/name" or the node's name, in a caller buffer of
  * STORE_KEY_MAX bytes.
  */
-#define STORE_KEY_MAX META_KEY_MAX
 int store_pod_apply_json(struct store *s, json_object *obj, int deleted, char *key,
                          unsigned *changed);
 int store_node_apply_json(struct store *s, json_object *obj, int deleted, char *key,
@@ -142,6 +202,9 @@ const struct kpod *store_pod_get(struct store *s, const char *ns, const char *na
 
 /* store_nodes() - all nodes sorted by name; *n receives the count. Read lock held. */
 const struct knode *const *store_nodes(struct store *s, size_t *n);
+
+/* store_node_get() - the node `name`, or NULL. Read lock held. */
+const struct knode *store_node_get(struct store *s, const char *name);
 
 /*
  * store_node_usage() - the classifier's node_usage_fn: the GPU `resource` requested by the

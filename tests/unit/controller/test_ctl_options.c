@@ -37,6 +37,7 @@ static void test_defaults(void **state)
     assert_int_equal(ctl_options_parse(1, argv, &o, err, sizeof(err)), K_OK);
     assert_int_equal(o.run.workers, 2);
     assert_int_equal(o.run.resync_seconds, 300);
+    assert_false(o.run.recheck_all);
     assert_int_equal(o.run.leader_elect, 0);
     assert_string_equal(o.run.lease_namespace, "default");
     assert_string_equal(o.run.lease_name, "gputri-controller");
@@ -95,6 +96,10 @@ static void test_flags_both_spellings(void **state)
     assert_string_equal(o.run.metrics_cert_file, "c.pem");
     assert_string_equal(o.run.metrics_key_file, "k.pem");
 
+    assert_int_equal(PARSE(&o, err, "--recheck=all"), K_OK);
+    assert_true(o.run.recheck_all);
+    assert_int_equal(PARSE(&o, err, "--recheck", "targeted"), K_OK);
+    assert_false(o.run.recheck_all);
     assert_int_equal(PARSE(&o, err, "--help"), K_OK);
     assert_true(o.common.help);
 }
@@ -111,6 +116,7 @@ static void test_bad_values(void **state)
     (void)state;
     struct ctl_options o;
     char err[256];
+    expect_error(PARSE(&o, err, "--recheck=some"), err, "--recheck must be targeted or all");
     expect_error(PARSE(&o, err, "--no-such-flag"), err, "unknown flag --no-such-flag");
     expect_error(PARSE(&o, err, "--workers"), err, "needs a value");
     expect_error(PARSE(&o, err, "--workers=0"), err, "invalid value 0 for --workers");

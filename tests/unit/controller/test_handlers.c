@@ -95,31 +95,32 @@ static void test_pending_gpu_pods_are_queued(void **state)
     lab_nodes(f);
     expect_queue(f->c, "");
     feed(f->pods.upsert, f->pods.ctx,
-         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+         test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL));
     expect_queue(f->c, "team/train");
     /* no GPU request: nothing to do */
     feed(f->pods.upsert, f->pods.ctx,
          test_pod("team", "web", NULL, NULL, "Pending", NULL, 1, NULL));
     expect_queue(f->c, "");
-    /* running without a cause: nothing to do for it, but it takes a GPU, so every pending GPU
-     * pod may have a new answer */
+    /* running without a cause: nothing to do for it, but it takes a GPU train needs, so train
+     * may have a new answer */
     feed(f->pods.upsert, f->pods.ctx,
          test_pod("team", "placed", "1", "lab-node-0", "Running", NULL, 1, NULL));
     expect_queue(f->c, "team/train");
-    /* a placed pod that still carries a cause must be set to ok */
+    /* a placed pod that still carries a cause must be set to ok; the GPU it takes moves
+     * nothing for train, which no longer fits on lab-node-0 either way */
     feed(f->pods.upsert, f->pods.ctx,
          test_pod("team", "was-blocked", "1", "lab-node-0", "Running", NULL, 1, "exhausted"));
-    expect_queue(f->c, "team/was-blocked team/train");
+    expect_queue(f->c, "team/was-blocked");
     /* an update that changes nothing the store keeps (a status field outside the projection)
      * is not looked at again */
     feed(f->pods.upsert, f->pods.ctx,
-         test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+         test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL));
     expect_queue(f->c, "");
     /* every update that changes a pending GPU pod is, once however many arrive */
-    json_object *tried = test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL);
+    json_object *tried = test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL);
     test_pod_set_scheduled(tried, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.");
     feed(f->pods.upsert, f->pods.ctx, tried);
-    tried = test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL);
+    tried = test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL);
     test_pod_set_scheduled(tried, "0/2 nodes are available: 1 Insufficient nvidia.com/gpu.");
     feed(f->pods.upsert, f->pods.ctx, tried);
     expect_queue(f->c, "team/train");
@@ -283,10 +284,74 @@ static void test_node_changes_requeue_pending_pods(void **state)
     free(a);
     free(b);
     expect_queue(f->c, "");
-    /* a pod placed on a node frees or takes GPUs: requeued too */
+    /* a pod placed on a node takes GPUs: requeued too, the pods whose step there it moves
+     * (other fitted on lab-node-0; train, 4 GPUs, never did) */
     feed(f->pods.upsert, f->pods.ctx,
-         test_pod("team", "holder", "1", "lab-node-0", "Running", NULL, 1, NULL));
-    assert_int_equal(workqueue_len(f->c->queue), 2);
+         test_pod("team", "holder", "2", "lab-node-0", "Running", NULL, 1, NULL));
+    expect_queue(f->c, "team/other");
+}
+
+/* The verdict a worker would record for pending pod ns/name: its classification now. */
+static void record_verdict(struct fixture *f, const char *ns, const char *name)
+{
+    char key[STORE_KEY_MAX];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    struct reconcile_plan plan;
+    assert_int_equal(reconcile_plan(f->c->store, NULL, NULL, NULL, key, NULL, NULL, &plan), K_OK);
+    assert_true(plan.classified);
+    pod_ledger_set_verdict(f->c->ledger, key, plan.uid, plan.verdict);
+}
+
+/* With verdicts recorded, a change re-checks only the pods whose word it can move; with
+ * --recheck=all every pending GPU pod. */
+static void test_changes_recheck_affected_pods_only(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "holder", "2", "lab-node-0", "Running", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "big", "2", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "small", "1", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/big team/small");
+    record_verdict(f, "team", "big"); /* exhausted on lab-node-0 */
+    struct requeue_record rec;
+    pod_ledger_verdict(f->c->ledger, "team/big", &rec);
+    assert_true(rec.valid);
+    assert_int_equal(rec.word, CAUSE_EXHAUSTED);
+
+    /* a label on the CPU node: no pod selects by it, nothing moves */
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", NULL, NULL, NULL, "zone=b"));
+    expect_queue(f->c, "team/small"); /* never classified: always re-checked */
+    record_verdict(f, "team", "small");
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", NULL, NULL, NULL, "zone=c"));
+    expect_queue(f->c, "");
+    /* the holder finishes: both fit now */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "holder", "2", "lab-node-0", "Succeeded", NULL, 1, NULL));
+    expect_queue(f->c, "team/big team/small");
+    record_verdict(f, "team", "big");
+    record_verdict(f, "team", "small");
+    /* another holder takes one GPU: big (2) no longer fits, small (1) still does */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "one", "1", "lab-node-0", "Running", NULL, 1, NULL));
+    expect_queue(f->c, "team/big");
+    /* a classification under way forgets the verdict: the next change re-checks the pod */
+    pod_ledger_forget_verdict(f->c->ledger, "team/small");
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", NULL, NULL, NULL, "zone=d"));
+    expect_queue(f->c, "team/small");
+    /* big is bound: its verdict goes; the GPUs it takes move small */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "big", "2", "lab-node-0", "Running", NULL, 1, NULL));
+    pod_ledger_verdict(f->c->ledger, "team/big", &rec);
+    assert_false(rec.valid);
+    expect_queue(f->c, "team/small");
+
+    /* the old policy: every pending GPU pod after any change of nodes or usage */
+    record_verdict(f, "team", "small");
+    f->c->opts.recheck_all = true;
+    feed(f->nodes.upsert, f->nodes.ctx, test_node("lab-node-1", NULL, NULL, NULL, "zone=e"));
+    expect_queue(f->c, "team/small");
 }
 
 static void test_changes_during_a_list_are_batched(void **state)
@@ -535,6 +600,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pending_time_by_last_blocking_cause, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ledger_follows_the_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes_requeue_pending_pods, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changes_recheck_affected_pods_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),
         cmocka_unit_test_setup_teardown(test_dra_changes_requeue_claim_pods, setup_dra, teardown),

@@ -179,6 +179,30 @@ static void test_prune_after_relist(void **state)
     assert_int_equal(pod_ledger_len(f->l), 2);
 }
 
+/* The verdict of the last classification, for the re-check policy: set, read, forgotten. */
+static void test_verdict(void **state)
+{
+    struct fixture *f = *state;
+    struct requeue_record r;
+    pod_ledger_verdict(f->l, "team/p", &r);
+    assert_false(r.valid);
+    pod_ledger_set_verdict(f->l, "team/p", "uid-1", CAUSE_EXHAUSTED);
+    pod_ledger_verdict(f->l, "team/p", &r);
+    assert_true(r.valid);
+    assert_int_equal(r.word, CAUSE_EXHAUSTED);
+    assert_string_equal(r.uid, "uid-1");
+    assert_int_equal(pod_ledger_len(f->l), 1);
+    /* a classification under way: no verdict, and nothing else keeps the record */
+    pod_ledger_forget_verdict(f->l, "team/p");
+    pod_ledger_verdict(f->l, "team/p", &r);
+    assert_false(r.valid);
+    assert_int_equal(pod_ledger_len(f->l), 0);
+    pod_ledger_set_verdict(f->l, "team/p", "uid-1", CAUSE_TAINT);
+    pod_ledger_forget(f->l, "team/p");
+    pod_ledger_verdict(f->l, "team/p", &r);
+    assert_false(r.valid);
+}
+
 /* The workers and the pods informer's thread use the ledger at once (run under TSan). */
 static void *hammer(void *arg)
 {
@@ -193,6 +217,10 @@ static void *hammer(void *arg)
         pod_ledger_pending(l, key, &m);
         pod_ledger_seen(l, key, "taint");
         pod_ledger_fits_forget(l, key);
+        pod_ledger_set_verdict(l, key, "uid", CAUSE_EXHAUSTED);
+        struct requeue_record r;
+        pod_ledger_verdict(l, key, &r);
+        pod_ledger_forget_verdict(l, key);
         if (i % 7 == 0)
             pod_ledger_forget(l, key);
     }
@@ -225,6 +253,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_pending_mark_and_forget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prune_after_relist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verdict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

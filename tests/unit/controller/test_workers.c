@@ -122,6 +122,11 @@ static void test_blocked_pod_is_patched_and_evented_once(void **state)
     assert_non_null(strstr(event->body, "\"reportingInstance\":\"host-1\""));
     assert_non_null(strstr(event->body, "2025-11-30T14:30:00Z"));
     assert_int_equal(metrics_transitions(f->c->metrics, METRICS_NO_CAUSE, CAUSE_EXHAUSTED), 1);
+    /* the verdict is kept for the re-check policy */
+    struct requeue_record rec;
+    pod_ledger_verdict(f->c->ledger, "team/train", &rec);
+    assert_true(rec.valid);
+    assert_int_equal(rec.word, CAUSE_EXHAUSTED);
     /* another look before the watch shows the annotation writes nothing */
     put_same_and_look(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL),
                       "team/train");
