@@ -15,8 +15,14 @@
 #include "util/clock.h"
 
 struct controller_options {
-    int workers;          /* reconcile threads, default 2 */
-    int resync_seconds;   /* re-check every pending GPU pod this often, default 300 */
+    int workers;        /* reconcile threads, default 2 */
+    int resync_seconds; /* re-check every pending GPU pod this often, default 300 */
+    /*
+     * The shortest time between two re-checks of one pod caused by other objects' changes
+     * (workqueue_set_recheck_interval; --recheck-interval, whose default is 1000); 0: every
+     * change re-checks at once. Changes of the pod itself are never delayed.
+     */
+    int64_t recheck_interval_ms;
     const char *instance; /* reportingInstance of Events (host name) */
 
     /*

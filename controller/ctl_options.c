@@ -29,6 +29,9 @@ void ctl_options_usage(FILE *out)
     fprintf(out,
             "  --workers N              concurrent reconciles (default 2)\n"
             "  --resync-period SECONDS  re-check every pending GPU pod this often (default 300)\n"
+            "  --recheck-interval D     re-check a pod because of other objects' changes at\n"
+            "                           most once per D; its own changes are not delayed\n"
+            "                           (default 1s; 0 = every change)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
             "  --metrics-bind-address ADDR\n"
             "                           serve Prometheus metrics at /metrics on [host]:port,\n"
@@ -155,6 +158,7 @@ enum {
     OPT_METRICS_SECURE,
     OPT_METRICS_CERT,
     OPT_METRICS_KEY,
+    OPT_RECHECK_INTERVAL,
 };
 
 static const struct option longopts[] = {
@@ -175,6 +179,7 @@ static const struct option longopts[] = {
     {"metrics-secure", optional_argument, NULL, OPT_METRICS_SECURE},
     {"metrics-tls-cert-file", required_argument, NULL, OPT_METRICS_CERT},
     {"metrics-tls-private-key-file", required_argument, NULL, OPT_METRICS_KEY},
+    {"recheck-interval", required_argument, NULL, OPT_RECHECK_INTERVAL},
     {NULL, 0, NULL, 0},
 };
 
@@ -187,6 +192,8 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
         return parse_int("--workers", arg, 1, &r->workers, err, errlen);
     case OPT_RESYNC:
         return parse_int("--resync-period", arg, 1, &r->resync_seconds, err, errlen);
+    case OPT_RECHECK_INTERVAL:
+        return parse_duration("--recheck-interval", arg, &r->recheck_interval_ms, err, errlen);
     case OPT_FORMAT:
         if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
             o->log_format = strcmp(arg, "json") == 0 ? LOG_FORMAT_JSON : LOG_FORMAT_TEXT;
@@ -247,6 +254,7 @@ int ctl_options_parse(int argc, char **argv, struct ctl_options *o, char *err, s
     o->run = (struct controller_options){
         .workers = 2,
         .resync_seconds = 300,
+        .recheck_interval_ms = 1000,
         .lease_name = "gputri-controller",
         .lease_duration_ms = 15000,
         .renew_deadline_ms = 10000,

@@ -18,9 +18,10 @@
 #include "util/log.h"
 #include "util/result.h"
 
+/* A re-check for someone else's change: low priority, coalesced (workqueue.h). */
 static void enqueue_one(void *ctx, const char *key)
 {
-    workqueue_add(ctx, key);
+    workqueue_add_low(ctx, key);
 }
 
 void controller_enqueue_pending(struct controller *c)
@@ -39,7 +40,7 @@ static void enqueue_if_claims(void *ctx, const char *key)
         return;
     const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
     if (pod && pod->n_claims > 0)
-        workqueue_add(c->queue, key);
+        workqueue_add_low(c->queue, key);
 }
 
 void controller_enqueue_claim_pods(struct controller *c)
@@ -387,7 +388,7 @@ static void enqueue_if_uses(void *ctx, const char *key)
         break;
     }
     if (uses)
-        workqueue_add(u->c->queue, key);
+        workqueue_add_low(u->c->queue, key);
 }
 
 /* Whether a ResourceClaim object carries status.allocation. */

@@ -122,6 +122,9 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
             .pending = samples,
             .n_pending = pc.n,
             .queue_depth = workqueue_len(c->queue),
+            .queue_depth_high = workqueue_len_priority(c->queue, WORKQUEUE_HIGH),
+            .queue_depth_low = workqueue_len_priority(c->queue, WORKQUEUE_LOW),
+            .queue_delayed = workqueue_delayed_len(c->queue),
             .leader = controller_may_write(c),
         };
         status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
