@@ -94,6 +94,20 @@ static int parse_duration(const char *flag, const char *s, int64_t *out_ms, char
     return rc == K_OK ? K_OK : K_EINVAL;
 }
 
+/* A duration that may also be zero ("0", "0s", "0ms": off), else as parse_duration. */
+static int parse_duration_or_zero(const char *flag, const char *s, int64_t *out_ms, char *err,
+                                  size_t errlen)
+{
+    size_t zeros = strspn(s, "0");
+    const char *unit = s + zeros;
+    if (zeros > 0 && (!*unit || !strcmp(unit, "ms") || !strcmp(unit, "s") || !strcmp(unit, "m") ||
+                      !strcmp(unit, "h"))) {
+        *out_ms = 0;
+        return K_OK;
+    }
+    return parse_duration(flag, s, out_ms, err, errlen);
+}
+
 static int parse_int(const char *flag, const char *s, int min, int *out, char *err, size_t errlen)
 {
     long v;
@@ -193,7 +207,8 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
     case OPT_RESYNC:
         return parse_int("--resync-period", arg, 1, &r->resync_seconds, err, errlen);
     case OPT_RECHECK_INTERVAL:
-        return parse_duration("--recheck-interval", arg, &r->recheck_interval_ms, err, errlen);
+        return parse_duration_or_zero("--recheck-interval", arg, &r->recheck_interval_ms, err,
+                                      errlen);
     case OPT_FORMAT:
         if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
             o->log_format = strcmp(arg, "json") == 0 ? LOG_FORMAT_JSON : LOG_FORMAT_TEXT;

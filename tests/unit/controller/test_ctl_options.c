@@ -89,6 +89,12 @@ static void test_flags_both_spellings(void **state)
     assert_string_equal(o.gpu_resources, "nvidia.com/gpu");
     assert_int_equal(o.common.verbosity, 3);
 
+    /* the recheck interval may be zero: every change re-checks at once */
+    assert_int_equal(PARSE(&o, err, "--recheck-interval=0"), K_OK);
+    assert_int_equal(o.run.recheck_interval_ms, 0);
+    assert_int_equal(PARSE(&o, err, "--recheck-interval", "0s"), K_OK);
+    assert_int_equal(o.run.recheck_interval_ms, 0);
+
     /* Go's ParseBool spellings for the optional booleans */
     assert_int_equal(PARSE(&o, err, "--leader-elect=false", "--metrics-secure=T",
                            "--metrics-tls-cert-file=c.pem", "--metrics-tls-private-key-file=k.pem"),
@@ -121,6 +127,8 @@ static void test_bad_values(void **state)
     expect_error(PARSE(&o, err, "--leader-elect=yes"), err, "want true or false");
     expect_error(PARSE(&o, err, "--leader-elect-lease-duration=25h"), err, "too long");
     expect_error(PARSE(&o, err, "--leader-elect-retry-period=soon"), err, "invalid duration");
+    expect_error(PARSE(&o, err, "--recheck-interval=-1s"), err,
+                 "invalid duration -1s for --recheck-interval");
     expect_error(PARSE(&o, err, "--recheck-interval=often"), err,
                  "invalid duration often for --recheck-interval");
     expect_error(PARSE(&o, err, "--no-scheduler-grace-period=500ms"), err,
