@@ -17,6 +17,13 @@ parallelism instead of one kubectl process per object.
             returning to the first watch event that shows its gputri/cause annotation
             (--kinds dra: pods whose ResourceClaims cannot be allocated, causes dra-*)
   count     print the number of pods not Running (paged LIST)
+  backlog   create N pending GPU pods (namespace bench-backlog; causes exhausted, label-mismatch,
+            no-gpu-node, taint in turn) and wait until each carries gputri/cause
+  churn     for S seconds replace GPU holder pods of the bench namespace at R per second (DELETE,
+            then a POST of the same spec under a FRESH name: kwok deletes again a pod re-created
+            under a deleted pod's name), while creating blocked pods one at a time and timing
+            their annotation as measure does; samples the controller's /metrics (queue depths)
+            and /proc/PID/stat (CPU) and prints the deltas
   claims    count the DRA namespace's ResourceClaims, allocated and reserved ones (paged LIST)
 
 Connection flags: --server https://127.0.0.1:PORT --ca ca.crt --cert admin.crt --key admin.key.
@@ -36,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 GPU = "nvidia.com/gpu"
 BULK_NS = "bench"
 BLOCKED_NS = "bench-blocked"
+BACKLOG_NS = "bench-backlog"
 DRA_NS = "bench-dra"
 DRIVER = "gpu.nvidia.com"
 RESOURCE = "/apis/resource.k8s.io/v1"
@@ -168,6 +176,16 @@ def ensure_namespace(args, ns):
               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
 
 
+def wait_default_sa(c, ns):
+    """The ServiceAccount admission plugin refuses pods until the namespace's default SA exists."""
+    for _ in range(120):
+        try:
+            c.request("GET", f"/api/v1/namespaces/{ns}/serviceaccounts/default")
+            return
+        except RuntimeError:
+            time.sleep(0.5)
+
+
 def gpu_layout(args):
     """The bound pods: (name, node, gpus). GPU nodes hold 4..8 GPUs in pods of 1 or 2 GPUs."""
     pods = []
@@ -200,14 +218,8 @@ def cmd_populate(args):
     out["nodes_seconds"] = parallel(
         args, "nodes", list(range(args.nodes)),
         lambda i: client(args).request("POST", "/api/v1/nodes", node_body(i, kinds[i])))
-    # The ServiceAccount admission plugin refuses pods until the namespace's default SA exists.
     c = client(args)
-    for _ in range(120):
-        try:
-            c.request("GET", f"/api/v1/namespaces/{BULK_NS}/serviceaccounts/default")
-            break
-        except RuntimeError:
-            time.sleep(0.5)
+    wait_default_sa(c, BULK_NS)
     layout = gpu_layout(args)
     n_gpu = sum(1 for p in layout if p[2])
     print(f"creating {len(layout)} pods bound to nodes ({n_gpu} holding "
@@ -339,12 +351,7 @@ def cmd_populate_dra(args):
         args, "ResourceSlices", list(range(args.dra_nodes)),
         lambda i: client(args).request("POST", f"{RESOURCE}/resourceslices",
                                        slice_body(i, args.devices_per_node)))
-    for _ in range(120):
-        try:
-            c.request("GET", f"/api/v1/namespaces/{DRA_NS}/serviceaccounts/default")
-            break
-        except RuntimeError:
-            time.sleep(0.5)
+    wait_default_sa(c, DRA_NS)
     layout = dra_layout(args)
     held = sum(len(x[2]) for x in layout)
     print(f"creating {len(layout)} allocated ResourceClaims and their pods ({held} of "
@@ -554,12 +561,7 @@ def pct(values, p):
 def cmd_measure(args):
     c = Client(args)
     ensure_namespace(args, BLOCKED_NS)
-    for _ in range(120):
-        try:
-            c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/serviceaccounts/default")
-            break
-        except RuntimeError:
-            time.sleep(0.5)
+    wait_default_sa(c, BLOCKED_NS)
     if args.kinds == "dra":
         ensure_templates(c)
     lst = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods?limit=1")
@@ -627,10 +629,240 @@ def cmd_measure(args):
     print(json.dumps(out))
 
 
+# ---- backlog and churn ---------------------------------------------------------------------
+
+
+def list_pods(c, ns, max_pages=100000):
+    """Every pod of namespace ns (paged LIST)."""
+    out = []
+    cont = None
+    for _ in range(max_pages):
+        p = f"/api/v1/namespaces/{ns}/pods?limit=500"
+        lst = c.request("GET", p + (f"&continue={urllib.parse.quote(cont)}" if cont else ""))
+        out.extend(lst.get("items", []))
+        cont = lst.get("metadata", {}).get("continue")
+        if not cont:
+            break
+    return out
+
+
+def cmd_backlog(args):
+    c = Client(args)
+    ensure_namespace(args, BACKLOG_NS)
+    wait_default_sa(c, BACKLOG_NS)
+    t0 = time.monotonic()
+    items = list(range(args.backlog))
+
+    def create(i):
+        _, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
+        client(args).request("POST", f"/api/v1/namespaces/{BACKLOG_NS}/pods",
+                             pod_body(BACKLOG_NS, f"backlog-{i:05d}", **kw))
+    out = {"backlog": args.backlog, "created_seconds": parallel(args, "backlog pods", items, create)}
+    causes = {}
+    while True:
+        pods = list_pods(c, BACKLOG_NS)
+        causes = {}
+        for p in pods:
+            w = ((p["metadata"].get("annotations") or {}).get("gputri/cause")) or "none"
+            causes[w] = causes.get(w, 0) + 1
+        if causes.get("none", 0) == 0 and len(pods) >= args.backlog:
+            break
+        if time.monotonic() - t0 > args.timeout:
+            print(f"  backlog: {causes.get('none', 0)} pods still without gputri/cause after "
+                  f"{args.timeout:.0f}s", file=sys.stderr, flush=True)
+            break
+        time.sleep(1)
+    out["annotated_seconds"] = time.monotonic() - t0
+    out["causes"] = causes
+    print(json.dumps(out))
+
+
+def scrape(url):
+    """The controller's /metrics as {name: sum over label sets}; {} when it cannot be read."""
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            text = r.read(16 << 20).decode()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            continue
+        parts = line.rsplit(" ", 1)
+        if len(parts) != 2:
+            continue
+        name = parts[0].split("{", 1)[0]
+        try:
+            v = float(parts[1])
+        except ValueError:
+            continue
+        out[name] = out.get(name, 0.0) + v
+        if "{" in parts[0]:
+            out[parts[0]] = v  # the labelled series too, e.g. a priority's depth
+    return out
+
+
+def proc_cpu_seconds(pid):
+    """utime + stime of process pid, in seconds."""
+    import os
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def holder_slots(c):
+    """The GPU holder pods of the bench namespace, one slot per original pod name (gpu-NNNNN-K):
+    [current name, node, gpus]. A replacement is named after its slot with a suffix."""
+    slots = {}
+    for p in list_pods(c, BULK_NS):
+        name = p["metadata"]["name"]
+        if not name.startswith("gpu-") or p["metadata"].get("deletionTimestamp"):
+            continue
+        lim = ((p["spec"]["containers"][0].get("resources") or {}).get("limits") or {})
+        gpus = int(lim.get(GPU, "0"))
+        if gpus:
+            slots["-".join(name.split("-")[:3])] = [name, p["spec"]["nodeName"], gpus]
+    return [slots[k] for k in sorted(slots)]
+
+
+def cmd_churn(args):
+    c = Client(args)
+    ensure_namespace(args, BLOCKED_NS)
+    wait_default_sa(c, BLOCKED_NS)
+    slots = holder_slots(c)
+    if args.churn > 0 and not slots:
+        raise SystemExit("churn: no GPU holder pods in the bench namespace")
+    lst = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods?limit=1")
+    w = Watcher(args, lst["metadata"]["resourceVersion"])
+    w.start()
+    time.sleep(0.5)
+    stop = threading.Event()
+    # the highest of each depth sampled; None while the controller does not expose it
+    depth = {"total": None, "high": None, "low": None, "delayed": None, "samples": 0}
+
+    def sample():
+        keys = {"total": "gputri_workqueue_depth",
+                "high": 'gputri_workqueue_priority_depth{priority="high"}',
+                "low": 'gputri_workqueue_priority_depth{priority="low"}',
+                "delayed": "gputri_workqueue_delayed_depth"}
+        while not stop.is_set():
+            m = scrape(args.metrics_url)
+            if m:
+                depth["samples"] += 1
+                for k, name in keys.items():
+                    if name in m:
+                        depth[k] = max(depth[k] or 0, int(m[name]))
+            stop.wait(0.25)
+
+    churn = {"asked": int(args.churn * args.churn_seconds), "done": 0, "errors": 0, "late_s": 0.0}
+    lock = threading.Lock()
+
+    def replace(k):
+        slot = slots[k % len(slots)]
+        with lock:
+            old = slot[0]
+            new = f"{'-'.join(old.split('-')[:3])}-{args.label}{k:05d}"
+            slot[0] = new
+        cl = client(args)
+        try:
+            cl.request("DELETE", f"/api/v1/namespaces/{BULK_NS}/pods/{old}?gracePeriodSeconds=0",
+                       ok=(200, 202, 404))
+            cl.request("POST", f"/api/v1/namespaces/{BULK_NS}/pods",
+                       pod_body(BULK_NS, new, node=slot[1], gpus=slot[2]))
+            with lock:
+                churn["done"] += 1
+        except RuntimeError as e:
+            with lock:
+                churn["errors"] += 1
+            print(f"  churn: {e}", file=sys.stderr, flush=True)
+
+    m0 = scrape(args.metrics_url)
+    cpu0 = proc_cpu_seconds(args.controller_pid)
+    t0 = time.monotonic()
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+
+    def churner():
+        with ThreadPoolExecutor(max_workers=8) as ex:
+            for k in range(churn["asked"]):
+                at = t0 + k / args.churn
+                now = time.monotonic()
+                if at > now:
+                    time.sleep(at - now)
+                else:
+                    churn["late_s"] = max(churn["late_s"], now - at)
+                ex.submit(replace, k)
+    ch = threading.Thread(target=churner, daemon=True)
+    ch.start()
+
+    samples, wrong, timeouts = [], [], []
+    i = 0
+    while time.monotonic() - t0 < args.churn_seconds:
+        want, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
+        name = f"{args.label}-blocked-{i:04d}"
+        i += 1
+        t_start = time.monotonic()
+        c.request("POST", f"/api/v1/namespaces/{BLOCKED_NS}/pods", pod_body(BLOCKED_NS, name, **kw))
+        t_created = time.monotonic()
+        got = w.wait_for(name, t_created + args.timeout)
+        if got is None:
+            timeouts.append(name)
+            continue
+        if got[1] != want:
+            wrong.append({"pod": name, "cause": got[1], "want": want})
+        samples.append(max(0.0, (got[0] - t_created) * 1000))
+        if args.gap:
+            time.sleep(args.gap)
+    ch.join()
+    t1 = time.monotonic()
+    cpu1 = proc_cpu_seconds(args.controller_pid)
+    m1 = scrape(args.metrics_url)
+    # how long the controller needs after the churn to have nothing ready (bounded)
+    drain = None
+    while time.monotonic() - t1 < args.timeout:
+        m = scrape(args.metrics_url)
+        if m.get("gputri_workqueue_depth", 1) == 0:
+            drain = time.monotonic() - t1
+            break
+        time.sleep(0.25)
+    stop.set()
+    sampler.join()
+    # the blocked pods go (unscheduled pods are deleted at once), so a next run starts alike
+    c.request("DELETE", f"/api/v1/namespaces/{BLOCKED_NS}/pods", ok=(200,))
+
+    def delta(name):
+        return m1[name] - m0[name] if name in m0 and name in m1 else None
+    dur = t1 - t0
+    lock_name = "gputri_store_write_lock_wait_seconds_total"
+    hp_n = delta("gputri_workqueue_high_priority_seconds_count")
+    hp_s = delta("gputri_workqueue_high_priority_seconds_sum")
+    out = {
+        "label": args.label, "churn_per_second": args.churn, "seconds": dur,
+        "replacements": churn, "replacements_per_second": churn["done"] / dur if dur else None,
+        "holder_slots": len(slots),
+        "cpu_seconds": cpu1 - cpu0, "cpu_cores": (cpu1 - cpu0) / dur if dur else None,
+        "classifications": delta("gputri_classifications_total"),
+        "patches": delta("gputri_patches_total"),
+        "api_requests": delta("gputri_api_requests_total"),
+        "queue_depth_max": depth,
+        "lock_wait_seconds": delta(lock_name),
+        "lock_wait_absent": lock_name not in m0,
+        "high_priority_mean_ms": hp_s / hp_n * 1000 if hp_n else None,
+        "drain_seconds": drain,
+        "blocked": i, "annotated": len(samples), "timeouts": timeouts, "wrong_cause": wrong,
+        "p50_ms": pct(samples, 50), "p90_ms": pct(samples, 90), "p99_ms": pct(samples, 99),
+        "max_ms": max(samples) if samples else None,
+    }
+    if out["classifications"] is not None and dur:
+        out["classifications_per_second"] = out["classifications"] / dur
+    print(json.dumps(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["populate", "populate-dra", "wait", "measure", "count",
-                                       "claims"])
+                                       "claims", "backlog", "churn"])
     ap.add_argument("--server", required=True)
     ap.add_argument("--ca", required=True)
     ap.add_argument("--cert", required=True)
@@ -647,10 +879,18 @@ def main():
     ap.add_argument("--parallel", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--gap", type=float, default=0.2, help="seconds between blocked pods")
+    ap.add_argument("--backlog", type=int, default=0, help="backlog: pending GPU pods")
+    ap.add_argument("--churn", type=float, default=0, help="churn: holder pods replaced per s")
+    ap.add_argument("--churn-seconds", type=float, default=30)
+    ap.add_argument("--label", default="a", help="churn: names this run's new pods")
+    ap.add_argument("--metrics-url", help="churn: the controller's /metrics")
+    ap.add_argument("--controller-pid", type=int, help="churn: the controller's pid (CPU)")
     args = ap.parse_args()
+    if args.command == "churn" and (not args.metrics_url or not args.controller_pid):
+        ap.error("churn needs --metrics-url and --controller-pid")
     {"populate": cmd_populate, "populate-dra": cmd_populate_dra, "wait": cmd_wait,
-     "measure": cmd_measure, "claims": cmd_claims,
-     "count": cmd_count}[args.command](args)
+     "measure": cmd_measure, "claims": cmd_claims, "count": cmd_count,
+     "backlog": cmd_backlog, "churn": cmd_churn}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     if (c->store)
         store_keep_gpu_pods_only(c->store);
     c->queue = workqueue_new(5, 1000 * 1000, &c->clock);
+    if (c->queue)
+        workqueue_set_recheck_interval(c->queue, c->opts.recheck_interval_ms);
     struct informer_handlers ph = controller_pod_handlers(c);
     struct informer_options po = {.name = "pods", .path = "/api/v1/pods"};
     struct informer_handlers nh = controller_node_handlers(c);

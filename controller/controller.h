@@ -24,6 +24,12 @@ struct controller_options {
      * (core/triage/requeue.h); true (--recheck=all) every pending GPU pod, as before.
      */
     bool recheck_all;
+    /*
+     * The shortest time between two re-checks of one pod caused by other objects' changes
+     * (workqueue_set_recheck_interval; --recheck-interval, whose default is 1000); 0: every
+     * change re-checks at once. Changes of the pod itself are never delayed.
+     */
+    int64_t recheck_interval_ms;
     const char *instance; /* reportingInstance of Events (host name) */
 
     /*

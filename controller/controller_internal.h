@@ -141,10 +141,13 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
  * Thread-safe.
  */
 void controller_enqueue_recheck(struct controller *c, const char *key);
-/* controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer) as
- * re-checks. */
+/*
+ * controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer) as
+ * re-checks: at low priority (workqueue_add_low: behind pods seen first or changed themselves,
+ * and at most once per --recheck-interval each).
+ */
 void controller_enqueue_pending(struct controller *c);
-/* controller_enqueue_claim_pods() - queue every pending pod that has resourceClaims. */
+/* controller_enqueue_claim_pods() - queue every pending pod that has resourceClaims (low). */
 void controller_enqueue_claim_pods(struct controller *c);
 
 /* ---- workers.c */

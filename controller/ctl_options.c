@@ -32,6 +32,9 @@ void ctl_options_usage(FILE *out)
             "  --recheck MODE           after a change of nodes, GPU usage or DRA devices,\n"
             "                           re-check the pending pods it can affect (targeted) or\n"
             "                           every pending GPU pod (all) (default targeted)\n"
+            "  --recheck-interval D     re-check a pod because of other objects' changes at\n"
+            "                           most once per D; its own changes are not delayed\n"
+            "                           (default 1s; 0 = every change)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
             "  --metrics-bind-address ADDR\n"
             "                           serve Prometheus metrics at /metrics on [host]:port,\n"
@@ -92,6 +95,20 @@ static int parse_duration(const char *flag, const char *s, int64_t *out_ms, char
     else if (rc != K_OK)
         snprintf(err, errlen, "invalid duration %s for %s (e.g. 15s, 500ms)", s, flag);
     return rc == K_OK ? K_OK : K_EINVAL;
+}
+
+/* A duration that may also be zero ("0", "0s", "0ms": off), else as parse_duration. */
+static int parse_duration_or_zero(const char *flag, const char *s, int64_t *out_ms, char *err,
+                                  size_t errlen)
+{
+    size_t zeros = strspn(s, "0");
+    const char *unit = s + zeros;
+    if (zeros > 0 && (!*unit || !strcmp(unit, "ms") || !strcmp(unit, "s") || !strcmp(unit, "m") ||
+                      !strcmp(unit, "h"))) {
+        *out_ms = 0;
+        return K_OK;
+    }
+    return parse_duration(flag, s, out_ms, err, errlen);
 }
 
 static int parse_int(const char *flag, const char *s, int min, int *out, char *err, size_t errlen)
@@ -159,6 +176,7 @@ enum {
     OPT_METRICS_CERT,
     OPT_METRICS_KEY,
     OPT_RECHECK,
+    OPT_RECHECK_INTERVAL,
 };
 
 static const struct option longopts[] = {
@@ -180,6 +198,7 @@ static const struct option longopts[] = {
     {"metrics-tls-cert-file", required_argument, NULL, OPT_METRICS_CERT},
     {"metrics-tls-private-key-file", required_argument, NULL, OPT_METRICS_KEY},
     {"recheck", required_argument, NULL, OPT_RECHECK},
+    {"recheck-interval", required_argument, NULL, OPT_RECHECK_INTERVAL},
     {NULL, 0, NULL, 0},
 };
 
@@ -199,6 +218,9 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
         }
         snprintf(err, errlen, "--recheck must be targeted or all");
         return K_EINVAL;
+    case OPT_RECHECK_INTERVAL:
+        return parse_duration_or_zero("--recheck-interval", arg, &r->recheck_interval_ms, err,
+                                      errlen);
     case OPT_FORMAT:
         if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
             o->log_format = strcmp(arg, "json") == 0 ? LOG_FORMAT_JSON : LOG_FORMAT_TEXT;
@@ -259,6 +281,7 @@ int ctl_options_parse(int argc, char **argv, struct ctl_options *o, char *err, s
     o->run = (struct controller_options){
         .workers = 2,
         .resync_seconds = 300,
+        .recheck_interval_ms = 1000,
         .lease_name = "gputri-controller",
         .lease_duration_ms = 15000,
         .renew_deadline_ms = 10000,

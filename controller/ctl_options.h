@@ -2,7 +2,8 @@
  * ctl_options.h - gputri-controller's command line, Kubernetes style (--flag=value or --flag value,
  * single or double dash, as getopt_long_only accepts them), into the controller's options.
  *
- * Flags: --workers, --resync-period, --recheck (targeted|all), --logging-format (text|json),
+ * Flags: --workers, --resync-period, --recheck (targeted|all), --recheck-interval,
+ * --logging-format (text|json),
  * --metrics-bind-address,
  * --metrics-secure[=BOOL], --metrics-tls-cert-file, --metrics-tls-private-key-file,
  * --health-probe-bind-address, --leader-elect[=BOOL], --leader-elect-lease-duration,

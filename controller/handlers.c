@@ -19,9 +19,10 @@
 #include "util/log.h"
 #include "util/result.h"
 
+/* A re-check for someone else's change: low priority, coalesced (workqueue.h). */
 void controller_enqueue_recheck(struct controller *c, const char *key)
 {
-    workqueue_add(c->queue, key);
+    workqueue_add_low(c->queue, key);
 }
 
 static void enqueue_one(void *ctx, const char *key)

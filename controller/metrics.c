@@ -25,6 +25,13 @@ static const int64_t pending_bounds_s[] = {1,   5,    15,   30,   60,    120,   
 /* Causes as array indexes: 0 is "none", cause c is c + 1. */
 #define N_CAUSE_SLOTS (CAUSE_COUNT + 1)
 
+/* A histogram over bounds_ms. */
+struct hist {
+    uint64_t b[N_BOUNDS + 1];
+    int64_t sum_ms;
+    uint64_t count;
+};
+
 struct metrics {
     /* counters bumped by any thread without the lock */
     _Atomic uint64_t classifications, patches, events;
@@ -32,9 +39,8 @@ struct metrics {
     pthread_mutex_t mu; /* guards the watch labels and the histogram */
     char watch_name[METRICS_MAX_RESOURCES + 1][64];
     uint64_t watch_count[METRICS_MAX_RESOURCES + 1];
-    uint64_t hist[N_BOUNDS + 1];
-    int64_t hist_sum_ms;
-    uint64_t hist_count;
+    struct hist queue_wait; /* gputri_workqueue_latency_seconds */
+    struct hist high_done;  /* gputri_workqueue_high_priority_seconds */
     /* gputri_gpu_pod_pending_seconds per cause slot (under mu) */
     uint64_t pend_hist[N_CAUSE_SLOTS][N_PENDING_BOUNDS + 1];
     int64_t pend_sum_ms[N_CAUSE_SLOTS];
@@ -132,7 +138,7 @@ void metrics_watch_restart(struct metrics *m, const char *resource)
     pthread_mutex_unlock(&m->mu);
 }
 
-void metrics_queue_latency(struct metrics *m, int64_t ms)
+static void observe(struct metrics *m, struct hist *h, int64_t ms)
 {
     if (!m)
         return;
@@ -142,10 +148,23 @@ void metrics_queue_latency(struct metrics *m, int64_t ms)
     while (b < N_BOUNDS && ms > bounds_ms[b])
         b++;
     pthread_mutex_lock(&m->mu);
-    m->hist[b]++;
-    m->hist_sum_ms += ms;
-    m->hist_count++;
+    h->b[b]++;
+    if (h->sum_ms <= INT64_MAX - ms)
+        h->sum_ms += ms;
+    h->count++;
     pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_queue_latency(struct metrics *m, int64_t ms)
+{
+    if (m)
+        observe(m, &m->queue_wait, ms);
+}
+
+void metrics_high_priority_done(struct metrics *m, int64_t ms)
+{
+    if (m)
+        observe(m, &m->high_done, ms);
 }
 
 void metrics_pending_time(struct metrics *m, int cause, int64_t ms)
@@ -443,19 +462,18 @@ static int render_transitions(struct metrics *m, struct buf *out)
     return rc;
 }
 
-static int render_histogram(struct metrics *m, struct buf *out)
+static int render_histogram(struct metrics *m, const struct hist *h, const char *name,
+                            const char *help, struct buf *out)
 {
     uint64_t hist[N_BOUNDS + 1], count;
     int64_t sum_ms;
     pthread_mutex_lock(&m->mu);
-    memcpy(hist, m->hist, sizeof(hist));
-    count = m->hist_count;
-    sum_ms = m->hist_sum_ms;
+    memcpy(hist, h->b, sizeof(hist));
+    count = h->count;
+    sum_ms = h->sum_ms;
     pthread_mutex_unlock(&m->mu);
 
-    const char *name = "gputri_workqueue_latency_seconds";
-    int rc = header(out, name, "histogram",
-                    "How long a key waited in the workqueue before a worker took it.");
+    int rc = header(out, name, "histogram", help);
     uint64_t cum = 0;
     for (size_t b = 0; !rc && b < N_BOUNDS; b++) {
         cum += hist[b];
@@ -504,7 +522,28 @@ int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf
     if (!rc)
         rc = buf_printf(out, "gputri_workqueue_depth %zu\n", g->queue_depth);
     if (!rc)
-        rc = render_histogram(m, out);
+        rc = header(out, "gputri_workqueue_priority_depth", "gauge",
+                    "Keys ready to be processed, by priority: high (a pod seen first or whose "
+                    "own object changed), low (re-checked after other objects changed).");
+    if (!rc)
+        rc = buf_printf(out,
+                        "gputri_workqueue_priority_depth{priority=\"high\"} %zu\n"
+                        "gputri_workqueue_priority_depth{priority=\"low\"} %zu\n",
+                        g->queue_depth_high, g->queue_depth_low);
+    if (!rc)
+        rc = header(out, "gputri_workqueue_delayed_depth", "gauge",
+                    "Keys waiting for a delay: coalesced re-checks, backoffs and grace timers.");
+    if (!rc)
+        rc = buf_printf(out, "gputri_workqueue_delayed_depth %zu\n", g->queue_delayed);
+    if (!rc)
+        rc = render_histogram(m, &m->queue_wait, "gputri_workqueue_latency_seconds",
+                              "How long a key waited in the workqueue before a worker took it.",
+                              out);
+    if (!rc)
+        rc = render_histogram(m, &m->high_done, "gputri_workqueue_high_priority_seconds",
+                              "Time from a key's high-priority add (a pod seen first or whose "
+                              "own object changed) until a worker finished it.",
+                              out);
     if (!rc)
         rc = header(out, "gputri_watch_restarts_total", "counter",
                     "Watches that ended (server timeout, error or expiry) and were restarted.");

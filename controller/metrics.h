@@ -35,7 +35,16 @@
  *                                             object (kube/read_budget.h); process-wide
  *   gputri_api_requests_total{code}           counter per HTTP status; "0" = transport error
  *   gputri_workqueue_depth                    gauge: keys ready to be processed
+ *   gputri_workqueue_priority_depth{priority} gauge: the same by priority, "high" (a pod seen
+ *                                             first or whose own object changed) or "low" (a
+ *                                             re-check after other objects changed;
+ *                                             core/cache/workqueue.h)
+ *   gputri_workqueue_delayed_depth            gauge: keys waiting for a delay (coalesced
+ *                                             re-checks, backoffs, grace timers)
  *   gputri_workqueue_latency_seconds          histogram: time a key waited before a worker
+ *   gputri_workqueue_high_priority_seconds    histogram: time from a key's high-priority add
+ *                                             until a worker finished it (how soon a new or
+ *                                             changed pod is answered, whatever the backlog)
  *   gputri_watch_restarts_total{resource}     counter: watches that ended and were restarted
  *   gputri_leader                             gauge: 1 while this replica leads (or when leader
  *                                             election is off), else 0
@@ -102,6 +111,8 @@ struct metrics_gauges {
     int leader; /* 0 or 1 */
     /* the object store's counts since it was made (cache/store.h struct store_lock_stats) */
     uint64_t store_write_locks, store_write_wait_ns, store_unchanged;
+    size_t queue_depth_high, queue_depth_low; /* queue_depth by priority */
+    size_t queue_delayed;                     /* keys waiting for a delay */
 };
 
 /* metrics_new() - all counters zero. NULL on allocation failure. */
@@ -119,6 +130,8 @@ void metrics_api_request(struct metrics *m, long http_status);
 void metrics_watch_restart(struct metrics *m, const char *resource);
 /* metrics_queue_latency() - a key waited `ms` milliseconds in the workqueue. */
 void metrics_queue_latency(struct metrics *m, int64_t ms);
+/* metrics_high_priority_done() - a key finished `ms` milliseconds after its high-priority add. */
+void metrics_high_priority_done(struct metrics *m, int64_t ms);
 /*
  * metrics_pending_time() - a GPU pod stopped being pending after `ms` milliseconds (negative:
  * counted as 0, a clock skew); `cause` is the last blocking cause it had (enum cause), or

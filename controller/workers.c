@@ -184,12 +184,14 @@ void *controller_worker(void *arg)
     struct gated_writer g = {c, pod_writer_kube(&kw)};
     struct pod_writer w = controller_gated_writer(&g);
     for (;;) {
-        int64_t queued_ms = 0;
-        char *key = workqueue_get(c->queue, &queued_ms);
+        struct workqueue_got got;
+        char *key = workqueue_get_info(c->queue, &got);
         if (!key)
             break;
-        metrics_queue_latency(c->metrics, queued_ms);
+        metrics_queue_latency(c->metrics, got.queued_ms);
         controller_process(c, &w, key);
+        if (got.priority == WORKQUEUE_HIGH)
+            metrics_high_priority_done(c->metrics, clock_mono_ms(&c->clock) - got.high_since_ms);
         workqueue_done(c->queue, key);
         free(key);
     }

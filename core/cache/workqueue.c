@@ -1,9 +1,10 @@
-/* workqueue.c - deduplicating, delaying, rate-limited queue of keys. */
+/* workqueue.c - deduplicating, delaying, rate-limited queue of keys at two priorities. */
 #include "workqueue.h"
 
 #include <errno.h>
 #include <json-c/linkhash.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,30 +12,46 @@
 #include "util/deadline.h"
 #include "util/result.h"
 
+/* A key that is dirty: queued at a level (linked), or parked until its worker calls done(). */
 struct item {
     char *key;
-    int64_t ready_at; /* when it entered the ready queue */
-    struct item *next;
+    enum workqueue_priority prio;
+    bool linked;
+    int64_t ready_at; /* when it entered a ready level */
+    int64_t high_at;  /* when it was first added high; -1 while low */
+    struct item *prev, *next;
+};
+
+struct level {
+    struct item *head, *tail; /* FIFO */
+    size_t len;
 };
 
 struct delayed {
     char *key;
     int64_t at;
+    enum workqueue_priority prio;
 };
+
+/* The recheck table is swept of entries older than the interval when it grows past this. */
+#define SWEEP_MIN 1024
 
 struct workqueue {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int shutting_down;
     int64_t base_delay, max_delay;
+    int64_t recheck_interval;
     struct clock clock;
-    struct item *head, *tail; /* ready keys, FIFO */
-    size_t len;
-    struct lh_table *dirty;      /* keys queued (ready) or to be requeued after done */
+    struct level ready[WORKQUEUE_PRIORITIES];
+    struct lh_table *dirty;      /* key (the item's) -> struct item * */
     struct lh_table *processing; /* keys handed out */
     struct lh_table *failures;   /* key -> (intptr_t) count */
+    struct lh_table *taken;      /* key -> (intptr_t) when a worker last took it (coalescing) */
+    size_t sweep_at;             /* sweep `taken` when it holds more entries */
     struct delayed *heap;        /* min-heap on `at` */
     size_t n_heap, cap_heap;
+    struct lh_table *heap_pos; /* key (the heap entry's) -> (intptr_t) index in heap */
 };
 
 static int64_t now_ms(struct workqueue *q)
@@ -62,38 +79,58 @@ struct workqueue *workqueue_new(int64_t base_delay_ms, int64_t max_delay_ms,
     q->base_delay = base_delay_ms > 0 ? base_delay_ms : 5;
     q->max_delay = max_delay_ms > 0 ? max_delay_ms : 1000 * 1000;
     q->clock = clock ? *clock : *clock_system();
-    q->dirty = lh_kchar_table_new(64, free_key);
+    q->sweep_at = SWEEP_MIN;
+    q->dirty = lh_kchar_table_new(64, NULL);
     q->processing = lh_kchar_table_new(64, free_key);
     q->failures = lh_kchar_table_new(64, free_key);
-    if (!q->dirty || !q->processing || !q->failures) {
+    q->taken = lh_kchar_table_new(64, free_key);
+    q->heap_pos = lh_kchar_table_new(64, NULL);
+    if (!q->dirty || !q->processing || !q->failures || !q->taken || !q->heap_pos) {
         workqueue_free(q);
         return NULL;
     }
     return q;
 }
 
+static void item_free(struct item *it)
+{
+    free(it->key);
+    free(it);
+}
+
 void workqueue_free(struct workqueue *q)
 {
     if (!q)
         return;
-    while (q->head) {
-        struct item *it = q->head;
-        q->head = it->next;
-        free(it->key);
-        free(it);
+    if (q->dirty) {
+        struct lh_entry *e, *tmp;
+        lh_foreach_safe(q->dirty, e, tmp)
+        {
+            item_free((struct item *)lh_entry_v(e));
+        }
+        lh_table_free(q->dirty);
     }
     for (size_t i = 0; i < q->n_heap; i++)
         free(q->heap[i].key);
     free(q->heap);
-    if (q->dirty)
-        lh_table_free(q->dirty);
+    if (q->heap_pos)
+        lh_table_free(q->heap_pos);
     if (q->processing)
         lh_table_free(q->processing);
     if (q->failures)
         lh_table_free(q->failures);
+    if (q->taken)
+        lh_table_free(q->taken);
     pthread_cond_destroy(&q->cv);
     pthread_mutex_destroy(&q->mu);
     free(q);
+}
+
+void workqueue_set_recheck_interval(struct workqueue *q, int64_t interval_ms)
+{
+    pthread_mutex_lock(&q->mu);
+    q->recheck_interval = interval_ms > 0 ? interval_ms : 0;
+    pthread_mutex_unlock(&q->mu);
 }
 
 static int set_add(struct lh_table *t, const char *key)
@@ -115,38 +152,78 @@ static void set_del(struct lh_table *t, const char *key)
         lh_table_delete_entry(t, e);
 }
 
-static int push_ready(struct workqueue *q, const char *key)
+static struct item *dirty_item(struct workqueue *q, const char *key)
 {
-    struct item *it = calloc(1, sizeof(*it));
+    struct lh_entry *e = lh_table_lookup_entry(q->dirty, key);
+    return e ? (struct item *)lh_entry_v(e) : NULL;
+}
+
+static void link_tail(struct workqueue *q, struct item *it)
+{
+    struct level *l = &q->ready[it->prio];
+    it->prev = l->tail;
+    it->next = NULL;
+    if (l->tail)
+        l->tail->next = it;
+    else
+        l->head = it;
+    l->tail = it;
+    l->len++;
+    it->linked = true;
+}
+
+static void unlink_item(struct workqueue *q, struct item *it)
+{
+    struct level *l = &q->ready[it->prio];
+    if (it->prev)
+        it->prev->next = it->next;
+    else
+        l->head = it->next;
+    if (it->next)
+        it->next->prev = it->prev;
+    else
+        l->tail = it->prev;
+    it->prev = it->next = NULL;
+    l->len--;
+    it->linked = false;
+}
+
+/* Caller holds mu. Queue `key` now at `prio` (no coalescing). */
+static int add_locked(struct workqueue *q, const char *key, enum workqueue_priority prio)
+{
+    if (q->shutting_down)
+        return K_OK;
+    struct item *it = dirty_item(q, key);
+    if (it) {
+        if (prio <= it->prio)
+            return K_OK;
+        /* promoted: to the end of the high level, or requeued high at done() */
+        bool linked = it->linked;
+        if (linked)
+            unlink_item(q, it);
+        it->prio = prio;
+        it->high_at = now_ms(q);
+        if (linked) {
+            link_tail(q, it);
+            pthread_cond_signal(&q->cv);
+        }
+        return K_OK;
+    }
+    it = calloc(1, sizeof(*it));
     if (!it || !(it->key = strdup(key))) {
         free(it);
         return K_ENOMEM;
     }
-    it->ready_at = now_ms(q);
-    if (q->tail)
-        q->tail->next = it;
-    else
-        q->head = it;
-    q->tail = it;
-    q->len++;
-    return K_OK;
-}
-
-/* Caller holds mu. */
-static int add_locked(struct workqueue *q, const char *key)
-{
-    if (q->shutting_down || lh_table_lookup_entry(q->dirty, key))
-        return K_OK;
-    int rc = set_add(q->dirty, key);
-    if (rc)
-        return rc;
-    if (lh_table_lookup_entry(q->processing, key))
-        return K_OK; /* requeued by workqueue_done() */
-    rc = push_ready(q, key);
-    if (rc) {
-        set_del(q->dirty, key);
-        return rc;
+    it->prio = prio;
+    it->high_at = prio == WORKQUEUE_HIGH ? now_ms(q) : -1;
+    if (lh_table_insert(q->dirty, it->key, it) != 0) {
+        item_free(it);
+        return K_ENOMEM;
     }
+    if (lh_table_lookup_entry(q->processing, key))
+        return K_OK; /* parked: requeued by workqueue_done() */
+    it->ready_at = now_ms(q);
+    link_tail(q, it);
     pthread_cond_signal(&q->cv);
     return K_OK;
 }
@@ -154,9 +231,16 @@ static int add_locked(struct workqueue *q, const char *key)
 int workqueue_add(struct workqueue *q, const char *key)
 {
     pthread_mutex_lock(&q->mu);
-    int rc = add_locked(q, key);
+    int rc = add_locked(q, key, WORKQUEUE_HIGH);
     pthread_mutex_unlock(&q->mu);
     return rc;
+}
+
+static void heap_set_pos(struct workqueue *q, size_t i)
+{
+    struct lh_entry *e = lh_table_lookup_entry(q->heap_pos, q->heap[i].key);
+    if (e)
+        lh_entry_set_val(e, (void *)(intptr_t)i);
 }
 
 static void heap_swap(struct workqueue *q, size_t a, size_t b)
@@ -164,6 +248,8 @@ static void heap_swap(struct workqueue *q, size_t a, size_t b)
     struct delayed t = q->heap[a];
     q->heap[a] = q->heap[b];
     q->heap[b] = t;
+    heap_set_pos(q, a);
+    heap_set_pos(q, b);
 }
 
 static void heap_down(struct workqueue *q, size_t i)
@@ -189,32 +275,48 @@ static void heap_up(struct workqueue *q, size_t i)
     }
 }
 
-static void heap_remove(struct workqueue *q, size_t i)
+/* Remove entry i; its key is returned to the caller (free it). */
+static struct delayed heap_take(struct workqueue *q, size_t i)
 {
-    free(q->heap[i].key);
+    struct delayed d = q->heap[i];
+    set_del(q->heap_pos, d.key);
     q->heap[i] = q->heap[--q->n_heap];
     if (i < q->n_heap) {
+        heap_set_pos(q, i);
         heap_down(q, i);
         heap_up(q, i);
     }
+    return d;
 }
 
-/* Caller holds mu. A key already waiting keeps the earlier of the two times. */
-static int add_after_locked(struct workqueue *q, const char *key, int64_t delay)
+static ssize_t heap_find(struct workqueue *q, const char *key)
+{
+    void *v = NULL;
+    return lh_table_lookup_ex(q->heap_pos, key, &v) ? (ssize_t)(intptr_t)v : -1;
+}
+
+static int add_low_locked(struct workqueue *q, const char *key);
+
+/* Caller holds mu. A key already waiting keeps the earlier of the two times and the higher of
+ * the two priorities. */
+static int add_after_locked(struct workqueue *q, const char *key, int64_t delay,
+                            enum workqueue_priority prio)
 {
     if (q->shutting_down)
         return K_OK;
     if (delay <= 0)
-        return add_locked(q, key);
+        return prio == WORKQUEUE_HIGH ? add_locked(q, key, prio) : add_low_locked(q, key);
     int64_t at = now_ms(q) + delay;
-    for (size_t i = 0; i < q->n_heap; i++) {
-        if (strcmp(q->heap[i].key, key) == 0) {
-            if (at < q->heap[i].at) {
-                q->heap[i].at = at;
-                heap_up(q, i);
-            }
-            return K_OK;
+    ssize_t i = heap_find(q, key);
+    if (i >= 0) {
+        if (prio > q->heap[i].prio)
+            q->heap[i].prio = prio;
+        if (at < q->heap[i].at) {
+            q->heap[i].at = at;
+            heap_up(q, (size_t)i);
+            pthread_cond_broadcast(&q->cv);
         }
+        return K_OK;
     }
     if (q->n_heap == q->cap_heap) {
         size_t cap = q->cap_heap ? q->cap_heap * 2 : 16;
@@ -227,17 +329,44 @@ static int add_after_locked(struct workqueue *q, const char *key, int64_t delay)
     char *k = strdup(key);
     if (!k)
         return K_ENOMEM;
-    q->heap[q->n_heap].key = k;
-    q->heap[q->n_heap].at = at;
-    heap_up(q, q->n_heap++);
+    size_t n = q->n_heap;
+    if (lh_table_insert(q->heap_pos, k, (void *)(intptr_t)n) != 0) {
+        free(k);
+        return K_ENOMEM;
+    }
+    q->heap[n] = (struct delayed){k, at, prio};
+    q->n_heap++;
+    heap_up(q, n);
     pthread_cond_broadcast(&q->cv);
     return K_OK;
+}
+
+/* Caller holds mu. A low add, coalesced with the key's last take. */
+static int add_low_locked(struct workqueue *q, const char *key)
+{
+    if (q->shutting_down || dirty_item(q, key))
+        return K_OK; /* queued, or requeued at done(): the change will be seen */
+    void *v = NULL;
+    if (q->recheck_interval > 0 && lh_table_lookup_ex(q->taken, key, &v)) {
+        int64_t since = now_ms(q) - (int64_t)(intptr_t)v;
+        if (since < q->recheck_interval)
+            return add_after_locked(q, key, q->recheck_interval - since, WORKQUEUE_LOW);
+    }
+    return add_locked(q, key, WORKQUEUE_LOW);
+}
+
+int workqueue_add_low(struct workqueue *q, const char *key)
+{
+    pthread_mutex_lock(&q->mu);
+    int rc = add_low_locked(q, key);
+    pthread_mutex_unlock(&q->mu);
+    return rc;
 }
 
 int workqueue_add_after(struct workqueue *q, const char *key, int64_t delay_ms)
 {
     pthread_mutex_lock(&q->mu);
-    int rc = add_after_locked(q, key, delay_ms);
+    int rc = add_after_locked(q, key, delay_ms, WORKQUEUE_HIGH);
     pthread_mutex_unlock(&q->mu);
     return rc;
 }
@@ -267,7 +396,7 @@ int64_t workqueue_add_rate_limited(struct workqueue *q, const char *key, int64_t
         delay = q->max_delay;
     if (min_delay_ms > delay)
         delay = min_delay_ms;
-    int rc = add_after_locked(q, key, delay);
+    int rc = add_after_locked(q, key, delay, WORKQUEUE_HIGH);
     pthread_mutex_unlock(&q->mu);
     return rc ? -1 : delay;
 }
@@ -288,42 +417,86 @@ int workqueue_failures(struct workqueue *q, const char *key)
     return n;
 }
 
-/* Moves delayed keys whose time has come to the ready queue; returns ms until the next one. */
+/* Moves delayed keys whose time has come to their level; returns ms until the next one. A low
+ * one goes through the coalescing again: a take since it was delayed pushes it further. */
 static int64_t promote_locked(struct workqueue *q)
 {
     int64_t now = now_ms(q);
     while (q->n_heap && q->heap[0].at <= now) {
-        char *key = q->heap[0].key;
-        q->heap[0].key = NULL;
-        q->heap[0] = q->heap[--q->n_heap];
-        if (q->n_heap)
-            heap_down(q, 0);
-        add_locked(q, key);
-        free(key);
+        struct delayed d = heap_take(q, 0);
+        if (d.prio == WORKQUEUE_HIGH)
+            add_locked(q, d.key, WORKQUEUE_HIGH);
+        else
+            add_low_locked(q, d.key);
+        free(d.key);
     }
     return q->n_heap ? q->heap[0].at - now : -1;
 }
 
-static char *pop_locked(struct workqueue *q, int64_t *queued_ms)
+/* Forget takes older than the interval once the table has doubled since the last sweep, so it
+ * holds about the keys taken within one interval. */
+static void sweep_taken(struct workqueue *q, int64_t now)
 {
-    struct item *it = q->head;
-    q->head = it->next;
-    if (!q->head)
-        q->tail = NULL;
-    q->len--;
+    if ((size_t)lh_table_length(q->taken) < q->sweep_at)
+        return;
+    struct lh_entry *e, *tmp;
+    lh_foreach_safe(q->taken, e, tmp)
+    {
+        if (now - (int64_t)(intptr_t)lh_entry_v(e) >= q->recheck_interval)
+            lh_table_delete_entry(q->taken, e);
+    }
+    size_t n = (size_t)lh_table_length(q->taken);
+    q->sweep_at = n * 2 > SWEEP_MIN ? n * 2 : SWEEP_MIN;
+}
+
+static void note_taken(struct workqueue *q, const char *key, int64_t now)
+{
+    if (q->recheck_interval <= 0)
+        return;
+    struct lh_entry *e = lh_table_lookup_entry(q->taken, key);
+    if (e) {
+        lh_entry_set_val(e, (void *)(intptr_t)now);
+        return;
+    }
+    sweep_taken(q, now);
+    char *k = strdup(key);
+    if (k && lh_table_insert(q->taken, k, (void *)(intptr_t)now) != 0)
+        free(k); /* not coalesced then: an extra re-check, never a missed one */
+}
+
+static char *pop_locked(struct workqueue *q, struct workqueue_got *got)
+{
+    struct level *l =
+        q->ready[WORKQUEUE_HIGH].head ? &q->ready[WORKQUEUE_HIGH] : &q->ready[WORKQUEUE_LOW];
+    struct item *it = l->head;
+    unlink_item(q, it);
+    set_del(q->dirty, it->key);
+    int64_t now = now_ms(q);
+    if (got) {
+        got->queued_ms = now - it->ready_at;
+        got->priority = it->prio;
+        got->high_since_ms = it->prio == WORKQUEUE_HIGH ? it->high_at : -1;
+    }
     char *key = it->key;
-    if (queued_ms)
-        *queued_ms = now_ms(q) - it->ready_at;
     free(it);
-    set_del(q->dirty, key);
+    /* this take sees every change a delayed re-check waits for (own timers stay) */
+    ssize_t i = heap_find(q, key);
+    if (i >= 0 && q->heap[i].prio == WORKQUEUE_LOW)
+        free(heap_take(q, (size_t)i).key);
     if (set_add(q->processing, key) != K_OK) {
         free(key);
         return NULL;
     }
+    note_taken(q, key, now);
     return key;
 }
 
-char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
+static bool any_ready(struct workqueue *q)
+{
+    return q->ready[WORKQUEUE_HIGH].head || q->ready[WORKQUEUE_LOW].head;
+}
+
+char *workqueue_get_info(struct workqueue *q, struct workqueue_got *got)
 {
     pthread_mutex_lock(&q->mu);
     for (;;) {
@@ -334,8 +507,8 @@ char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
             return NULL;
         }
         int64_t wait = promote_locked(q);
-        if (q->head) {
-            char *key = pop_locked(q, queued_ms);
+        if (any_ready(q)) {
+            char *key = pop_locked(q, got);
             pthread_mutex_unlock(&q->mu);
             return key;
         }
@@ -348,15 +521,27 @@ char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
     }
 }
 
+char *workqueue_get(struct workqueue *q, int64_t *queued_ms)
+{
+    struct workqueue_got got;
+    char *key = workqueue_get_info(q, &got);
+    if (key && queued_ms)
+        *queued_ms = got.queued_ms;
+    return key;
+}
+
 char *workqueue_try_get(struct workqueue *q, int64_t *queued_ms)
 {
     pthread_mutex_lock(&q->mu);
     char *key = NULL;
+    struct workqueue_got got;
     if (!q->shutting_down) {
         promote_locked(q);
-        key = q->head ? pop_locked(q, queued_ms) : NULL;
+        key = any_ready(q) ? pop_locked(q, &got) : NULL;
     }
     pthread_mutex_unlock(&q->mu);
+    if (key && queued_ms)
+        *queued_ms = got.queued_ms;
     return key;
 }
 
@@ -364,11 +549,16 @@ void workqueue_done(struct workqueue *q, const char *key)
 {
     pthread_mutex_lock(&q->mu);
     set_del(q->processing, key);
-    if (lh_table_lookup_entry(q->dirty, key) && !q->shutting_down) {
-        if (push_ready(q, key) == K_OK)
-            pthread_cond_signal(&q->cv);
-        else
+    struct item *it = dirty_item(q, key);
+    if (it && !it->linked) {
+        if (q->shutting_down) {
             set_del(q->dirty, key);
+            item_free(it);
+        } else {
+            it->ready_at = now_ms(q);
+            link_tail(q, it);
+            pthread_cond_signal(&q->cv);
+        }
     }
     pthread_mutex_unlock(&q->mu);
 }
@@ -376,38 +566,35 @@ void workqueue_done(struct workqueue *q, const char *key)
 void workqueue_drop(struct workqueue *q, const char *key)
 {
     pthread_mutex_lock(&q->mu);
-    for (size_t i = 0; i < q->n_heap; i++) {
-        if (strcmp(q->heap[i].key, key) == 0) {
-            heap_remove(q, i);
-            break;
-        }
+    ssize_t i = heap_find(q, key);
+    if (i >= 0)
+        free(heap_take(q, (size_t)i).key);
+    struct item *it = dirty_item(q, key);
+    if (it) {
+        if (it->linked)
+            unlink_item(q, it);
+        set_del(q->dirty, key);
+        item_free(it);
     }
-    if (!lh_table_lookup_entry(q->processing, key) && lh_table_lookup_entry(q->dirty, key)) {
-        struct item **pp = &q->head, *prev = NULL;
-        while (*pp) {
-            if (strcmp((*pp)->key, key) == 0) {
-                struct item *it = *pp;
-                *pp = it->next;
-                if (q->tail == it)
-                    q->tail = prev;
-                free(it->key);
-                free(it);
-                q->len--;
-                break;
-            }
-            prev = *pp;
-            pp = &(*pp)->next;
-        }
-    }
-    set_del(q->dirty, key);
     set_del(q->failures, key);
+    set_del(q->taken, key);
     pthread_mutex_unlock(&q->mu);
 }
 
 size_t workqueue_len(struct workqueue *q)
 {
     pthread_mutex_lock(&q->mu);
-    size_t n = q->len;
+    size_t n = q->ready[WORKQUEUE_HIGH].len + q->ready[WORKQUEUE_LOW].len;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
+size_t workqueue_len_priority(struct workqueue *q, enum workqueue_priority p)
+{
+    if (p != WORKQUEUE_HIGH && p != WORKQUEUE_LOW)
+        return 0;
+    pthread_mutex_lock(&q->mu);
+    size_t n = q->ready[p].len;
     pthread_mutex_unlock(&q->mu);
     return n;
 }

@@ -38,6 +38,7 @@ static void test_defaults(void **state)
     assert_int_equal(o.run.workers, 2);
     assert_int_equal(o.run.resync_seconds, 300);
     assert_false(o.run.recheck_all);
+    assert_int_equal(o.run.recheck_interval_ms, 1000);
     assert_int_equal(o.run.leader_elect, 0);
     assert_string_equal(o.run.lease_namespace, "default");
     assert_string_equal(o.run.lease_name, "gputri-controller");
@@ -61,7 +62,8 @@ static void test_flags_both_spellings(void **state)
     (void)state;
     struct ctl_options o;
     char err[256];
-    assert_int_equal(PARSE(&o, err, "--workers=4", "-resync-period", "60", "--logging-format=json",
+    assert_int_equal(PARSE(&o, err, "--workers=4", "-resync-period", "60",
+                           "--recheck-interval=250ms", "--logging-format=json",
                            "--metrics-bind-address=:8080", "--health-probe-bind-address", ":8081",
                            "--leader-elect", "--leader-elect-lease-duration=30s",
                            "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=1s",
@@ -72,6 +74,7 @@ static void test_flags_both_spellings(void **state)
                      K_OK);
     assert_int_equal(o.run.workers, 4);
     assert_int_equal(o.run.resync_seconds, 60);
+    assert_int_equal(o.run.recheck_interval_ms, 250);
     assert_int_equal(o.log_format, LOG_FORMAT_JSON);
     assert_string_equal(o.run.metrics_addr, ":8080");
     assert_string_equal(o.run.health_addr, ":8081");
@@ -86,6 +89,12 @@ static void test_flags_both_spellings(void **state)
     assert_string_equal(o.common.kubeconfig, "/kc");
     assert_string_equal(o.gpu_resources, "nvidia.com/gpu");
     assert_int_equal(o.common.verbosity, 3);
+
+    /* the recheck interval may be zero: every change re-checks at once */
+    assert_int_equal(PARSE(&o, err, "--recheck-interval=0"), K_OK);
+    assert_int_equal(o.run.recheck_interval_ms, 0);
+    assert_int_equal(PARSE(&o, err, "--recheck-interval", "0s"), K_OK);
+    assert_int_equal(o.run.recheck_interval_ms, 0);
 
     /* Go's ParseBool spellings for the optional booleans */
     assert_int_equal(PARSE(&o, err, "--leader-elect=false", "--metrics-secure=T",
@@ -124,6 +133,10 @@ static void test_bad_values(void **state)
     expect_error(PARSE(&o, err, "--leader-elect=yes"), err, "want true or false");
     expect_error(PARSE(&o, err, "--leader-elect-lease-duration=25h"), err, "too long");
     expect_error(PARSE(&o, err, "--leader-elect-retry-period=soon"), err, "invalid duration");
+    expect_error(PARSE(&o, err, "--recheck-interval=-1s"), err,
+                 "invalid duration -1s for --recheck-interval");
+    expect_error(PARSE(&o, err, "--recheck-interval=often"), err,
+                 "invalid duration often for --recheck-interval");
     expect_error(PARSE(&o, err, "--no-scheduler-grace-period=500ms"), err,
                  "--no-scheduler-grace-period");
     expect_error(PARSE(&o, err, "--v=x"), err, "");

@@ -591,10 +591,51 @@ static void test_templates_and_classes_requeue_their_pods_only(void **state)
     expect_queue(f->c, "team/c");
 }
 
+/* Re-checks after others' changes wait behind pods seen first or changed themselves, and come
+ * at most once per recheck interval (set on the queue as controller_new sets it). With
+ * --recheck=all, so that every usage change re-checks both pods whatever the policy judges. */
+static void test_rechecks_wait_behind_own_changes(void **state)
+{
+    struct fixture *f = *state;
+    f->c->opts.recheck_all = true;
+    workqueue_set_recheck_interval(f->c->queue, 1000);
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "a", "4", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "b", "4", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/a team/b");
+    clock_fake_advance_ms(&f->clk, 1000);
+    /* a GPU freed: both re-checked, at low priority; a new pod and a changed one go first */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "holder", "1", "lab-node-0", "Running", NULL, 1, NULL));
+    assert_int_equal(workqueue_len_priority(f->c->queue, WORKQUEUE_LOW), 2);
+    feed(f->pods.upsert, f->pods.ctx, test_pod("team", "new", "1", NULL, "Pending", NULL, 1, NULL));
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "b", "4", NULL, "Pending", NULL, 1, "exhausted"));
+    expect_queue(f->c, "team/new team/b team/a");
+    /* a storm of usage changes right after: coalesced into one re-check per pod a second later */
+    for (int i = 0; i < 10; i++)
+        feed(f->pods.upsert, f->pods.ctx,
+             test_pod("team", "holder", "1", i % 2 ? "lab-node-0" : "lab-node-1", "Running", NULL,
+                      1, NULL));
+    expect_queue(f->c, "");
+    assert_int_equal(workqueue_delayed_len(f->c->queue), 3);
+    clock_fake_advance_ms(&f->clk, 1000);
+    assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 3);
+    char *k;
+    int n = 0;
+    while ((k = workqueue_try_get(f->c->queue, NULL)) != NULL) {
+        workqueue_done(f->c->queue, k);
+        free(k);
+        n++;
+    }
+    assert_int_equal(n, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pending_gpu_pods_are_queued, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rechecks_wait_behind_own_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejected_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deleted_or_placed_pods_are_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_time_by_last_blocking_cause, setup, teardown),

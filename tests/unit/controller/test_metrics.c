@@ -41,6 +41,16 @@ static const char expected_empty[] =
     "# HELP gputri_workqueue_depth Keys ready to be processed.\n"
     "# TYPE gputri_workqueue_depth gauge\n"
     "gputri_workqueue_depth 0\n"
+    "# HELP gputri_workqueue_priority_depth Keys ready to be processed, by priority: high (a "
+    "pod seen first or whose own object changed), low (re-checked after other objects "
+    "changed).\n"
+    "# TYPE gputri_workqueue_priority_depth gauge\n"
+    "gputri_workqueue_priority_depth{priority=\"high\"} 0\n"
+    "gputri_workqueue_priority_depth{priority=\"low\"} 0\n"
+    "# HELP gputri_workqueue_delayed_depth Keys waiting for a delay: coalesced re-checks, "
+    "backoffs and grace timers.\n"
+    "# TYPE gputri_workqueue_delayed_depth gauge\n"
+    "gputri_workqueue_delayed_depth 0\n"
     "# HELP gputri_workqueue_latency_seconds How long a key waited in the workqueue before a "
     "worker took it.\n"
     "# TYPE gputri_workqueue_latency_seconds histogram\n"
@@ -57,6 +67,22 @@ static const char expected_empty[] =
     "gputri_workqueue_latency_seconds_bucket{le=\"+Inf\"} 0\n"
     "gputri_workqueue_latency_seconds_sum 0.000\n"
     "gputri_workqueue_latency_seconds_count 0\n"
+    "# HELP gputri_workqueue_high_priority_seconds Time from a key's high-priority add (a pod "
+    "seen first or whose own object changed) until a worker finished it.\n"
+    "# TYPE gputri_workqueue_high_priority_seconds histogram\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"0.001\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"0.005\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"0.01\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"0.05\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"0.1\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"0.5\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"1\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"5\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"10\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"60\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_bucket{le=\"+Inf\"} 0\n"
+    "gputri_workqueue_high_priority_seconds_sum 0.000\n"
+    "gputri_workqueue_high_priority_seconds_count 0\n"
     "# HELP gputri_watch_restarts_total Watches that ended (server timeout, error or expiry) and "
     "were restarted.\n"
     "# TYPE gputri_watch_restarts_total counter\n"
@@ -110,6 +136,8 @@ static void test_values(void **state)
     metrics_queue_latency(m, 7);
     metrics_queue_latency(m, 2000);
     metrics_queue_latency(m, 120000);
+    metrics_high_priority_done(m, 3);
+    metrics_high_priority_done(m, 700);
     metrics_inc_patches(NULL); /* NULL-safe */
 
     struct metrics_pending p[] = {
@@ -120,7 +148,16 @@ static void test_values(void **state)
         {"exhausted", "ml", "nvidia.com/gpu", 1}, /* summed with the second */
         {"exhausted", "batch", "nvidia.com/gpu", 1},
     };
-    struct metrics_gauges g = {p, 6, 5, 1, 40, 1500000001, 7};
+    struct metrics_gauges g = {.pending = p,
+                               .n_pending = 6,
+                               .queue_depth = 5,
+                               .leader = 1,
+                               .store_write_locks = 40,
+                               .store_write_wait_ns = 1500000001,
+                               .store_unchanged = 7,
+                               .queue_depth_high = 3,
+                               .queue_depth_low = 2,
+                               .queue_delayed = 4};
     struct buf out;
     char got[4096];
     buf_init(&out, 1 << 20);
@@ -167,6 +204,25 @@ static void test_values(void **state)
     assert_string_equal(got, "gputri_classifications_total 2\n");
     test_lines_with(text, "gputri_workqueue_depth ", got, sizeof(got));
     assert_string_equal(got, "gputri_workqueue_depth 5\n");
+    test_lines_with(text, "gputri_workqueue_priority_depth{", got, sizeof(got));
+    assert_string_equal(got, "gputri_workqueue_priority_depth{priority=\"high\"} 3\n"
+                             "gputri_workqueue_priority_depth{priority=\"low\"} 2\n");
+    test_lines_with(text, "gputri_workqueue_delayed_depth ", got, sizeof(got));
+    assert_string_equal(got, "gputri_workqueue_delayed_depth 4\n");
+    test_lines_with(text, "gputri_workqueue_high_priority_seconds_", got, sizeof(got));
+    assert_string_equal(got, "gputri_workqueue_high_priority_seconds_bucket{le=\"0.001\"} 0\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"0.005\"} 1\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"0.01\"} 1\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"0.05\"} 1\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"0.1\"} 1\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"0.5\"} 1\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"1\"} 2\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"5\"} 2\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"10\"} 2\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"60\"} 2\n"
+                             "gputri_workqueue_high_priority_seconds_bucket{le=\"+Inf\"} 2\n"
+                             "gputri_workqueue_high_priority_seconds_sum 0.703\n"
+                             "gputri_workqueue_high_priority_seconds_count 2\n");
     test_lines_with(text, "gputri_leader ", got, sizeof(got));
     assert_string_equal(got, "gputri_leader 1\n");
     assert_int_equal(metrics_patches(m), 1);
