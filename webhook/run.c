@@ -92,8 +92,8 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             atomic_load(&app->reviews_unchecked));
     fprintf(f,
             "# HELP gputri_webhook_reviews_shed_total AdmissionReviews answered without matching "
-            "claims' devices against the nodes: they waited over 1 s for a worker, or found the "
-            "queue of their lane full (the warning says so).\n"
+            "claims' devices against the nodes: they waited over 1 s for a worker (the warning "
+            "says so).\n"
             "# TYPE gputri_webhook_reviews_shed_total counter\n"
             "gputri_webhook_reviews_shed_total %llu\n",
             atomic_load(&app->reviews_shed));

@@ -47,9 +47,11 @@
  *   SERVER_LANE_DRA      those that may name ResourceClaims, whose CEL selectors may run up to
  *                        WH_DRA_MAX_CEL_STEPS (warnings.h); at a lower CPU priority;
  *   SERVER_LANE_UNVERIFIED reviews from clients whose certificate did not verify;
- * and the probes and metrics in the first. A review that waits longer than
- * SERVER_LANE_MAX_WAIT_MS for a worker, or finds its lane's queue full, is answered at once
- * without matching devices (the route's shed handler).
+ * while the probes and metrics run on the network threads (cheap, and never behind a review). A
+ * review that waits longer than SERVER_LANE_MAX_WAIT_MS for a worker is answered without
+ * matching devices (the route's shed handler); one that finds its lane's queue full gets 503,
+ * which the API server treats as the webhook's failure (failurePolicy Ignore: admitted without
+ * warnings).
  */
 enum { SERVER_LANE_REVIEWS, SERVER_LANE_DRA, SERVER_LANE_UNVERIFIED, SERVER_LANES };
 #define SERVER_LANE_MAX_WAIT_MS 1000 /* a third of the API server's usual 3 s timeout */

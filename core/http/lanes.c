@@ -112,7 +112,8 @@ int lanes_start(const struct http_lane_options *o, unsigned n, lane_run_fn run, 
     }
     l->workers = calloc(total, sizeof(*l->workers));
     if (!l->workers) {
-        lanes_stop(l);
+        lanes_close(l);
+        lanes_free(l);
         return K_ENOMEM;
     }
     for (unsigned i = 0; i < n; i++)
@@ -123,7 +124,8 @@ int lanes_start(const struct http_lane_options *o, unsigned n, lane_run_fn run, 
             int rc = pthread_create(&w->thread, NULL, work, w);
             if (rc != 0) {
                 errbuf_printf(err, errlen, "cannot start a worker thread: %s", strerror(rc));
-                lanes_stop(l);
+                lanes_close(l);
+                lanes_free(l);
                 return K_EIO;
             }
             l->n_workers++;
@@ -143,7 +145,6 @@ bool lanes_submit(struct lanes *l, unsigned lane, struct lane_job *job)
     if (l->stopping || ln->queued >= ln->o.max_queued) {
         ln->shed++;
         pthread_mutex_unlock(&l->mu);
-        l->run(l->ctx, job, true);
         return false;
     }
     if (ln->tail)
@@ -170,18 +171,27 @@ void lanes_stats(struct lanes *l, unsigned lane, struct lane_stats *out)
     pthread_mutex_unlock(&l->mu);
 }
 
-void lanes_stop(struct lanes *l)
+void lanes_close(struct lanes *l)
 {
     if (!l)
         return;
     pthread_mutex_lock(&l->mu);
+    bool was = l->stopping;
     l->stopping = true;
     for (unsigned i = 0; i < l->n; i++)
         pthread_cond_broadcast(&l->lane[i].cv);
     pthread_mutex_unlock(&l->mu);
+    if (was)
+        return;
     /* the workers run what is queued shed, then leave */
     for (unsigned i = 0; i < l->n_workers; i++)
         pthread_join(l->workers[i].thread, NULL);
+}
+
+void lanes_free(struct lanes *l)
+{
+    if (!l)
+        return;
     for (unsigned i = 0; i < l->n; i++)
         pthread_cond_destroy(&l->lane[i].cv);
     pthread_mutex_destroy(&l->mu);

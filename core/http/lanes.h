@@ -10,12 +10,14 @@
  * the answer (http/server.c).
  *
  * A lane is a FIFO queue of at most max_queued jobs and `workers` threads. A job that cannot be
- * queued (the lane is full, or the lanes are stopping), or that waited over max_wait_ms for a
- * worker, is run "shed": its run function is told so and answers cheaply instead (e.g. says
- * the request was not checked). A lane's workers may run at a lower CPU priority (nice), so that
- * when the machine's cores are busy the other lanes' work goes first.
+ * queued (the lane is full, or the lanes are closed) is refused: the caller answers it itself,
+ * cheaply. A job that waited over max_wait_ms for a worker is run "shed": its run function is
+ * told so and answers cheaply instead of doing the work (e.g. says the request was not checked).
+ * A lane's workers may run at a lower CPU priority (nice), so that when the machine's cores are
+ * busy the other lanes' work goes first.
  *
- * Thread-safety: lanes_submit() from any thread; lanes_start() and lanes_stop() by one owner.
+ * Thread-safety: lanes_submit() and lanes_stats() from any thread until lanes_free();
+ * lanes_start(), lanes_close() and lanes_free() by one owner.
  */
 #ifndef GPUTRI_HTTP_LANES_H
 #define GPUTRI_HTTP_LANES_H
@@ -39,8 +41,8 @@ struct lane_job {
     int64_t queued_ms; /* the monotonic clock (util/clock.h) when queued */
 };
 
-/* Runs one job on a worker (or, shed at submit, on the caller's thread). `shed`: answer without
- * the costly work. The job is the caller's again when it returns. */
+/* Runs one job on a worker. `shed`: answer without the costly work. The job is the caller's again
+ * when it returns. */
 typedef void (*lane_run_fn)(void *ctx, struct lane_job *job, bool shed);
 
 struct lanes;
@@ -48,7 +50,8 @@ struct lanes;
 /* Counters since start, per lane. */
 struct lane_stats {
     uint64_t run;    /* jobs run in full */
-    uint64_t shed;   /* jobs run shed: queue full, waited too long, or stopping */
+    uint64_t shed;   /* jobs run shed (waited too long, or queued when closed) or refused (queue
+                        full, or closed) */
     unsigned queued; /* waiting now */
     unsigned busy;   /* workers running a job now */
 };
@@ -63,8 +66,8 @@ int lanes_start(const struct http_lane_options *o, unsigned n, lane_run_fn run, 
 
 /*
  * lanes_submit() - queue `job` on lane `lane` (an index below n; anything else is lane 0).
- * When the lane is full or stopping, the job is run shed on the calling thread before this
- * returns. Returns true when queued.
+ * Returns true when queued (the run function will be called once for it), false when the lane
+ * is full or the lanes are closed (it will not be: the job is the caller's).
  */
 bool lanes_submit(struct lanes *l, unsigned lane, struct lane_job *job);
 
@@ -72,10 +75,12 @@ bool lanes_submit(struct lanes *l, unsigned lane, struct lane_job *job);
 void lanes_stats(struct lanes *l, unsigned lane, struct lane_stats *out);
 
 /*
- * lanes_stop() - the jobs still queued are run shed, the ones running finish, the workers are
- * joined, everything is freed. Submissions after the start of lanes_stop() are run shed on the
- * caller's thread; none may come after it returns. NULL-safe.
+ * lanes_close() - refuse new jobs, run the ones still queued shed, let the running ones finish,
+ * join the workers. Submissions may still come (they are refused) until lanes_free(). NULL-safe.
  */
-void lanes_stop(struct lanes *l);
+void lanes_close(struct lanes *l);
+
+/* lanes_free() - free closed lanes; no call on l may be running or come after. NULL-safe. */
+void lanes_free(struct lanes *l);
 
 #endif

@@ -438,8 +438,8 @@ static void make_room_locked(struct http_server *s, struct conn_track *t)
     }
     struct conn_track *pick = NULL;
     for (struct conn_track *c = victim->oldest; c; c = c->pnext) {
-        if (!counts(c))
-            continue;
+        if (!counts(c) || c->phase == PHASE_RESPONSE)
+            continue; /* being answered (perhaps suspended for a lane): closing it frees nothing */
         if (c->phase == PHASE_HEADERS) {
             pick = c;
             break;
@@ -447,9 +447,12 @@ static void make_room_locked(struct http_server *s, struct conn_track *t)
         if (!pick)
             pick = c;
     }
-    if (pick) { /* victim->unverified > 0, so there is one */
+    if (pick) {
         expire_locked(s, pick);
         s->evicted++;
+    } else { /* all of the victim's are being answered: the newcomer goes */
+        expire_locked(s, t);
+        s->shed++;
     }
 }
 
@@ -799,11 +802,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0; /* consumed (or discarded) */
         return MHD_YES;
     }
-    if (st->dispatched) { /* resumed: a lane's worker answered */
-        if (!atomic_load_explicit(&st->done, memory_order_acquire))
-            return MHD_YES; /* not yet (libmicrohttpd calls again) */
+    if (st->dispatched) { /* resumed: a lane's worker answered (done is set before the resume) */
+        if (!atomic_load_explicit(&st->done, memory_order_acquire)) {
+            MHD_suspend_connection(conn); /* not reached: wait for the real resume */
+            return MHD_YES;
+        }
         buf_cleanup(&st->body);
         struct http_response resp = st->resp;
+        st->resp.body = NULL; /* queue() owns it now */
         return queue(s, conn, &resp, NULL);
     }
     track_set(s, st->track, PHASE_RESPONSE, NO_DEADLINE);
@@ -835,19 +841,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (timeout && strconv_duration_ms(timeout, 3600 * 1000, &st->req.timeout_ms) != K_OK)
         st->req.timeout_ms = 0;
     st->resp = (struct http_response){.status = 200, .content_type = "text/plain; charset=utf-8"};
-    if (s->lanes) {
-        unsigned lane = st->route->lane ? st->route->lane(st->route->ctx, &st->req) : 0;
+    /* Routes with a lane function run in the lanes; the others (probes, metrics: cheap) here,
+     * so that a busy lane never makes a probe fail. */
+    if (s->lanes && st->route->lane) {
+        unsigned lane = st->route->lane(st->route->ctx, &st->req);
         st->server = s;
         st->conn = conn;
         st->dispatched = true;
         /* suspended before it is handed over: the worker may resume it at once */
         MHD_suspend_connection(conn);
-        lanes_submit(s->lanes, lane, &st->job);
+        if (!lanes_submit(s->lanes, lane, &st->job)) {
+            /* the lane is full or closed: a cheap answer here, never the handler */
+            http_json_error(&st->resp, MHD_HTTP_SERVICE_UNAVAILABLE, "server busy");
+            atomic_store_explicit(&st->done, true, memory_order_release);
+            MHD_resume_connection(conn);
+        }
         return MHD_YES;
     }
     st->route->fn(st->route->ctx, &st->req, &st->resp);
     buf_cleanup(&st->body);
     struct http_response resp = st->resp;
+    st->resp.body = NULL; /* queue() owns it now */
     return queue(s, conn, &resp, NULL);
 }
 
@@ -878,6 +892,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         return;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
         log_info(2, "%s: request ended early (code %d)", s->name, (int)toe);
+    /* a lane's answer never queued: the client went away while the connection was suspended
+     * (libmicrohttpd then completes the request without calling the handler again) */
+    free(st->resp.body);
+    st->resp.body = NULL;
     buf_cleanup(&st->body);
     int64_t next = add_ms(now_ms(s), s->o.keepalive_timeout_ms);
     pthread_mutex_lock(&s->mu);
@@ -1066,7 +1084,8 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         rc = K_ENOMEM;
     }
     if (rc != K_OK) {
-        lanes_stop(s->lanes);
+        lanes_close(s->lanes);
+        lanes_free(s->lanes);
         pthread_cond_destroy(&s->cv);
         pthread_mutex_destroy(&s->mu);
         free(s);
@@ -1121,8 +1140,9 @@ void http_server_stop(struct http_server *s, int64_t drain_ms)
          * stays suspended (libmicrohttpd must not be stopped with one); then their answers go
          * out, for as long as the drain allows. */
         pthread_mutex_unlock(&s->mu);
-        lanes_stop(s->lanes);
-        s->lanes = NULL;
+        /* closed, not freed: the server threads may still submit (and be refused) until the
+         * daemon has stopped */
+        lanes_close(s->lanes);
         pthread_mutex_lock(&s->mu);
         int64_t grace = clock_mono_ms(NULL) + 1000;
         if (grace < until)
@@ -1140,6 +1160,7 @@ void http_server_stop(struct http_server *s, int64_t drain_ms)
     /* Signals every worker through its ITC and joins it; the listen socket never leaves an epoll
      * set from this thread (no MHD_quiesce_daemon), so there is nothing to race with. */
     MHD_stop_daemon(s->d);
+    lanes_free(s->lanes);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     free(s);

@@ -157,9 +157,10 @@ struct http_route {
     http_handler_fn fn;
     void *ctx;
     const char *content_type; /* required request media type, e.g. "application/json"; NULL: any */
-    http_lane_fn lane;        /* with lanes: the request's lane; NULL: lane 0 */
-    http_handler_fn shed;     /* with lanes: the answer when the lane is full or the request
-                               * waited too long (http/lanes.h); NULL: 503 */
+    http_lane_fn lane;        /* with lanes: the request's lane; NULL: run on the server thread
+                               * (for cheap handlers: probes, metrics) */
+    http_handler_fn shed;     /* with lanes: the answer when the request waited too long for a
+                               * worker (http/lanes.h); NULL: 503. A full lane: 503 */
 };
 
 /* A type-erased function pointer for the TLS certificate callback (see tls_cert_callback). */
@@ -205,11 +206,13 @@ struct http_server_options {
     void *client_verify_ctx;
     const struct clock *clock; /* for the deadlines (borrowed, must outlive the server); NULL:
                                   the system monotonic clock (util/clock.h) */
-    /* Lanes (http/lanes.h): with n_lanes > 0, handlers run on the lanes' workers and the server
-     * threads only move bytes: a connection whose request is complete is suspended
-     * (MHD_suspend_connection) until its lane has answered, so one slow handler never stalls
-     * the other connections of its server thread. n_lanes 0: handlers run on the server
-     * threads. Borrowed for the call to http_server_start. */
+    /* Lanes (http/lanes.h): with n_lanes > 0, the handlers of routes with a lane function run on
+     * the lanes' workers and the server threads only move bytes: a connection whose request is
+     * complete is suspended (MHD_suspend_connection) until its lane has answered, so one slow
+     * handler never stalls the other connections of its server thread. When the lane's queue is
+     * full the server answers 503 itself. A client that goes away meanwhile costs the handler's
+     * work, nothing more. n_lanes 0: handlers run on the server threads. Borrowed for the call
+     * to http_server_start. */
     const struct http_lane_options *lanes;
     unsigned n_lanes;
     const char *name; /* for log lines, e.g. "metrics"; NULL: "http" */

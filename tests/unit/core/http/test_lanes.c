@@ -101,7 +101,8 @@ static void test_fifo(void **state)
     lanes_stats(l, 0, &st);
     assert_int_equal(st.run, 5);
     assert_int_equal(st.shed, 0);
-    lanes_stop(l);
+    lanes_close(l);
+    lanes_free(l);
 }
 
 /* A lane whose workers are all busy holds up none of the other lane's jobs. */
@@ -130,10 +131,11 @@ static void test_lanes_independent(void **state)
     assert_int_equal(st.queued, 1);
     open_gate();
     wait_state(&slow[2], 2);
-    lanes_stop(l);
+    lanes_close(l);
+    lanes_free(l);
 }
 
-/* A full lane runs the job shed on the caller's thread, at once. */
+/* A full lane refuses the job: it is the caller's again, never run. */
 static void test_full_lane_sheds(void **state)
 {
     (void)state;
@@ -148,8 +150,7 @@ static void test_full_lane_sheds(void **state)
     assert_true(lanes_submit(l, 0, &j[1].lj));
     assert_true(lanes_submit(l, 0, &j[2].lj));
     assert_false(lanes_submit(l, 0, &j[3].lj)); /* the queue holds 2 */
-    assert_int_equal(atomic_load(&j[3].state), 2);
-    assert_true(atomic_load(&j[3].shed));
+    assert_int_equal(atomic_load(&j[3].state), 0);
     open_gate();
     for (int i = 0; i < 3; i++) {
         wait_state(&j[i], 2);
@@ -159,7 +160,8 @@ static void test_full_lane_sheds(void **state)
     lanes_stats(l, 0, &st);
     assert_int_equal(st.run, 3);
     assert_int_equal(st.shed, 1);
-    lanes_stop(l);
+    lanes_close(l);
+    lanes_free(l);
 }
 
 /* A job that waited longer than max_wait_ms for a worker is run shed. */
@@ -179,11 +181,12 @@ static void test_long_wait_sheds(void **state)
     wait_state(&j[1], 2);
     assert_false(atomic_load(&j[0].shed));
     assert_true(atomic_load(&j[1].shed));
-    lanes_stop(l);
+    lanes_close(l);
+    lanes_free(l);
 }
 
-/* Stopping runs what is queued shed and lets the running job finish; later submissions are
- * shed on the caller's thread. */
+/* Closing runs what is queued shed and lets the running job finish; later submissions are
+ * refused until the lanes are freed. */
 static void test_stop_with_queued(void **state)
 {
     (void)state;
@@ -197,10 +200,16 @@ static void test_stop_with_queued(void **state)
     lanes_submit(l, 0, &j[1].lj);
     lanes_submit(l, 0, &j[2].lj);
     open_gate();
-    lanes_stop(l);
+    lanes_close(l);
     for (int i = 0; i < 3; i++)
         assert_int_equal(atomic_load(&j[i].state), 2);
     assert_false(atomic_load(&j[0].shed));
+    struct job late;
+    memset(&late, 0, sizeof(late));
+    assert_false(lanes_submit(l, 0, &late.lj));
+    assert_int_equal(atomic_load(&late.state), 0);
+    lanes_close(l); /* idempotent */
+    lanes_free(l);
 }
 
 static void test_bad_lane_count(void **state)
@@ -213,7 +222,8 @@ static void test_bad_lane_count(void **state)
     assert_null(l);
     assert_int_equal(lanes_start(o, HTTP_MAX_LANES + 1, run, NULL, "test", &l, err, sizeof(err)),
                      K_EINVAL);
-    lanes_stop(NULL);
+    lanes_close(NULL);
+    lanes_free(NULL);
 }
 
 int main(void)
