@@ -65,6 +65,7 @@ for t in "${targets[@]}"; do
   *) dict=json.dict ;;
   esac
   log=$B/logs/$t.log
+  mkdir -p "$B/corpus/$t" # a target without seeds starts from nothing
   # stdin from /dev/null: the kubeconfig target may name /dev/stdin as a token file
   if "$B/fuzz/fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
     -dict="$REPO/tests/fuzz/dict/$dict" -artifact_prefix="$B/artifacts/$t-" \
