@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -32,4 +33,21 @@ void test_command_output(const char *cmd, char *out, size_t len)
     size_t n = fread(out, 1, len - 1, f);
     out[n] = '\0';
     pclose(f);
+}
+
+char *test_empty_objects(const char *head, size_t len, const char *tail)
+{
+    size_t h = strlen(head), t = strlen(tail);
+    assert_true(len > h + t + 2);
+    char *out = malloc(len + 1);
+    assert_non_null(out);
+    memcpy(out, head, h);
+    size_t at = h;
+    while (at + 3 + 2 + t <= len) {
+        memcpy(out + at, "{},", 3);
+        at += 3;
+    }
+    memcpy(out + at, "{}", 2);
+    memcpy(out + at + 2, tail, t + 1);
+    return out;
 }

@@ -1,6 +1,7 @@
 /*
  * text.h - reading what a unit test got back as text: the lines of a scrape that start with a
- * prefix, and the output of a shell command (curl against a server the test started).
+ * prefix, and the output of a shell command (curl against a server the test started); and
+ * writing the costliest JSON per byte, for the tree budgets.
  */
 #ifndef GPUTRI_TEST_TEXT_H
 #define GPUTRI_TEST_TEXT_H
@@ -18,5 +19,12 @@ void test_lines_with(const char *text, const char *prefix, char *out, size_t len
  * writes to stdout into out, NUL-terminated. Fails the running cmocka test when popen fails.
  */
 void test_command_output(const char *cmd, char *out, size_t len);
+
+/*
+ * test_empty_objects() - head, then an array of empty objects "{},{},...,{}" (no brackets), then
+ * tail, at most len bytes in all: the text whose json-c tree costs most per byte (about 800 bytes
+ * per "{},"). malloc'd, NUL-terminated; fails the running cmocka test when out of memory.
+ */
+char *test_empty_objects(const char *head, size_t len, const char *tail);
 
 #endif

@@ -678,21 +678,15 @@ static const struct http_route lane_routes[] = {
     {"GET", "/slow", slow, NULL, NULL, lane_of, busy},
 };
 
-/*
- * With lanes, one server thread: a handler that does not return stalls neither the other
- * connections nor the other lane; a lane whose queue is full answers with the route's shed
- * handler; the query's timeout reaches the handler; stopping lets the running handler finish.
- */
-static void test_lanes(void **state)
+/* A server of `threads` threads whose routes run in two lanes as `lanes` says; the gate closed. */
+static struct http_server *start_lanes(unsigned threads, const struct http_lane_options *lanes)
 {
-    (void)state;
     gate_open = false;
     atomic_store(&slow_running, 0);
-    struct http_lane_options lanes[2] = {{.workers = 1}, {.workers = 1, .max_queued = 2}};
     struct http_server_options o = {
         .host = "127.0.0.1",
         .numeric_host = true,
-        .threads = 1,
+        .threads = threads,
         .max_body = 4096,
         .routes = lane_routes,
         .n_routes = 2,
@@ -703,13 +697,42 @@ static void test_lanes(void **state)
     struct http_server *s = NULL;
     char err[256];
     assert_int_equal(http_server_start(&o, &s, err, sizeof(err)), K_OK);
+    return s;
+}
+
+/* Sends GET /slow on fd and waits until its handler runs. */
+static void slow_request_running(int fd)
+{
+    int before = atomic_load(&slow_running);
+    send_all(fd, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    for (int i = 0; i < 5000 && atomic_load(&slow_running) == before; i++)
+        usleep(1000);
+    assert_int_equal(atomic_load(&slow_running), before + 1);
+}
+
+static void open_gate(void)
+{
+    pthread_mutex_lock(&gate_mu);
+    gate_open = true;
+    pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_mu);
+}
+
+/*
+ * With lanes, one server thread: a handler that does not return stalls neither the other
+ * connections nor the other lane; a lane whose queue is full is answered 503 by the server; a
+ * client that leaves while its request waits costs nothing more; the waiting requests are
+ * answered once the handler returns.
+ */
+static void test_lanes(void **state)
+{
+    (void)state;
+    struct http_lane_options lanes[2] = {{.workers = 1}, {.workers = 1, .max_queued = 2}};
+    struct http_server *s = start_lanes(1, lanes);
     int port = http_server_port(s);
     char r[4096];
     int held = dial(port); /* its handler runs until the gate opens */
-    send_all(held, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
-    for (int i = 0; i < 5000 && atomic_load(&slow_running) == 0; i++)
-        usleep(1000);
-    assert_int_equal(atomic_load(&slow_running), 1);
+    slow_request_running(held);
     int queued = dial(port); /* waits in lane 1's queue */
     send_all(queued, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
     usleep(50 * 1000);
@@ -734,10 +757,7 @@ static void test_lanes(void **state)
     assert_int_equal(st.lane[1].busy, 1);
     assert_int_equal(st.lane[1].shed, 1);
     assert_true(st.lane[0].run >= 20);
-    pthread_mutex_lock(&gate_mu);
-    gate_open = true;
-    pthread_cond_broadcast(&gate_cv);
-    pthread_mutex_unlock(&gate_mu);
+    open_gate();
     assert_true(read_all(held, r, sizeof(r)) > 0);
     assert_non_null(strstr(r, "\r\n\r\nGET /slow 0"));
     assert_true(read_all(queued, r, sizeof(r)) > 0);
@@ -751,10 +771,7 @@ static void *open_gate_later(void *arg)
 {
     (void)arg;
     usleep(200 * 1000);
-    pthread_mutex_lock(&gate_mu);
-    gate_open = true;
-    pthread_cond_broadcast(&gate_cv);
-    pthread_mutex_unlock(&gate_mu);
+    open_gate();
     return NULL;
 }
 
@@ -762,28 +779,11 @@ static void *open_gate_later(void *arg)
 static void test_lanes_stop_in_flight(void **state)
 {
     (void)state;
-    gate_open = false;
-    atomic_store(&slow_running, 0);
     struct http_lane_options lanes[2] = {{.workers = 1}, {.workers = 1}};
-    struct http_server_options o = {
-        .host = "127.0.0.1",
-        .numeric_host = true,
-        .threads = 2,
-        .max_body = 4096,
-        .routes = lane_routes,
-        .n_routes = 2,
-        .lanes = lanes,
-        .n_lanes = 2,
-        .name = "test",
-    };
-    struct http_server *s = NULL;
-    char err[256];
-    assert_int_equal(http_server_start(&o, &s, err, sizeof(err)), K_OK);
+    struct http_server *s = start_lanes(2, lanes);
     int port = http_server_port(s);
     int a = dial(port), b = dial(port);
-    send_all(a, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
-    for (int i = 0; i < 5000 && atomic_load(&slow_running) == 0; i++)
-        usleep(1000);
+    slow_request_running(a);
     send_all(b, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
     usleep(50 * 1000);
     pthread_t opener;

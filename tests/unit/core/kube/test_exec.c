@@ -20,6 +20,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/exec.h"
+#include "text.h"
 #include "util/clock.h"
 #include "util/result.h"
 
@@ -98,16 +99,8 @@ static void test_parse_errors(void **state)
 static void test_parse_tree_budget(void **state)
 {
     (void)state;
-    size_t n = KUBE_EXEC_MAX_OUTPUT - 64;
-    char *json = malloc(n + 64);
-    assert_non_null(json);
-    strcpy(json, "{\"kind\":\"ExecCredential\",\"x\":[");
-    size_t at = strlen(json);
-    while (at + 3 < n) {
-        memcpy(json + at, "{},", 3);
-        at += 3;
-    }
-    strcpy(json + at, "{}]}");
+    char *json =
+        test_empty_objects("{\"kind\":\"ExecCredential\",\"x\":[", KUBE_EXEC_MAX_OUTPUT - 64, "]}");
     expect_parse_error(json, "not an ExecCredential JSON object: ");
     free(json);
 }

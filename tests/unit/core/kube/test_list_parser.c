@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "kube/list_parser.h"
+#include "text.h"
 #include "util/buf.h"
 #include "util/result.h"
 
@@ -311,16 +312,7 @@ static void test_member_size_limit(void **state)
 static void test_member_tree_budget(void **state)
 {
     (void)state;
-    size_t n = KUBE_LIST_MAX_FIELD - 64;
-    char *text = malloc(n + 64);
-    assert_non_null(text);
-    strcpy(text, "{\"x\":[");
-    size_t at = strlen(text);
-    while (at + 3 < n) {
-        memcpy(text + at, "{},", 3);
-        at += 3;
-    }
-    strcpy(text + at, "{}],\"items\":[]}");
+    char *text = test_empty_objects("{\"x\":[", KUBE_LIST_MAX_FIELD - 64, "],\"items\":[]}");
     struct run r = feed_whole(text, 1u << 26);
     assert_int_equal(r.rc, K_ETOOBIG);
     run_free(&r);
