@@ -91,6 +91,19 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# daemon_pid NAME: the pid e2e/cluster recorded for daemon NAME (in ${GPUTRI_E2E_DIR}/run), when
+# that process is alive; fails otherwise.
+daemon_pid() {
+  local p
+  p=$(cat "${GPUTRI_E2E_DIR:-/tmp/gputri-e2e}/run/$1.pid" 2>/dev/null) && [ -n "$p" ] &&
+    kill -0 "$p" 2>/dev/null && echo "$p"
+}
+
+# peak_rss_kib PID: the process's peak resident set (VmHWM of /proc/PID/status) in KiB.
+peak_rss_kib() {
+  awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
 # Replicas of gputri-controller beside the deployed one, as a Deployment with leader election
 # runs them: in-cluster as ServiceAccount gputri/gputri-controller (SA_ENV, from `e2e/cluster
 # serviceaccount gputri-controller`), metrics and probes on ports the kernel picks. The caller
