@@ -170,6 +170,17 @@ static void pod_seen(const struct kpod *pod, struct pod_seen *out)
     };
 }
 
+/* A pending pod's own object changed: a high-priority check, unless the change cannot move its
+ * word (core/triage/requeue.h requeue_after_own_change). */
+static void own_change(struct controller *c, const char *key, const char *uid,
+                       const struct store_delta *d)
+{
+    struct requeue_record rec;
+    pod_ledger_verdict(c->ledger, key, &rec);
+    if (c->opts.recheck_all || requeue_after_own_change(uid, &rec, d))
+        workqueue_add(c->queue, key);
+}
+
 /*
  * One pod event: the projection goes into the store (its one lock of the event); what the
  * ledger and the histogram need is read from the projection first. Then the written cause is
@@ -226,7 +237,7 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         if (!seen.needs_work && !pod_ledger_written(c->ledger, key, NULL))
             workqueue_drop(c->queue, key);
         else if (changed & STORE_CHANGED_POD)
-            workqueue_add(c->queue, key);
+            own_change(c, key, seen.uid, &d);
     }
     after_change(c, &d);
     pthread_mutex_unlock(&c->apply_mu);

@@ -581,6 +581,8 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
     } else {
         if (interesting(&rec->pod) || interesting(pod))
             ch |= STORE_CHANGED_POD;
+        if (d && (ch & STORE_CHANGED_POD) && pod_equal_but_scheduled_message(&rec->pod, pod))
+            d->what |= STORE_DELTA_POD_SCHEDULED_MESSAGE;
         pod_cleanup(&rec->pod);
     }
     rec->pod = *pod;

@@ -91,6 +91,9 @@ enum store_delta_what {
     STORE_DELTA_UNSCHEDULABLE = 1 << 6, /* spec.unschedulable flipped */
     STORE_DELTA_CAPACITY = 1 << 7,      /* status.capacity of a GPU resource changed */
     STORE_DELTA_ALLOCATABLE = 1 << 8,   /* status.allocatable of a GPU resource changed */
+    /* a pod write (STORE_CHANGED_POD) whose only change is the PodScheduled condition's message
+     * (model.h pod_equal_but_scheduled_message): what kube-scheduler writes on each retry */
+    STORE_DELTA_POD_SCHEDULED_MESSAGE = 1 << 9,
 };
 
 #define STORE_DELTA_MAX_USAGE 8

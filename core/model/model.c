@@ -266,6 +266,13 @@ bool pod_equal(const struct kpod *a, const struct kpod *b)
            str_equal(a->vendor_resource, b->vendor_resource);
 }
 
+bool pod_equal_but_scheduled_message(const struct kpod *a, const struct kpod *b)
+{
+    struct kpod same = *b; /* a shallow view for the comparison; owns nothing */
+    same.scheduled.message = a->scheduled.message;
+    return pod_equal(a, &same);
+}
+
 void pod_cleanup(struct kpod *p)
 {
     if (!p)

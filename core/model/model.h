@@ -218,6 +218,15 @@ struct knode {
  */
 bool pod_equal(const struct kpod *a, const struct kpod *b);
 
+/*
+ * pod_equal_but_scheduled_message() - pod_equal() with the PodScheduled condition's message left
+ * out: true when the two versions differ at most in that message. kube-scheduler rewrites it
+ * on every failed attempt (the per-reason node counts move as the cluster does:
+ * kubernetes/kubernetes: pkg/scheduler/schedule_one.go handleSchedulingFailure), so a pending
+ * pod's object changes without anything the ladder's word reads changing. Pure; thread-safe.
+ */
+bool pod_equal_but_scheduled_message(const struct kpod *a, const struct kpod *b);
+
 /* pod_cleanup() / node_cleanup() - free everything the struct owns and zero it. NULL-safe. */
 void pod_cleanup(struct kpod *p);
 void node_cleanup(struct knode *n);

@@ -90,6 +90,16 @@ bool requeue_store_change_reaches(const struct kpod *pod, const struct store_del
     return false;
 }
 
+bool requeue_after_own_change(const char *uid, const struct requeue_record *rec,
+                              const struct store_delta *d)
+{
+    if (!uid || !rec || !rec->valid || d->overflow ||
+        (d->what & ~(unsigned)STORE_DELTA_POD_SCHEDULED_MESSAGE) ||
+        !(d->what & STORE_DELTA_POD_SCHEDULED_MESSAGE))
+        return true;
+    return strcmp(uid, rec->uid) != 0;
+}
+
 bool requeue_after_store_change(const struct kpod *pod, const struct requeue_record *rec,
                                 const struct store_delta *d, const struct knode *now_node,
                                 node_usage_fn usage, void *usage_ctx)

@@ -88,6 +88,19 @@ bool requeue_store_change_reaches(const struct kpod *pod, const struct store_del
                                   const struct knode *now_node);
 
 /*
+ * requeue_after_own_change() - whether the pod with uid `uid` (NULL: unknown) must be classified
+ * again after a write of its own object described by `d` (a *_delta writer's STORE_CHANGED_POD),
+ * given its record `rec` (NULL: none). Always, except when the only change is the PodScheduled
+ * condition's message (STORE_DELTA_POD_SCHEDULED_MESSAGE) and the record is valid for this uid: no
+ * word reads that message (only gpu-fits quotes it in its detail, which the controller writes with
+ * the word and never alone), and kube-scheduler rewrites it on every retry, so every freed or
+ * taken GPU would otherwise come back as one high-priority re-check per pending pod. Pure;
+ * thread-safe.
+ */
+bool requeue_after_own_change(const char *uid, const struct requeue_record *rec,
+                              const struct store_delta *d);
+
+/*
  * A DRA event as the controller's handler sees it: the object's kind and namespace/name (NULL
  * when it has none), whether it is a ResourceClaim that holds devices in the cached or the new
  * version (status.allocation), and whether it could not be applied (the object was dropped

@@ -40,6 +40,7 @@ struct mpod {
     int nominated; /* -1 none */
     bool claim;    /* spec.resourceClaims names a claim */
     unsigned gen;  /* uid generation */
+    unsigned msg;  /* 0: no PodScheduled condition; else its message's number */
 };
 
 /* DRA: pod i names ResourceClaim c<i>; holder claims h<j> hold devices on node j. */
@@ -216,6 +217,11 @@ static json_object *pod_json(int i, const struct mpod *p)
     put(&t, "}}]},\"status\":{\"phase\":\"%s\"", phases[p->phase]);
     if (p->nominated >= 0 && p->node < 0)
         put(&t, ",\"nominatedNodeName\":\"n%d\"", p->nominated);
+    if (p->msg && p->node < 0)
+        put(&t,
+            ",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":"
+            "\"Unschedulable\",\"message\":\"0/%d nodes are available: attempt %u.\"}]",
+            RQ_NODES, p->msg);
     put(&t, "}}");
     json_object *o = json_tokener_parse(t.b);
     if (!o)
@@ -292,11 +298,12 @@ static int settle(struct rq_model *m, struct store_delta *d, int own)
         if (wide || (own == i && (d->changed & STORE_CHANGED_POD)))
             m->all++;
         const struct requeue_record *rec = m->rec[i].valid ? &m->rec[i] : NULL;
-        if (own == i && (d->changed & STORE_CHANGED_POD))
-            record(m, i); /* its own key */
-        else if (requeue_store_change_reaches(pod, d, now_node) &&
-                 (!rec ||
-                  requeue_after_store_change(pod, rec, d, now_node, store_node_usage, m->s)))
+        if (own == i && (d->changed & STORE_CHANGED_POD)) {
+            if (requeue_after_own_change(pod->uid, rec, d)) /* its own key */
+                record(m, i);
+        } else if (requeue_store_change_reaches(pod, d, now_node) &&
+                   (!rec ||
+                    requeue_after_store_change(pod, rec, d, now_node, store_node_usage, m->s)))
             record(m, i);
     }
     rc = compare(m, d->node, d->what, d->changed);
@@ -453,7 +460,7 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
     int pi = a % RQ_PODS, ni = a % RQ_NODES, nb = b % RQ_NODES;
     struct mpod *p = &m->pods[pi];
     struct mnode *n = &m->nodes[ni];
-    switch (op % 19) {
+    switch (op % 20) {
     case 0: /* a pending pod, new or respecified */
     case 1:
         p->exists = true;
@@ -468,12 +475,12 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
         p->gated = (b / 32) % 8 == 0;
         p->nominated = (b / 32) % 8 == 1 ? (int)(c % RQ_NODES) : -1;
         p->claim = (c / 80) % 3 == 0;
-        if (op % 19 == 0)
+        if (op % 20 == 0)
             p->gen = ++m->uid_gen; /* a new pod under the name */
         return write_pod(m, pi);
     case 2: /* a pending pod is bound (the scheduler placed it) */
     case 3: /* a GPU holder is placed */
-        if (op % 19 == 3 || !p->exists || p->node >= 0) {
+        if (op % 20 == 3 || !p->exists || p->node >= 0) {
             p->exists = true;
             p->gen = ++m->uid_gen;
             p->req[0] = 1 + c % 3;
@@ -552,7 +559,7 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
     }
     case 16:   /* pod i's claim: created, allocated, released, or deleted */
     case 17: { /* a holder claim on node j */
-        bool holder = op % 19 == 17;
+        bool holder = op % 20 == 17;
         struct mclaim *cl = holder ? &m->holders[ni] : &m->claims[pi];
         char name[16];
         snprintf(name, sizeof(name), holder ? "h%d" : "c%d", holder ? ni : pi);
@@ -575,6 +582,11 @@ int rq_model_step(struct rq_model *m, uint8_t op, uint8_t a, uint8_t b, uint8_t 
         }
         return write_dra(m, DRA_KIND_CLAIM, claim_json(name, cl), false);
     }
+    case 19: /* kube-scheduler retries a pending pod: its PodScheduled message changes */
+        if (!p->exists || p->node >= 0)
+            return 0;
+        p->msg = p->msg % 7 + 1;
+        return write_pod(m, pi);
     case 18: /* a template is named by no pod: it concerns none */
     default: {
         struct text t = {.n = 0};

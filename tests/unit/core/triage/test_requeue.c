@@ -299,6 +299,51 @@ static uint64_t next(uint64_t *x)
     return *x * 2685821657736338717ULL;
 }
 
+/* Pod t/name, pending, with a PodScheduled condition (status False, reason Unschedulable). */
+static void pending_with_message(struct world *w, const char *name, const char *reason,
+                                 const char *message, struct store_delta *d)
+{
+    json_object *o = test_pod("t", name, "1", NULL, "Pending", NULL, 0, NULL);
+    test_set_condition(o, "PodScheduled", "False", reason, message);
+    struct kpod p;
+    assert_int_equal(project_pod(o, &w->gpus, &p), K_OK);
+    json_object_put(o);
+    assert_int_equal(store_pod_upsert_delta(w->s, &p, d), K_OK);
+}
+
+/* kube-scheduler rewrites a pending pod's message on each retry: a classified pod is not
+ * re-checked for it; anything more (the reason), no record, or another uid is. */
+static void test_scheduler_message(void **state)
+{
+    struct world *w = *state;
+    struct store_delta d;
+    node(w, "n0", "1", "1", NULL, &d);
+    store_delta_cleanup(&d);
+    pending_with_message(w, "p", "Unschedulable", "0/1 nodes are available: 1 Insufficient cpu.",
+                         &d);
+    assert_true(d.changed & STORE_CHANGED_POD);
+    assert_int_equal(d.what, 0); /* new: its own check */
+    store_delta_cleanup(&d);
+    struct requeue_record rec = classified(w, "p");
+
+    pending_with_message(w, "p", "Unschedulable", "0/1 nodes are available: 1 Insufficient memory.",
+                         &d);
+    assert_true(d.changed & STORE_CHANGED_POD);
+    assert_int_equal(d.what, STORE_DELTA_POD_SCHEDULED_MESSAGE);
+    assert_false(requeue_after_own_change(rec.uid, &rec, &d));
+    assert_true(requeue_after_own_change(rec.uid, NULL, &d));
+    assert_true(requeue_after_own_change("another-uid", &rec, &d));
+    struct requeue_record running = {.valid = false};
+    assert_true(requeue_after_own_change(rec.uid, &running, &d));
+    store_delta_cleanup(&d);
+
+    pending_with_message(w, "p", "SchedulerError", "0/1 nodes are available: 1 Insufficient cpu.",
+                         &d);
+    assert_int_equal(d.what, 0);
+    assert_true(requeue_after_own_change(rec.uid, &rec, &d));
+    store_delta_cleanup(&d);
+}
+
 /* The property: a few thousand random changes per seed, the words compared after each. */
 static void test_targeted_equals_recheck_all(void **state)
 {
@@ -333,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes, setup, teardown),
         cmocka_unit_test(test_dra_changes),
+        cmocka_unit_test_setup_teardown(test_scheduler_message, setup, teardown),
         cmocka_unit_test(test_targeted_equals_recheck_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
