@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model/dra.h"
+#include "model/event.h"
 #include "model/gpu.h"
 #include "model/model.h"
 
@@ -146,5 +147,16 @@ int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
  */
 int project_pod_claims(json_object *arr, struct kpod *pod);
 int project_pod_claim_statuses(json_object *arr, struct kpod *pod);
+
+/* ---- Events (core/v1, project_event.c) ------------------------------------------------------ */
+/*
+ * project_event() - fill `out` (zeroed first) from a core/v1 Event object (model/event.h): each
+ * string member a bounded copy (a member of another type reads as absent), count from `count`
+ * or else series.count (clamped to 0..INT32_MAX), the four times parsed as RFC 3339 into whole
+ * seconds. Lenient like the getters of kube/json.h: only an `ev` that is not a JSON object is
+ * K_EPARSE; a missing or malformed field leaves its member empty (0). Allocates nothing;
+ * thread-safe on distinct outputs. Field names: kubernetes/api: core/v1/types.go Event.
+ */
+int project_event(json_object *ev, struct kevent *out);
 
 #endif

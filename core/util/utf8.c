@@ -1,6 +1,8 @@
 /* utf8.c - strict UTF-8 decoding. */
 #include "utf8.h"
 
+#include <string.h>
+
 size_t utf8_decode(const unsigned char *s, size_t avail, unsigned *cp_out)
 {
     unsigned char c = s[0];
@@ -79,4 +81,26 @@ size_t utf8_stream_valid_prefix(struct utf8_stream *s, const char *data, size_t 
 int utf8_stream_complete(const struct utf8_stream *s)
 {
     return s->need == 0;
+}
+
+bool utf8_copy(char *dst, size_t cap, const char *src, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && src[i];) {
+        unsigned cp;
+        size_t n = utf8_decode((const unsigned char *)src + i, len - i, &cp);
+        size_t w = n ? n : 1;
+        if (o + w >= cap) {
+            dst[o] = '\0';
+            return false;
+        }
+        if (n)
+            memcpy(dst + o, src + i, n);
+        else
+            dst[o] = '?';
+        o += w;
+        i += w;
+    }
+    dst[o] = '\0';
+    return true;
 }

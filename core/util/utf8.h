@@ -6,6 +6,7 @@
 #ifndef GPUTRI_UTF8_H
 #define GPUTRI_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -39,5 +40,15 @@ size_t utf8_stream_valid_prefix(struct utf8_stream *s, const char *data, size_t 
 
 /* utf8_stream_complete() - non-zero when the stream did not end inside a sequence. */
 int utf8_stream_complete(const struct utf8_stream *s);
+
+/*
+ * utf8_copy() - a bounded copy of text from an untrusted source into a fixed buffer: the bytes
+ * src[0..len) (reading no further, and stopping at a NUL) into dst[0..cap), NUL-terminated
+ * (cap >= 1). Valid sequences (utf8_decode) are copied whole, each byte of an invalid one
+ * becomes '?', so dst is always valid UTF-8; the copy stops before the first character that does
+ * not fit, so no character is cut. Returns true when the copy is whole, false when it was cut.
+ * Pure; thread-safe.
+ */
+bool utf8_copy(char *dst, size_t cap, const char *src, size_t len);
 
 #endif

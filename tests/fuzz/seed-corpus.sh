@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -124,6 +124,23 @@ for pair in '0 deviceclasses' '1 resourceslices' '2 resourceclaims' '3 resourcec
   k=${pair%% *} key=${pair#* }
   jq -c --arg k "$key" '.[$k][]? ' "$fixtures"/dra/*.json 2>/dev/null | sort -u |
     while IFS= read -r o; do { printf "\\$(printf '%03o' "$k")"; printf '%s' "$o"; } | put dra; done
+done
+
+# autoscaler: every Event of the autoscaler fixtures behind 0x80 (JSON), and its message behind the
+# byte that picks its writer and reason (fuzz_autoscaler.c).
+for f in "$fixtures"/autoscaler/*.json; do
+  { printf '\200'; jq -c . "$f"; } | put autoscaler
+  k=$(jq -r '[.source.component // "", .reason] | join(" ")' "$f")
+  case $k in
+  "cluster-autoscaler TriggeredScaleUp") b=0 ;;
+  "cluster-autoscaler NotTriggerScaleUp") b=1 ;;
+  "cluster-autoscaler FailedScaleUp") b=2 ;;
+  "karpenter Nominated") b=3 ;;
+  "karpenter FailedScheduling") b=4 ;;
+  "karpenter InsufficientCapacityError") b=5 ;;
+  *) continue ;;
+  esac
+  { printf "\\$(printf '%03o' "$b")"; jq -j .message "$f"; } | put autoscaler
 done
 
 # regression inputs kept in git

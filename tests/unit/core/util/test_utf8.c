@@ -157,13 +157,36 @@ static void test_stream_agrees_with_decode(void **state)
     }
 }
 
+/* utf8_copy: whole characters, '?' for invalid bytes, cut before what does not fit. */
+static void test_copy(void **state)
+{
+    (void)state;
+    char out[8];
+    assert_true(utf8_copy(out, sizeof(out), "abc", 3));
+    assert_string_equal(out, "abc");
+    assert_true(utf8_copy(out, sizeof(out), "abcdef", 2)); /* len bounds the read */
+    assert_string_equal(out, "ab");
+    assert_true(utf8_copy(out, sizeof(out), "a\0bc", 4)); /* and a NUL */
+    assert_string_equal(out, "a");
+    assert_true(utf8_copy(out, sizeof(out), "\xff\xc3(\xe2\x82", 5));
+    assert_string_equal(out, "\?\?(\?\?");
+    assert_true(utf8_copy(out, sizeof(out), "1234567", 7));
+    assert_false(utf8_copy(out, sizeof(out), "12345678", 8));
+    assert_string_equal(out, "1234567");
+    /* "\xe2\x82\xac" (3 bytes) does not fit after 5 bytes: cut before it */
+    assert_false(utf8_copy(out, sizeof(out), "12345\xe2\x82\xac", 8));
+    assert_string_equal(out, "12345");
+    assert_false(utf8_copy(out, 1, "x", 1));
+    assert_string_equal(out, "");
+    assert_true(utf8_copy(out, 1, "", 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_decode_valid),
-        cmocka_unit_test(test_decode_invalid),
-        cmocka_unit_test(test_stream),
-        cmocka_unit_test(test_stream_agrees_with_decode),
+        cmocka_unit_test(test_decode_valid), cmocka_unit_test(test_decode_invalid),
+        cmocka_unit_test(test_stream),       cmocka_unit_test(test_stream_agrees_with_decode),
+        cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
