@@ -351,7 +351,8 @@ static void sibling_resources(const struct node_verdict *v, size_t n, const stru
 
 /* The taint check over the GPU candidates, every one of them stopped at the taint step: a
  * cordoned node (taint NULL) gets no toleration advice, as the controller gives none, and neither
- * does a taint Kubernetes sets for the node's state (taint_node_condition()). */
+ * does a taint Kubernetes or a node autoscaler sets for the node's state (taint_node_condition():
+ * not-ready, karpenter.sh/unregistered, ToBeDeletedByClusterAutoscaler, ...). */
 static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
                          const struct node_verdict *const *cand, size_t n_cand,
                          const struct node_verdict *closest, struct warn_list *out)
@@ -390,18 +391,20 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
     taint_str(tainted->taint, taint, sizeof(taint));
     const struct node_condition_taint *cond = taint_node_condition(tainted->taint);
     if (same && cond && n_cordoned) {
-        /* a taint the node controller (or kubelet) manages: the node needs fixing, and a
-         * toleration would only hide it from the scheduler */
+        /* a taint the node controller, the kubelet or an autoscaler manages: the node needs
+         * fixing (or is joining or leaving), and a toleration would only hide that from the
+         * scheduler */
         name_list(cordoned, n_cordoned, names, sizeof(names));
         warn_add(out, WARN_REASON_TAINT,
-                 "%s: every node with %s %s (taint %s) or cordoned (%s); fix the nodes rather "
-                 "than tolerate the taint",
-                 o->spec_path, res0, cond->state, taint, names);
+                 "%s: every node with %s %s (taint %s) or cordoned (%s); %s rather than "
+                 "tolerate the taint",
+                 o->spec_path, res0, cond->state, taint, names,
+                 cond->autoscaler ? cond->remedy : "fix the nodes");
     } else if (same && cond) {
         warn_add(out, WARN_REASON_TAINT,
-                 "%s: every node with %s (%s) %s (taint %s, set by %s); fix the node rather than "
-                 "tolerate it",
-                 o->spec_path, res0, names, cond->state, taint, cond->setter);
+                 "%s: every node with %s (%s) %s (taint %s, set by %s); %s rather than tolerate "
+                 "it",
+                 o->spec_path, res0, names, cond->state, taint, cond->setter, cond->remedy);
     } else if (same && n_cordoned) {
         name_list(cordoned, n_cordoned, names, sizeof(names));
         warn_add(out, WARN_REASON_TAINT,
@@ -414,11 +417,12 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
                  "operator: Exists, effect: %s}",
                  o->spec_path, res0, names, taint, tainted->taint->key, tainted->taint->effect);
     } else {
+        /* no path to the tolerations when the example is a node's state: nothing to add there */
         warn_add(out, WARN_REASON_TAINT,
-                 "%s.tolerations: every node with %s (%s) %shas an untolerated taint, e.g. %s on "
-                 "%s",
-                 o->spec_path, res0, names, n_cordoned ? "is cordoned or " : "", taint,
-                 tainted->node->name);
+                 "%s%s: every node with %s (%s) %shas an untolerated taint, e.g. %s on %s%s%s",
+                 o->spec_path, cond ? "" : ".tolerations", res0, names,
+                 n_cordoned ? "is cordoned or " : "", taint, tainted->node->name,
+                 cond ? ", which " : "", cond ? cond->state : "");
     }
 }
 

@@ -718,7 +718,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
             const struct node_condition_taint *c = taint_node_condition(best.taint);
             line_printf(&l, "node %s %s (taint ", name, c->state);
             put_taint(&l, best.taint);
-            line_printf(&l, ", set by %s); fix the node rather than tolerate it", c->setter);
+            line_printf(&l, ", set by %s); %s rather than tolerate it", c->setter, c->remedy);
         } else {
             line_printf(&l, "node %s has untolerated taint ", name);
             put_taint(&l, best.taint);

@@ -4,57 +4,80 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Node labels the clouds put on the nodes of a GPU node pool. */
-static const char *const cloud_gpu_labels[] = {
-    "cloud.google.com/gke-accelerator", /* GKE */
-    "k8s.amazonaws.com/accelerator",    /* EKS */
-    "kubernetes.azure.com/accelerator", /* AKS */
-};
+#include "classify/match.h"
+#include "classify/node_state.h"
 
-/* The cloud GPU label of a node, or NULL; its value in *value. */
-static const char *cloud_label(const struct knode *n, const char **value)
+/* Whether the node lists some GPU resource in status.capacity (the projection keeps only GPU
+ * resources, model.h). */
+static bool lists_gpu(const struct knode *n)
 {
-    for (size_t i = 0; i < sizeof(cloud_gpu_labels) / sizeof(cloud_gpu_labels[0]); i++) {
-        const char *v = kv_list_get(&n->labels, cloud_gpu_labels[i]);
-        if (v) {
-            *value = v;
-            return cloud_gpu_labels[i];
-        }
-    }
-    return NULL;
+    for (size_t i = 0; i < n->capacity.n; i++)
+        if (n->capacity.items[i].value > 0)
+            return true;
+    return false;
 }
 
-static bool lists_resource(const struct knode *n, const char *resource)
+/* A candidate of the pod: a node that passes its node selection (classify_node()'s test). */
+static bool candidate(const struct classify_input *in, const struct knode *n)
 {
-    return resource && resource_list_get(&n->capacity, resource) > 0;
+    return n && pod_matches_node_selection(in->pod, n);
 }
 
-/* no-gpu-node: cloud GPU nodes without the resource yet. */
-static void put_cloud_not_ready(struct line *l, const struct classify_input *in,
-                                const char *resource)
+/* Candidates labelled GPU nodes by their cloud or provisioner that list no GPU resource at all,
+ * those in a GPU stack state left out (put_gpu_stack names them). */
+static void put_gpu_label_not_ready(struct line *l, const struct classify_input *in,
+                                    const char *resource)
 {
     size_t count = 0;
     const struct knode *first = NULL;
-    const char *key = NULL, *value = NULL;
+    struct node_gpu_label label = {0}, cur;
+    struct gpu_stack_state st;
     for (size_t i = 0; i < in->n_nodes; i++) {
         const struct knode *n = in->nodes[i];
-        const char *v = NULL, *k = n ? cloud_label(n, &v) : NULL;
-        if (!k || lists_resource(n, resource))
+        if (!candidate(in, n) || !node_gpu_label(n, &cur) || lists_gpu(n) ||
+            node_gpu_stack_state(n, &st))
             continue;
         if (!first) {
             first = n;
-            key = k;
-            value = v;
+            label = cur;
         }
         count++;
     }
     if (!first)
         return;
-    line_printf(l, "; node %s is labelled %s=%s by its cloud but lists no %s", first->name, key,
-                value, resource);
+    line_printf(l, "; node %s is labelled %s=%s by %s but lists no %s nor any other GPU resource",
+                first->name, label.key, label.value, label.writer, resource);
     if (count > 1)
         line_printf(l, " (and %zu more such node%s)", count - 1, count == 2 ? "" : "s");
     line_printf(l, ": the GPU driver installer or the device plugin has not finished there");
+}
+
+/* Candidates in a GPU stack state: the deciding node first, then in input order; two named. */
+static void put_gpu_stack(struct line *l, const struct classify_input *in,
+                          const struct node_verdict *best)
+{
+    struct gpu_stack_state st;
+    size_t named = 0, more = 0;
+    const struct knode *decider = best ? best->node : NULL;
+    if (candidate(in, decider) && node_gpu_stack_state(decider, &st)) {
+        line_printf(l, "; ");
+        gpu_stack_state_put(l, decider->name, &st);
+        named++;
+    }
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        const struct knode *n = in->nodes[i];
+        if (n == decider || !candidate(in, n) || !node_gpu_stack_state(n, &st))
+            continue;
+        if (named == 2) {
+            more++;
+            continue;
+        }
+        line_printf(l, "; ");
+        gpu_stack_state_put(l, n->name, &st);
+        named++;
+    }
+    if (more)
+        line_printf(l, " (and %zu more node%s in a GPU stack state)", more, more == 1 ? "" : "s");
 }
 
 /* no-gpu-node: the GPU resources the deciding node advertises instead. */
@@ -131,23 +154,19 @@ static void put_vendor_resource(struct line *l, const struct kpod *pod)
 void hints_put(struct line *l, const struct classify_input *in, enum cause cause,
                const struct node_verdict *best)
 {
-    switch (cause) {
-    case CAUSE_NO_GPU_NODE:
-        if (best && best->node) {
-            put_cloud_not_ready(l, in, best->resource);
-            put_other_resources(l, best, best->resource);
-        }
-        break;
-    case CAUSE_LABEL_MISMATCH:
+    bool decided = best && best->node;
+    /* first what the deciding node itself says ("it advertises"), then the other candidates */
+    if (cause == CAUSE_NO_GPU_NODE && decided)
+        put_other_resources(l, best, best->resource);
+    if ((cause == CAUSE_EXHAUSTED || cause == CAUSE_GPU_FITS) && decided)
+        put_unhealthy(l, best);
+    if (cause == CAUSE_LABEL_MISMATCH)
         put_shared_rename(l, in);
-        break;
-    case CAUSE_EXHAUSTED:
-    case CAUSE_GPU_FITS:
-        if (best && best->node)
-            put_unhealthy(l, best);
-        break;
-    default:
-        break;
+    if (decided && (cause == CAUSE_TAINT || cause == CAUSE_NO_GPU_NODE ||
+                    cause == CAUSE_ALLOCATABLE_ZERO || cause == CAUSE_EXHAUSTED)) {
+        put_gpu_stack(l, in, best);
+        if (best->resource)
+            put_gpu_label_not_ready(l, in, best->resource);
     }
     if (cause_rank(cause) >= cause_rank(CAUSE_LABEL_MISMATCH))
         put_vendor_resource(l, in->pod);

@@ -41,17 +41,35 @@ bool taint_blocks_scheduling(const struct taint *taint)
 }
 
 static const struct node_condition_taint node_condition_taints[] = {
-    {"node.kubernetes.io/not-ready", "is not ready", "the node controller"},
-    {"node.kubernetes.io/unreachable", "is unreachable", "the node controller"},
-    {"node.kubernetes.io/memory-pressure", "has memory pressure", "the node controller"},
-    {"node.kubernetes.io/disk-pressure", "has disk pressure", "the node controller"},
-    {"node.kubernetes.io/pid-pressure", "has PID pressure", "the node controller"},
-    {"node.kubernetes.io/network-unavailable", "has no working network", "the node controller"},
-    {TAINT_NODE_UNSCHEDULABLE, "is cordoned", "the node controller"},
+    {"node.kubernetes.io/not-ready", "is not ready", "the node controller", "fix the node", false},
+    {"node.kubernetes.io/unreachable", "is unreachable", "the node controller", "fix the node",
+     false},
+    {"node.kubernetes.io/memory-pressure", "has memory pressure", "the node controller",
+     "fix the node", false},
+    {"node.kubernetes.io/disk-pressure", "has disk pressure", "the node controller", "fix the node",
+     false},
+    {"node.kubernetes.io/pid-pressure", "has PID pressure", "the node controller", "fix the node",
+     false},
+    {"node.kubernetes.io/network-unavailable", "has no working network", "the node controller",
+     "fix the node", false},
+    {TAINT_NODE_UNSCHEDULABLE, "is cordoned", "the node controller", "fix the node", false},
     {"node.kubernetes.io/out-of-service", "is out of service",
-     "an administrator after a non-graceful shutdown"},
+     "an administrator after a non-graceful shutdown", "fix the node", false},
     {"node.cloudprovider.kubernetes.io/uninitialized",
-     "is not initialized by the cloud controller manager yet", "the kubelet"},
+     "is not initialized by the cloud controller manager yet", "the kubelet", "fix the node",
+     false},
+    /* node autoscalers: the node is joining or leaving; another node has to take the pod */
+    {TAINT_KARPENTER_UNREGISTERED, "is still joining the cluster", "Karpenter",
+     "wait for it to register (Karpenter removes the taint then, and replaces a node not "
+     "registered within 15 min)",
+     true},
+    {"karpenter.sh/disrupted", "is being disrupted (drained to be consolidated or replaced)",
+     "Karpenter", "let Karpenter provision another node for the pod", true},
+    {"karpenter.sh/rebooting", "is rebooting", "Karpenter", "wait for the reboot to finish", true},
+    {"ToBeDeletedByClusterAutoscaler", "is being scaled down (drained, then deleted)",
+     "the Cluster Autoscaler", "let the Cluster Autoscaler add another node for the pod", true},
+    {"DeletionCandidateOfClusterAutoscaler", "is a scale-down candidate", "the Cluster Autoscaler",
+     "let the Cluster Autoscaler add another node for the pod", true},
 };
 
 const struct node_condition_taint *taint_node_condition(const struct taint *taint)

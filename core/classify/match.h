@@ -16,6 +16,9 @@
 
 /* The key of the taint that spec.unschedulable stands for (kubernetes/api: core/v1). */
 #define TAINT_NODE_UNSCHEDULABLE "node.kubernetes.io/unschedulable"
+/* The taint Karpenter puts on a node it launched until the node registers
+ * (kubernetes-sigs/karpenter: pkg/apis/v1/taints.go UnregisteredNoExecuteTaint). */
+#define TAINT_KARPENTER_UNREGISTERED "karpenter.sh/unregistered"
 
 /*
  * toleration_tolerates_taint() - whether one toleration tolerates one taint.
@@ -45,20 +48,26 @@ bool tolerations_tolerate_taint(const struct toleration *tols, size_t n, const s
 bool taint_blocks_scheduling(const struct taint *taint);
 
 /*
- * A taint that Kubernetes itself puts on a node to report the node's state, and what it means.
- * Tolerating one of these hides a broken node from the scheduler instead of fixing it, so gputri
- * never advises a toleration for them.
+ * A taint that Kubernetes itself or a node autoscaler puts on a node to report the node's state,
+ * and what it means. Tolerating one of these hides a broken, joining or departing node from the
+ * scheduler instead of waiting for it or fixing it, so gputri never advises a toleration for them.
  */
 struct node_condition_taint {
     const char *key;    /* the taint key, e.g. "node.kubernetes.io/not-ready" */
     const char *state;  /* the node's state as a predicate, e.g. "is not ready" */
     const char *setter; /* who sets it, e.g. "the node controller" */
+    const char *remedy; /* what to do instead of tolerating it, an imperative without a final
+                           stop that reads before " rather than tolerate it", e.g. "fix the
+                           node" */
+    bool autoscaler;    /* set by a node autoscaler (Karpenter, the Cluster Autoscaler): the node
+                           is joining or leaving rather than broken */
 };
 
 /*
  * taint_node_condition() - the entry for `taint` when its key is one of the taints the node
- * lifecycle controller, the kubelet or the cloud controller manager manage, else NULL (also for a
- * NULL key). The effect and value are not looked at. The keys:
+ * lifecycle controller, the kubelet, the cloud controller manager or a node autoscaler manage,
+ * else NULL (also for a NULL key). The effect and value are not looked at (whether a taint blocks
+ * at all is taint_blocks_scheduling()). The keys:
  *   node.kubernetes.io/{not-ready, unreachable, memory-pressure, disk-pressure, pid-pressure,
  *   network-unavailable, unschedulable, out-of-service}
  *     (kubernetes/kubernetes: staging/src/k8s.io/api/core/v1/well_known_taints.go, the same as
@@ -68,6 +77,14 @@ struct node_condition_taint {
  *     (kubernetes/kubernetes: staging/src/k8s.io/cloud-provider/api/well_known_taints.go
  *      TaintExternalCloudProvider; set by the kubelet with --cloud-provider=external until the
  *      cloud controller manager initializes the node)
+ *   karpenter.sh/unregistered (NoExecute: launched, not registered yet; removed at
+ *   registration), karpenter.sh/disrupted (NoSchedule: being consolidated, drifted, expired or
+ *   deleted), karpenter.sh/rebooting (NoSchedule)
+ *     (kubernetes-sigs/karpenter: pkg/apis/v1/taints.go)
+ *   ToBeDeletedByClusterAutoscaler (NoSchedule: being drained for scale-down),
+ *   DeletionCandidateOfClusterAutoscaler (PreferNoSchedule: unneeded; never blocks, so the
+ *   ladder never names it)
+ *     (kubernetes/autoscaler: cluster-autoscaler/utils/taints/taints.go)
  * Returns a pointer to static storage. Pure; thread-safe.
  */
 const struct node_condition_taint *taint_node_condition(const struct taint *taint);
