@@ -122,6 +122,17 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         q->n_claim_pods++;
 }
 
+/* Where the query's live classifications read from. */
+static struct triage_source query_source(const struct pods_query *q)
+{
+    return (struct triage_source){.store = q->store,
+                                  .dra = q->dra,
+                                  .dra_classes = q->dra_classes,
+                                  .events = q->events,
+                                  .now = (int64_t)time(NULL),
+                                  .no_scheduler_grace = q->no_scheduler_grace};
+}
+
 void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
                         const struct gpu_set *dra_classes)
 {
@@ -186,11 +197,7 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         r->cause = strdup(p->cause);
         r->detail = strdup(p->detail ? p->detail : "");
     } else {
-        struct triage_source src = {.store = q->store,
-                                    .dra = q->dra,
-                                    .dra_classes = q->dra_classes,
-                                    .now = (int64_t)time(NULL),
-                                    .no_scheduler_grace = q->no_scheduler_grace};
+        struct triage_source src = query_source(q);
         struct classify_result res;
         res.verdicts = NULL;
         if (triage_pod(&src, p, &res) != K_OK)
@@ -255,6 +262,7 @@ void pods_query_cleanup(struct pods_query *q)
 {
     store_free(q->store);
     dra_store_free(q->dra);
+    pod_events_free(q->events);
     for (size_t i = 0; i < q->n_keys; i++)
         free(q->keys[i]);
     free(q->keys);
@@ -279,11 +287,7 @@ static void observe_cb(void *ctx, json_object *obj)
 /* The nodes whose pods classifying the candidates without a usable annotation reads. */
 static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
 {
-    struct triage_source src = {.store = q->store,
-                                .dra = q->dra,
-                                .dra_classes = q->dra_classes,
-                                .now = (int64_t)time(NULL),
-                                .no_scheduler_grace = q->no_scheduler_grace};
+    struct triage_source src = query_source(q);
     int rc = K_OK;
     store_read_lock(q->store);
     for (size_t i = 0; i < q->n_keys && rc == K_OK && !u->all; i++) {
@@ -340,6 +344,14 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc == K_OK)
             rc = usage_fetch(c, &u, q.store, err);
         usage_nodes_cleanup(&u);
+        /* the autoscalers' word: evidence, not a must (a user may not list Events) */
+        if (rc == K_OK && (q.events = pod_events_new(0)) != NULL) {
+            struct kube_error ev_err = {0};
+            if (triage_read_autoscaler_events(c, q.events, ns, NULL, &ev_err) != K_OK) {
+                pod_events_free(q.events);
+                q.events = NULL;
+            }
+        }
     }
     if (rc == K_OK)
         rc = pods_query_rows(&q, out);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "cache/dra_store.h"
+#include "cache/pod_events.h"
 #include "cache/store.h"
 #include "kube/client.h"
 #include "model/gpu.h"
@@ -64,6 +65,8 @@ struct pods_query {
     const struct gpu_set *dra_classes; /* borrowed; set with dra */
     /* classify_input.no_scheduler_grace of live classifications (seconds; 0: the default) */
     int64_t no_scheduler_grace;
+    /* the autoscalers' Events for live classifications (owned; NULL: none) */
+    struct pod_events *events;
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */

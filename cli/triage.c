@@ -82,9 +82,20 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc)
             goto fail_dra;
     }
+    struct pod_events *events = NULL;
+    if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
+        /* evidence, not a must: a user who may not list Events still gets the nodes' word */
+        const struct kpod *pending = store_pod_get(t->store, ns, name);
+        struct kube_error ev_err = {0};
+        events = pending->uid ? pod_events_new(1) : NULL;
+        if (events && triage_read_autoscaler_events(c, events, ns, pending->uid, &ev_err) != K_OK) {
+            pod_events_free(events);
+            events = NULL;
+        }
+    }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_stores_grace(s, dra, dra_classes, no_scheduler_grace, ns, name, t);
+    return triage_from_stores_grace(s, dra, dra_classes, no_scheduler_grace, events, ns, name, t);
 fail_dra:
     dra_store_free(dra);
 fail:
@@ -100,15 +111,17 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
 int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                        const char *ns, const char *name, struct triage *t)
 {
-    return triage_from_stores_grace(s, dra, dra_classes, 0, ns, name, t);
+    return triage_from_stores_grace(s, dra, dra_classes, 0, NULL, ns, name, t);
 }
 
 int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                              const struct gpu_set *dra_classes, int64_t no_scheduler_grace,
-                             const char *ns, const char *name, struct triage *t)
+                             struct pod_events *events, const char *ns, const char *name,
+                             struct triage *t)
 {
     memset(t, 0, sizeof(*t));
     t->store = s;
+    t->events = events;
     if (dra && !dra_classes) { /* no GPU classes: no DRA */
         dra_store_free(dra);
         dra = NULL;
@@ -130,6 +143,7 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
     struct triage_source src = {.store = t->store,
                                 .dra = dra,
                                 .dra_classes = dra_classes,
+                                .events = events,
                                 .now = (int64_t)time(NULL),
                                 .no_scheduler_grace = no_scheduler_grace};
     t->result.verdicts = t->verdicts;
@@ -603,6 +617,7 @@ void triage_cleanup(struct triage *t)
 {
     store_free(t->store);
     dra_store_free(t->dra);
+    pod_events_free(t->events);
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "cache/dra_store.h"
+#include "cache/pod_events.h"
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
@@ -27,6 +28,7 @@ struct triage {
     struct node_verdict *verdicts;     /* owned, result.n_verdicts entries */
     struct dra_store *dra;             /* owned; NULL: no DRA */
     const struct gpu_set *dra_classes; /* borrowed; set when dra is */
+    struct pod_events *events;         /* owned: the autoscalers' Events on the pod; NULL: none */
 };
 
 /*
@@ -60,11 +62,13 @@ int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_
 
 /*
  * triage_from_stores_grace() - triage_from_stores() with the no-scheduler grace period in seconds
- * (classify_input.no_scheduler_grace; 0: CLASSIFY_NO_SCHEDULER_GRACE).
+ * (classify_input.no_scheduler_grace; 0: CLASSIFY_NO_SCHEDULER_GRACE) and the autoscalers'
+ * Events on the pod (`events`, NULL: none; ownership taken as for `s`).
  */
 int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                              const struct gpu_set *dra_classes, int64_t no_scheduler_grace,
-                             const char *ns, const char *name, struct triage *t);
+                             struct pod_events *events, const char *ns, const char *name,
+                             struct triage *t);
 
 /*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,

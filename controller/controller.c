@@ -61,8 +61,21 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                         .path = dra_kind_path((enum dra_kind)k)};
         dra_ok &= (c->dra_inf[k] = informer_new(cfg, &dopt, &dh)) != NULL;
     }
+    c->pod_events = pod_events_new(0);
+    int events_ok = c->pod_events != NULL;
+    static const char *const sources[CONTROLLER_EVENT_SOURCES][3] = {
+        {"cluster-autoscaler", "events/cluster-autoscaler",
+         "/api/v1/events?fieldSelector=source%3Dcluster-autoscaler"},
+        {"karpenter", "events/karpenter", "/api/v1/events?fieldSelector=source%3Dkarpenter"},
+    };
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES && c->opts.autoscaler_events; k++) {
+        c->events_ctx[k] = (struct controller_events_ctx){c, sources[k][0], sources[k][1]};
+        struct informer_handlers eh = controller_events_handlers(&c->events_ctx[k]);
+        struct informer_options eo = {.name = sources[k][1], .path = sources[k][2]};
+        events_ok &= (c->events_inf[k] = informer_new(cfg, &eo, &eh)) != NULL;
+    }
     if (!c->ledger || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
-        !c->events || !dra_ok) {
+        !c->events || !dra_ok || !events_ok) {
         controller_free(c);
         return NULL;
     }
@@ -197,6 +210,29 @@ static int dra_late_start(struct controller *c, int64_t *next_check)
     return K_OK;
 }
 
+/*
+ * The autoscalers' Events, before the first classification, so that a pod an autoscaler is
+ * serving does not get the current nodes' word first; but not for long: Events are evidence,
+ * not what the controller cannot work without (a cluster that forbids reading them, or an API
+ * server slow to list them, still gets the ladder's words).
+ */
+static void wait_events_synced(struct controller *c, const atomic_int *stop)
+{
+    int64_t until = clock_mono_ms(NULL) + CONTROLLER_EVENTS_SYNC_WAIT_MS;
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++) {
+        while (c->events_inf[k] && !informer_has_synced(c->events_inf[k]) && !atomic_load(stop)) {
+            if (clock_mono_ms(NULL) >= until) {
+                log_warn("the %s informer has not synced in %d s: going on without what it "
+                         "has not listed yet",
+                         c->events_ctx[k].name, CONTROLLER_EVENTS_SYNC_WAIT_MS / 1000);
+                return;
+            }
+            struct timespec ts = {0, 50 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 int controller_run(struct controller *c, const atomic_int *stop)
 {
     int started_workers = 0, rc = 1;
@@ -206,6 +242,11 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
+        if (c->events_inf[k] && informer_start(c->events_inf[k]) != K_OK) {
+            log_error("cannot start informers");
+            goto out;
+        }
     int64_t next_dra_check = clock_mono_ms(&c->clock) + CONTROLLER_DRA_DISCOVERY_MS;
     if (dra_served(c) && start_dra(c) != K_OK) {
         log_error("cannot start informers");
@@ -233,6 +274,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
         }
     if (atomic_load(&c->dra_on))
         dra_now_synced(c);
+    wait_events_synced(c, stop);
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
              store_node_count(c->store), store_pod_count(c->store),
@@ -275,6 +317,9 @@ out:
     }
     informer_stop(c->pods);
     informer_stop(c->nodes);
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
+        if (c->events_inf[k])
+            informer_stop(c->events_inf[k]);
     if (atomic_load(&c->dra_on))
         for (int k = 0; k < DRA_KIND_COUNT; k++)
             informer_stop(c->dra_inf[k]);
@@ -300,6 +345,9 @@ void controller_free(struct controller *c)
     informer_free(c->nodes);
     for (int k = 0; k < DRA_KIND_COUNT; k++)
         informer_free(c->dra_inf[k]);
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
+        informer_free(c->events_inf[k]);
+    pod_events_free(c->pod_events);
     dra_store_free(c->dra);
     workqueue_free(c->queue);
     store_free(c->store);

@@ -59,6 +59,15 @@ struct controller_options {
      */
     const struct gpu_set *dra_classes;
 
+    /*
+     * Read the autoscalers' Events on pods (Cluster Autoscaler's and Karpenter's, one watch of
+     * /api/v1/events per source.component; --autoscaler-events, default on) and let them decide
+     * scaling-up / scale-up-blocked (classify.h classify_input.autoscaler) for
+     * `provision_window` seconds (--max-node-provision-time; 0: CLASSIFY_PROVISION_WINDOW).
+     */
+    bool autoscaler_events;
+    int64_t provision_window;
+
     /* Seconds a pod of a non-default scheduler may go without a PodScheduled condition before
      * it is no-scheduler (--no-scheduler-grace-period); 0: CLASSIFY_NO_SCHEDULER_GRACE. */
     int64_t no_scheduler_grace;

@@ -18,6 +18,7 @@
 
 #include "cache/dra_store.h"
 #include "cache/informer.h"
+#include "cache/pod_events.h"
 #include "cache/store.h"
 #include "cache/workqueue.h"
 #include "controller.h"
@@ -39,6 +40,11 @@
  */
 #define GPU_FITS_GRACE_MS 10000
 
+/* The autoscalers whose Events the controller reads (controller.c: one informer each). */
+#define CONTROLLER_EVENT_SOURCES 2
+/* How long controller_run waits for their first LIST before the workers start. */
+#define CONTROLLER_EVENTS_SYNC_WAIT_MS 10000
+
 struct controller {
     const struct kube_config *cfg;
     struct controller_options opts;
@@ -54,6 +60,14 @@ struct controller {
         struct controller *c;
         enum dra_kind kind;
     } dra_ctx[DRA_KIND_COUNT];
+    /* the autoscalers' Events per pod, and one informer per writer (source.component) */
+    struct pod_events *pod_events;
+    struct informer *events_inf[CONTROLLER_EVENT_SOURCES];
+    struct controller_events_ctx {
+        struct controller *c;
+        const char *component; /* "cluster-autoscaler", "karpenter" (static) */
+        const char *name;      /* the informer's name, "events/<component>" (static) */
+    } events_ctx[CONTROLLER_EVENT_SOURCES];
     atomic_int dra_on;     /* the DRA informers are started */
     atomic_int dra_synced; /* ... and have synced: reconciles use the DRA store */
     bool dra_absent_said;  /* "not served" was logged at --v=0 once (main thread only) */
@@ -133,6 +147,16 @@ struct informer_handlers controller_node_handlers(struct controller *c);
  * informers' threads.
  */
 struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_kind kind);
+
+/*
+ * controller_events_handlers() - the informer handlers for one autoscaler's Events (x->c, its
+ * source.component and name must be filled): an Event that is an autoscaler's verdict on a pod
+ * (classify/autoscaler.h autoscaler_parse) about a pending GPU pod the store holds (same uid)
+ * goes into c->pod_events, and the pod is queued (its own evidence: high priority) when its
+ * records changed; a deleted Event removes its record; a relist sweeps that writer's records and
+ * re-checks every pending pod. Called from the informer's thread.
+ */
+struct informer_handlers controller_events_handlers(struct controller_events_ctx *x);
 
 /*
  * controller_enqueue_recheck() - queue pod `key` for a re-check caused by something other than

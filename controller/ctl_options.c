@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "classify/classify.h"
 #include "model/gpu.h"
 #include "util/buf.h"
 #include "util/file.h"
@@ -35,6 +36,12 @@ void ctl_options_usage(FILE *out)
             "  --recheck-interval D     re-check a pod because of other objects' changes at\n"
             "                           most once per D; its own changes are not delayed\n"
             "                           (default 1s; 0 = every change)\n"
+            "  --autoscaler-events[=BOOL]\n"
+            "                           read Cluster Autoscaler's and Karpenter's Events on\n"
+            "                           pods (scaling-up, scale-up-blocked; default true)\n"
+            "  --max-node-provision-time D\n"
+            "                           how long an autoscaler's word on a pod holds, as\n"
+            "                           Cluster Autoscaler's flag of that name (default 15m)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
             "  --metrics-bind-address ADDR\n"
             "                           serve Prometheus metrics at /metrics on [host]:port,\n"
@@ -177,6 +184,8 @@ enum {
     OPT_METRICS_KEY,
     OPT_RECHECK,
     OPT_RECHECK_INTERVAL,
+    OPT_AUTOSCALER_EVENTS,
+    OPT_PROVISION_WINDOW,
 };
 
 static const struct option longopts[] = {
@@ -199,6 +208,8 @@ static const struct option longopts[] = {
     {"metrics-tls-private-key-file", required_argument, NULL, OPT_METRICS_KEY},
     {"recheck", required_argument, NULL, OPT_RECHECK},
     {"recheck-interval", required_argument, NULL, OPT_RECHECK_INTERVAL},
+    {"autoscaler-events", optional_argument, NULL, OPT_AUTOSCALER_EVENTS},
+    {"max-node-provision-time", required_argument, NULL, OPT_PROVISION_WINDOW},
     {NULL, 0, NULL, 0},
 };
 
@@ -221,6 +232,18 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
     case OPT_RECHECK_INTERVAL:
         return parse_duration_or_zero("--recheck-interval", arg, &r->recheck_interval_ms, err,
                                       errlen);
+    case OPT_AUTOSCALER_EVENTS: {
+        int on = 1;
+        int rc = arg ? parse_bool("--autoscaler-events", arg, &on, err, errlen) : K_OK;
+        r->autoscaler_events = on;
+        return rc;
+    }
+    case OPT_PROVISION_WINDOW: {
+        int64_t ms = 0;
+        int rc = parse_duration("--max-node-provision-time", arg, &ms, err, errlen);
+        r->provision_window = (ms + 999) / 1000;
+        return rc;
+    }
     case OPT_FORMAT:
         if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
             o->log_format = strcmp(arg, "json") == 0 ? LOG_FORMAT_JSON : LOG_FORMAT_TEXT;
@@ -282,6 +305,8 @@ int ctl_options_parse(int argc, char **argv, struct ctl_options *o, char *err, s
         .workers = 2,
         .resync_seconds = 300,
         .recheck_interval_ms = 1000,
+        .autoscaler_events = true,
+        .provision_window = CLASSIFY_PROVISION_WINDOW,
         .lease_name = "gputri-controller",
         .lease_duration_ms = 15000,
         .renew_deadline_ms = 10000,

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cache/key.h"
+#include "cache/pod_events.h"
+#include "classify/autoscaler.h"
 #include "controller_internal.h"
 #include "kube/json.h"
 #include "kube/project.h"
@@ -226,6 +228,8 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
     metrics_pending_step(c->metrics, &mark, &seen.pending, clock_wall_ms(&c->clock),
                          controller_may_write(c));
     pod_ledger_set_pending(c->ledger, key, &mark);
+    if (deleted || !seen.is_pending)
+        pod_events_forget_pod_key(c->pod_events, key);
     if (deleted) {
         pod_ledger_forget(c->ledger, key);
         workqueue_drop(c->queue, key);
@@ -456,6 +460,92 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
         .sync_begin = dra_sync_begin,
         .sync_end = dra_sync_end,
         .watch_restart = dra_watch_restart,
+    };
+}
+
+/* ---- the autoscalers' Events --------------------------------------------------------------- */
+
+/* Whether `ev` is about a pod the store holds as a pending GPU pod (the same uid). */
+static bool about_pending_gpu_pod(struct controller *c, const struct kevent *ev)
+{
+    store_read_lock(c->store);
+    const struct kpod *pod = store_pod_get(c->store, ev->obj_ns, ev->obj_name);
+    bool yes =
+        pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_pending_gpu_pod(pod);
+    store_read_unlock(c->store);
+    return yes;
+}
+
+/*
+ * One Event of an autoscaler's stream: kept when it is an autoscaler's verdict on a pending GPU
+ * pod of the store; the pod is checked again (its own evidence changed: high priority) when its
+ * records changed. A deletion (Events expire, --event-ttl) removes the record it made.
+ */
+static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, int deleted)
+{
+    struct controller *c = x->c;
+    struct kevent ev;
+    if (project_event(obj, &ev) != K_OK)
+        return;
+    struct autoscaler_evidence e;
+    if (!autoscaler_parse(&ev, &e))
+        return; /* not a verdict on a pod */
+    if (!deleted && !about_pending_gpu_pod(c, &ev))
+        return; /* its pod may still come: the autoscalers repeat their verdicts */
+    char key[STORE_KEY_MAX];
+    int rc = pod_events_apply(c->pod_events, &ev, deleted, key);
+    if (rc == K_ETOOBIG)
+        log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
+    else if (rc != K_OK)
+        log_warn("event %s/%s not kept: %s", ev.ns, ev.name, k_strerror(rc));
+    if (key[0] && !atomic_load(&c->listing))
+        workqueue_add(c->queue, key);
+}
+
+static void events_upsert(void *ctx, json_object *obj)
+{
+    autoscaler_event(ctx, obj, 0);
+}
+
+static void events_remove(void *ctx, json_object *obj)
+{
+    autoscaler_event(ctx, obj, 1);
+}
+
+static void enqueue_key(void *ctx, const char *key)
+{
+    workqueue_add(((struct controller *)ctx)->queue, key);
+}
+
+static void events_sync_begin(void *ctx)
+{
+    struct controller_events_ctx *x = ctx;
+    pod_events_sync_begin(x->c->pod_events, x->component);
+}
+
+static void events_sync_end(void *ctx)
+{
+    struct controller_events_ctx *x = ctx;
+    pod_events_sync_end(x->c->pod_events, x->component, enqueue_key, x->c);
+    controller_enqueue_pending(x->c); /* what the LIST brought is judged by a re-check */
+}
+
+static void events_watch_restart(void *ctx, int result)
+{
+    struct controller_events_ctx *x = ctx;
+    (void)result;
+    metrics_watch_restart(x->c->metrics, x->name);
+}
+
+struct informer_handlers controller_events_handlers(struct controller_events_ctx *x)
+{
+    return (struct informer_handlers){
+        .ctx = x,
+        .upsert = events_upsert,
+        .remove = events_remove,
+        .sync_begin = events_sync_begin,
+        .sync_end = events_sync_end,
+        .watch_restart = events_watch_restart,
     };
 }
 

@@ -239,13 +239,15 @@ void pod_ledger_forget_verdict(struct pod_ledger *l, const char *key)
     pthread_mutex_unlock(&l->mu);
 }
 
-void pod_ledger_set_verdict(struct pod_ledger *l, const char *key, const char *uid, enum cause word)
+void pod_ledger_set_verdict(struct pod_ledger *l, const char *key, const char *uid, enum cause word,
+                            bool autoscaler)
 {
     pthread_mutex_lock(&l->mu);
     struct pod_record *r = get(l, key);
     if (r) {
         r->verdict.valid = true;
         r->verdict.word = word;
+        r->verdict.autoscaler = autoscaler;
         snprintf(r->verdict.uid, sizeof(r->verdict.uid), "%s", uid ? uid : "");
     }
     pthread_mutex_unlock(&l->mu);

@@ -101,12 +101,13 @@ void pod_ledger_set_pending(struct pod_ledger *l, const char *key,
  * read the caches (a change judged until pod_ledger_set_verdict() then re-checks the pod, as
  * the classification may not have seen it), or the pod is no longer pending.
  * pod_ledger_set_verdict() - the classification of pod
- * `uid` (truncated to 63 bytes) found `word`. Out of memory: no verdict is kept (the pod is then
- * re-checked after every change, as without a record).
+ * `uid` (truncated to 63 bytes) found per-node word `word`, which an autoscaler's word replaced
+ * when `autoscaler` (core/triage/requeue.h struct requeue_record). Out of memory: no verdict is
+ * kept (the pod is then re-checked after every change, as without a record).
  */
 void pod_ledger_forget_verdict(struct pod_ledger *l, const char *key);
-void pod_ledger_set_verdict(struct pod_ledger *l, const char *key, const char *uid,
-                            enum cause word);
+void pod_ledger_set_verdict(struct pod_ledger *l, const char *key, const char *uid, enum cause word,
+                            bool autoscaler);
 /* pod_ledger_verdict() - the verdict of `key` into *out (out->valid false when none). */
 void pod_ledger_verdict(struct pod_ledger *l, const char *key, struct requeue_record *out);
 

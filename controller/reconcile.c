@@ -42,6 +42,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         struct triage_source src = {.store = s,
                                     .dra = dra,
                                     .dra_classes = dra_classes,
+                                    .events = env->events,
+                                    .provision_window = env->provision_window,
                                     .now = env->now,
                                     .no_scheduler_grace = env->no_scheduler_grace};
         struct classify_result r;
@@ -49,10 +51,16 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         if (triage_pod(&src, pod, &r) != K_OK)
             goto out; /* out of memory: not classified; the next change or resync retries */
         out->classified = 1;
-        out->verdict = r.cause;
+        out->verdict = r.ladder_cause;
+        out->verdict_autoscaler = r.ladder_cause != r.cause;
         if (r.cause != CAUSE_NO_SCHEDULER)
             out->recheck_after_ms =
                 pod_no_scheduler_pending(pod, env->now, env->no_scheduler_grace) * 1000;
+        if (r.autoscaler_until > env->now && env->now > 0) {
+            int64_t stale_ms = (r.autoscaler_until - env->now + 1) * 1000;
+            if (out->recheck_after_ms <= 0 || stale_ms < out->recheck_after_ms)
+                out->recheck_after_ms = stale_ms;
+        }
         if (!triage_is_ours(pod, r.cause))
             goto out; /* pending only for its claims, and none asks for a GPU */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 
 #include "cache/dra_store.h"
+#include "cache/pod_events.h"
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
@@ -54,14 +55,19 @@ struct reconcile_plan {
     const char *event_type;   /* "Warning" or "Normal" (static) */
     const char *event_reason; /* static */
     int classified;           /* the classifier ran for this plan (for metrics) */
-    enum cause verdict;       /* when classified: the classifier's word (written or not) */
-    int64_t recheck_after_ms; /* > 0: plan the pod again after this long (no-scheduler grace) */
+    enum cause verdict;       /* when classified: the per-node ladder's word (written or not;
+                                 classify_result.ladder_cause) */
+    bool verdict_autoscaler;  /* ... which an autoscaler's word replaced */
+    int64_t recheck_after_ms; /* > 0: plan the pod again after this long (no-scheduler grace,
+                                 the autoscaler's evidence going stale) */
 };
 
 /* What reconcile_plan() needs to know beyond the caches. */
 struct reconcile_env {
     int64_t now;                /* wall time, seconds since the epoch */
     int64_t no_scheduler_grace; /* seconds; 0: CLASSIFY_NO_SCHEDULER_GRACE */
+    struct pod_events *events;  /* the autoscalers' Events (NULL: none) */
+    int64_t provision_window;   /* seconds; 0: CLASSIFY_PROVISION_WINDOW */
 };
 
 /*

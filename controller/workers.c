@@ -106,7 +106,8 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (settle_owed_event(c, w, key, has_written ? &written : NULL))
         return;
     struct reconcile_plan plan;
-    struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace};
+    struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace, c->pod_events,
+                                c->opts.provision_window};
     /* before the caches are read: a change judged until the verdict is set re-checks the pod */
     pod_ledger_forget_verdict(c->ledger, key);
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
@@ -119,7 +120,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         metrics_inc_classifications(c->metrics);
         /* only pending pods are re-checked; a rejected pod is bound */
         if (plan.verdict != CAUSE_NODE_REJECTED)
-            pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict);
+            pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict, plan.verdict_autoscaler);
     }
     if (plan.recheck_after_ms > 0)
         workqueue_add_after(c->queue, key, plan.recheck_after_ms);

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "classify/autoscaler.h"
 #include "classify/dra_ladder.h"
 #include "classify/hints.h"
 #include "classify/line.h"
 #include "classify/match.h"
+#include "classify/node_state.h"
 #include "util/result.h"
 
 static const char *const words[] = {
@@ -37,6 +39,8 @@ static const char *const words[] = {
     [CAUSE_SCHEDULING_GATED] = "scheduling-gated",
     [CAUSE_NO_SCHEDULER] = "no-scheduler",
     [CAUSE_PREEMPTING] = "preempting",
+    [CAUSE_SCALING_UP] = "scaling-up",
+    [CAUSE_SCALE_UP_BLOCKED] = "scale-up-blocked",
 };
 
 static const char *const event_reasons[] = {
@@ -58,6 +62,8 @@ static const char *const event_reasons[] = {
     [CAUSE_SCHEDULING_GATED] = "SchedulingGated",
     [CAUSE_NO_SCHEDULER] = "SchedulerNotRunning",
     [CAUSE_PREEMPTING] = "GPUPreempting",
+    [CAUSE_SCALING_UP] = "GPUScalingUp",
+    [CAUSE_SCALE_UP_BLOCKED] = "GPUScaleUpBlocked",
 };
 
 /* The ladder's order (classify.h); indexed by enum cause. */
@@ -80,6 +86,8 @@ static const int ranks[] = {
     [CAUSE_DRA_NO_MATCH] = 15,
     [CAUSE_DRA_EXHAUSTED] = 16,
     [CAUSE_GPU_FITS] = 17,
+    [CAUSE_SCALING_UP] = 18,
+    [CAUSE_SCALE_UP_BLOCKED] = 19,
 };
 
 _Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
@@ -122,7 +130,7 @@ int cause_rank(enum cause c)
 
 int cause_is_blocking(enum cause c)
 {
-    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING;
+    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING && c != CAUSE_SCALING_UP;
 }
 
 /* ---- states outside "Pending and unschedulable" ------------------------------------------- */
@@ -608,6 +616,8 @@ struct tally {
     /* a few DRA-exhausted nodes, to name who holds their devices */
     const struct knode *dra_full[4];
     size_t n_dra_full;
+    /* the first candidate an autoscaler is still adding (node_state.h), or NULL */
+    const struct knode *joining;
 };
 
 static void tally_candidate(void *ctx, const struct node_verdict *v)
@@ -622,6 +632,75 @@ static void tally_candidate(void *ctx, const struct node_verdict *v)
         t->out->verdicts[t->out->n_verdicts++] = *v;
     if (v->full_capacity && v->allocatable > t->max_allocatable)
         t->max_allocatable = v->allocatable;
+    if (!t->joining && node_autoscaler_joining(v->node))
+        t->joining = v->node;
+}
+
+/* The node named `name`, or NULL. */
+static const struct knode *find_node(const struct classify_input *in, const char *name)
+{
+    for (size_t i = 0; i < in->n_nodes; i++)
+        if (in->nodes[i] && in->nodes[i]->name && strcmp(in->nodes[i]->name, name) == 0)
+            return in->nodes[i];
+    return NULL;
+}
+
+/*
+ * The autoscalers' word over the per-node ladder's (classify_input.autoscaler): the word it
+ * gives, or the ladder's when none applies; *e receives the record that decided (NULL: none, a
+ * joining node decided or nothing did).
+ */
+static enum cause autoscaler_word(const struct classify_input *in, const struct knode *joining,
+                                  const struct autoscaler_evidence **e)
+{
+    int64_t window = in->provision_window > 0 ? in->provision_window : CLASSIFY_PROVISION_WINDOW;
+    size_t i =
+        in->autoscaler ? autoscaler_pick(in->autoscaler, in->n_autoscaler, in->now, window, 0) : 0;
+    *e = NULL;
+    if (in->autoscaler && i < in->n_autoscaler) {
+        const struct autoscaler_evidence *ev = &in->autoscaler[i];
+        if (autoscaler_blocking(ev->kind)) {
+            *e = ev;
+            return CAUSE_SCALE_UP_BLOCKED;
+        }
+        /* Karpenter nominated a node that is there and has joined: the ladder speaks for it */
+        const struct knode *n =
+            ev->kind == AUTOSCALER_NOMINATED && ev->node[0] ? find_node(in, ev->node) : NULL;
+        if (!n || node_autoscaler_joining(n)) {
+            *e = ev;
+            return CAUSE_SCALING_UP;
+        }
+    }
+    return joining ? CAUSE_SCALING_UP : CAUSE_COUNT;
+}
+
+/*
+ * Replace the per-node word in out with the autoscalers' (autoscaler_word), keeping what the
+ * current nodes say after it.
+ */
+static void apply_autoscaler(const struct classify_input *in, const struct knode *joining,
+                             struct classify_result *out, struct line *l)
+{
+    out->ladder_cause = out->cause;
+    const struct autoscaler_evidence *e = NULL;
+    enum cause word = autoscaler_word(in, joining, &e);
+    if (word == CAUSE_COUNT)
+        return;
+    line_finish(l);
+    char nodes_say[sizeof(out->detail)];
+    snprintf(nodes_say, sizeof(nodes_say), "%s", out->detail);
+    *l = (struct line){.buf = out->detail, .cap = sizeof(out->detail)};
+    if (e) {
+        autoscaler_detail(e, in->now, l);
+        int64_t window =
+            in->provision_window > 0 ? in->provision_window : CLASSIFY_PROVISION_WINDOW;
+        out->autoscaler_until = e->at > 0 ? e->at + window : 0;
+    } else {
+        line_printf(l, "node %s is being added by an autoscaler and has not joined yet",
+                    joining->name ? joining->name : "?");
+    }
+    line_printf(l, "; on the current nodes: %s: %s", cause_word(out->cause), nodes_say);
+    out->cause = word;
 }
 
 int classify(const struct classify_input *in, struct classify_result *out)
@@ -704,7 +783,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
             put_label_mismatch(&l, in);
         }
         hints_put(&l, in, out->cause, NULL);
-        goto out;
+        goto nodes_said;
     }
 
     out->closest = best;
@@ -772,8 +851,14 @@ int classify(const struct classify_input *in, struct classify_result *out)
     }
     if (out->n_candidates > 1)
         put_histogram(&l, out, in->n_nodes);
+nodes_said:
+    apply_autoscaler(in, t.joining, out, &l);
+    dra_prep_free(prep);
+    line_finish(&l);
+    return K_OK;
 
 out:
+    out->ladder_cause = out->cause;
     dra_prep_free(prep);
     line_finish(&l);
     return K_OK;

@@ -127,6 +127,9 @@ enum cause {
     CAUSE_SCHEDULING_GATED,
     CAUSE_NO_SCHEDULER,
     CAUSE_PREEMPTING,
+    /* an autoscaler's word on the pod, over the per-node ladder's (classify_input.autoscaler) */
+    CAUSE_SCALING_UP,
+    CAUSE_SCALE_UP_BLOCKED,
     CAUSE_COUNT, /* not a cause: the number of causes */
 };
 
@@ -135,8 +138,9 @@ enum cause {
  * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, no-scheduler,
  * dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch, taint,
  * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
- * gpu-fits 17. Among the per-node steps (label-mismatch on) a higher rank is a later step
- * (closer to running). -1 for a value that is no cause. Pure.
+ * gpu-fits 17, then scaling-up 18 and scale-up-blocked 19, which replace a per-node word with an
+ * autoscaler's and are never a node's step. Among the per-node steps (label-mismatch to gpu-fits)
+ * a higher rank is a later step (closer to running). -1 for a value that is no cause. Pure.
  */
 int cause_rank(enum cause c);
 
@@ -149,10 +153,10 @@ int cause_from_word(const char *word);
  * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits,
  * DRAClaimTemplateMissing, DRAClaimMissing, DRADeviceClassMissing, DRANoDriver,
  * DRANoMatchingDevice, DRADevicesExhausted, KubeletRejected, SchedulingGated,
- * SchedulerNotRunning, GPUPreempting.
+ * SchedulerNotRunning, GPUPreempting, GPUScalingUp, GPUScaleUpBlocked.
  */
 const char *cause_event_reason(enum cause c);
-/* cause_is_blocking() - true for every cause but no-request, ok and preempting. */
+/* cause_is_blocking() - true for every cause but no-request, ok, preempting and scaling-up. */
 int cause_is_blocking(enum cause c);
 
 /*
@@ -399,6 +403,8 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
                     const struct dra_class *cls, const struct knode *node,
                     struct dra_pool_count *out, size_t max, size_t *n);
 
+struct autoscaler_evidence; /* classify/autoscaler.h */
+
 struct classify_input {
     const struct kpod *pod;
     const struct knode *const *nodes; /* every Node object */
@@ -416,7 +422,25 @@ struct classify_input {
                                    ("namespace/name", borrowed), the first n_victims of
                                    victims_total */
     size_t n_victims, victims_total;
+    /*
+     * What node autoscalers said about the pod (classify/autoscaler.h records, borrowed, any
+     * order; NULL / 0: nothing) and how long such a word holds: `provision_window` seconds
+     * (Cluster Autoscaler's --max-node-provision-time; 0: CLASSIFY_PROVISION_WINDOW). Read only
+     * when the per-node ladder gives the word (label-mismatch .. gpu-fits, dra-no-driver ..
+     * dra-exhausted): the newest record that is not stale (autoscaler_pick, with `now`) turns it
+     * into scaling-up (a scale-up triggered; a Karpenter nomination whose node is absent or still
+     * joining) or scale-up-blocked (refused or failed); without one, a candidate node an
+     * autoscaler is still adding (node_state.h node_autoscaler_joining) makes it scaling-up. The
+     * detail then keeps what the current nodes say: "...; on the current nodes: <word>: ...".
+     */
+    const struct autoscaler_evidence *autoscaler;
+    size_t n_autoscaler;
+    int64_t provision_window;
 };
+
+/* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,
+ * kubernetes/autoscaler: cluster-autoscaler/config/flags). */
+#define CLASSIFY_PROVISION_WINDOW 900
 
 /* The default grace period before a pod of a scheduler that never answers is no-scheduler. */
 #define CLASSIFY_NO_SCHEDULER_GRACE 30
@@ -439,6 +463,15 @@ struct classify_result {
     struct node_verdict *verdicts; /* caller-owned array of n_nodes, or NULL */
     size_t n_verdicts;             /* set by classify(): candidates written to `verdicts` */
     struct node_verdict closest;   /* the deciding node; .node NULL when there is none */
+    /*
+     * The per-node ladder's word when autoscaler evidence or a joining node replaced it with
+     * scaling-up or scale-up-blocked; otherwise equal to `cause`. What the current nodes say,
+     * for the re-check policy (core/triage/requeue.h).
+     */
+    enum cause ladder_cause;
+    /* When the evidence that decided goes stale (seconds since the epoch; 0: none decided, or
+     * it never does): the word may change then without any object changing. */
+    int64_t autoscaler_until;
 };
 
 /*

@@ -112,6 +112,8 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
         return false; /* decided before node selection: reads no node and no usage */
     if (!(d->what & (NODE_BITS | USAGE_BITS)))
         return false; /* nothing the ladder reads moved (a usage change that nets to zero) */
+    if (rec->autoscaler && (d->what & NODE_BITS))
+        return true; /* a node joining, or the nominated one changing, may end the word */
     if (!d->node[0])
         return true;
 

@@ -57,8 +57,12 @@
 /* What the last classification of a pod left for the policy. */
 struct requeue_record {
     bool valid;      /* false: never classified, or a classification is running: re-check */
-    enum cause word; /* the classifier's verdict (not necessarily what was written) */
-    char uid[64];    /* the uid of the pod classified */
+    enum cause word; /* the per-node ladder's verdict (classify_result.ladder_cause; not
+                        necessarily what was written) */
+    /* an autoscaler's word replaced it (scaling-up, scale-up-blocked): a node that joins or
+     * changes can change that, so every node change re-checks the pod; usage cannot */
+    bool autoscaler;
+    char uid[64]; /* the uid of the pod classified */
 };
 
 /*

@@ -73,6 +73,28 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
     };
 }
 
+size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *pod,
+                                  struct autoscaler_evidence *out, size_t max)
+{
+    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
+        return 0;
+    const struct pod_event *recs[POD_EVENTS_PER_POD];
+    struct kevent *ev = malloc(sizeof(*ev)); /* 2.6 KiB: not on a worker's stack */
+    if (!ev)
+        return 0;
+    size_t n = 0;
+    pod_events_read_lock(events);
+    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    for (size_t i = 0; i < got && n < max; i++) {
+        pod_event_to_kevent(recs[i], pod->ns, pod->name, ev);
+        if (autoscaler_parse(ev, &out[n]))
+            n++;
+    }
+    pod_events_read_unlock(events);
+    free(ev);
+    return n;
+}
+
 int triage_pod(const struct triage_source *src, const struct kpod *pod, struct classify_result *out)
 {
     if (!src || !src->store || !pod || !out)
@@ -96,6 +118,10 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
     if (!facts)
         return K_ENOMEM;
     triage_fill_facts(src->store, pod, src->now, facts, &in);
+    in.provision_window = src->provision_window;
+    in.n_autoscaler =
+        triage_autoscaler_evidence(src->events, pod, facts->evidence, TRIAGE_MAX_EVIDENCE);
+    in.autoscaler = in.n_autoscaler ? facts->evidence : NULL;
     if (use_dra)
         dra_store_read_lock(src->dra);
     int rc = classify(&in, out);

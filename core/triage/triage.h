@@ -21,19 +21,37 @@
 #include <stdint.h>
 
 #include "cache/dra_store.h"
+#include "cache/pod_events.h"
 #include "cache/store.h"
+#include "classify/autoscaler.h"
 #include "classify/classify.h"
+#include "kube/client.h"
 #include "model/gpu.h"
 #include "model/model.h"
 
 /* Preemption victims named per pod in classify_input.victims (the rest only counted). */
 #define TRIAGE_MAX_VICTIMS 8
 
-/* Storage for the victims' names triage_fill_facts() hands to classify(). */
+/* Autoscaler records per pod handed to classify() (cache/pod_events.h keeps as many Events). */
+#define TRIAGE_MAX_EVIDENCE POD_EVENTS_PER_POD
+
+/* Storage for what triage_pod() hands to classify() beyond the caches' records: the victims'
+ * names (triage_fill_facts) and the autoscalers' records (triage_autoscaler_evidence). */
 struct triage_facts {
     char names[TRIAGE_MAX_VICTIMS][STORE_KEY_MAX];
     const char *ptrs[TRIAGE_MAX_VICTIMS];
+    struct autoscaler_evidence evidence[TRIAGE_MAX_EVIDENCE];
 };
+
+/*
+ * triage_autoscaler_evidence() - what node autoscalers said about `pod`: its Events in `events`
+ * (NULL: none) whose involvedObject.uid is the pod's, parsed by classify/autoscaler.h
+ * autoscaler_parse(); those that are no autoscaler's verdict are left out. Writes at most `max`
+ * records to out[] and returns how many. Takes and releases the cache's read lock (lock order:
+ * the object store, then the Events). Thread-safe.
+ */
+size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *pod,
+                                  struct autoscaler_evidence *out, size_t max);
 
 /*
  * triage_fill_facts() - what classify() needs beyond the pod and the nodes, from the store:
@@ -63,7 +81,9 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
  * Where a pod is classified from. `store` is required; everything else may be zero:
  *   dra, dra_classes  the DRA store and its GPU DeviceClass patterns; claims are looked at only
  *                     when both are set and the pod has spec.resourceClaims;
- *   now               seconds since the epoch (0: unknown; no-scheduler is never decided);
+ *   events, provision_window  the autoscalers' Events per pod, and their window;
+ *   now               seconds since the epoch (0: unknown; no-scheduler is never decided, and
+ *                     no autoscaler record goes stale by age);
  *   no_scheduler_grace seconds (0: CLASSIFY_NO_SCHEDULER_GRACE);
  *   usage, usage_ctx  classify()'s usage callback; NULL: the store's sums (store_node_usage).
  *                     The CLI's dry run passes a recorder (cli/usage.h).
@@ -73,11 +93,27 @@ struct triage_source {
     struct store *store;
     struct dra_store *dra;
     const struct gpu_set *dra_classes;
+    /* the autoscalers' Events per pod (NULL: none) and how long their word holds (seconds; 0:
+     * CLASSIFY_PROVISION_WINDOW): classify_input.autoscaler / provision_window */
+    struct pod_events *events;
+    int64_t provision_window;
     int64_t now;
     int64_t no_scheduler_grace;
     node_usage_fn usage;
     void *usage_ctx;
 };
+
+/*
+ * triage_read_autoscaler_events() - for one-shot tools: LIST the Events of namespace `ns` (NULL:
+ * every namespace) about the pod with uid `pod_uid` (fieldSelector=involvedObject.uid=...), or,
+ * with pod_uid NULL, those of every autoscaler (fieldSelector=source=cluster-autoscaler, then
+ * source=karpenter), and keep in `pe` those that are an autoscaler's verdict on a pod
+ * (classify/autoscaler.h autoscaler_parse). Returns K_OK or the LIST's error (err filled):
+ * K_EFORBIDDEN where the caller may not list Events, which a caller can take as "no evidence".
+ * The records kept before an error stay.
+ */
+int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
+                                  const char *pod_uid, struct kube_error *err);
 
 /*
  * triage_pod() - run the ladder (classify.h classify) for `pod` over every node of src->store

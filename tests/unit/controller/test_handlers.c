@@ -299,7 +299,7 @@ static void record_verdict(struct fixture *f, const char *ns, const char *name)
     struct reconcile_plan plan;
     assert_int_equal(reconcile_plan(f->c->store, NULL, NULL, NULL, key, NULL, NULL, &plan), K_OK);
     assert_true(plan.classified);
-    pod_ledger_set_verdict(f->c->ledger, key, plan.uid, plan.verdict);
+    pod_ledger_set_verdict(f->c->ledger, key, plan.uid, plan.verdict, plan.verdict_autoscaler);
 }
 
 /* With verdicts recorded, a change re-checks only the pods whose word it can move; with

@@ -186,7 +186,7 @@ static void test_verdict(void **state)
     struct requeue_record r;
     pod_ledger_verdict(f->l, "team/p", &r);
     assert_false(r.valid);
-    pod_ledger_set_verdict(f->l, "team/p", "uid-1", CAUSE_EXHAUSTED);
+    pod_ledger_set_verdict(f->l, "team/p", "uid-1", CAUSE_EXHAUSTED, false);
     pod_ledger_verdict(f->l, "team/p", &r);
     assert_true(r.valid);
     assert_int_equal(r.word, CAUSE_EXHAUSTED);
@@ -197,7 +197,7 @@ static void test_verdict(void **state)
     pod_ledger_verdict(f->l, "team/p", &r);
     assert_false(r.valid);
     assert_int_equal(pod_ledger_len(f->l), 0);
-    pod_ledger_set_verdict(f->l, "team/p", "uid-1", CAUSE_TAINT);
+    pod_ledger_set_verdict(f->l, "team/p", "uid-1", CAUSE_TAINT, false);
     pod_ledger_forget(f->l, "team/p");
     pod_ledger_verdict(f->l, "team/p", &r);
     assert_false(r.valid);
@@ -217,7 +217,7 @@ static void *hammer(void *arg)
         pod_ledger_pending(l, key, &m);
         pod_ledger_seen(l, key, "taint");
         pod_ledger_fits_forget(l, key);
-        pod_ledger_set_verdict(l, key, "uid", CAUSE_EXHAUSTED);
+        pod_ledger_set_verdict(l, key, "uid", CAUSE_EXHAUSTED, false);
         struct requeue_record r;
         pod_ledger_verdict(l, key, &r);
         pod_ledger_forget_verdict(l, key);

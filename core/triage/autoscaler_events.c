@@ -1,0 +1,55 @@
+/* autoscaler_events.c - the autoscalers' Events read once, for one-shot tools (triage.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/informer.h"
+#include "classify/autoscaler.h"
+#include "kube/project.h"
+#include "triage/triage.h"
+#include "util/result.h"
+
+struct reading {
+    struct pod_events *pe;
+    size_t kept;
+};
+
+static void keep(void *ctx, json_object *obj)
+{
+    struct reading *r = ctx;
+    struct kevent ev;
+    struct autoscaler_evidence e;
+    if (project_event(obj, &ev) != K_OK || !autoscaler_parse(&ev, &e))
+        return;
+    if (pod_events_apply(r->pe, &ev, false, NULL) == K_OK)
+        r->kept++;
+}
+
+int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
+                                  const char *pod_uid, struct kube_error *err)
+{
+    static const char *const sources[] = {"cluster-autoscaler", "karpenter"};
+    char ns_esc[256], base[512], path[1024];
+    if (ns) {
+        if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
+            return K_EINVAL;
+        snprintf(base, sizeof(base), "/api/v1/namespaces/%s/events", ns_esc);
+    } else {
+        snprintf(base, sizeof(base), "/api/v1/events");
+    }
+    struct reading r = {pe, 0};
+    struct informer_handlers h = {.ctx = &r, .upsert = keep};
+    if (pod_uid) {
+        char uid_esc[256];
+        if (kube_path_escape(pod_uid, uid_esc, sizeof(uid_esc)) != K_OK)
+            return K_EINVAL;
+        snprintf(path, sizeof(path), "%s?fieldSelector=involvedObject.uid%%3D%s", base, uid_esc);
+        return informer_list_once(c, path, 500, &h, NULL, 0, err);
+    }
+    for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+        snprintf(path, sizeof(path), "%s?fieldSelector=source%%3D%s", base, sources[i]);
+        int rc = informer_list_once(c, path, 500, &h, NULL, 0, err);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
