@@ -67,6 +67,10 @@ struct controller_options {
      */
     bool autoscaler_events;
     int64_t provision_window;
+    /* Seconds a new pod's blocking per-node word waits for an autoscaler's on a cluster where an
+     * autoscaler wrote a verdict in the last hour (--autoscaler-grace-period; 0: none;
+     * reconcile.h reconcile_env.autoscaler_grace). */
+    int64_t autoscaler_grace;
 
     /* Seconds a pod of a non-default scheduler may go without a PodScheduled condition before
      * it is no-scheduler (--no-scheduler-grace-period); 0: CLASSIFY_NO_SCHEDULER_GRACE. */

@@ -68,9 +68,10 @@ struct controller {
         const char *component; /* "cluster-autoscaler", "karpenter" (static) */
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
-    atomic_int dra_on;     /* the DRA informers are started */
-    atomic_int dra_synced; /* ... and have synced: reconciles use the DRA store */
-    bool dra_absent_said;  /* "not served" was logged at --v=0 once (main thread only) */
+    atomic_llong autoscaler_seen; /* wall seconds of the last autoscaler verdict on any pod */
+    atomic_int dra_on;            /* the DRA informers are started */
+    atomic_int dra_synced;        /* ... and have synced: reconciles use the DRA store */
+    bool dra_absent_said;         /* "not served" was logged at --v=0 once (main thread only) */
     pthread_t *workers;
     int n_workers;
     /* causes written, gpu-fits grace, owed Events, pending-time marks (its own lock) */

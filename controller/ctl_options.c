@@ -42,6 +42,10 @@ void ctl_options_usage(FILE *out)
             "  --max-node-provision-time D\n"
             "                           how long an autoscaler's word on a pod holds, as\n"
             "                           Cluster Autoscaler's flag of that name (default 15m)\n"
+            "  --autoscaler-grace-period D\n"
+            "                           where an autoscaler wrote a verdict in the last hour,\n"
+            "                           a new pod's blocking word waits this long for one\n"
+            "                           (default 30s; 0 = not at all)\n"
             "  --logging-format FORMAT  text (klog) or json (default text)\n"
             "  --metrics-bind-address ADDR\n"
             "                           serve Prometheus metrics at /metrics on [host]:port,\n"
@@ -186,6 +190,7 @@ enum {
     OPT_RECHECK_INTERVAL,
     OPT_AUTOSCALER_EVENTS,
     OPT_PROVISION_WINDOW,
+    OPT_AUTOSCALER_GRACE,
 };
 
 static const struct option longopts[] = {
@@ -210,6 +215,7 @@ static const struct option longopts[] = {
     {"recheck-interval", required_argument, NULL, OPT_RECHECK_INTERVAL},
     {"autoscaler-events", optional_argument, NULL, OPT_AUTOSCALER_EVENTS},
     {"max-node-provision-time", required_argument, NULL, OPT_PROVISION_WINDOW},
+    {"autoscaler-grace-period", required_argument, NULL, OPT_AUTOSCALER_GRACE},
     {NULL, 0, NULL, 0},
 };
 
@@ -242,6 +248,12 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
         int64_t ms = 0;
         int rc = parse_duration("--max-node-provision-time", arg, &ms, err, errlen);
         r->provision_window = (ms + 999) / 1000;
+        return rc;
+    }
+    case OPT_AUTOSCALER_GRACE: {
+        int64_t ms = 0;
+        int rc = parse_duration_or_zero("--autoscaler-grace-period", arg, &ms, err, errlen);
+        r->autoscaler_grace = (ms + 999) / 1000;
         return rc;
     }
     case OPT_FORMAT:
@@ -307,6 +319,7 @@ int ctl_options_parse(int argc, char **argv, struct ctl_options *o, char *err, s
         .recheck_interval_ms = 1000,
         .autoscaler_events = true,
         .provision_window = CLASSIFY_PROVISION_WINDOW,
+        .autoscaler_grace = 30,
         .lease_name = "gputri-controller",
         .lease_duration_ms = 15000,
         .renew_deadline_ms = 10000,

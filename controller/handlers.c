@@ -490,6 +490,9 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     struct autoscaler_evidence e;
     if (!autoscaler_parse(&ev, &e))
         return; /* not a verdict on a pod */
+    /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen) */
+    if (!deleted && !autoscaler_stale(&e, clock_wall_s(&c->clock), RECONCILE_AUTOSCALED_FOR, 0))
+        atomic_store(&c->autoscaler_seen, clock_wall_s(&c->clock));
     if (!deleted && !about_pending_gpu_pod(c, &ev))
         return; /* its pod may still come: the autoscalers repeat their verdicts */
     char key[STORE_KEY_MAX];

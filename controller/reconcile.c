@@ -11,6 +11,20 @@
 #include "triage/triage.h"
 #include "util/result.h"
 
+/* Seconds a new pod's per-node word still waits for an autoscaler's (reconcile_env), or 0. */
+static int64_t autoscaler_wait(const struct reconcile_env *env, const struct kpod *pod,
+                               const struct classify_result *r)
+{
+    if (env->autoscaler_grace <= 0 || env->autoscaler_seen <= 0 || env->now <= 0 ||
+        pod->created <= 0 || env->now - env->autoscaler_seen > RECONCILE_AUTOSCALED_FOR)
+        return 0;
+    if (r->cause != r->ladder_cause || !cause_is_blocking(r->cause) ||
+        cause_rank(r->cause) < cause_rank(CAUSE_LABEL_MISMATCH))
+        return 0; /* an autoscaler's word, or one no autoscaler speaks to */
+    int64_t left = pod->created + env->autoscaler_grace - env->now;
+    return left > 0 ? left : 0;
+}
+
 int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                    const struct reconcile_env *env, const char *key, const char *written,
                    const char *written_uid, struct reconcile_plan *out)
@@ -65,6 +79,12 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
             goto out; /* pending only for its claims, and none asks for a GPU */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
+        int64_t wait = autoscaler_wait(env, pod, &r);
+        if (wait > 0) {
+            if (out->recheck_after_ms <= 0 || wait * 1000 < out->recheck_after_ms)
+                out->recheck_after_ms = wait * 1000;
+            goto out;
+        }
         if (current && strcmp(current, cause_word(r.cause)) == 0)
             goto out;
         out->kind = RECONCILE_WRITE;

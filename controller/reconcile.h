@@ -68,7 +68,21 @@ struct reconcile_env {
     int64_t no_scheduler_grace; /* seconds; 0: CLASSIFY_NO_SCHEDULER_GRACE */
     struct pod_events *events;  /* the autoscalers' Events (NULL: none) */
     int64_t provision_window;   /* seconds; 0: CLASSIFY_PROVISION_WINDOW */
+    /*
+     * When an autoscaler last wrote a verdict on any pod (seconds since the epoch; 0: never
+     * seen), and how long a new pod's per-node word waits for one on such a cluster (seconds;
+     * 0: not at all). On a cluster whose GPU nodes are added on demand, every new GPU pod fits
+     * no current node until its autoscaler has looked at it (Karpenter batches pods for up to
+     * 10 s, Cluster Autoscaler scans every 10 s): a blocking word written before would be a
+     * false alarm.
+     */
+    int64_t autoscaler_seen;
+    int64_t autoscaler_grace;
 };
+
+/* How long after its last verdict a cluster counts as autoscaled: the API server's default
+ * --event-ttl, the age at which the Events that told go. */
+#define RECONCILE_AUTOSCALED_FOR 3600
 
 /*
  * reconcile_plan() - plan for pod "ns/name". `written` is the cause this controller last wrote

@@ -106,8 +106,14 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (settle_owed_event(c, w, key, has_written ? &written : NULL))
         return;
     struct reconcile_plan plan;
-    struct reconcile_env env = {clock_wall_s(&c->clock), c->opts.no_scheduler_grace, c->pod_events,
-                                c->opts.provision_window};
+    struct reconcile_env env = {
+        .now = clock_wall_s(&c->clock),
+        .no_scheduler_grace = c->opts.no_scheduler_grace,
+        .events = c->pod_events,
+        .provision_window = c->opts.provision_window,
+        .autoscaler_seen = atomic_load(&c->autoscaler_seen),
+        .autoscaler_grace = c->opts.autoscaler_grace,
+    };
     /* before the caches are read: a change judged until the verdict is set re-checks the pod */
     pod_ledger_forget_verdict(c->ledger, key);
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,

@@ -317,6 +317,74 @@ static void test_dra_pods(void **state)
     assert_int_equal(plan_fixture("hand-nongpu-class.json", &c, d, sizeof(d)), RECONCILE_NOTHING);
 }
 
+/* A pod created at 2026-12-01T10:00:00Z (T0) blocked by no-gpu-node, planned at T0 + age
+ * with the env given. */
+#define T0 1796119200
+static struct reconcile_plan plan_at(int64_t age, int64_t autoscaler_seen,
+                                     struct pod_events *events)
+{
+    json_object *pod =
+        test_pod("gpu-triage", "case-scale", "1", NULL, "Pending", "lab-node-1", 1, NULL);
+    json_object *meta = NULL;
+    assert_true(json_object_object_get_ex(pod, "metadata", &meta));
+    json_object_object_add(meta, "creationTimestamp",
+                           json_object_new_string("2026-12-01T10:00:00Z"));
+    put(pod);
+    struct reconcile_env env = {.now = T0 + age,
+                                .events = events,
+                                .autoscaler_seen = autoscaler_seen,
+                                .autoscaler_grace = 30};
+    struct reconcile_plan plan;
+    assert_int_equal(
+        reconcile_plan(store, NULL, NULL, &env, "gpu-triage/case-scale", NULL, NULL, &plan), K_OK);
+    return plan;
+}
+
+/* Where an autoscaler is at work, a new pod's blocking per-node word waits for its verdict; an
+ * autoscaler's scaling-up is written with a Normal Event. */
+static void test_autoscaler_grace_and_words(void **state)
+{
+    (void)state;
+    struct reconcile_plan p = plan_at(5, 0, NULL); /* no autoscaler seen: at once */
+    assert_int_equal(p.kind, RECONCILE_WRITE);
+    assert_int_equal(p.cause, CAUSE_NO_GPU_NODE);
+    p = plan_at(5, T0, NULL);
+    assert_int_not_equal(p.kind, RECONCILE_WRITE);
+    assert_int_equal(p.recheck_after_ms, 25000);
+    p = plan_at(31, T0, NULL); /* the grace is over: the nodes' word */
+    assert_int_equal(p.kind, RECONCILE_WRITE);
+    assert_int_equal(p.cause, CAUSE_NO_GPU_NODE);
+    p = plan_at(5, T0 - RECONCILE_AUTOSCALED_FOR - 10, NULL); /* an hour without a verdict */
+    assert_int_equal(p.kind, RECONCILE_WRITE);
+
+    struct pod_events *pe = pod_events_new(0);
+    assert_non_null(pe);
+    struct kevent ev;
+    memset(&ev, 0, sizeof(ev));
+    snprintf(ev.ns, sizeof(ev.ns), "gpu-triage");
+    snprintf(ev.name, sizeof(ev.name), "case-scale.1");
+    snprintf(ev.obj_kind, sizeof(ev.obj_kind), "Pod");
+    snprintf(ev.obj_ns, sizeof(ev.obj_ns), "gpu-triage");
+    snprintf(ev.obj_name, sizeof(ev.obj_name), "case-scale");
+    snprintf(ev.obj_uid, sizeof(ev.obj_uid), POD_UID);
+    snprintf(ev.component, sizeof(ev.component), "cluster-autoscaler");
+    snprintf(ev.reason, sizeof(ev.reason), "TriggeredScaleUp");
+    snprintf(ev.message, sizeof(ev.message), "pod triggered scale-up: [{gpu-pool 0->1 (max: 4)}]");
+    ev.count = 1;
+    ev.first_timestamp = ev.last_timestamp = T0 + 3;
+    assert_int_equal(pod_events_apply(pe, &ev, false, NULL), K_OK);
+    p = plan_at(5, T0 + 3, pe);
+    assert_int_equal(p.kind, RECONCILE_WRITE);
+    assert_int_equal(p.cause, CAUSE_SCALING_UP);
+    assert_string_equal(p.event_type, "Normal");
+    assert_string_equal(p.event_reason, "GPUScalingUp");
+    assert_int_equal(p.verdict, CAUSE_NO_GPU_NODE);
+    assert_true(p.verdict_autoscaler);
+    /* looked at again when the verdict goes stale */
+    assert_int_equal(p.recheck_after_ms, (int64_t)(3 + CLASSIFY_PROVISION_WINDOW - 5 + 1) * 1000);
+    pod_events_free(pe);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_gpu_fits_waits_for_scheduler),
         cmocka_unit_test(test_vanished_pod_is_not_an_error),
         cmocka_unit_test(test_dra_pods),
+        cmocka_unit_test(test_autoscaler_grace_and_words),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
