@@ -58,18 +58,17 @@ static const struct node_condition_taint node_condition_taints[] = {
     {"node.cloudprovider.kubernetes.io/uninitialized",
      "is not initialized by the cloud controller manager yet", "the kubelet", "fix the node",
      false},
-    /* node autoscalers: the node is joining or leaving; another node has to take the pod */
-    {TAINT_KARPENTER_UNREGISTERED, "is still joining the cluster", "Karpenter",
-     "wait for it to register (Karpenter removes the taint then, and replaces a node not "
-     "registered within 15 min)",
+    /* node autoscalers: the node is joining or leaving; the autoscaler adds a node for a pod
+     * that fits nowhere else */
+    {TAINT_KARPENTER_UNREGISTERED, "is still joining", "Karpenter", "wait for it to register",
      true},
-    {"karpenter.sh/disrupted", "is being disrupted (drained to be consolidated or replaced)",
-     "Karpenter", "let Karpenter provision another node for the pod", true},
-    {"karpenter.sh/rebooting", "is rebooting", "Karpenter", "wait for the reboot to finish", true},
-    {"ToBeDeletedByClusterAutoscaler", "is being scaled down (drained, then deleted)",
-     "the Cluster Autoscaler", "let the Cluster Autoscaler add another node for the pod", true},
+    {"karpenter.sh/disrupted", "is being consolidated or replaced", "Karpenter",
+     "wait for another node", true},
+    {"karpenter.sh/rebooting", "is rebooting", "Karpenter", "wait for the reboot", true},
+    {"ToBeDeletedByClusterAutoscaler", "is being scaled down", "the Cluster Autoscaler",
+     "wait for another node", true},
     {"DeletionCandidateOfClusterAutoscaler", "is a scale-down candidate", "the Cluster Autoscaler",
-     "let the Cluster Autoscaler add another node for the pod", true},
+     "wait for another node", true},
 };
 
 const struct node_condition_taint *taint_node_condition(const struct taint *taint)

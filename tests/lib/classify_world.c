@@ -140,6 +140,20 @@ int classify_check_expect(const char *path, const struct classify_result *res, j
     return failures;
 }
 
+int classify_check_lacks(const char *path, const struct classify_result *res, json_object *lacks)
+{
+    int failures = 0;
+    size_t n = lacks ? json_object_array_length(lacks) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *needle = json_object_get_string(json_object_array_get_idx(lacks, i));
+        if (needle && strstr(res->detail, needle)) {
+            print_error("%s: detail has \"%s\"\n  detail: %s\n", path, needle, res->detail);
+            failures++;
+        }
+    }
+    return failures;
+}
+
 int classify_check_counts(const char *path, const struct classify_result *res)
 {
     size_t sum = 0;

@@ -5,8 +5,8 @@
  *
  * A fixture holds real API objects: {"description", "nodes": [Node...], "pods": [Pod...],
  * "target": "namespace/name", "want": "<cause word>", "detail_contains": ["..."]}, and optionally
- * "now" (RFC 3339: the time classify() is told; absent: unknown) and "no_scheduler_grace"
- * (seconds).
+ * "detail_lacks": ["..."] (strings the detail must not contain), "now" (RFC 3339: the time
+ * classify() is told; absent: unknown) and "no_scheduler_grace" (seconds).
  */
 #ifndef GPUTRI_TEST_CLASSIFY_WORLD_H
 #define GPUTRI_TEST_CLASSIFY_WORLD_H
@@ -65,6 +65,12 @@ struct classify_result;
  */
 int classify_check_expect(const char *path, const struct classify_result *res, json_object *want,
                           json_object *contains);
+
+/*
+ * classify_check_lacks() - none of the strings of the array `lacks` (NULL: none) is in the
+ * detail. Prints each one found with `path`; returns how many there were.
+ */
+int classify_check_lacks(const char *path, const struct classify_result *res, json_object *lacks);
 
 /*
  * classify_check_counts() - the invariant of every result: the per-cause counts add up to the

@@ -34,9 +34,10 @@ static int run_fixture(const char *path, void *ctx)
         print_error("%s: not valid JSON\n", path);
         return 1;
     }
-    json_object *want = NULL, *contains = NULL;
+    json_object *want = NULL, *contains = NULL, *lacks = NULL;
     json_object_object_get_ex(root, "want", &want);
     json_object_object_get_ex(root, "detail_contains", &contains);
+    json_object_object_get_ex(root, "detail_lacks", &lacks);
     char err[256];
     if (!want || classify_world_load(root, gpus, &w, err, sizeof(err)) != 0) {
         print_error("%s: %s\n", path, want ? err : "missing want");
@@ -81,6 +82,7 @@ static int run_fixture(const char *path, void *ctx)
     }
     const char *got = cause_word(res.cause);
     failures += classify_check_expect(path, &res, want, contains);
+    failures += classify_check_lacks(path, &res, lacks);
     /* invariants of every result */
     size_t len = strnlen(res.detail, sizeof(res.detail));
     if (len == 0 || len >= sizeof(res.detail)) {
@@ -315,7 +317,8 @@ static void test_no_nodes(void **state)
     assert_null(res.closest.node);
 }
 
-/* A taint the node controller manages: the detail names the node's state, never a toleration. */
+/* A taint the node controller or a node autoscaler manages: the detail names the node's state,
+ * never a toleration. */
 static void test_node_condition_taint_detail(void **state)
 {
     (void)state;
@@ -344,6 +347,45 @@ static void test_node_condition_taint_detail(void **state)
     assert_int_equal(res.cause, CAUSE_TAINT);
     assert_non_null(strstr(res.detail, "fix the node rather than tolerate it"));
     assert_null(strstr(res.detail, "add toleration"));
+
+    /* a node autoscaler's taints likewise, each with what to do instead */
+    static const struct {
+        const char *key, *effect, *says;
+    } autoscaler[] = {
+        {"karpenter.sh/unregistered", "NoExecute",
+         "node gpu-1 is still joining (taint karpenter.sh/unregistered:NoExecute, set by "
+         "Karpenter); wait for it to register rather than tolerate it"},
+        {"karpenter.sh/disrupted", "NoSchedule",
+         "node gpu-1 is being consolidated or replaced (taint karpenter.sh/disrupted:NoSchedule, "
+         "set by Karpenter); wait for another node rather than tolerate it"},
+        {"karpenter.sh/rebooting", "NoSchedule",
+         "node gpu-1 is rebooting (taint karpenter.sh/rebooting:NoSchedule, set by Karpenter); "
+         "wait for the reboot rather than tolerate it"},
+        {"ToBeDeletedByClusterAutoscaler", "NoSchedule",
+         "node gpu-1 is being scaled down (taint "
+         "ToBeDeletedByClusterAutoscaler=1733478000:NoSchedule, set by the Cluster Autoscaler); "
+         "wait for another node rather than tolerate it"},
+    };
+    for (size_t i = 0; i < sizeof(autoscaler) / sizeof(autoscaler[0]); i++) {
+        taint.key = (char *)autoscaler[i].key;
+        taint.effect = (char *)autoscaler[i].effect;
+        taint.value = (char *)(i == 3 ? "1733478000" : "");
+        assert_int_equal(classify(&in, &res), K_OK);
+        assert_int_equal(res.cause, CAUSE_TAINT);
+        if (!strstr(res.detail, autoscaler[i].says))
+            fail_msg("%s: %s", autoscaler[i].key, res.detail);
+        assert_null(strstr(res.detail, "add toleration"));
+    }
+
+    /* the Cluster Autoscaler's PreferNoSchedule deletion candidate is ignored, as the scheduler
+     * ignores PreferNoSchedule */
+    taint.key = (char *)"DeletionCandidateOfClusterAutoscaler";
+    taint.value = (char *)"1733478000";
+    taint.effect = (char *)"PreferNoSchedule";
+    assert_int_equal(classify(&in, &res), K_OK);
+    assert_int_equal(res.cause, CAUSE_GPU_FITS);
+    assert_null(strstr(res.detail, "DeletionCandidate"));
+    taint.effect = (char *)"NoSchedule";
 
     /* any other taint keeps its toleration advice */
     taint.key = (char *)"nvidia.com/gpu";

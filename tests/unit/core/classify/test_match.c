@@ -175,17 +175,36 @@ static void test_node_condition_taints(void **state)
         "node.kubernetes.io/unschedulable",
         "node.kubernetes.io/out-of-service",
         "node.cloudprovider.kubernetes.io/uninitialized",
+        /* node autoscalers' */
+        "karpenter.sh/unregistered",
+        "karpenter.sh/disrupted",
+        "karpenter.sh/rebooting",
+        "ToBeDeletedByClusterAutoscaler",
+        "DeletionCandidateOfClusterAutoscaler",
     };
     for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++) {
         struct taint t = {(char *)managed[i], NULL, (char *)"NoExecute"};
         const struct node_condition_taint *c = taint_node_condition(&t);
         assert_non_null(c);
         assert_string_equal(c->key, managed[i]);
-        assert_true(c->state[0] && c->setter[0]);
+        assert_true(c->state[0] && c->setter[0] && c->remedy[0]);
+        assert_null(strstr(c->remedy, "tolerat"));
+        assert_int_equal(c->autoscaler, i >= 9);
         assert_true(taint_is_node_condition(&t));
     }
     struct taint t = {(char *)"node.kubernetes.io/not-ready", NULL, (char *)"NoSchedule"};
     assert_string_equal(taint_node_condition(&t)->state, "is not ready");
+    assert_string_equal(taint_node_condition(&t)->remedy, "fix the node");
+    t.key = (char *)"karpenter.sh/unregistered";
+    assert_string_equal(taint_node_condition(&t)->state, "is still joining");
+    assert_string_equal(taint_node_condition(&t)->setter, "Karpenter");
+
+    /* the Cluster Autoscaler's deletion candidate is PreferNoSchedule: it never blocks */
+    struct taint candidate = {(char *)"DeletionCandidateOfClusterAutoscaler", (char *)"1733478000",
+                              (char *)"PreferNoSchedule"};
+    struct knode unneeded = {.name = (char *)"n", .taints = &candidate, .n_taints = 1};
+    assert_false(taint_blocks_scheduling(&candidate));
+    assert_null(node_first_untolerated_taint(&unneeded, NULL, 0));
     static const char *other[] = {"nvidia.com/gpu", "node.kubernetes.io/not-ready-x",
                                   "node.kubernetes.io", "",
                                   "node-role.kubernetes.io/control-plane"};
