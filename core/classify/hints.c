@@ -23,61 +23,103 @@ static bool candidate(const struct classify_input *in, const struct knode *n)
     return n && pod_matches_node_selection(in->pod, n);
 }
 
-/* Candidates labelled GPU nodes by their cloud or provisioner that list no GPU resource at all,
- * those in a GPU stack state left out (put_gpu_stack names them). */
-static void put_gpu_label_not_ready(struct line *l, const struct classify_input *in,
-                                    const char *resource)
+/*
+ * Whether the node holds `resource` as a healthy GPU node does: listed, all of it allocatable,
+ * neither cordoned nor tainted. Such a node's GPU stack keeps nothing from the pod, so its labels
+ * are not read (a cheap test first: the labels of thousands of nodes are not scanned for each
+ * pod when they serve their GPUs).
+ */
+static bool serves(const struct knode *n, const char *resource)
 {
-    size_t count = 0;
-    const struct knode *first = NULL;
-    struct node_gpu_label label = {0}, cur;
-    struct gpu_stack_state st;
-    for (size_t i = 0; i < in->n_nodes; i++) {
-        const struct knode *n = in->nodes[i];
-        if (!candidate(in, n) || !node_gpu_label(n, &cur) || lists_gpu(n) ||
-            node_gpu_stack_state(n, &st))
-            continue;
-        if (!first) {
-            first = n;
-            label = cur;
-        }
-        count++;
-    }
-    if (!first)
-        return;
-    line_printf(l, "; node %s is labelled %s=%s by %s but lists no %s nor any other GPU resource",
-                first->name, label.key, label.value, label.writer, resource);
-    if (count > 1)
-        line_printf(l, " (and %zu more such node%s)", count - 1, count == 2 ? "" : "s");
-    line_printf(l, ": the GPU driver installer or the device plugin has not finished there");
+    if (!resource || n->unschedulable || n->n_taints > 0)
+        return false;
+    int64_t cap = resource_list_get(&n->capacity, resource);
+    return cap > 0 && resource_list_get(&n->allocatable, resource) >= cap;
 }
 
-/* Candidates in a GPU stack state: the deciding node first, then in input order; two named. */
-static void put_gpu_stack(struct line *l, const struct classify_input *in,
-                          const struct node_verdict *best)
+/* What the candidates' labels say, gathered in one pass over the nodes. */
+struct node_hints {
+    const struct knode *stack_node[2]; /* in a GPU stack state, the deciding node first */
+    struct gpu_stack_state stack[2];
+    size_t n_stack;                 /* all of them, named or not */
+    const struct knode *label_node; /* the first labelled GPU node without a GPU resource */
+    struct node_gpu_label label;
+    size_t n_label;
+};
+
+static void add_stack(struct node_hints *h, const struct knode *n, const struct gpu_stack_state *st)
+{
+    if (h->n_stack < 2) {
+        h->stack_node[h->n_stack] = n;
+        h->stack[h->n_stack] = *st;
+    }
+    h->n_stack++;
+}
+
+/*
+ * The candidates in a GPU stack state, and those labelled GPU nodes by their cloud or provisioner
+ * that list no GPU resource at all and are in no GPU stack state (put_gpu_stack names those).
+ * With gpu_listed_only, nodes that list no GPU resource key at all (not even at 0) are skipped:
+ * their labels are cold memory, and reading them for every exhausted or tainted pod of a large
+ * cluster of CPU nodes doubled the cost of a classification (bench_classify).
+ */
+/* Note one candidate that does not serve the pod's resource. */
+static void note(struct node_hints *h, const struct knode *n)
 {
     struct gpu_stack_state st;
-    size_t named = 0, more = 0;
-    const struct knode *decider = best ? best->node : NULL;
-    if (candidate(in, decider) && node_gpu_stack_state(decider, &st)) {
-        line_printf(l, "; ");
-        gpu_stack_state_put(l, decider->name, &st);
-        named++;
+    struct node_gpu_label label;
+    unsigned found = node_gpu_states(n, &st, &label);
+    if (found & NODE_GPU_STACK) {
+        add_stack(h, n, &st);
+    } else if ((found & NODE_GPU_LABEL) && !lists_gpu(n)) {
+        if (!h->label_node) {
+            h->label_node = n;
+            h->label = label;
+        }
+        h->n_label++;
     }
+}
+
+static void gather(const struct classify_input *in, const struct node_verdict *best,
+                   bool gpu_listed_only, struct node_hints *h)
+{
+    const struct knode *decider = best->node;
+    memset(h, 0, sizeof(*h));
+    /* the deciding node first; then the cheapest tests first: a node's own fields, then its
+     * labels (selection, GPU states) */
+    if (!serves(decider, best->resource) && candidate(in, decider))
+        note(h, decider);
     for (size_t i = 0; i < in->n_nodes; i++) {
         const struct knode *n = in->nodes[i];
-        if (n == decider || !candidate(in, n) || !node_gpu_stack_state(n, &st))
+        if (!n || n == decider || (gpu_listed_only && n->capacity.n == 0) ||
+            serves(n, best->resource) || !candidate(in, n))
             continue;
-        if (named == 2) {
-            more++;
-            continue;
-        }
-        line_printf(l, "; ");
-        gpu_stack_state_put(l, n->name, &st);
-        named++;
+        note(h, n);
     }
-    if (more)
-        line_printf(l, " (and %zu more node%s in a GPU stack state)", more, more == 1 ? "" : "s");
+}
+
+static void put_gpu_stack(struct line *l, const struct node_hints *h)
+{
+    size_t named = h->n_stack < 2 ? h->n_stack : 2;
+    for (size_t i = 0; i < named; i++) {
+        line_printf(l, "; ");
+        gpu_stack_state_put(l, h->stack_node[i]->name, &h->stack[i]);
+    }
+    if (h->n_stack > named)
+        line_printf(l, " (and %zu more node%s in a GPU stack state)", h->n_stack - named,
+                    h->n_stack - named == 1 ? "" : "s");
+}
+
+static void put_gpu_label_not_ready(struct line *l, const struct node_hints *h,
+                                    const char *resource)
+{
+    if (!h->label_node)
+        return;
+    line_printf(l, "; node %s is labelled %s=%s by %s but lists no %s nor any other GPU resource",
+                h->label_node->name, h->label.key, h->label.value, h->label.writer, resource);
+    if (h->n_label > 1)
+        line_printf(l, " (and %zu more such node%s)", h->n_label - 1, h->n_label == 2 ? "" : "s");
+    line_printf(l, ": the GPU driver installer or the device plugin has not finished there");
 }
 
 /* no-gpu-node: the GPU resources the deciding node advertises instead. */
@@ -164,9 +206,11 @@ void hints_put(struct line *l, const struct classify_input *in, enum cause cause
         put_shared_rename(l, in);
     if (decided && (cause == CAUSE_TAINT || cause == CAUSE_NO_GPU_NODE ||
                     cause == CAUSE_ALLOCATABLE_ZERO || cause == CAUSE_EXHAUSTED)) {
-        put_gpu_stack(l, in, best);
+        struct node_hints h;
+        gather(in, best, cause == CAUSE_TAINT || cause == CAUSE_EXHAUSTED, &h);
+        put_gpu_stack(l, &h);
         if (best->resource)
-            put_gpu_label_not_ready(l, in, best->resource);
+            put_gpu_label_not_ready(l, &h, best->resource);
     }
     if (cause_rank(cause) >= cause_rank(CAUSE_LABEL_MISMATCH))
         put_vendor_resource(l, in->pod);

@@ -94,6 +94,19 @@ struct gpu_stack_state {
  */
 bool node_gpu_stack_state(const struct knode *node, struct gpu_stack_state *out);
 
+/* node_gpu_states() bits. */
+#define NODE_GPU_STACK 1u /* node_gpu_stack_state() holds */
+#define NODE_GPU_LABEL 2u /* node_gpu_label() holds */
+
+/*
+ * node_gpu_states() - node_gpu_stack_state() into *stack and node_gpu_label() into *label, with
+ * one pass over the node's labels (for callers that ask both of many nodes): returns
+ * NODE_GPU_STACK and NODE_GPU_LABEL for those that hold; *stack is zeroed first, *label is
+ * written only with NODE_GPU_LABEL. NULL node: 0.
+ */
+unsigned node_gpu_states(const struct knode *node, struct gpu_stack_state *stack,
+                         struct node_gpu_label *label);
+
 /*
  * gpu_stack_state_put() - append a clause naming node `node_name` and its state, the label
  * quoted, without a leading separator, e.g. "the MIG manager is reconfiguring node n1 to
