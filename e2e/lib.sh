@@ -1,7 +1,8 @@
 # Sourced by every e2e suite and bench script, and through scripts/lib.sh by the scripts of
 # scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
-# (kc), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), the
-# checks' counting (pass, fail, skip, check, check_within) and the closing line (summary).
+# (kc), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
+# autoscaler's Event on a pod (autoscaler_event), the checks' counting (pass, fail, skip, check,
+# check_within) and the closing line (summary).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
 #
@@ -131,6 +132,46 @@ replica_startup() {
 # metric_of URL METRIC: the value of an unlabelled sample at a /metrics URL, or empty.
 metric_of() {
   curl -s -m 2 "$1" | awk -v m="$2" '$1 == m { print $2 }'
+}
+
+# autoscaler_event NS POD REASON MESSAGE [COMPONENT [COUNT [AGE]]]: create on pod NS/POD the core/v1
+# Event a node autoscaler writes, with the fields client-go's recorder sets (k8s.io/client-go:
+# tools/record/event.go makeEvent and generateEvent): metadata.name "<pod>.<unix nanoseconds in
+# hex>", involvedObject the pod's reference (kind, namespace, name, uid, apiVersion and
+# resourceVersion; GKE's FailedScaleUp names a bare pod: no resourceVersion), source.component and
+# reportingComponent COMPONENT, reportingInstance "" (neither autoscaler sets a host),
+# first/lastTimestamp, count and type. COMPONENT defaults by REASON: karpenter for Nominated,
+# FailedScheduling and InsufficientCapacityError, cluster-autoscaler otherwise; type is Warning
+# for FailedScaleUp, FailedScheduling and InsufficientCapacityError, else Normal. COUNT (default
+# 1) > 1 stands for an Event the correlator aggregated: lastTimestamp AGE seconds ago (default
+# 0), firstTimestamp 10 s (the autoscaler's loop) per repeat before it. Prints the Event's name.
+# The suites play Cluster Autoscaler with it (its module cannot be built here); the shapes are
+# those of tests/fixtures/autoscaler.
+autoscaler_event() {
+  local ns=$1 pod=$2 reason=$3 message=$4 component=${5:-} count=${6:-1} age=${7:-0}
+  local type=Normal ref now first last name
+  case $reason in
+  Nominated | FailedScheduling | InsufficientCapacityError) : "${component:=karpenter}" ;;
+  *) : "${component:=cluster-autoscaler}" ;;
+  esac
+  case $reason in FailedScaleUp | FailedScheduling | InsufficientCapacityError) type=Warning ;; esac
+  ref=$(kc get pod -n "$ns" "$pod" -o json | jq -c --arg reason "$reason" '{kind: "Pod",
+    namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid, apiVersion: "v1"}
+    + (if $reason == "FailedScaleUp" then {} else {resourceVersion: .metadata.resourceVersion} end)') ||
+    return 1
+  now=$(date +%s%N)
+  last=$((now / 1000000000 - age))
+  first=$((last - 10 * (count - 1)))
+  name=$(printf '%s.%x' "$pod" "$now")
+  jq -n --argjson ref "$ref" --arg name "$name" --arg ns "$ns" --arg reason "$reason" \
+    --arg message "$message" --arg component "$component" --arg type "$type" \
+    --argjson count "$count" --arg first "$(date -u -d "@$first" +%Y-%m-%dT%H:%M:%SZ)" \
+    --arg last "$(date -u -d "@$last" +%Y-%m-%dT%H:%M:%SZ)" '{apiVersion: "v1", kind: "Event",
+      metadata: {name: $name, namespace: $ns}, involvedObject: $ref, reason: $reason,
+      message: $message, source: {component: $component}, firstTimestamp: $first,
+      lastTimestamp: $last, count: $count, type: $type, reportingComponent: $component,
+      reportingInstance: ""}' | kc create -f - -o name >/dev/null || return 1
+  echo "$name"
 }
 
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and

@@ -597,6 +597,15 @@ static void parse_karpenter_launch_failed(struct autoscaler_evidence *e, struct 
     add_item(e, cat, AUTOSCALER_R_LAUNCH_FAILED, 1, err);
 }
 
+const struct autoscaler_event_kind autoscaler_event_kinds[AUTOSCALER_EVENT_KINDS] = {
+    {"cluster-autoscaler", "TriggeredScaleUp", "Normal", AUTOSCALER_CA, AUTOSCALER_TRIGGERED},
+    {"cluster-autoscaler", "NotTriggerScaleUp", "Normal", AUTOSCALER_CA, AUTOSCALER_REFUSED},
+    {"cluster-autoscaler", "FailedScaleUp", "Warning", AUTOSCALER_GKE, AUTOSCALER_FAILED},
+    {"karpenter", "Nominated", "Normal", AUTOSCALER_KARPENTER, AUTOSCALER_NOMINATED},
+    {"karpenter", "FailedScheduling", "Warning", AUTOSCALER_KARPENTER, AUTOSCALER_REFUSED},
+    {"karpenter", "InsufficientCapacityError", "Warning", AUTOSCALER_KARPENTER, AUTOSCALER_FAILED},
+};
+
 /* ---- the entry points ------------------------------------------------------------------------ */
 
 bool autoscaler_parse(const struct kevent *ev, struct autoscaler_evidence *out)
@@ -609,31 +618,15 @@ bool autoscaler_parse(const struct kevent *ev, struct autoscaler_evidence *out)
     struct span reason = span_str(ev->reason, sizeof(ev->reason));
     if (!span_eq(kind, "Pod"))
         return false;
-    enum autoscaler_writer writer;
-    enum autoscaler_kind k;
-    if (span_eq(comp, "cluster-autoscaler")) {
-        writer = AUTOSCALER_CA;
-        if (span_eq(reason, "TriggeredScaleUp"))
-            k = AUTOSCALER_TRIGGERED;
-        else if (span_eq(reason, "NotTriggerScaleUp"))
-            k = AUTOSCALER_REFUSED;
-        else if (span_eq(reason, "FailedScaleUp"))
-            k = AUTOSCALER_FAILED, writer = AUTOSCALER_GKE;
-        else
-            return false;
-    } else if (span_eq(comp, "karpenter")) {
-        writer = AUTOSCALER_KARPENTER;
-        if (span_eq(reason, "Nominated"))
-            k = AUTOSCALER_NOMINATED;
-        else if (span_eq(reason, "FailedScheduling"))
-            k = AUTOSCALER_REFUSED;
-        else if (span_eq(reason, "InsufficientCapacityError"))
-            k = AUTOSCALER_FAILED;
-        else
-            return false;
-    } else {
+    const struct autoscaler_event_kind *known = NULL;
+    for (size_t i = 0; i < AUTOSCALER_EVENT_KINDS && !known; i++)
+        if (span_eq(comp, autoscaler_event_kinds[i].component) &&
+            span_eq(reason, autoscaler_event_kinds[i].reason))
+            known = &autoscaler_event_kinds[i];
+    if (!known)
         return false;
-    }
+    enum autoscaler_writer writer = known->writer;
+    enum autoscaler_kind k = known->kind;
     out->writer = writer;
     out->kind = k;
     out->at = ev->last_timestamp ? ev->last_timestamp

@@ -71,6 +71,18 @@ enum autoscaler_kind {
 };
 
 /*
+ * The Events read, one entry each: the writer's source.component, the reason, the type the writer
+ * gives it ("Normal" or "Warning"), and what it is evidence of. AUTOSCALER_EVENT_KINDS entries.
+ */
+struct autoscaler_event_kind {
+    const char *component, *reason, *type;
+    enum autoscaler_writer writer;
+    enum autoscaler_kind kind;
+};
+#define AUTOSCALER_EVENT_KINDS 6
+extern const struct autoscaler_event_kind autoscaler_event_kinds[AUTOSCALER_EVENT_KINDS];
+
+/*
  * Reason categories, one bit each, by what the user does about them. The detail names the action.
  *   AT_MAX    a node group at its max size, the cluster at --max-nodes-total, the autoscaler's
  *             resource limits (--cores-total/--memory-total/--gpu-total, CA 1.35+ quotas), a
@@ -181,9 +193,9 @@ struct autoscaler_evidence {
 
 /*
  * autoscaler_parse() - the evidence in one Event. Returns true and fills *out when `ev` is about
- * a Pod (involvedObject.kind "Pod"), comes from Cluster Autoscaler or Karpenter (source.component,
- * else reportingComponent, is "cluster-autoscaler" or "karpenter") and has one of the reasons
- * above; else false with *out zeroed (kind AUTOSCALER_KIND_NONE). The reason decides the kind; a
+ * a Pod (involvedObject.kind "Pod") and its writer (source.component, else reportingComponent)
+ * and reason are an entry of autoscaler_event_kinds (the type is not checked); else false with
+ * *out zeroed (kind AUTOSCALER_KIND_NONE). The reason decides the kind; a
  * message of an unknown shape gives the kind with no groups, or one AUTOSCALER_CAT_OTHER item
  * holding the message. *out is fully written (zeroed first), so equal inputs give byte-equal
  * records. Reads ev's strings only up to their buffers' sizes.

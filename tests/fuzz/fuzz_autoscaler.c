@@ -3,9 +3,10 @@
  * and the Event projection (core/kube/project_event.c).
  *
  * The first byte picks the input's shape. 0x80 and above: the rest is a core/v1 Event in JSON,
- * projected by project_event and parsed. Below: the byte picks a writer and reason (Cluster
- * Autoscaler's TriggeredScaleUp, NotTriggerScaleUp, GKE's FailedScaleUp, Karpenter's Nominated,
- * FailedScheduling, InsufficientCapacityError) and the rest is the message's bytes, as many as fit
+ * projected by project_event and parsed. Below: the byte picks a writer and reason (modulo the
+ * entries of autoscaler_event_kinds, in their order: Cluster Autoscaler's TriggeredScaleUp,
+ * NotTriggerScaleUp, GKE's FailedScaleUp, Karpenter's Nominated, FailedScheduling,
+ * InsufficientCapacityError) and the rest is the message's bytes, as many as fit
  * the Event's buffer, which is left without a terminator when they fill it.
  *
  * Besides the sanitizers, the target checks what autoscaler.h promises: a record within its
@@ -30,14 +31,6 @@
 #include "util/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const struct {
-    const char *component, *reason;
-} kinds[] = {
-    {"cluster-autoscaler", "TriggeredScaleUp"}, {"cluster-autoscaler", "NotTriggerScaleUp"},
-    {"cluster-autoscaler", "FailedScaleUp"},    {"karpenter", "Nominated"},
-    {"karpenter", "FailedScheduling"},          {"karpenter", "InsufficientCapacityError"},
-};
 
 #define CA_PREFIX "pod didn't trigger scale-up: "
 
@@ -159,10 +152,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_utf8(ev.obj_uid, sizeof(ev.obj_uid), "projected uid");
     } else {
         memset(&ev, 0, sizeof(ev));
-        size_t k = data[0] % (sizeof(kinds) / sizeof(kinds[0]));
+        const struct autoscaler_event_kind *k =
+            &autoscaler_event_kinds[data[0] % AUTOSCALER_EVENT_KINDS];
         snprintf(ev.obj_kind, sizeof(ev.obj_kind), "Pod");
-        snprintf(ev.component, sizeof(ev.component), "%s", kinds[k].component);
-        snprintf(ev.reason, sizeof(ev.reason), "%s", kinds[k].reason);
+        snprintf(ev.component, sizeof(ev.component), "%s", k->component);
+        snprintf(ev.reason, sizeof(ev.reason), "%s", k->reason);
         size_t n = size - 1 < sizeof(ev.message) ? size - 1 : sizeof(ev.message);
         memcpy(ev.message, data + 1, n);
         ev.last_timestamp = 1796119200 + (data[0] >> 3);

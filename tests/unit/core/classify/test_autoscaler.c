@@ -278,6 +278,14 @@ static int check_fixture(const char *path, void *ctx)
                     x->file, got, e.writer, e.kind, (long long)e.at, e.count, e.categories,
                     e.n_groups, e.n_items, e.name, e.node, detail);
     assert_clean_text(detail);
+    /* the Event's type is the one its writer gives that reason */
+    for (size_t i = 0; got && i < AUTOSCALER_EVENT_KINDS; i++)
+        if (!strcmp(ev.reason, autoscaler_event_kinds[i].reason) &&
+            !strcmp(ev.component, autoscaler_event_kinds[i].component) &&
+            strcmp(ev.type, autoscaler_event_kinds[i].type)) {
+            print_error("%s: type %s\n", x->file, ev.type);
+            bad = 1;
+        }
     return bad;
 }
 
@@ -665,13 +673,6 @@ static void test_stale(void **state)
 static void test_hostile(void **state)
 {
     (void)state;
-    static const struct {
-        const char *component, *reason;
-    } kinds[] = {
-        {"cluster-autoscaler", "TriggeredScaleUp"}, {"cluster-autoscaler", "NotTriggerScaleUp"},
-        {"cluster-autoscaler", "FailedScaleUp"},    {"karpenter", "Nominated"},
-        {"karpenter", "FailedScheduling"},          {"karpenter", "InsufficientCapacityError"},
-    };
     static const char *const prefixes[] = {
         "pod triggered scale-up: [",
         "pod didn't trigger scale-up: ",
@@ -704,10 +705,10 @@ static void test_hostile(void **state)
     struct kevent ev;
     struct autoscaler_evidence e;
     char d[AUTOSCALER_DETAIL_MAX + 64];
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+    for (size_t k = 0; k < AUTOSCALER_EVENT_KINDS; k++)
         for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++)
             for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
-                mk(&ev, kinds[k].component, kinds[k].reason, "");
+                mk(&ev, autoscaler_event_kinds[k].component, autoscaler_event_kinds[k].reason, "");
                 /* the whole buffer, its last byte not a terminator: parse must stop at its size */
                 size_t len = (size_t)snprintf(ev.message, sizeof(ev.message), "%s", prefixes[p]);
                 while (len < sizeof(ev.message)) {
