@@ -1,7 +1,8 @@
 # Sourced by every e2e suite and bench script, and through scripts/lib.sh by the scripts of
 # scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
 # (kc), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
-# autoscaler's Event on a pod (autoscaler_event), the checks' counting (pass, fail, skip, check,
+# autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
+# gputri_event_count), the checks' counting (pass, fail, skip, check,
 # check_within) and the closing line (summary).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
@@ -172,6 +173,20 @@ autoscaler_event() {
       lastTimestamp: $last, count: $count, type: $type, reportingComponent: $component,
       reportingInstance: ""}' | kc create -f - -o name >/dev/null || return 1
   echo "$name"
+}
+
+# pod_annotation NS POD KEY: the pod's annotation KEY ("" when absent or no such pod).
+pod_annotation() {
+  kc get pod "$2" -n "$1" -o json 2>/dev/null | jq -r --arg k "$3" '.metadata.annotations[$k] // ""'
+}
+
+# gputri_event_count NS POD [TYPE [REASON]]: how many Events gputri recorded about pod NS/POD (of
+# TYPE, of REASON when given).
+gputri_event_count() {
+  kc get events -n "$1" --field-selector "involvedObject.name=$2" -o json 2>/dev/null |
+    jq --arg t "${3:-}" --arg r "${4:-}" '[.items[] | select(((.reportingComponent // "") ==
+      "gputri" or (.reportingController // "") == "gputri") and ($t == "" or .type == $t) and
+      ($r == "" or .reason == $r))] | length'
 }
 
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and

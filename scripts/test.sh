@@ -161,12 +161,19 @@ suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
 suite "helm and krew build (cached)" "$REPO/e2e/build-helm"
 suite "e2e: control plane up, gputri deployed" e2e_up
-# The seed lab first, then every other suite; each cleans up after itself. test-rbac-usage reads
-# the audit log of all the others, so it runs last.
+# The seed lab first, then every other suite; each cleans up after itself. The suites that play
+# or run an autoscaler come after those: once an autoscaler has spoken, gputri-controller takes
+# the cluster for an autoscaled one for an hour and holds new pods' blocking words back for its
+# grace period (docs/causes.md). test-rbac-usage reads the audit log of all the others, so it runs
+# last.
+AUTOSCALER_SUITES=(test-autoscaler-events test-karpenter test-scale-up)
 suite "e2e/test-lab" e2e_suite "$REPO/e2e/test-lab"
 for t in "$REPO"/e2e/test-*; do
-  case ${t##*/} in test-lab | test-rbac-usage) continue ;; esac
+  case " test-lab test-rbac-usage ${AUTOSCALER_SUITES[*]} " in *" ${t##*/} "*) continue ;; esac
   [ -x "$t" ] && suite "e2e/${t##*/}" e2e_suite "$t"
+done
+for t in "${AUTOSCALER_SUITES[@]}"; do
+  [ -x "$REPO/e2e/$t" ] && suite "e2e/$t" e2e_suite "$REPO/e2e/$t"
 done
 suite "e2e/test-rbac-usage" "$REPO/e2e/test-rbac-usage"
 "$REPO/e2e/cluster" down >/dev/null 2>&1
