@@ -242,11 +242,6 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
-    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
-        if (c->events_inf[k] && informer_start(c->events_inf[k]) != K_OK) {
-            log_error("cannot start informers");
-            goto out;
-        }
     int64_t next_dra_check = clock_mono_ms(&c->clock) + CONTROLLER_DRA_DISCOVERY_MS;
     if (dra_served(c) && start_dra(c) != K_OK) {
         log_error("cannot start informers");
@@ -274,6 +269,12 @@ int controller_run(struct controller *c, const atomic_int *stop)
         }
     if (atomic_load(&c->dra_on))
         dra_now_synced(c);
+    /* after the pods: an Event is kept only for a pod the store holds */
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
+        if (c->events_inf[k] && informer_start(c->events_inf[k]) != K_OK) {
+            log_error("cannot start informers");
+            goto out;
+        }
     wait_events_synced(c, stop);
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
