@@ -6,8 +6,10 @@
 #   Also a Release build (-O3) with gcc and one with clang, and each libFuzzer target of
 #   tests/fuzz run for 20 s (scripts/fuzz.sh).
 #   Among the e2e suites: the Helm chart and the krew manifest (e2e/test-helm; helm and krew built
-#   from their Go modules by e2e/build-helm), and the OCI image built from Debian packages with
-#   the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
+#   from their Go modules by e2e/build-helm), a real Karpenter with its kwok cloud provider
+#   (e2e/test-karpenter; built from its Go module by e2e/build-karpenter with GOTOOLCHAIN=go1.27.3,
+#   which the go command fetches from the Go module proxy), and the OCI image built from Debian
+#   packages with the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
 #   podman and runc, and caches the root filesystem in ~/.cache/gputri/image), and the alerting
 #   rules (e2e/test-alerts: promtool test rules, and Debian's Prometheus scraping the controller).
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
@@ -24,6 +26,8 @@ export GPUTRI_ETCD_PORT=${GPUTRI_ETCD_PORT:-12479} GPUTRI_ETCD_PEER_PORT=${GPUTR
 export GPUTRI_APISERVER_PORT=${GPUTRI_APISERVER_PORT:-16543} GPUTRI_KCM_PORT=${GPUTRI_KCM_PORT:-10457}
 export GPUTRI_SCHEDULER_PORT=${GPUTRI_SCHEDULER_PORT:-10459} GPUTRI_KWOK_PORT=${GPUTRI_KWOK_PORT:-10447}
 export GPUTRI_WEBHOOK_PORT=${GPUTRI_WEBHOOK_PORT:-18543}
+export GPUTRI_KARPENTER_METRICS_PORT=${GPUTRI_KARPENTER_METRICS_PORT:-18180}
+export GPUTRI_KARPENTER_HEALTH_PORT=${GPUTRI_KARPENTER_HEALTH_PORT:-18181}
 
 passed=0
 failed=0
@@ -160,6 +164,7 @@ suite "build fuzz targets (clang, libFuzzer)" "$REPO/scripts/fuzz.sh" --build-on
 suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
 suite "helm and krew build (cached)" "$REPO/e2e/build-helm"
+suite "karpenter build (cached)" "$REPO/e2e/build-karpenter"
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. The suites that play
 # or run an autoscaler come after those: once an autoscaler has spoken, gputri-controller takes
