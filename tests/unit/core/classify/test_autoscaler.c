@@ -783,6 +783,52 @@ static void test_when(void **state)
     assert_string_equal(d, "Cluster Autoscaler is adding nodes (7 times): g 0->1 (max: 2)");
 }
 
+/*
+ * The Events a real Karpenter (v1.15.0, e2e/test-karpenter) wrote, recorded with kube-scheduler's
+ * own about the same pods (tests/fixtures/karpenter): Karpenter's are evidence of the kind and
+ * categories below, the scheduler's (no source, reportingComponent default-scheduler) are not.
+ */
+static void test_recorded_karpenter(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        enum autoscaler_kind kind;
+        unsigned categories;
+    } want[] = {
+        {"no-gpu-type-events.json", AUTOSCALER_REFUSED, CAT(TEMPLATE)},
+        {"dra-events.json", AUTOSCALER_REFUSED, CAT(DRA)},
+        {"limits-events.json", AUTOSCALER_REFUSED, CAT(AT_MAX)},
+        {"two-nodepools-events.json", AUTOSCALER_REFUSED, CAT(AT_MAX) | CAT(TEMPLATE)},
+        {"scale-up-events.json", AUTOSCALER_NOMINATED, 0},
+        {"gpu-late-events-pending.json", AUTOSCALER_NOMINATED, 0},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char rel[256];
+        snprintf(rel, sizeof(rel), "karpenter/%s", want[i].file);
+        json_object *arr = test_load_json(FIXTURES_DIR, rel);
+        assert_non_null(arr);
+        size_t evidence = 0, others = 0;
+        for (size_t k = 0; k < json_object_array_length(arr); k++) {
+            struct kevent ev;
+            struct autoscaler_evidence e;
+            assert_int_equal(project_event(json_object_array_get_idx(arr, k), &ev), K_OK);
+            if (!autoscaler_parse(&ev, &e)) {
+                others++;
+                continue;
+            }
+            evidence++;
+            if (e.kind != want[i].kind || (e.categories & ~CAT(OTHER)) != want[i].categories)
+                fail_msg("%s: kind %d categories 0x%x, want %d 0x%x (%s)", want[i].file, e.kind,
+                         e.categories, want[i].kind, want[i].categories, ev.message);
+            assert_int_equal(e.writer, AUTOSCALER_KARPENTER);
+        }
+        assert_int_equal(evidence, 1);
+        assert_true(others >= 1); /* kube-scheduler's FailedScheduling */
+        json_object_put(arr);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -799,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_detail_in_small_line),
         cmocka_unit_test(test_when),
+        cmocka_unit_test(test_recorded_karpenter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
