@@ -59,47 +59,44 @@ const char *wh_autoscaler_name(unsigned present)
     }
 }
 
-/* One presence GET: 1 present, 0 absent, -1 unknown (rc and err say why). */
-static int present_at(struct kube_client *client, const char *path, int *rc, struct kube_error *err)
+/*
+ * One presence GET for autoscaler `bit`, applied to *present: 200 sets it, 404 clears it. A 403
+ * on the status ConfigMap clears it too (said once, through *forbidden_said). Anything else
+ * leaves it as the last check found (logged at --v=1).
+ */
+static void check_one(struct kube_client *client, const char *path, unsigned bit, unsigned *present,
+                      bool *forbidden_said)
 {
     json_object *doc = NULL;
-    memset(err, 0, sizeof(*err));
-    *rc = kube_get(client, path, &doc, err);
+    struct kube_error err = {0};
+    int rc = kube_get(client, path, &doc, &err);
     json_object_put(doc);
-    if (*rc == K_OK)
-        return 1;
-    return *rc == K_ENOTFOUND ? 0 : -1;
+    const char *why = err.message[0] ? err.message : k_strerror(rc);
+    if (rc == K_EFORBIDDEN && bit == WH_AUTOSCALER_CA) {
+        if (!*forbidden_said)
+            log_warn("cannot read ConfigMap kube-system/cluster-autoscaler-status (%s): taking "
+                     "Cluster Autoscaler as absent; grant get on it "
+                     "(manifests/03-rbac-webhook.yaml) or pass --autoscaler",
+                     why);
+        *forbidden_said = true;
+        rc = K_ENOTFOUND;
+    }
+    if (rc == K_OK)
+        *present |= bit;
+    else if (rc == K_ENOTFOUND)
+        *present &= ~bit;
+    else
+        log_info(1, "GET %s: %s; keeping what the last check found for %s", path, why,
+                 wh_autoscaler_name(bit));
 }
 
 unsigned wh_autoscaler_discover(struct kube_client *client, struct wh_autoscaler_probe *p)
 {
-    unsigned before = p->present, now = p->present;
-    struct kube_error err;
-    int rc;
-    int k = present_at(client, WH_AUTOSCALER_KARPENTER_PATH, &rc, &err);
-    if (k >= 0)
-        now = k ? now | WH_AUTOSCALER_KARPENTER : now & ~WH_AUTOSCALER_KARPENTER;
-    else
-        log_info(1, "GET %s: %s%s%s; keeping what the last check found for Karpenter",
-                 WH_AUTOSCALER_KARPENTER_PATH, k_strerror(rc), err.message[0] ? ": " : "",
-                 err.message);
-    int c = present_at(client, WH_AUTOSCALER_CA_STATUS_PATH, &rc, &err);
-    if (c < 0 && rc == K_EFORBIDDEN) {
-        if (!p->forbidden_said)
-            log_warn("cannot read ConfigMap kube-system/cluster-autoscaler-status (%s): taking "
-                     "Cluster Autoscaler as absent; grant get on it "
-                     "(manifests/03-rbac-webhook.yaml) or pass --autoscaler",
-                     err.message[0] ? err.message : k_strerror(rc));
-        p->forbidden_said = true;
-        c = 0;
-    }
-    if (c >= 0)
-        now = c ? now | WH_AUTOSCALER_CA : now & ~WH_AUTOSCALER_CA;
-    else
-        log_info(1, "GET %s: %s%s%s; keeping what the last check found for Cluster Autoscaler",
-                 WH_AUTOSCALER_CA_STATUS_PATH, k_strerror(rc), err.message[0] ? ": " : "",
-                 err.message);
-    if (!p->checked || now != before)
+    unsigned now = p->present;
+    check_one(client, WH_AUTOSCALER_KARPENTER_PATH, WH_AUTOSCALER_KARPENTER, &now,
+              &p->forbidden_said);
+    check_one(client, WH_AUTOSCALER_CA_STATUS_PATH, WH_AUTOSCALER_CA, &now, &p->forbidden_said);
+    if (!p->checked || now != p->present)
         log_info(0,
                  "node autoscaler%s: %s (API group karpenter.sh %s, ConfigMap "
                  "kube-system/cluster-autoscaler-status %s)",
