@@ -1,8 +1,9 @@
-/* cache.c - informer-fed caches of nodes, RuntimeClasses, ResourceQuotas and Namespaces, and a
- * core DRA store fed by the four DRA informers. */
+/* cache.c - informer-fed caches of nodes, RuntimeClasses, ResourceQuotas and Namespaces, a core
+ * DRA store fed by the four DRA informers, and the node autoscalers present. */
 #include "cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@ struct wh_cache {
     const struct gpu_set *gpus;
     const struct gpu_set *dra_gpus;
     bool assume_ert;
+    atomic_uint autoscalers;              /* WH_AUTOSCALER_* bits */
+    struct wh_autoscaler_watch *as_watch; /* mode auto only */
     struct store *nodes;
     pthread_rwlock_t lock; /* the tables */
     struct table rcs, quotas, nss;
@@ -286,7 +289,8 @@ static struct informer *table_informer(struct wh_cache *c, struct table *t, cons
 }
 
 struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_set *gpus,
-                              const struct gpu_set *dra_gpus, bool assume_ert)
+                              const struct gpu_set *dra_gpus, bool assume_ert,
+                              const struct wh_cache_autoscaler *as)
 {
     struct wh_cache *c = calloc(1, sizeof(*c));
     if (!c)
@@ -328,7 +332,14 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
             dra_ok = (c->inf_dra[k] = informer_new(cfg, &o, &h)) != NULL;
         }
     }
-    if (!c->nodes || !c->inf_nodes || !c->inf_rcs || !c->inf_quotas || !c->inf_nss || !dra_ok) {
+    enum wh_autoscaler_mode mode = as ? as->mode : WH_AUTOSCALER_MODE_NONE;
+    atomic_init(&c->autoscalers, wh_autoscaler_mode_bits(mode));
+    bool as_ok = true;
+    if (mode == WH_AUTOSCALER_MODE_AUTO)
+        as_ok =
+            (c->as_watch = wh_autoscaler_watch_new(cfg, as->discovery_ms, &c->autoscalers)) != NULL;
+    if (!c->nodes || !c->inf_nodes || !c->inf_rcs || !c->inf_quotas || !c->inf_nss || !dra_ok ||
+        !as_ok) {
         c->stopped = true; /* nothing started */
         wh_cache_free(c);
         return NULL;
@@ -344,13 +355,16 @@ int wh_cache_start(struct wh_cache *c)
     for (int k = 0; k < DRA_KIND_COUNT && c->dra; k++)
         if (informer_start(c->inf_dra[k]) != K_OK)
             return K_ENOMEM;
+    if (c->as_watch && wh_autoscaler_watch_start(c->as_watch) != K_OK)
+        return K_ENOMEM;
     return K_OK;
 }
 
 bool wh_cache_synced(struct wh_cache *c)
 {
     return informer_has_synced(c->inf_nodes) && informer_has_synced(c->inf_rcs) &&
-           informer_has_synced(c->inf_quotas) && informer_has_synced(c->inf_nss);
+           informer_has_synced(c->inf_quotas) && informer_has_synced(c->inf_nss) &&
+           (!c->as_watch || wh_autoscaler_watch_checked(c->as_watch));
 }
 
 void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap)
@@ -361,6 +375,7 @@ void wh_cache_read(struct wh_cache *c, struct wh_snapshot *snap)
     snap->runtime_classes_synced = informer_has_synced(c->inf_rcs);
     snap->quotas_synced = informer_has_synced(c->inf_quotas);
     snap->namespaces_synced = informer_has_synced(c->inf_nss);
+    snap->autoscalers = atomic_load(&c->autoscalers);
     store_read_lock(c->nodes);
     pthread_rwlock_rdlock(&c->lock);
     if (c->dra)
@@ -398,6 +413,8 @@ void wh_cache_stop(struct wh_cache *c)
     for (int k = 0; k < DRA_KIND_COUNT; k++)
         if (c->inf_dra[k])
             informer_stop(c->inf_dra[k]);
+    wh_autoscaler_watch_free(c->as_watch);
+    c->as_watch = NULL;
 }
 
 void wh_cache_free(struct wh_cache *c)
@@ -405,6 +422,7 @@ void wh_cache_free(struct wh_cache *c)
     if (!c)
         return;
     wh_cache_stop(c);
+    wh_autoscaler_watch_free(c->as_watch); /* when never started: wh_cache_new failed */
     informer_free(c->inf_nodes);
     informer_free(c->inf_rcs);
     informer_free(c->inf_quotas);

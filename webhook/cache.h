@@ -6,7 +6,9 @@
  *   Namespaces      /api/v1/namespaces (for their labels);
  *   DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates
  *                   /apis/resource.k8s.io/v1/... (all namespaces), when DRA checks are on,
- *                   kept in a core DRA store (core/cache/dra_store.h, dra_store_handlers).
+ *                   kept in a core DRA store (core/cache/dra_store.h, dra_store_handlers);
+ *   node autoscalers the one flag names, or that discovery finds (autoscaler.h: a thread of its
+ *                   own checks at start and every discovery interval), as an atomic value.
  * RuntimeClasses, quotas and Namespaces are sorted arrays of snapshot.h projections under the
  * cache's own rwlock; relists are mark and sweep, like the stores'.
  *
@@ -21,29 +23,41 @@
 
 #include <stdbool.h>
 
+#include "autoscaler.h"
 #include "kube/config.h"
 #include "model/gpu.h"
 #include "snapshot.h"
 
 struct wh_cache;
 
+/* What the snapshot says about node autoscalers (autoscaler.h). */
+struct wh_cache_autoscaler {
+    enum wh_autoscaler_mode mode; /* AUTO: discovery; otherwise fixed by the flag */
+    int64_t discovery_ms;         /* between discovery checks; <= 0: WH_AUTOSCALER_DISCOVERY_MS */
+};
+
 /*
  * wh_cache_new() - caches reading through `cfg`, projecting with `gpus` (both borrowed; they
  * must outlive the cache). `dra_gpus` (borrowed, may be NULL) is the DRA GPU class set copied
  * into every snapshot; NULL: no DRA informers and no DRA checks. `assume_ert` is copied into
- * every snapshot. NULL on ENOMEM.
+ * every snapshot. `as` (copied; NULL: mode none) decides snap->autoscalers: the fixed mode's
+ * autoscaler, or with WH_AUTOSCALER_MODE_AUTO what the discovery thread found last. NULL on
+ * ENOMEM.
  */
 struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_set *gpus,
-                              const struct gpu_set *dra_gpus, bool assume_ert);
+                              const struct gpu_set *dra_gpus, bool assume_ert,
+                              const struct wh_cache_autoscaler *as);
 
-/* wh_cache_start() - start the informer threads. Returns K_OK or K_ENOMEM. */
+/* wh_cache_start() - start the informer threads (and the autoscaler discovery thread in mode
+ * auto). Returns K_OK or K_ENOMEM. */
 int wh_cache_start(struct wh_cache *c);
 
 /*
  * wh_cache_synced() - the nodes, RuntimeClass, quota and namespace informers have listed at
- * least once (the /readyz condition). The DRA informers do not count: on an API server that
- * does not serve resource.k8s.io/v1 they never list (and retry with backoff), and the DRA
- * checks stay off (snapshot.h).
+ * least once, and in mode auto the first autoscaler discovery check has ended, whatever it found
+ * (the /readyz condition). The DRA informers do not count: on an API server that does not serve
+ * resource.k8s.io/v1 they never list (and retry with backoff), and the DRA checks stay off
+ * (snapshot.h).
  */
 bool wh_cache_synced(struct wh_cache *c);
 

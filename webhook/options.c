@@ -33,28 +33,38 @@ void wh_options_usage(FILE *out)
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
     flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
-    fprintf(out,
-            "  --gpu-device-classes LIST    DeviceClass or driver names of GPU DRA requests\n"
-            "                               (default %s)\n"
-            "  --assume-extended-resource-toleration\n"
-            "                               the API server runs the ExtendedResourceToleration\n"
-            "                               admission plugin (adds <resource>:Exists:NoSchedule)\n"
-            "  --max-request-bytes N        request body cap (default %u)\n"
-            "  --threads N                  HTTPS threads, and workers for reviews; reviews that\n"
-            "                               name ResourceClaims get half as many (default %d)\n"
-            "  --max-connections N          concurrent connections (default %d)\n"
-            "  --connection-timeout SECONDS close idle or stalled connections (default %d)\n"
-            "  --events-namespace-burst N   Events a namespace may get at once (default %d; 0: no\n"
-            "                               per-namespace limit)\n"
-            "  --events-namespace-refill-interval D\n"
-            "                               one more per namespace every D (default %ds)\n"
-            "  --events-burst N             Events over all namespaces at once (default %d; 0: no\n"
-            "                               global limit)\n"
-            "  --events-refill-interval D   one more over all every D (default %ds)\n"
-            "  --logging-format FORMAT      text (klog) or json (default text)\n",
-            DRA_GPU_SET_DEFAULT, WH_DEFAULT_MAX_BODY, WH_DEFAULT_THREADS,
-            WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT, EVENT_LIMIT_NS_BURST,
-            EVENT_LIMIT_NS_REFILL_MS / 1000, EVENT_LIMIT_BURST, EVENT_LIMIT_REFILL_MS / 1000);
+    fprintf(
+        out,
+        "  --gpu-device-classes LIST    DeviceClass or driver names of GPU DRA requests\n"
+        "                               (default %s)\n"
+        "  --assume-extended-resource-toleration\n"
+        "                               the API server runs the ExtendedResourceToleration\n"
+        "                               admission plugin (adds <resource>:Exists:NoSchedule)\n"
+        "  --autoscaler MODE            node autoscaler that adds nodes on demand: auto\n"
+        "                               (discover: API group karpenter.sh served, or ConfigMap\n"
+        "                               kube-system/cluster-autoscaler-status exists), none,\n"
+        "                               karpenter or cluster-autoscaler (default auto); with\n"
+        "                               one, \"no current node fits\" says it must add a node\n"
+        "  --autoscaler-discovery-interval D\n"
+        "                               check again every D with --autoscaler=auto (default\n"
+        "                               %dm)\n"
+        "  --max-request-bytes N        request body cap (default %u)\n"
+        "  --threads N                  HTTPS threads, and workers for reviews; reviews that\n"
+        "                               name ResourceClaims get half as many (default %d)\n"
+        "  --max-connections N          concurrent connections (default %d)\n"
+        "  --connection-timeout SECONDS close idle or stalled connections (default %d)\n"
+        "  --events-namespace-burst N   Events a namespace may get at once (default %d; 0: no\n"
+        "                               per-namespace limit)\n"
+        "  --events-namespace-refill-interval D\n"
+        "                               one more per namespace every D (default %ds)\n"
+        "  --events-burst N             Events over all namespaces at once (default %d; 0: no\n"
+        "                               global limit)\n"
+        "  --events-refill-interval D   one more over all every D (default %ds)\n"
+        "  --logging-format FORMAT      text (klog) or json (default text)\n",
+        DRA_GPU_SET_DEFAULT, WH_AUTOSCALER_DISCOVERY_MS / 60000, WH_DEFAULT_MAX_BODY,
+        WH_DEFAULT_THREADS, WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT,
+        EVENT_LIMIT_NS_BURST, EVENT_LIMIT_NS_REFILL_MS / 1000, EVENT_LIMIT_BURST,
+        EVENT_LIMIT_REFILL_MS / 1000);
     flags_usage(out, FLAGS_USAGE_BASIC, 2, 31, NULL);
 }
 
@@ -101,6 +111,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_EV_NS_REFILL,
         OPT_EV_BURST,
         OPT_EV_REFILL,
+        OPT_AUTOSCALER,
+        OPT_AUTOSCALER_INTERVAL,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -119,6 +131,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"events-namespace-refill-interval", required_argument, NULL, OPT_EV_NS_REFILL},
         {"events-burst", required_argument, NULL, OPT_EV_BURST},
         {"events-refill-interval", required_argument, NULL, OPT_EV_REFILL},
+        {"autoscaler", required_argument, NULL, OPT_AUTOSCALER},
+        {"autoscaler-discovery-interval", required_argument, NULL, OPT_AUTOSCALER_INTERVAL},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -132,6 +146,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->max_connections = WH_DEFAULT_MAX_CONNECTIONS;
     o->connection_timeout = WH_DEFAULT_CONNECTION_TIMEOUT;
     o->log_format = LOG_FORMAT_TEXT;
+    o->autoscaler = WH_AUTOSCALER_MODE_AUTO;
+    o->autoscaler_discovery_ms = WH_AUTOSCALER_DISCOVERY_MS;
     o->events = (struct event_limit_options){
         .ns_burst = EVENT_LIMIT_NS_BURST,
         .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
@@ -208,6 +224,20 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         case OPT_EV_REFILL:
             if (parse_interval("events-refill-interval", optarg, &o->events.refill_ms, err,
                                errlen) != K_OK)
+                return K_EINVAL;
+            break;
+        case OPT_AUTOSCALER:
+            if (wh_autoscaler_mode_parse(optarg, &o->autoscaler) != K_OK) {
+                snprintf(err, errlen,
+                         "invalid value \"%s\" for --autoscaler "
+                         "(auto|none|karpenter|cluster-autoscaler)",
+                         optarg);
+                return K_EINVAL;
+            }
+            break;
+        case OPT_AUTOSCALER_INTERVAL:
+            if (parse_interval("autoscaler-discovery-interval", optarg, &o->autoscaler_discovery_ms,
+                               err, errlen) != K_OK)
                 return K_EINVAL;
             break;
         case OPT_FORMAT:

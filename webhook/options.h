@@ -5,6 +5,8 @@
  * Flags: --tls-cert-file, --tls-private-key-file, --client-ca-file, --bind-address (default
  * 0.0.0.0), --port (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
  * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
+ * --autoscaler (auto|none|karpenter|cluster-autoscaler, autoscaler.h; default auto),
+ * --autoscaler-discovery-interval (default WH_AUTOSCALER_DISCOVERY_MS),
  * --max-request-bytes, --threads, --max-connections, --connection-timeout,
  * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
  * --events-refill-interval (kube/event_recorder.h; burst 0 turns that bucket off), --v,
@@ -17,6 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "autoscaler.h"
 #include "kube/event_recorder.h"
 #include "util/log.h"
 
@@ -36,8 +39,10 @@ struct wh_options {
     const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h) */
     const char *dra_gpu_classes; /* comma-separated DeviceClass / driver patterns */
     bool assume_ert;             /* the ExtendedResourceToleration plugin is enabled */
-    size_t max_body;             /* request body cap in bytes */
-    int threads;                 /* MHD thread pool size */
+    enum wh_autoscaler_mode autoscaler;
+    int64_t autoscaler_discovery_ms; /* between discovery checks (mode auto) */
+    size_t max_body;                 /* request body cap in bytes */
+    int threads;                     /* MHD thread pool size */
     int max_connections;
     int connection_timeout;            /* seconds */
     struct event_limit_options events; /* max_namespaces left 0 (the default) */

@@ -256,7 +256,14 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     app->check_client = r->client_ca != NULL;
     app->host = r->host[0] ? r->host : NULL;
     r->event_client = kube_client_new(&r->cfg, "gputri-webhook/" GPUTRI_VERSION);
-    app->cache = wh_cache_new(&r->cfg, &r->gpus, dra ? &r->dra_gpus : NULL, o->assume_ert);
+    app->cache =
+        wh_cache_new(&r->cfg, &r->gpus, dra ? &r->dra_gpus : NULL, o->assume_ert,
+                     &(struct wh_cache_autoscaler){.mode = o->autoscaler,
+                                                   .discovery_ms = o->autoscaler_discovery_ms});
+    if (o->autoscaler != WH_AUTOSCALER_MODE_AUTO) {
+        const char *as = wh_autoscaler_name(wh_autoscaler_mode_bits(o->autoscaler));
+        log_info(0, "node autoscaler: %s (--autoscaler)", as ? as : "none");
+    }
     /* a warning repeats on every re-apply and every UPDATE of the object: the same one within
      * 10 minutes is written once */
     app->events = event_recorder_new(&(struct event_recorder_options){

@@ -67,6 +67,10 @@ struct wh_snapshot {
     /* which lists are trustworthy (their informer listed at least once) */
     bool nodes_synced, runtime_classes_synced, quotas_synced, namespaces_synced;
     bool assume_ert; /* ExtendedResourceToleration admission plugin is enabled */
+    /* Node autoscalers that add nodes on demand (autoscaler.h WH_AUTOSCALER_* bits; 0: none
+     * known). With one, the node checks that find no current node fitting say that the autoscaler
+     * must add one instead of "pods will stay Pending" (warnings.h wh_check_pod_spec). */
+    unsigned autoscalers;
     /*
      * DRA. dra_gpus: the DeviceClass / driver patterns of GPU requests (model/gpu.h
      * DRA_GPU_SET_DEFAULT); NULL: no DRA checks. dra: the DRA objects, borrowed and read-locked

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autoscaler.h"
 #include "classify/match.h"
 #include "kube/json.h"
 #include "kube/project.h"
@@ -448,12 +449,21 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
 
     bool selective =
         pod->node_selector.n > 0 || pod->affinity.present || (rtc && rtc->node_selector.n > 0);
+    /* With a node autoscaler the three warnings below describe the current nodes only: the
+     * autoscaler may add a node that fits (or say why it will not; the controller reads that) */
+    const char *as = wh_autoscaler_name(snap->autoscalers);
     if (closest == SIZE_MAX) {
-        warn_add(out, WARN_REASON_SELECTOR,
-                 "%s.%s: no node matches the pod's node selection (%zu nodes checked); pods will "
-                 "stay Pending",
-                 o->spec_path, pod->affinity.present ? "affinity.nodeAffinity" : "nodeSelector",
-                 snap->n_nodes);
+        const char *field = pod->affinity.present ? "affinity.nodeAffinity" : "nodeSelector";
+        if (as)
+            warn_add(out, WARN_REASON_SELECTOR,
+                     "%s.%s: no current node matches the pod's node selection (%zu nodes "
+                     "checked); %s must add one (pods wait until it does)",
+                     o->spec_path, field, snap->n_nodes, as);
+        else
+            warn_add(out, WARN_REASON_SELECTOR,
+                     "%s.%s: no node matches the pod's node selection (%zu nodes checked); pods "
+                     "will stay Pending",
+                     o->spec_path, field, snap->n_nodes);
         goto out;
     }
 
@@ -467,7 +477,17 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
         char siblings[160], path[400];
         sibling_resources(v, snap->n_nodes, pod, siblings, sizeof(siblings));
         resource_path(o, res, path, sizeof(path));
-        if (siblings[0])
+        if (as && siblings[0])
+            /* the siblings last: a long path cuts them, not what to expect */
+            warn_add(out, WARN_REASON_NO_GPU_NODE,
+                     "%s: no current %snode lists %s; %s must add one; nodes offer %s", path,
+                     selective ? "selected " : "", res, as, siblings);
+        else if (as)
+            warn_add(out, WARN_REASON_NO_GPU_NODE,
+                     "%s: no current %snode lists %s in capacity; %s must add one (pods wait "
+                     "until it does)",
+                     path, selective ? "selected " : "", res, as);
+        else if (siblings[0])
             warn_add(out, WARN_REASON_NO_GPU_NODE,
                      "%s: no %snode lists %s in capacity; nodes offer %s", path,
                      selective ? "selected " : "", res, siblings);
@@ -506,10 +526,16 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
         if (largest && want > most) {
             char path[400];
             resource_path(o, res, path, sizeof(path));
-            warn_add(out, WARN_REASON_TOO_LARGE,
-                     "%s: %" PRId64 " %s per pod but the largest %snode (%s) has %" PRId64
-                     "; no node will ever fit it",
-                     path, want, res, selective ? "selected " : "", largest->name, most);
+            if (as)
+                warn_add(out, WARN_REASON_TOO_LARGE,
+                         "%s: %" PRId64 " %s per pod but the largest current %snode (%s) has "
+                         "%" PRId64 "; %s must add a larger one (pods wait until it does)",
+                         path, want, res, selective ? "selected " : "", largest->name, most, as);
+            else
+                warn_add(out, WARN_REASON_TOO_LARGE,
+                         "%s: %" PRId64 " %s per pod but the largest %snode (%s) has %" PRId64
+                         "; no node will ever fit it",
+                         path, want, res, selective ? "selected " : "", largest->name, most);
             missing = true;
         }
     }

@@ -147,7 +147,12 @@ struct wh_object {
  * are skipped. The spec is projected with the caps of core/kube/project.h: a node selection or a
  * toleration list above them, or more than WH_MAX_NODE_CHECK_GPU_RESOURCES distinct GPU
  * resources, skips the node checks (selection, capacity, size, taints) with one
- * WARN_REASON_NOT_CHECKED warning saying which cap; the other checks still run. Returns K_OK,
+ * WARN_REASON_NOT_CHECKED warning saying which cap; the other checks still run. With a node
+ * autoscaler in snap->autoscalers (autoscaler.h), the node checks that find no current node
+ * fitting (no node matches the selection, no selected node lists the resource, the request is
+ * above every candidate's capacity) say what the current nodes lack and that the autoscaler,
+ * named, must add a node, instead of "pods will stay Pending" / "no node will ever fit it";
+ * the others (taints, cordons, RuntimeClass, quota, qGPU, DRA) do not change. Returns K_OK,
  * K_EPARSE when the spec does not project (core/kube/project.h project_pod_spec), or K_ENOMEM.
  */
 int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *obj,

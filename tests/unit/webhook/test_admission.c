@@ -2,7 +2,8 @@
  * Tests for webhook/admission.c: every tests/fixtures/admission case file (an AdmissionReview,
  * a snapshot of nodes, RuntimeClasses, ResourceQuotas and Namespaces, and the DRA lists
  * deviceClasses, resourceSlices, resourceClaims, resourceClaimTemplates, each synced only when
- * its key is present (wh_testutil.h), and the expected warning substrings), response
+ * its key is present, and the node autoscaler present as an --autoscaler mode (wh_testutil.h),
+ * and the expected warning substrings; "absent" lists substrings no warning may hold), response
  * invariants, and malformed input.
  */
 #include <dirent.h>
@@ -111,6 +112,15 @@ static void run_fixture(void **state)
                     print_message("%s: got warning: %s\n", file, r->warnings.items[k].text);
                 fail_msg("%s: no warning contains \"%s\"", file, sub);
             }
+        }
+        json_object *absent = NULL;
+        json_object_object_get_ex(expect, "absent", &absent);
+        for (size_t i = 0; absent && i < json_object_array_length(absent); i++) {
+            const char *sub = json_object_get_string(json_object_array_get_idx(absent, i));
+            for (size_t k = 0; k < r->warnings.n; k++)
+                if (strstr(r->warnings.items[k].text, sub))
+                    fail_msg("%s: warning \"%s\" contains \"%s\"", file, r->warnings.items[k].text,
+                             sub);
         }
         for (size_t i = 0; reasons && i < json_object_array_length(reasons); i++)
             assert_string_equal(r->warnings.items[i].reason,

@@ -1,7 +1,8 @@
 /*
  * Tests for webhook/cache.c: what a snapshot holds after the informers listed nodes,
  * RuntimeClasses, ResourceQuotas, Namespaces and the DRA objects from a plain-HTTP server that
- * answers every GET of a collection with its list.
+ * answers every GET of a collection with its list, and the node autoscaler it discovered (or the
+ * one a fixed mode names).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,7 +59,10 @@ static const struct {
      LIST("ResourceClaimTemplateList",
           "{\"metadata\":{\"name\":\"t1\",\"namespace\":\"team\"},\"spec\":{\"spec\":{\"devices\":{"
           "\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\"}}]}}}"
-          "}")},
+          "}")}, /* discovery of Karpenter's API group; the Cluster Autoscaler status ConfigMap is
+                    absent (404) */
+    {"/apis/karpenter.sh",
+     "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"karpenter.sh\"}"},
 };
 
 /* Every GET of a collection gets its list: the LIST, and the watch after it (which is not an
@@ -117,12 +121,15 @@ static void test_snapshot_after_list(void **state)
     struct gpu_set gpus, dra_gpus;
     assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
     assert_int_equal(gpu_set_parse(&dra_gpus, DRA_GPU_SET_DEFAULT), K_OK);
-    struct wh_cache *c = wh_cache_new(&cfg, &gpus, &dra_gpus, true);
+    struct wh_cache *c = wh_cache_new(
+        &cfg, &gpus, &dra_gpus, true,
+        &(struct wh_cache_autoscaler){.mode = WH_AUTOSCALER_MODE_AUTO, .discovery_ms = 3600000});
     assert_non_null(c);
     struct wh_snapshot snap;
     wh_cache_read(c, &snap);
     assert_false(snap.nodes_synced);
     assert_int_equal(snap.n_nodes, 0);
+    assert_int_equal(snap.autoscalers, 0); /* not discovered yet */
     wh_cache_release(c);
     assert_false(wh_cache_synced(c));
 
@@ -142,6 +149,8 @@ static void test_snapshot_after_list(void **state)
     assert_true(snap.nodes_synced && snap.runtime_classes_synced && snap.quotas_synced &&
                 snap.namespaces_synced);
     assert_true(snap.assume_ert);
+    /* synced includes the first discovery check: /apis/karpenter.sh answered 200 */
+    assert_int_equal(snap.autoscalers, WH_AUTOSCALER_KARPENTER);
     assert_ptr_equal(snap.gpus, &gpus);
     assert_ptr_equal(snap.dra_gpus, &dra_gpus);
     assert_int_equal(snap.n_nodes, 1);
@@ -172,10 +181,47 @@ static void test_snapshot_after_list(void **state)
     gpu_set_cleanup(&dra_gpus);
 }
 
+/* A fixed --autoscaler is in every snapshot from the start, with no discovery thread; no
+ * options: none. */
+static void test_autoscaler_fixed(void **state)
+{
+    (void)state;
+    struct kube_config cfg = {0};
+    struct gpu_set gpus;
+    assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
+    static const struct {
+        enum wh_autoscaler_mode mode;
+        unsigned want;
+    } cases[] = {
+        {WH_AUTOSCALER_MODE_CA, WH_AUTOSCALER_CA},
+        {WH_AUTOSCALER_MODE_KARPENTER, WH_AUTOSCALER_KARPENTER},
+        {WH_AUTOSCALER_MODE_NONE, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct wh_cache *c =
+            wh_cache_new(&cfg, &gpus, NULL, false, &(struct wh_cache_autoscaler){cases[i].mode, 0});
+        assert_non_null(c);
+        struct wh_snapshot snap;
+        wh_cache_read(c, &snap);
+        assert_int_equal(snap.autoscalers, cases[i].want);
+        wh_cache_release(c);
+        wh_cache_free(c);
+    }
+    struct wh_cache *c = wh_cache_new(&cfg, &gpus, NULL, false, NULL);
+    assert_non_null(c);
+    struct wh_snapshot snap;
+    wh_cache_read(c, &snap);
+    assert_int_equal(snap.autoscalers, 0);
+    wh_cache_release(c);
+    wh_cache_free(c);
+    gpu_set_cleanup(&gpus);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot_after_list),
+        cmocka_unit_test(test_autoscaler_fixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* Tests for webhook/options.c: defaults, both flag spellings, bad values, required flags. */
+/* Tests for webhook/options.c: defaults, both flag spellings, bad values, required flags,
+ * --autoscaler and its discovery interval. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,8 @@ static void test_defaults_and_styles(void **state)
     assert_int_equal(o.events.ns_refill_ms, EVENT_LIMIT_NS_REFILL_MS);
     assert_int_equal(o.events.burst, EVENT_LIMIT_BURST);
     assert_int_equal(o.events.refill_ms, EVENT_LIMIT_REFILL_MS);
+    assert_int_equal(o.autoscaler, WH_AUTOSCALER_MODE_AUTO);
+    assert_int_equal(o.autoscaler_discovery_ms, WH_AUTOSCALER_DISCOVERY_MS);
 
     assert_int_equal(PARSE(&o, err, "-tls-cert-file=c", "--tls-private-key-file=k",
                            "--bind-address=127.0.0.1", "--port=9443", "--kubeconfig=/kc",
@@ -67,6 +70,33 @@ static void test_defaults_and_styles(void **state)
         K_EINVAL);
 }
 
+static void test_autoscaler(void **state)
+{
+    (void)state;
+    struct wh_options o;
+    char err[256];
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--autoscaler=karpenter", "--autoscaler-discovery-interval=30s"),
+                     K_OK);
+    assert_int_equal(o.autoscaler, WH_AUTOSCALER_MODE_KARPENTER);
+    assert_int_equal(o.autoscaler_discovery_ms, 30000);
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--autoscaler",
+                           "cluster-autoscaler"),
+                     K_OK);
+    assert_int_equal(o.autoscaler, WH_AUTOSCALER_MODE_CA);
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--autoscaler=none"), K_OK);
+    assert_int_equal(o.autoscaler, WH_AUTOSCALER_MODE_NONE);
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--autoscaler=gke"),
+        K_EINVAL);
+    assert_non_null(strstr(err, "auto|none|karpenter|cluster-autoscaler"));
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--autoscaler-discovery-interval=0s"),
+                     K_EINVAL);
+    assert_non_null(strstr(err, "--autoscaler-discovery-interval"));
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -98,6 +128,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_and_styles),
+        cmocka_unit_test(test_autoscaler),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autoscaler.h"
 #include "cache/dra_store.h"
 #include "kube/project.h"
 #include "snapshot.h"
@@ -123,8 +124,13 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
     }
     dra_store_read_lock(o->dra);
     o->dra_locked = true;
-    json_object *ert = NULL;
+    json_object *ert = NULL, *as = NULL;
     json_object_object_get_ex(s, "assumeExtendedResourceToleration", &ert);
+    /* "autoscaler": a --autoscaler mode naming the autoscaler present (absent: none) */
+    enum wh_autoscaler_mode as_mode = WH_AUTOSCALER_MODE_NONE;
+    if (json_object_object_get_ex(s, "autoscaler", &as) &&
+        wh_autoscaler_mode_parse(json_object_get_string(as), &as_mode) != K_OK)
+        return K_EINVAL;
     o->snap = (struct wh_snapshot){
         .gpus = gpus,
         .nodes = o->node_ptrs,
@@ -140,6 +146,7 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
         .quotas_synced = true,
         .namespaces_synced = true,
         .assume_ert = ert && json_object_get_boolean(ert),
+        .autoscalers = wh_autoscaler_mode_bits(as_mode),
         .dra_gpus = &o->dra_gpus,
         .dra = o->dra,
     };
