@@ -5,12 +5,6 @@
 
 #include "classify/match.h"
 
-static bool label_is(const struct knode *n, const char *key, const char *value)
-{
-    const char *v = kv_list_get(&n->labels, key);
-    return v && strcmp(v, value) == 0;
-}
-
 bool node_autoscaler_joining(const struct knode *node)
 {
     if (!node)
@@ -18,10 +12,24 @@ bool node_autoscaler_joining(const struct knode *node)
     for (size_t i = 0; i < node->n_taints; i++)
         if (node->taints[i].key && strcmp(node->taints[i].key, TAINT_KARPENTER_UNREGISTERED) == 0)
             return true;
-    if (!kv_list_get(&node->labels, "karpenter.sh/nodepool"))
-        return false;
-    return !label_is(node, "karpenter.sh/registered", "true") ||
-           !label_is(node, "karpenter.sh/initialized", "true");
+    /* One pass over the labels, every candidate of every classification goes through here: only
+     * keys under karpenter.sh/ are compared in full. */
+    static const char prefix[] = "karpenter.sh/";
+    bool nodepool = false, registered = false, initialized = false;
+    for (size_t i = 0; i < node->labels.n; i++) {
+        const char *k = node->labels.items[i].key, *v = node->labels.items[i].value;
+        if (!k || k[0] != 'k' || strncmp(k, prefix, sizeof(prefix) - 1) != 0)
+            continue;
+        k += sizeof(prefix) - 1;
+        bool yes = v && strcmp(v, "true") == 0;
+        if (strcmp(k, "nodepool") == 0)
+            nodepool = true;
+        else if (strcmp(k, "registered") == 0)
+            registered = yes;
+        else if (strcmp(k, "initialized") == 0)
+            initialized = yes;
+    }
+    return nodepool && (!registered || !initialized);
 }
 
 /* ---- cloud and provisioner GPU labels -------------------------------------------------------- */
