@@ -63,12 +63,16 @@ static void add_stack(struct node_hints *h, const struct knode *n, const struct 
  * their labels are cold memory, and reading them for every exhausted or tainted pod of a large
  * cluster of CPU nodes doubled the cost of a classification (bench_classify).
  */
-/* Note one candidate that does not serve the pod's resource. */
-static void note(struct node_hints *h, const struct knode *n)
+/* Note one node that does not serve the pod's resource, if it is a candidate: its labels first
+ * (one pass), the node selection (a lookup per selector term) only for the few that say
+ * something. */
+static void note(struct node_hints *h, const struct classify_input *in, const struct knode *n)
 {
     struct gpu_stack_state st;
     struct node_gpu_label label;
     unsigned found = node_gpu_states(n, &st, &label);
+    if (!found || !candidate(in, n))
+        return;
     if (found & NODE_GPU_STACK) {
         add_stack(h, n, &st);
     } else if ((found & NODE_GPU_LABEL) && !lists_gpu(n)) {
@@ -87,14 +91,14 @@ static void gather(const struct classify_input *in, const struct node_verdict *b
     memset(h, 0, sizeof(*h));
     /* the deciding node first; then the cheapest tests first: a node's own fields, then its
      * labels (selection, GPU states) */
-    if (!serves(decider, best->resource) && candidate(in, decider))
-        note(h, decider);
+    if (!serves(decider, best->resource))
+        note(h, in, decider);
     for (size_t i = 0; i < in->n_nodes; i++) {
         const struct knode *n = in->nodes[i];
         if (!n || n == decider || (gpu_listed_only && n->capacity.n == 0) ||
-            serves(n, best->resource) || !candidate(in, n))
+            serves(n, best->resource))
             continue;
-        note(h, n);
+        note(h, in, n);
     }
 }
 
