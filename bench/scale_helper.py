@@ -651,7 +651,7 @@ def cmd_backlog(args):
     ensure_namespace(args, BACKLOG_NS)
     wait_default_sa(c, BACKLOG_NS)
     t0 = time.monotonic()
-    items = list(range(args.backlog))
+    items = list(range(args.backlog_from, args.backlog))  # --backlog-from: grow a backlog
 
     def create(i):
         _, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
@@ -878,6 +878,8 @@ def main():
     ap.add_argument("--taint-fraction", type=float, default=0.05)
     ap.add_argument("--parallel", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--backlog-from", type=int, default=0,
+                    help="backlog: the pods before this index exist already")
     ap.add_argument("--gap", type=float, default=0.2, help="seconds between blocked pods")
     ap.add_argument("--backlog", type=int, default=0, help="backlog: pending GPU pods")
     ap.add_argument("--churn", type=float, default=0, help="churn: holder pods replaced per s")
