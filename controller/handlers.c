@@ -478,8 +478,7 @@ static bool about_pending_gpu_pod(struct controller *c, const struct kevent *ev)
 
 /*
  * One Event of an autoscaler's stream: kept when it is an autoscaler's verdict on a pending GPU
- * pod of the store; the pod is checked again (its own evidence changed: high priority) when its
- * records changed. A deletion (Events expire, --event-ttl) removes the record it made.
+ * pod of the store; the pod is re-checked (low priority, coalesced) when its records changed. A deletion (Events expire, --event-ttl) removes the record it made.
  */
 static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, int deleted)
 {
@@ -501,8 +500,10 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
         log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
     else if (rc != K_OK)
         log_warn("event %s/%s not kept: %s", ev.ns, ev.name, k_strerror(rc));
+    /* another object than the pod: a re-check, behind new pods and their own changes, so that
+     * an Event storm does not hold back the answer for a newly blocked pod */
     if (key[0] && !atomic_load(&c->listing))
-        workqueue_add(c->queue, key);
+        controller_enqueue_recheck(c, key);
 }
 
 static void events_upsert(void *ctx, json_object *obj)
@@ -517,7 +518,7 @@ static void events_remove(void *ctx, json_object *obj)
 
 static void enqueue_key(void *ctx, const char *key)
 {
-    workqueue_add(((struct controller *)ctx)->queue, key);
+    controller_enqueue_recheck(ctx, key);
 }
 
 static void events_sync_begin(void *ctx)
