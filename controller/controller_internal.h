@@ -154,8 +154,9 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
  * source.component and name must be filled): an Event that is an autoscaler's verdict on a pod
  * (classify/autoscaler.h autoscaler_parse) about a pending GPU pod the store holds (same uid)
  * goes into c->pod_events, and the pod is queued as a re-check (low priority, coalesced: an
- * Event storm must not hold back newly blocked pods) when its records changed; a deleted Event removes its record; a relist sweeps that writer's records and
- * re-checks every pending pod. Called from the informer's thread.
+ * Event storm must not hold back newly blocked pods) when its records changed; a deleted Event
+ * removes its record; a relist sweeps that writer's records and re-checks every pending pod. Called
+ * from the informer's thread.
  */
 struct informer_handlers controller_events_handlers(struct controller_events_ctx *x);
 

@@ -478,7 +478,8 @@ static bool about_pending_gpu_pod(struct controller *c, const struct kevent *ev)
 
 /*
  * One Event of an autoscaler's stream: kept when it is an autoscaler's verdict on a pending GPU
- * pod of the store; the pod is re-checked (low priority, coalesced) when its records changed. A deletion (Events expire, --event-ttl) removes the record it made.
+ * pod of the store; the pod is re-checked (low priority, coalesced) when its records changed. A
+ * deletion (Events expire, --event-ttl) removes the record it made.
  */
 static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, int deleted)
 {
