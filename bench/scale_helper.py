@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""bench/scale_helper.py - the API work of bench/scale, Python 3 standard library only.
+"""bench/scale_helper.py - the API work of bench/scale and bench/event-storm, Python 3 standard
+library only.
 
 Talks to the e2e cluster's kube-apiserver with the admin client certificate (HTTPS, keep-alive,
 one connection per thread) so that tens of thousands of objects are created with bounded
@@ -18,13 +19,20 @@ parallelism instead of one kubectl process per object.
             (--kinds dra: pods whose ResourceClaims cannot be allocated, causes dra-*)
   count     print the number of pods not Running (paged LIST)
   backlog   create N pending GPU pods (namespace bench-backlog; causes exhausted, label-mismatch,
-            no-gpu-node, taint in turn) and wait until each carries gputri/cause
+            no-gpu-node, taint in turn) and wait until each carries gputri/cause; --cpu-pending K
+            also K pending pods that ask for no GPU
   churn     for S seconds replace GPU holder pods of the bench namespace at R per second (DELETE,
             then a POST of the same spec under a FRESH name: kwok deletes again a pod re-created
             under a deleted pod's name), while creating blocked pods one at a time and timing
             their annotation as measure does; samples the controller's /metrics (queue depths)
             and /proc/PID/stat (CPU) and prints the deltas
   claims    count the DRA namespace's ResourceClaims, allocated and reserved ones (paged LIST)
+  events    an Event storm: E Cluster Autoscaler Events over S seconds on the pending pods of
+            the backlog namespace, POSTed and PATCHed as client-go's recorder does (Recorder),
+            and Events of other sources; blocked pods timed meanwhile as churn does; samples the
+            controller's /metrics and /proc/PID (CPU, VmHWM, VmRSS) and prints the deltas, the
+            time to an empty queue and to the pods' expected causes, and the causes at the end
+  clear-events  delete the Events of source cluster-autoscaler in the bench namespaces
 
 Connection flags: --server https://127.0.0.1:PORT --ca ca.crt --cert admin.crt --key admin.key.
 Results go to stdout as one JSON object; progress to stderr.
@@ -64,11 +72,13 @@ class Client:
         self.conn = http.client.HTTPSConnection(self.host, self.port, context=self.ctx,
                                                 timeout=self.timeout)
 
-    def request(self, method, path, body=None, ok=(200, 201)):
+    def request(self, method, path, body=None, ok=(200, 201), ctype="application/json"):
+        """One request with retries on transport errors, 429 and 5xx; the decoded answer, None
+        for a 409 on a POST (a re-run). ctype: the body's Content-Type (a PATCH's patch type)."""
         data = json.dumps(body).encode() if body is not None else None
         headers = {"Accept": "application/json", "User-Agent": "gputri-bench/1"}
         if data is not None:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = ctype
         for attempt in range(8):
             try:
                 if self.conn is None:
@@ -646,6 +656,10 @@ def list_pods(c, ns, max_pages=100000):
     return out
 
 
+def cpu_pending_name(i):
+    return f"cpu-pending-{i:05d}"
+
+
 def cmd_backlog(args):
     c = Client(args)
     ensure_namespace(args, BACKLOG_NS)
@@ -658,9 +672,15 @@ def cmd_backlog(args):
         client(args).request("POST", f"/api/v1/namespaces/{BACKLOG_NS}/pods",
                              pod_body(BACKLOG_NS, f"backlog-{i:05d}", **kw))
     out = {"backlog": args.backlog, "created_seconds": parallel(args, "backlog pods", items, create)}
+    if args.cpu_pending:  # pending for a selector no node has, asking for no GPU: not gputri's
+        parallel(args, "pending pods without GPUs", list(range(args.cpu_pending)),
+                 lambda i: client(args).request(
+                     "POST", f"/api/v1/namespaces/{BACKLOG_NS}/pods",
+                     pod_body(BACKLOG_NS, cpu_pending_name(i), selector={"bench/pool": "none"})))
+        out["cpu_pending"] = args.cpu_pending
     causes = {}
     while True:
-        pods = list_pods(c, BACKLOG_NS)
+        pods = [p for p in list_pods(c, BACKLOG_NS) if p["metadata"]["name"].startswith("backlog-")]
         causes = {}
         for p in pods:
             w = ((p["metadata"].get("annotations") or {}).get("gputri/cause")) or "none"
@@ -711,6 +731,112 @@ def proc_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def proc_status_kb(pid, key):
+    """A line of /proc/PID/status in kB (VmRSS, VmHWM, ...); None when absent."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k == key:
+                return int(v.split()[0])
+    return None
+
+
+class DepthSampler(threading.Thread):
+    """Samples the controller's /metrics every `every` s until stop(): the highest work queue
+    depth seen, in all, by priority and delayed (depth; a value stays None while the controller
+    does not expose it)."""
+
+    KEYS = {"total": "gputri_workqueue_depth",
+            "high": 'gputri_workqueue_priority_depth{priority="high"}',
+            "low": 'gputri_workqueue_priority_depth{priority="low"}',
+            "delayed": "gputri_workqueue_delayed_depth"}
+
+    def __init__(self, url, every=0.25):
+        super().__init__(daemon=True)
+        self.url, self.every = url, every
+        self.halt = threading.Event()
+        self.depth = {"total": None, "high": None, "low": None, "delayed": None, "samples": 0}
+
+    def run(self):
+        while not self.halt.is_set():
+            m = scrape(self.url)
+            if m:
+                self.depth["samples"] += 1
+                for k, name in self.KEYS.items():
+                    if name in m:
+                        self.depth[k] = max(self.depth[k] or 0, int(m[name]))
+            self.halt.wait(self.every)
+
+    def stop(self):
+        self.halt.set()
+        self.join()
+
+
+def queue_empty_after(url, since, timeout, every):
+    """Seconds from `since` (monotonic) until the first sample of /metrics, every `every` s, with
+    the work queue empty (gputri_workqueue_depth 0); None if not within `timeout` s."""
+    while time.monotonic() - since < timeout:
+        if scrape(url).get("gputri_workqueue_depth", 1) == 0:
+            return time.monotonic() - since
+        time.sleep(every)
+    return None
+
+
+def blocked_watcher(args, c):
+    """A started Watcher on the blocked namespace (created first when missing)."""
+    ensure_namespace(args, BLOCKED_NS)
+    wait_default_sa(c, BLOCKED_NS)
+    lst = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods?limit=1")
+    w = Watcher(args, lst["metadata"]["resourceVersion"])
+    w.start()
+    time.sleep(0.5)
+    return w
+
+
+def time_blocked_pods(args, c, w, going):
+    """While going() holds, create blocked GPU pods one at a time in the blocked namespace (named
+    <args.label>-blocked-NNNN, the causes of BLOCKED_KINDS in turn, args.gap s apart) and time
+    each from its create call returning to watch `w` showing its gputri/cause (0 when that came
+    before the call returned). The counts and percentiles (ms) as a dict."""
+    samples, wrong, timeouts = [], [], []
+    i = 0
+    while going():
+        want, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
+        name = f"{args.label}-blocked-{i:04d}"
+        i += 1
+        c.request("POST", f"/api/v1/namespaces/{BLOCKED_NS}/pods", pod_body(BLOCKED_NS, name, **kw))
+        t_created = time.monotonic()
+        got = w.wait_for(name, t_created + args.timeout)
+        if got is None:
+            timeouts.append(name)
+            continue
+        if got[1] != want:
+            wrong.append({"pod": name, "cause": got[1], "want": want})
+        samples.append(max(0.0, (got[0] - t_created) * 1000))
+        if args.gap:
+            time.sleep(args.gap)
+    return {"blocked": i, "annotated": len(samples), "timeouts": timeouts, "wrong_cause": wrong,
+            "p50_ms": pct(samples, 50), "p90_ms": pct(samples, 90), "p99_ms": pct(samples, 99),
+            "max_ms": max(samples) if samples else None}
+
+
+def under_load(args, c, w, sampler, load, going, every):
+    """Run load() in a thread while blocked pods are timed (time_blocked_pods, while going() holds,
+    or while the load runs when going is None); once both are done: t1 (monotonic), the
+    controller's CPU seconds (cpu1) and /metrics (m1) then, and how long its work queue took to be
+    empty after t1 (empty, sampled every `every` s; None past args.timeout). Stops the sampler."""
+    th = threading.Thread(target=load, daemon=True)
+    th.start()
+    timed = time_blocked_pods(args, c, w, going or th.is_alive)
+    th.join()
+    t1 = time.monotonic()
+    out = {"timed": timed, "t1": t1, "cpu1": proc_cpu_seconds(args.controller_pid),
+           "m1": scrape(args.metrics_url)}
+    out["empty"] = queue_empty_after(args.metrics_url, t1, args.timeout, every)
+    sampler.stop()
+    return out
+
+
 def holder_slots(c):
     """The GPU holder pods of the bench namespace, one slot per original pod name (gpu-NNNNN-K):
     [current name, node, gpus]. A replacement is named after its slot with a suffix."""
@@ -728,33 +854,10 @@ def holder_slots(c):
 
 def cmd_churn(args):
     c = Client(args)
-    ensure_namespace(args, BLOCKED_NS)
-    wait_default_sa(c, BLOCKED_NS)
     slots = holder_slots(c)
     if args.churn > 0 and not slots:
         raise SystemExit("churn: no GPU holder pods in the bench namespace")
-    lst = c.request("GET", f"/api/v1/namespaces/{BLOCKED_NS}/pods?limit=1")
-    w = Watcher(args, lst["metadata"]["resourceVersion"])
-    w.start()
-    time.sleep(0.5)
-    stop = threading.Event()
-    # the highest of each depth sampled; None while the controller does not expose it
-    depth = {"total": None, "high": None, "low": None, "delayed": None, "samples": 0}
-
-    def sample():
-        keys = {"total": "gputri_workqueue_depth",
-                "high": 'gputri_workqueue_priority_depth{priority="high"}',
-                "low": 'gputri_workqueue_priority_depth{priority="low"}',
-                "delayed": "gputri_workqueue_delayed_depth"}
-        while not stop.is_set():
-            m = scrape(args.metrics_url)
-            if m:
-                depth["samples"] += 1
-                for k, name in keys.items():
-                    if name in m:
-                        depth[k] = max(depth[k] or 0, int(m[name]))
-            stop.wait(0.25)
-
+    w = blocked_watcher(args, c)
     churn = {"asked": int(args.churn * args.churn_seconds), "done": 0, "errors": 0, "late_s": 0.0}
     lock = threading.Lock()
 
@@ -780,7 +883,7 @@ def cmd_churn(args):
     m0 = scrape(args.metrics_url)
     cpu0 = proc_cpu_seconds(args.controller_pid)
     t0 = time.monotonic()
-    sampler = threading.Thread(target=sample, daemon=True)
+    sampler = DepthSampler(args.metrics_url)
     sampler.start()
 
     def churner():
@@ -793,41 +896,9 @@ def cmd_churn(args):
                 else:
                     churn["late_s"] = max(churn["late_s"], now - at)
                 ex.submit(replace, k)
-    ch = threading.Thread(target=churner, daemon=True)
-    ch.start()
-
-    samples, wrong, timeouts = [], [], []
-    i = 0
-    while time.monotonic() - t0 < args.churn_seconds:
-        want, kw = BLOCKED_KINDS[i % len(BLOCKED_KINDS)]
-        name = f"{args.label}-blocked-{i:04d}"
-        i += 1
-        t_start = time.monotonic()
-        c.request("POST", f"/api/v1/namespaces/{BLOCKED_NS}/pods", pod_body(BLOCKED_NS, name, **kw))
-        t_created = time.monotonic()
-        got = w.wait_for(name, t_created + args.timeout)
-        if got is None:
-            timeouts.append(name)
-            continue
-        if got[1] != want:
-            wrong.append({"pod": name, "cause": got[1], "want": want})
-        samples.append(max(0.0, (got[0] - t_created) * 1000))
-        if args.gap:
-            time.sleep(args.gap)
-    ch.join()
-    t1 = time.monotonic()
-    cpu1 = proc_cpu_seconds(args.controller_pid)
-    m1 = scrape(args.metrics_url)
-    # how long the controller needs after the churn to have nothing ready (bounded)
-    drain = None
-    while time.monotonic() - t1 < args.timeout:
-        m = scrape(args.metrics_url)
-        if m.get("gputri_workqueue_depth", 1) == 0:
-            drain = time.monotonic() - t1
-            break
-        time.sleep(0.25)
-    stop.set()
-    sampler.join()
+    end = under_load(args, c, w, sampler, churner,
+                     lambda: time.monotonic() - t0 < args.churn_seconds, 0.25)
+    timed, t1, cpu1, m1, drain = (end[k] for k in ("timed", "t1", "cpu1", "m1", "empty"))
     # the blocked pods go (unscheduled pods are deleted at once), so a next run starts alike
     c.request("DELETE", f"/api/v1/namespaces/{BLOCKED_NS}/pods", ok=(200,))
 
@@ -845,24 +916,398 @@ def cmd_churn(args):
         "classifications": delta("gputri_classifications_total"),
         "patches": delta("gputri_patches_total"),
         "api_requests": delta("gputri_api_requests_total"),
-        "queue_depth_max": depth,
+        "queue_depth_max": sampler.depth,
         "lock_wait_seconds": delta(lock_name),
         "lock_wait_absent": lock_name not in m0,
         "high_priority_mean_ms": hp_s / hp_n * 1000 if hp_n else None,
         "drain_seconds": drain,
-        "blocked": i, "annotated": len(samples), "timeouts": timeouts, "wrong_cause": wrong,
-        "p50_ms": pct(samples, 50), "p90_ms": pct(samples, 90), "p99_ms": pct(samples, 99),
-        "max_ms": max(samples) if samples else None,
+        **timed,
     }
     if out["classifications"] is not None and dur:
         out["classifications_per_second"] = out["classifications"] / dur
     print(json.dumps(out))
 
 
+# ---- an Event storm ------------------------------------------------------------------------
+
+
+class LRU:
+    """golang/groupcache lru.Cache as client-go's Event caches use it: Get and Add make an entry
+    the newest, Add past `size` entries drops the oldest."""
+
+    def __init__(self, size):
+        import collections
+        self.size, self.d = size, collections.OrderedDict()
+
+    def get(self, k):
+        if k not in self.d:
+            return None
+        self.d.move_to_end(k)
+        return self.d[k]
+
+    def add(self, k, v):
+        self.d[k] = v
+        self.d.move_to_end(k)
+        if len(self.d) > self.size:
+            self.d.popitem(last=False)
+
+
+def ktime(t):
+    """metav1.Time on the wire: RFC 3339 in UTC, whole seconds."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+# The correlator options a recorder is built with (k8s.io/client-go: tools/record/events_cache.go
+# CorrelatorOptions): the LRU size of its three caches, the spam filter's burst (refilled at one
+# per 300 s in both) and whether the filter's key has the reason (and not the type).
+CORRELATORS = {
+    # client-go's defaults (NewBroadcaster): kubelets, and Cluster Autoscaler run with
+    # --record-duplicated-events
+    "client-go": {"lru": 4096, "burst": 25, "by_reason": False},
+    # Cluster Autoscaler's own, its default (kubernetes/autoscaler:
+    # cluster-autoscaler/utils/kubernetes/factory.go getCorrelationOptions): one Event per pod and
+    # reason per 300 s reaches the API server
+    "cluster-autoscaler": {"lru": 8192, "burst": 1, "by_reason": True},
+}
+
+
+class Recorder:
+    """The core/v1 Events one component's client-go recorder sends (k8s.io/client-go:
+    tools/record/event.go makeEvent, generateEvent, recordEvent; tools/record/events_cache.go
+    EventCorrelator with the options CORRELATORS[correlator]), for source {component, host}:
+    - an Event is named <object name>.<UnixNano in hex>, count 1, firstTimestamp = lastTimestamp,
+      source, reportingComponent = component, reportingInstance = host, eventTime null;
+    - EventAggregator: the 10th and later distinct messages of one (source, object, type, reason,
+      reportingComponent, reportingInstance) within 600 s become one Event whose message is
+      "(combined from similar events): " + the newest (no reportingComponent: the aggregate is a
+      fresh object);
+    - eventLogger: a repeat of a (source, object, type, reason, message) seen before is a
+      strategic-merge PATCH {count, lastTimestamp, message} of the Event first written, count one
+      more than the cache's; a PATCH answered 404 is a POST of the whole Event;
+    - EventSourceObjectSpamFilter: per (source, object, type), or per (reason, source, object)
+      for Cluster Autoscaler's options, a token bucket of `burst` refilled at one per 300 s; an
+      Event past it is dropped (after the logger has counted it, as client-go does).
+    correlate() is not thread-safe: call it in the order the Events happen."""
+
+    def __init__(self, component, host="", correlator="client-go"):
+        self.component, self.host = component, host
+        self.opts = CORRELATORS[correlator]
+        self.logger = LRU(self.opts["lru"])
+        self.aggregate = LRU(self.opts["lru"])
+        self.spam = LRU(self.opts["lru"])
+
+    def correlate(self, now, pod, etype, reason, message, field_path=None):
+        """(method, path, body, content type) to send for one Event about `pod` (a Pod object
+        as LISTed) at wall time `now`; None when the spam filter drops it."""
+        meta = pod["metadata"]
+        ref = {"kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
+               "uid": meta["uid"], "apiVersion": "v1", "resourceVersion": meta["resourceVersion"]}
+        if field_path:
+            ref["fieldPath"] = field_path
+        obj = (self.component, self.host, "Pod", meta["namespace"], meta["name"], meta["uid"], "v1")
+        ns = meta["namespace"]
+        ev = {"apiVersion": "v1", "kind": "Event",
+              "metadata": {"name": f"{meta['name']}.{int(now * 1e9):x}", "namespace": ns},
+              "involvedObject": ref, "reason": reason, "message": message,
+              "source": {"component": self.component, **({"host": self.host} if self.host else {})},
+              "firstTimestamp": ktime(now), "lastTimestamp": ktime(now), "count": 1,
+              "type": etype, "eventTime": None,
+              "reportingComponent": self.component, "reportingInstance": self.host}
+        # EventAggregate
+        akey = obj + (etype, reason, self.component, self.host)
+        rec = self.aggregate.get(akey)
+        if rec is None or now - rec[0] > 600:
+            rec = (now, set())
+        rec[1].add(message)
+        self.aggregate.add(akey, (now, rec[1]))
+        key = obj + (field_path or "", etype, reason, message)
+        if len(rec[1]) >= 10:
+            rec[1].pop()
+            key = ("aggregate",) + akey
+            ev["message"] = "(combined from similar events): " + message
+            ev["reportingComponent"], ev["reportingInstance"] = "", ""
+        # eventObserve
+        last = self.logger.get(key)
+        patch = None
+        if last:
+            ev["metadata"]["name"] = last["name"]
+            ev["firstTimestamp"] = last["first"]
+            ev["count"] = last["count"] + 1
+            patch = {"count": ev["count"], "lastTimestamp": ev["lastTimestamp"],
+                     "message": ev["message"]}
+        self.logger.add(key, {"name": ev["metadata"]["name"], "first": ev["firstTimestamp"],
+                              "count": ev["count"]})
+        # the spam filter
+        skey = (reason,) + obj if self.opts["by_reason"] else obj + (etype,)
+        burst = float(self.opts["burst"])
+        tokens, at = self.spam.get(skey) or (burst, now)
+        tokens = min(burst, tokens + (now - at) / 300.0)
+        self.spam.add(skey, (tokens - 1 if tokens >= 1 else tokens, now))
+        if tokens < 1:
+            return None
+        base = f"/api/v1/namespaces/{ns}/events"
+        if patch is not None:
+            return ("PATCH", f"{base}/{ev['metadata']['name']}", patch, ev)
+        return ("POST", base, ev, ev)
+
+
+def send_event(c, write):
+    """Send one correlated Event (Recorder.correlate's tuple): 'post', 'patch' or 'patch-404'
+    (the Event was gone: POSTed whole, as recordEvent does)."""
+    method, path, body, ev = write
+    if method == "POST":
+        c.request("POST", path, body)
+        return "post"
+    got = c.request("PATCH", path, body, ok=(200, 201, 404),
+                    ctype="application/strategic-merge-patch+json")
+    if got is not None and got.get("kind") == "Status" and got.get("code") == 404:
+        c.request("POST", path.rsplit("/", 1)[0], ev)
+        return "patch-404"
+    return "patch"
+
+
+def ca_refusal(rng, reasons):
+    """NotTriggerScaleUp's message: "<n> <reason>" joined in the random order of a Go map
+    (kubernetes/autoscaler: cluster-autoscaler/processors/status/eventing_scale_up_processor.go)."""
+    items = [f"{n} {r}" for n, r in reasons]
+    rng.shuffle(items)
+    return "pod didn't trigger scale-up: " + ", ".join(items)
+
+
+GROUP_MAX = "max node group size reached"
+NO_GPU = "Insufficient nvidia.com/gpu"
+SELECTOR = "node(s) didn't match Pod's node affinity/selector"
+# what Cluster Autoscaler says about pending GPU pod number j, by j % 4: (reason, message or the
+# refusal's reasons) for the first part of its emissions, then for the rest, and the cause gputri
+# must end with
+STORM_SCENARIOS = [
+    # refused throughout (every 8th with the 1.35+ quota reason instead of the group's maximum)
+    (None, ("NotTriggerScaleUp", [(1, GROUP_MAX), (2, NO_GPU), (3, SELECTOR)]), "scale-up-blocked"),
+    # a scale-up, then the group is at its maximum
+    (("TriggeredScaleUp", "pod triggered scale-up: [{gpu-pool-a 1->2 (max: 2)}]"),
+     ("NotTriggerScaleUp", [(1, GROUP_MAX), (2, NO_GPU)]), "scale-up-blocked"),
+    # a scale-up, repeated
+    (None, ("TriggeredScaleUp", "pod triggered scale-up: [{gpu-pool-b 0->3 (max: 8)}]"),
+     "scaling-up"),
+    # in backoff, then a scale-up of two groups
+    (("NotTriggerScaleUp", [(1, "in backoff after failed scale-up"), (2, NO_GPU)]),
+     ("TriggeredScaleUp",
+      "pod triggered scale-up: [{gpu-pool-c 2->3 (max: 10)} {gpu-pool-d 0->1 (max: 4)}]"),
+     "scaling-up"),
+]
+QUOTA = 'exceeded quota: "cluster-wide", resources: nvidia.com/gpu'
+
+
+def storm_plan(args, gpu_pods, cpu_pods, bound):
+    """The storm's writes in time order: (seconds from the start, recorder name, pod, type,
+    reason, message or the refusal's reasons, fieldPath). args.events Cluster Autoscaler Events
+    spread evenly over every pending pod (GPU pods first, then those without GPUs), each pod's
+    emissions evenly over args.seconds at a phase of its own; args.other_events more from
+    kube-scheduler (FailedScheduling on the pending GPU pods) and kubelets (Pulled on bound pods),
+    which gputri-controller's field selector must keep out."""
+    targets = [("gpu", p) for p in gpu_pods] + [("cpu", p) for p in cpu_pods]
+    n = len(targets)
+    plan = []
+    per = [args.events // n + (1 if j < args.events % n else 0) for j in range(n)]
+    for j, (kind, pod) in enumerate(targets):
+        c = per[j]
+        for e in range(c):
+            t = args.seconds * (e + j / n) / c
+            if kind == "cpu":
+                plan.append((t, "ca", pod, "Normal", "NotTriggerScaleUp",
+                             [(2, SELECTOR), (1, GROUP_MAX)], None))
+                continue
+            first, then, _ = STORM_SCENARIOS[j % 4]
+            reason, what = first if first and e < c // 2 else then
+            if j % 8 == 0 and isinstance(what, list):
+                what = [(1, QUOTA)] + what[1:]
+            plan.append((t, "ca", pod, "Normal", reason, what, None))
+    nodes = args.nodes_seen
+    for i in range(args.other_events):
+        t = args.seconds * i / args.other_events
+        if i % 2 == 0 and gpu_pods:
+            pod = gpu_pods[(i // 2) % len(gpu_pods)]
+            msg = (f"0/{nodes} nodes are available: {nodes} Insufficient nvidia.com/gpu. "
+                   f"preemption: 0/{nodes} nodes are available: {nodes} No preemption victims "
+                   "found for incoming pod.")
+            plan.append((t, "scheduler", pod, "Warning", "FailedScheduling", msg, None))
+        elif bound:
+            pod = bound[(i // 2) % len(bound)]
+            plan.append((t, "kubelet:" + pod["spec"]["nodeName"], pod, "Normal", "Pulled",
+                         'Container image "registry.k8s.io/pause:3.10" already present on machine',
+                         "spec.containers{c}"))
+    plan.sort(key=lambda x: x[0])
+    return plan
+
+
+def expected_storm_cause(j):
+    return STORM_SCENARIOS[j % 4][2]
+
+
+def pod_causes(c):
+    """{name: gputri/cause or None} of the pending GPU pods of the backlog namespace."""
+    return {p["metadata"]["name"]: (p["metadata"].get("annotations") or {}).get("gputri/cause")
+            for p in list_pods(c, BACKLOG_NS) if p["metadata"]["name"].startswith("backlog-")}
+
+
+def cmd_events(args):
+    import random
+    c = Client(args)
+    rng = random.Random(args.seed)
+    pods = list_pods(c, BACKLOG_NS)
+    gpu_pods = sorted((p for p in pods if p["metadata"]["name"].startswith("backlog-")),
+                      key=lambda p: p["metadata"]["name"])
+    cpu_pods = sorted((p for p in pods if p["metadata"]["name"].startswith("cpu-pending-")),
+                      key=lambda p: p["metadata"]["name"])
+    if not gpu_pods:
+        raise SystemExit("events: no pending GPU pods in namespace " + BACKLOG_NS)
+    bound = [p for p in list_pods(c, BULK_NS) if (p.get("spec") or {}).get("nodeName")][:2000]
+    args.nodes_seen = len(c.request("GET", "/api/v1/nodes?limit=5000").get("items", []))
+    before = pod_causes(c)
+    if args.expect == "autoscaler":
+        want = {p["metadata"]["name"]: expected_storm_cause(j) for j, p in enumerate(gpu_pods)}
+    else:
+        want = dict(before)
+    plan = storm_plan(args, gpu_pods, cpu_pods, bound)
+    per_pod = args.events / (len(gpu_pods) + len(cpu_pods))
+    burst = CORRELATORS[args.correlator]["burst"]
+    if per_pod > burst:
+        print(f"  events: {per_pod:.1f} Events per pod, the spam filter of --correlator "
+              f"{args.correlator} lets {burst} per {'pod and reason' if burst == 1 else 'pod'} "
+              "through: the rest are dropped as the recorder would", file=sys.stderr, flush=True)
+    recorders = {"ca": Recorder("cluster-autoscaler", correlator=args.correlator),
+                 "scheduler": Recorder("default-scheduler")}
+    sent = {}
+    lock = threading.Lock()
+
+    def count(k):
+        with lock:
+            sent[k] = sent.get(k, 0) + 1
+
+    # at most args.parallel writes in flight: a write waits for a free one, so "late" is how far
+    # the writes fell behind the plan, not how long they queued unseen
+    slots = threading.BoundedSemaphore(args.parallel)
+
+    def write(source, w):
+        try:
+            count(f"{source}:{send_event(client(args), w)}")
+        except RuntimeError as e:
+            count("errors")
+            print(f"  events: {e}", file=sys.stderr, flush=True)
+        finally:
+            slots.release()
+
+    m0 = scrape(args.metrics_url)
+    cpu0 = proc_cpu_seconds(args.controller_pid)
+    hwm0 = proc_status_kb(args.controller_pid, "VmHWM")
+    rss0 = proc_status_kb(args.controller_pid, "VmRSS")
+    sampler = DepthSampler(args.metrics_url)
+    sampler.start()
+    print(f"  events: {len(plan)} Events over {args.seconds:.0f}s ({args.events} from "
+          f"cluster-autoscaler on {len(gpu_pods)} pending GPU pods and {len(cpu_pods)} pending "
+          f"pods without GPUs, {args.other_events} from other sources)", file=sys.stderr, flush=True)
+    late = [0.0]
+    watch = blocked_watcher(args, c)
+    t0 = time.monotonic()
+    w0 = time.time()
+
+    def storm():
+        with ThreadPoolExecutor(max_workers=args.parallel) as ex:
+            for t, src, pod, etype, reason, what, fp in plan:
+                now = time.monotonic()
+                if t0 + t > now:
+                    time.sleep(t0 + t - now)
+                slots.acquire()
+                late[0] = max(late[0], time.monotonic() - t0 - t)
+                if src.startswith("kubelet:"):
+                    rec = recorders.setdefault(src, Recorder("kubelet", src.split(":", 1)[1]))
+                else:
+                    rec = recorders[src]
+                msg = ca_refusal(rng, what) if isinstance(what, list) else what
+                w = rec.correlate(w0 + time.monotonic() - t0, pod, etype, reason, msg, fp)
+                if w is None:
+                    count(f"{rec.component}:dropped")
+                    slots.release()
+                    continue
+                ex.submit(write, rec.component, w)
+    # newly blocked pods meanwhile: how long their first verdict waits behind the storm's re-checks
+    end = under_load(args, c, watch, sampler, storm, None, 0.1)
+    timed, t1, cpu1, m1, empty = (end[k] for k in ("timed", "t1", "cpu1", "m1", "empty"))
+    # until every pending GPU pod carries the cause expected of it (bounded)
+    settled, causes = None, {}
+    while True:
+        causes = pod_causes(c)
+        wrong = [k for k, v in want.items() if causes.get(k) != v]
+        if not wrong:
+            settled = time.monotonic() - t1
+            break
+        if time.monotonic() - t1 > args.timeout:
+            break
+        time.sleep(0.5)
+    c.request("DELETE", f"/api/v1/namespaces/{BLOCKED_NS}/pods", ok=(200,))
+    time.sleep(args.after)
+    cpu2 = proc_cpu_seconds(args.controller_pid)
+    m2 = scrape(args.metrics_url)
+
+    def delta(a, b, name):
+        return b[name] - a[name] if name in a and name in b else None
+    dur = t1 - t0
+    hist = {}
+    for v in causes.values():
+        hist[v or "none"] = hist.get(v or "none", 0) + 1
+    out = {
+        "label": args.label, "expect": args.expect, "correlator": args.correlator,
+        "seconds_asked": args.seconds,
+        "seconds": dur, "late_max_seconds": late[0], "events_asked": args.events,
+        "other_events_asked": args.other_events, "pending_gpu_pods": len(gpu_pods),
+        "pending_pods_without_gpus": len(cpu_pods), "writes": sent,
+        "writes_per_second": sum(v for k, v in sent.items() if not k.endswith(":dropped")
+                                 and k != "errors") / dur if dur else None,
+        "cpu_seconds": cpu1 - cpu0, "cpu_cores": (cpu1 - cpu0) / dur if dur else None,
+        "cpu_seconds_to_end": cpu2 - cpu0,
+        "vmhwm_before_kb": hwm0, "vmrss_before_kb": rss0,
+        "vmhwm_after_kb": proc_status_kb(args.controller_pid, "VmHWM"),
+        "vmrss_after_kb": proc_status_kb(args.controller_pid, "VmRSS"),
+        "after_seconds": args.after,
+        "classifications": delta(m0, m1, "gputri_classifications_total"),
+        "classifications_to_end": delta(m0, m2, "gputri_classifications_total"),
+        "patches": delta(m0, m2, "gputri_patches_total"),
+        "controller_events": delta(m0, m2, "gputri_events_total"),
+        "api_requests": delta(m0, m2, "gputri_api_requests_total"),
+        "watch_restarts": delta(m0, m2, "gputri_watch_restarts_total"),
+        "queue_depth_max": sampler.depth,
+        "queue_empty_seconds": empty,
+        "expected_causes_seconds": settled,
+        "causes": hist,
+        "wrong_causes": len([k for k, v in want.items() if causes.get(k) != v]),
+        "causes_before": {v or "none": list(before.values()).count(v) for v in set(before.values())},
+        "newly_blocked": timed,
+    }
+    if out["classifications"] is not None and dur:
+        out["classifications_per_second"] = out["classifications"] / dur
+    print(json.dumps(out))
+
+
+def cmd_clear_events(args):
+    """Delete the autoscalers' Events (fieldSelector source=cluster-autoscaler, the stream
+    gputri-controller reads) of the bench namespaces and wait until a LIST finds none, so that a
+    controller started next does not read an earlier storm's. Other Events stay: kube-scheduler
+    and gputri-controller keep writing theirs about the pending pods."""
+    c = Client(args, timeout=300)
+    sel = "fieldSelector=" + urllib.parse.quote("source=cluster-autoscaler")
+    for ns in (BACKLOG_NS, BULK_NS):
+        c.request("DELETE", f"/api/v1/namespaces/{ns}/events?{sel}", ok=(200,))
+    for _ in range(120):
+        if not c.request("GET", f"/api/v1/events?{sel}&limit=1").get("items"):
+            print(json.dumps({"cleared": True}))
+            return
+        time.sleep(0.5)
+    raise SystemExit("clear-events: Events of cluster-autoscaler remain after 60 s")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["populate", "populate-dra", "wait", "measure", "count",
-                                       "claims", "backlog", "churn"])
+                                       "claims", "backlog", "churn", "events", "clear-events"])
     ap.add_argument("--server", required=True)
     ap.add_argument("--ca", required=True)
     ap.add_argument("--cert", required=True)
@@ -882,17 +1327,33 @@ def main():
                     help="backlog: the pods before this index exist already")
     ap.add_argument("--gap", type=float, default=0.2, help="seconds between blocked pods")
     ap.add_argument("--backlog", type=int, default=0, help="backlog: pending GPU pods")
+    ap.add_argument("--cpu-pending", type=int, default=0,
+                    help="backlog: also this many pending pods without GPUs")
     ap.add_argument("--churn", type=float, default=0, help="churn: holder pods replaced per s")
     ap.add_argument("--churn-seconds", type=float, default=30)
     ap.add_argument("--label", default="a", help="churn: names this run's new pods")
-    ap.add_argument("--metrics-url", help="churn: the controller's /metrics")
-    ap.add_argument("--controller-pid", type=int, help="churn: the controller's pid (CPU)")
+    ap.add_argument("--metrics-url", help="churn, events: the controller's /metrics")
+    ap.add_argument("--controller-pid", type=int,
+                    help="churn, events: the controller's pid (CPU, memory)")
+    ap.add_argument("--events", type=int, default=10000,
+                    help="events: Cluster Autoscaler Events to write")
+    ap.add_argument("--seconds", type=float, default=60, help="events: over this many seconds")
+    ap.add_argument("--other-events", type=int, default=2000,
+                    help="events: Events of other sources to write meanwhile")
+    ap.add_argument("--expect", choices=["autoscaler", "unchanged"], default="autoscaler",
+                    help="events: the causes the pending GPU pods must end with")
+    ap.add_argument("--after", type=float, default=10,
+                    help="events: seconds to wait once settled before the memory is read")
+    ap.add_argument("--seed", type=int, default=20, help="events: the reasons' random order")
+    ap.add_argument("--correlator", choices=sorted(CORRELATORS), default="client-go",
+                    help="events: the Cluster Autoscaler recorder's correlator options")
     args = ap.parse_args()
-    if args.command == "churn" and (not args.metrics_url or not args.controller_pid):
-        ap.error("churn needs --metrics-url and --controller-pid")
+    if args.command in ("churn", "events") and (not args.metrics_url or not args.controller_pid):
+        ap.error(f"{args.command} needs --metrics-url and --controller-pid")
     {"populate": cmd_populate, "populate-dra": cmd_populate_dra, "wait": cmd_wait,
      "measure": cmd_measure, "claims": cmd_claims, "count": cmd_count,
-     "backlog": cmd_backlog, "churn": cmd_churn}[args.command](args)
+     "backlog": cmd_backlog, "churn": cmd_churn, "events": cmd_events,
+     "clear-events": cmd_clear_events}[args.command](args)
 
 
 if __name__ == "__main__":

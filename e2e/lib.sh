@@ -2,8 +2,8 @@
 # scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
 # (kc), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
-# gputri_event_count), the checks' counting (pass, fail, skip, check,
-# check_within) and the closing line (summary).
+# gputri_event_count), the checks' counting (pass, fail, skip, check, check_within) and the
+# closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
 #
@@ -187,6 +187,99 @@ gputri_event_count() {
     jq --arg t "${3:-}" --arg r "${4:-}" '[.items[] | select(((.reportingComponent // "") ==
       "gputri" or (.reportingController // "") == "gputri") and ($t == "" or .type == $t) and
       ($r == "" or .reason == $r))] | length'
+}
+
+# ---- a bench script's own cluster and gputri-controller (bench/scale, bench/event-storm)
+# The script sets, before calling these: DIR (its GPUTRI_E2E_DIR), CONTROLLER (the binary),
+# METRICS_PORT and PROBE_PORT (the controller's, on 127.0.0.1), RUN_TIMEOUT (seconds a start may
+# take), KEEP (1: leave the cluster up at exit) and PARALLEL (bench/scale_helper.py's requests in
+# flight). bench_cluster_up sets KC (the admin kubeconfig) and HELPER (bench/scale_helper.py with
+# the connection flags, an array); bench_start_controller sets CTRL_PID and READY_SECONDS. The
+# controller logs to DIR/logs/bench-controller.log.
+
+# bench_cluster_up: a clean cluster of the script's own (e2e/cluster down --purge, then up); at
+# exit the controller stops and the cluster goes (bench_teardown).
+bench_cluster_up() {
+  say "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB; cluster dir $DIR, API port $GPUTRI_APISERVER_PORT"
+  "$REPO/e2e/cluster" down --purge >/dev/null 2>&1 || true # a clean etcd every run
+  on_exit bench_teardown
+  KC=$("$REPO/e2e/cluster" up | tail -n 1)
+  local pki=$DIR/pki
+  HELPER=(python3 "$REPO/bench/scale_helper.py" --server "https://127.0.0.1:$GPUTRI_APISERVER_PORT"
+    --ca "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" --parallel "$PARALLEL")
+}
+
+# bench_teardown: stop the controller, remove the cluster (e2e/cluster down --purge) unless KEEP=1.
+bench_teardown() {
+  bench_stop_controller
+  if [ "${KEEP:-0}" = 1 ]; then
+    say "cluster kept: GPUTRI_E2E_DIR=$DIR (stop it with the same GPUTRI_* variables and e2e/cluster down --purge)"
+  else
+    "$REPO/e2e/cluster" down --purge >/dev/null 2>&1 || say "warning: e2e/cluster down --purge failed"
+  fi
+}
+
+# bench_metrics: the controller's /metrics text.
+bench_metrics() { curl -fsS --max-time 5 "http://127.0.0.1:$METRICS_PORT/metrics"; }
+
+# bench_metric_sum NAME: the sum of metric NAME over all its label sets (0 when absent).
+bench_metric_sum() {
+  bench_metrics | awk -v n="$1" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d\n", s }'
+}
+
+# bench_cpu_seconds: the controller's CPU time so far (utime + stime of /proc/PID/stat), seconds.
+bench_cpu_seconds() {
+  awk -v t="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / t }' \
+    "/proc/$CTRL_PID/stat"
+}
+
+# bench_status_kb KEY: a line of the controller's /proc/PID/status in kB (VmRSS, VmHWM, ...).
+bench_status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$CTRL_PID/status"; }
+
+# bench_start_controller [FLAG...]: start gputri-controller on KC with metrics and probes and
+# more flags, and wait (up to RUN_TIMEOUT) for /readyz; READY_SECONDS is how long that took. The
+# controller is this shell's child: call it outside $(...).
+bench_start_controller() {
+  say "starting gputri-controller $* (metrics 127.0.0.1:$METRICS_PORT)"
+  local t0 t1
+  t0=$(date +%s.%N)
+  setsid "$CONTROLLER" --kubeconfig="$KC" --metrics-bind-address="127.0.0.1:$METRICS_PORT" \
+    --health-probe-bind-address="127.0.0.1:$PROBE_PORT" --v=0 "$@" \
+    </dev/null >>"$DIR/logs/bench-controller.log" 2>&1 &
+  CTRL_PID=$!
+  # a cold start on a big cluster lists for a while: up to RUN_TIMEOUT
+  for _ in $(seq 1 $((RUN_TIMEOUT * 10))); do
+    curl -fsS --max-time 2 "http://127.0.0.1:$PROBE_PORT/readyz" >/dev/null 2>&1 && break
+    kill -0 "$CTRL_PID" 2>/dev/null || die "gputri-controller exited; read $DIR/logs/bench-controller.log"
+    sleep 0.1
+  done
+  curl -fsS --max-time 2 "http://127.0.0.1:$PROBE_PORT/readyz" >/dev/null || die "controller not ready"
+  t1=$(date +%s.%N)
+  READY_SECONDS=$(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
+}
+
+# bench_stop_controller: stop the controller (SIGTERM) and wait until it has exited, since the
+# next one binds the same ports. Nothing to do when none runs.
+bench_stop_controller() {
+  if [ -n "${CTRL_PID:-}" ] && kill -0 "$CTRL_PID" 2>/dev/null; then
+    kill -TERM "$CTRL_PID" 2>/dev/null || true
+    wait "$CTRL_PID" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$CTRL_PID" 2>/dev/null || break; sleep 0.1; done
+  fi
+  CTRL_PID=
+}
+
+# bench_settle_queue: wait until the controller has caught up, its work queue
+# (gputri_workqueue_depth) empty for 5 s in a row (at most 300 s).
+bench_settle_queue() {
+  local settle=0 d
+  for _ in $(seq 1 300); do
+    kill -0 "$CTRL_PID" 2>/dev/null || die "gputri-controller exited; read $DIR/logs/bench-controller.log"
+    d=$(bench_metrics | awk '$1 == "gputri_workqueue_depth" { print $2 }')
+    if [ "${d:-1}" = 0 ]; then settle=$((settle + 1)); else settle=0; fi
+    [ $settle -ge 5 ] && break
+    sleep 1
+  done
 }
 
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and
