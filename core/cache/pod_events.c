@@ -59,14 +59,28 @@ void pod_event_to_kevent(const struct pod_event *e, const char *pod_ns, const ch
 
 static void event_free(struct pod_event *e)
 {
-    if (e)
-        free(e->message);
+    if (!e)
+        return;
+    free(e->event_ns);
+    free(e->event_name);
+    free(e->pod_uid);
+    free(e->component);
+    free(e->reporting);
+    free(e->reason);
+    free(e->type);
+    free(e->message);
     free(e);
 }
 
+/* The heap a record holds, its strings' terminators included (malloc's overhead left out). */
 static size_t event_bytes(const struct pod_event *e)
 {
-    return sizeof(*e) + (e->message ? strlen(e->message) + 1 : 0);
+    const char *strs[] = {e->event_ns,  e->event_name, e->pod_uid, e->component,
+                          e->reporting, e->reason,     e->type,    e->message};
+    size_t n = sizeof(*e);
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        n += strs[i] ? strlen(strs[i]) + 1 : 0;
+    return n;
 }
 
 static void slot_entry_free(struct lh_entry *e)
@@ -114,18 +128,19 @@ static struct pod_event *event_new(const struct kevent *ev)
     struct pod_event *e = calloc(1, sizeof(*e));
     if (!e)
         return NULL;
+    e->event_ns = strdup(ev->ns);
+    e->event_name = strdup(ev->name);
+    e->pod_uid = strdup(ev->obj_uid);
+    e->component = strdup(ev->component);
+    e->reporting = strdup(ev->reporting);
+    e->reason = strdup(ev->reason);
+    e->type = strdup(ev->type);
     e->message = strdup(ev->message);
-    if (!e->message) {
-        free(e);
+    if (!e->event_ns || !e->event_name || !e->pod_uid || !e->component || !e->reporting ||
+        !e->reason || !e->type || !e->message) {
+        event_free(e);
         return NULL;
     }
-    snprintf(e->event_ns, sizeof(e->event_ns), "%s", ev->ns);
-    snprintf(e->event_name, sizeof(e->event_name), "%s", ev->name);
-    snprintf(e->pod_uid, sizeof(e->pod_uid), "%s", ev->obj_uid);
-    snprintf(e->component, sizeof(e->component), "%s", ev->component);
-    snprintf(e->reporting, sizeof(e->reporting), "%s", ev->reporting);
-    snprintf(e->reason, sizeof(e->reason), "%s", ev->reason);
-    snprintf(e->type, sizeof(e->type), "%s", ev->type);
     e->count = ev->count;
     e->first_timestamp = ev->first_timestamp;
     e->last_timestamp = ev->last_timestamp;

@@ -33,16 +33,20 @@
 #define POD_EVENTS_PER_POD 8
 #define POD_EVENTS_MESSAGE_MAX (KEVENT_MESSAGE_MAX - 1)
 
-/* One Event kept: what model/event.h's struct kevent says about the pod, message on the heap. */
+/*
+ * One Event kept: what model/event.h's struct kevent says about the pod. The strings are one
+ * heap block each, as long as they are (the fixed buffers of struct kevent would make a record
+ * of about 1 KiB before its message, times POD_EVENTS_PER_POD per pending pod).
+ */
 struct pod_event {
-    char event_ns[KEVENT_NS_MAX];     /* the Event's own namespace and name: a DELETE of it, or a */
-    char event_name[KEVENT_NAME_MAX]; /* relist without it, removes the record */
-    char pod_uid[KEVENT_WORD_MAX];    /* involvedObject.uid */
-    char component[KEVENT_WORD_MAX];  /* source.component */
-    char reporting[KEVENT_WORD_MAX];  /* reportingComponent */
-    char reason[KEVENT_WORD_MAX];
-    char type[KEVENT_WORD_MAX];
-    char *message; /* owned; "" when absent */
+    char *event_ns, *event_name; /* the Event's own namespace and name: a DELETE of it, or a
+                                    relist without it, removes the record */
+    char *pod_uid;               /* involvedObject.uid */
+    char *component;             /* source.component */
+    char *reporting;             /* reportingComponent */
+    char *reason;
+    char *type;
+    char *message; /* all owned; "" when absent */
     int32_t count;
     int64_t first_timestamp, last_timestamp, event_time, series_last;
     bool stale; /* not seen since the running relist began */
