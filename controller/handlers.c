@@ -496,7 +496,8 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     if (!deleted && !about_pending_gpu_pod(c, &ev))
         return; /* its pod may still come: the autoscalers repeat their verdicts */
     char key[STORE_KEY_MAX];
-    int rc = pod_events_apply(c->pod_events, &ev, deleted, key);
+    int rc = pod_events_apply(c->pod_events, &ev, deleted,
+                              clock_wall_s(&c->clock) + AUTOSCALER_CLOCK_SKEW, key);
     if (rc == K_ETOOBIG)
         log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
     else if (rc != K_OK)

@@ -23,16 +23,20 @@ struct pod_events {
     atomic_uint_fast64_t refused;
 };
 
+/* The newest of the times that are not after `not_after` (<= 0: any). */
+static int64_t time_not_after(const struct pod_event *e, int64_t not_after)
+{
+    const int64_t times[] = {e->first_timestamp, e->last_timestamp, e->event_time, e->series_last};
+    int64_t t = 0;
+    for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+        if (times[i] > t && (not_after <= 0 || times[i] <= not_after))
+            t = times[i];
+    return t;
+}
+
 int64_t pod_event_time(const struct pod_event *e)
 {
-    int64_t t = e->first_timestamp;
-    if (e->last_timestamp > t)
-        t = e->last_timestamp;
-    if (e->event_time > t)
-        t = e->event_time;
-    if (e->series_last > t)
-        t = e->series_last;
-    return t;
+    return time_not_after(e, 0);
 }
 
 void pod_event_to_kevent(const struct pod_event *e, const char *pod_ns, const char *pod_name,
@@ -178,7 +182,7 @@ static void slot_drop_if_empty(struct pod_events *pe, struct lh_entry *entry)
 }
 
 static int apply_locked(struct pod_events *pe, const char *key, const struct kevent *ev,
-                        bool deleted, bool *changed)
+                        bool deleted, int64_t not_after, bool *changed)
 {
     struct lh_entry *entry = lh_table_lookup_entry(pe->pods, key);
     struct pod_slot *slot = entry ? lh_entry_v(entry) : NULL;
@@ -204,10 +208,11 @@ static int apply_locked(struct pod_events *pe, const char *key, const struct kev
                                   .last_timestamp = ev->last_timestamp,
                                   .event_time = ev->event_time,
                                   .series_last = ev->series_last};
-        if (!same_object(old, ev) && pod_event_time(&probe) < pod_event_time(old)) {
-            old->stale = false; /* an older Event of a kind this pod has newer: nothing to do */
+        /* an older Event of a kind this pod has newer: nothing to do, unless the newer one was
+         * not listed again yet (it may be gone; if it is listed later, it comes back) */
+        if (!same_object(old, ev) && !old->stale &&
+            time_not_after(&probe, not_after) < time_not_after(old, not_after))
             return K_OK;
-        }
     }
     struct pod_event *e = event_new(ev);
     if (!e)
@@ -230,7 +235,7 @@ static int apply_locked(struct pod_events *pe, const char *key, const struct kev
     if (at == SIZE_MAX && slot->n == POD_EVENTS_PER_POD) {
         at = 0; /* the oldest kind makes room */
         for (size_t i = 1; i < slot->n; i++)
-            if (pod_event_time(slot->ev[i]) < pod_event_time(slot->ev[at]))
+            if (time_not_after(slot->ev[i], not_after) < time_not_after(slot->ev[at], not_after))
                 at = i;
     }
     if (at == SIZE_MAX) {
@@ -247,18 +252,32 @@ static int apply_locked(struct pod_events *pe, const char *key, const struct kev
     return K_OK;
 }
 
-int pod_events_apply(struct pod_events *pe, const struct kevent *ev, bool deleted, char *pod_key)
+/* Whether every string of `ev` ends within its buffer (model/event.h's promise, checked). */
+static bool terminated(const struct kevent *ev)
+{
+#define ENDS(f) (memchr(ev->f, '\0', sizeof(ev->f)) != NULL)
+    return ENDS(ns) && ENDS(name) && ENDS(obj_kind) && ENDS(obj_ns) && ENDS(obj_name) &&
+           ENDS(obj_uid) && ENDS(reason) && ENDS(message) && ENDS(type) && ENDS(component) &&
+           ENDS(reporting);
+#undef ENDS
+}
+
+int pod_events_apply(struct pod_events *pe, const struct kevent *ev, bool deleted,
+                     int64_t not_after, char *pod_key)
 {
     char key[STORE_KEY_MAX];
     if (pod_key)
         pod_key[0] = '\0';
-    if (strcmp(ev->obj_kind, "Pod") != 0 || !ev->obj_ns[0] || !ev->obj_name[0] || !ev->obj_uid[0])
+    if (!terminated(ev) || strcmp(ev->obj_kind, "Pod") != 0 || !ev->obj_ns[0] || !ev->obj_name[0] ||
+        !ev->obj_uid[0])
         return K_OK;
+    if (strcmp(ev->ns, ev->obj_ns) != 0)
+        return K_OK; /* an Event speaks for the pods of its own namespace only */
     if (meta_namespace_key(key, sizeof(key), ev->obj_ns, ev->obj_name) != K_OK)
         return K_OK; /* no pod has such a key: the store refuses it too */
     bool changed = false;
     pthread_rwlock_wrlock(&pe->lock);
-    int rc = apply_locked(pe, key, ev, deleted, &changed);
+    int rc = apply_locked(pe, key, ev, deleted, not_after, &changed);
     pthread_rwlock_unlock(&pe->lock);
     if (changed && pod_key)
         snprintf(pod_key, STORE_KEY_MAX, "%s", key);

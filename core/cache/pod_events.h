@@ -72,15 +72,23 @@ void pod_events_free(struct pod_events *pe);
 
 /*
  * pod_events_apply() - an Event was added or changed (deleted false), or deleted (true). An
- * Event that is not about a Pod (involvedObject.kind) or has no involvedObject namespace, name
- * or uid is ignored (K_OK, *pod_key ""). Otherwise the record of the same (writer, reason) on
- * that pod is replaced when this Event is the same object or not older (pod_event_time), a new
- * reason takes a free slot or the oldest one's; a deletion removes the record only when it is
- * that Event object. `pod_key` (STORE_KEY_MAX bytes, may be NULL) receives "namespace/name" of
- * the pod whose records changed, "" when none did. Returns K_OK, K_ENOMEM, or K_ETOOBIG when the
- * pod would pass max_pods (counted in pod_events_stats()). Thread-safe.
+ * Event that is not about a Pod (involvedObject.kind), has no involvedObject namespace, name or
+ * uid, lives in another namespace than its involvedObject (the API server lets an Event that has
+ * an eventTime name a pod of any namespace, kubernetes/kubernetes:
+ * pkg/apis/core/validation/events.go legacyValidateEvent), or has a string not terminated within
+ * its buffer is ignored (K_OK, *pod_key ""). Otherwise the record of the same (writer, reason)
+ * on that pod is replaced when this Event is the same object, is not older, or the record is
+ * stale (not seen yet by the writer's running relist); a new reason takes a free slot or the
+ * oldest one's. "Older" compares the newest of each record's times that are not after
+ * `not_after` (seconds since the epoch, the caller's clock plus its tolerated skew; <= 0: no
+ * limit), so an Event dated far in the future neither keeps a newer one out nor stays when room
+ * is made. A deletion removes the record only when it is that Event object. `pod_key`
+ * (STORE_KEY_MAX bytes, may be NULL) receives "namespace/name" of the pod whose records changed,
+ * "" when none did. Returns K_OK, K_ENOMEM, or K_ETOOBIG when the pod would pass max_pods
+ * (counted in pod_events_stats()). Thread-safe.
  */
-int pod_events_apply(struct pod_events *pe, const struct kevent *ev, bool deleted, char *pod_key);
+int pod_events_apply(struct pod_events *pe, const struct kevent *ev, bool deleted,
+                     int64_t not_after, char *pod_key);
 
 /*
  * pod_events_forget_pod() - drop every record of pod ns/name (the pod is gone, or no longer one

@@ -6,6 +6,7 @@
 #include "classify/autoscaler.h"
 #include "kube/project.h"
 #include "triage/triage.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 struct reading {
@@ -20,7 +21,8 @@ static void keep(void *ctx, json_object *obj)
     struct autoscaler_evidence e;
     if (project_event(obj, &ev) != K_OK || !autoscaler_parse(&ev, &e))
         return;
-    if (pod_events_apply(r->pe, &ev, false, NULL) == K_OK)
+    int64_t not_after = clock_wall_s(clock_system()) + AUTOSCALER_CLOCK_SKEW;
+    if (pod_events_apply(r->pe, &ev, false, not_after, NULL) == K_OK)
         r->kept++;
 }
 

@@ -372,7 +372,7 @@ static void test_autoscaler_grace_and_words(void **state)
     snprintf(ev.message, sizeof(ev.message), "pod triggered scale-up: [{gpu-pool 0->1 (max: 4)}]");
     ev.count = 1;
     ev.first_timestamp = ev.last_timestamp = T0 + 3;
-    assert_int_equal(pod_events_apply(pe, &ev, false, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &ev, false, 0, NULL), K_OK);
     p = plan_at(5, T0 + 3, pe);
     assert_int_equal(p.kind, RECONCILE_WRITE);
     assert_int_equal(p.cause, CAUSE_SCALING_UP);

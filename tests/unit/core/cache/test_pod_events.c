@@ -56,16 +56,16 @@ static void test_newest_per_reason(void **state)
     char key[256];
     struct kevent e = event("a", "p", "u1", "cluster-autoscaler", "NotTriggerScaleUp",
                             "pod didn't trigger scale-up: 1 max node group size reached", 100);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     assert_string_equal(key, "ml/p");
     e = event("b", "p", "u1", "cluster-autoscaler", "TriggeredScaleUp",
               "pod triggered scale-up: [{g 0->1 (max: 4)}]", 200);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     e = event("c", "p", "u1", "cluster-autoscaler", "NotTriggerScaleUp", "older", 50);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     assert_string_equal(key, ""); /* older than what it has */
     e = event("d", "p", "u1", "karpenter", "NotTriggerScaleUp", "another writer", 60);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
 
     const struct pod_event *got[POD_EVENTS_PER_POD];
     assert_int_equal(get(pe, "p", "u1", got), 3);
@@ -85,7 +85,7 @@ static void test_newest_per_reason(void **state)
     /* the same Event object, repeated later: replaced */
     e = event("a", "p", "u1", "cluster-autoscaler", "NotTriggerScaleUp", "again", 300);
     e.count = 5;
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     assert_string_equal(key, "ml/p");
     struct pod_events_stats st;
     pod_events_stats(pe, &st);
@@ -94,10 +94,10 @@ static void test_newest_per_reason(void **state)
 
     /* a deletion removes only the object it names */
     e = event("zzz", "p", "u1", "cluster-autoscaler", "TriggeredScaleUp", "", 0);
-    assert_int_equal(pod_events_apply(pe, &e, true, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, true, 0, key), K_OK);
     assert_string_equal(key, "");
     e = event("b", "p", "u1", "cluster-autoscaler", "TriggeredScaleUp", "", 0);
-    assert_int_equal(pod_events_apply(pe, &e, true, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, true, 0, key), K_OK);
     assert_string_equal(key, "ml/p");
     assert_int_equal(get(pe, "p", "u1", got), 2);
 
@@ -120,17 +120,17 @@ static void test_bounds(void **state)
     char key[256];
     struct kevent e = event("n", "node-1", "u", "cluster-autoscaler", "ScaleDown", "x", 10);
     snprintf(e.obj_kind, sizeof(e.obj_kind), "Node");
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     assert_string_equal(key, "");
     e = event("n", "p", "", "karpenter", "Nominated", "x", 10);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     assert_string_equal(key, "");
 
     for (int i = 0; i < POD_EVENTS_PER_POD + 3; i++) {
         char reason[32];
         snprintf(reason, sizeof(reason), "Reason%d", i);
         e = event(reason, "p", "u", "karpenter", reason, "m", 100 + i);
-        assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+        assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     }
     const struct pod_event *got[POD_EVENTS_PER_POD];
     assert_int_equal(get(pe, "p", "u", got), POD_EVENTS_PER_POD);
@@ -138,9 +138,9 @@ static void test_bounds(void **state)
         assert_true(pod_event_time(got[i]) >= 103); /* the three oldest went */
 
     e = event("q", "q", "u", "karpenter", "Nominated", "m", 1);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     e = event("r", "r", "u", "karpenter", "Nominated", "m", 1);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_ETOOBIG);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_ETOOBIG);
     struct pod_events_stats st;
     pod_events_stats(pe, &st);
     assert_int_equal(st.pods, 2);
@@ -151,7 +151,7 @@ static void test_bounds(void **state)
     memset(big, 'x', POD_EVENTS_MESSAGE_MAX);
     big[POD_EVENTS_MESSAGE_MAX] = '\0';
     e = event("q2", "q", "u", "karpenter", "FailedScheduling", big, 5);
-    assert_int_equal(pod_events_apply(pe, &e, false, key), K_OK);
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
     assert_int_equal(get(pe, "q", "u", got), 2);
     pod_events_free(pe);
 }
@@ -173,11 +173,11 @@ static void test_relist_sweeps_one_writer(void **state)
     struct kevent a = event("a", "p", "u", "cluster-autoscaler", "TriggeredScaleUp", "m", 10);
     struct kevent b = event("b", "p", "u", "karpenter", "Nominated", "m", 10);
     struct kevent c = event("c", "p", "u", "karpenter", "FailedScheduling", "m", 10);
-    assert_int_equal(pod_events_apply(pe, &a, false, NULL), K_OK);
-    assert_int_equal(pod_events_apply(pe, &b, false, NULL), K_OK);
-    assert_int_equal(pod_events_apply(pe, &c, false, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &a, false, 0, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &b, false, 0, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &c, false, 0, NULL), K_OK);
     pod_events_sync_begin(pe, "karpenter");
-    assert_int_equal(pod_events_apply(pe, &b, false, NULL), K_OK); /* still listed */
+    assert_int_equal(pod_events_apply(pe, &b, false, 0, NULL), K_OK); /* still listed */
     int lost = 0;
     pod_events_sync_end(pe, "karpenter", count_key, &lost);
     assert_int_equal(lost, 1);
@@ -196,12 +196,116 @@ static void test_relist_sweeps_one_writer(void **state)
     pod_events_free(pe);
 }
 
+/* An Event in another namespace than the pod's (allowed for Events with an eventTime) speaks
+ * for no pod there; nor does an Event whose strings are not terminated. */
+static void test_other_namespace_ignored(void **state)
+{
+    (void)state;
+    struct pod_events *pe = pod_events_new(0);
+    assert_non_null(pe);
+    char key[256];
+    struct kevent e = event("x", "p", "u", "karpenter", "Nominated",
+                            "Pod should schedule on: nodeclaim/forged", 100);
+    snprintf(e.ns, sizeof(e.ns), "evil");
+    e.event_time = 100;
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
+    assert_string_equal(key, "");
+    const struct pod_event *got[POD_EVENTS_PER_POD];
+    assert_int_equal(get(pe, "p", "u", got), 0);
+
+    e = event("x", "p", "u", "karpenter", "Nominated", "m", 100);
+    memset(e.reason, 'R', sizeof(e.reason)); /* no terminator */
+    assert_int_equal(pod_events_apply(pe, &e, false, 0, key), K_OK);
+    assert_string_equal(key, "");
+    assert_int_equal(get(pe, "p", "u", got), 0);
+    pod_events_free(pe);
+}
+
+/* An Event dated after `not_after` keeps no newer Event of its kind out, and is the first to
+ * make room. */
+static void test_future_times_do_not_pin(void **state)
+{
+    (void)state;
+    struct pod_events *pe = pod_events_new(0);
+    assert_non_null(pe);
+    char key[256];
+    const int64_t now = 1000000, not_after = now + 300;
+    struct kevent e = event("forged", "p", "u", "cluster-autoscaler", "TriggeredScaleUp",
+                            "pod triggered scale-up: [{g 0->1 (max: 4)}]", now);
+    e.event_time = 253402300799; /* 9999-12-31T23:59:59Z */
+    assert_int_equal(pod_events_apply(pe, &e, false, not_after, key), K_OK);
+    e = event("real", "p", "u", "cluster-autoscaler", "TriggeredScaleUp",
+              "pod triggered scale-up: [{real 0->1 (max: 4)}]", now + 60);
+    assert_int_equal(pod_events_apply(pe, &e, false, not_after, key), K_OK);
+    assert_string_equal(key, "ml/p");
+    const struct pod_event *got[POD_EVENTS_PER_POD];
+    assert_int_equal(get(pe, "p", "u", got), 1);
+    assert_string_equal(got[0]->event_name, "real");
+
+    /* eight kinds, one of them dated in the future: a ninth replaces that one */
+    for (int i = 0; i < POD_EVENTS_PER_POD - 1; i++) {
+        char reason[32];
+        snprintf(reason, sizeof(reason), "Reason%d", i);
+        e = event(reason, "p", "u", "karpenter", reason, "m", now + i);
+        if (i == 3)
+            e.last_timestamp = now + 1000000;
+        assert_int_equal(pod_events_apply(pe, &e, false, not_after, key), K_OK);
+    }
+    e = event("ninth", "p", "u", "karpenter", "Ninth", "m", now + 100);
+    assert_int_equal(pod_events_apply(pe, &e, false, not_after, key), K_OK);
+    size_t n = get(pe, "p", "u", got);
+    assert_int_equal(n, POD_EVENTS_PER_POD);
+    for (size_t i = 0; i < n; i++)
+        assert_string_not_equal(got[i]->event_name, "Reason3");
+    pod_events_free(pe);
+}
+
+/* A relist that lists an older Event of a kind whose newer Event is gone keeps the listed one:
+ * the record of an Event deleted while the watch was down does not outlive the relist. */
+static void test_relist_replaces_unlisted_newer(void **state)
+{
+    (void)state;
+    struct pod_events *pe = pod_events_new(0);
+    assert_non_null(pe);
+    struct kevent gone =
+        event("gone", "p", "u", "cluster-autoscaler", "NotTriggerScaleUp",
+              "pod didn't trigger scale-up: 1 in backoff after failed scale-up", 200);
+    struct kevent old = event("old", "p", "u", "cluster-autoscaler", "NotTriggerScaleUp",
+                              "pod didn't trigger scale-up: 1 max node group size reached", 100);
+    assert_int_equal(pod_events_apply(pe, &gone, false, 0, NULL), K_OK);
+    pod_events_sync_begin(pe, "cluster-autoscaler");
+    assert_int_equal(pod_events_apply(pe, &old, false, 0, NULL), K_OK);
+    pod_events_sync_end(pe, "cluster-autoscaler", NULL, NULL);
+    const struct pod_event *got[POD_EVENTS_PER_POD];
+    assert_int_equal(get(pe, "p", "u", got), 1);
+    assert_string_equal(got[0]->event_name, "old");
+
+    /* both listed, the older first: the newer is what stays */
+    pod_events_sync_begin(pe, "cluster-autoscaler");
+    assert_int_equal(pod_events_apply(pe, &old, false, 0, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &gone, false, 0, NULL), K_OK);
+    pod_events_sync_end(pe, "cluster-autoscaler", NULL, NULL);
+    assert_int_equal(get(pe, "p", "u", got), 1);
+    assert_string_equal(got[0]->event_name, "gone");
+    /* ... and the newer first */
+    pod_events_sync_begin(pe, "cluster-autoscaler");
+    assert_int_equal(pod_events_apply(pe, &gone, false, 0, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &old, false, 0, NULL), K_OK);
+    pod_events_sync_end(pe, "cluster-autoscaler", NULL, NULL);
+    assert_int_equal(get(pe, "p", "u", got), 1);
+    assert_string_equal(got[0]->event_name, "gone");
+    pod_events_free(pe);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_newest_per_reason),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_relist_sweeps_one_writer),
+        cmocka_unit_test(test_other_namespace_ignored),
+        cmocka_unit_test(test_future_times_do_not_pin),
+        cmocka_unit_test(test_relist_replaces_unlisted_newer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,7 +148,7 @@ static void world_event(struct world *w, const char *file)
     struct kevent ev;
     assert_int_equal(project_event(o, &ev), K_OK);
     json_object_put(o);
-    assert_int_equal(pod_events_apply(w->pe, &ev, false, NULL), K_OK);
+    assert_int_equal(pod_events_apply(w->pe, &ev, false, 0, NULL), K_OK);
 }
 
 static void world_free(struct world *w)
