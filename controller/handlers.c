@@ -465,15 +465,12 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
 
 /* ---- the autoscalers' Events --------------------------------------------------------------- */
 
-/* Whether `ev` is about a pod the store holds as a pending GPU pod (the same uid). */
+/* Whether `ev` is about a pod the store holds as a pending GPU pod (the same uid; store read
+ * lock held). */
 static bool about_pending_gpu_pod(struct controller *c, const struct kevent *ev)
 {
-    store_read_lock(c->store);
     const struct kpod *pod = store_pod_get(c->store, ev->obj_ns, ev->obj_name);
-    bool yes =
-        pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_pending_gpu_pod(pod);
-    store_read_unlock(c->store);
-    return yes;
+    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_pending_gpu_pod(pod);
 }
 
 /*
@@ -490,14 +487,23 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     struct autoscaler_evidence e;
     if (!autoscaler_parse(&ev, &e))
         return; /* not a verdict on a pod */
+    int64_t now = clock_wall_s(&c->clock);
     /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen) */
-    if (!deleted && !autoscaler_stale(&e, clock_wall_s(&c->clock), RECONCILE_AUTOSCALED_FOR, 0))
-        atomic_store(&c->autoscaler_seen, clock_wall_s(&c->clock));
-    if (!deleted && !about_pending_gpu_pod(c, &ev))
-        return; /* its pod may still come: the autoscalers repeat their verdicts */
+    if (!deleted && !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
+        atomic_store(&c->autoscaler_seen, now);
+    /*
+     * The store's read lock is held from the check to the write (lock order: store, then
+     * pod_events): a pod deleted or placed in between would else keep the record, its handler
+     * having forgotten the pod's records before this one was written.
+     */
     char key[STORE_KEY_MAX];
-    int rc = pod_events_apply(c->pod_events, &ev, deleted,
-                              clock_wall_s(&c->clock) + AUTOSCALER_CLOCK_SKEW, key);
+    store_read_lock(c->store);
+    if (!deleted && !about_pending_gpu_pod(c, &ev)) {
+        store_read_unlock(c->store);
+        return; /* its pod may still come: the autoscalers repeat their verdicts */
+    }
+    int rc = pod_events_apply(c->pod_events, &ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
+    store_read_unlock(c->store);
     if (rc == K_ETOOBIG)
         log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
     else if (rc != K_OK)

@@ -2,7 +2,9 @@
  * Tests for controller/handlers.c: informer events into the store and pod keys onto the
  * workqueue - which pods are queued, dropped, and requeued after node changes or a LIST.
  */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "cache/pod_events.h"
 #include "controller_internal.h"
 #include "fake_kube.h"
 #include "metrics.h"
@@ -631,9 +634,109 @@ static void test_rechecks_wait_behind_own_changes(void **state)
     assert_int_equal(n, 3);
 }
 
+#define POD_UID "11111111-2222-3333-4444-555555555555"
+
+/* A Cluster Autoscaler NotTriggerScaleUp Event in namespace `ns` about pod team/`pod`. */
+static json_object *ca_event(const char *ns, const char *name, const char *pod)
+{
+    char text[1024];
+    snprintf(text, sizeof(text),
+             "{\"metadata\":{\"namespace\":\"%s\",\"name\":\"%s\"},"
+             "\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"team\",\"name\":\"%s\","
+             "\"uid\":\"" POD_UID "\"},\"reason\":\"NotTriggerScaleUp\","
+             "\"message\":\"pod didn't trigger scale-up: 1 max node group size reached\","
+             "\"source\":{\"component\":\"cluster-autoscaler\"},\"reportingComponent\":"
+             "\"cluster-autoscaler\",\"count\":1,\"eventTime\":\"2025-11-30T14:29:00.000000Z\","
+             "\"lastTimestamp\":\"2025-11-30T14:29:00Z\"}",
+             ns, name, pod);
+    json_object *o = json_tokener_parse(text);
+    assert_non_null(o);
+    return o;
+}
+
+static size_t events_held(struct controller *c)
+{
+    struct pod_events_stats st;
+    pod_events_stats(c->pod_events, &st);
+    return st.events;
+}
+
+/* An autoscaler's Event is kept for a pending GPU pod of its own namespace only; the pod's
+ * deletion drops it. */
+static void test_autoscaler_events_kept_for_own_pod(void **state)
+{
+    struct fixture *f = *state;
+    struct controller_events_ctx x = {f->c, "cluster-autoscaler", "events/cluster-autoscaler"};
+    struct informer_handlers ev = controller_events_handlers(&x);
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL));
+    expect_queue(f->c, "team/train");
+    /* written in another namespace (the API server allows it for an Event with an eventTime) */
+    feed(ev.upsert, ev.ctx, ca_event("evil", "forged", "train"));
+    assert_int_equal(events_held(f->c), 0);
+    expect_queue(f->c, "");
+    feed(ev.upsert, ev.ctx, ca_event("team", "real", "train"));
+    assert_int_equal(events_held(f->c), 1);
+    expect_queue(f->c, "team/train");
+    feed(f->pods.remove, f->pods.ctx,
+         test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL));
+    assert_int_equal(events_held(f->c), 0);
+}
+
+struct churn {
+    struct fixture *f;
+    atomic_int pod; /* the pod the Events are about now; -1: done */
+};
+
+static void *churn_events(void *arg)
+{
+    struct churn *ch = arg;
+    struct controller_events_ctx x = {ch->f->c, "cluster-autoscaler", "events/cluster-autoscaler"};
+    struct informer_handlers ev = controller_events_handlers(&x);
+    int i;
+    while ((i = atomic_load(&ch->pod)) >= 0) {
+        char name[32];
+        snprintf(name, sizeof(name), "train-%d", i);
+        feed(ev.upsert, ev.ctx, ca_event("team", name, name));
+    }
+    return NULL;
+}
+
+/* Events for a pod that is deleted meanwhile: no record outlives its pod (the store's lock is
+ * held from the check that the pod is pending to the write). */
+static void test_autoscaler_events_race_pod_deletion(void **state)
+{
+    struct fixture *f = *state;
+    lab_nodes(f);
+    struct churn ch = {.f = f};
+    atomic_init(&ch.pod, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, churn_events, &ch), 0);
+    for (int i = 0; i < 3000; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "train-%d", i);
+        atomic_store(&ch.pod, i);
+        feed(f->pods.upsert, f->pods.ctx,
+             test_pod("team", name, "2", NULL, "Pending", NULL, 1, NULL));
+        feed(f->pods.remove, f->pods.ctx,
+             test_pod("team", name, "2", NULL, "Pending", NULL, 1, NULL));
+    }
+    atomic_store(&ch.pod, -1);
+    pthread_join(t, NULL);
+    assert_int_equal(events_held(f->c), 0);
+    char *key;
+    while ((key = workqueue_try_get(f->c->queue, NULL)) != NULL) {
+        workqueue_done(f->c->queue, key);
+        free(key);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_autoscaler_events_kept_for_own_pod, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autoscaler_events_race_pod_deletion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_gpu_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rechecks_wait_behind_own_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rejected_pods_are_queued, setup, teardown),
