@@ -323,6 +323,16 @@ static void pods_sync_begin(void *ctx)
     store_pods_sync_begin(c->store);
 }
 
+/* After a relist: keep the autoscalers' records of pods still pending (store read lock held). */
+static bool still_pending(void *ctx, const char *key)
+{
+    struct controller *c = ctx;
+    struct meta_key k;
+    const struct kpod *pod =
+        meta_key_parse(key, &k) == K_OK ? store_pod_get(c->store, k.ns, k.name) : NULL;
+    return pod && store_is_pending_gpu_pod(pod);
+}
+
 static void pods_sync_end(void *ctx)
 {
     struct controller *c = ctx;
@@ -330,6 +340,7 @@ static void pods_sync_end(void *ctx)
     store_pods_sync_end(c->store, &changed);
     store_read_lock(c->store);
     pod_ledger_prune(c->ledger, still_cached, c);
+    pod_events_retain(c->pod_events, still_pending, c);
     store_read_unlock(c->store);
     list_end(c, LISTING_PODS);
 }

@@ -173,6 +173,15 @@ static void slot_remove(struct pod_events *pe, struct pod_slot *slot, size_t i)
     slot->ev[i] = slot->ev[--slot->n];
 }
 
+/* Drop a pod's slot with all its records (write lock held). */
+static void slot_drop(struct pod_events *pe, struct lh_entry *entry)
+{
+    struct pod_slot *slot = lh_entry_v(entry);
+    while (slot->n)
+        slot_remove(pe, slot, slot->n - 1);
+    lh_table_delete_entry(pe->pods, entry);
+}
+
 /* Drop pod `key`'s slot when it holds nothing (write lock held). */
 static void slot_drop_if_empty(struct pod_events *pe, struct lh_entry *entry)
 {
@@ -303,11 +312,20 @@ void pod_events_forget_pod_key(struct pod_events *pe, const char *key)
         return; /* the usual case: no write lock for every pod event */
     pthread_rwlock_wrlock(&pe->lock);
     struct lh_entry *entry = lh_table_lookup_entry(pe->pods, key);
-    if (entry) {
-        struct pod_slot *slot = lh_entry_v(entry);
-        while (slot->n)
-            slot_remove(pe, slot, slot->n - 1);
-        lh_table_delete_entry(pe->pods, entry);
+    if (entry)
+        slot_drop(pe, entry);
+    pthread_rwlock_unlock(&pe->lock);
+}
+
+void pod_events_retain(struct pod_events *pe, bool (*keep)(void *ctx, const char *pod_key),
+                       void *ctx)
+{
+    pthread_rwlock_wrlock(&pe->lock);
+    struct lh_entry *e, *tmp;
+    lh_foreach_safe(pe->pods, e, tmp)
+    {
+        if (!keep(ctx, (const char *)lh_entry_k(e)))
+            slot_drop(pe, e);
     }
     pthread_rwlock_unlock(&pe->lock);
 }

@@ -100,6 +100,15 @@ void pod_events_forget_pod(struct pod_events *pe, const char *ns, const char *na
 void pod_events_forget_pod_key(struct pod_events *pe, const char *key);
 
 /*
+ * pod_events_retain() - drop every record of each pod for which `keep(ctx, "namespace/name")`
+ * is false (after a relist of the pods: those gone, or no longer ones the caller keeps Events
+ * for, while the pods' watch was down). `keep` runs with the write lock held and must not call
+ * into `pe`; the caller may hold the object store's lock (store.h) to answer it. Thread-safe.
+ */
+void pod_events_retain(struct pod_events *pe, bool (*keep)(void *ctx, const char *pod_key),
+                       void *ctx);
+
+/*
  * A relist (informer sync_begin / sync_end) of the Events of one writer (source.component ==
  * `component`: one informer per writer, each listing with fieldSelector=source=<component>):
  * that writer's records are marked stale at the beginning, an apply during the LIST clears the

@@ -682,6 +682,15 @@ static void test_autoscaler_events_kept_for_own_pod(void **state)
     feed(f->pods.remove, f->pods.ctx,
          test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL));
     assert_int_equal(events_held(f->c), 0);
+
+    /* a pod deleted while the pods' watch was down: the relist drops its records */
+    feed(f->pods.upsert, f->pods.ctx,
+         test_pod("team", "train", "2", NULL, "Pending", NULL, 1, NULL));
+    feed(ev.upsert, ev.ctx, ca_event("team", "real", "train"));
+    assert_int_equal(events_held(f->c), 1);
+    f->pods.sync_begin(f->pods.ctx);
+    f->pods.sync_end(f->pods.ctx);
+    assert_int_equal(events_held(f->c), 0);
 }
 
 struct churn {

@@ -297,6 +297,35 @@ static void test_relist_replaces_unlisted_newer(void **state)
     pod_events_free(pe);
 }
 
+static bool keep_p(void *ctx, const char *key)
+{
+    (void)ctx;
+    return strcmp(key, "ml/p") == 0;
+}
+
+/* After a relist of the pods, only the pods the caller still keeps Events for keep records. */
+static void test_retain(void **state)
+{
+    (void)state;
+    struct pod_events *pe = pod_events_new(0);
+    assert_non_null(pe);
+    struct kevent a = event("a", "p", "u", "karpenter", "Nominated", "m", 10);
+    struct kevent b = event("b", "q", "u", "karpenter", "Nominated", "m", 10);
+    struct kevent c = event("c", "q", "u", "cluster-autoscaler", "TriggeredScaleUp", "m", 10);
+    assert_int_equal(pod_events_apply(pe, &a, false, 0, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &b, false, 0, NULL), K_OK);
+    assert_int_equal(pod_events_apply(pe, &c, false, 0, NULL), K_OK);
+    pod_events_retain(pe, keep_p, NULL);
+    const struct pod_event *got[POD_EVENTS_PER_POD];
+    assert_int_equal(get(pe, "p", "u", got), 1);
+    assert_int_equal(get(pe, "q", "u", got), 0);
+    struct pod_events_stats st;
+    pod_events_stats(pe, &st);
+    assert_int_equal(st.pods, 1);
+    assert_int_equal(st.events, 1);
+    pod_events_free(pe);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_other_namespace_ignored),
         cmocka_unit_test(test_future_times_do_not_pin),
         cmocka_unit_test(test_relist_replaces_unlisted_newer),
+        cmocka_unit_test(test_retain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
