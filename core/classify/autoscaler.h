@@ -39,8 +39,9 @@
  * (k8s.io/client-go: tools/record/events_cache.go); it is removed.
  *
  * Everything in an Event is untrusted: anyone who may create Events in the pod's namespace can
- * write one with these sources and reasons. Callers match an Event to a pod by namespace AND uid
- * (the API server checks only that involvedObject.namespace is the Event's namespace). Parsing
+ * write one with these sources and reasons. Callers match an Event to a pod by namespace AND uid,
+ * and keep only Events whose own namespace is the pod's (cache/pod_events.h: the API server lets
+ * an Event with an eventTime name an object of another namespace). Parsing
  * reads at most the message's KEVENT_MESSAGE_MAX bytes, each loop is bounded by them, and every
  * text kept is a bounded, valid UTF-8 copy.
  */

@@ -10,8 +10,10 @@
  * at a UTF-8 character boundary and `cut` is set. Strings are NUL-terminated, "" when absent;
  * times are whole seconds since the epoch, 0 when absent or not an RFC 3339 time. Everything an
  * Event holds is untrusted: any user who may create Events in a namespace can write any of these
- * fields for the objects of that namespace (the API server checks only that involvedObject's
- * namespace is the Event's own, kubernetes/kubernetes: pkg/apis/core/validation/events.go).
+ * fields, and the API server checks that involvedObject's namespace is the Event's own only for
+ * an Event without eventTime (kubernetes/kubernetes: pkg/apis/core/validation/events.go
+ * legacyValidateEvent; core/v1 updates may change any field), so an Event may name an object of
+ * any namespace: readers compare the two (cache/pod_events.h).
  * Not thread-safe; one writer.
  */
 #ifndef GPUTRI_MODEL_EVENT_H
