@@ -499,9 +499,6 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     if (!autoscaler_parse(&ev, &e))
         return; /* not a verdict on a pod */
     int64_t now = clock_wall_s(&c->clock);
-    /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen) */
-    if (!deleted && !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
-        atomic_store(&c->autoscaler_seen, now);
     /*
      * The store's read lock is held from the check to the write (lock order: store, then
      * pod_events): a pod deleted or placed in between would else keep the record, its handler
@@ -515,6 +512,11 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     }
     int rc = pod_events_apply(c->pod_events, &ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
     store_read_unlock(c->store);
+    /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen): only a verdict the
+     * cache took counts (its own pod's namespace, a pending GPU pod of that uid, a sane date),
+     * not any Event anyone may write with these reasons */
+    if (!deleted && rc == K_OK && key[0] && !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
+        atomic_store(&c->autoscaler_seen, now);
     if (rc == K_ETOOBIG)
         log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
     else if (rc != K_OK)
