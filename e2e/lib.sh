@@ -282,6 +282,43 @@ bench_settle_queue() {
   done
 }
 
+# What gputri says about pod NS/POD, as checks that set WHY (check_within): its annotation
+# (gputri_cause_is NS POD CAUSE, gputri_detail_has NS POD TEXT), its Events (gputri_event_is NS
+# POD TYPE REASON, gputri_no_warning NS POD), `gputri triage` (gputri_triage_says NS POD CAUSE)
+# and `kubectl gputri pods` (gputri_plugin_says NS POD CAUSE). The last two run
+# $GPUTRI_BUILD_DIR/cli (default <repo>/build/cli) on $KUBECONFIG_FILE, with the kubectl of $BIN.
+gputri_cause_is() {
+  local got
+  got=$(pod_annotation "$1" "$2" gputri/cause)
+  WHY="gputri/cause=$got gputri/detail=$(pod_annotation "$1" "$2" gputri/detail)"
+  [ "$got" = "$3" ]
+}
+gputri_detail_has() {
+  WHY="gputri/detail=$(pod_annotation "$1" "$2" gputri/detail)"
+  [[ $WHY == *"$3"* ]]
+}
+gputri_event_is() {
+  local n
+  n=$(gputri_event_count "$1" "$2" "$3" "$4")
+  WHY="gputri Events of $3 $4: $n"
+  [ "$n" -gt 0 ]
+}
+gputri_no_warning() {
+  local n
+  n=$(gputri_event_count "$1" "$2" Warning)
+  WHY="gputri Warning Events: $n"
+  [ "$n" = 0 ]
+}
+gputri_triage_says() {
+  WHY=$("${GPUTRI_BUILD_DIR:-$REPO/build}/cli/gputri" triage "$1" "$2" --kubeconfig "$KUBECONFIG_FILE" 2>&1) || true
+  [ "$WHY" = "$3" ]
+}
+gputri_plugin_says() {
+  WHY=$(PATH="${GPUTRI_BUILD_DIR:-$REPO/build}/cli:$BIN:$PATH" KUBECONFIG=$KUBECONFIG_FILE \
+    "$BIN/kubectl" gputri pods -n "$1" -o json 2>&1 || true)
+  [ "$(jq -r --arg p "$2" '.items[]? | select(.name == $p) | .cause' <<<"$WHY" 2>/dev/null)" = "$3" ]
+}
+
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and
 # count them for summary.
 PASSED=0 FAILED=0 SKIPPED=0
