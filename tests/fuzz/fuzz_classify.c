@@ -98,7 +98,16 @@ static void check(const struct world *w, const struct knode *const *ptrs)
         fail("did not return K_OK", &r);
     /* no DRA view here: the DRA words cannot come out */
     bool before_nodes = r.cause >= CAUSE_NODE_REJECTED && r.cause <= CAUSE_PREEMPTING;
-    if (((int)r.cause < CAUSE_NO_REQUEST || r.cause > CAUSE_GPU_FITS) && !before_nodes)
+    /* no autoscaler records here: scaling-up comes only from a candidate still joining, over a
+     * per-node word, which ladder_cause keeps; otherwise the two are one */
+    enum cause word = r.ladder_cause;
+    if (r.cause == CAUSE_SCALING_UP) {
+        if (word < CAUSE_LABEL_MISMATCH || word > CAUSE_GPU_FITS)
+            fail("scaling-up over a word that is not a per-node one", &r);
+    } else if (word != r.cause) {
+        fail("ladder_cause differs without an autoscaler's word", &r);
+    }
+    if (((int)word < CAUSE_NO_REQUEST || word > CAUSE_GPU_FITS) && !before_nodes)
         fail("unknown cause", &r);
     if (cause_from_word(cause_word(r.cause)) != (int)r.cause)
         fail("a cause whose word does not map back", &r);
@@ -117,7 +126,7 @@ static void check(const struct world *w, const struct knode *const *ptrs)
     if (before_nodes) {
         if (r.n_candidates != 0)
             fail("a word decided before node filtering with candidates", &r);
-    } else if (r.cause >= CAUSE_TAINT) {
+    } else if (word >= CAUSE_TAINT) {
         size_t sum = 0;
         for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
             sum += r.counts[c];
@@ -126,9 +135,9 @@ static void check(const struct world *w, const struct knode *const *ptrs)
         bool found = false;
         for (size_t i = 0; i < w->n_nodes && !found; i++)
             found = r.closest.node == ptrs[i];
-        if (!found || r.closest.step != r.cause)
+        if (!found || r.closest.step != word)
             fail("the deciding node is not an input node or disagrees with the cause", &r);
-    } else if (r.n_candidates != 0 && r.cause == CAUSE_LABEL_MISMATCH) {
+    } else if (r.n_candidates != 0 && word == CAUSE_LABEL_MISMATCH) {
         fail("label-mismatch with candidates", &r);
     }
     for (size_t i = 0; i < r.n_verdicts; i++)
