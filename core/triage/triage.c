@@ -79,13 +79,12 @@ size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *
     if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
         return 0;
     const struct pod_event *recs[POD_EVENTS_PER_POD];
-    struct kevent *ev = malloc(sizeof(*ev)); /* 2.6 KiB: not on a worker's stack */
-    if (!ev)
-        return 0;
     size_t n = 0;
     pod_events_read_lock(events);
     size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
-    for (size_t i = 0; i < got && n < max; i++) {
+    /* most pods have no record: no allocation for them (2.6 KiB: not on a worker's stack) */
+    struct kevent *ev = got ? malloc(sizeof(*ev)) : NULL;
+    for (size_t i = 0; ev && i < got && n < max; i++) {
         pod_event_to_kevent(recs[i], pod->ns, pod->name, ev);
         if (autoscaler_parse(ev, &out[n]))
             n++;
