@@ -1,6 +1,6 @@
 # Sourced by every e2e suite and bench script, and through scripts/lib.sh by the scripts of
 # scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
-# (kc), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
+# (kc), the control plane's binaries (control_plane_bin), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
 # gputri_event_count), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
@@ -54,6 +54,19 @@ kc() {
     case $a in --timeout | --timeout=* | --request-timeout | --request-timeout=*) bound=() ;; esac
   done
   "${KUBECTL:-kubectl}" ${KUBECONFIG_FILE:+--kubeconfig="$KUBECONFIG_FILE"} "${bound[@]}" "$@"
+}
+
+# control_plane_bin: the bin dir of the Kubernetes release the e2e cluster in $GPUTRI_E2E_DIR
+# (default /tmp/gputri-e2e) was started with (e2e/cluster up records it), else the one
+# e2e/build-control-plane builds for $GPUTRI_KUBE_VERSION (default: the newest supported). It
+# holds kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, etcd and kwok.
+control_plane_bin() {
+  local f=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e}/kube-bin
+  if [ -z "${GPUTRI_KUBE_VERSION:-}" ] && [ -s "$f" ] && [ -x "$(cat "$f")/kube-apiserver" ]; then
+    cat "$f"
+  else
+    "$REPO/e2e/build-control-plane" 2>/dev/null | tail -n 1
+  fi
 }
 
 # wait_for SECONDS CMD...: run CMD every WAIT_INTERVAL seconds until it succeeds (status 0) or
