@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "classify/autoscaler.h"
+#include "classify/binding.h"
 #include "classify/dra_ladder.h"
 #include "classify/hints.h"
 #include "classify/line.h"
@@ -41,6 +42,8 @@ static const char *const words[] = {
     [CAUSE_PREEMPTING] = "preempting",
     [CAUSE_SCALING_UP] = "scaling-up",
     [CAUSE_SCALE_UP_BLOCKED] = "scale-up-blocked",
+    [CAUSE_BINDING] = "binding",
+    [CAUSE_BINDING_FAILED] = "binding-failed",
 };
 
 static const char *const event_reasons[] = {
@@ -64,6 +67,8 @@ static const char *const event_reasons[] = {
     [CAUSE_PREEMPTING] = "GPUPreempting",
     [CAUSE_SCALING_UP] = "GPUScalingUp",
     [CAUSE_SCALE_UP_BLOCKED] = "GPUScaleUpBlocked",
+    [CAUSE_BINDING] = "GPUBinding",
+    [CAUSE_BINDING_FAILED] = "DeviceBindingFailed",
 };
 
 /* The ladder's order (classify.h); indexed by enum cause. */
@@ -73,21 +78,23 @@ static const int ranks[] = {
     [CAUSE_OK] = 2,
     [CAUSE_SCHEDULING_GATED] = 3,
     [CAUSE_PREEMPTING] = 4,
-    [CAUSE_NO_SCHEDULER] = 5,
-    [CAUSE_DRA_TEMPLATE_MISSING] = 6,
-    [CAUSE_DRA_CLAIM_MISSING] = 7,
-    [CAUSE_DRA_CLASS_MISSING] = 8,
-    [CAUSE_LABEL_MISMATCH] = 9,
-    [CAUSE_TAINT] = 10,
-    [CAUSE_NO_GPU_NODE] = 11,
-    [CAUSE_ALLOCATABLE_ZERO] = 12,
-    [CAUSE_EXHAUSTED] = 13,
-    [CAUSE_DRA_NO_DRIVER] = 14,
-    [CAUSE_DRA_NO_MATCH] = 15,
-    [CAUSE_DRA_EXHAUSTED] = 16,
-    [CAUSE_GPU_FITS] = 17,
-    [CAUSE_SCALING_UP] = 18,
-    [CAUSE_SCALE_UP_BLOCKED] = 19,
+    [CAUSE_BINDING_FAILED] = 5,
+    [CAUSE_BINDING] = 6,
+    [CAUSE_NO_SCHEDULER] = 7,
+    [CAUSE_DRA_TEMPLATE_MISSING] = 8,
+    [CAUSE_DRA_CLAIM_MISSING] = 9,
+    [CAUSE_DRA_CLASS_MISSING] = 10,
+    [CAUSE_LABEL_MISMATCH] = 11,
+    [CAUSE_TAINT] = 12,
+    [CAUSE_NO_GPU_NODE] = 13,
+    [CAUSE_ALLOCATABLE_ZERO] = 14,
+    [CAUSE_EXHAUSTED] = 15,
+    [CAUSE_DRA_NO_DRIVER] = 16,
+    [CAUSE_DRA_NO_MATCH] = 17,
+    [CAUSE_DRA_EXHAUSTED] = 18,
+    [CAUSE_GPU_FITS] = 19,
+    [CAUSE_SCALING_UP] = 20,
+    [CAUSE_SCALE_UP_BLOCKED] = 21,
 };
 
 _Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
@@ -130,7 +137,8 @@ int cause_rank(enum cause c)
 
 int cause_is_blocking(enum cause c)
 {
-    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING && c != CAUSE_SCALING_UP;
+    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING &&
+           c != CAUSE_SCALING_UP && c != CAUSE_BINDING;
 }
 
 /* ---- states outside "Pending and unschedulable" ------------------------------------------- */
@@ -211,6 +219,37 @@ static void put_preempting(struct line *l, const struct classify_input *in)
         line_printf(l, "%s%s", i ? ", " : "", in->victims[i]);
     if (in->victims_total > in->n_victims)
         line_printf(l, ", ...");
+}
+
+/*
+ * An unbound pod's word from its nominated node and binding state (classify.h: preempting,
+ * binding-failed, binding), with the detail written to l; CAUSE_COUNT when none applies.
+ */
+static enum cause nominated_word(const struct classify_input *in, const struct dra_prep *prep,
+                                 struct line *l)
+{
+    const struct kpod *pod = in->pod;
+    if (pod->nominated_node && in->victims_total > 0) {
+        put_preempting(l, in);
+        return CAUSE_PREEMPTING;
+    }
+    int64_t timeout = in->binding_timeout > 0 ? in->binding_timeout : CLASSIFY_BINDING_TIMEOUT;
+    size_t n;
+    const struct dra_claim *const *claims = dra_prep_allocated(prep, &n);
+    struct binding_facts f;
+    binding_facts_of(claims, n, in->now, timeout, &f);
+    if (f.failed || f.timed_out_claim || (!pod->nominated_node && binding_scheduler_failed(pod))) {
+        binding_put(l, pod, &f, timeout, true);
+        return CAUSE_BINDING_FAILED;
+    }
+    if (!pod->nominated_node)
+        return CAUSE_COUNT;
+    if (pod->n_claims > 0 || pod->pvc_volumes || f.devices > 0) {
+        binding_put(l, pod, &f, timeout, false);
+        return CAUSE_BINDING;
+    }
+    put_preempting(l, in);
+    return CAUSE_PREEMPTING;
 }
 
 /* ---- the detail line ---------------------------------------------------------------------- */
@@ -738,9 +777,9 @@ int classify(const struct classify_input *in, struct classify_result *out)
         put_gates(&l, pod);
         goto out;
     }
-    if (pod->nominated_node) {
-        out->cause = CAUSE_PREEMPTING;
-        put_preempting(&l, in);
+    enum cause nominated = nominated_word(in, prep, &l);
+    if (nominated != CAUSE_COUNT) {
+        out->cause = nominated;
         goto out;
     }
     int64_t grace =

@@ -14,9 +14,26 @@
  *   scheduling-gated spec.schedulingGates is not empty: the scheduler does not look at the pod
  *                    (PodScheduled reason SchedulingGated; kubernetes/kubernetes:
  *                    pkg/scheduler/framework/plugins/schedulinggates)
- *   preempting       status.nominatedNodeName is set: a scheduler evicted lower-priority
- *                    pods there and the pod will most likely run (pkg/scheduler/framework/
- *                    preemption); not a blocking cause
+ *   preempting       status.nominatedNodeName is set and pods are still terminating on that
+ *                    node (classify_input.victims): a scheduler evicted lower-priority pods there
+ *                    and the pod will most likely run (pkg/scheduler/framework/preemption); also
+ *                    when nothing terminates there and the pod has no claims, PVC volumes or
+ *                    binding conditions (preemption done, the pod not bound yet); not blocking
+ *   binding-failed   (the pod is not bound) an allocated device of its claims has a
+ *                    bindingFailureCondition True in status.devices, or its bindingConditions
+ *                    are not all True past status.allocation.allocationTimestamp +
+ *                    classify_input.binding_timeout, or the scheduler's PodScheduled message is
+ *                    its "device binding failed" / "device binding timeout" error (not
+ *                    nominated again): the scheduler gives up the node, clears the allocation and
+ *                    schedules again (pkg/scheduler/framework/plugins/dynamicresources PreBind,
+ *                    isClaimReadyForBinding, isClaimTimeout); blocking. The name is the
+ *                    scheduler's own: ErrDeviceBindingFailed "device binding failed" (the
+ *                    timeout, ErrDeviceBindingTimeout, is a binding that failed to finish)
+ *   binding          status.nominatedNodeName is set, no pod terminates there, and the pod has
+ *                    claims, PVC volumes or binding conditions: since
+ *                    NominatedNodeNameForExpectation (KEP-5278, on from 1.35) the scheduler
+ *                    nominates at the start of binding when PreBind has work; the detail quotes
+ *                    the binding conditions still pending (classify/binding.h); not blocking
  *   no-scheduler     spec.schedulerName is not default-scheduler and the pod has had no
  *                    PodScheduled condition for no_scheduler_grace seconds: no scheduler of
  *                    that name serves it (every scheduler sets the condition on its first try,
@@ -130,15 +147,18 @@ enum cause {
     /* an autoscaler's word on the pod, over the per-node ladder's (classify_input.autoscaler) */
     CAUSE_SCALING_UP,
     CAUSE_SCALE_UP_BLOCKED,
+    /* a nominated node without preemption (classify/binding.h); their place is cause_rank() */
+    CAUSE_BINDING,
+    CAUSE_BINDING_FAILED,
     CAUSE_COUNT, /* not a cause: the number of causes */
 };
 
 /*
  * cause_rank() - the position of a cause on the ladder (the order of this file's header):
- * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, no-scheduler,
- * dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch, taint,
- * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
- * gpu-fits 17, then scaling-up 18 and scale-up-blocked 19, which replace a per-node word with an
+ * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, binding-failed, binding,
+ * no-scheduler, dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch,
+ * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
+ * gpu-fits 19, then scaling-up 20 and scale-up-blocked 21, which replace a per-node word with an
  * autoscaler's and are never a node's step. Among the per-node steps (label-mismatch to gpu-fits)
  * a higher rank is a later step (closer to running). -1 for a value that is no cause. Pure.
  */
@@ -153,10 +173,12 @@ int cause_from_word(const char *word);
  * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits,
  * DRAClaimTemplateMissing, DRAClaimMissing, DRADeviceClassMissing, DRANoDriver,
  * DRANoMatchingDevice, DRADevicesExhausted, KubeletRejected, SchedulingGated,
- * SchedulerNotRunning, GPUPreempting, GPUScalingUp, GPUScaleUpBlocked.
+ * SchedulerNotRunning, GPUPreempting, GPUScalingUp, GPUScaleUpBlocked, GPUBinding,
+ * DeviceBindingFailed.
  */
 const char *cause_event_reason(enum cause c);
-/* cause_is_blocking() - true for every cause but no-request, ok, preempting and scaling-up. */
+/* cause_is_blocking() - true for every cause but no-request, ok, preempting, scaling-up and
+ * binding. */
 int cause_is_blocking(enum cause c);
 
 /*
@@ -422,6 +444,9 @@ struct classify_input {
                                    ("namespace/name", borrowed), the first n_victims of
                                    victims_total */
     size_t n_victims, victims_total;
+    /* The DynamicResources plugin's bindingTimeout in seconds (binding-failed); 0:
+     * CLASSIFY_BINDING_TIMEOUT. */
+    int64_t binding_timeout;
     /*
      * What node autoscalers said about the pod (classify/autoscaler.h records, borrowed, any
      * order; NULL / 0: nothing) and how long such a word holds: `provision_window` seconds
@@ -441,6 +466,11 @@ struct classify_input {
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,
  * kubernetes/autoscaler: cluster-autoscaler/config/flags). */
 #define CLASSIFY_PROVISION_WINDOW 900
+
+/* The default binding timeout: kubernetes/kubernetes: pkg/scheduler/apis/config/
+ * types_pluginargs.go DynamicResourcesBindingTimeoutDefault (600 s, DynamicResourcesArgs
+ * bindingTimeout). */
+#define CLASSIFY_BINDING_TIMEOUT 600
 
 /* The default grace period before a pod of a scheduler that never answers is no-scheduler. */
 #define CLASSIFY_NO_SCHEDULER_GRACE 30

@@ -354,6 +354,12 @@ bool dra_prep_gpu(const struct dra_prep *p)
     return p && p->gpu;
 }
 
+const struct dra_claim *const *dra_prep_allocated(const struct dra_prep *p, size_t *n)
+{
+    *n = p ? p->n_allocated : 0;
+    return p ? p->allocated : NULL;
+}
+
 enum cause dra_prep_pod_cause(const struct dra_prep *p, struct line *l)
 {
     if (!p)

@@ -26,6 +26,10 @@ void dra_prep_free(struct dra_prep *p);
 /* Whether the pod has GPU claims (or claims that cannot be inspected). */
 bool dra_prep_gpu(const struct dra_prep *p);
 
+/* dra_prep_allocated() - the pod's own claims that are allocated (status.allocation; borrowed
+ * from the view), *n their number; p NULL: none (NULL, 0). */
+const struct dra_claim *const *dra_prep_allocated(const struct dra_prep *p, size_t *n);
+
 /*
  * dra_prep_pod_cause() - the pod-level steps: CAUSE_DRA_TEMPLATE_MISSING,
  * CAUSE_DRA_CLAIM_MISSING or CAUSE_DRA_CLASS_MISSING with the detail written to `l`, or

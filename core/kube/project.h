@@ -140,6 +140,22 @@ int project_dra_template(json_object *obj, struct dra_template *out);
 int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
 
 /*
+ * Binding conditions (KEP-5007; project_dra_binding.c), called by the projections above:
+ * project_dra_binding() reads bindsToNode, bindingConditions[] and bindingFailureConditions[] of
+ * a Device or a DeviceRequestAllocationResult `o` into *out (zeroed on entry; absent fields read
+ * as none); project_dra_claim_binding() reads a claim's status.allocation.allocationTimestamp and
+ * status.devices[] (driver, pool, device, shareID, conditions[] type/status/reason/message) into
+ * *out (its fields zeroed on entry; `status` NULL reads as none). K_EPARSE when a list is not an
+ * array, a condition type or a device entry's driver/pool/device is not a string; K_ETOOBIG above
+ * DRA_MAX_BINDING_CONDITIONS, DRA_MAX_DEVICE_CONDITIONS or DRA_MAX_DEVICE_STATUSES; K_ENOMEM. On
+ * error *out holds what was copied (its cleanup frees it). Field names: kubernetes/kubernetes:
+ * staging/src/k8s.io/api/resource/v1/types.go (Device, DeviceRequestAllocationResult,
+ * AllocationResult.AllocationTimestamp, AllocatedDeviceStatus).
+ */
+int project_dra_binding(json_object *o, struct dra_binding *out);
+int project_dra_claim_binding(json_object *status, struct dra_claim *out);
+
+/*
  * project_pod_claims() / project_pod_claim_statuses() - a pod's spec.resourceClaims and
  * status.resourceClaimStatuses into pod->claims / pod->claim_statuses (empty on entry). NULL or
  * a non-array gives none; entries without a name are K_EPARSE; more than DRA_MAX_POD_CLAIMS is

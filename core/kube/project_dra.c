@@ -132,6 +132,9 @@ static int project_device(json_object *dev, const char *driver, struct dra_devic
     if ((attrs && !json_object_is_type(attrs, json_type_object)) ||
         (caps && !json_object_is_type(caps, json_type_object)))
         return K_EPARSE;
+    int brc = project_dra_binding(dev, &d->binding);
+    if (brc != K_OK)
+        return brc;
     size_t na = attrs ? (size_t)json_object_object_length(attrs) : 0;
     size_t nc = caps ? (size_t)json_object_object_length(caps) : 0;
     if (na + nc > DRA_MAX_ATTRS_PER_DEVICE)
@@ -383,6 +386,9 @@ static int project_allocation(json_object *alloc, struct dra_claim *out)
         json_object *admin = kube_json_field(r, "adminAccess");
         res->admin_access = admin && json_object_is_type(admin, json_type_boolean) &&
                             json_object_get_boolean(admin);
+        rc = project_dra_binding(r, &res->binding);
+        if (rc != K_OK)
+            return rc;
     }
     return project_node_selector(kube_json_get(alloc, "nodeSelector", json_type_object),
                                  DRA_MAX_SELECTOR_TERMS, &out->alloc_nodes);
@@ -436,6 +442,9 @@ int project_dra_claim(json_object *obj, struct dra_claim *out)
     if (rc != K_OK)
         goto out;
     rc = project_reserved_for(status, out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_dra_claim_binding(status, out);
 out:
     if (rc != K_OK)
         dra_claim_cleanup(out);

@@ -21,8 +21,63 @@ void dra_class_cleanup(struct dra_class *c)
     memset(c, 0, sizeof(*c));
 }
 
+void dra_binding_cleanup(struct dra_binding *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->n_conditions; i++)
+        free(b->conditions[i]);
+    for (size_t i = 0; i < b->n_failure_conditions; i++)
+        free(b->failure_conditions[i]);
+    memset(b, 0, sizeof(*b));
+}
+
+void dra_device_statuses_free(struct dra_device_status *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].driver);
+        free(s[i].pool);
+        free(s[i].device);
+        free(s[i].share_id);
+        for (size_t j = 0; s[i].conditions && j < s[i].n_conditions; j++) {
+            free(s[i].conditions[j].type);
+            free(s[i].conditions[j].reason);
+            free(s[i].conditions[j].message);
+        }
+        free(s[i].conditions);
+    }
+    free(s);
+}
+
+static bool str_is(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+const struct dra_device_status *dra_claim_device_status(const struct dra_claim *claim,
+                                                        const struct dra_result *r)
+{
+    for (size_t i = 0; claim && r && i < claim->n_device_statuses; i++) {
+        const struct dra_device_status *s = &claim->device_statuses[i];
+        if (str_is(s->driver, r->driver) && str_is(s->pool, r->pool) &&
+            str_is(s->device, r->device))
+            return s;
+    }
+    return NULL;
+}
+
+const struct dra_condition *dra_device_condition(const struct dra_device_status *s,
+                                                 const char *type)
+{
+    for (size_t i = 0; s && i < s->n_conditions; i++)
+        if (str_is(s->conditions[i].type, type))
+            return &s->conditions[i];
+    return NULL;
+}
+
 static void device_cleanup(struct dra_device *d)
 {
+    dra_binding_cleanup(&d->binding);
     free(d->name);
     for (size_t i = 0; i < d->n_attrs; i++) {
         free(d->attrs[i].name);
@@ -95,6 +150,7 @@ void dra_claim_cleanup(struct dra_claim *c)
         free(c->results[i].driver);
         free(c->results[i].pool);
         free(c->results[i].device);
+        dra_binding_cleanup(&c->results[i].binding);
     }
     free(c->results);
     node_affinity_cleanup(&c->alloc_nodes);
@@ -104,6 +160,7 @@ void dra_claim_cleanup(struct dra_claim *c)
         free(c->reserved_for[i].uid);
     }
     free(c->reserved_for);
+    dra_device_statuses_free(c->device_statuses, c->n_device_statuses);
     memset(c, 0, sizeof(*c));
 }
 

@@ -34,6 +34,12 @@
 #define DRA_MAX_POD_CLAIMS 32         /* ours: the API sets no count on pod.spec.resourceClaims */
 #define DRA_MAX_SELECTOR_TERMS 32     /* ours: node selector terms of a slice or an allocation */
 #define DRA_MAX_ALL_COUNT 128         /* ours: a request count above this reads as this */
+#define DRA_MAX_BINDING_CONDITIONS 4  /* BindingConditionsMaxSize, BindingFailureConditionsMaxSize \
+                                       */
+#define DRA_MAX_DEVICE_CONDITIONS 8   /* AllocatedDeviceStatusMaxConditions */
+/* ours: status.devices[] entries kept per claim (the API bounds them by the allocated devices,
+ * AllocationResultsMaxSize, each possibly shared: shareID) */
+#define DRA_MAX_DEVICE_STATUSES 128
 
 /* ---- DeviceClass (cluster-scoped) --------------------------------------------------------- */
 struct dra_class {
@@ -74,12 +80,30 @@ struct dra_capacity {
     char *value;
 };
 
+/*
+ * Binding conditions of a device (KEP-5007, gate DRADeviceBindingConditions; types.go Device
+ * bindsToNode, bindingConditions, bindingFailureConditions), and the allocation result's copy of
+ * them (DeviceRequestAllocationResult): the scheduler's PreBind waits until every condition type
+ * in `conditions` is True in the claim's status.devices[] entry for the device, and gives up when
+ * one in `failure_conditions` is True (kubernetes/kubernetes: pkg/scheduler/framework/plugins/
+ * dynamicresources/dynamicresources.go isClaimReadyForBinding). Read by
+ * core/kube/project_dra_binding.c.
+ */
+struct dra_binding {
+    bool binds_to_node;
+    char *conditions[DRA_MAX_BINDING_CONDITIONS];
+    size_t n_conditions;
+    char *failure_conditions[DRA_MAX_BINDING_CONDITIONS];
+    size_t n_failure_conditions;
+};
+
 struct dra_device {
     char *name;
     struct dra_attribute *attrs;
     size_t n_attrs;
     struct dra_capacity *caps;
     size_t n_caps;
+    struct dra_binding binding;
 };
 
 struct dra_slice {
@@ -144,6 +168,26 @@ struct dra_result {
      * staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
      * allocator_stable.go). */
     bool admin_access;
+    struct dra_binding binding; /* copied from the device by the scheduler */
+};
+
+/* One metav1.Condition of status.devices[].conditions. */
+struct dra_condition {
+    char *type;
+    enum cond_status status; /* model.h: COND_TRUE, COND_FALSE, COND_UNKNOWN */
+    char *reason;
+    char *message;
+};
+
+/* status.devices[] (AllocatedDeviceStatus; gate DRAResourceClaimDeviceStatus): what the driver
+ * or a controller reports on an allocated device. */
+struct dra_device_status {
+    char *driver;
+    char *pool;
+    char *device;
+    char *share_id; /* shareID, or NULL */
+    struct dra_condition *conditions;
+    size_t n_conditions;
 };
 
 /* status.reservedFor[] */
@@ -167,6 +211,12 @@ struct dra_claim {
     struct node_affinity alloc_nodes; /* status.allocation.nodeSelector (present when set) */
     struct dra_consumer *reserved_for;
     size_t n_reserved_for;
+    /* status.allocation.allocationTimestamp in seconds since the epoch (0: absent); the
+     * scheduler sets it when it writes an allocation with binding conditions, and its binding
+     * timeout counts from it (dynamicresources.go isClaimTimeout) */
+    int64_t allocation_timestamp;
+    struct dra_device_status *device_statuses; /* status.devices[] */
+    size_t n_device_statuses;
 };
 
 struct dra_template {
@@ -195,6 +245,23 @@ void dra_slice_cleanup(struct dra_slice *s);
 void dra_claim_spec_cleanup(struct dra_claim_spec *s);
 void dra_claim_cleanup(struct dra_claim *c);
 void dra_template_cleanup(struct dra_template *t);
+/* dra_binding_cleanup() - free the condition names (NULL-safe; leaves it zeroed). */
+void dra_binding_cleanup(struct dra_binding *b);
+/* dra_device_statuses_free() - free n entries, their strings and conditions, then the array. */
+void dra_device_statuses_free(struct dra_device_status *s, size_t n);
+
+/*
+ * dra_claim_device_status() - the status.devices[] entry of `claim` for the allocated device of
+ * result `r` (same driver, pool and device; shareID is not modelled in results, so the first
+ * entry of the device), borrowed, or NULL. kubernetes/kubernetes: pkg/scheduler/framework/
+ * plugins/dynamicresources/dynamicresources.go getAllocatedDeviceStatus. Pure.
+ */
+const struct dra_device_status *dra_claim_device_status(const struct dra_claim *claim,
+                                                        const struct dra_result *r);
+/* dra_device_condition() - the condition of this type in `s`, borrowed, or NULL. Pure. */
+const struct dra_condition *dra_device_condition(const struct dra_device_status *s,
+                                                 const char *type);
+
 /* pod_claims_cleanup() - free n refs / statuses and their strings, then the arrays. */
 void pod_claim_refs_free(struct pod_claim_ref *r, size_t n);
 void pod_claim_statuses_free(struct pod_claim_status *s, size_t n);

@@ -262,7 +262,7 @@ bool pod_equal(const struct kpod *a, const struct kpod *b)
            str_equal(a->detail, b->detail) && claims_equal(a, b) && a->created == b->created &&
            str_equal(a->owner_uid, b->owner_uid) && str_equal(a->failed_reason, b->failed_reason) &&
            str_equal(a->failed_message, b->failed_message) && gates_equal(a, b) &&
-           str_equal(a->nominated_node, b->nominated_node) &&
+           str_equal(a->nominated_node, b->nominated_node) && a->pvc_volumes == b->pvc_volumes &&
            str_equal(a->vendor_resource, b->vendor_resource);
 }
 

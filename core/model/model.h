@@ -147,6 +147,9 @@ struct kpod {
     char *runtime_class; /* spec.runtimeClassName */
     enum pod_phase phase;
     bool deleting; /* metadata.deletionTimestamp set */
+    /* spec.volumes[] has a persistentVolumeClaim or an ephemeral volume: the scheduler binds
+     * volumes in PreBind (kubernetes/kubernetes: pkg/scheduler/framework/plugins/volumebinding) */
+    bool pvc_volumes;
     /*
      * The effective request of every GPU resource the pod asks for (zero amounts dropped), as
      * the scheduler computes it: max(sum of containers + restartable init containers, the
