@@ -18,7 +18,8 @@
  *     with a Normal Event;
  *   - a GPU pod its kubelet rejected at admission (bound, Failed: store_is_rejected_gpu_pod) gets
  *     `node-rejected` once and is never written again;
- *   - the non-blocking `preempting` gets a Normal Event, the other causes a Warning Event;
+ *   - the non-blocking `preempting`, `binding` and `scaling-up` get a Normal Event, the other
+ *     causes a Warning Event;
  *   - a pod of a non-default scheduler that is not yet old enough for `no-scheduler` is to be
  *     looked at again when it is (recheck_after_ms);
  *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is

@@ -93,6 +93,9 @@ bool requeue_store_change_reaches(const struct kpod *pod, const struct store_del
 bool requeue_after_own_change(const char *uid, const struct requeue_record *rec,
                               const struct store_delta *d)
 {
+    /* binding-failed reads the scheduler's message (classify/binding.h), and binding quotes it */
+    if (rec && rec->valid && (rec->word == CAUSE_BINDING || rec->word == CAUSE_BINDING_FAILED))
+        return true;
     if (!uid || !rec || !rec->valid || d->overflow ||
         (d->what & ~(unsigned)STORE_DELTA_POD_SCHEDULED_MESSAGE) ||
         !(d->what & STORE_DELTA_POD_SCHEDULED_MESSAGE))
@@ -107,6 +110,11 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
     if (!(d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
         return false;
     if (!pod || !record_holds(pod, rec) || d->overflow)
+        return true;
+    /* preempting and binding tell each other apart by the pods terminating on the nominated
+     * node (classify.h victims): a GPU pod leaving it may change the word */
+    if ((rec->word == CAUSE_PREEMPTING || rec->word == CAUSE_BINDING) && pod->nominated_node &&
+        strcmp(d->node, pod->nominated_node) == 0)
         return true;
     if (!requeue_word_reads_nodes(rec->word))
         return false; /* decided before node selection: reads no node and no usage */

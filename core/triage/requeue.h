@@ -27,8 +27,10 @@
  *     new key > lo and the new step is not the word;
  *   - the key fell: the word changes only when N may have been the closest node: old key >= lo.
  * The words before node selection (no-request, ok, node-rejected, scheduling-gated, preempting,
- * no-scheduler, dra-template-missing, dra-claim-missing, dra-class-missing) read no node and no
- * usage, so node and usage changes never touch them. A pod with claims (DRA) also has a DRA
+ * binding-failed, binding, no-scheduler, dra-template-missing, dra-claim-missing,
+ * dra-class-missing) read no node and no usage, so node and usage changes never touch them,
+ * except a change on the nominated node of a pod that is preempting or binding (the pods
+ * terminating there tell the two apart). A pod with claims (DRA) also has a DRA
  * step per node, which can only lower the key and depends on the node's labels (slices'
  * nodeSelectors, an allocated claim's nodeSelector): its keys from classify_node() are upper
  * bounds, so it is re-checked when either bound reaches lo, and whenever N's labels changed
@@ -98,8 +100,9 @@ bool requeue_store_change_reaches(const struct kpod *pod, const struct store_del
  * condition's message (STORE_DELTA_POD_SCHEDULED_MESSAGE) and the record is valid for this uid: no
  * word reads that message (only gpu-fits quotes it in its detail, which the controller writes with
  * the word and never alone), and kube-scheduler rewrites it on every retry, so every freed or
- * taken GPU would otherwise come back as one high-priority re-check per pending pod. Pure;
- * thread-safe.
+ * taken GPU would otherwise come back as one high-priority re-check per pending pod. A record
+ * of binding or binding-failed always re-checks: binding-failed reads the scheduler's binding
+ * error in that message (classify/binding.h). Pure; thread-safe.
  */
 bool requeue_after_own_change(const char *uid, const struct requeue_record *rec,
                               const struct store_delta *d);
