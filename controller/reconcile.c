@@ -25,6 +25,17 @@ static int64_t autoscaler_wait(const struct reconcile_env *env, const struct kpo
     return left > 0 ? left : 0;
 }
 
+/*
+ * binding names what the scheduler waits for (classify/binding.h), which changes under the same
+ * word: nominated first, then the claim allocated with binding conditions pending, then met. Its
+ * detail (stable over time: no clock in it) is written again when it differs from the pod's
+ * gputri/detail annotation.
+ */
+static bool binding_moved(const struct kpod *pod, const struct classify_result *r)
+{
+    return r->cause == CAUSE_BINDING && (!pod->detail || strcmp(pod->detail, r->detail) != 0);
+}
+
 int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                    const struct reconcile_env *env, const char *key, const char *written,
                    const char *written_uid, struct reconcile_plan *out)
@@ -85,7 +96,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                 out->recheck_after_ms = wait * 1000;
             goto out;
         }
-        if (current && strcmp(current, cause_word(r.cause)) == 0)
+        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r))
             goto out;
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;

@@ -20,6 +20,8 @@
  *     `node-rejected` once and is never written again;
  *   - the non-blocking `preempting`, `binding` and `scaling-up` get a Normal Event, the other
  *     causes a Warning Event;
+ *   - `binding` is written again, under the same word, when its detail differs from the pod's
+ *     gputri/detail (what the scheduler waits for moved: classify/binding.h);
  *   - a pod of a non-default scheduler that is not yet old enough for `no-scheduler` is to be
  *     looked at again when it is (recheck_after_ms);
  *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/dra.h"
+#include "util/clock.h"
 
 /* The first bindingFailureCondition of r that is True in s, or NULL. */
 static const struct dra_condition *failure_true(const struct dra_result *r,
@@ -92,6 +93,18 @@ static void put_device(struct line *l, const struct dra_claim *c, const struct d
                 c->name ? c->name : "?");
 }
 
+/* "allocated at T, binding timeout N s" (the claim's allocationTimestamp; stable over time, so
+ * the detail changes only when the objects do). */
+static void put_allocated(struct line *l, const struct dra_claim *c, int64_t timeout)
+{
+    if (c->allocation_timestamp > 0) {
+        char when[CLOCK_RFC3339_MAX];
+        clock_format_rfc3339(c->allocation_timestamp * 1000, false, when, sizeof(when));
+        line_printf(l, "allocated at %s, ", when);
+    }
+    line_printf(l, "binding timeout %lld s", (long long)timeout);
+}
+
 /* "X, Y" : the binding conditions of r not True yet. */
 static void put_pending(struct line *l, const struct dra_claim *c, const struct dra_result *r)
 {
@@ -144,12 +157,12 @@ void binding_put(struct line *l, const struct kpod *pod, const struct binding_fa
     }
     if (failed && f->timed_out_claim) {
         line_printf(l,
-                    "binding conditions of claim %s/%s not all True %lld s after allocation, "
-                    "past the scheduler's binding timeout of %lld s (DynamicResources "
-                    "bindingTimeout)",
+                    "binding conditions of claim %s/%s not all True past the scheduler's binding "
+                    "timeout (DynamicResources bindingTimeout; ",
                     f->timed_out_claim->ns ? f->timed_out_claim->ns : "",
-                    f->timed_out_claim->name ? f->timed_out_claim->name : "?", (long long)f->waited,
-                    (long long)timeout);
+                    f->timed_out_claim->name ? f->timed_out_claim->name : "?");
+        put_allocated(l, f->timed_out_claim, timeout);
+        line_printf(l, ")");
         if (f->pending_result && f->pending_claim == f->timed_out_claim) {
             line_printf(l, "; still pending: ");
             put_pending(l, f->pending_claim, f->pending_result);
@@ -175,11 +188,9 @@ void binding_put(struct line *l, const struct kpod *pod, const struct binding_fa
         put_device(l, f->pending_claim, f->pending_result);
         if (f->pending > 1)
             line_printf(l, " (%zu devices pending)", f->pending);
-        if (f->pending_for > 0)
-            line_printf(l, " for %lld s of the %lld s binding timeout", (long long)f->pending_for,
-                        (long long)timeout);
-        else
-            line_printf(l, " (binding timeout %lld s)", (long long)timeout);
+        line_printf(l, " (");
+        put_allocated(l, f->pending_claim, timeout);
+        line_printf(l, ")");
         line_printf(l, "; the device's driver sets them on the claim's status.devices");
     } else {
         line_printf(l, "; ");

@@ -176,7 +176,8 @@ static void test_words(void **state)
     assert_int_equal(run(&pod, &c, ALLOCATED_AT + 42, NULL, 0, d, sizeof(d)), CAUSE_BINDING);
     assert_non_null(strstr(d, "nominated node n: the scheduler is binding the pod there"));
     assert_non_null(strstr(d, "waiting for binding condition attached of device "
-                              "gpu.nvidia.com/n/gpu-0 of claim ns/c for 42 s of the 600 s"));
+                              "gpu.nvidia.com/n/gpu-0 of claim ns/c (allocated at "
+                              "2026-12-06T09:00:00Z, binding timeout 600 s)"));
     assert_false(cause_is_blocking(CAUSE_BINDING));
 
     /* preempting stays preempting when pods terminate on the nominated node */
@@ -187,8 +188,9 @@ static void test_words(void **state)
     /* the timeout past: binding-failed */
     assert_int_equal(run(&pod, &c, ALLOCATED_AT + 700, NULL, 0, d, sizeof(d)),
                      CAUSE_BINDING_FAILED);
-    assert_non_null(strstr(d, "not all True 700 s after allocation, past the scheduler's binding "
-                              "timeout of 600 s"));
+    assert_non_null(strstr(d, "binding conditions of claim ns/c not all True past the "
+                              "scheduler's binding timeout (DynamicResources bindingTimeout; "
+                              "allocated at 2026-12-06T09:00:00Z, binding timeout 600 s)"));
     assert_non_null(strstr(d, "still pending: attached"));
     assert_true(cause_is_blocking(CAUSE_BINDING_FAILED));
     pod_cleanup(&pod);
