@@ -3,7 +3,7 @@
  * terminating on the nominated node), binding (a nominated node, no victims, a pod with claims,
  * PVC volumes or binding conditions) and binding-failed (a failure condition True, the binding
  * timeout past, or the scheduler's binding error). The recorded cases from a 1.37.2 control plane
- * are in tests/fixtures/dra/recorded-binding-*.json (test_dra_ladder.c).
+ * are in tests/fixtures/dra/recorded-bind-*.json and hand-bind-*.json (test_dra_ladder.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

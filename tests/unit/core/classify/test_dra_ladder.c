@@ -23,6 +23,7 @@
 #include "kube/project.h"
 #include "model/dra.h"
 #include "objects.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 static const struct dra_claim *w_claim(void *ctx, const char *ns, const char *name)
@@ -173,6 +174,22 @@ static int run_fixture(const char *path, void *ctx)
         .usage_ctx = &w,
         .dra = &view,
     };
+    /* "now" (RFC 3339; binding fixtures: the time of the snapshot) and the pods being deleted on
+     * the nominated node, as core/triage/triage.c triage_fill_facts finds them */
+    json_object *now = NULL;
+    if (json_object_object_get_ex(root, "now", &now))
+        assert_true(clock_parse_rfc3339(json_object_get_string(now), &in.now));
+    const char *victims[8];
+    for (size_t i = 0; w.pod.nominated_node && i < w.n_pods; i++) {
+        const struct kpod *p = &w.pods[i];
+        if (!p->node_name || strcmp(p->node_name, w.pod.nominated_node) != 0 || !p->deleting ||
+            pod_is_terminal(p))
+            continue;
+        if (in.n_victims < sizeof(victims) / sizeof(victims[0]))
+            victims[in.n_victims++] = p->name;
+        in.victims_total++;
+    }
+    in.victims = victims;
     struct classify_result res = {.verdicts = verdicts};
     assert_int_equal(classify(&in, &res), K_OK);
 
