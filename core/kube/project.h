@@ -153,6 +153,14 @@ int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
  * AllocationResult.AllocationTimestamp, AllocatedDeviceStatus).
  */
 int project_dra_binding(json_object *o, struct dra_binding *out);
+/*
+ * project_dra_array() - the JSON array `key` of `o` (absent reads as empty; *arr names it,
+ * borrowed): *n its length, *items a zeroed array of *n records of `size` bytes owned by the
+ * caller (NULL when *n is 0). K_EPARSE when not an array, K_ETOOBIG above max, K_ENOMEM. The
+ * list reader of project_dra.c, for project_dra_binding.c.
+ */
+int project_dra_array(json_object *o, const char *key, size_t max, size_t size, void **items,
+                      json_object **arr, size_t *n);
 int project_dra_claim_binding(json_object *status, struct dra_claim *out);
 
 /*

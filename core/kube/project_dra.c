@@ -45,6 +45,12 @@ static int get_array(json_object *o, const char *key, size_t max, size_t size, v
     return array_items(*arr, max, size, items, n);
 }
 
+int project_dra_array(json_object *o, const char *key, size_t max, size_t size, void **items,
+                      json_object **arr, size_t *n)
+{
+    return get_array(o, key, max, size, items, arr, n);
+}
+
 /* selectors[].cel.expression into a new string vector. */
 static int project_selectors(json_object *o, char ***out, size_t *n_out)
 {

@@ -64,20 +64,13 @@ static enum cond_status status_of(const char *s)
 
 static int project_conditions(json_object *o, struct dra_device_status *s)
 {
-    json_object *arr = kube_json_field(o, "conditions");
-    if (!arr)
-        return K_OK;
-    if (!json_object_is_type(arr, json_type_array))
-        return K_EPARSE;
-    size_t n = json_object_array_length(arr);
-    if (n > DRA_MAX_DEVICE_CONDITIONS)
-        return K_ETOOBIG;
-    if (n == 0)
-        return K_OK;
-    s->conditions = calloc(n, sizeof(*s->conditions));
-    if (!s->conditions)
-        return K_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
+    json_object *arr;
+    size_t n;
+    void *items;
+    int rc = project_dra_array(o, "conditions", DRA_MAX_DEVICE_CONDITIONS, sizeof(*s->conditions),
+                               &items, &arr, &n);
+    s->conditions = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
         json_object *c = json_object_array_get_idx(arr, i);
         struct dra_condition *d = &s->conditions[s->n_conditions++];
         if (!kube_json_str(c, "type"))
@@ -88,7 +81,7 @@ static int project_conditions(json_object *o, struct dra_device_status *s)
             kube_json_dup_opt(kube_json_str(c, "message"), &d->message) != K_OK)
             return K_ENOMEM;
     }
-    return K_OK;
+    return rc;
 }
 
 int project_dra_claim_binding(json_object *status, struct dra_claim *out)
@@ -100,19 +93,14 @@ int project_dra_claim_binding(json_object *status, struct dra_claim *out)
     int64_t ts;
     if (clock_parse_rfc3339(kube_json_str(alloc, "allocationTimestamp"), &ts))
         out->allocation_timestamp = ts;
-    json_object *arr = kube_json_field(status, "devices");
-    if (!arr)
-        return K_OK;
-    if (!json_object_is_type(arr, json_type_array))
-        return K_EPARSE;
-    size_t n = json_object_array_length(arr);
-    if (n > DRA_MAX_DEVICE_STATUSES)
-        return K_ETOOBIG;
-    if (n == 0)
-        return K_OK;
-    out->device_statuses = calloc(n, sizeof(*out->device_statuses));
-    if (!out->device_statuses)
-        return K_ENOMEM;
+    json_object *arr;
+    size_t n;
+    void *items;
+    int rc = project_dra_array(status, "devices", DRA_MAX_DEVICE_STATUSES,
+                               sizeof(*out->device_statuses), &items, &arr, &n);
+    out->device_statuses = items;
+    if (rc != K_OK)
+        return rc;
     for (size_t i = 0; i < n; i++) {
         json_object *d = json_object_array_get_idx(arr, i);
         struct dra_device_status *s = &out->device_statuses[out->n_device_statuses++];
@@ -123,7 +111,7 @@ int project_dra_claim_binding(json_object *status, struct dra_claim *out)
             kube_json_dup_opt(kube_json_str(d, "device"), &s->device) != K_OK ||
             kube_json_dup_opt(kube_json_str(d, "shareID"), &s->share_id) != K_OK)
             return K_ENOMEM;
-        int rc = project_conditions(d, s);
+        rc = project_conditions(d, s);
         if (rc != K_OK)
             return rc;
     }
