@@ -90,6 +90,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
             goto out; /* pending only for its claims, and none asks for a GPU */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
+        if (r.cause == CAUSE_BINDING && !r.binding_waits && !current)
+            goto out; /* binding with nothing to wait for takes moments: nothing to say yet */
         int64_t wait = autoscaler_wait(env, pod, &r);
         if (wait > 0) {
             if (out->recheck_after_ms <= 0 || wait * 1000 < out->recheck_after_ms)

@@ -20,8 +20,12 @@
  *     `node-rejected` once and is never written again;
  *   - the non-blocking `preempting`, `binding` and `scaling-up` get a Normal Event, the other
  *     causes a Warning Event;
- *   - `binding` is written again, under the same word, when its detail differs from the pod's
- *     gputri/detail (what the scheduler waits for moved: classify/binding.h);
+ *   - `binding` is written when the scheduler waits for binding conditions
+ *     (classify_result.binding_waits) or the pod carries a gputri/cause already (a word it has
+ *     left); a pod the scheduler binds at once (claims published, volumes bound) is left alone,
+ *     as for `gpu-fits` before the scheduler reports; it is written again, under the same word,
+ *     when its detail differs from the pod's gputri/detail (what the scheduler waits for moved:
+ *     classify/binding.h);
  *   - a pod of a non-default scheduler that is not yet old enough for `no-scheduler` is to be
  *     looked at again when it is (recheck_after_ms);
  *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is

@@ -502,6 +502,9 @@ struct classify_result {
     /* When the evidence that decided goes stale (seconds since the epoch; 0: none decided, or
      * it never does): the word may change then without any object changing. */
     int64_t autoscaler_until;
+    /* binding: the scheduler waits for binding conditions not yet True (classify/binding.h),
+     * rather than binding at once */
+    bool binding_waits;
 };
 
 /*

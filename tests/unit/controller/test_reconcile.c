@@ -172,8 +172,9 @@ static void test_preempting_is_normal(void **state)
     assert_string_equal(r.reason, "GPUPreempting");
 }
 
-/* binding (nominated, no victims, PVC volumes): a Normal Event; written again under the same word
- * only when its detail differs from the pod's gputri/detail. */
+/* binding (nominated, no victims, PVC volumes, nothing to wait for): left alone on a pod never
+ * annotated; over an earlier word, a Normal Event; written again under the same word only when
+ * its detail differs from the pod's gputri/detail. */
 static void test_binding_detail_refreshed(void **state)
 {
     (void)state;
@@ -187,7 +188,11 @@ static void test_binding_detail_refreshed(void **state)
                                               "{\"claimName\":\"data\"}}]"));
     json_object *again = json_object_get(p);
     put(p);
-    struct recorder r = run("gpu-triage/binder", NULL);
+    /* bound at once (nothing to wait for), never annotated: left alone */
+    struct recorder r0 = run("gpu-triage/binder", NULL);
+    assert_int_equal(r0.annotations + r0.events, 0);
+    /* annotated before (a word it has left): binding is written */
+    struct recorder r = run("gpu-triage/binder", "exhausted");
     assert_string_equal(r.cause, "binding");
     assert_string_equal(r.event_type, "Normal");
     assert_string_equal(r.reason, "GPUBinding");
