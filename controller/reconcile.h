@@ -66,7 +66,8 @@ struct reconcile_plan {
                                  classify_result.ladder_cause) */
     bool verdict_autoscaler;  /* ... which an autoscaler's word replaced */
     int64_t recheck_after_ms; /* > 0: plan the pod again after this long (no-scheduler grace,
-                                 the autoscaler's evidence going stale) */
+                                 the autoscaler's evidence going stale, the binding timeout
+                                 passing) */
 };
 
 /* What reconcile_plan() needs to know beyond the caches. */

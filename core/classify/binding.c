@@ -66,11 +66,14 @@ void binding_facts_of(const struct dra_claim *const *claims, size_t n, int64_t n
                 out->pending_result = r;
             }
         }
-        if (!conditions || failed || ready || c->allocation_timestamp <= 0 || now <= 0)
+        if (!conditions || failed || ready || c->allocation_timestamp <= 0)
+            continue;
+        int64_t deadline = c->allocation_timestamp + timeout + 1;
+        if (!out->deadline || deadline < out->deadline)
+            out->deadline = deadline;
+        if (now <= 0)
             continue;
         int64_t waited = now - c->allocation_timestamp;
-        if (waited > out->pending_for)
-            out->pending_for = waited;
         /* upstream: AllocationTimestamp.Add(bindingTimeout).Before(now) */
         if (waited > timeout && !out->timed_out_claim) {
             out->timed_out_claim = c;

@@ -46,8 +46,9 @@ struct binding_facts {
      * (seconds since allocationTimestamp; with `now` 0 nothing times out) */
     const struct dra_claim *timed_out_claim;
     int64_t waited;
-    /* the longest wait of a pending claim (seconds since allocationTimestamp; 0: unknown) */
-    int64_t pending_for;
+    /* the earliest time a pending claim times out: its allocationTimestamp + timeout + 1
+     * (seconds since the epoch; 0: none, or no timestamp); the word changes then by itself */
+    int64_t deadline;
 };
 
 /*

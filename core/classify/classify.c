@@ -226,7 +226,7 @@ static void put_preempting(struct line *l, const struct classify_input *in)
  * binding-failed, binding), with the detail written to l; CAUSE_COUNT when none applies.
  */
 static enum cause nominated_word(const struct classify_input *in, const struct dra_prep *prep,
-                                 struct line *l, bool *waits)
+                                 struct line *l, struct classify_result *out)
 {
     const struct kpod *pod = in->pod;
     if (pod->nominated_node && in->victims_total > 0) {
@@ -246,7 +246,8 @@ static enum cause nominated_word(const struct classify_input *in, const struct d
         return CAUSE_COUNT;
     if (pod->n_claims > 0 || pod->pvc_volumes || f.devices > 0) {
         binding_put(l, pod, &f, timeout, false);
-        *waits = f.pending > 0;
+        out->binding_waits = f.pending > 0;
+        out->binding_until = f.deadline;
         return CAUSE_BINDING;
     }
     put_preempting(l, in);
@@ -778,7 +779,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
         put_gates(&l, pod);
         goto out;
     }
-    enum cause nominated = nominated_word(in, prep, &l, &out->binding_waits);
+    enum cause nominated = nominated_word(in, prep, &l, out);
     if (nominated != CAUSE_COUNT) {
         out->cause = nominated;
         goto out;

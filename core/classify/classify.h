@@ -505,6 +505,9 @@ struct classify_result {
     /* binding: the scheduler waits for binding conditions not yet True (classify/binding.h),
      * rather than binding at once */
     bool binding_waits;
+    /* binding: when the binding timeout of a pending claim passes (seconds since the epoch; 0:
+     * none): the word turns binding-failed then without any object changing */
+    int64_t binding_until;
 };
 
 /*

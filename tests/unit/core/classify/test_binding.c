@@ -71,7 +71,7 @@ static void test_facts(void **state)
     assert_string_equal(f.pending_condition, "attached");
     assert_null(f.failed);
     assert_null(f.timed_out_claim);
-    assert_int_equal(f.pending_for, 30);
+    assert_int_equal(f.deadline, ALLOCATED_AT + 601);
     /* past the timeout (strictly after allocationTimestamp + timeout, as upstream) */
     binding_facts_of(claims, 1, ALLOCATED_AT + 600, 600, &f);
     assert_null(f.timed_out_claim);
