@@ -34,8 +34,7 @@
 #define DRA_MAX_POD_CLAIMS 32         /* ours: the API sets no count on pod.spec.resourceClaims */
 #define DRA_MAX_SELECTOR_TERMS 32     /* ours: node selector terms of a slice or an allocation */
 #define DRA_MAX_ALL_COUNT 128         /* ours: a request count above this reads as this */
-#define DRA_MAX_BINDING_CONDITIONS 4  /* BindingConditionsMaxSize, BindingFailureConditionsMaxSize \
-                                       */
+#define DRA_MAX_BINDING_CONDITIONS 4  /* BindingConditionsMaxSize (and ...FailureConditions...) */
 #define DRA_MAX_DEVICE_CONDITIONS 8   /* AllocatedDeviceStatusMaxConditions */
 /* ours: status.devices[] entries kept per claim (the API bounds them by the allocated devices,
  * AllocationResultsMaxSize, each possibly shared: shareID) */
