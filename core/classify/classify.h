@@ -293,7 +293,13 @@ size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, 
  *                                 returns how many there are in all; past `cap` the rest is not
  *                                 looked at.
  *   device_holder(ctx, driver, pool, device)  the claim whose status.allocation.devices.results
- *                                 names this device, or NULL when it is free.
+ *                                 names this device (without adminAccess, without a shareID), or
+ *                                 NULL when it is free.
+ *   device_shares(ctx, driver, pool, device, buf, cap)  the claims whose results name this
+ *                                 device with a shareID (a device that allows multiple
+ *                                 allocations, KEP-5075), each once; writes at most `cap`
+ *                                 borrowed pointers, returns how many there are in all. NULL:
+ *                                 no shares are known (every shared device counts as unused).
  */
 struct cel_budget;
 
@@ -318,6 +324,8 @@ struct dra_view {
                           const struct dra_slice **buf, size_t cap);
     const struct dra_claim *(*device_holder)(void *ctx, const char *driver, const char *pool,
                                              const char *device);
+    size_t (*device_shares)(void *ctx, const char *driver, const char *pool, const char *device,
+                            const struct dra_claim **buf, size_t cap);
 };
 
 /* Slices per node and driver that classify() looks at (node_slices above). */
