@@ -1364,6 +1364,23 @@ static void lone_prep_cleanup(struct dra_prep *p)
     free(p->counters);
 }
 
+int dra_node_counters(const struct dra_view *view, const struct knode *node, const char *driver,
+                      struct dra_counters *out)
+{
+    static const struct kpod no_pod;
+    dra_counters_reset(out);
+    if (!view || !view->node_slices || !node->name)
+        return K_OK;
+    struct dra_prep p = {.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
+    const struct dra_slice **slices = calloc(DRA_MAX_NODE_SLICES, sizeof(*slices));
+    if (!slices)
+        return K_ENOMEM;
+    size_t n = view->node_slices(view->ctx, node->name, driver, slices, DRA_MAX_NODE_SLICES);
+    share_prepare(&p, slices, n < DRA_MAX_NODE_SLICES ? n : DRA_MAX_NODE_SLICES, driver, node, out);
+    free(slices);
+    return K_OK;
+}
+
 struct pool_tally {
     struct dra_pool_count *out;
     size_t max, n;

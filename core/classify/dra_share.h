@@ -2,7 +2,8 @@
  * dra_share.h - shared counters (partitionable devices, KEP-4815: a whole GPU and its MIG
  * partitions draw on one counter set) and consumable capacity (KEP-5075: a device with
  * allowMultipleAllocations is shared by several claims until its capacity is used up) for the
- * DRA steps of the ladder (dra_ladder.c), internal to core/classify.
+ * DRA steps of the ladder (dra_ladder.c); the CLI's explain reads the same counters
+ * (dra_node_counters).
  *
  * Follows the allocator Kubernetes 1.37 runs with its default gates (DRAPartitionableDevices and
  * DRAConsumableCapacity beta, on), kubernetes/kubernetes:
@@ -122,6 +123,17 @@ enum dra_fit dra_share_fit(const struct dra_counters *c, const struct dra_slice 
  * representable. */
 bool dra_share_consumed(const struct dra_claim *claim, const char *driver, const char *pool,
                         const char *device, const char *qname, int64_t *milli);
+
+struct dra_view;
+struct knode;
+/*
+ * dra_node_counters() - the counters of the pools of `driver` (every driver when NULL)
+ * reaching `node`, less what their allocated devices consume, exactly as the ladder counts
+ * them for a pod that holds nothing (dra_ladder.c). `out` is caller storage. Returns K_OK or
+ * K_ENOMEM. Reads the view only; thread-safe on read-only input.
+ */
+int dra_node_counters(const struct dra_view *view, const struct knode *node, const char *driver,
+                      struct dra_counters *out);
 
 /* dra_milli_str() - a milli-unit quantity for a detail ("80Gi", "3", "500m") into buf. */
 const char *dra_milli_str(int64_t milli, char *buf, size_t len);
