@@ -86,8 +86,15 @@
  * fail is reported as fitting), a selector outside the CEL subset (core/cel/cel.h
  * CEL_UNSUPPORTED) or a lookup it cannot answer makes the devices it decides uncertain: the
  * node is then reported fitting unless something certain fails it (no driver; too few free
- * devices of the driver at all), and the detail names the expression. Device taints,
- * adminAccess, shared counters, consumable capacity, invalid pools (duplicate device names),
+ * devices of the driver at all), and the detail names the expression. Shared counters
+ * (partitionable devices: a device is free only while the counter sets it draws on still hold
+ * what it consumes after every allocated device of its pool) and consumable capacity (a device
+ * with allowMultipleAllocations is free for the capacity its shares leave; a request's capacity,
+ * or the policy's default, rounded up per validValues / validRange step, must fit; a capacity
+ * it can never have makes the device not match) follow the 1.37 allocator: classify/dra_share.h;
+ * a device held that way is dra-exhausted, the detail naming the counter set or the shared device
+ * and the claims holding it. Device taints,
+ * adminAccess, invalid pools (duplicate device names),
  * status.reservedFor being full, and the limit of 32 devices per claim
  * (AllocationResultsMaxSize) are not modelled. When some but not all firstAvailable classes
  * exist, the missing alternatives are skipped. A CEL runtime error on a free device (a
