@@ -1,6 +1,7 @@
 /* dra_store.c - the DRA objects in compact form, with the indexes the classifier's lookups need. */
 #include "dra_store.h"
 
+#include <json-c/arraylist.h>
 #include <json-c/linkhash.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,9 +38,9 @@ struct dra_store {
     struct lh_table *node_slices;             /* node name -> struct ptr_list* */
     struct ptr_list cluster_slices;           /* allNodes / nodeSelector slices */
     struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
-    struct lh_table *shares;                  /* "driver\npool\ndevice" -> struct claim_list* */
-    struct lh_table *drivers;                 /* driver -> number of its slices (uintptr_t) */
-    bool synced[DRA_KIND_COUNT];              /* a relist of the kind has ended */
+    struct lh_table *shares;     /* "driver\npool\ndevice" -> array_list of borrowed dra_claim* */
+    struct lh_table *drivers;    /* driver -> number of its slices (uintptr_t) */
+    bool synced[DRA_KIND_COUNT]; /* a relist of the kind has ended */
 };
 
 static const char *const kind_names[DRA_KIND_COUNT] = {
@@ -106,19 +107,18 @@ static void free_key_entry(struct lh_entry *e)
     free(lh_entry_k(e));
 }
 
-/* The claims holding shares of one device (results with a shareID), borrowed, distinct. */
-struct claim_list {
-    const struct dra_claim **items;
-    size_t n, cap;
-};
+/* The claims holding shares of one device (results with a shareID): an array_list of borrowed,
+ * distinct claims. */
+static void borrowed(void *p)
+{
+    (void)p; /* the claims are the records' own */
+}
 
 static void free_claim_list_entry(struct lh_entry *e)
 {
-    struct claim_list *l = lh_entry_v(e);
     free(lh_entry_k(e));
-    if (l)
-        free(l->items);
-    free(l);
+    if (lh_entry_v(e))
+        array_list_free(lh_entry_v(e));
 }
 
 struct dra_store *dra_store_new(void)
@@ -298,13 +298,13 @@ static void claim_unindex(struct dra_store *s, const struct dra_claim *c)
             continue; /* never indexed */
         if (r->share_id) {
             struct lh_entry *e = lh_table_lookup_entry(s->shares, k);
-            struct claim_list *l = e ? lh_entry_v(e) : NULL;
-            for (size_t j = 0; l && j < l->n; j++)
-                if (l->items[j] == c) {
-                    l->items[j] = l->items[--l->n];
+            struct array_list *l = e ? lh_entry_v(e) : NULL;
+            for (size_t j = 0; l && j < array_list_length(l); j++)
+                if (array_list_get_idx(l, j) == c) {
+                    array_list_del_idx(l, j, 1);
                     break;
                 }
-            if (l && l->n == 0)
+            if (l && array_list_length(l) == 0)
                 lh_table_delete_entry(s->shares, e);
             continue;
         }
@@ -318,29 +318,21 @@ static void claim_unindex(struct dra_store *s, const struct dra_claim *c)
 static int share_index(struct dra_store *s, const char *key, const struct dra_claim *c)
 {
     void *v = NULL;
-    struct claim_list *l = lh_table_lookup_ex(s->shares, key, &v) ? v : NULL;
+    struct array_list *l = lh_table_lookup_ex(s->shares, key, &v) ? v : NULL;
     if (!l) {
         char *k = strdup(key);
-        l = calloc(1, sizeof(*l));
+        l = array_list_new2(borrowed, 4);
         if (!k || !l || lh_table_insert(s->shares, k, l) != 0) {
             free(k);
-            free(l);
+            if (l)
+                array_list_free(l);
             return K_ENOMEM;
         }
     }
-    for (size_t j = 0; j < l->n; j++)
-        if (l->items[j] == c)
+    for (size_t j = 0; j < array_list_length(l); j++)
+        if (array_list_get_idx(l, j) == c)
             return K_OK;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4;
-        const struct dra_claim **items = realloc(l->items, cap * sizeof(*items));
-        if (!items)
-            return K_ENOMEM;
-        l->items = items;
-        l->cap = cap;
-    }
-    l->items[l->n++] = c;
-    return K_OK;
+    return array_list_add(l, (void *)c) == 0 ? K_OK : K_ENOMEM;
 }
 
 static int claim_index(struct dra_store *s, const struct dra_claim *c)
@@ -677,8 +669,9 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
     if (holder_key(k, driver, pool, device))
         return 0;
     void *v = NULL;
-    const struct claim_list *l = lh_table_lookup_ex(s->shares, k, &v) ? v : NULL;
-    for (size_t i = 0; l && i < l->n && i < cap; i++)
-        buf[i] = l->items[i];
-    return l ? l->n : 0;
+    struct array_list *l = lh_table_lookup_ex(s->shares, k, &v) ? v : NULL;
+    size_t n = l ? array_list_length(l) : 0;
+    for (size_t i = 0; i < n && i < cap; i++)
+        buf[i] = array_list_get_idx(l, i);
+    return n;
 }

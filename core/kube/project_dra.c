@@ -204,6 +204,19 @@ static int project_request_policy(json_object *pol, struct dra_capacity *c)
     return K_OK;
 }
 
+/* {<key>: <name>, counters{<c>: {value}}}: a counter set, or what a device consumes of one. */
+static int project_counters(json_object *o, const char *key, char **name,
+                            struct dra_quantity **counters, size_t *n)
+{
+    const char *s = kube_json_str(o, key);
+    if (!s)
+        return K_EPARSE;
+    if (kube_json_dup_opt(s, name) != K_OK)
+        return K_ENOMEM;
+    return project_quantities(kube_json_field(o, "counters"), DRA_MAX_COUNTERS_PER_SET, true,
+                              counters, n);
+}
+
 /* devices[].consumesCounters[]{counterSet, counters{<c>: {value}}}. */
 static int project_consumes(json_object *arr, struct dra_device *d)
 {
@@ -212,15 +225,9 @@ static int project_consumes(json_object *arr, struct dra_device *d)
     int rc = array_items(arr, DRA_MAX_CONSUMES, sizeof(*d->consumes), &items, &n);
     d->consumes = items;
     for (size_t i = 0; rc == K_OK && i < n; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
         struct dra_counter_use *u = &d->consumes[d->n_consumes++];
-        const char *set = kube_json_str(o, "counterSet");
-        if (!set)
-            return K_EPARSE;
-        if (kube_json_dup_opt(set, &u->counter_set) != K_OK)
-            return K_ENOMEM;
-        rc = project_quantities(kube_json_field(o, "counters"), DRA_MAX_COUNTERS_PER_SET, true,
-                                &u->counters, &u->n_counters);
+        rc = project_counters(json_object_array_get_idx(arr, i), "counterSet", &u->counter_set,
+                              &u->counters, &u->n_counters);
     }
     return rc;
 }
@@ -233,15 +240,9 @@ static int project_counter_sets(json_object *arr, struct dra_slice *out)
     int rc = array_items(arr, DRA_MAX_COUNTER_SETS, sizeof(*out->counter_sets), &items, &n);
     out->counter_sets = items;
     for (size_t i = 0; rc == K_OK && i < n; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
         struct dra_counter_set *cs = &out->counter_sets[out->n_counter_sets++];
-        const char *name = kube_json_str(o, "name");
-        if (!name)
-            return K_EPARSE;
-        if (kube_json_dup_opt(name, &cs->name) != K_OK)
-            return K_ENOMEM;
-        rc = project_quantities(kube_json_field(o, "counters"), DRA_MAX_COUNTERS_PER_SET, true,
-                                &cs->counters, &cs->n_counters);
+        rc = project_counters(json_object_array_get_idx(arr, i), "name", &cs->name, &cs->counters,
+                              &cs->n_counters);
     }
     return rc;
 }
