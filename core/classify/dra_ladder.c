@@ -670,8 +670,14 @@ static void share_prepare(const struct dra_prep *p, const struct dra_slice *cons
                 by = NULL;
             const struct dra_claim *sh[DRA_SHARE_MAX_HOLDERS];
             size_t all, n_sh = by ? 0 : other_shares(p, s, d, sh, DRA_SHARE_MAX_HOLDERS, &all);
-            if (by || n_sh > 0)
-                dra_counters_charge(ctr, s, d, by ? by : sh[0]);
+            if (!by && n_sh == 0)
+                continue;
+            /* the work is charged to the CEL budget: past it the counters are undecided */
+            if (!cel_budget_charge(p->budget, 1 + ctr->n)) {
+                ctr->incomplete = true;
+                return;
+            }
+            dra_counters_charge(ctr, s, d, by ? by : sh[0]);
         }
     }
 }
@@ -688,6 +694,13 @@ static void share_check(const struct dra_prep *p, const struct alt *a, const str
         return;
     const struct dra_claim *sh[DRA_MAX_SHARES];
     size_t all = 0, n_sh = other_shares(p, s, d, sh, DRA_MAX_SHARES, &all);
+    /* the work (counters of the node, capacities times shares) is charged to the CEL budget: a
+       device it no longer pays for is undecided, like one whose selectors were not evaluated */
+    if (!cel_budget_charge(p->budget, 1 + (d->n_consumes ? ctr->n : 0) + d->n_caps * (1 + n_sh))) {
+        if (*r == CEL_TRUE)
+            *r = CEL_UNKNOWN;
+        return;
+    }
     struct dra_fit_why why;
     enum dra_fit f = dra_share_fit(ctr, s, d, a->e, sh, all > DRA_MAX_SHARES ? all : n_sh, &why);
     switch (f) {
@@ -1372,6 +1385,7 @@ int dra_node_counters(const struct dra_view *view, const struct knode *node, con
     if (!view || !view->node_slices || !node->name)
         return K_OK;
     struct dra_prep p = {.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
+    budget_setup(&p);
     const struct dra_slice **slices = calloc(DRA_MAX_NODE_SLICES, sizeof(*slices));
     if (!slices)
         return K_ENOMEM;

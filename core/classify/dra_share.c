@@ -31,6 +31,7 @@ void dra_counters_reset(struct dra_counters *c)
     c->n = 0;
     c->overflow = false;
     c->overflow_driver = c->overflow_pool = NULL;
+    c->incomplete = false;
 }
 
 static bool same_pool(const struct dra_counter_left *e, const struct dra_slice *s)
@@ -141,8 +142,9 @@ static bool consumes_known(const struct dra_counters *c, const struct dra_slice 
 static enum dra_fit counters_fit(const struct dra_counters *c, const struct dra_slice *s,
                                  const struct dra_device *d, struct dra_fit_why *why)
 {
-    if (c->overflow && c->overflow_driver && strcmp(c->overflow_driver, s->driver) == 0 &&
-        strcmp(c->overflow_pool, s->pool) == 0)
+    if (c->incomplete ||
+        (c->overflow && c->overflow_driver && strcmp(c->overflow_driver, s->driver) == 0 &&
+         strcmp(c->overflow_pool, s->pool) == 0))
         return DRA_FIT_UNKNOWN;
     if (!consumes_known(c, s, d))
         return DRA_FIT_UNKNOWN;

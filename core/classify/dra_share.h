@@ -68,6 +68,9 @@ struct dra_counters {
     size_t n;
     bool overflow; /* a counter set did not fit: its pool's devices are UNKNOWN */
     const char *overflow_driver, *overflow_pool;
+    /* not every allocated device was charged (the caller's work budget ran out): every device
+     * that draws on counters is UNKNOWN */
+    bool incomplete;
 };
 
 /* dra_counters_reset() - empty the table (call once per node and alternative). */
