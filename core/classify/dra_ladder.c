@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cel/cel.h"
+#include "classify/dra_taints.h"
 #include "classify/match.h"
 #include "util/result.h"
 
@@ -561,7 +562,28 @@ struct alt_out {
     size_t n_holders;
     const char *driver;
     const char *constraint; /* set by dra_node: the matchAttribute no device set satisfies */
+    /* device taints (dra_taints.h): matching devices with a taint the request does not
+       tolerate, free (not in free_match) and held, and the first such free one (else held) */
+    size_t tainted_free, tainted_held;
+    const struct dra_slice *taint_slice;
+    const struct dra_device *taint_dev;
+    const struct dra_taint *taint;
+    const struct dra_taint_rule *taint_rule;
+    bool taint_free;
 };
+
+/* Remember the first tainted device, a free one before a held one. */
+static void note_taint(struct alt_out *o, const struct dra_slice *s, const struct dra_device *d,
+                       const struct dra_taint *t, const struct dra_taint_rule *rule, bool free_)
+{
+    if (o->taint && (o->taint_free || !free_))
+        return;
+    o->taint_slice = s;
+    o->taint_dev = d;
+    o->taint = t;
+    o->taint_rule = rule;
+    o->taint_free = free_;
+}
 
 /* A matchAttribute filter: only devices whose attribute equals the value count. */
 struct attr_filter {
@@ -586,8 +608,10 @@ static bool attr_equal(const struct dra_attribute *a, const struct dra_attribute
     }
 }
 
+/* Per device: r its selectors' result; free_ whether no other claim holds it; tainted whether
+ * it carries a taint the request does not tolerate (dra_taints.h: then it is never taken). */
 typedef void (*device_fn)(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                          enum cel_result r, bool free_);
+                          enum cel_result r, bool free_, bool tainted);
 
 static void alt_node(const struct dra_prep *p, const struct alt *a, const struct knode *node,
                      const struct attr_filter *filter, device_fn fn, void *fn_ctx,
@@ -647,14 +671,26 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 o->free_driver++;
             const struct prog *which;
             enum cel_result r = alt_eval(p, a, s->driver, d, &which);
+            const struct dra_taint_rule *rule;
+            const struct dra_taint *taint =
+                dra_device_blocking_taint(v, a->e, s->driver, s->pool, d, &rule);
             if (fn)
-                fn(fn_ctx, s, d, r, free_);
+                fn(fn_ctx, s, d, r, free_, taint != NULL);
+            if (taint && free_ && r == CEL_UNKNOWN && a->e->mode == DRA_MODE_EXACT_COUNT)
+                continue; /* not allocatable whatever its selectors say */
             switch (r) {
             case CEL_TRUE:
                 o->matching++;
-                if (free_) {
+                if (taint) {
+                    if (free_)
+                        o->tainted_free++;
+                    else
+                        o->tainted_held++;
+                    note_taint(o, s, d, taint, rule, free_);
+                }
+                if (free_ && !taint) {
                     o->free_match++;
-                } else {
+                } else if (!free_) {
                     o->held_match++;
                     bool seen = false;
                     for (size_t h = 0; h < o->n_holders; h++)
@@ -697,6 +733,8 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
     if (a->e->mode == DRA_MODE_ALL) {
         if (o->all_incomplete)
             o->step = CAUSE_DRA_NO_DRIVER;
+        else if (o->tainted_free + o->tainted_held > 0)
+            o->step = CAUSE_DRA_TAINTED; /* every matching device is taken, tainted ones too */
         else if (o->held_match > 0)
             o->step = CAUSE_DRA_EXHAUSTED;
         else if (o->uncertain_free + o->uncertain_held > 0)
@@ -721,7 +759,11 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
         o->step = CAUSE_DRA_NO_MATCH;
         return;
     }
-    if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
+    if (o->tainted_free > 0 &&
+        ((size_t)(o->free_match + o->uncertain_free + o->tainted_free) >= k ||
+         o->held_match + o->uncertain_held == 0))
+        o->step = CAUSE_DRA_TAINTED; /* the taints, not other claims, keep the request off */
+    else if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
         o->step = CAUSE_DRA_EXHAUSTED;
     else
         o->step = CAUSE_DRA_NO_MATCH;
@@ -775,11 +817,11 @@ struct devset {
 };
 
 static void devset_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                       enum cel_result r, bool free_)
+                       enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     struct devset *set = ctx;
-    if (r != CEL_TRUE || !free_)
+    if (r != CEL_TRUE || !free_ || tainted)
         return;
     for (size_t i = 0; i < set->n; i++)
         if (set->d[i] == d)
@@ -797,11 +839,11 @@ struct collect {
 };
 
 static void collect_value(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                          enum cel_result r, bool free_)
+                          enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     struct collect *c = ctx;
-    if (r != CEL_TRUE || !free_)
+    if (r != CEL_TRUE || !free_ || tainted)
         return;
     const struct dra_attribute *a = dra_device_attribute(d, c->attr);
     if (!a)
@@ -887,10 +929,11 @@ struct hint {
 };
 
 static void collect_hint(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                         enum cel_result r, bool free_)
+                         enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     (void)free_;
+    (void)tainted;
     struct hint *h = ctx;
     if (r == CEL_TRUE || !h->src)
         return;
@@ -972,10 +1015,36 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
             line_printf(l, "; %zu match", o->matching);
         break;
     }
+    case CAUSE_DRA_TAINTED:
+        if (a && a->e->mode == DRA_MODE_ALL)
+            line_printf(l,
+                        " on node %s: allocationMode All takes every matching device, and %zu of "
+                        "the %zu matching %s devices carry a taint the request does not tolerate",
+                        name, o->tainted_free + o->tainted_held, o->matching, drv);
+        else if (o->free_match == 0)
+            line_printf(l,
+                        " on node %s: every free matching %s device (%zu of %zu matching) carries "
+                        "a taint the request does not tolerate",
+                        name, drv, o->tainted_free, o->matching);
+        else
+            line_printf(l,
+                        " on node %s: %zu of the %zu free matching %s devices carry a taint the "
+                        "request does not tolerate, leaving %zu",
+                        name, o->tainted_free, o->tainted_free + o->free_match, drv, o->free_match);
+        if (o->taint) {
+            line_printf(l, "; ");
+            dra_put_device_taint(l, o->taint_slice, o->taint_dev, o->taint, o->taint_rule);
+        }
+        break;
     case CAUSE_DRA_EXHAUSTED:
         line_printf(l, " on node %s: %s devices %zu, matching %zu, free %zu", name, drv, o->devices,
                     o->matching, o->free_match);
         put_holders(l, o);
+        if (o->tainted_free > 0 && o->taint) {
+            line_printf(l, "; %zu more free but with a taint the request does not tolerate: ",
+                        o->tainted_free);
+            dra_put_device_taint(l, o->taint_slice, o->taint_dev, o->taint, o->taint_rule);
+        }
         if (o->uncertain && o->free_driver == 0)
             line_printf(l, "; every device of the driver on the node is allocated");
         else if (!o->uncertain && a && a->e->mode == DRA_MODE_EXACT_COUNT &&
@@ -1121,6 +1190,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     v->dra_devices = worst_o.devices;
     v->dra_matching = worst_o.matching;
     v->dra_free = worst_o.free_match;
+    v->dra_tainted =
+        worst_o.tainted_free + (a && a->e->mode == DRA_MODE_ALL ? worst_o.tainted_held : 0);
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
     v->dra_exact = a ? a->e : NULL;
     v->dra_cls = a ? a->cls : NULL;
@@ -1182,7 +1253,7 @@ struct pool_tally {
 };
 
 static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                           enum cel_result r, bool free_)
+                           enum cel_result r, bool free_, bool tainted)
 {
     (void)d;
     struct pool_tally *t = ctx;
@@ -1198,7 +1269,8 @@ static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dr
     t->out[i].devices++;
     if (r == CEL_TRUE) {
         t->out[i].matching++;
-        t->out[i].free_matching += free_;
+        t->out[i].free_matching += free_ && !tainted;
+        t->out[i].tainted += free_ && tainted;
     }
 }
 

@@ -120,6 +120,64 @@ static int project_attribute(json_object *val, struct dra_attribute *a)
     return K_OK;
 }
 
+/* One DeviceTaint {key, value, effect, timeAdded}; key is required. */
+static int project_taint(json_object *o, struct dra_taint *t)
+{
+    const char *key = kube_json_str(o, "key");
+    if (!key)
+        return K_EPARSE;
+    const char *value = kube_json_str(o, "value");
+    if (kube_json_dup_opt(key, &t->key) != K_OK ||
+        kube_json_dup_opt(value && *value ? value : NULL, &t->value) != K_OK ||
+        kube_json_dup_opt(kube_json_str(o, "timeAdded"), &t->time_added) != K_OK)
+        return K_ENOMEM;
+    t->effect = dra_taint_effect_parse(kube_json_str(o, "effect"));
+    return K_OK;
+}
+
+/* devices[].taints[] (types.go DeviceTaintsMaxLength). */
+static int project_taints(json_object *dev, struct dra_device *d)
+{
+    json_object *arr;
+    size_t n;
+    void *items;
+    int rc = get_array(dev, "taints", DRA_MAX_TAINTS, sizeof(*d->taints), &items, &arr, &n);
+    d->taints = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
+        d->n_taints++;
+        rc = project_taint(json_object_array_get_idx(arr, i), &d->taints[i]);
+    }
+    return rc;
+}
+
+/* tolerations[] of a request or sub-request (types.go DeviceTolerationsMaxLength). */
+static int project_tolerations(json_object *o, struct dra_exact *e)
+{
+    json_object *arr;
+    size_t n;
+    void *items;
+    int rc =
+        get_array(o, "tolerations", DRA_MAX_TOLERATIONS, sizeof(*e->tolerations), &items, &arr, &n);
+    e->tolerations = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
+        json_object *t = json_object_array_get_idx(arr, i);
+        struct dra_toleration *tol = &e->tolerations[e->n_tolerations++];
+        if (!t || !json_object_is_type(t, json_type_object))
+            return K_EPARSE;
+        const char *key = kube_json_str(t, "key"), *value = kube_json_str(t, "value");
+        const char *op = kube_json_str(t, "operator"), *effect = kube_json_str(t, "effect");
+        if (kube_json_dup_opt(key && *key ? key : NULL, &tol->key) != K_OK ||
+            kube_json_dup_opt(value && *value ? value : NULL, &tol->value) != K_OK)
+            return K_ENOMEM;
+        tol->op = !op || !*op || strcmp(op, "Equal") == 0 ? DRA_TOL_EQUAL
+                  : strcmp(op, "Exists") == 0             ? DRA_TOL_EXISTS
+                                                          : DRA_TOL_OTHER;
+        tol->any_effect = !effect || !*effect;
+        tol->effect = dra_taint_effect_parse(effect);
+    }
+    return rc;
+}
+
 static int project_device(json_object *dev, const char *driver, struct dra_device *d)
 {
     const char *name = kube_json_str(dev, "name");
@@ -169,7 +227,7 @@ static int project_device(json_object *dev, const char *driver, struct dra_devic
                 return K_ENOMEM;
         }
     }
-    return K_OK;
+    return project_taints(dev, d);
 }
 
 int project_dra_slice(json_object *obj, struct dra_slice *out)
@@ -248,7 +306,7 @@ static int project_exact(json_object *o, struct dra_exact *e)
     json_object *admin = kube_json_field(o, "adminAccess");
     e->admin_access =
         admin && json_object_is_type(admin, json_type_boolean) && json_object_get_boolean(admin);
-    return K_OK;
+    return project_tolerations(o, e);
 }
 
 static int project_request(json_object *o, struct dra_request *r)
@@ -458,6 +516,36 @@ int project_dra_template(json_object *obj, struct dra_template *out)
 out:
     if (rc != K_OK)
         dra_template_cleanup(out);
+    return rc;
+}
+
+int project_dra_taint_rule(json_object *obj, struct dra_taint_rule *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    json_object *spec = kube_json_get(obj, "spec", json_type_object);
+    json_object *taint = kube_json_get(spec, "taint", json_type_object);
+    if (!kube_json_meta_str(obj, "name") || !taint)
+        goto out;
+    rc = K_ENOMEM;
+    if (kube_json_dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK)
+        goto out;
+    json_object *sel = kube_json_field(spec, "deviceSelector");
+    if (sel && !json_object_is_type(sel, json_type_null)) {
+        rc = K_EPARSE;
+        if (!json_object_is_type(sel, json_type_object))
+            goto out;
+        out->has_selector = true;
+        rc = K_ENOMEM;
+        if (kube_json_dup_opt(kube_json_str(sel, "driver"), &out->driver) != K_OK ||
+            kube_json_dup_opt(kube_json_str(sel, "pool"), &out->pool) != K_OK ||
+            kube_json_dup_opt(kube_json_str(sel, "device"), &out->device) != K_OK)
+            goto out;
+    }
+    rc = project_taint(taint, &out->taint);
+out:
+    if (rc != K_OK)
+        dra_taint_rule_cleanup(out);
     return rc;
 }
 

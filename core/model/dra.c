@@ -21,6 +21,14 @@ void dra_class_cleanup(struct dra_class *c)
     memset(c, 0, sizeof(*c));
 }
 
+static void taint_cleanup(struct dra_taint *t)
+{
+    free(t->key);
+    free(t->value);
+    free(t->time_added);
+    memset(t, 0, sizeof(*t));
+}
+
 static void device_cleanup(struct dra_device *d)
 {
     free(d->name);
@@ -34,6 +42,9 @@ static void device_cleanup(struct dra_device *d)
         free(d->caps[i].value);
     }
     free(d->caps);
+    for (size_t i = 0; d->taints && i < d->n_taints; i++)
+        taint_cleanup(&d->taints[i]);
+    free(d->taints);
 }
 
 void dra_slice_cleanup(struct dra_slice *s)
@@ -56,6 +67,11 @@ static void exact_cleanup(struct dra_exact *e)
     free(e->name);
     free(e->class_name);
     strv_free(e->selectors, e->n_selectors);
+    for (size_t i = 0; e->tolerations && i < e->n_tolerations; i++) {
+        free(e->tolerations[i].key);
+        free(e->tolerations[i].value);
+    }
+    free(e->tolerations);
     memset(e, 0, sizeof(*e));
 }
 
@@ -283,4 +299,16 @@ char *dra_qualify(const char *driver, const char *name)
     s[dl] = '/';
     memcpy(s + dl + 1, name, nl + 1);
     return s;
+}
+
+void dra_taint_rule_cleanup(struct dra_taint_rule *r)
+{
+    if (!r)
+        return;
+    free(r->name);
+    free(r->driver);
+    free(r->pool);
+    free(r->device);
+    taint_cleanup(&r->taint);
+    memset(r, 0, sizeof(*r));
 }

@@ -164,6 +164,7 @@ static int run_fixture(const char *path, void *ctx)
         .device_class = w_class,
         .node_slices = w_slices,
         .device_holder = w_holder,
+        .device_taint_rules = dra_world_taint_rules,
     };
     struct classify_input in = {
         .pod = &w.pod,
