@@ -112,6 +112,35 @@ static void test_dra_no_match_explain_pools(void **state)
     gpu_set_cleanup(&dra);
 }
 
+/* Tainted devices: the word, and explain's table of device taints, from a ResourceSlice and a
+ * DeviceTaintRule, with whether each keeps the deciding request off. */
+static void test_dra_tainted_explain(void **state)
+{
+    (void)state;
+    struct store *s;
+    struct dra_store *ds;
+    char ns[256], name[256];
+    load("hand-taint-rule.json", &s, &ds, ns, name);
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct triage t;
+    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_DRA_TAINTED);
+    assert_non_null(strstr(t.result.detail, "DeviceTaintRule maint"));
+    char *text = test_explain_text(&t);
+    if (getenv("GPUTRI_TEST_PRINT"))
+        fputs(text, stdout);
+    const char *taints = strstr(text, "DRA device taints on those pools");
+    assert_non_null(taints);
+    assert_non_null(strstr(taints, "maintenance=true:NoExecute"));
+    assert_non_null(strstr(taints, "DeviceTaintRule maint"));
+    assert_non_null(strstr(taints, "yes"));
+    assert_non_null(strstr(text, "1 matching gpu.example.com devices carry an untolerated taint"));
+    free(text);
+    triage_cleanup(&t);
+    gpu_set_cleanup(&dra);
+}
+
 /* Without the DRA objects, or without GPU classes, the same pod has no GPU request. */
 static void test_dra_pod_without_dra(void **state)
 {
@@ -398,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_explain_escapes_controls),
         cmocka_unit_test(test_dra_exhausted_explain),
         cmocka_unit_test(test_dra_no_match_explain_pools),
+        cmocka_unit_test(test_dra_tainted_explain),
         cmocka_unit_test(test_dra_pod_without_dra),
         cmocka_unit_test(test_no_scheduler_grace),
         cmocka_unit_test(test_explain_every_classify_fixture),
