@@ -56,17 +56,24 @@ static void load(const char *file, struct store **s, struct dra_store **ds, char
     json_object_put(root);
 }
 
-static void test_dra_exhausted_explain(void **state)
+/* triage_fixture() - the fixture's pod triaged from stores loaded with its objects (DRA GPU
+ * classes: the default set, in *dra, which the caller cleans up after triage_cleanup()). */
+static void triage_fixture(const char *file, struct gpu_set *dra, struct triage *t)
 {
-    (void)state;
     struct store *s;
     struct dra_store *ds;
     char ns[256], name[256];
-    load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    load(file, &s, &ds, ns, name);
+    assert_int_equal(gpu_set_parse(dra, DRA_GPU_SET_DEFAULT), K_OK);
+    assert_int_equal(triage_from_stores(s, ds, dra, ns, name, t), K_OK);
+}
+
+static void test_dra_exhausted_explain(void **state)
+{
+    (void)state;
     struct gpu_set dra;
-    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
     struct triage t;
-    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    triage_fixture("recorded-dra-exhausted.json", &dra, &t);
     assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
     char *text = test_explain_text(&t);
     if (getenv("GPUTRI_TEST_PRINT"))
@@ -91,14 +98,9 @@ static void test_dra_exhausted_explain(void **state)
 static void test_dra_no_match_explain_pools(void **state)
 {
     (void)state;
-    struct store *s;
-    struct dra_store *ds;
-    char ns[256], name[256];
-    load("recorded-dra-no-match.json", &s, &ds, ns, name);
     struct gpu_set dra;
-    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
     struct triage t;
-    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    triage_fixture("recorded-dra-no-match.json", &dra, &t);
     assert_int_equal(t.result.cause, CAUSE_DRA_NO_MATCH);
     char *text = test_explain_text(&t);
     if (getenv("GPUTRI_TEST_PRINT"))
@@ -117,14 +119,9 @@ static void test_dra_no_match_explain_pools(void **state)
 static void test_dra_tainted_explain(void **state)
 {
     (void)state;
-    struct store *s;
-    struct dra_store *ds;
-    char ns[256], name[256];
-    load("hand-taint-rule.json", &s, &ds, ns, name);
     struct gpu_set dra;
-    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
     struct triage t;
-    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    triage_fixture("hand-taint-rule.json", &dra, &t);
     assert_int_equal(t.result.cause, CAUSE_DRA_TAINTED);
     assert_non_null(strstr(t.result.detail, "DeviceTaintRule maint"));
     char *text = test_explain_text(&t);
