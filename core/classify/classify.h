@@ -64,9 +64,11 @@
  *   no-gpu-node .. exhausted   for extended-resource requests, as above
  *   dra-no-driver        no device of the request's class's driver reaches the node
  *   dra-no-match         devices are there but none satisfies the class and request selectors
- *   dra-tainted          matching devices exist, and too few free ones are free of a NoSchedule /
- *                        NoExecute device taint the request does not tolerate: the taints, not
- *                        other claims, keep the request off them (classify/dra_taints.h)
+ *   dra-tainted          matching devices exist and enough of them are free, but too few of the
+ *                        free ones are free of a NoSchedule / NoExecute device taint the request
+ *                        does not tolerate (every free one, for one device): the taints, not
+ *                        other claims, keep the request off them; allocationMode All: a matching
+ *                        device carries such a taint (classify/dra_taints.h)
  *   dra-exhausted        matching devices exist, fewer than requested are free (other claims'
  *                        status.allocation results hold them)
  *   gpu-fits

@@ -671,9 +671,12 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 o->free_driver++;
             const struct prog *which;
             enum cel_result r = alt_eval(p, a, s->driver, d, &which);
-            const struct dra_taint_rule *rule;
+            /* taints matter only for a device the selectors may take */
+            const struct dra_taint_rule *rule = NULL;
             const struct dra_taint *taint =
-                dra_device_blocking_taint(v, a->e, s->driver, s->pool, d, &rule);
+                r == CEL_TRUE || r == CEL_UNKNOWN
+                    ? dra_device_blocking_taint(v, a->e, s->driver, s->pool, d, &rule)
+                    : NULL;
             if (fn)
                 fn(fn_ctx, s, d, r, free_, taint != NULL);
             if (taint && free_ && r == CEL_UNKNOWN && a->e->mode == DRA_MODE_EXACT_COUNT)
@@ -759,10 +762,8 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
         o->step = CAUSE_DRA_NO_MATCH;
         return;
     }
-    if (o->tainted_free > 0 &&
-        ((size_t)(o->free_match + o->uncertain_free + o->tainted_free) >= k ||
-         o->held_match + o->uncertain_held == 0))
-        o->step = CAUSE_DRA_TAINTED; /* the taints, not other claims, keep the request off */
+    if (o->tainted_free > 0 && o->free_match + o->uncertain_free + o->tainted_free >= k)
+        o->step = CAUSE_DRA_TAINTED; /* enough free devices: the taints keep the request off */
     else if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
         o->step = CAUSE_DRA_EXHAUSTED;
     else
