@@ -207,8 +207,9 @@ struct node_verdict {
     const char *dra_driver;
     size_t dra_devices, dra_matching, dra_free;
     int64_t dra_wanted;
-    /* Of the matching devices, the free ones (not counted in dra_free) and, for allocationMode
-     * All, the held ones that carry a device taint the request does not tolerate. */
+    /* Of the matching devices (and the free ones whose selectors are undecided), the free ones
+     * (not counted in dra_free) and, for allocationMode All, the held ones that carry a device
+     * taint the request does not tolerate. */
     size_t dra_tainted;
     /* The alternative of dra_request that decides (a firstAvailable sub-request, or the request
      * itself) and its class (NULL when the class does not exist); both borrowed from the view's

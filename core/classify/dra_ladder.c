@@ -565,6 +565,7 @@ struct alt_out {
     /* device taints (dra_taints.h): matching devices with a taint the request does not
        tolerate, free (not in free_match) and held, and the first such free one (else held) */
     size_t tainted_free, tainted_held;
+    size_t uncertain_tainted; /* free, tainted, the selectors undecided (ExactCount) */
     const struct dra_slice *taint_slice;
     const struct dra_device *taint_dev;
     const struct dra_taint *taint;
@@ -679,8 +680,6 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                     : NULL;
             if (fn)
                 fn(fn_ctx, s, d, r, free_, taint != NULL);
-            if (taint && free_ && r == CEL_UNKNOWN && a->e->mode == DRA_MODE_EXACT_COUNT)
-                continue; /* not allocatable whatever its selectors say */
             switch (r) {
             case CEL_TRUE:
                 o->matching++;
@@ -703,7 +702,10 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 }
                 break;
             case CEL_UNKNOWN:
-                if (free_)
+                if (free_ && taint && a->e->mode == DRA_MODE_EXACT_COUNT) {
+                    o->uncertain_tainted++; /* never allocated, whatever its selectors say */
+                    note_taint(o, s, d, taint, rule, true);
+                } else if (free_)
                     o->uncertain_free++;
                 else
                     o->uncertain_held++;
@@ -762,9 +764,15 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
         o->step = CAUSE_DRA_NO_MATCH;
         return;
     }
-    if (o->tainted_free > 0 && o->free_match + o->uncertain_free + o->tainted_free >= k)
-        o->step = CAUSE_DRA_TAINTED; /* enough free devices: the taints keep the request off */
-    else if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
+    size_t tainted = o->tainted_free + o->uncertain_tainted;
+    if (tainted > 0 && o->free_match + o->uncertain_free + tainted >= k) {
+        /* enough free devices: the taints keep the request off (devices whose selectors are
+           undecided count as matching, the closest outcome, as above) */
+        o->step = CAUSE_DRA_TAINTED;
+        o->uncertain = o->uncertain_tainted + o->uncertain_free + o->uncertain_held > 0;
+        return;
+    }
+    if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
         o->step = CAUSE_DRA_EXHAUSTED;
     else
         o->step = CAUSE_DRA_NO_MATCH;
@@ -1022,6 +1030,11 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                         " on node %s: allocationMode All takes every matching device, and %zu of "
                         "the %zu matching %s devices carry a taint the request does not tolerate",
                         name, o->tainted_free + o->tainted_held, o->matching, drv);
+        else if (o->free_match == 0 && o->uncertain_tainted > 0)
+            line_printf(l,
+                        " on node %s: every free %s device the selectors may match (%zu, %zu of "
+                        "them undecided) carries a taint the request does not tolerate",
+                        name, drv, o->tainted_free + o->uncertain_tainted, o->uncertain_tainted);
         else if (o->free_match == 0)
             line_printf(l,
                         " on node %s: every free matching %s device (%zu of %zu matching) carries "
@@ -1191,8 +1204,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     v->dra_devices = worst_o.devices;
     v->dra_matching = worst_o.matching;
     v->dra_free = worst_o.free_match;
-    v->dra_tainted =
-        worst_o.tainted_free + (a && a->e->mode == DRA_MODE_ALL ? worst_o.tainted_held : 0);
+    v->dra_tainted = worst_o.tainted_free + worst_o.uncertain_tainted +
+                     (a && a->e->mode == DRA_MODE_ALL ? worst_o.tainted_held : 0);
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
     v->dra_exact = a ? a->e : NULL;
     v->dra_cls = a ? a->cls : NULL;
@@ -1306,7 +1319,7 @@ int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
         alt_node(&p, &a, nodes[i], NULL, NULL, NULL, &o);
         if (o.devices > 0)
             out->reached = true;
-        size_t possible = o.matching + o.uncertain_free + o.uncertain_held;
+        size_t possible = o.matching + o.uncertain_free + o.uncertain_held + o.uncertain_tainted;
         if (possible > out->most_possible)
             out->most_possible = possible;
         if (!out->node || o.matching > out->most) {
