@@ -23,6 +23,7 @@ struct rec {
         struct dra_template tmpl;
         struct dra_class cls;
         struct dra_slice slice;
+        struct dra_taint_rule rule;
     } u;
 };
 
@@ -44,16 +45,13 @@ struct dra_store {
 };
 
 static const char *const kind_names[DRA_KIND_COUNT] = {
-    "resourceclaims",
-    "resourceclaimtemplates",
-    "deviceclasses",
-    "resourceslices",
+    "resourceclaims", "resourceclaimtemplates", "deviceclasses",
+    "resourceslices", "devicetaintrules",
 };
 static const char *const kind_paths[DRA_KIND_COUNT] = {
-    "/apis/resource.k8s.io/v1/resourceclaims",
-    "/apis/resource.k8s.io/v1/resourceclaimtemplates",
-    "/apis/resource.k8s.io/v1/deviceclasses",
-    "/apis/resource.k8s.io/v1/resourceslices",
+    "/apis/resource.k8s.io/v1/resourceclaims",   "/apis/resource.k8s.io/v1/resourceclaimtemplates",
+    "/apis/resource.k8s.io/v1/deviceclasses",    "/apis/resource.k8s.io/v1/resourceslices",
+    "/apis/resource.k8s.io/v1/devicetaintrules",
 };
 
 const char *dra_kind_path(enum dra_kind k)
@@ -79,6 +77,9 @@ static void rec_free(struct rec *r)
         break;
     case DRA_KIND_CLASS:
         dra_class_cleanup(&r->u.cls);
+        break;
+    case DRA_KIND_TAINT_RULE:
+        dra_taint_rule_cleanup(&r->u.rule);
         break;
     default:
         dra_slice_cleanup(&r->u.slice);
@@ -399,6 +400,8 @@ static int project(enum dra_kind kind, json_object *obj, struct rec *r)
         return project_dra_template(obj, &r->u.tmpl);
     case DRA_KIND_CLASS:
         return project_dra_class(obj, &r->u.cls);
+    case DRA_KIND_TAINT_RULE:
+        return project_dra_taint_rule(obj, &r->u.rule);
     default:
         return project_dra_slice(obj, &r->u.slice);
     }
@@ -576,6 +579,41 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
     return lh_table_lookup_ex(s->holders, k, &v) ? v : NULL;
 }
 
+size_t dra_store_device_taint_rules(void *ctx, const char *driver, const char *pool,
+                                    const char *device, const struct dra_taint_rule **buf,
+                                    size_t cap)
+{
+    struct dra_store *s = ctx;
+    size_t n = 0;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_TAINT_RULE], e)
+    {
+        const struct dra_taint_rule *r = &((struct rec *)lh_entry_v(e))->u.rule;
+        if (!dra_taint_rule_selects(r, driver, pool, device))
+            continue;
+        if (n < cap)
+            buf[n] = r;
+        n++;
+    }
+    return n;
+}
+
+bool dra_kind_served(json_object *doc, enum dra_kind k)
+{
+    if (!doc || k >= DRA_KIND_COUNT)
+        return false;
+    if (k < DRA_KIND_CORE_COUNT)
+        return true;
+    json_object *res = kube_json_get(doc, "resources", json_type_array);
+    size_t n = res ? json_object_array_length(res) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = kube_json_str(json_object_array_get_idx(res, i), "name");
+        if (name && strcmp(name, kind_names[k]) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool dra_store_driver_published(struct dra_store *s, const char *driver)
 {
     return driver && lh_table_lookup_entry(s->drivers, driver) != NULL;
@@ -653,6 +691,10 @@ int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_
                                       .sync_begin = feed_sync_begin,
                                       .sync_end = feed_sync_end};
         int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
+        if (k >= DRA_KIND_CORE_COUNT && (rc == K_ENOTFOUND || rc == K_EFORBIDDEN)) {
+            memset(err, 0, sizeof(*err));
+            continue; /* optional: not served (before 1.37) or not allowed */
+        }
         if (rc)
             return rc;
         if (l.skipped) /* the CLI answers from nothing it could not read */

@@ -35,6 +35,7 @@ static const char *const words[] = {
     [CAUSE_DRA_NO_DRIVER] = "dra-no-driver",
     [CAUSE_DRA_NO_MATCH] = "dra-no-match",
     [CAUSE_DRA_EXHAUSTED] = "dra-exhausted",
+    [CAUSE_DRA_TAINTED] = "dra-tainted",
     [CAUSE_NODE_REJECTED] = "node-rejected",
     [CAUSE_SCHEDULING_GATED] = "scheduling-gated",
     [CAUSE_NO_SCHEDULER] = "no-scheduler",
@@ -58,6 +59,7 @@ static const char *const event_reasons[] = {
     [CAUSE_DRA_NO_DRIVER] = "DRANoDriver",
     [CAUSE_DRA_NO_MATCH] = "DRANoMatchingDevice",
     [CAUSE_DRA_EXHAUSTED] = "DRADevicesExhausted",
+    [CAUSE_DRA_TAINTED] = "DRADeviceTainted",
     [CAUSE_NODE_REJECTED] = "KubeletRejected",
     [CAUSE_SCHEDULING_GATED] = "SchedulingGated",
     [CAUSE_NO_SCHEDULER] = "SchedulerNotRunning",
@@ -84,10 +86,11 @@ static const int ranks[] = {
     [CAUSE_EXHAUSTED] = 13,
     [CAUSE_DRA_NO_DRIVER] = 14,
     [CAUSE_DRA_NO_MATCH] = 15,
-    [CAUSE_DRA_EXHAUSTED] = 16,
-    [CAUSE_GPU_FITS] = 17,
-    [CAUSE_SCALING_UP] = 18,
-    [CAUSE_SCALE_UP_BLOCKED] = 19,
+    [CAUSE_DRA_TAINTED] = 16,
+    [CAUSE_DRA_EXHAUSTED] = 17,
+    [CAUSE_GPU_FITS] = 18,
+    [CAUSE_SCALING_UP] = 19,
+    [CAUSE_SCALE_UP_BLOCKED] = 20,
 };
 
 _Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
@@ -515,9 +518,9 @@ static bool has_gpu_request(const struct kpod *pod)
 /* The resource outcome of the deciding node, DRA included. */
 static void put_outcome(struct line *l, const struct node_verdict *v, const struct dra_prep *prep)
 {
-    bool dra_step = v->resource_step == CAUSE_DRA_NO_DRIVER ||
-                    v->resource_step == CAUSE_DRA_NO_MATCH ||
-                    v->resource_step == CAUSE_DRA_EXHAUSTED;
+    bool dra_step =
+        v->resource_step == CAUSE_DRA_NO_DRIVER || v->resource_step == CAUSE_DRA_NO_MATCH ||
+        v->resource_step == CAUSE_DRA_TAINTED || v->resource_step == CAUSE_DRA_EXHAUSTED;
     struct node_verdict tmp = *v;
     if (dra_step) {
         dra_node(prep, v->node, &tmp, l);
@@ -814,6 +817,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
     case CAUSE_ALLOCATABLE_ZERO:
     case CAUSE_DRA_NO_DRIVER:
     case CAUSE_DRA_NO_MATCH:
+    case CAUSE_DRA_TAINTED:
         put_outcome(&l, &best, prep);
         break;
     case CAUSE_DRA_EXHAUSTED:

@@ -64,6 +64,11 @@
  *   no-gpu-node .. exhausted   for extended-resource requests, as above
  *   dra-no-driver        no device of the request's class's driver reaches the node
  *   dra-no-match         devices are there but none satisfies the class and request selectors
+ *   dra-tainted          matching devices exist and enough of them are free, but too few of the
+ *                        free ones are free of a NoSchedule / NoExecute device taint the request
+ *                        does not tolerate (every free one, for one device): the taints, not
+ *                        other claims, keep the request off them; allocationMode All: a matching
+ *                        device carries such a taint (classify/dra_taints.h)
  *   dra-exhausted        matching devices exist, fewer than requested are free (other claims'
  *                        status.allocation results hold them)
  *   gpu-fits
@@ -93,8 +98,10 @@
  * or the policy's default, rounded up per validValues / validRange step, must fit; a capacity
  * it can never have makes the device not match) follow the 1.37 allocator: classify/dra_share.h;
  * a device held that way is dra-exhausted, the detail naming the counter set or the shared device
- * and the claims holding it. Device taints,
- * adminAccess, invalid pools (duplicate device names),
+ * and the claims holding it. Device taints (ResourceSlice devices[].taints and DeviceTaintRules)
+ * follow the allocator: a device with a NoSchedule or NoExecute taint that no toleration of the
+ * request tolerates is never allocated (None and unknown effects never block; allocator_stable.go
+ * taintPreventsAllocation). adminAccess, invalid pools (duplicate device names),
  * status.reservedFor being full, and the limit of 32 devices per claim
  * (AllocationResultsMaxSize) are not modelled. When some but not all firstAvailable classes
  * exist, the missing alternatives are skipped. A CEL runtime error on a free device (a
@@ -129,6 +136,7 @@ enum cause {
     CAUSE_DRA_NO_DRIVER,
     CAUSE_DRA_NO_MATCH,
     CAUSE_DRA_EXHAUSTED,
+    CAUSE_DRA_TAINTED,
     /* outside "Pending and unschedulable"; their place is cause_rank() too */
     CAUSE_NODE_REJECTED,
     CAUSE_SCHEDULING_GATED,
@@ -144,10 +152,11 @@ enum cause {
  * cause_rank() - the position of a cause on the ladder (the order of this file's header):
  * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, no-scheduler,
  * dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch, taint,
- * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
- * gpu-fits 17, then scaling-up 18 and scale-up-blocked 19, which replace a per-node word with an
- * autoscaler's and are never a node's step. Among the per-node steps (label-mismatch to gpu-fits)
- * a higher rank is a later step (closer to running). -1 for a value that is no cause. Pure.
+ * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-tainted,
+ * dra-exhausted, gpu-fits 18, then scaling-up 19 and scale-up-blocked 20, which replace a per-node
+ * word with an autoscaler's and are never a node's step. Among the per-node steps (label-mismatch
+ * to gpu-fits) a higher rank is a later step (closer to running). -1 for a value that is no cause.
+ * Pure.
  */
 int cause_rank(enum cause c);
 
@@ -159,7 +168,7 @@ int cause_from_word(const char *word);
  * cause_event_reason() - the CamelCase Event reason for a cause: GPUNotRequested, GPUPlaced,
  * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits,
  * DRAClaimTemplateMissing, DRAClaimMissing, DRADeviceClassMissing, DRANoDriver,
- * DRANoMatchingDevice, DRADevicesExhausted, KubeletRejected, SchedulingGated,
+ * DRANoMatchingDevice, DRADeviceTainted, DRADevicesExhausted, KubeletRejected, SchedulingGated,
  * SchedulerNotRunning, GPUPreempting, GPUScalingUp, GPUScaleUpBlocked.
  */
 const char *cause_event_reason(enum cause c);
@@ -191,7 +200,8 @@ struct node_verdict {
     int64_t capacity, allocatable, allocated, requested;
     /*
      * DRA (classify_input.dra set and the pod has claims to allocate): the step of the pod's
-     * requests on this node, CAUSE_DRA_NO_DRIVER .. CAUSE_DRA_EXHAUSTED, or CAUSE_GPU_FITS (also
+     * requests on this node, CAUSE_DRA_NO_DRIVER .. CAUSE_DRA_EXHAUSTED (CAUSE_DRA_TAINTED
+     * included), or CAUSE_GPU_FITS (also
      * when the pod has none). resource_step already includes it. The request that decides
      * (the one that fails earliest; borrowed from the view's records) and its numbers here:
      * devices of the driver that reach the node, those matching the selectors, and of those
@@ -203,6 +213,10 @@ struct node_verdict {
     const char *dra_driver;
     size_t dra_devices, dra_matching, dra_free;
     int64_t dra_wanted;
+    /* Of the matching devices (and the free ones whose selectors are undecided), the free ones
+     * (not counted in dra_free) and, for allocationMode All, the held ones that carry a device
+     * taint the request does not tolerate. */
+    size_t dra_tainted;
     /* The alternative of dra_request that decides (a firstAvailable sub-request, or the request
      * itself) and its class (NULL when the class does not exist); both borrowed from the view's
      * records, NULL when no alternative applies. For dra_pool_counts(). */
@@ -307,6 +321,11 @@ size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, 
  *                                 allocations, KEP-5075), each once; writes at most `cap`
  *                                 borrowed pointers, returns how many there are in all. NULL:
  *                                 no shares are known (every shared device counts as unused).
+ *   device_taint_rules(ctx, driver, pool, device, buf, cap)  the DeviceTaintRules selecting the
+ *                                 device (model/dra.h dra_taint_rule_selects), at most `cap`
+ *                                 borrowed pointers to buf, returning how many there are in all;
+ *                                 NULL: no rules (their taints are added to the device's own, as
+ *                                 the scheduler's ResourceSlice tracker does).
  */
 struct cel_budget;
 
@@ -333,6 +352,8 @@ struct dra_view {
                                              const char *device);
     size_t (*device_shares)(void *ctx, const char *driver, const char *pool, const char *device,
                             const struct dra_claim **buf, size_t cap);
+    size_t (*device_taint_rules)(void *ctx, const char *driver, const char *pool,
+                                 const char *device, const struct dra_taint_rule **buf, size_t cap);
 };
 
 /* Slices per node and driver that classify() looks at (node_slices above). */
@@ -400,7 +421,9 @@ struct dra_pool_count {
     const char *driver, *pool; /* borrowed from the view's slices */
     size_t devices;            /* devices of the pool's newest generation reaching the node */
     size_t matching;           /* of those, the ones satisfying the class and request selectors */
-    size_t free_matching;      /* of the matching, those no other claim holds */
+    size_t free_matching;      /* of the matching, those no other claim holds and without a
+                                  device taint the request does not tolerate */
+    size_t tainted;            /* of the matching, free but with such a taint */
 };
 
 /*

@@ -11,6 +11,7 @@
 
 #include "cel/cel.h"
 #include "classify/dra_share.h"
+#include "classify/dra_taints.h"
 #include "classify/match.h"
 #include "util/result.h"
 
@@ -574,7 +575,29 @@ struct alt_out {
     const struct dra_device *never_dev; /* the first the request's capacity never fits */
     struct dra_fit_why never_why;
     bool share_unknown; /* a counter or capacity quantity could not be compared */
+    /* device taints (dra_taints.h): matching devices with a taint the request does not
+       tolerate, free (not in free_match) and held, and the first such free one (else held) */
+    size_t tainted_free, tainted_held;
+    size_t uncertain_tainted; /* free, tainted, the selectors undecided (ExactCount) */
+    const struct dra_slice *taint_slice;
+    const struct dra_device *taint_dev;
+    const struct dra_taint *taint;
+    const struct dra_taint_rule *taint_rule;
+    bool taint_free;
 };
+
+/* Remember the first tainted device, a free one before a held one. */
+static void note_taint(struct alt_out *o, const struct dra_slice *s, const struct dra_device *d,
+                       const struct dra_taint *t, const struct dra_taint_rule *rule, bool free_)
+{
+    if (o->taint && (o->taint_free || !free_))
+        return;
+    o->taint_slice = s;
+    o->taint_dev = d;
+    o->taint = t;
+    o->taint_rule = rule;
+    o->taint_free = free_;
+}
 
 /* A matchAttribute filter: only devices whose attribute equals the value count. */
 struct attr_filter {
@@ -743,8 +766,10 @@ static void add_holder(struct alt_out *o, const struct dra_claim *c)
         o->holders[o->n_holders++] = c;
 }
 
+/* Per device: r its selectors' result; free_ whether no other claim holds it; tainted whether
+ * it carries a taint the request does not tolerate (dra_taints.h: then it is never taken). */
 typedef void (*device_fn)(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                          enum cel_result r, bool free_);
+                          enum cel_result r, bool free_, bool tainted);
 
 static void alt_node(const struct dra_prep *p, const struct alt *a, const struct knode *node,
                      const struct attr_filter *filter, device_fn fn, void *fn_ctx,
@@ -799,15 +824,28 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 share_check(p, a, s, d, ctr, o, &r, &free_, more, &n_more);
             if (free_)
                 o->free_driver++;
+            /* taints matter only for a device the selectors may take */
+            const struct dra_taint_rule *rule = NULL;
+            const struct dra_taint *taint =
+                r == CEL_TRUE || r == CEL_UNKNOWN
+                    ? dra_device_blocking_taint(v, a->e, s->driver, s->pool, d, &rule)
+                    : NULL;
             if (fn)
-                fn(fn_ctx, s, d, r, free_);
+                fn(fn_ctx, s, d, r, free_, taint != NULL);
             switch (r) {
             case CEL_TRUE:
                 o->matching++;
-                if (free_) {
+                if (taint) {
+                    if (free_)
+                        o->tainted_free++;
+                    else
+                        o->tainted_held++;
+                    note_taint(o, s, d, taint, rule, free_);
+                }
+                if (free_ && !taint) {
                     o->free_match++;
                     o->shareable_free += d->allow_multiple;
-                } else {
+                } else if (!free_) {
                     o->held_match++;
                     add_holder(o, holder);
                     for (size_t h = 0; h < n_more; h++)
@@ -815,7 +853,10 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 }
                 break;
             case CEL_UNKNOWN:
-                if (free_)
+                if (free_ && taint && a->e->mode == DRA_MODE_EXACT_COUNT) {
+                    o->uncertain_tainted++; /* never allocated, whatever its selectors say */
+                    note_taint(o, s, d, taint, rule, true);
+                } else if (free_)
                     o->uncertain_free++;
                 else
                     o->uncertain_held++;
@@ -848,6 +889,8 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
     if (a->e->mode == DRA_MODE_ALL) {
         if (o->all_incomplete)
             o->step = CAUSE_DRA_NO_DRIVER;
+        else if (o->tainted_free + o->tainted_held > 0)
+            o->step = CAUSE_DRA_TAINTED; /* every matching device is taken, tainted ones too */
         else if (o->held_match > 0)
             o->step = CAUSE_DRA_EXHAUSTED;
         else if (o->uncertain_free + o->uncertain_held > 0)
@@ -870,6 +913,14 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
     }
     if (o->error_free && o->free_match + o->uncertain_free >= k) {
         o->step = CAUSE_DRA_NO_MATCH;
+        return;
+    }
+    size_t tainted = o->tainted_free + o->uncertain_tainted;
+    if (tainted > 0 && o->free_match + o->uncertain_free + tainted >= k) {
+        /* enough free devices: the taints keep the request off (devices whose selectors are
+           undecided count as matching, the closest outcome, as above) */
+        o->step = CAUSE_DRA_TAINTED;
+        o->uncertain = o->uncertain_tainted + o->uncertain_free + o->uncertain_held > 0;
         return;
     }
     if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
@@ -926,11 +977,11 @@ struct devset {
 };
 
 static void devset_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                       enum cel_result r, bool free_)
+                       enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     struct devset *set = ctx;
-    if (r != CEL_TRUE || !free_)
+    if (r != CEL_TRUE || !free_ || tainted)
         return;
     for (size_t i = 0; i < set->n; i++)
         if (set->d[i] == d)
@@ -948,11 +999,11 @@ struct collect {
 };
 
 static void collect_value(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                          enum cel_result r, bool free_)
+                          enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     struct collect *c = ctx;
-    if (r != CEL_TRUE || !free_)
+    if (r != CEL_TRUE || !free_ || tainted)
         return;
     const struct dra_attribute *a = dra_device_attribute(d, c->attr);
     if (!a)
@@ -1078,10 +1129,11 @@ struct hint {
 };
 
 static void collect_hint(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                         enum cel_result r, bool free_)
+                         enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     (void)free_;
+    (void)tainted;
     struct hint *h = ctx;
     if (r == CEL_TRUE || !h->src)
         return;
@@ -1165,12 +1217,43 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
             line_printf(l, "; %zu match", o->matching);
         break;
     }
+    case CAUSE_DRA_TAINTED:
+        if (a && a->e->mode == DRA_MODE_ALL)
+            line_printf(l,
+                        " on node %s: allocationMode All takes every matching device, and %zu of "
+                        "the %zu matching %s devices carry a taint the request does not tolerate",
+                        name, o->tainted_free + o->tainted_held, o->matching, drv);
+        else if (o->free_match == 0 && o->uncertain_tainted > 0)
+            line_printf(l,
+                        " on node %s: every free %s device the selectors may match (%zu, %zu of "
+                        "them undecided) carries a taint the request does not tolerate",
+                        name, drv, o->tainted_free + o->uncertain_tainted, o->uncertain_tainted);
+        else if (o->free_match == 0)
+            line_printf(l,
+                        " on node %s: every free matching %s device (%zu of %zu matching) carries "
+                        "a taint the request does not tolerate",
+                        name, drv, o->tainted_free, o->matching);
+        else
+            line_printf(l,
+                        " on node %s: %zu of the %zu free matching %s devices carry a taint the "
+                        "request does not tolerate, leaving %zu",
+                        name, o->tainted_free, o->tainted_free + o->free_match, drv, o->free_match);
+        if (o->taint) {
+            line_printf(l, "; ");
+            dra_put_device_taint(l, o->taint_slice, o->taint_dev, o->taint, o->taint_rule);
+        }
+        break;
     case CAUSE_DRA_EXHAUSTED:
         line_printf(l, " on node %s: %s devices %zu, matching %zu, free %zu", name, drv, o->devices,
                     o->matching, o->free_match);
         if (o->held_dev)
             put_share_held(l, o);
         put_holders(l, o);
+        if (o->tainted_free > 0 && o->taint) {
+            line_printf(l, "; %zu more free but with a taint the request does not tolerate: ",
+                        o->tainted_free);
+            dra_put_device_taint(l, o->taint_slice, o->taint_dev, o->taint, o->taint_rule);
+        }
         if (o->uncertain && o->free_driver == 0)
             line_printf(l, "; every device of the driver on the node is allocated");
         else if (!o->uncertain && a && a->e->mode == DRA_MODE_EXACT_COUNT &&
@@ -1320,6 +1403,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     v->dra_devices = worst_o.devices;
     v->dra_matching = worst_o.matching;
     v->dra_free = worst_o.free_match;
+    v->dra_tainted = worst_o.tainted_free + worst_o.uncertain_tainted +
+                     (a && a->e->mode == DRA_MODE_ALL ? worst_o.tainted_held : 0);
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
     v->dra_exact = a ? a->e : NULL;
     v->dra_cls = a ? a->cls : NULL;
@@ -1401,7 +1486,7 @@ struct pool_tally {
 };
 
 static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                           enum cel_result r, bool free_)
+                           enum cel_result r, bool free_, bool tainted)
 {
     (void)d;
     struct pool_tally *t = ctx;
@@ -1417,7 +1502,8 @@ static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dr
     t->out[i].devices++;
     if (r == CEL_TRUE) {
         t->out[i].matching++;
-        t->out[i].free_matching += free_;
+        t->out[i].free_matching += free_ && !tainted;
+        t->out[i].tainted += free_ && tainted;
     }
 }
 
@@ -1452,7 +1538,7 @@ int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
         alt_node(&p, &a, nodes[i], NULL, NULL, NULL, &o);
         if (o.devices > 0)
             out->reached = true;
-        size_t possible = o.matching + o.uncertain_free + o.uncertain_held;
+        size_t possible = o.matching + o.uncertain_free + o.uncertain_held + o.uncertain_tainted;
         if (possible > out->most_possible)
             out->most_possible = possible;
         if (!out->node || o.matching > out->most) {

@@ -136,6 +136,11 @@ int project_dra_slice(json_object *obj, struct dra_slice *out);
 /* owner_pod_uid from the ownerReference with kind Pod and controller true. */
 int project_dra_claim(json_object *obj, struct dra_claim *out);
 int project_dra_template(json_object *obj, struct dra_template *out);
+/* A DeviceTaintRule (resource.k8s.io/v1 from 1.37, v1beta2 in 1.36, v1alpha3 before: the same
+ * fields): metadata.name and spec.taint (key required) are required; spec.deviceSelector's
+ * driver, pool and device are copied as given (absent: any). K_OK, K_EPARSE, K_ENOMEM; on an
+ * error *out is cleaned up. */
+int project_dra_taint_rule(json_object *obj, struct dra_taint_rule *out);
 /* spec.devices of a ResourceClaimSpec (also used for a template's spec.spec). */
 int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
 

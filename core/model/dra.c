@@ -30,6 +30,14 @@ void dra_quantities_free(struct dra_quantity *q, size_t n)
     free(q);
 }
 
+static void taint_cleanup(struct dra_taint *t)
+{
+    free(t->key);
+    free(t->value);
+    free(t->time_added);
+    memset(t, 0, sizeof(*t));
+}
+
 static void device_cleanup(struct dra_device *d)
 {
     free(d->name);
@@ -54,6 +62,9 @@ static void device_cleanup(struct dra_device *d)
         dra_quantities_free(d->consumes[i].counters, d->consumes[i].n_counters);
     }
     free(d->consumes);
+    for (size_t i = 0; d->taints && i < d->n_taints; i++)
+        taint_cleanup(&d->taints[i]);
+    free(d->taints);
 }
 
 void dra_slice_cleanup(struct dra_slice *s)
@@ -82,6 +93,11 @@ static void exact_cleanup(struct dra_exact *e)
     free(e->class_name);
     strv_free(e->selectors, e->n_selectors);
     dra_quantities_free(e->capacity, e->n_capacity);
+    for (size_t i = 0; e->tolerations && i < e->n_tolerations; i++) {
+        free(e->tolerations[i].key);
+        free(e->tolerations[i].value);
+    }
+    free(e->tolerations);
     memset(e, 0, sizeof(*e));
 }
 
@@ -323,4 +339,16 @@ bool dra_qname_is(const char *driver, const char *name, const char *qname)
         return false;
     size_t dl = strlen(driver);
     return strncmp(qname, driver, dl) == 0 && qname[dl] == '/' && strcmp(qname + dl + 1, name) == 0;
+}
+
+void dra_taint_rule_cleanup(struct dra_taint_rule *r)
+{
+    if (!r)
+        return;
+    free(r->name);
+    free(r->driver);
+    free(r->pool);
+    free(r->device);
+    taint_cleanup(&r->taint);
+    memset(r, 0, sizeof(*r));
 }

@@ -4,10 +4,10 @@
  * ResourceClaimTemplate, and the pod's own spec.resourceClaims / status.resourceClaimStatuses.
  *
  * Field names and limits follow kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go
- * (1.34; shared counters and consumable capacity from 1.37). Only what the classifier needs is
- * kept: no configs, no opaque parameters. core/kube/project_dra.c fills these from
- * API JSON and rejects objects above the API's own limits (DRA_MAX_* below), so every list here
- * is bounded by them.
+ * (1.34; device taints, tolerations, DeviceTaintRule, shared counters and consumable capacity
+ * from 1.37). Only what the classifier needs is kept: no configs, no opaque parameters.
+ * core/kube/project_dra.c fills these from API JSON and rejects objects above the API's own limits
+ * (DRA_MAX_* below), so every list here is bounded by them.
  *
  * Ownership as in model.h: each record owns every pointer inside it and is released by its
  * *_cleanup() (NULL-safe, leaves the record zeroed). Strings are NUL-terminated UTF-8; NULL means
@@ -40,6 +40,50 @@
 #define DRA_MAX_CONSUMES 2           /* ResourceSliceMaxDeviceCounterConsumptionsPerDevice */
 #define DRA_MAX_VALID_VALUES 10      /* CapacityRequestPolicy.validValues */
 #define DRA_MAX_CAPACITY_REQUESTS 32 /* ours: capacity.requests / consumedCapacity entries */
+/* Device taints and tolerations (KEP-5055), 1.37 types.go */
+#define DRA_MAX_TAINTS 16      /* DeviceTaintsMaxLength */
+#define DRA_MAX_TOLERATIONS 16 /* DeviceTolerationsMaxLength */
+
+/* ---- device taints and tolerations (KEP-5055; types.go DeviceTaint, DeviceToleration) ------ */
+/* A taint's effect. Consumers treat unknown effects like None (types.go DeviceTaintEffect). */
+enum dra_taint_effect {
+    DRA_EFFECT_UNKNOWN = 0, /* a value not modelled (a future effect): never blocks */
+    DRA_EFFECT_NONE,        /* "None": informational */
+    DRA_EFFECT_NO_SCHEDULE, /* "NoSchedule" */
+    DRA_EFFECT_NO_EXECUTE,  /* "NoExecute" */
+};
+
+/* devices[].taints[] of a ResourceSlice, or spec.taint of a DeviceTaintRule. */
+struct dra_taint {
+    char *key;
+    char *value; /* NULL: empty */
+    enum dra_taint_effect effect;
+    char *time_added; /* RFC 3339 as served, or NULL */
+};
+
+enum dra_toleration_op {
+    DRA_TOL_EQUAL = 0, /* "Equal" or empty (the default) */
+    DRA_TOL_EXISTS,    /* "Exists" */
+    DRA_TOL_OTHER,     /* anything else: tolerates nothing */
+};
+
+/* exactly.tolerations[] / firstAvailable[].tolerations[] of a request. */
+struct dra_toleration {
+    char *key; /* NULL: every key (operator Exists) */
+    enum dra_toleration_op op;
+    char *value;                  /* NULL: empty */
+    bool any_effect;              /* effect empty: every effect */
+    enum dra_taint_effect effect; /* when !any_effect; DRA_EFFECT_UNKNOWN for a value not
+                                     modelled, which then matches no taint that blocks */
+};
+
+/* DeviceTaintRule (cluster-scoped): spec.deviceSelector and spec.taint. */
+struct dra_taint_rule {
+    char *name;
+    bool has_selector; /* spec.deviceSelector set: without it the rule selects no device */
+    char *driver, *pool, *device; /* the selector's fields; NULL: any */
+    struct dra_taint taint;
+};
 
 /* ---- DeviceClass (cluster-scoped) --------------------------------------------------------- */
 struct dra_class {
@@ -116,7 +160,9 @@ struct dra_device {
     size_t n_caps;
     struct dra_counter_use *consumes; /* consumesCounters[] */
     size_t n_consumes;
-    bool allow_multiple; /* allowMultipleAllocations: true (KEP-5075) */
+    bool allow_multiple;      /* allowMultipleAllocations: true (KEP-5075) */
+    struct dra_taint *taints; /* devices[].taints[] as the driver published them */
+    size_t n_taints;
 };
 
 struct dra_slice {
@@ -152,6 +198,8 @@ struct dra_exact {
     /* capacity.requests{<name>: <quantity>} (KEP-5075), names as written */
     struct dra_quantity *capacity;
     size_t n_capacity;
+    struct dra_toleration *tolerations; /* tolerations[], in order */
+    size_t n_tolerations;
 };
 
 struct dra_request {
@@ -244,6 +292,7 @@ void dra_slice_cleanup(struct dra_slice *s);
 void dra_claim_spec_cleanup(struct dra_claim_spec *s);
 void dra_claim_cleanup(struct dra_claim *c);
 void dra_template_cleanup(struct dra_template *t);
+void dra_taint_rule_cleanup(struct dra_taint_rule *r);
 /* pod_claims_cleanup() - free n refs / statuses and their strings, then the arrays. */
 void pod_claim_refs_free(struct pod_claim_ref *r, size_t n);
 void pod_claim_statuses_free(struct pod_claim_status *s, size_t n);
@@ -283,5 +332,43 @@ bool dra_qname_is(const char *driver, const char *name, const char *qname);
 
 /* dra_quantities_free() - free n named quantities and their strings, then the array. */
 void dra_quantities_free(struct dra_quantity *q, size_t n);
+
+/*
+ * dra_taint_effect_word() - "None", "NoSchedule", "NoExecute", or "(unknown)". Static string.
+ * dra_taint_effect_parse() - the inverse for the API's values; DRA_EFFECT_UNKNOWN otherwise
+ * (also for NULL).
+ */
+const char *dra_taint_effect_word(enum dra_taint_effect e);
+enum dra_taint_effect dra_taint_effect_parse(const char *s);
+
+/*
+ * dra_toleration_tolerates() - whether toleration `t` tolerates `taint`: the effect is empty or
+ * equal, the key is empty or equal, and the operator is Exists, or Equal (or empty) with equal
+ * values (an absent value reads as ""). Whether the taint's effect matters at all is the
+ * caller's (dra_taint_blocking). kubernetes/kubernetes:
+ * staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/devicetoleration.go
+ * ToleratesTaint. Pure; thread-safe.
+ */
+bool dra_toleration_tolerates(const struct dra_toleration *t, const struct dra_taint *taint);
+
+/*
+ * dra_taint_blocks() - whether `taint` keeps a request with tolerations `tols` (n of them) off
+ * its device: its effect is NoSchedule or NoExecute (None and unknown effects never block) and
+ * no toleration tolerates it. kubernetes/kubernetes:
+ * staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/allocator_stable.go
+ * taintPreventsAllocation / taintTolerated (the same in the incubating and experimental
+ * allocators). Pure; thread-safe.
+ */
+bool dra_taint_blocks(const struct dra_taint *taint, const struct dra_toleration *tols, size_t n);
+
+/*
+ * dra_taint_rule_selects() - whether rule `r` applies to device `device` of pool `pool` of driver
+ * `driver`: it has a deviceSelector and each of the selector's driver, pool and device that is
+ * set equals the device's (the empty selector selects every device). kubernetes/kubernetes:
+ * staging/src/k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go applyPatches
+ * (the scheduler sees a rule's taint appended to each selected device's taints). Pure.
+ */
+bool dra_taint_rule_selects(const struct dra_taint_rule *r, const char *driver, const char *pool,
+                            const char *device);
 
 #endif

@@ -71,6 +71,7 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
         .node_slices = dra_store_node_slices,
         .device_holder = dra_store_device_holder,
         .device_shares = dra_store_device_shares,
+        .device_taint_rules = dra_store_device_taint_rules,
     };
 }
 

@@ -184,6 +184,7 @@ static int run_fixture(const char *path, void *ctx)
         .node_slices = w_slices,
         .device_holder = w_holder,
         .device_shares = w_shares,
+        .device_taint_rules = dra_world_taint_rules,
     };
     struct classify_input in = {
         .pod = &w.pod,
@@ -210,7 +211,7 @@ static int run_fixture(const char *path, void *ctx)
     }
     /* a DRA cause per node is carried by the deciding verdict, with its numbers */
     if ((res.cause == CAUSE_DRA_NO_DRIVER || res.cause == CAUSE_DRA_NO_MATCH ||
-         res.cause == CAUSE_DRA_EXHAUSTED) &&
+         res.cause == CAUSE_DRA_TAINTED || res.cause == CAUSE_DRA_EXHAUSTED) &&
         (res.closest.dra_step != res.cause || !res.closest.dra_request)) {
         print_error("%s: closest verdict lacks the DRA step\n", path);
         failures++;
@@ -229,6 +230,10 @@ static int run_fixture(const char *path, void *ctx)
     assert_int_equal(classify(&plain, &r2), K_OK);
     if (w.pod.gpu_requests.n == 0 && r2.cause != CAUSE_NO_REQUEST) {
         print_error("%s: without a DRA view got %s\n", path, cause_word(r2.cause));
+        failures++;
+    }
+    if (res.cause == CAUSE_DRA_TAINTED && res.closest.dra_tainted == 0) {
+        print_error("%s: dra-tainted without a tainted device\n", path);
         failures++;
     }
     printf("  %-48s %-20s %s\n", strrchr(path, '/') + 1, got, res.detail);
@@ -253,7 +258,8 @@ static void test_words(void **state)
 {
     (void)state;
     const char *words[] = {"dra-template-missing", "dra-claim-missing", "dra-class-missing",
-                           "dra-no-driver",        "dra-no-match",      "dra-exhausted"};
+                           "dra-no-driver",        "dra-no-match",      "dra-tainted",
+                           "dra-exhausted"};
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         int c = cause_from_word(words[i]);
         assert_true(c >= 0);
@@ -264,7 +270,10 @@ static void test_words(void **state)
     assert_true(cause_rank(CAUSE_OK) < cause_rank(CAUSE_DRA_TEMPLATE_MISSING));
     assert_true(cause_rank(CAUSE_DRA_CLASS_MISSING) < cause_rank(CAUSE_LABEL_MISMATCH));
     assert_true(cause_rank(CAUSE_EXHAUSTED) < cause_rank(CAUSE_DRA_NO_DRIVER));
+    assert_true(cause_rank(CAUSE_DRA_NO_MATCH) < cause_rank(CAUSE_DRA_TAINTED));
+    assert_true(cause_rank(CAUSE_DRA_TAINTED) < cause_rank(CAUSE_DRA_EXHAUSTED));
     assert_true(cause_rank(CAUSE_DRA_EXHAUSTED) < cause_rank(CAUSE_GPU_FITS));
+    assert_string_equal(cause_event_reason(CAUSE_DRA_TAINTED), "DRADeviceTainted");
     assert_int_equal(cause_rank(CAUSE_COUNT), -1);
 }
 
