@@ -58,8 +58,8 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
  * one its kubelet rejected. */
 static bool is_candidate(const struct kpod *p)
 {
-    return ((p->gpu_requests.n > 0 || p->n_claims > 0) && !pod_is_terminal(p) &&
-            p->phase != POD_PHASE_RUNNING) ||
+    return ((p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p)) &&
+            !pod_is_terminal(p) && p->phase != POD_PHASE_RUNNING) ||
            store_is_rejected_gpu_pod(p);
 }
 
@@ -192,6 +192,14 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         if (resource_list_add(&r->gpus, p->gpu_requests.items[i].name,
                               p->gpu_requests.items[i].value) != K_OK)
             goto nomem;
+    /* a DeviceClass's implicit name (KEP-5004) is no GPU resource name: its long-lived
+       containers' requests stand for it */
+    for (size_t i = 0; p->ext && i < p->ext->n_requests; i++) {
+        const struct pod_ext_request *e = &p->ext->requests[i];
+        if (!e->short_lived && resource_list_get(&p->gpu_requests, e->resource) == 0 &&
+            resource_list_add(&r->gpus, e->resource, e->count) != K_OK)
+            goto nomem;
+    }
     if (annotation_usable(p)) {
         r->source = POD_ROW_ANNOTATION;
         r->cause = strdup(p->cause);

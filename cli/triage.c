@@ -288,6 +288,10 @@ static void append_holder(struct buf *held, const char *device, const struct dra
     }
     buf_printf(held, "%s%s: %s/%s", held->len ? "; " : "", device, c->ns ? c->ns : "",
                c->name ? c->name : "");
+    if (c->extended && c->owner_pod_name) {
+        buf_printf(held, " (extended resources of pod %s)", c->owner_pod_name);
+        return;
+    }
     size_t pods = 0;
     for (size_t i = 0; i < c->n_reserved_for; i++)
         if (c->reserved_for[i].resource && strcmp(c->reserved_for[i].resource, "pods") == 0)
@@ -316,9 +320,15 @@ static int explain_pools(const struct triage *t, const struct node_verdict *v,
 {
     size_t n_counts = 0;
     bool counted = false;
-    if (v->dra_exact && v->dra_cls) {
+    /* a request the scheduler builds for an extended resource served by DRA: ExactCount of
+       the serving class (classify.h node_verdict.dra_resource) */
+    struct dra_exact ext = {.class_name = v->dra_cls ? v->dra_cls->name : NULL,
+                            .mode = DRA_MODE_EXACT_COUNT,
+                            .count = v->dra_wanted};
+    const struct dra_exact *exact = v->dra_exact ? v->dra_exact : v->dra_resource ? &ext : NULL;
+    if (exact && v->dra_cls) {
         struct dra_view view = triage_dra_view(t->dra, t->dra_classes);
-        if (dra_pool_counts(&view, v->dra_exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
+        if (dra_pool_counts(&view, exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
                             &n_counts) != K_OK)
             return K_ENOMEM;
         counted = true;
@@ -483,6 +493,19 @@ int triage_print_explain(const struct triage *t, FILE *out)
                                 made ? ", claim " : ", no claim yet", made ? made : "");
         }
         print_kv(&head, "Claims:", buf_cstr(&req));
+    }
+    if (rc == K_OK && pod->ext && pod->ext->claim_name) {
+        /* the claim kube-scheduler made for the extended resources DRA serves (KEP-5004) */
+        buf_reset(&req);
+        rc = buf_printf(&req, "%s", pod->ext->claim_name);
+        for (size_t i = 0; i < pod->ext->n_mappings && rc == K_OK; i++) {
+            const struct pod_ext_mapping *m = &pod->ext->mappings[i];
+            rc = buf_printf(&req, "%s%s %s: %s", i ? ", " : " (", m->container ? m->container : "?",
+                            m->resource ? m->resource : "?", m->request ? m->request : "?");
+        }
+        if (rc == K_OK && pod->ext->n_mappings)
+            rc = buf_printf(&req, ")");
+        print_kv(&head, "Extended resource claim:", buf_cstr(&req));
     }
     buf_cleanup(&req);
     print_kv(&head, "Cause:", cause_word(r->cause));

@@ -483,6 +483,26 @@ const struct dra_class *dra_store_class(void *ctx, const char *name)
     return r ? &r->u.cls : NULL;
 }
 
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource)
+{
+    struct dra_store *s = ctx;
+    if (!resource)
+        return NULL;
+    size_t n = strlen(DRA_EXTENDED_CLASS_PREFIX);
+    if (strncmp(resource, DRA_EXTENDED_CLASS_PREFIX, n) == 0)
+        return dra_store_class(ctx, resource + n);
+    const struct dra_class *best = NULL;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (dra_extended_class_serves(&r->u.cls, resource) &&
+            dra_extended_class_wins(&r->u.cls, best))
+            best = &r->u.cls;
+    }
+    return best;
+}
+
 static void collect(const struct ptr_list *l, const char *driver, const struct dra_slice **buf,
                     size_t cap, size_t *n)
 {

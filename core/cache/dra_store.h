@@ -120,6 +120,13 @@ const struct dra_claim *dra_store_claim(void *ctx, const char *ns, const char *n
 const struct dra_template *dra_store_template(void *ctx, const char *ns, const char *name);
 const struct dra_class *dra_store_class(void *ctx, const char *name);
 /*
+ * dra_store_extended_class() - the class that serves the extended resource `resource`
+ * (model/dra.h dra_extended_class_serves; of several, dra_extended_class_wins), or NULL. An
+ * implicit name DRA_EXTENDED_CLASS_PREFIX "<class>" is one hash lookup; any other name walks
+ * the classes (a cluster has a handful).
+ */
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource);
+/*
  * dra_store_node_slices() - the slices of `driver` (every driver when NULL) with
  * spec.nodeName == node, then every cluster-wide one (allNodes / nodeSelector, whose selector
  * the caller evaluates). Writes at most `cap` pointers to buf, returns how many there are in

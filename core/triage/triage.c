@@ -68,6 +68,7 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
         .claim = dra_store_claim,
         .claim_template = dra_store_template,
         .device_class = dra_store_class,
+        .extended_class = dra_store_extended_class,
         .node_slices = dra_store_node_slices,
         .device_holder = dra_store_device_holder,
     };
@@ -137,7 +138,10 @@ bool triage_is_ours(const struct kpod *pod, enum cause cause)
 
 bool triage_claims_ask_gpu(const struct kpod *pod)
 {
-    if (pod->n_claims == 0 || !pod->cause)
+    /* a pod asking an extended resource under a DeviceClass's implicit name (no GPU resource)
+       is one through DRA too (model.h pod_has_ext_requests) */
+    if ((pod->n_claims == 0 && !(pod_has_ext_requests(pod) && pod->gpu_requests.n == 0)) ||
+        !pod->cause)
         return false;
     int cause = cause_from_word(pod->cause);
     return cause >= 0 && cause != CAUSE_NO_REQUEST;

@@ -138,9 +138,10 @@ bool triage_is_ours(const struct kpod *pod, enum cause cause);
 
 /*
  * triage_claims_ask_gpu() - whether a pod's ResourceClaims ask for a GPU, as far as the pod
- * itself tells without the DRA objects: it has spec.resourceClaims and carries a gputri/cause
- * annotation (kpod.cause) naming a cause other than no-request, since the controller writes one
- * only for the pods triage_is_ours() accepts. For the metrics of pending GPU pods. Pure.
+ * itself tells without the DRA objects: it has spec.resourceClaims (or, with no GPU resource,
+ * extended resources a DeviceClass may serve: model.h pod_has_ext_requests) and carries a
+ * gputri/cause annotation (kpod.cause) naming a cause other than no-request, since the controller
+ * writes one only for the pods triage_is_ours() accepts. For the metrics of pending GPU pods. Pure.
  */
 bool triage_claims_ask_gpu(const struct kpod *pod);
 
