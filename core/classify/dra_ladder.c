@@ -308,6 +308,19 @@ static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
     return add_spec(p, t->name, true, &t->spec);
 }
 
+/* Whether a DeviceClass serves one of the pod's extended resources (most pods: none). */
+static bool ext_served(const struct kpod *pod, const struct dra_view *view)
+{
+    if (!pod_has_ext_requests(pod) || !view->extended_class)
+        return false;
+    for (size_t i = 0; i < pod->ext->n_requests; i++)
+        if ((i == 0 ||
+             strcmp(pod->ext->requests[i].resource, pod->ext->requests[i - 1].resource)) &&
+            view->extended_class(view->ctx, pod->ext->requests[i].resource))
+            return true;
+    return false;
+}
+
 /* The requests kube-scheduler builds for the pod's extended resources served by DRA, as
  * requests of their own (dra_ext.h). */
 static int add_ext(struct dra_prep *p)
@@ -370,7 +383,7 @@ static void budget_setup(struct dra_prep *p)
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
 {
     *out = NULL;
-    if (!view || (pod->n_claims == 0 && !pod_has_ext_requests(pod)))
+    if (!view || (pod->n_claims == 0 && !ext_served(pod, view)))
         return K_OK;
     struct dra_prep *p = calloc(1, sizeof(*p));
     if (!p)

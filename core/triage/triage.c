@@ -101,7 +101,7 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
         return K_EINVAL;
     size_t n_nodes;
     const struct knode *const *nodes = store_nodes(src->store, &n_nodes);
-    bool use_dra = src->dra && src->dra_classes && pod->n_claims > 0;
+    bool use_dra = src->dra && src->dra_classes && (pod->n_claims > 0 || pod_has_ext_requests(pod));
     struct dra_view view =
         use_dra ? triage_dra_view(src->dra, src->dra_classes) : (struct dra_view){0};
     struct classify_input in = {
