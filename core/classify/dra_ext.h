@@ -1,6 +1,7 @@
 /*
  * dra_ext.h - the requests kube-scheduler builds for a pod's extended resources served by DRA
- * (KEP-5004), internal to core/classify. Semantics: classify.h; upstream:
+ * (KEP-5004): the ladder's (dra_ladder.c), and the admission webhook's quota check, which
+ * counts what the claim will ask. Semantics: classify.h; upstream:
  * kubernetes/kubernetes: pkg/scheduler/framework/plugins/dynamicresources/
  * extendeddynamicresources.go (createRequestsAndMappings, createResourceRequestAndMappings).
  */
