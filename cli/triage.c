@@ -46,19 +46,10 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         goto fail;
     struct dra_store *dra = NULL;
     const struct kpod *p = store_pod_get(t->store, ns, name);
-    if (p && p->n_claims > 0 && dra_classes) { /* also when bound: whether it is a GPU pod at all */
-        dra = dra_store_new();
-        if (!dra) {
-            rc = K_ENOMEM;
-            goto fail;
-        }
-        rc = dra_store_list(c, dra, err);
-        if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
-            dra_store_free(dra);
-            dra = NULL;
-            memset(err, 0, sizeof(*err));
-            rc = K_OK;
-        }
+    /* also when bound: whether it is a GPU pod at all; extended resources a DeviceClass may
+       serve (KEP-5004) need the classes too */
+    if (p && (p->n_claims > 0 || pod_has_ext_requests(p)) && dra_classes) {
+        rc = usage_list_dra(c, p->n_claims > 0 || pod_asks_class_name(p), &dra, err);
         if (rc)
             goto fail_dra;
     }
@@ -565,7 +556,8 @@ int triage_print_explain(const struct triage *t, FILE *out)
     for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
         fprintf(out, " %s %zu%s", cause_word((enum cause)c), r->counts[c],
                 c < CAUSE_GPU_FITS ? "," : "");
-    for (int c = CAUSE_DRA_NO_DRIVER; c <= CAUSE_DRA_EXHAUSTED && pod->n_claims; c++)
+    for (int c = CAUSE_DRA_NO_DRIVER;
+         c <= CAUSE_DRA_EXHAUSTED && (pod->n_claims || pod_has_ext_requests(pod)); c++)
         fprintf(out, ", %s %zu", cause_word((enum cause)c), r->counts[c]);
     fprintf(out, "\n\n");
     struct table nodes;

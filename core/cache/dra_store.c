@@ -609,16 +609,35 @@ struct informer_handlers dra_store_handlers(struct dra_store_feed *f)
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        struct list_ctx l = {{s, (enum dra_kind)k}, 0};
-        struct informer_handlers h = {.ctx = &l,
-                                      .upsert = list_upsert,
-                                      .sync_begin = feed_sync_begin,
-                                      .sync_end = feed_sync_end};
-        int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
+        int rc = dra_store_list_kind(client, s, (enum dra_kind)k, err);
         if (rc)
             return rc;
-        if (l.skipped) /* the CLI answers from nothing it could not read */
-            return informer_list_skipped(kind_paths[k], l.skipped, err);
     }
+    return K_OK;
+}
+
+bool dra_store_any_extended(struct dra_store *s)
+{
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (r->u.cls.extended_resource_name)
+            return true;
+    }
+    return false;
+}
+
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err)
+{
+    struct list_ctx l = {{s, kind}, 0};
+    struct informer_handlers h = {
+        .ctx = &l, .upsert = list_upsert, .sync_begin = feed_sync_begin, .sync_end = feed_sync_end};
+    int rc = informer_list_once(client, kind_paths[kind], 500, &h, NULL, 0, err);
+    if (rc)
+        return rc;
+    if (l.skipped) /* the CLI answers from nothing it could not read */
+        return informer_list_skipped(kind_paths[kind], l.skipped, err);
     return K_OK;
 }

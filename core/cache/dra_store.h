@@ -154,6 +154,12 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
  * (informer_list_skipped: the kind's path and how many), after that kind's LIST.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+/* dra_store_list_kind() - dra_store_list() of one kind. */
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err);
+/* dra_store_any_extended() - whether some DeviceClass has spec.extendedResourceName (KEP-5004;
+ * never while the API server's DRAExtendedResource gate is off). Read lock held. */
+bool dra_store_any_extended(struct dra_store *s);
 
 /* Counts per kind, for tests and metrics. Read lock held. */
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind);

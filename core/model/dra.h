@@ -262,6 +262,10 @@ void pod_ext_free(struct pod_ext *e);
  * NULL). Pure. */
 bool pod_ext_equal(const struct pod_ext *a, const struct pod_ext *b);
 
+/* pod_asks_class_name() - whether the pod asks an extended resource under a DeviceClass's
+ * implicit name (DRA_EXTENDED_CLASS_PREFIX). NULL-safe; pure. */
+bool pod_asks_class_name(const struct kpod *p);
+
 /*
  * dra_extended_class_serves() - whether class `c` serves the extended resource `resource`:
  * its spec.extendedResourceName, or its implicit name DRA_EXTENDED_CLASS_PREFIX "<name>".

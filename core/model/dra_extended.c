@@ -74,3 +74,12 @@ bool pod_has_ext_requests(const struct kpod *p)
 {
     return p && p->ext && p->ext->n_requests > 0;
 }
+
+bool pod_asks_class_name(const struct kpod *p)
+{
+    size_t n = strlen(DRA_EXTENDED_CLASS_PREFIX);
+    for (size_t i = 0; p && p->ext && i < p->ext->n_requests; i++)
+        if (strncmp(p->ext->requests[i].resource, DRA_EXTENDED_CLASS_PREFIX, n) == 0)
+            return true;
+    return false;
+}

@@ -618,11 +618,25 @@ static void test_triage_device_plugin_pod_lists_no_dra(void **state)
     struct fake_kube f;
     fake_kube_init(&f);
     struct triage t;
-    const char *nodes[] = {"n0"};
-    assert_int_equal(run_triage(&f, &w, pod, nodes, 1, &dra, &t), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    /* nvidia.com/gpu may be served by a DeviceClass (KEP-5004): the classes are read, and no
+       class has an extendedResourceName here, so nothing else of DRA */
+    fake_kube_answer(&f, 200, 0, json_object_to_json_string(pod));
+    json_object *none = json_object_new_array();
+    answer_list(&f, "DeviceClassList", none, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    answer_list(&f, "PodList", w.pods, "n0");
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(triage_run(c, &test_gpus, &dra, 0, "ml", "want", &t, &err), K_OK);
+    kube_client_free(c);
+    assert_int_equal(fake_kube_count(&f), 5);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
-        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+        if (i != 1)
+            assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_non_null(
+        strstr(fake_kube_request(&f, 1)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
+    json_object_put(none);
     assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
     triage_cleanup(&t);
     fake_kube_cleanup(&f);
@@ -728,15 +742,21 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     fake_kube_init(&f);
     answer_list(&f, "PodList", pending, NULL);
     answer_list(&f, "NodeList", w.nodes, NULL);
+    json_object *none = json_object_new_array();
+    answer_list(&f, "DeviceClassList", none, NULL); /* KEP-5004: only the classes */
+    json_object_put(none);
     answer_list(&f, "PodList", w.pods, "n0");
     struct kube_client *c = fake_kube_client(&f);
     struct kube_error err;
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, &dra, 0, NULL, &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    assert_int_equal(fake_kube_count(&f), 5);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
-        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+        if (i != 2)
+            assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_non_null(
+        strstr(fake_kube_request(&f, 2)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
     assert_int_equal(rows.n, 2);
     assert_string_equal(rows.items[0].cause, "dra-exhausted");
     assert_int_equal(rows.items[0].source, POD_ROW_ANNOTATION);
