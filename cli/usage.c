@@ -363,7 +363,9 @@ int usage_list_dra(struct kube_client *c, bool claims, struct dra_store **out,
             if (k != DRA_KIND_CLASS)
                 rc = dra_store_list_kind(c, dra, (enum dra_kind)k, err);
     }
-    if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
+    /* resource.k8s.io/v1 not served: no DRA; for pods with extended resources only, also when
+       the user may not read the DRA objects: they are classified as before KEP-5004 */
+    if (rc == K_ENOTFOUND || (!claims && rc == K_EFORBIDDEN)) {
         memset(err, 0, sizeof(*err));
         rc = K_OK;
         dra_store_free(dra);

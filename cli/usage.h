@@ -112,7 +112,8 @@ int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *
  * spec.resourceClaims, or asks a DeviceClass's implicit extended resource name); otherwise (pods
  * asking extended resources a class may serve, KEP-5004) the DeviceClasses, and the other kinds
  * only when one of them has spec.extendedResourceName, so a device-plugin pod on a cluster
- * without such a class costs one small LIST. Returns K_OK or a K_* error, err filled (*out NULL).
+ * without such a class costs one small LIST; there a user who may not list them (K_EFORBIDDEN)
+ * gets no DRA, as before KEP-5004. Returns K_OK or a K_* error, err filled (*out NULL).
  * Not thread-safe on one client.
  */
 int usage_list_dra(struct kube_client *c, bool claims, struct dra_store **out,

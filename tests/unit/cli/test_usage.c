@@ -804,6 +804,64 @@ static void test_pods_shows_rejected_failed_pods(void **state)
     world_cleanup(&w);
 }
 
+/* usage_list_dra: for pods with extended resources only, the DeviceClasses first; the other kinds
+ * only when a class has an extendedResourceName (KEP-5004); a 403 on the classes is no DRA. */
+static void test_usage_list_dra_ext(void **state)
+{
+    (void)state;
+    struct fake_kube f;
+    struct kube_error err;
+    struct dra_store *dra;
+    /* a class serving nvidia.com/gpu: every kind is read */
+    fake_kube_init(&f);
+    json_object *classes = json_object_new_array();
+    json_object_array_add(
+        classes, json_tokener_parse("{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{"
+                                    "\"extendedResourceName\":\"nvidia.com/gpu\"}}"));
+    json_object *none = json_object_new_array();
+    answer_list(&f, "DeviceClassList", classes, NULL);
+    answer_list(&f, "ResourceClaimList", none, NULL);
+    answer_list(&f, "ResourceClaimTemplateList", none, NULL);
+    answer_list(&f, "ResourceSliceList", none, NULL);
+    struct kube_client *c = fake_kube_client(&f);
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(usage_list_dra(c, false, &dra, &err), K_OK);
+    assert_non_null(dra);
+    assert_int_equal(fake_kube_count(&f), 4);
+    assert_non_null(strstr(fake_kube_request(&f, 0)->path, "deviceclasses"));
+    dra_store_read_lock(dra);
+    assert_non_null(dra_store_extended_class(dra, "nvidia.com/gpu"));
+    dra_store_read_unlock(dra);
+    dra_store_free(dra);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    /* the user may not list DeviceClasses: no DRA, no error */
+    fake_kube_init(&f);
+    fake_kube_answer(&f, 403, 0,
+                     "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"deviceclasses is "
+                     "forbidden\",\"code\":403}");
+    c = fake_kube_client(&f);
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(usage_list_dra(c, false, &dra, &err), K_OK);
+    assert_null(dra);
+    assert_int_equal(err.code, 0);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    /* with claims the same 403 is an error */
+    fake_kube_init(&f);
+    fake_kube_answer(&f, 403, 0,
+                     "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"forbidden\","
+                     "\"code\":403}");
+    c = fake_kube_client(&f);
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(usage_list_dra(c, true, &dra, &err), K_EFORBIDDEN);
+    assert_null(dra);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    json_object_put(classes);
+    json_object_put(none);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -821,6 +879,7 @@ int main(void)
         cmocka_unit_test(test_pods_annotated_reads_one_list),
         cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),
         cmocka_unit_test(test_pods_dra_only_for_live_claim_pods),
+        cmocka_unit_test(test_usage_list_dra_ext),
         cmocka_unit_test(test_pods_shows_rejected_failed_pods),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
