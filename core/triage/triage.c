@@ -136,6 +136,18 @@ bool triage_is_ours(const struct kpod *pod, enum cause cause)
     return cause != CAUSE_NO_REQUEST || pod->gpu_requests.n > 0;
 }
 
+bool triage_ext_served(const struct kpod *pod, struct dra_store *dra)
+{
+    if (!dra || !pod_has_ext_requests(pod))
+        return false;
+    const struct pod_ext *e = pod->ext;
+    for (size_t i = 0; i < e->n_requests; i++)
+        if ((i == 0 || strcmp(e->requests[i].resource, e->requests[i - 1].resource) != 0) &&
+            dra_store_extended_class(dra, e->requests[i].resource))
+            return true;
+    return false;
+}
+
 bool triage_claims_ask_gpu(const struct kpod *pod)
 {
     /* a pod asking an extended resource under a DeviceClass's implicit name (no GPU resource)

@@ -146,6 +146,13 @@ bool triage_is_ours(const struct kpod *pod, enum cause cause);
 bool triage_claims_ask_gpu(const struct kpod *pod);
 
 /*
+ * triage_ext_served() - whether the pod asks an extended resource that a DeviceClass of `dra`
+ * serves now (KEP-5004; dra_store_extended_class), so that DRA objects may change its word.
+ * False for a NULL store. `dra` read-locked by the caller. Cost: one lookup per resource.
+ */
+bool triage_ext_served(const struct kpod *pod, struct dra_store *dra);
+
+/*
  * triage_is_gpu_pod() - a pod that requests a GPU resource, or whose claims ask for one
  * (triage_claims_ask_gpu). Pure; thread-safe.
  */
