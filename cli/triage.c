@@ -47,19 +47,10 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         goto fail;
     struct dra_store *dra = NULL;
     const struct kpod *p = store_pod_get(t->store, ns, name);
-    if (p && p->n_claims > 0 && dra_classes) { /* also when bound: whether it is a GPU pod at all */
-        dra = dra_store_new();
-        if (!dra) {
-            rc = K_ENOMEM;
-            goto fail;
-        }
-        rc = dra_store_list(c, dra, err);
-        if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
-            dra_store_free(dra);
-            dra = NULL;
-            memset(err, 0, sizeof(*err));
-            rc = K_OK;
-        }
+    /* also when bound: whether it is a GPU pod at all; extended resources a DeviceClass may
+       serve (KEP-5004) need the classes too */
+    if (p && (p->n_claims > 0 || pod_has_ext_requests(p)) && dra_classes) {
+        rc = usage_list_dra(c, p->n_claims > 0 || pod_asks_class_name(p), &dra, err);
         if (rc)
             goto fail_dra;
     }
@@ -299,10 +290,15 @@ static void append_holder(struct buf *held, const char *device, const struct dra
     append_claim(held, c);
 }
 
-/* "ns/name (pod a, b)" of claim c, appended to b. */
+/* "ns/name (pod a, b)" of claim c, appended to b; the special claim of a pod's extended
+ * resources names that pod (KEP-5004). */
 static void append_claim(struct buf *held, const struct dra_claim *c)
 {
     buf_printf(held, "%s/%s", c->ns ? c->ns : "", c->name ? c->name : "");
+    if (c->extended && c->owner_pod_name) {
+        buf_printf(held, " (extended resources of pod %s)", c->owner_pod_name);
+        return;
+    }
     size_t pods = 0;
     for (size_t i = 0; i < c->n_reserved_for; i++)
         if (c->reserved_for[i].resource && strcmp(c->reserved_for[i].resource, "pods") == 0)
@@ -323,8 +319,6 @@ static void pool_matching(const struct dra_pool_count *counts, size_t n, const c
             snprintf(out, len, "%zu", counts[i].matching);
 }
 
-/* One row per pool of `driver` reaching the verdict's node: devices, those matching the
- * deciding request, allocated, free, holders. */
 /* One row per taint on a device of `sl` (the device's own, then DeviceTaintRules'), and
  * whether it keeps the deciding request off the device (model/dra.h dra_taint_blocks). */
 static int explain_taints(const struct triage *t, const struct node_verdict *v,
@@ -362,15 +356,23 @@ static int explain_taints(const struct triage *t, const struct node_verdict *v,
     return rc;
 }
 
+/* One row per pool of `driver` reaching the verdict's node: devices, those matching the
+ * deciding request, allocated, free, holders. */
 static int explain_pools(const struct triage *t, const struct node_verdict *v,
                          const struct dra_slice **slices, struct dra_pool_count *counts,
                          struct table *pools, struct table *taints)
 {
     size_t n_counts = 0;
     bool counted = false;
-    if (v->dra_exact && v->dra_cls) {
+    /* a request the scheduler builds for an extended resource served by DRA: ExactCount of
+       the serving class (classify.h node_verdict.dra_resource) */
+    struct dra_exact ext = {.class_name = v->dra_cls ? v->dra_cls->name : NULL,
+                            .mode = DRA_MODE_EXACT_COUNT,
+                            .count = v->dra_wanted};
+    const struct dra_exact *exact = v->dra_exact ? v->dra_exact : v->dra_resource ? &ext : NULL;
+    if (exact && v->dra_cls) {
         struct dra_view view = triage_dra_view(t->dra, t->dra_classes);
-        if (dra_pool_counts(&view, v->dra_exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
+        if (dra_pool_counts(&view, exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
                             &n_counts) != K_OK)
             return K_ENOMEM;
         counted = true;
@@ -700,6 +702,19 @@ int triage_print_explain(const struct triage *t, FILE *out)
         }
         print_kv(&head, "Claims:", buf_cstr(&req));
     }
+    if (rc == K_OK && pod->ext && pod->ext->claim_name) {
+        /* the claim kube-scheduler made for the extended resources DRA serves (KEP-5004) */
+        buf_reset(&req);
+        rc = buf_printf(&req, "%s", pod->ext->claim_name);
+        for (size_t i = 0; i < pod->ext->n_mappings && rc == K_OK; i++) {
+            const struct pod_ext_mapping *m = &pod->ext->mappings[i];
+            rc = buf_printf(&req, "%s%s %s: %s", i ? ", " : " (", m->container ? m->container : "?",
+                            m->resource ? m->resource : "?", m->request ? m->request : "?");
+        }
+        if (rc == K_OK && pod->ext->n_mappings)
+            rc = buf_printf(&req, ")");
+        print_kv(&head, "Extended resource claim:", buf_cstr(&req));
+    }
     buf_cleanup(&req);
     print_kv(&head, "Cause:", cause_word(r->cause));
     print_kv(&head, "Detail:", r->detail);
@@ -760,7 +775,8 @@ int triage_print_explain(const struct triage *t, FILE *out)
                 c < CAUSE_GPU_FITS ? "," : "");
     static const enum cause dra_steps[] = {CAUSE_DRA_NO_DRIVER, CAUSE_DRA_NO_MATCH,
                                            CAUSE_DRA_TAINTED, CAUSE_DRA_EXHAUSTED};
-    for (size_t i = 0; i < sizeof(dra_steps) / sizeof(dra_steps[0]) && pod->n_claims; i++)
+    bool dra = pod->n_claims || pod_has_ext_requests(pod);
+    for (size_t i = 0; i < sizeof(dra_steps) / sizeof(dra_steps[0]) && dra; i++)
         fprintf(out, ", %s %zu", cause_word(dra_steps[i]), r->counts[dra_steps[i]]);
     fprintf(out, "\n\n");
     struct table nodes;

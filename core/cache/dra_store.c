@@ -544,6 +544,26 @@ const struct dra_class *dra_store_class(void *ctx, const char *name)
     return r ? &r->u.cls : NULL;
 }
 
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource)
+{
+    struct dra_store *s = ctx;
+    if (!resource)
+        return NULL;
+    size_t n = strlen(DRA_EXTENDED_CLASS_PREFIX);
+    if (strncmp(resource, DRA_EXTENDED_CLASS_PREFIX, n) == 0)
+        return dra_store_class(ctx, resource + n);
+    const struct dra_class *best = NULL;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (dra_extended_class_serves(&r->u.cls, resource) &&
+            dra_extended_class_wins(&r->u.cls, best))
+            best = &r->u.cls;
+    }
+    return best;
+}
+
 static void collect(const struct ptr_list *l, const char *driver, const struct dra_slice **buf,
                     size_t cap, size_t *n)
 {
@@ -685,20 +705,9 @@ struct informer_handlers dra_store_handlers(struct dra_store_feed *f)
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        struct list_ctx l = {{s, (enum dra_kind)k}, 0};
-        struct informer_handlers h = {.ctx = &l,
-                                      .upsert = list_upsert,
-                                      .sync_begin = feed_sync_begin,
-                                      .sync_end = feed_sync_end};
-        int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
-        if (k >= DRA_KIND_CORE_COUNT && (rc == K_ENOTFOUND || rc == K_EFORBIDDEN)) {
-            memset(err, 0, sizeof(*err));
-            continue; /* optional: not served (before 1.37) or not allowed */
-        }
+        int rc = dra_store_list_kind(client, s, (enum dra_kind)k, err);
         if (rc)
             return rc;
-        if (l.skipped) /* the CLI answers from nothing it could not read */
-            return informer_list_skipped(kind_paths[k], l.skipped, err);
     }
     return K_OK;
 }
@@ -716,4 +725,34 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
     for (size_t i = 0; i < n && i < cap; i++)
         buf[i] = array_list_get_idx(l, i);
     return n;
+}
+
+bool dra_store_any_extended(struct dra_store *s)
+{
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (r->u.cls.extended_resource_name)
+            return true;
+    }
+    return false;
+}
+
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err)
+{
+    struct list_ctx l = {{s, kind}, 0};
+    struct informer_handlers h = {
+        .ctx = &l, .upsert = list_upsert, .sync_begin = feed_sync_begin, .sync_end = feed_sync_end};
+    int rc = informer_list_once(client, kind_paths[kind], 500, &h, NULL, 0, err);
+    if (kind >= DRA_KIND_CORE_COUNT && (rc == K_ENOTFOUND || rc == K_EFORBIDDEN)) {
+        memset(err, 0, sizeof(*err));
+        return K_OK; /* optional: not served (before 1.37) or not allowed */
+    }
+    if (rc)
+        return rc;
+    if (l.skipped) /* the CLI answers from nothing it could not read */
+        return informer_list_skipped(kind_paths[kind], l.skipped, err);
+    return K_OK;
 }

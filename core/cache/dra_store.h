@@ -137,6 +137,13 @@ const struct dra_claim *dra_store_claim(void *ctx, const char *ns, const char *n
 const struct dra_template *dra_store_template(void *ctx, const char *ns, const char *name);
 const struct dra_class *dra_store_class(void *ctx, const char *name);
 /*
+ * dra_store_extended_class() - the class that serves the extended resource `resource`
+ * (model/dra.h dra_extended_class_serves; of several, dra_extended_class_wins), or NULL. An
+ * implicit name DRA_EXTENDED_CLASS_PREFIX "<class>" is one hash lookup; any other name walks
+ * the classes (a cluster has a handful).
+ */
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource);
+/*
  * dra_store_node_slices() - the slices of `driver` (every driver when NULL) with
  * spec.nodeName == node, then every cluster-wide one (allNodes / nodeSelector, whose selector
  * the caller evaluates). Writes at most `cap` pointers to buf, returns how many there are in
@@ -184,6 +191,13 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
  * error: the kind stays unsynced and empty.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+/* dra_store_list_kind() - dra_store_list() of one kind (a DeviceTaintRule LIST answered
+ * K_ENOTFOUND or K_EFORBIDDEN is no error there either). */
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err);
+/* dra_store_any_extended() - whether some DeviceClass has spec.extendedResourceName (KEP-5004;
+ * never while the API server's DRAExtendedResource gate is off). Read lock held. */
+bool dra_store_any_extended(struct dra_store *s);
 
 /* Counts per kind, for tests and metrics. Read lock held. */
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind);

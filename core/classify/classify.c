@@ -325,8 +325,10 @@ enum cause node_resource_step(const struct knode *node, const char *resource, in
     return CAUSE_GPU_FITS;
 }
 
-bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
-                   void *usage_ctx, struct node_verdict *v)
+/* classify_node(), but a resource DRA serves on the node (dra_prep_serves and the node's
+ * allocatable lacks it) takes no resource step: the DRA step stands for it. */
+static bool node_ladder(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                        void *usage_ctx, const struct dra_prep *prep, struct node_verdict *v)
 {
     memset(v, 0, sizeof(*v));
     v->node = node;
@@ -341,6 +343,9 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         const struct resource_amount *r = &pod->gpu_requests.items[i];
         if (r->value <= 0)
             continue;
+        if (prep && resource_list_get(&node->allocatable, r->name) <= 0 &&
+            dra_prep_serves(prep, r->name))
+            continue; /* served by DRA here (extendeddynamicresources.go) */
         int64_t used = usage_of(usage, usage_ctx, node, r->name);
         enum cause step = node_resource_step(node, r->name, r->value, used);
         if (first || cause_rank(step) < cause_rank(v->resource_step)) {
@@ -367,6 +372,12 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         }
     }
     return true;
+}
+
+bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                   void *usage_ctx, struct node_verdict *v)
+{
+    return node_ladder(pod, node, usage, usage_ctx, NULL, v);
 }
 
 int64_t node_verdict_free(const struct node_verdict *v)
@@ -574,7 +585,7 @@ static void node_pass_run(struct node_pass *p)
             v->step = v->resource_step = CAUSE_LABEL_MISMATCH;
             continue;
         }
-        if (!classify_node(p->pod, node, p->usage, p->usage_ctx, v))
+        if (!node_ladder(p->pod, node, p->usage, p->usage_ctx, p->prep, v))
             continue;
         if (p->prep && !dra_prep_node_allowed(p->prep, node)) {
             p->narrowed++;

@@ -73,6 +73,23 @@
  *                        status.allocation results hold them)
  *   gpu-fits
  * A pod asking for both runs both on each node; the earlier failing step decides the node.
+ * Extended resources backed by DRA (KEP-5004; DRAExtendedResource, on from 1.36): when
+ * dra->extended_class names a DeviceClass serving an extended resource the pod asks for
+ * (spec.extendedResourceName, or the implicit deviceclass.resource.kubernetes.io/<class>), a
+ * node whose status.allocatable lacks it (absent or 0) does not take the resource steps
+ * (no-gpu-node .. exhausted) for it: kube-scheduler builds a claim for the pod there instead,
+ * one ExactCount request of the class per container asking for it (named
+ * container-<i>-request-<j>, count the container's quantity; a non-sidecar init container's
+ * request only for what the later long-lived containers do not already cover, the largest of
+ * them kept), and the DRA steps above run for those requests on that node
+ * (kubernetes/kubernetes: pkg/scheduler/framework/plugins/dynamicresources/
+ * extendeddynamicresources.go filterExtendedResources, createRequestsAndMappings;
+ * pkg/scheduler/framework/plugins/noderesources/fit.go shouldDelegateResourceToDRA). The detail
+ * says "<resource> is served by DeviceClass <class>". Nodes that list the resource in
+ * allocatable keep the device-plugin steps. The claim the scheduler creates for a placed pod
+ * (annotation resource.kubernetes.io/extended-resource-claim) holds its devices like any claim.
+ * A pod whose only GPU request is such a resource under its implicit name is a GPU pod when the
+ * class is a GPU class (dra_exact_is_gpu).
  * Allocation follows kubernetes/kubernetes:
  *   staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/pools_stable.go
  *     (GatherPools: per node, the slices with nodeName = node, allNodes, or a matching
@@ -227,6 +244,10 @@ struct node_verdict {
      * undecided on it because the budget was spent (DRA_CEL_MAX_STEPS). */
     uint64_t dra_cel_left;
     bool dra_too_costly;
+    /* When the deciding request is one kube-scheduler builds for an extended resource served
+     * by DRA: the resource (borrowed from the pod); dra_request then names it too, dra_exact is
+     * NULL and dra_cls the serving class (the request is ExactCount dra_wanted of it). */
+    const char *dra_resource;
 };
 
 /*
@@ -354,6 +375,10 @@ struct dra_view {
                             const struct dra_claim **buf, size_t cap);
     size_t (*device_taint_rules)(void *ctx, const char *driver, const char *pool,
                                  const char *device, const struct dra_taint_rule **buf, size_t cap);
+    /* The DeviceClass serving an extended resource (model/dra.h dra_extended_class_serves, of
+     * several dra_extended_class_wins), or NULL; a NULL callback: DRA serves no extended
+     * resource (the ladder then treats them as before KEP-5004). */
+    const struct dra_class *(*extended_class)(void *ctx, const char *resource);
 };
 
 /* Slices per node and driver that classify() looks at (node_slices above). */

@@ -12,6 +12,7 @@
 #include "cel/cel.h"
 #include "classify/dra_share.h"
 #include "classify/dra_taints.h"
+#include "classify/dra_ext.h"
 #include "classify/match.h"
 #include "util/result.h"
 
@@ -38,6 +39,9 @@ struct alt {
 struct req {
     const char *claim; /* claim name, or the template's */
     bool from_template;
+    /* a request kube-scheduler builds for this extended resource served by DRA (dra_ext.h):
+       it applies only on nodes whose allocatable lacks the resource */
+    const char *ext_resource;
     const struct dra_claim_spec *spec;
     const struct dra_request *r;
     struct alt alts[DRA_MAX_FIRST_AVAILABLE];
@@ -63,7 +67,12 @@ struct dra_prep {
     size_t n_allocated;
     struct req *reqs;
     size_t n_reqs;
-    struct prog *progs; /* distinct selectors, compiled once */
+    /* the special claim's requests (dra_ext.h) and their records, owned */
+    struct dra_ext_req *ext;
+    struct dra_request *ext_requests;
+    size_t n_ext;
+    struct dra_claim_spec ext_spec; /* no requests listed, no constraints: groups them */
+    struct prog *progs;             /* distinct selectors, compiled once */
     size_t n_progs, cap_progs;
     size_t *idx; /* per alternative: its selectors as indexes into progs */
     size_t n_idx, cap_idx;
@@ -302,6 +311,69 @@ static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
     return add_spec(p, t->name, true, &t->spec);
 }
 
+/* Whether a DeviceClass serves one of the pod's extended resources (most pods: none). */
+static bool ext_served(const struct kpod *pod, const struct dra_view *view)
+{
+    if (!pod_has_ext_requests(pod) || !view->extended_class)
+        return false;
+    for (size_t i = 0; i < pod->ext->n_requests; i++)
+        if ((i == 0 ||
+             strcmp(pod->ext->requests[i].resource, pod->ext->requests[i - 1].resource)) &&
+            view->extended_class(view->ctx, pod->ext->requests[i].resource))
+            return true;
+    return false;
+}
+
+/* The requests kube-scheduler builds for the pod's extended resources served by DRA, as
+ * requests of their own (dra_ext.h). */
+static int add_ext(struct dra_prep *p)
+{
+    if (!pod_has_ext_requests(p->pod) || !p->view->extended_class)
+        return K_OK;
+    size_t max = p->pod->ext->n_requests;
+    p->ext = calloc(max, sizeof(*p->ext));
+    p->ext_requests = calloc(max, sizeof(*p->ext_requests));
+    if (!p->ext || !p->ext_requests)
+        return K_ENOMEM;
+    p->n_ext = dra_ext_build(p->pod, p->view, p->ext, max);
+    if (p->n_ext == 0)
+        return K_OK;
+    struct req *reqs = realloc(p->reqs, (p->n_reqs + p->n_ext) * sizeof(*reqs));
+    if (!reqs)
+        return K_ENOMEM;
+    p->reqs = reqs;
+    for (size_t i = 0; i < p->n_ext; i++) {
+        struct dra_ext_req *x = &p->ext[i];
+        struct dra_request *r = &p->ext_requests[i];
+        r->name = x->name;
+        r->has_exactly = true;
+        r->exactly.class_name = x->cls->name;
+        r->exactly.mode = DRA_MODE_EXACT_COUNT;
+        r->exactly.count = x->count;
+        if (dra_exact_is_gpu(p->view, &r->exactly, x->cls))
+            p->gpu = true;
+        struct req *q = &p->reqs[p->n_reqs++];
+        memset(q, 0, sizeof(*q));
+        q->claim = x->resource;
+        q->ext_resource = x->resource;
+        q->spec = &p->ext_spec;
+        q->r = r;
+        q->alts[0] = (struct alt){.e = &r->exactly, .cls = x->cls};
+        q->n_alts = 1;
+        int rc = alt_compile(p, &q->alts[0]);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+/* Whether request q applies on the node: a request for an extended resource only where the
+ * node's allocatable lacks it (extendeddynamicresources.go filterExtendedResources). */
+static bool req_applies(const struct req *q, const struct knode *node)
+{
+    return !q->ext_resource || resource_list_get(&node->allocatable, q->ext_resource) <= 0;
+}
+
 /* The budget the prep charges (dra_view.cel_budget, classify.h DRA_CEL_MAX_STEPS). */
 static void budget_setup(struct dra_prep *p)
 {
@@ -314,7 +386,7 @@ static void budget_setup(struct dra_prep *p)
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
 {
     *out = NULL;
-    if (!view || pod->n_claims == 0)
+    if (!view || (pod->n_claims == 0 && !ext_served(pod, view)))
         return K_OK;
     struct dra_prep *p = calloc(1, sizeof(*p));
     if (!p)
@@ -338,6 +410,11 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
             return rc;
         }
     }
+    int rc = add_ext(p);
+    if (rc != K_OK) {
+        dra_prep_free(p);
+        return rc;
+    }
     *out = p;
     return K_OK;
 }
@@ -351,9 +428,19 @@ void dra_prep_free(struct dra_prep *p)
     free(p->progs);
     free(p->idx);
     free(p->reqs);
+    free(p->ext);
+    free(p->ext_requests);
     free(p->slice_buf);
     free(p->counters);
     free(p);
+}
+
+bool dra_prep_serves(const struct dra_prep *p, const char *resource)
+{
+    for (size_t i = 0; p && i < p->n_ext; i++)
+        if (strcmp(p->ext[i].resource, resource) == 0)
+            return true;
+    return false;
 }
 
 bool dra_prep_gpu(const struct dra_prep *p)
@@ -1065,6 +1152,10 @@ static void put_holders(struct line *l, const struct alt_out *o)
         const struct dra_claim *c = o->holders[h];
         line_printf(l, "%sclaim %s/%s", h ? ", " : "; held by ", c->ns ? c->ns : "",
                     c->name ? c->name : "");
+        if (c->extended && c->owner_pod_name) {
+            line_printf(l, " (extended resources of pod %s)", c->owner_pod_name);
+            continue;
+        }
         size_t k = 0;
         for (size_t i = 0; i < c->n_reserved_for && k < 2; i++) {
             const struct dra_consumer *u = &c->reserved_for[i];
@@ -1163,11 +1254,16 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
     const struct alt *a = alt == SIZE_MAX ? NULL : &q->alts[alt];
     const char *cls = a && a->e->class_name ? a->e->class_name : "";
     const char *drv = o->driver ? o->driver : "(any driver)";
-    line_printf(l, "%s %s request %s", q->from_template ? "claim template" : "claim", q->claim,
-                q->r->name);
-    if (a && a->e->name)
-        line_printf(l, "/%s", a->e->name);
-    line_printf(l, " (class %s", cls);
+    if (q->ext_resource) {
+        line_printf(l, "%s is served by DeviceClass %s (request %s", q->ext_resource, cls,
+                    q->r->name);
+    } else {
+        line_printf(l, "%s %s request %s", q->from_template ? "claim template" : "claim", q->claim,
+                    q->r->name);
+        if (a && a->e->name)
+            line_printf(l, "/%s", a->e->name);
+        line_printf(l, " (class %s", cls);
+    }
     if (a && a->e->mode == DRA_MODE_ALL)
         line_printf(l, ", all devices)");
     else if (a)
@@ -1331,6 +1427,10 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     size_t worst = SIZE_MAX;
     struct alt_out worst_o = {0}, o;
     for (size_t i = 0; i < p->n_reqs && i < sizeof(chosen) / sizeof(chosen[0]); i++) {
+        if (!req_applies(&p->reqs[i], node)) {
+            chosen[i] = SIZE_MAX;
+            continue;
+        }
         chosen[i] = req_node(p, &p->reqs[i], node, &o);
         if (worst == SIZE_MAX || cause_rank(o.step) < cause_rank(worst_o.step)) {
             worst = i;
@@ -1339,6 +1439,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     }
     size_t n = p->n_reqs < sizeof(chosen) / sizeof(chosen[0]) ? p->n_reqs
                                                               : sizeof(chosen) / sizeof(chosen[0]);
+    if (worst == SIZE_MAX)
+        return; /* no request applies on this node (dra_step stays CAUSE_GPU_FITS) */
     const char *extra = NULL;
     if (worst_o.step == CAUSE_GPU_FITS && !worst_o.uncertain) {
         /* requests of one driver together: certainly too few free devices of it at all */
@@ -1397,7 +1499,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     const struct req *q = &p->reqs[worst];
     const struct alt *a = chosen[worst] == SIZE_MAX ? NULL : &q->alts[chosen[worst]];
     v->dra_step = worst_o.step;
-    v->dra_request = q->r->name;
+    v->dra_request = q->ext_resource ? q->ext_resource : q->r->name;
+    v->dra_resource = q->ext_resource;
     v->dra_class = a ? a->e->class_name : NULL;
     v->dra_driver = worst_o.driver;
     v->dra_devices = worst_o.devices;
@@ -1406,7 +1509,7 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     v->dra_tainted = worst_o.tainted_free + worst_o.uncertain_tainted +
                      (a && a->e->mode == DRA_MODE_ALL ? worst_o.tainted_held : 0);
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
-    v->dra_exact = a ? a->e : NULL;
+    v->dra_exact = a && !q->ext_resource ? a->e : NULL;
     v->dra_cls = a ? a->cls : NULL;
     v->dra_too_costly = worst_o.too_costly;
     if (l) {
@@ -1427,6 +1530,8 @@ void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct 
     p = &q;
     struct alt_out o;
     for (size_t i = 0; i < p->n_reqs; i++) {
+        if (!req_applies(&p->reqs[i], node))
+            continue;
         req_node(p, &p->reqs[i], node, &o);
         if (o.step != CAUSE_DRA_EXHAUSTED || o.n_holders == 0)
             continue;

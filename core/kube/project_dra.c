@@ -130,6 +130,7 @@ int project_dra_class(json_object *obj, struct dra_class *out)
         goto out;
     for (size_t i = 0; i < out->n_selectors && !out->driver; i++)
         out->driver = dra_selector_driver(out->selectors[i]);
+    rc = project_class_extended(obj, out);
 out:
     if (rc != K_OK)
         dra_class_cleanup(out);
@@ -552,7 +553,11 @@ static int project_owner(json_object *meta, struct dra_claim *out)
         json_object *ctl = kube_json_field(ref, "controller");
         if (kind && strcmp(kind, "Pod") == 0 && ctl &&
             json_object_is_type(ctl, json_type_boolean) && json_object_get_boolean(ctl))
-            return kube_json_dup_opt(kube_json_str(ref, "uid"), &out->owner_pod_uid);
+            return kube_json_dup_opt(kube_json_str(ref, "uid"), &out->owner_pod_uid) != K_OK ||
+                           kube_json_dup_opt(kube_json_str(ref, "name"), &out->owner_pod_name) !=
+                               K_OK
+                       ? K_ENOMEM
+                       : K_OK;
     }
     return K_OK;
 }
@@ -633,6 +638,8 @@ int project_dra_claim(json_object *obj, struct dra_claim *out)
         goto out;
     json_object *del = kube_json_field(meta, "deletionTimestamp");
     out->deleting = del != NULL;
+    const char *ext = kube_json_annotation(obj, DRA_EXTENDED_CLAIM_ANNOTATION);
+    out->extended = ext && strcmp(ext, "true") == 0;
     rc = project_owner(meta, out);
     if (rc != K_OK)
         goto out;

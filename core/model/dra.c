@@ -18,6 +18,7 @@ void dra_class_cleanup(struct dra_class *c)
     free(c->name);
     strv_free(c->selectors, c->n_selectors);
     free(c->driver);
+    free(c->extended_resource_name);
     memset(c, 0, sizeof(*c));
 }
 
@@ -131,6 +132,7 @@ void dra_claim_cleanup(struct dra_claim *c)
     free(c->uid);
     free(c->owner_pod_uid);
     free(c->pod_claim_name);
+    free(c->owner_pod_name);
     dra_claim_spec_cleanup(&c->spec);
     for (size_t i = 0; c->results && i < c->n_results; i++) {
         free(c->results[i].request);

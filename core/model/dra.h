@@ -96,7 +96,26 @@ struct dra_class {
      * otherwise. Used to match --gpu-device-classes and to find the driver's slices.
      */
     char *driver;
+    /*
+     * spec.extendedResourceName (KEP-5004, DRAExtendedResource: beta and on in 1.36, GA in 1.37;
+     * the API server drops the field while the gate is off), or NULL: the extended resource
+     * (e.g. "nvidia.com/gpu") this class serves to pods that ask for it in
+     * containers[].resources on nodes whose allocatable lacks it. Every class also serves its
+     * implicit name DRA_EXTENDED_CLASS_PREFIX "<class name>".
+     */
+    char *extended_resource_name;
+    /* metadata.creationTimestamp in seconds since the epoch (0 when absent): of two classes
+     * naming one extended resource the older serves it (dra_extended_class_wins). */
+    int64_t created;
 };
+
+/* The prefix of a DeviceClass's implicit extended resource name (k8s.io/api resource/v1
+ * ResourceDeviceClassPrefix). */
+#define DRA_EXTENDED_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
+
+/* The annotation the scheduler puts on the claim it creates for a pod's extended resources
+ * served by DRA (k8s.io/api resource/v1 ExtendedResourceClaimAnnotation). */
+#define DRA_EXTENDED_CLAIM_ANNOTATION "resource.kubernetes.io/extended-resource-claim"
 
 /* ---- ResourceSlice (cluster-scoped) ------------------------------------------------------- */
 enum dra_attr_kind {
@@ -256,6 +275,10 @@ struct dra_claim {
     char *uid;
     char *owner_pod_uid;  /* the controller ownerReference of kind Pod, or NULL */
     char *pod_claim_name; /* annotation resource.kubernetes.io/pod-claim-name, or NULL */
+    /* The scheduler made this claim for the extended resources of its owner pod that DRA serves
+     * (annotation DRA_EXTENDED_CLAIM_ANNOTATION "true"); owner_pod_name names that pod. */
+    bool extended;
+    char *owner_pod_name; /* the controller ownerReference of kind Pod's name, or NULL */
     bool deleting;        /* metadata.deletionTimestamp set */
     struct dra_claim_spec spec;
     bool allocated; /* status.allocation set */
@@ -286,6 +309,41 @@ struct pod_claim_status {
     char *claim_name; /* the generated claim; NULL when none is needed */
 };
 
+/*
+ * One extended-resource request of one container that a DeviceClass may serve (KEP-5004): what
+ * kube-scheduler turns into a request of the pod's special claim on a node whose allocatable
+ * lacks the resource (classify.h). Kept for the resources of the GPU set (model/gpu.h) and the
+ * implicit names DRA_EXTENDED_CLASS_PREFIX "<class>"; requests default from limits as for
+ * kpod.gpu_requests.
+ */
+struct pod_ext_request {
+    char *resource;
+    uint32_t container; /* index over spec.initContainers, then spec.containers */
+    uint32_t index;     /* the resource's index in the container's request names, sorted */
+    bool short_lived;   /* an init container that is not a sidecar (restartPolicy Always) */
+    int64_t count;      /* whole units; a fractional or zero quantity is left out */
+};
+
+/* status.extendedResourceClaimStatus.requestMappings[] */
+struct pod_ext_mapping {
+    char *container;
+    char *resource;
+    char *request;
+};
+
+/* The pod's extended resources that DRA may serve (kpod.ext; NULL when it has none and no
+ * status.extendedResourceClaimStatus). */
+struct pod_ext {
+    struct pod_ext_request *requests; /* sorted by resource, then container */
+    size_t n_requests;
+    char *claim_name; /* status.extendedResourceClaimStatus.resourceClaimName, or NULL */
+    struct pod_ext_mapping *mappings;
+    size_t n_mappings;
+};
+
+/* Entries kept per pod (a real pod has one or two). */
+#define POD_EXT_MAX_REQUESTS 64
+
 /* ---- cleanup and small helpers ------------------------------------------------------------ */
 void dra_class_cleanup(struct dra_class *c);
 void dra_slice_cleanup(struct dra_slice *s);
@@ -296,6 +354,26 @@ void dra_taint_rule_cleanup(struct dra_taint_rule *r);
 /* pod_claims_cleanup() - free n refs / statuses and their strings, then the arrays. */
 void pod_claim_refs_free(struct pod_claim_ref *r, size_t n);
 void pod_claim_statuses_free(struct pod_claim_status *s, size_t n);
+/* pod_ext_free() - free *e and everything in it. NULL-safe. */
+void pod_ext_free(struct pod_ext *e);
+/* pod_ext_equal() - the same requests, claim name and mappings, in order (NULL equals only
+ * NULL). Pure. */
+bool pod_ext_equal(const struct pod_ext *a, const struct pod_ext *b);
+
+/* pod_asks_class_name() - whether the pod asks an extended resource under a DeviceClass's
+ * implicit name (DRA_EXTENDED_CLASS_PREFIX). NULL-safe; pure. */
+bool pod_asks_class_name(const struct kpod *p);
+
+/*
+ * dra_extended_class_serves() - whether class `c` serves the extended resource `resource`:
+ * its spec.extendedResourceName, or its implicit name DRA_EXTENDED_CLASS_PREFIX "<name>".
+ * dra_extended_class_wins() - of two classes serving one name, whether `a` is the one
+ * kube-scheduler maps it to: the older (metadata.creationTimestamp), on a tie the smaller name
+ * (kubernetes/kubernetes: staging/src/k8s.io/dynamic-resource-allocation/deviceclass/
+ * extendedresourcecache/extendedresourcecache.go updateResourceName2class). Pure.
+ */
+bool dra_extended_class_serves(const struct dra_class *c, const char *resource);
+bool dra_extended_class_wins(const struct dra_class *a, const struct dra_class *b);
 
 /*
  * dra_selector_driver() - the driver a CEL selector names when it is literally
