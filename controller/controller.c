@@ -141,6 +141,7 @@ bool controller_dra_served(struct controller *c, struct kube_client *client)
     json_object *doc = NULL;
     struct kube_error err = {0};
     int rc = kube_get(client, "/apis/resource.k8s.io/v1", &doc, &err);
+    c->dra_taint_rules_served = rc == K_OK && dra_kind_served(doc, DRA_KIND_TAINT_RULE);
     json_object_put(doc);
     if (rc == K_OK)
         return true;
@@ -163,12 +164,22 @@ static bool dra_served(struct controller *c)
     return served;
 }
 
-/* Start the four DRA informers (dra_on first: a failed start still stops the others). */
+/* Whether the informer of DRA kind k runs: the core kinds always, DeviceTaintRules where the
+ * API server listed them when DRA started (dra_store.h DRA_KIND_CORE_COUNT). */
+static bool dra_kind_on(const struct controller *c, int k)
+{
+    return k < DRA_KIND_CORE_COUNT || c->dra_taint_rules_served;
+}
+
+/* Start the DRA informers (dra_on first: a failed start still stops the others). */
 static int start_dra(struct controller *c)
 {
     atomic_store(&c->dra_on, 1);
+    if (!c->dra_taint_rules_served)
+        log_info(0, "resource.k8s.io/v1 lists no devicetaintrules: device taints come from the "
+                    "ResourceSlices alone");
     for (int k = 0; k < DRA_KIND_COUNT; k++)
-        if (informer_start(c->dra_inf[k]) != K_OK)
+        if (dra_kind_on(c, k) && informer_start(c->dra_inf[k]) != K_OK)
             return K_ENOMEM;
     return K_OK;
 }
@@ -179,9 +190,10 @@ static void dra_now_synced(struct controller *c)
     dra_store_read_lock(c->dra);
     log_info(0,
              "DRA caches synced: %zu resourceclaims, %zu resourceclaimtemplates, "
-             "%zu deviceclasses, %zu resourceslices",
+             "%zu deviceclasses, %zu resourceslices, %zu devicetaintrules",
              dra_store_count(c->dra, DRA_KIND_CLAIM), dra_store_count(c->dra, DRA_KIND_TEMPLATE),
-             dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE));
+             dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE),
+             dra_store_count(c->dra, DRA_KIND_TAINT_RULE));
     dra_store_read_unlock(c->dra);
     atomic_store(&c->dra_synced, 1);
 }
@@ -203,7 +215,7 @@ static int dra_late_start(struct controller *c, int64_t *next_check)
     if (atomic_load(&c->dra_synced))
         return K_OK;
     for (int k = 0; k < DRA_KIND_COUNT; k++)
-        if (!informer_has_synced(c->dra_inf[k]))
+        if (dra_kind_on(c, k) && !informer_has_synced(c->dra_inf[k]))
             return K_OK;
     dra_now_synced(c);
     controller_enqueue_claim_pods(c);
@@ -263,7 +275,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
         goto out;
     }
     for (int k = 0; k < DRA_KIND_COUNT && atomic_load(&c->dra_on); k++)
-        if (!informer_wait_synced(c->dra_inf[k], stop)) {
+        if (dra_kind_on(c, k) && !informer_wait_synced(c->dra_inf[k], stop)) {
             rc = 0;
             goto out;
         }

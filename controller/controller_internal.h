@@ -101,6 +101,8 @@ struct controller {
     pthread_t le_thread;
     int le_started;
     atomic_int le_stop;
+    /* resource.k8s.io/v1 listed devicetaintrules when DRA was discovered (controller.c) */
+    bool dra_taint_rules_served;
     pthread_mutex_t le_mu;
     pthread_cond_t le_cv;
 };
@@ -109,7 +111,8 @@ struct controller {
 
 /*
  * controller_dra_served() - whether DRA is on (opts.dra_classes set) and the API server serves
- * resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1 through `client`, borrowed). When
+ * resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1 through `client`, borrowed), and
+ * records in c->dra_taint_rules_served whether that lists devicetaintrules (1.37+). When
  * it is not served (or the GET fails) it says so (at --v=0 the first time, then at --v=2) and
  * returns false: the controller then runs without DRA and controller_run() asks again every
  * CONTROLLER_DRA_DISCOVERY_MS, so a transient error at start or an API server upgraded later

@@ -324,7 +324,7 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     bool dra_ok = true;
     if (dra_gpus) {
         dra_ok = (c->dra = dra_store_new()) != NULL;
-        for (int k = 0; k < DRA_KIND_COUNT && dra_ok; k++) {
+        for (int k = 0; k < DRA_KIND_CORE_COUNT && dra_ok; k++) {
             c->dra_feeds[k] = (struct dra_store_feed){c->dra, (enum dra_kind)k};
             struct informer_handlers h = dra_store_handlers(&c->dra_feeds[k]);
             struct informer_options o = {.name = dra_kind_name((enum dra_kind)k),
@@ -352,7 +352,7 @@ int wh_cache_start(struct wh_cache *c)
     if (informer_start(c->inf_nodes) != K_OK || informer_start(c->inf_rcs) != K_OK ||
         informer_start(c->inf_quotas) != K_OK || informer_start(c->inf_nss) != K_OK)
         return K_ENOMEM;
-    for (int k = 0; k < DRA_KIND_COUNT && c->dra; k++)
+    for (int k = 0; k < DRA_KIND_CORE_COUNT && c->dra; k++)
         if (informer_start(c->inf_dra[k]) != K_OK)
             return K_ENOMEM;
     if (c->as_watch && wh_autoscaler_watch_start(c->as_watch) != K_OK)

@@ -40,18 +40,35 @@
 
 struct dra_store;
 
-/* The four kinds, and their collection paths (resource.k8s.io/v1). */
+/*
+ * The kinds, and their collection paths (resource.k8s.io/v1). The first DRA_KIND_CORE_COUNT are
+ * what every DRA reader needs and every release with DRA v1 serves; DeviceTaintRule
+ * (resource.k8s.io/v1 from 1.37, on by default there; absent before: 1.34 serves it only as
+ * v1alpha3 behind a gate) is read only where the API server lists it (dra_kind_served), by the
+ * readers that judge free devices (the controller and the CLI; the webhook judges matching
+ * devices only and does not read it).
+ */
 enum dra_kind {
     DRA_KIND_CLAIM,
     DRA_KIND_TEMPLATE,
     DRA_KIND_CLASS,
     DRA_KIND_SLICE,
+    DRA_KIND_TAINT_RULE,
     DRA_KIND_COUNT,
 };
+#define DRA_KIND_CORE_COUNT DRA_KIND_TAINT_RULE
+
+/*
+ * dra_kind_served() - whether the discovery document of resource.k8s.io/v1 (`doc`, borrowed: the
+ * body of GET /apis/resource.k8s.io/v1, an APIResourceList) lists the kind's resource (its
+ * dra_kind_name() in resources[].name). The core kinds are served whenever the group version is
+ * (true for any doc); NULL doc: false. Pure.
+ */
+bool dra_kind_served(json_object *doc, enum dra_kind k);
 /* dra_kind_path() - "/apis/resource.k8s.io/v1/resourceclaims" etc. Static string. */
 const char *dra_kind_path(enum dra_kind k);
 /* dra_kind_name() - "resourceclaims", "resourceclaimtemplates", "deviceclasses",
- * "resourceslices". Static string. */
+ * "resourceslices", "devicetaintrules". Static string. */
 const char *dra_kind_name(enum dra_kind k);
 
 /* dra_store_new() - an empty store, NULL on ENOMEM. dra_store_free() is NULL-safe. */
@@ -120,6 +137,13 @@ const struct dra_claim *dra_store_claim(void *ctx, const char *ns, const char *n
 const struct dra_template *dra_store_template(void *ctx, const char *ns, const char *name);
 const struct dra_class *dra_store_class(void *ctx, const char *name);
 /*
+ * dra_store_extended_class() - the class that serves the extended resource `resource`
+ * (model/dra.h dra_extended_class_serves; of several, dra_extended_class_wins), or NULL. An
+ * implicit name DRA_EXTENDED_CLASS_PREFIX "<class>" is one hash lookup; any other name walks
+ * the classes (a cluster has a handful).
+ */
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource);
+/*
  * dra_store_node_slices() - the slices of `driver` (every driver when NULL) with
  * spec.nodeName == node, then every cluster-wide one (allNodes / nodeSelector, whose selector
  * the caller evaluates). Writes at most `cap` pointers to buf, returns how many there are in
@@ -127,6 +151,14 @@ const struct dra_class *dra_store_class(void *ctx, const char *name);
  */
 size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
                              const struct dra_slice **buf, size_t cap);
+/*
+ * dra_store_device_taint_rules() - the DeviceTaintRules that select (driver, pool, device)
+ * (model/dra.h dra_taint_rule_selects), in no particular order. Writes at most `cap` borrowed
+ * pointers to buf and returns how many there are in all. Cost: every rule (clusters have few).
+ */
+size_t dra_store_device_taint_rules(void *ctx, const char *driver, const char *pool,
+                                    const char *device, const struct dra_taint_rule **buf,
+                                    size_t cap);
 /*
  * dra_store_driver_published() - whether any ResourceSlice names `driver` (whatever nodes it
  * reaches, perDeviceNodeSelection included): the driver is installed and publishes. False for
@@ -150,13 +182,22 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
                                const struct dra_claim **buf, size_t cap);
 
 /*
- * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store
- * (for one-shot tools: the CLI), each a relist (dra_store_sync_*: a kind listed is synced).
- * Returns K_OK or the first LIST's K_* error (err filled); K_ENOTFOUND when the API does not
- * serve resource.k8s.io/v1; K_EPARSE when objects of a kind did not project
- * (informer_list_skipped: the kind's path and how many), after that kind's LIST.
+ * dra_store_list() - one paged LIST of each kind through `client` into the store (for one-shot
+ * tools: the CLI), each a relist (dra_store_sync_*: a kind listed is synced). Returns K_OK or
+ * the first LIST's K_* error (err filled); K_ENOTFOUND when the API does not serve
+ * resource.k8s.io/v1; K_EPARSE when objects of a kind did not project (informer_list_skipped:
+ * the kind's path and how many), after that kind's LIST. A DeviceTaintRule LIST answered
+ * K_ENOTFOUND (not served: before 1.37) or K_EFORBIDDEN (the caller may not list them) is no
+ * error: the kind stays unsynced and empty.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+/* dra_store_list_kind() - dra_store_list() of one kind (a DeviceTaintRule LIST answered
+ * K_ENOTFOUND or K_EFORBIDDEN is no error there either). */
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err);
+/* dra_store_any_extended() - whether some DeviceClass has spec.extendedResourceName (KEP-5004;
+ * never while the API server's DRAExtendedResource gate is off). Read lock held. */
+bool dra_store_any_extended(struct dra_store *s);
 
 /* Counts per kind, for tests and metrics. Read lock held. */
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind);

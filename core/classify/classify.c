@@ -36,6 +36,7 @@ static const char *const words[] = {
     [CAUSE_DRA_NO_DRIVER] = "dra-no-driver",
     [CAUSE_DRA_NO_MATCH] = "dra-no-match",
     [CAUSE_DRA_EXHAUSTED] = "dra-exhausted",
+    [CAUSE_DRA_TAINTED] = "dra-tainted",
     [CAUSE_NODE_REJECTED] = "node-rejected",
     [CAUSE_SCHEDULING_GATED] = "scheduling-gated",
     [CAUSE_NO_SCHEDULER] = "no-scheduler",
@@ -61,6 +62,7 @@ static const char *const event_reasons[] = {
     [CAUSE_DRA_NO_DRIVER] = "DRANoDriver",
     [CAUSE_DRA_NO_MATCH] = "DRANoMatchingDevice",
     [CAUSE_DRA_EXHAUSTED] = "DRADevicesExhausted",
+    [CAUSE_DRA_TAINTED] = "DRADeviceTainted",
     [CAUSE_NODE_REJECTED] = "KubeletRejected",
     [CAUSE_SCHEDULING_GATED] = "SchedulingGated",
     [CAUSE_NO_SCHEDULER] = "SchedulerNotRunning",
@@ -91,10 +93,11 @@ static const int ranks[] = {
     [CAUSE_EXHAUSTED] = 15,
     [CAUSE_DRA_NO_DRIVER] = 16,
     [CAUSE_DRA_NO_MATCH] = 17,
-    [CAUSE_DRA_EXHAUSTED] = 18,
-    [CAUSE_GPU_FITS] = 19,
-    [CAUSE_SCALING_UP] = 20,
-    [CAUSE_SCALE_UP_BLOCKED] = 21,
+    [CAUSE_DRA_TAINTED] = 18,
+    [CAUSE_DRA_EXHAUSTED] = 19,
+    [CAUSE_GPU_FITS] = 20,
+    [CAUSE_SCALING_UP] = 21,
+    [CAUSE_SCALE_UP_BLOCKED] = 22,
 };
 
 _Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
@@ -363,8 +366,10 @@ enum cause node_resource_step(const struct knode *node, const char *resource, in
     return CAUSE_GPU_FITS;
 }
 
-bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
-                   void *usage_ctx, struct node_verdict *v)
+/* classify_node(), but a resource DRA serves on the node (dra_prep_serves and the node's
+ * allocatable lacks it) takes no resource step: the DRA step stands for it. */
+static bool node_ladder(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                        void *usage_ctx, const struct dra_prep *prep, struct node_verdict *v)
 {
     memset(v, 0, sizeof(*v));
     v->node = node;
@@ -379,6 +384,9 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         const struct resource_amount *r = &pod->gpu_requests.items[i];
         if (r->value <= 0)
             continue;
+        if (prep && resource_list_get(&node->allocatable, r->name) <= 0 &&
+            dra_prep_serves(prep, r->name))
+            continue; /* served by DRA here (extendeddynamicresources.go) */
         int64_t used = usage_of(usage, usage_ctx, node, r->name);
         enum cause step = node_resource_step(node, r->name, r->value, used);
         if (first || cause_rank(step) < cause_rank(v->resource_step)) {
@@ -405,6 +413,12 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         }
     }
     return true;
+}
+
+bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                   void *usage_ctx, struct node_verdict *v)
+{
+    return node_ladder(pod, node, usage, usage_ctx, NULL, v);
 }
 
 int64_t node_verdict_free(const struct node_verdict *v)
@@ -556,9 +570,9 @@ static bool has_gpu_request(const struct kpod *pod)
 /* The resource outcome of the deciding node, DRA included. */
 static void put_outcome(struct line *l, const struct node_verdict *v, const struct dra_prep *prep)
 {
-    bool dra_step = v->resource_step == CAUSE_DRA_NO_DRIVER ||
-                    v->resource_step == CAUSE_DRA_NO_MATCH ||
-                    v->resource_step == CAUSE_DRA_EXHAUSTED;
+    bool dra_step =
+        v->resource_step == CAUSE_DRA_NO_DRIVER || v->resource_step == CAUSE_DRA_NO_MATCH ||
+        v->resource_step == CAUSE_DRA_TAINTED || v->resource_step == CAUSE_DRA_EXHAUSTED;
     struct node_verdict tmp = *v;
     if (dra_step) {
         dra_node(prep, v->node, &tmp, l);
@@ -612,7 +626,7 @@ static void node_pass_run(struct node_pass *p)
             v->step = v->resource_step = CAUSE_LABEL_MISMATCH;
             continue;
         }
-        if (!classify_node(p->pod, node, p->usage, p->usage_ctx, v))
+        if (!node_ladder(p->pod, node, p->usage, p->usage_ctx, p->prep, v))
             continue;
         if (p->prep && !dra_prep_node_allowed(p->prep, node)) {
             p->narrowed++;
@@ -855,6 +869,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
     case CAUSE_ALLOCATABLE_ZERO:
     case CAUSE_DRA_NO_DRIVER:
     case CAUSE_DRA_NO_MATCH:
+    case CAUSE_DRA_TAINTED:
         put_outcome(&l, &best, prep);
         break;
     case CAUSE_DRA_EXHAUSTED:

@@ -511,6 +511,9 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
     if (rc != K_OK)
         goto out;
     rc = project_status(kube_json_get(pod, "status", json_type_object), out);
+    if (rc == K_OK)
+        rc = project_pod_ext(kube_json_get(pod, "spec", json_type_object),
+                             kube_json_get(pod, "status", json_type_object), gpus, out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);
@@ -530,6 +533,8 @@ int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set 
     if (rc != K_OK)
         goto out;
     rc = project_spec(spec, gpus, out, excess);
+    if (rc == K_OK)
+        rc = project_pod_ext(spec, NULL, gpus, out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);

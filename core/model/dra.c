@@ -18,6 +18,7 @@ void dra_class_cleanup(struct dra_class *c)
     free(c->name);
     strv_free(c->selectors, c->n_selectors);
     free(c->driver);
+    free(c->extended_resource_name);
     memset(c, 0, sizeof(*c));
 }
 
@@ -84,6 +85,14 @@ void dra_quantities_free(struct dra_quantity *q, size_t n)
     free(q);
 }
 
+static void taint_cleanup(struct dra_taint *t)
+{
+    free(t->key);
+    free(t->value);
+    free(t->time_added);
+    memset(t, 0, sizeof(*t));
+}
+
 static void device_cleanup(struct dra_device *d)
 {
     dra_binding_cleanup(&d->binding);
@@ -109,6 +118,9 @@ static void device_cleanup(struct dra_device *d)
         dra_quantities_free(d->consumes[i].counters, d->consumes[i].n_counters);
     }
     free(d->consumes);
+    for (size_t i = 0; d->taints && i < d->n_taints; i++)
+        taint_cleanup(&d->taints[i]);
+    free(d->taints);
 }
 
 void dra_slice_cleanup(struct dra_slice *s)
@@ -137,6 +149,11 @@ static void exact_cleanup(struct dra_exact *e)
     free(e->class_name);
     strv_free(e->selectors, e->n_selectors);
     dra_quantities_free(e->capacity, e->n_capacity);
+    for (size_t i = 0; e->tolerations && i < e->n_tolerations; i++) {
+        free(e->tolerations[i].key);
+        free(e->tolerations[i].value);
+    }
+    free(e->tolerations);
     memset(e, 0, sizeof(*e));
 }
 
@@ -170,6 +187,7 @@ void dra_claim_cleanup(struct dra_claim *c)
     free(c->uid);
     free(c->owner_pod_uid);
     free(c->pod_claim_name);
+    free(c->owner_pod_name);
     dra_claim_spec_cleanup(&c->spec);
     for (size_t i = 0; c->results && i < c->n_results; i++) {
         free(c->results[i].request);
@@ -380,4 +398,16 @@ bool dra_qname_is(const char *driver, const char *name, const char *qname)
         return false;
     size_t dl = strlen(driver);
     return strncmp(qname, driver, dl) == 0 && qname[dl] == '/' && strcmp(qname + dl + 1, name) == 0;
+}
+
+void dra_taint_rule_cleanup(struct dra_taint_rule *r)
+{
+    if (!r)
+        return;
+    free(r->name);
+    free(r->driver);
+    free(r->pool);
+    free(r->device);
+    taint_cleanup(&r->taint);
+    memset(r, 0, sizeof(*r));
 }

@@ -122,7 +122,9 @@ struct requeue_dra_change {
 
 /*
  * requeue_after_dra_event() - whether pending pod `pod` must be classified again after DRA
- * event `ev`, given its record `rec` (NULL: none). A pod without claims: never. Otherwise, by
+ * event `ev`, given its record `rec` (NULL: none). A pod without claims and without extended
+ * resources a DeviceClass serves (triage.h triage_ext_served, or its recorded word is a per-node
+ * DRA word: one served them then): never. Otherwise, by
  * what the event can change (kubernetes/kubernetes: pkg/scheduler/framework/plugins/
  * dynamicresources/dynamicresources.go EventsToRegister and isSchedulableAfterClaimChange,
  * isSchedulableAfterResourceSliceChange, which likewise queue a pod for its own claims and for
@@ -134,11 +136,13 @@ struct requeue_dra_change {
  *   - a ResourceClaimTemplate: the pods that name it;
  *   - a DeviceClass (its selectors, or whether it exists): the pods whose claims may name it (a
  *     claim or template not cached counts as naming it);
- *   - a ResourceSlice, or a claim that holds devices (devices appear, vanish, are taken or
- *     freed): the claim's users, and the pods whose recorded word reads devices (a step of the
- *     per-node ladder: requeue_word_reads_nodes()) or that have no record; the words before node
- *     selection (dra-*-missing, scheduling-gated, preempting, no-scheduler, no-request) read no
- *     device.
+ *   - a DeviceClass, for a pod asking extended resources: always (the class may start or stop
+ *     serving them, KEP-5004);
+ *   - a ResourceSlice, a DeviceTaintRule, or a claim that holds devices (devices appear,
+ *     vanish, are tainted, taken or freed): the claim's users, and the pods whose recorded word
+ *     reads devices (a step of the per-node ladder: requeue_word_reads_nodes()) or that have no
+ *     record; the words before node selection (dra-*-missing, scheduling-gated, preempting,
+ *     no-scheduler, no-request) read no device.
  * `dra` is the DRA store, its read lock held by the caller (lock order: the object store, then
  * the DRA store). Thread-safe on read-only input.
  */
@@ -147,8 +151,8 @@ bool requeue_after_dra_event(const struct kpod *pod, const struct requeue_record
 
 /*
  * requeue_word_reads_nodes() - whether `word` is a step of the per-node ladder (label-mismatch,
- * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
- * gpu-fits): what nodes, usage and devices can change. Pure.
+ * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-tainted,
+ * dra-exhausted, gpu-fits): what nodes, usage and devices can change. Pure.
  */
 bool requeue_word_reads_nodes(enum cause word);
 

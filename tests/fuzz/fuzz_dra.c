@@ -1,7 +1,8 @@
 /*
  * fuzz_dra.c - libFuzzer target for the DRA projection (core/kube/project_dra.c).
  *
- * The first byte picks the kind (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate);
+ * The first byte picks the kind (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
+ * DeviceTaintRule);
  * the rest is a JSON object, parsed by json-c and projected. Besides the sanitizers, the target
  * checks what project.h promises: a known result code, and a record that its *_cleanup() frees
  * (leaks show under ASan). Each input is projected twice and must give the same result.
@@ -93,6 +94,12 @@ static int project_once(unsigned kind, json_object *obj)
         dra_claim_cleanup(&c);
         break;
     }
+    case 4: {
+        struct dra_taint_rule r;
+        rc = project_dra_taint_rule(obj, &r);
+        dra_taint_rule_cleanup(&r);
+        break;
+    }
     default: {
         struct dra_template t;
         rc = project_dra_template(obj, &t);
@@ -107,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > (1u << 20))
         return 0;
-    unsigned kind = data[0] & 3;
+    unsigned kind = data[0] % 5;
     json_tokener *tok = json_tokener_new_ex(64);
     if (!tok)
         return 0;

@@ -296,7 +296,8 @@ static enum reconcile_kind plan_fixture(const char *file, enum cause *cause, cha
     struct gpu_set dra_classes;
     assert_int_equal(gpu_set_parse(&dra_classes, DRA_GPU_SET_DEFAULT), K_OK);
     static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
-                                                     "deviceclasses", "resourceslices"};
+                                                     "deviceclasses", "resourceslices",
+                                                     "devicetaintrules"};
     unsigned ch = 0;
     json_object *a = NULL;
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
