@@ -224,11 +224,13 @@ static void check_quota(const struct wh_snapshot *snap, const struct wh_object *
                 continue;
             quota_get(&q->used, key, &used);
             resource_path(o, res, path, sizeof(path));
-            if (items[r].via_class)
+            /* A longer text is cut: the warning keeps its first 1 KiB of explanation. */
+            if (items[r].via_class &&
                 snprintf(via, sizeof(via),
                          " (where DeviceClass %s serves %s through DRA, the claim kube-scheduler "
                          "creates for the pod counts %s there)",
-                         items[r].via_class, res, key);
+                         items[r].via_class, res, key) < 0)
+                via[0] = '\0';
             if (per_pod > hard) {
                 warn_add(out, WARN_REASON_QUOTA,
                          "%s: %s %" PRId64 " %s but quota \"%s\" allows %s=%" PRId64
