@@ -327,7 +327,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc == K_OK && q.n_claim_pods > 0 && dra_classes) {
             struct dra_store *dra = dra_store_new();
             rc = dra ? dra_store_list(c, dra, err) : K_ENOMEM;
-            if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
+            if (rc == K_ENOTFOUND) { /* no DRA version served (dra_store_list): no DRA */
                 memset(err, 0, sizeof(*err));
                 rc = K_OK;
                 dra_store_free(dra);

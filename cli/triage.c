@@ -53,7 +53,7 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
             goto fail;
         }
         rc = dra_store_list(c, dra, err);
-        if (rc == K_ENOTFOUND) { /* resource.k8s.io/v1 not served: no DRA */
+        if (rc == K_ENOTFOUND) { /* no DRA version served (dra_store_list): no DRA */
             dra_store_free(dra);
             dra = NULL;
             memset(err, 0, sizeof(*err));

@@ -39,30 +39,8 @@ struct dra_store {
     struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
     struct lh_table *drivers;                 /* driver -> number of its slices (uintptr_t) */
     bool synced[DRA_KIND_COUNT];              /* a relist of the kind has ended */
+    enum dra_api_version version;             /* what objects are read at */
 };
-
-static const char *const kind_names[DRA_KIND_COUNT] = {
-    "resourceclaims",
-    "resourceclaimtemplates",
-    "deviceclasses",
-    "resourceslices",
-};
-static const char *const kind_paths[DRA_KIND_COUNT] = {
-    "/apis/resource.k8s.io/v1/resourceclaims",
-    "/apis/resource.k8s.io/v1/resourceclaimtemplates",
-    "/apis/resource.k8s.io/v1/deviceclasses",
-    "/apis/resource.k8s.io/v1/resourceslices",
-};
-
-const char *dra_kind_path(enum dra_kind k)
-{
-    return k < DRA_KIND_COUNT ? kind_paths[k] : "";
-}
-
-const char *dra_kind_name(enum dra_kind k)
-{
-    return k < DRA_KIND_COUNT ? kind_names[k] : "";
-}
 
 static void rec_free(struct rec *r)
 {
@@ -111,6 +89,7 @@ struct dra_store *dra_store_new(void)
     if (!s)
         return NULL;
     pthread_rwlock_init(&s->lock, NULL);
+    s->version = DRA_API_V1;
     int ok = 1;
     for (int k = 0; k < DRA_KIND_COUNT; k++)
         ok &= (s->by_kind[k] = lh_kchar_table_new(64, free_rec_entry)) != NULL;
@@ -332,7 +311,7 @@ static void delete_entry(struct dra_store *s, enum dra_kind kind, struct lh_entr
 
 /* ---- writers -------------------------------------------------------------------------------- */
 
-static int project(enum dra_kind kind, json_object *obj, struct rec *r)
+static int project_v1(enum dra_kind kind, json_object *obj, struct rec *r)
 {
     switch (kind) {
     case DRA_KIND_CLAIM:
@@ -344,6 +323,17 @@ static int project(enum dra_kind kind, json_object *obj, struct rec *r)
     default:
         return project_dra_slice(obj, &r->u.slice);
     }
+}
+
+/* `obj` read at version `v`, through its layout in v1 (kube/dra_api.h). */
+static int project(enum dra_kind kind, enum dra_api_version v, json_object *obj, struct rec *r)
+{
+    json_object *v1 = NULL;
+    int rc = dra_json_as_v1(kind, v, obj, &v1);
+    if (rc == K_OK)
+        rc = project_v1(kind, v1, r);
+    json_object_put(v1);
+    return rc;
 }
 
 /* Claims and templates are namespaced, classes and slices are not. */
@@ -382,7 +372,10 @@ int dra_store_apply_json(struct dra_store *s, enum dra_kind kind, json_object *o
         return K_ENOMEM;
     }
     r->kind = kind;
-    rc = project(kind, obj, r);
+    pthread_rwlock_rdlock(&s->lock);
+    enum dra_api_version version = s->version;
+    pthread_rwlock_unlock(&s->lock);
+    rc = project(kind, version, obj, r);
     if (rc) {
         free(r); /* project_dra_* cleaned up */
         free(k);
@@ -430,6 +423,32 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind)
             delete_entry(s, kind, e);
     }
     s->synced[kind] = true;
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    s->version = v;
+    pthread_rwlock_unlock(&s->lock);
+}
+
+enum dra_api_version dra_store_api_version(struct dra_store *s)
+{
+    return s->version;
+}
+
+void dra_store_clear(struct dra_store *s)
+{
+    struct lh_entry *e, *tmp;
+    pthread_rwlock_wrlock(&s->lock);
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        lh_foreach_safe(s->by_kind[k], e, tmp)
+        {
+            delete_entry(s, (enum dra_kind)k, e);
+        }
+        s->synced[k] = false;
+    }
     pthread_rwlock_unlock(&s->lock);
 }
 
@@ -588,17 +607,31 @@ struct informer_handlers dra_store_handlers(struct dra_store_feed *f)
 
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
+    unsigned served = 0;
+    int rc = dra_api_discover(client, &served, err);
+    if (rc)
+        return rc;
+    enum dra_api_version v = dra_api_choose(served);
+    if (v == DRA_API_NONE) {
+        memset(err, 0, sizeof(*err));
+        err->code = K_ENOTFOUND;
+        snprintf(err->message, sizeof(err->message),
+                 "the API server serves none of %s/v1, v1beta2, v1beta1", DRA_API_GROUP);
+        return K_ENOTFOUND;
+    }
+    dra_store_set_api_version(s, v);
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        const char *path = dra_kind_path((enum dra_kind)k, v);
         struct list_ctx l = {{s, (enum dra_kind)k}, 0};
         struct informer_handlers h = {.ctx = &l,
                                       .upsert = list_upsert,
                                       .sync_begin = feed_sync_begin,
                                       .sync_end = feed_sync_end};
-        int rc = informer_list_once(client, kind_paths[k], 500, &h, NULL, 0, err);
+        rc = informer_list_once(client, path, 500, &h, NULL, 0, err);
         if (rc)
             return rc;
         if (l.skipped) /* the CLI answers from nothing it could not read */
-            return informer_list_skipped(kind_paths[k], l.skipped, err);
+            return informer_list_skipped(path, l.skipped, err);
     }
     return K_OK;
 }

@@ -1,5 +1,6 @@
 /*
- * dra_store.h - the DRA objects (resource.k8s.io/v1) in compact form (model/dra.h), kept next to
+ * dra_store.h - the DRA objects (resource.k8s.io, at the version kube/dra_api.h discovery chose)
+ * in compact form (model/dra.h), kept next to
  * the pod and node store and indexed for the classifier's lookups (classify.h struct dra_view,
  * made by core/triage/triage.h triage_dra_view()):
  *   - ResourceClaims and ResourceClaimTemplates by "namespace/name";
@@ -36,30 +37,36 @@
 
 #include "cache/informer.h"
 #include "kube/client.h"
+#include "kube/dra_api.h"
 #include "model/dra.h"
 
 struct dra_store;
 
-/* The four kinds, and their collection paths (resource.k8s.io/v1). */
-enum dra_kind {
-    DRA_KIND_CLAIM,
-    DRA_KIND_TEMPLATE,
-    DRA_KIND_CLASS,
-    DRA_KIND_SLICE,
-    DRA_KIND_COUNT,
-};
-/* dra_kind_path() - "/apis/resource.k8s.io/v1/resourceclaims" etc. Static string. */
-const char *dra_kind_path(enum dra_kind k);
-/* dra_kind_name() - "resourceclaims", "resourceclaimtemplates", "deviceclasses",
- * "resourceslices". Static string. */
-const char *dra_kind_name(enum dra_kind k);
+/* The four kinds (enum dra_kind), their names and collection paths: kube/dra_api.h. */
 
 /* dra_store_new() - an empty store, NULL on ENOMEM. dra_store_free() is NULL-safe. */
 struct dra_store *dra_store_new(void);
 void dra_store_free(struct dra_store *s);
 
 /*
- * dra_store_apply_json() - project `obj` (borrowed; core/kube/project.h project_dra_*) and
+ * dra_store_set_api_version() - the version of resource.k8s.io the objects given from now on are
+ * read at (kube/dra_api.h; the store starts at DRA_API_V1): an object of an older layout is read
+ * through dra_json_as_v1(). What the store holds stays (the relist at the new version replaces
+ * it, dra_store_sync_*). Takes the write lock. dra_store_api_version() - the version set; read
+ * lock held or from the thread that sets it.
+ */
+void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v);
+enum dra_api_version dra_store_api_version(struct dra_store *s);
+
+/*
+ * dra_store_clear() - remove every object and mark every kind not synced (dra_store_synced), for
+ * an API server that stopped serving the DRA API. Takes the write lock.
+ */
+void dra_store_clear(struct dra_store *s);
+
+/*
+ * dra_store_apply_json() - project `obj` (borrowed; read at the store's API version, see
+ * dra_store_set_api_version; core/kube/project.h project_dra_*) and
  * insert or replace it, or with `deleted` remove the object of that name (the object's last
  * state is only read for metadata.namespace and metadata.name). Returns K_OK, K_EPARSE for an
  * object that does not project or has no name, K_ETOOBIG when it passes the API's limits or
@@ -80,7 +87,8 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind);
  * dra_store_synced() - whether a relist of `kind` has ended (dra_store_sync_end) since
  * dra_store_new(): until then the kind's lookups may miss objects that exist, and a reader that
  * would report an absence (the webhook's "not found" warnings) must say nothing. Stays false
- * while the API server does not serve resource.k8s.io/v1 (its informer never lists). Read lock
+ * while the API server does not serve the DRA API (no informer lists), and again after
+ * dra_store_clear(). Read lock
  * held.
  */
 bool dra_store_synced(struct dra_store *s, enum dra_kind kind);
@@ -140,11 +148,14 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
                                                 const char *device);
 
 /*
- * dra_store_list() - one paged LIST of each of the four kinds through `client` into the store
- * (for one-shot tools: the CLI), each a relist (dra_store_sync_*: a kind listed is synced).
- * Returns K_OK or the first LIST's K_* error (err filled); K_ENOTFOUND when the API does not
- * serve resource.k8s.io/v1; K_EPARSE when objects of a kind did not project
- * (informer_list_skipped: the kind's path and how many), after that kind's LIST.
+ * dra_store_list() - for one-shot tools (the CLI): discovery of the DRA API version
+ * (kube/dra_api.h dra_api_discover: v1, else v1beta2, else v1beta1), then one paged LIST of each
+ * of the four kinds at that version through `client` into the store, read at that version
+ * (dra_store_set_api_version), each a relist (dra_store_sync_*: a kind listed is synced).
+ * Returns K_OK or the discovery's or first LIST's K_* error (err filled); K_ENOTFOUND when the
+ * API server serves none of the versions read (err then says so); K_EPARSE when objects of a
+ * kind did not project (informer_list_skipped: the kind's path and how many), after that kind's
+ * LIST.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
 

@@ -389,9 +389,13 @@ static void test_triage_unreadable_usage_pod(void **state)
     fake_kube_init(&f);
     c = fake_kube_client(&f);
     fake_kube_answer(&f, 200, 0,
+                     "{\"kind\":\"APIGroup\",\"name\":\"resource.k8s.io\",\"versions\":[{"
+                     "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}]}");
+    fake_kube_answer(&f, 200, 0,
                      "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[{},{\"a\":1}]}");
     assert_int_equal(dra_store_list(c, dra, &err), K_EPARSE);
-    assert_int_equal(fake_kube_count(&f), 1); /* not the next kind */
+    assert_int_equal(fake_kube_count(&f), 2); /* discovery, then not the next kind */
+    assert_string_equal(fake_kube_request(&f, 0)->path, "/apis/resource.k8s.io");
     assert_non_null(strstr(err.message, ": 2 items could not be read"));
     dra_store_free(dra);
     kube_client_free(c);
