@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/clock.h"
-#include "util/deadline.h"
 #include "util/log.h"
+#include "util/periodic.h"
 #include "util/result.h"
 
 /* What an informer's handlers get as ctx: the owner's handlers are called through it. */
@@ -24,17 +23,13 @@ struct dra_informers {
     struct fwd fwd[DRA_KIND_COUNT];
     struct kube_client *client; /* discovery */
     struct dra_api_probe probe; /* the discovery thread's (or start's) */
-    int64_t last_check_ms;      /* when the last check ran */
+    struct periodic loop;       /* the discovery thread */
     /* mu guards inf[] for readers on other threads; only the checking thread changes it */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     struct informer *inf[DRA_KIND_COUNT];
     atomic_int version;
     atomic_uint generation;
-    atomic_int poke; /* an informer got 404: check soon */
-    atomic_int stop;
-    pthread_t thread;
-    bool started, stopped;
+    bool stopped;
 };
 
 /* ---- the owner's handlers, and a 404 that pokes discovery ---------------------------------- */
@@ -74,15 +69,16 @@ static void fwd_api_error(void *ctx, long http_status)
     struct dra_informers *w = ((struct fwd *)ctx)->w;
     if (OWNER(ctx)->api_error)
         OWNER(ctx)->api_error(OWNER(ctx)->ctx, http_status);
-    if (http_status == 404) { /* the version may have gone away: ask discovery */
-        pthread_mutex_lock(&w->mu);
-        atomic_store(&w->poke, 1);
-        pthread_cond_broadcast(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-    }
+    if (http_status == 404) /* the version may have gone away: ask discovery */
+        periodic_poke(&w->loop);
 }
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
+
+static void check_cb(void *ctx)
+{
+    dra_informers_check(ctx); /* a failure is logged, and the next check tries again */
+}
 
 struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dra_store *store,
                                         const struct informer_handlers handlers[DRA_KIND_COUNT],
@@ -104,7 +100,7 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
         w->fwd[k] = (struct fwd){w, (enum dra_kind)k};
     }
     pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
+    periodic_init(&w->loop, w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w);
     w->client = w->o.discovery_transport
                     ? kube_client_new_transport(cfg, w->o.discovery_transport, w->o.user_agent)
                     : kube_client_new(cfg, w->o.user_agent);
@@ -112,7 +108,7 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
         dra_informers_free(w);
         return NULL;
     }
-    kube_client_set_cancel(w->client, &w->stop);
+    kube_client_set_cancel(w->client, periodic_stop_flag(&w->loop));
     return w;
 }
 
@@ -164,8 +160,6 @@ static int make_informers(struct dra_informers *w, enum dra_api_version v)
 
 int dra_informers_check(struct dra_informers *w)
 {
-    w->last_check_ms = clock_mono_ms(NULL);
-    atomic_store(&w->poke, 0);
     if (!dra_api_probe_step(w->client, &w->probe))
         return K_OK;
     enum dra_api_version v = w->probe.version;
@@ -187,26 +181,6 @@ int dra_informers_check(struct dra_informers *w)
     return rc;
 }
 
-static void *run(void *arg)
-{
-    struct dra_informers *w = arg;
-    pthread_mutex_lock(&w->mu);
-    while (!atomic_load(&w->stop)) {
-        int64_t until = w->last_check_ms + w->o.discovery_ms;
-        if (atomic_load(&w->poke) && w->last_check_ms + DRA_INFORMERS_POKE_MS < until)
-            until = w->last_check_ms + DRA_INFORMERS_POKE_MS;
-        if (clock_mono_ms(NULL) < until) {
-            deadline_wait(&w->cv, &w->mu, CLOCK_REALTIME, NULL, until, 0);
-            continue; /* re-read stop, poke and the time */
-        }
-        pthread_mutex_unlock(&w->mu);
-        dra_informers_check(w);
-        pthread_mutex_lock(&w->mu);
-    }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
-}
-
 int dra_informers_start(struct dra_informers *w)
 {
     int rc = dra_informers_check(w);
@@ -214,10 +188,7 @@ int dra_informers_start(struct dra_informers *w)
         rc = K_OK; /* the thread tries again */
     if (rc != K_OK)
         return rc;
-    if (pthread_create(&w->thread, NULL, run, w) != 0)
-        return K_ENOMEM;
-    w->started = true;
-    return K_OK;
+    return periodic_start(&w->loop, false) == 0 ? K_OK : K_ENOMEM;
 }
 
 enum dra_api_version dra_informers_version(struct dra_informers *w)
@@ -245,13 +216,7 @@ void dra_informers_stop(struct dra_informers *w)
     if (!w || w->stopped)
         return;
     w->stopped = true;
-    if (w->started) {
-        pthread_mutex_lock(&w->mu);
-        atomic_store(&w->stop, 1);
-        pthread_cond_broadcast(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-    }
+    periodic_stop(&w->loop);
     drop_informers(w);
 }
 
@@ -261,7 +226,7 @@ void dra_informers_free(struct dra_informers *w)
         return;
     dra_informers_stop(w);
     kube_client_free(w->client);
-    pthread_cond_destroy(&w->cv);
+    periodic_destroy(&w->loop);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }

@@ -70,23 +70,35 @@ static void set_lists(struct fake_routes *api, const char *v, const char *slices
     fake_routes_set(api, prefix, 200, slices);
 }
 
+/* Informers over `api` feeding a new store (*ds) through feeds[]; discovery every interval_ms
+ * (0: the default). */
+static struct dra_informers *new_informers(struct fake_routes *api,
+                                           struct dra_store_feed feeds[DRA_KIND_COUNT],
+                                           int64_t interval_ms, struct dra_store **ds)
+{
+    *ds = dra_store_new();
+    assert_non_null(*ds);
+    struct informer_handlers h[DRA_KIND_COUNT];
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        feeds[k] = (struct dra_store_feed){*ds, (enum dra_kind)k};
+        h[k] = dra_store_handlers(&feeds[k]);
+    }
+    struct dra_informers_options o = {.discovery_transport = &api->transport,
+                                      .transport = &api->transport,
+                                      .discovery_ms = interval_ms};
+    struct dra_informers *w = dra_informers_new(&api->cfg, *ds, h, &o);
+    assert_non_null(w);
+    return w;
+}
+
 static void test_follow_versions(void **state)
 {
     (void)state;
     struct fake_routes api;
     fake_routes_init(&api);
-    struct dra_store *ds = dra_store_new();
-    assert_non_null(ds);
     struct dra_store_feed feeds[DRA_KIND_COUNT];
-    struct informer_handlers h[DRA_KIND_COUNT];
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        feeds[k] = (struct dra_store_feed){ds, (enum dra_kind)k};
-        h[k] = dra_store_handlers(&feeds[k]);
-    }
-    struct dra_informers_options o = {.discovery_transport = &api.transport,
-                                      .transport = &api.transport};
-    struct dra_informers *w = dra_informers_new(&api.cfg, ds, h, &o);
-    assert_non_null(w);
+    struct dra_store *ds;
+    struct dra_informers *w = new_informers(&api, feeds, 0, &ds);
     assert_int_equal(dra_informers_version(w), DRA_API_NONE);
     assert_false(dra_informers_synced(w));
 
@@ -153,18 +165,9 @@ static void test_thread_and_poke(void **state)
     (void)state;
     struct fake_routes api;
     fake_routes_init(&api);
-    struct dra_store *ds = dra_store_new();
     struct dra_store_feed feeds[DRA_KIND_COUNT];
-    struct informer_handlers h[DRA_KIND_COUNT];
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        feeds[k] = (struct dra_store_feed){ds, (enum dra_kind)k};
-        h[k] = dra_store_handlers(&feeds[k]);
-    }
-    struct dra_informers_options o = {.discovery_transport = &api.transport,
-                                      .transport = &api.transport,
-                                      .discovery_ms = 3600 * 1000};
-    struct dra_informers *w = dra_informers_new(&api.cfg, ds, h, &o);
-    assert_non_null(w);
+    struct dra_store *ds;
+    struct dra_informers *w = new_informers(&api, feeds, 3600 * 1000, &ds);
     fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1beta2")));
     set_lists(&api, "v1beta2", LIST(""));
     assert_int_equal(dra_informers_start(w), K_OK); /* the first check, at once */
