@@ -13,7 +13,9 @@
 #   podman and runc, and caches the root filesystem in ~/.cache/gputri/image), and the alerting
 #   rules (e2e/test-alerts: promtool test rules, and Debian's Prometheus scraping the controller).
 # The e2e suites run on a cluster of their own (/tmp/gputri-e2e-tests, ports set below), so a demo
-# cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs.
+# cluster keeps running; logs stay in /tmp/gputri-e2e-tests/logs. They run on the newest supported
+# Kubernetes release; e2e/matrix then runs the seed lab, the DRA lab, the states and webhook suites
+# and a short differential run on the oldest (logs in /tmp/gputri-e2e-tests-matrix).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 case ${1:-} in -h | --help) script_help "$0" && exit 0 ;; esac
@@ -162,7 +164,11 @@ suite "build Release with clang" build "$REPO/build-clang" -DCMAKE_C_COMPILER=cl
   -DCMAKE_BUILD_TYPE=Release
 suite "build fuzz targets (clang, libFuzzer)" "$REPO/scripts/fuzz.sh" --build-only
 suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
+# The e2e suites run on the newest supported Kubernetes release (e2e/cluster's default); the
+# version suites of e2e/matrix run on the oldest as well, on a cluster of their own.
+OLDEST=$("$REPO/e2e/build-control-plane" --versions | head -n 1)
 suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
+suite "control plane build, Kubernetes $OLDEST (cached)" "$REPO/e2e/build-control-plane" --kube-version "$OLDEST"
 suite "helm and krew build (cached)" "$REPO/e2e/build-helm"
 suite "karpenter build (cached)" "$REPO/e2e/build-karpenter"
 suite "e2e: control plane up, gputri deployed" e2e_up
@@ -182,6 +188,9 @@ for t in "${AUTOSCALER_SUITES[@]}"; do
 done
 suite "e2e/test-rbac-usage" "$REPO/e2e/test-rbac-usage"
 "$REPO/e2e/cluster" down >/dev/null 2>&1
+# After the test cluster is down: its ports, another dir.
+suite "e2e/matrix on Kubernetes $OLDEST" env GPUTRI_E2E_DIR="$GPUTRI_E2E_DIR-matrix" \
+  "$REPO/e2e/matrix" --versions "$OLDEST"
 
 echo
 for f in "${failures[@]}"; do echo "failed: $f"; done
