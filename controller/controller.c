@@ -217,7 +217,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
-    if (c->dra_watch && dra_informers_start(c->dra_watch) != K_OK) {
+    if (c->dra_watch && dra_informers_start(c->dra_watch, true) != K_OK) {
         log_error("cannot start informers");
         goto out;
     }

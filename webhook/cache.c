@@ -354,7 +354,7 @@ int wh_cache_start(struct wh_cache *c)
     if (informer_start(c->inf_nodes) != K_OK || informer_start(c->inf_rcs) != K_OK ||
         informer_start(c->inf_quotas) != K_OK || informer_start(c->inf_nss) != K_OK)
         return K_ENOMEM;
-    if (c->dra_watch && dra_informers_start(c->dra_watch) != K_OK)
+    if (c->dra_watch && dra_informers_start(c->dra_watch, false) != K_OK) /* not waited for */
         return K_ENOMEM;
     if (c->as_watch && wh_autoscaler_watch_start(c->as_watch) != K_OK)
         return K_ENOMEM;

@@ -181,14 +181,11 @@ int dra_informers_check(struct dra_informers *w)
     return rc;
 }
 
-int dra_informers_start(struct dra_informers *w)
+int dra_informers_start(struct dra_informers *w, bool check_now)
 {
-    int rc = dra_informers_check(w);
-    if (rc == K_ENOMEM && !w->probe.checked)
-        rc = K_OK; /* the thread tries again */
-    if (rc != K_OK)
-        return rc;
-    return periodic_start(&w->loop, false) == 0 ? K_OK : K_ENOMEM;
+    if (check_now)
+        dra_informers_check(w); /* a failure is logged, and the thread tries again */
+    return periodic_start(&w->loop, !check_now) == 0 ? K_OK : K_ENOMEM;
 }
 
 enum dra_api_version dra_informers_version(struct dra_informers *w)

@@ -3,7 +3,7 @@
  * resource.k8s.io the API server serves, feeding one DRA store (dra_store.h).
  *
  * Discovery (kube/dra_api.h dra_api_probe_step: v1, else v1beta2, else v1beta1, else none) runs
- * once in dra_informers_start() and then every `discovery_ms` in a thread of its own, and at once
+ * at start and then every `discovery_ms` in a thread of its own (util/periodic.h), and at once
  * (at most every DRA_INFORMERS_POKE_MS) after an informer got 404: a version that goes away is
  * seen within seconds. When the version chosen changes:
  *   - to another version: the informers of the old one are stopped, the store is told the new
@@ -57,10 +57,12 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
                                         const struct dra_informers_options *o);
 
 /*
- * dra_informers_start() - the first discovery check (dra_informers_check: blocks for one GET),
- * then the discovery thread. Returns K_OK or K_ENOMEM. Call once.
+ * dra_informers_start() - start the discovery thread. With `check_now` the first check
+ * (dra_informers_check) runs here first (blocking for one GET: the caller knows the version
+ * when it returns, e.g. to wait for the informers to sync); without, it runs at once on the
+ * thread. Returns K_OK or K_ENOMEM. Call once.
  */
-int dra_informers_start(struct dra_informers *w);
+int dra_informers_start(struct dra_informers *w, bool check_now);
 
 /*
  * dra_informers_check() - one discovery check and, when the version changed, the switch the

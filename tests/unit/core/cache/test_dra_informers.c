@@ -170,8 +170,9 @@ static void test_thread_and_poke(void **state)
     struct dra_informers *w = new_informers(&api, feeds, 3600 * 1000, &ds);
     fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1beta2")));
     set_lists(&api, "v1beta2", LIST(""));
-    assert_int_equal(dra_informers_start(w), K_OK); /* the first check, at once */
-    assert_int_equal(dra_informers_version(w), DRA_API_V1BETA2);
+    assert_int_equal(dra_informers_start(w, false), K_OK); /* the first check, on the thread */
+    while (dra_informers_version(w) != DRA_API_V1BETA2)
+        sleep_ms(10);
     wait_synced(w);
     /* the version goes away: the watches' relists get 404, which pokes discovery */
     fake_routes_set(&api, "/apis/resource.k8s.io", 0, NULL);
