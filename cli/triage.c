@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cache/informer.h"
+#include "classify/dra_share.h"
 #include "classify/match.h"
 #include "pods.h"
 #include "table.h"
@@ -278,7 +279,9 @@ static bool slice_reaches(const struct dra_slice *sl, const struct knode *node)
     return sl->all_nodes || (sl->nodes.present && node_affinity_matches(&sl->nodes, node));
 }
 
-/* "claim ns/name (pods a, b)" of the holder of one device, appended to `held`. */
+static void append_claim(struct buf *held, const struct dra_claim *c);
+
+/* "device: ns/name (pods a, b)" of the holder of one device, appended to `held`. */
 static void append_holder(struct buf *held, const char *device, const struct dra_claim *c)
 {
     if (held->len >= EXPLAIN_DRA_HELD_MAX) {
@@ -286,8 +289,14 @@ static void append_holder(struct buf *held, const char *device, const struct dra
             buf_append_str(held, "; ...");
         return;
     }
-    buf_printf(held, "%s%s: %s/%s", held->len ? "; " : "", device, c->ns ? c->ns : "",
-               c->name ? c->name : "");
+    buf_printf(held, "%s%s: ", held->len ? "; " : "", device);
+    append_claim(held, c);
+}
+
+/* "ns/name (pod a, b)" of claim c, appended to b. */
+static void append_claim(struct buf *held, const struct dra_claim *c)
+{
+    buf_printf(held, "%s/%s", c->ns ? c->ns : "", c->name ? c->name : "");
     size_t pods = 0;
     for (size_t i = 0; i < c->n_reserved_for; i++)
         if (c->reserved_for[i].resource && strcmp(c->reserved_for[i].resource, "pods") == 0)
@@ -379,6 +388,129 @@ static int explain_pools(const struct triage *t, const struct node_verdict *v,
     return rc;
 }
 
+/* "set: memory 5Gi, multiprocessors 14" of what device d consumes ("-" when nothing). */
+static void device_consumes(const struct dra_device *d, struct buf *b)
+{
+    for (size_t i = 0; i < d->n_consumes; i++) {
+        const struct dra_counter_use *u = &d->consumes[i];
+        buf_printf(b, "%s%s:", i ? "; " : "", u->counter_set ? u->counter_set : "?");
+        for (size_t j = 0; j < u->n_counters; j++)
+            buf_printf(b, "%s %s %s", j ? "," : "", u->counters[j].name ? u->counters[j].name : "?",
+                       u->counters[j].value ? u->counters[j].value : "?");
+    }
+    if (b->len == 0)
+        buf_append_str(b, "-");
+}
+
+/* The capacities of d; for a device that allows multiple allocations what its shares use. */
+static void device_capacity(const struct dra_slice *sl, const struct dra_device *d,
+                            const struct dra_claim *const *shares, size_t n_shares, struct buf *b)
+{
+    for (size_t k = 0; k < d->n_caps; k++) {
+        const struct dra_capacity *c = &d->caps[k];
+        const char *name = strrchr(c->name, '/');
+        name = name ? name + 1 : c->name;
+        int64_t used = 0, v;
+        bool known = true;
+        for (size_t j = 0; d->allow_multiple && j < n_shares; j++) {
+            known =
+                known && dra_share_consumed(shares[j], sl->driver, sl->pool, d->name, c->name, &v);
+            used += known ? v : 0;
+        }
+        char u[32];
+        if (d->allow_multiple)
+            buf_printf(b, "%s%s %s of %s used", k ? ", " : "", name,
+                       known ? dra_milli_str(used, u, sizeof(u)) : "?", c->value ? c->value : "?");
+        else
+            buf_printf(b, "%s%s %s", k ? ", " : "", name, c->value ? c->value : "?");
+    }
+    if (b->len == 0)
+        buf_append_str(b, "-");
+}
+
+/*
+ * Rows of the devices of the node's pools that draw on shared counters or allow multiple
+ * allocations (devs: NODE POOL DEVICE CONSUMES CAPACITY STATE), and the counters of those pools
+ * as the ladder counts them (ctrs: NODE POOL COUNTER-SET COUNTER TOTAL LEFT HELD BY).
+ */
+static int explain_shares(const struct triage *t, const struct node_verdict *v,
+                          const struct dra_slice **slices, struct dra_counters *ctr,
+                          struct table *devs, struct table *ctrs)
+{
+    struct dra_view view = triage_dra_view(t->dra, t->dra_classes);
+    int rc = dra_node_counters(&view, v->node, v->dra_driver, ctr);
+    char a[32], b[32];
+    for (size_t i = 0; rc == K_OK && i < ctr->n; i++) {
+        const struct dra_counter_left *e = &ctr->e[i];
+        struct buf held;
+        buf_init(&held, EXPLAIN_DRA_HELD_MAX + 512);
+        for (size_t h = 0; h < e->n_holders && held.len < EXPLAIN_DRA_HELD_MAX; h++) {
+            if (h)
+                buf_append_str(&held, "; ");
+            append_claim(&held, e->holders[h]);
+        }
+        rc = table_addf(ctrs, v->node->name, e->pool, e->set, e->counter,
+                        e->unknown ? "?" : dra_milli_str(e->total, a, sizeof(a)),
+                        e->unknown ? "?" : dra_milli_str(e->left < 0 ? 0 : e->left, b, sizeof(b)),
+                        held.len ? buf_cstr(&held) : "-");
+        buf_cleanup(&held);
+    }
+    size_t n =
+        dra_store_node_slices(t->dra, v->node->name, v->dra_driver, slices, DRA_MAX_NODE_SLICES);
+    if (n > DRA_MAX_NODE_SLICES)
+        n = DRA_MAX_NODE_SLICES;
+    static const struct dra_exact whole; /* a request asking no capacity */
+    for (size_t i = 0; i < n && rc == K_OK; i++) {
+        const struct dra_slice *sl = slices[i];
+        if (!slice_reaches(sl, v->node))
+            continue;
+        bool newest = true;
+        for (size_t j = 0; j < n && newest; j++)
+            newest =
+                !(slice_reaches(slices[j], v->node) && strcmp(slices[j]->pool, sl->pool) == 0 &&
+                  strcmp(slices[j]->driver, sl->driver) == 0 &&
+                  slices[j]->generation > sl->generation);
+        for (size_t k = 0; newest && k < sl->n_devices && rc == K_OK; k++) {
+            const struct dra_device *d = &sl->devices[k];
+            if (d->n_consumes == 0 && !d->allow_multiple)
+                continue;
+            const struct dra_claim *shares[DRA_MAX_SHARES];
+            size_t n_sh = dra_store_device_shares(t->dra, sl->driver, sl->pool, d->name, shares,
+                                                  DRA_MAX_SHARES);
+            const struct dra_claim *holder =
+                dra_store_device_holder(t->dra, sl->driver, sl->pool, d->name);
+            struct buf cons, cap, state;
+            buf_init(&cons, 512);
+            buf_init(&cap, 512);
+            buf_init(&state, EXPLAIN_DRA_HELD_MAX + 512);
+            device_consumes(d, &cons);
+            device_capacity(sl, d, shares, n_sh < DRA_MAX_SHARES ? n_sh : DRA_MAX_SHARES, &cap);
+            struct dra_fit_why why;
+            if (holder) {
+                buf_append_str(&state, "allocated to ");
+                append_claim(&state, holder);
+            } else if (d->allow_multiple && n_sh > 0) {
+                buf_printf(&state, "shared by %zu claim%s", n_sh, n_sh == 1 ? "" : "s");
+            } else if (d->n_consumes > 0 &&
+                       dra_share_fit(ctr, sl, d, &whole, NULL, 0, &why) == DRA_FIT_HELD &&
+                       why.counter) {
+                buf_printf(
+                    &state, "blocked: %s has %s of %s left, needs %s", why.counter->set,
+                    dra_milli_str(why.counter->left < 0 ? 0 : why.counter->left, a, sizeof(a)),
+                    why.counter->counter, dra_milli_str(why.need, b, sizeof(b)));
+            } else {
+                buf_append_str(&state, "free");
+            }
+            rc = table_addf(devs, v->node->name, sl->pool, d->name, buf_cstr(&cons), buf_cstr(&cap),
+                            buf_cstr(&state));
+            buf_cleanup(&cons);
+            buf_cleanup(&cap);
+            buf_cleanup(&state);
+        }
+    }
+    return rc;
+}
+
 /*
  * For a pod with claims: per candidate node (closest first, at most EXPLAIN_DRA_NODES), the
  * request that decides there and its devices, matching and free counts; then the driver's
@@ -399,13 +531,26 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
         free(counts);
         return K_ENOMEM;
     }
-    struct table req, pools;
+    struct dra_counters *ctr = malloc(sizeof(*ctr));
+    if (!ctr) {
+        free(slices);
+        free(counts);
+        return K_ENOMEM;
+    }
+    struct table req, pools, devs, ctrs;
     table_init(&req, 7);
     table_init(&pools, 8);
+    table_init(&devs, 6);
+    table_init(&ctrs, 7);
     int rc = table_addf(&req, "NODE", "REQUEST", "CLASS", "DRIVER", "DEVICES", "MATCHING", "FREE");
     if (rc == K_OK)
         rc = table_addf(&pools, "NODE", "DRIVER", "POOL", "DEVICES", "MATCHING", "ALLOCATED",
                         "FREE", "HELD BY (CLAIM, RESERVED FOR)");
+    if (rc == K_OK)
+        rc = table_addf(&devs, "NODE", "POOL", "DEVICE", "CONSUMES COUNTERS", "CAPACITY", "STATE");
+    if (rc == K_OK)
+        rc = table_addf(&ctrs, "NODE", "POOL", "COUNTER SET", "COUNTER", "TOTAL", "LEFT",
+                        "HELD BY (CLAIM, RESERVED FOR)");
     dra_store_read_lock(t->dra);
     size_t shown = 0;
     for (size_t i = 0; i < n && shown < EXPLAIN_DRA_NODES && rc == K_OK; i++) {
@@ -421,6 +566,8 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
                         v->dra_class ? v->dra_class : "-", v->dra_driver, dev, match, fr);
         if (rc == K_OK)
             rc = explain_pools(t, v, slices, counts, &pools);
+        if (rc == K_OK)
+            rc = explain_shares(t, v, slices, ctr, &devs, &ctrs);
     }
     dra_store_read_unlock(t->dra);
     if (rc == K_OK) {
@@ -435,8 +582,21 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
                      "the deciding\nrequest's class and selectors):\n");
         rc = table_print(&pools, 2, out);
     }
+    if (rc == K_OK && ctrs.nrows > 1) {
+        fprintf(out, "\nDRA shared counters of those pools (LEFT: after every allocated device "
+                     "that draws on them;\na whole GPU and its partitions draw on one set):\n");
+        rc = table_print(&ctrs, 2, out);
+    }
+    if (rc == K_OK && devs.nrows > 1) {
+        fprintf(out, "\nDRA devices that draw on shared counters or allow multiple "
+                     "allocations:\n");
+        rc = table_print(&devs, 2, out);
+    }
     table_cleanup(&req);
     table_cleanup(&pools);
+    table_cleanup(&devs);
+    table_cleanup(&ctrs);
+    free(ctr);
     free(slices);
     free(counts);
     return rc;

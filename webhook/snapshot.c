@@ -177,5 +177,6 @@ struct dra_view wh_snapshot_dra_view(const struct wh_snapshot *s)
 {
     struct dra_view v = triage_dra_view(s->dra, s->dra_gpus);
     v.device_holder = NULL; /* lasting faults only: no "held by" at admission */
+    v.device_shares = NULL;
     return v;
 }

@@ -1,6 +1,7 @@
 /* dra_store.c - the DRA objects in compact form, with the indexes the classifier's lookups need. */
 #include "dra_store.h"
 
+#include <json-c/arraylist.h>
 #include <json-c/linkhash.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,9 +38,10 @@ struct dra_store {
     struct lh_table *node_slices;             /* node name -> struct ptr_list* */
     struct ptr_list cluster_slices;           /* allNodes / nodeSelector slices */
     struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
-    struct lh_table *drivers;                 /* driver -> number of its slices (uintptr_t) */
-    bool synced[DRA_KIND_COUNT];              /* a relist of the kind has ended */
-    enum dra_api_version version;             /* what objects are read at */
+    struct lh_table *shares;      /* "driver\npool\ndevice" -> array_list of borrowed dra_claim* */
+    struct lh_table *drivers;     /* driver -> number of its slices (uintptr_t) */
+    bool synced[DRA_KIND_COUNT];  /* a relist of the kind has ended */
+    enum dra_api_version version; /* what objects are read at */
 };
 
 static void rec_free(struct rec *r)
@@ -83,6 +85,20 @@ static void free_key_entry(struct lh_entry *e)
     free(lh_entry_k(e));
 }
 
+/* The claims holding shares of one device (results with a shareID): an array_list of borrowed,
+ * distinct claims. */
+static void borrowed(void *p)
+{
+    (void)p; /* the claims are the records' own */
+}
+
+static void free_claim_list_entry(struct lh_entry *e)
+{
+    free(lh_entry_k(e));
+    if (lh_entry_v(e))
+        array_list_free(lh_entry_v(e));
+}
+
 struct dra_store *dra_store_new(void)
 {
     struct dra_store *s = calloc(1, sizeof(*s));
@@ -95,8 +111,9 @@ struct dra_store *dra_store_new(void)
         ok &= (s->by_kind[k] = lh_kchar_table_new(64, free_rec_entry)) != NULL;
     s->node_slices = lh_kchar_table_new(64, free_list_entry);
     s->holders = lh_kchar_table_new(64, free_key_entry);
+    s->shares = lh_kchar_table_new(16, free_claim_list_entry);
     s->drivers = lh_kchar_table_new(16, free_key_entry);
-    if (!ok || !s->node_slices || !s->holders || !s->drivers) {
+    if (!ok || !s->node_slices || !s->holders || !s->shares || !s->drivers) {
         dra_store_free(s);
         return NULL;
     }
@@ -110,6 +127,8 @@ void dra_store_free(struct dra_store *s)
     /* the indexes first: they borrow from the records */
     if (s->holders)
         lh_table_free(s->holders);
+    if (s->shares)
+        lh_table_free(s->shares);
     if (s->drivers)
         lh_table_free(s->drivers);
     if (s->node_slices)
@@ -256,10 +275,43 @@ static void claim_unindex(struct dra_store *s, const struct dra_claim *c)
         char k[HOLDER_KEY_MAX];
         if (holder_key(k, r->driver, r->pool, r->device))
             continue; /* never indexed */
+        if (r->share_id) {
+            struct lh_entry *e = lh_table_lookup_entry(s->shares, k);
+            struct array_list *l = e ? lh_entry_v(e) : NULL;
+            for (size_t j = 0; l && j < array_list_length(l); j++)
+                if (array_list_get_idx(l, j) == c) {
+                    array_list_del_idx(l, j, 1);
+                    break;
+                }
+            if (l && array_list_length(l) == 0)
+                lh_table_delete_entry(s->shares, e);
+            continue;
+        }
         struct lh_entry *e = lh_table_lookup_entry(s->holders, k);
         if (e && lh_entry_v(e) == c)
             lh_table_delete_entry(s->holders, e);
     }
+}
+
+/* Add c to the claims sharing the device of `key` (once). */
+static int share_index(struct dra_store *s, const char *key, const struct dra_claim *c)
+{
+    void *v = NULL;
+    struct array_list *l = lh_table_lookup_ex(s->shares, key, &v) ? v : NULL;
+    if (!l) {
+        char *k = strdup(key);
+        l = array_list_new2(borrowed, 4);
+        if (!k || !l || lh_table_insert(s->shares, k, l) != 0) {
+            free(k);
+            if (l)
+                array_list_free(l);
+            return K_ENOMEM;
+        }
+    }
+    for (size_t j = 0; j < array_list_length(l); j++)
+        if (array_list_get_idx(l, j) == c)
+            return K_OK;
+    return array_list_add(l, (void *)c) == 0 ? K_OK : K_ENOMEM;
 }
 
 static int claim_index(struct dra_store *s, const struct dra_claim *c)
@@ -271,6 +323,12 @@ static int claim_index(struct dra_store *s, const struct dra_claim *c)
             continue; /* admin access holds nothing: others may still allocate the device */
         if (holder_key(buf, r->driver, r->pool, r->device))
             continue; /* not a valid device name: nothing can look it up */
+        if (r->share_id) {
+            int rc = share_index(s, buf, c);
+            if (rc != K_OK)
+                return rc;
+            continue;
+        }
         struct lh_entry *e = lh_table_lookup_entry(s->holders, buf);
         if (e) {
             lh_entry_set_val(e, (void *)c); /* the claim written last holds it */
@@ -634,4 +692,19 @@ int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_
             return informer_list_skipped(path, l.skipped, err);
     }
     return K_OK;
+}
+
+size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, const char *device,
+                               const struct dra_claim **buf, size_t cap)
+{
+    struct dra_store *s = ctx;
+    char k[HOLDER_KEY_MAX];
+    if (holder_key(k, driver, pool, device))
+        return 0;
+    void *v = NULL;
+    struct array_list *l = lh_table_lookup_ex(s->shares, k, &v) ? v : NULL;
+    size_t n = l ? array_list_length(l) : 0;
+    for (size_t i = 0; i < n && i < cap; i++)
+        buf[i] = array_list_get_idx(l, i);
+    return n;
 }

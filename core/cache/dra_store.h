@@ -142,10 +142,20 @@ size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
  */
 bool dra_store_driver_published(struct dra_store *s, const char *driver);
 /* dra_store_device_holder() - the claim whose allocation names (driver, pool, device) without
- * adminAccess (such a result holds nothing), or
+ * adminAccess (such a result holds nothing) and without a shareID (a share of a device that
+ * allows multiple allocations does not make it "in use": dra_store_device_shares), or
  * NULL. One hash lookup. */
 const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, const char *pool,
                                                 const char *device);
+/*
+ * dra_store_device_shares() - the claims whose allocation results name (driver, pool, device)
+ * with a shareID (consumable capacity, KEP-5075; kubernetes/kubernetes:
+ * pkg/scheduler/framework/plugins/dynamicresources/allocateddevices.go), each once: at most
+ * `cap` borrowed pointers to buf; returns how many there are in all. One hash lookup; call
+ * under the read lock like the other lookups.
+ */
+size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, const char *device,
+                               const struct dra_claim **buf, size_t cap);
 
 /*
  * dra_store_list() - for one-shot tools (the CLI): discovery of the DRA API version

@@ -86,8 +86,15 @@
  * fail is reported as fitting), a selector outside the CEL subset (core/cel/cel.h
  * CEL_UNSUPPORTED) or a lookup it cannot answer makes the devices it decides uncertain: the
  * node is then reported fitting unless something certain fails it (no driver; too few free
- * devices of the driver at all), and the detail names the expression. Device taints,
- * adminAccess, shared counters, consumable capacity, invalid pools (duplicate device names),
+ * devices of the driver at all), and the detail names the expression. Shared counters
+ * (partitionable devices: a device is free only while the counter sets it draws on still hold
+ * what it consumes after every allocated device of its pool) and consumable capacity (a device
+ * with allowMultipleAllocations is free for the capacity its shares leave; a request's capacity,
+ * or the policy's default, rounded up per validValues / validRange step, must fit; a capacity
+ * it can never have makes the device not match) follow the 1.37 allocator: classify/dra_share.h;
+ * a device held that way is dra-exhausted, the detail naming the counter set or the shared device
+ * and the claims holding it. Device taints,
+ * adminAccess, invalid pools (duplicate device names),
  * status.reservedFor being full, and the limit of 32 devices per claim
  * (AllocationResultsMaxSize) are not modelled. When some but not all firstAvailable classes
  * exist, the missing alternatives are skipped. A CEL runtime error on a free device (a
@@ -293,7 +300,13 @@ size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, 
  *                                 returns how many there are in all; past `cap` the rest is not
  *                                 looked at.
  *   device_holder(ctx, driver, pool, device)  the claim whose status.allocation.devices.results
- *                                 names this device, or NULL when it is free.
+ *                                 names this device (without adminAccess, without a shareID), or
+ *                                 NULL when it is free.
+ *   device_shares(ctx, driver, pool, device, buf, cap)  the claims whose results name this
+ *                                 device with a shareID (a device that allows multiple
+ *                                 allocations, KEP-5075), each once; writes at most `cap`
+ *                                 borrowed pointers, returns how many there are in all. NULL:
+ *                                 no shares are known (every shared device counts as unused).
  */
 struct cel_budget;
 
@@ -318,6 +331,8 @@ struct dra_view {
                           const struct dra_slice **buf, size_t cap);
     const struct dra_claim *(*device_holder)(void *ctx, const char *driver, const char *pool,
                                              const char *device);
+    size_t (*device_shares)(void *ctx, const char *driver, const char *pool, const char *device,
+                            const struct dra_claim **buf, size_t cap);
 };
 
 /* Slices per node and driver that classify() looks at (node_slices above). */

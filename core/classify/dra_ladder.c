@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cel/cel.h"
+#include "classify/dra_share.h"
 #include "classify/match.h"
 #include "util/result.h"
 
@@ -66,6 +67,7 @@ struct dra_prep {
     size_t *idx; /* per alternative: its selectors as indexes into progs */
     size_t n_idx, cap_idx;
     const struct dra_slice **slice_buf; /* DRA_MAX_NODE_SLICES entries for node_slices() */
+    struct dra_counters *counters;      /* scratch for alt_node (dra_share.h) */
     /* The CEL budget: view->cel_budget, or own_budget. The one part of a prep that changes
        after dra_prep_new (charged by every evaluation). */
     struct cel_budget *budget;
@@ -321,7 +323,10 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
     p->class_missing = SIZE_MAX;
     budget_setup(p);
     p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
-    if (!p->slice_buf) {
+    p->counters = malloc(sizeof(*p->counters));
+    if (!p->slice_buf || !p->counters) {
+        free(p->slice_buf);
+        free(p->counters);
         free(p);
         return K_ENOMEM;
     }
@@ -346,6 +351,7 @@ void dra_prep_free(struct dra_prep *p)
     free(p->idx);
     free(p->reqs);
     free(p->slice_buf);
+    free(p->counters);
     free(p);
 }
 
@@ -561,6 +567,13 @@ struct alt_out {
     size_t n_holders;
     const char *driver;
     const char *constraint; /* set by dra_node: the matchAttribute no device set satisfies */
+    /* shared counters and consumable capacity (dra_share.h) */
+    size_t shareable_free;             /* free matching devices that allow multiple allocations */
+    const struct dra_device *held_dev; /* the first matching device held by counters/capacity */
+    struct dra_fit_why held_why;
+    const struct dra_device *never_dev; /* the first the request's capacity never fits */
+    struct dra_fit_why never_why;
+    bool share_unknown; /* a counter or capacity quantity could not be compared */
 };
 
 /* A matchAttribute filter: only devices whose attribute equals the value count. */
@@ -586,6 +599,150 @@ static bool attr_equal(const struct dra_attribute *a, const struct dra_attribute
     }
 }
 
+/* The slice at slices[i] is one the allocator uses for the node: of `driver` (any when NULL),
+ * reaching the node, of its pool's newest generation there (*older otherwise); *same_gen: the
+ * slices of its pool and generation reaching the node (pools_stable.go GatherPools). */
+static bool slice_used(const struct dra_slice *const *slices, size_t n, size_t i,
+                       const char *driver, const struct knode *node, bool *older, int64_t *same_gen)
+{
+    const struct dra_slice *s = slices[i];
+    *older = false;
+    *same_gen = 0;
+    if (!s || !s->driver || !s->pool || (driver && strcmp(s->driver, driver) != 0) ||
+        !slice_reaches(s, node))
+        return false;
+    for (size_t j = 0; j < n && !*older; j++) {
+        const struct dra_slice *t = slices[j];
+        if (!t || !t->driver || !t->pool || !same_pool(s, t) || !slice_reaches(t, node))
+            continue;
+        if (t->generation > s->generation)
+            *older = true;
+        else if (t->generation == s->generation)
+            (*same_gen)++;
+    }
+    return !*older;
+}
+
+/* The claims other than the pod's own holding shares of device d (at most `cap`); *all: how
+ * many there are in all, the pod's own included. */
+static size_t other_shares(const struct dra_prep *p, const struct dra_slice *s,
+                           const struct dra_device *d, const struct dra_claim **buf, size_t cap,
+                           size_t *all)
+{
+    const struct dra_view *v = p->view;
+    *all = 0;
+    if (!v->device_shares)
+        return 0;
+    *all = v->device_shares(v->ctx, s->driver, s->pool, d->name, buf, cap);
+    size_t n = *all < cap ? *all : cap, k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] && !is_own(p, buf[i]))
+            buf[k++] = buf[i];
+    return k;
+}
+
+/* The counters of the pools reaching the node, less what their allocated devices consume
+ * (allocator_incubating.go checkAvailableCounters; dra_share.h). */
+static void share_prepare(const struct dra_prep *p, const struct dra_slice *const *slices, size_t n,
+                          const char *driver, const struct knode *node, struct dra_counters *ctr)
+{
+    const struct dra_view *v = p->view;
+    dra_counters_reset(ctr);
+    bool older;
+    int64_t same_gen;
+    for (size_t i = 0; i < n; i++)
+        if (slices[i] && slices[i]->n_counter_sets &&
+            slice_used(slices, n, i, driver, node, &older, &same_gen))
+            dra_counters_add_sets(ctr, slices[i]);
+    if (ctr->n == 0 && !ctr->overflow)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const struct dra_slice *s = slices[i];
+        if (!s || !slice_used(slices, n, i, driver, node, &older, &same_gen))
+            continue;
+        for (size_t k = 0; k < s->n_devices; k++) {
+            const struct dra_device *d = &s->devices[k];
+            if (d->n_consumes == 0)
+                continue;
+            const struct dra_claim *by =
+                v->device_holder ? v->device_holder(v->ctx, s->driver, s->pool, d->name) : NULL;
+            if (by && is_own(p, by))
+                by = NULL;
+            const struct dra_claim *sh[DRA_SHARE_MAX_HOLDERS];
+            size_t all, n_sh = by ? 0 : other_shares(p, s, d, sh, DRA_SHARE_MAX_HOLDERS, &all);
+            if (!by && n_sh == 0)
+                continue;
+            /* the work is charged to the CEL budget: past it the counters are undecided */
+            if (!cel_budget_charge(p->budget, 1 + ctr->n)) {
+                ctr->incomplete = true;
+                return;
+            }
+            dra_counters_charge(ctr, s, d, by ? by : sh[0]);
+        }
+    }
+}
+
+/* Counters and capacity on a device free of dedicated holders (dra_share.h): a device they
+ * hold becomes held (*free_ false, the claims in more[]), one the request's capacity never fits
+ * stops matching, an undecided one becomes uncertain. */
+static void share_check(const struct dra_prep *p, const struct alt *a, const struct dra_slice *s,
+                        const struct dra_device *d, const struct dra_counters *ctr,
+                        struct alt_out *o, enum cel_result *r, bool *free_,
+                        const struct dra_claim **more, size_t *n_more)
+{
+    if (d->n_consumes == 0 && d->n_caps == 0 && a->e->n_capacity == 0)
+        return;
+    const struct dra_claim *sh[DRA_MAX_SHARES];
+    size_t all = 0, n_sh = other_shares(p, s, d, sh, DRA_MAX_SHARES, &all);
+    /* the work (counters of the node, capacities times shares) is charged to the CEL budget: a
+       device it no longer pays for is undecided, like one whose selectors were not evaluated */
+    if (!cel_budget_charge(p->budget, 1 + (d->n_consumes ? ctr->n : 0) + d->n_caps * (1 + n_sh))) {
+        if (*r == CEL_TRUE)
+            *r = CEL_UNKNOWN;
+        return;
+    }
+    struct dra_fit_why why;
+    enum dra_fit f = dra_share_fit(ctr, s, d, a->e, sh, all > DRA_MAX_SHARES ? all : n_sh, &why);
+    switch (f) {
+    case DRA_FIT_HELD:
+        *free_ = false;
+        for (size_t h = 0; h < why.n_holders && h < DRA_SHARE_MAX_HOLDERS; h++)
+            more[(*n_more)++] = why.holders[h];
+        if (!o->held_dev && (*r == CEL_TRUE || *r == CEL_UNKNOWN)) {
+            o->held_dev = d;
+            o->held_why = why;
+        }
+        break;
+    case DRA_FIT_NEVER:
+        if (*r == CEL_TRUE || *r == CEL_UNKNOWN) {
+            *r = CEL_FALSE;
+            if (!o->never_dev) {
+                o->never_dev = d;
+                o->never_why = why;
+            }
+        }
+        break;
+    case DRA_FIT_UNKNOWN:
+        if (*r == CEL_TRUE) {
+            *r = CEL_UNKNOWN;
+            o->share_unknown = true;
+        }
+        break;
+    case DRA_FIT:
+    default:
+        break;
+    }
+}
+
+static void add_holder(struct alt_out *o, const struct dra_claim *c)
+{
+    bool seen = !c;
+    for (size_t h = 0; h < o->n_holders; h++)
+        seen = seen || o->holders[h] == c;
+    if (!seen && o->n_holders < DRA_MAX_HOLDERS)
+        o->holders[o->n_holders++] = c;
+}
+
 typedef void (*device_fn)(void *ctx, const struct dra_slice *s, const struct dra_device *d,
                           enum cel_result r, bool free_);
 
@@ -603,24 +760,15 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                    : 0;
     if (n > DRA_MAX_NODE_SLICES)
         n = DRA_MAX_NODE_SLICES;
+    struct dra_counters *ctr = p->counters;
+    share_prepare(p, slices, n, driver, node, ctr);
     for (size_t i = 0; i < n; i++) {
         const struct dra_slice *s = slices[i];
-        if (!s || !s->driver || !s->pool || (driver && strcmp(s->driver, driver) != 0) ||
-            !slice_reaches(s, node))
-            continue;
-        bool older = false;
         int64_t same_gen = 0;
-        for (size_t j = 0; j < n && !older; j++) {
-            const struct dra_slice *t = slices[j];
-            if (!t || !t->driver || !t->pool || !same_pool(s, t) || !slice_reaches(t, node))
-                continue;
-            if (t->generation > s->generation)
-                older = true;
-            else if (t->generation == s->generation)
-                same_gen++;
-        }
-        if (older) {
-            o->old_slice = s;
+        bool older = false;
+        if (!slice_used(slices, n, i, driver, node, &older, &same_gen)) {
+            if (older)
+                o->old_slice = s;
             continue;
         }
         if (same_gen != s->slice_count) {
@@ -643,10 +791,14 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 holder = NULL; /* admin access may use an allocated device (allocator_stable.go
                                   allocateDevice: "Device in use" only without adminAccess) */
             bool free_ = holder == NULL;
-            if (free_)
-                o->free_driver++;
             const struct prog *which;
             enum cel_result r = alt_eval(p, a, s->driver, d, &which);
+            const struct dra_claim *more[DRA_SHARE_MAX_HOLDERS];
+            size_t n_more = 0;
+            if (free_ && !a->e->admin_access)
+                share_check(p, a, s, d, ctr, o, &r, &free_, more, &n_more);
+            if (free_)
+                o->free_driver++;
             if (fn)
                 fn(fn_ctx, s, d, r, free_);
             switch (r) {
@@ -654,13 +806,12 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 o->matching++;
                 if (free_) {
                     o->free_match++;
+                    o->shareable_free += d->allow_multiple;
                 } else {
                     o->held_match++;
-                    bool seen = false;
-                    for (size_t h = 0; h < o->n_holders; h++)
-                        seen = seen || o->holders[h] == holder;
-                    if (!seen && o->n_holders < DRA_MAX_HOLDERS)
-                        o->holders[o->n_holders++] = holder;
+                    add_holder(o, holder);
+                    for (size_t h = 0; h < n_more; h++)
+                        add_holder(o, more[h]);
                 }
                 break;
             case CEL_UNKNOWN:
@@ -878,6 +1029,46 @@ static void put_holders(struct line *l, const struct alt_out *o)
         line_printf(l, ", ...");
 }
 
+/* Why a matching device is not free although no claim allocated it whole (dra_share.h). */
+static void put_share_held(struct line *l, const struct alt_out *o)
+{
+    const struct dra_fit_why *w = &o->held_why;
+    char a[32], b[32], c[32];
+    if (w->counter) {
+        line_printf(l,
+                    "; %s is free but counter set %s (pool %s) has %s of %s left and it needs %s "
+                    "(a whole device and its partitions draw on one counter set)",
+                    o->held_dev->name, w->counter->set, w->counter->pool,
+                    dra_milli_str(w->counter->left < 0 ? 0 : w->counter->left, a, sizeof(a)),
+                    w->counter->counter, dra_milli_str(w->need, b, sizeof(b)));
+        if (w->counter->n_holders == 0)
+            line_printf(l, "; the counter set is smaller than what the device consumes");
+    } else if (w->capacity) {
+        int64_t left = w->cap_total - w->cap_used;
+        line_printf(l, "; shared device %s has %s of %s %s left and the request takes %s",
+                    o->held_dev->name, dra_milli_str(left < 0 ? 0 : left, a, sizeof(a)),
+                    dra_milli_str(w->cap_total, b, sizeof(b)), w->capacity,
+                    dra_milli_str(w->cap_need, c, sizeof(c)));
+    }
+}
+
+/* Why the request's capacity can never be had from a device (dra_share.h). */
+static void put_share_never(struct line *l, const struct alt_out *o)
+{
+    const struct dra_fit_why *w = &o->never_why;
+    char a[32], b[32];
+    if (w->missing)
+        line_printf(l, "; the request asks capacity %s, which device %s does not have", w->missing,
+                    o->never_dev->name);
+    else if (w->policy)
+        line_printf(l, "; the request's %s %s is not allowed by the requestPolicy of device %s",
+                    w->capacity, dra_milli_str(w->cap_need, a, sizeof(a)), o->never_dev->name);
+    else
+        line_printf(l, "; the request takes %s of %s, device %s has %s",
+                    dra_milli_str(w->cap_need, a, sizeof(a)), w->capacity, o->never_dev->name,
+                    dra_milli_str(w->cap_total, b, sizeof(b)));
+}
+
 /* Distinct values of the string attributes the failing selector mentions. */
 struct hint {
     const char *src;
@@ -968,6 +1159,8 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
             for (size_t i = 0; i < h.n; i++)
                 line_printf(l, "%s%s %s", i ? ", " : "; devices here have ", h.names[i], h.seen[i]);
         }
+        if (o->never_dev)
+            put_share_never(l, o);
         if (o->matching > 0)
             line_printf(l, "; %zu match", o->matching);
         break;
@@ -975,6 +1168,8 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
     case CAUSE_DRA_EXHAUSTED:
         line_printf(l, " on node %s: %s devices %zu, matching %zu, free %zu", name, drv, o->devices,
                     o->matching, o->free_match);
+        if (o->held_dev)
+            put_share_held(l, o);
         put_holders(l, o);
         if (o->uncertain && o->free_driver == 0)
             line_printf(l, "; every device of the driver on the node is allocated");
@@ -1000,6 +1195,9 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
                     "; %s (the CEL budget of this classification is spent), so only what is "
                     "certain is reported",
                     CEL_TOO_COSTLY);
+    else if (o->uncertain && o->share_unknown && !o->uncertain_prog)
+        line_printf(l, "; a counter or capacity quantity could not be compared, so only what is "
+                       "certain is reported");
     else if (o->uncertain && (o->uncertain_prog || a->progs_missing))
         line_printf(l, "; could not evaluate `%s`%s%s, so only what is certain is reported",
                     o->uncertain_prog ? o->uncertain_prog->src : "(too many selectors)",
@@ -1080,7 +1278,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
                 }
             }
             alt_node(p, a, node, NULL, NULL, NULL, &o);
-            if (sum > (int64_t)o.free_driver) {
+            /* a shared device may serve several requests: not counted here */
+            if (sum > (int64_t)o.free_driver && o.shareable_free == 0) {
                 worst = last;
                 alt_node(p, &p->reqs[last].alts[chosen[last]], node, NULL, NULL, NULL, &worst_o);
                 worst_o.step = CAUSE_DRA_EXHAUSTED;
@@ -1162,7 +1361,8 @@ static int lone_prep(struct dra_prep *p, struct alt *a, const struct dra_view *v
     *a = (struct alt){.e = e, .cls = cls};
     budget_setup(p);
     p->slice_buf = calloc(DRA_MAX_NODE_SLICES, sizeof(*p->slice_buf));
-    if (!p->slice_buf)
+    p->counters = malloc(sizeof(*p->counters));
+    if (!p->slice_buf || !p->counters)
         return K_ENOMEM;
     return alt_compile(p, a);
 }
@@ -1174,6 +1374,25 @@ static void lone_prep_cleanup(struct dra_prep *p)
     free(p->progs);
     free(p->idx);
     free(p->slice_buf);
+    free(p->counters);
+}
+
+int dra_node_counters(const struct dra_view *view, const struct knode *node, const char *driver,
+                      struct dra_counters *out)
+{
+    static const struct kpod no_pod;
+    dra_counters_reset(out);
+    if (!view || !view->node_slices || !node->name)
+        return K_OK;
+    struct dra_prep p = {.pod = &no_pod, .view = view, .class_missing = SIZE_MAX};
+    budget_setup(&p);
+    const struct dra_slice **slices = calloc(DRA_MAX_NODE_SLICES, sizeof(*slices));
+    if (!slices)
+        return K_ENOMEM;
+    size_t n = view->node_slices(view->ctx, node->name, driver, slices, DRA_MAX_NODE_SLICES);
+    share_prepare(&p, slices, n < DRA_MAX_NODE_SLICES ? n : DRA_MAX_NODE_SLICES, driver, node, out);
+    free(slices);
+    return K_OK;
 }
 
 struct pool_tally {

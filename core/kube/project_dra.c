@@ -4,7 +4,9 @@
  * Strict and bounded: a list longer than the API allows is K_ETOOBIG (the object could not have
  * passed validation), a required field of the wrong type K_EPARSE. json-c getters return
  * borrowed references; every string kept is a copy owned by the record.
- * Field names: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go.
+ * Field names: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go (1.37 for
+ * sharedCounters, consumesCounters, allowMultipleAllocations, requestPolicy, capacity.requests,
+ * shareID and consumedCapacity).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,6 +45,48 @@ static int get_array(json_object *o, const char *key, size_t max, size_t size, v
 {
     *arr = kube_json_field(o, key);
     return array_items(*arr, max, size, items, n);
+}
+
+/* A quantity as the API serialises it (a string, or a bare integer) into *out (new string). */
+static int dup_quantity(json_object *v, char **out)
+{
+    if (!v || !(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
+        return K_EPARSE;
+    return kube_json_dup_opt(json_object_get_string(v), out) == K_OK ? K_OK : K_ENOMEM;
+}
+
+/*
+ * The JSON object `map` ({<name>: <quantity>}, or {<name>: {"value": <quantity>}} when
+ * `wrapped`; NULL reads as empty) into *out / *n: K_EPARSE when not of that form, K_ETOOBIG
+ * above max entries. On error the entries read so far stay in *out for the caller to free.
+ */
+static int project_quantities(json_object *map, size_t max, bool wrapped, struct dra_quantity **out,
+                              size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!map)
+        return K_OK;
+    if (!json_object_is_type(map, json_type_object))
+        return K_EPARSE;
+    size_t len = (size_t)json_object_object_length(map);
+    if (len > max)
+        return K_ETOOBIG;
+    if (len == 0)
+        return K_OK;
+    *out = calloc(len, sizeof(**out));
+    if (!*out)
+        return K_ENOMEM;
+    json_object_object_foreach(map, key, val)
+    {
+        struct dra_quantity *q = &(*out)[(*n)++];
+        if (kube_json_dup_opt(key, &q->name) != K_OK)
+            return K_ENOMEM;
+        int rc = dup_quantity(wrapped ? kube_json_field(val, "value") : val, &q->value);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
 }
 
 /* selectors[].cel.expression into a new string vector. */
@@ -120,6 +164,89 @@ static int project_attribute(json_object *val, struct dra_attribute *a)
     return K_OK;
 }
 
+/* capacity.<name>.requestPolicy{default, validValues[], validRange{min, max, step}}. */
+static int project_request_policy(json_object *pol, struct dra_capacity *c)
+{
+    if (!pol)
+        return K_OK;
+    if (!json_object_is_type(pol, json_type_object))
+        return K_EPARSE;
+    c->has_policy = true;
+    json_object *v;
+    int rc;
+    if ((v = kube_json_field(pol, "default")) && (rc = dup_quantity(v, &c->policy_default)) != K_OK)
+        return rc;
+    json_object *arr;
+    size_t n;
+    void *items;
+    rc = get_array(pol, "validValues", DRA_MAX_VALID_VALUES, sizeof(*c->valid_values), &items, &arr,
+                   &n);
+    c->valid_values = items;
+    if (rc != K_OK)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        rc = dup_quantity(json_object_array_get_idx(arr, i), &c->valid_values[i]);
+        if (rc != K_OK)
+            return rc;
+        c->n_valid_values++;
+    }
+    json_object *range = kube_json_field(pol, "validRange");
+    if (!range)
+        return K_OK;
+    if (!json_object_is_type(range, json_type_object))
+        return K_EPARSE;
+    if ((v = kube_json_field(range, "min")) && (rc = dup_quantity(v, &c->range_min)) != K_OK)
+        return rc;
+    if ((v = kube_json_field(range, "max")) && (rc = dup_quantity(v, &c->range_max)) != K_OK)
+        return rc;
+    if ((v = kube_json_field(range, "step")) && (rc = dup_quantity(v, &c->range_step)) != K_OK)
+        return rc;
+    return K_OK;
+}
+
+/* {<key>: <name>, counters{<c>: {value}}}: a counter set, or what a device consumes of one. */
+static int project_counters(json_object *o, const char *key, char **name,
+                            struct dra_quantity **counters, size_t *n)
+{
+    const char *s = kube_json_str(o, key);
+    if (!s)
+        return K_EPARSE;
+    if (kube_json_dup_opt(s, name) != K_OK)
+        return K_ENOMEM;
+    return project_quantities(kube_json_field(o, "counters"), DRA_MAX_COUNTERS_PER_SET, true,
+                              counters, n);
+}
+
+/* devices[].consumesCounters[]{counterSet, counters{<c>: {value}}}. */
+static int project_consumes(json_object *arr, struct dra_device *d)
+{
+    void *items;
+    size_t n;
+    int rc = array_items(arr, DRA_MAX_CONSUMES, sizeof(*d->consumes), &items, &n);
+    d->consumes = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
+        struct dra_counter_use *u = &d->consumes[d->n_consumes++];
+        rc = project_counters(json_object_array_get_idx(arr, i), "counterSet", &u->counter_set,
+                              &u->counters, &u->n_counters);
+    }
+    return rc;
+}
+
+/* spec.sharedCounters[]{name, counters{<c>: {value}}}. */
+static int project_counter_sets(json_object *arr, struct dra_slice *out)
+{
+    void *items;
+    size_t n;
+    int rc = array_items(arr, DRA_MAX_COUNTER_SETS, sizeof(*out->counter_sets), &items, &n);
+    out->counter_sets = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
+        struct dra_counter_set *cs = &out->counter_sets[out->n_counter_sets++];
+        rc = project_counters(json_object_array_get_idx(arr, i), "name", &cs->name, &cs->counters,
+                              &cs->n_counters);
+    }
+    return rc;
+}
+
 static int project_device(json_object *dev, const char *driver, struct dra_device *d)
 {
     const char *name = kube_json_str(dev, "name");
@@ -167,9 +294,15 @@ static int project_device(json_object *dev, const char *driver, struct dra_devic
                 return K_EPARSE;
             if (kube_json_dup_opt(json_object_get_string(v), &c->value) != K_OK)
                 return K_ENOMEM;
+            int rc = project_request_policy(kube_json_field(val, "requestPolicy"), c);
+            if (rc != K_OK)
+                return rc;
         }
     }
-    return K_OK;
+    json_object *multi = kube_json_field(dev, "allowMultipleAllocations");
+    d->allow_multiple =
+        multi && json_object_is_type(multi, json_type_boolean) && json_object_get_boolean(multi);
+    return project_consumes(kube_json_field(dev, "consumesCounters"), d);
 }
 
 int project_dra_slice(json_object *obj, struct dra_slice *out)
@@ -216,6 +349,7 @@ int project_dra_slice(json_object *obj, struct dra_slice *out)
         if (rc != K_OK)
             goto out;
     }
+    rc = project_counter_sets(kube_json_field(spec, "sharedCounters"), out);
 out:
     if (rc != K_OK)
         dra_slice_cleanup(out);
@@ -248,7 +382,11 @@ static int project_exact(json_object *o, struct dra_exact *e)
     json_object *admin = kube_json_field(o, "adminAccess");
     e->admin_access =
         admin && json_object_is_type(admin, json_type_boolean) && json_object_get_boolean(admin);
-    return K_OK;
+    json_object *cap = kube_json_field(o, "capacity");
+    if (cap && !json_object_is_type(cap, json_type_object))
+        return K_EPARSE;
+    return project_quantities(kube_json_field(cap, "requests"), DRA_MAX_CAPACITY_REQUESTS, false,
+                              &e->capacity, &e->n_capacity);
 }
 
 static int project_request(json_object *o, struct dra_request *r)
@@ -383,6 +521,12 @@ static int project_allocation(json_object *alloc, struct dra_claim *out)
         json_object *admin = kube_json_field(r, "adminAccess");
         res->admin_access = admin && json_object_is_type(admin, json_type_boolean) &&
                             json_object_get_boolean(admin);
+        if (kube_json_dup_opt(kube_json_str(r, "shareID"), &res->share_id) != K_OK)
+            return K_ENOMEM;
+        rc = project_quantities(kube_json_field(r, "consumedCapacity"), DRA_MAX_CAPACITY_REQUESTS,
+                                false, &res->consumed, &res->n_consumed);
+        if (rc != K_OK)
+            return rc;
     }
     return project_node_selector(kube_json_get(alloc, "nodeSelector", json_type_object),
                                  DRA_MAX_SELECTOR_TERMS, &out->alloc_nodes);

@@ -21,6 +21,15 @@ void dra_class_cleanup(struct dra_class *c)
     memset(c, 0, sizeof(*c));
 }
 
+void dra_quantities_free(struct dra_quantity *q, size_t n)
+{
+    for (size_t i = 0; q && i < n; i++) {
+        free(q[i].name);
+        free(q[i].value);
+    }
+    free(q);
+}
+
 static void device_cleanup(struct dra_device *d)
 {
     free(d->name);
@@ -30,10 +39,21 @@ static void device_cleanup(struct dra_device *d)
     }
     free(d->attrs);
     for (size_t i = 0; i < d->n_caps; i++) {
-        free(d->caps[i].name);
-        free(d->caps[i].value);
+        struct dra_capacity *c = &d->caps[i];
+        free(c->name);
+        free(c->value);
+        free(c->policy_default);
+        strv_free(c->valid_values, c->n_valid_values);
+        free(c->range_min);
+        free(c->range_max);
+        free(c->range_step);
     }
     free(d->caps);
+    for (size_t i = 0; d->consumes && i < d->n_consumes; i++) {
+        free(d->consumes[i].counter_set);
+        dra_quantities_free(d->consumes[i].counters, d->consumes[i].n_counters);
+    }
+    free(d->consumes);
 }
 
 void dra_slice_cleanup(struct dra_slice *s)
@@ -48,6 +68,11 @@ void dra_slice_cleanup(struct dra_slice *s)
     for (size_t i = 0; s->devices && i < s->n_devices; i++)
         device_cleanup(&s->devices[i]);
     free(s->devices);
+    for (size_t i = 0; s->counter_sets && i < s->n_counter_sets; i++) {
+        free(s->counter_sets[i].name);
+        dra_quantities_free(s->counter_sets[i].counters, s->counter_sets[i].n_counters);
+    }
+    free(s->counter_sets);
     memset(s, 0, sizeof(*s));
 }
 
@@ -56,6 +81,7 @@ static void exact_cleanup(struct dra_exact *e)
     free(e->name);
     free(e->class_name);
     strv_free(e->selectors, e->n_selectors);
+    dra_quantities_free(e->capacity, e->n_capacity);
     memset(e, 0, sizeof(*e));
 }
 
@@ -95,6 +121,8 @@ void dra_claim_cleanup(struct dra_claim *c)
         free(c->results[i].driver);
         free(c->results[i].pool);
         free(c->results[i].device);
+        free(c->results[i].share_id);
+        dra_quantities_free(c->results[i].consumed, c->results[i].n_consumed);
     }
     free(c->results);
     node_affinity_cleanup(&c->alloc_nodes);
@@ -283,4 +311,16 @@ char *dra_qualify(const char *driver, const char *name)
     s[dl] = '/';
     memcpy(s + dl + 1, name, nl + 1);
     return s;
+}
+
+bool dra_qname_is(const char *driver, const char *name, const char *qname)
+{
+    if (!name || !qname)
+        return false;
+    if (strcmp(name, qname) == 0)
+        return true;
+    if (strchr(name, '/') || !driver)
+        return false;
+    size_t dl = strlen(driver);
+    return strncmp(qname, driver, dl) == 0 && qname[dl] == '/' && strcmp(qname + dl + 1, name) == 0;
 }

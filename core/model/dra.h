@@ -4,8 +4,8 @@
  * ResourceClaimTemplate, and the pod's own spec.resourceClaims / status.resourceClaimStatuses.
  *
  * Field names and limits follow kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go
- * (1.34). Only what the classifier needs is kept: no configs, no opaque parameters, no device
- * taints, no shared counters, no consumed capacity. core/kube/project_dra.c fills these from
+ * (1.34; shared counters and consumable capacity from 1.37). Only what the classifier needs is
+ * kept: no configs, no opaque parameters. core/kube/project_dra.c fills these from
  * API JSON and rejects objects above the API's own limits (DRA_MAX_* below), so every list here
  * is bounded by them.
  *
@@ -34,6 +34,12 @@
 #define DRA_MAX_POD_CLAIMS 32         /* ours: the API sets no count on pod.spec.resourceClaims */
 #define DRA_MAX_SELECTOR_TERMS 32     /* ours: node selector terms of a slice or an allocation */
 #define DRA_MAX_ALL_COUNT 128         /* ours: a request count above this reads as this */
+/* Partitionable devices (KEP-4815) and consumable capacity (KEP-5075), 1.37 types.go */
+#define DRA_MAX_COUNTER_SETS 8       /* ResourceSliceMaxCounterSets */
+#define DRA_MAX_COUNTERS_PER_SET 32  /* ResourceSliceMaxCountersPerCounterSet */
+#define DRA_MAX_CONSUMES 2           /* ResourceSliceMaxDeviceCounterConsumptionsPerDevice */
+#define DRA_MAX_VALID_VALUES 10      /* CapacityRequestPolicy.validValues */
+#define DRA_MAX_CAPACITY_REQUESTS 32 /* ours: capacity.requests / consumedCapacity entries */
 
 /* ---- DeviceClass (cluster-scoped) --------------------------------------------------------- */
 struct dra_class {
@@ -72,6 +78,34 @@ struct dra_attribute {
 struct dra_capacity {
     char *name; /* fully qualified like attributes */
     char *value;
+    /* requestPolicy (consumable capacity, KEP-5075; absent before 1.34 or with the gate off):
+     * has_policy when set; each quantity NULL when absent. */
+    bool has_policy;
+    char *policy_default;
+    char **valid_values; /* ascending (API validation) */
+    size_t n_valid_values;
+    char *range_min, *range_max, *range_step; /* validRange (range_min set when present) */
+};
+
+/* A named quantity as the API serialised it: a counter, a capacity request, a consumed
+ * capacity. `name` as written (capacity names may lack the driver's domain). */
+struct dra_quantity {
+    char *name;
+    char *value;
+};
+
+/* spec.sharedCounters[] of a ResourceSlice (KEP-4815): counters{<name>: {value}}. */
+struct dra_counter_set {
+    char *name;
+    struct dra_quantity *counters;
+    size_t n_counters;
+};
+
+/* devices[].consumesCounters[]: what the device draws from a counter set of its pool. */
+struct dra_counter_use {
+    char *counter_set;
+    struct dra_quantity *counters;
+    size_t n_counters;
 };
 
 struct dra_device {
@@ -80,6 +114,9 @@ struct dra_device {
     size_t n_attrs;
     struct dra_capacity *caps;
     size_t n_caps;
+    struct dra_counter_use *consumes; /* consumesCounters[] */
+    size_t n_consumes;
+    bool allow_multiple; /* allowMultipleAllocations: true (KEP-5075) */
 };
 
 struct dra_slice {
@@ -95,6 +132,9 @@ struct dra_slice {
     bool per_device_nodes;
     struct dra_device *devices;
     size_t n_devices;
+    /* spec.sharedCounters[] (from 1.35 in a slice of its own, without devices) */
+    struct dra_counter_set *counter_sets;
+    size_t n_counter_sets;
 };
 
 /* ---- ResourceClaim / ResourceClaimTemplate ------------------------------------------------ */
@@ -109,6 +149,9 @@ struct dra_exact {
     enum dra_alloc_mode mode;
     int64_t count; /* ExactCount: count (default 1); All: 0 */
     bool admin_access;
+    /* capacity.requests{<name>: <quantity>} (KEP-5075), names as written */
+    struct dra_quantity *capacity;
+    size_t n_capacity;
 };
 
 struct dra_request {
@@ -144,6 +187,12 @@ struct dra_result {
      * staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
      * allocator_stable.go). */
     bool admin_access;
+    /* shareID: set when the device allows multiple allocations and this is one share of it;
+     * such a result does not make the device "in use" (allocateddevices.go). consumed:
+     * consumedCapacity{<name>: <quantity>}, names as written. */
+    char *share_id;
+    struct dra_quantity *consumed;
+    size_t n_consumed;
 };
 
 /* status.reservedFor[] */
@@ -224,5 +273,15 @@ const struct dra_capacity *dra_device_capacity(const struct dra_device *d, const
  * NULL on ENOMEM.
  */
 char *dra_qualify(const char *driver, const char *name);
+
+/*
+ * dra_qname_is() - whether `name` as written in an object of `driver` (a capacity request, a
+ * consumed capacity) names the fully qualified `qname`: equal, or `name` without a domain and
+ * qname == "<driver>/<name>". Pure; no allocation.
+ */
+bool dra_qname_is(const char *driver, const char *name, const char *qname);
+
+/* dra_quantities_free() - free n named quantities and their strings, then the array. */
+void dra_quantities_free(struct dra_quantity *q, size_t n);
 
 #endif

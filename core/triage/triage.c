@@ -70,6 +70,7 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
         .device_class = dra_store_class,
         .node_slices = dra_store_node_slices,
         .device_holder = dra_store_device_holder,
+        .device_shares = dra_store_device_shares,
     };
 }
 

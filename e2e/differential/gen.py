@@ -212,13 +212,16 @@ def _tolerations(rng, nodes):
 
 
 DRA_DRIVER = "gpu.differential.example"  # also the DeviceClass; gputri's default GPU classes match gpu.*
+# The group-version the DRA objects are written in: v1 (1.34+), or v1beta2 (1.33), whose objects
+# have the same shape; run.py sets it from the API server's discovery.
+DRA_API_VERSION = "resource.k8s.io/v1"
 DRA_PRODUCTS = ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3"]
 
 
 def device_class():
     """The DeviceClass of the DRA cases (cluster-scoped, one for all)."""
     return {
-        "apiVersion": "resource.k8s.io/v1",
+        "apiVersion": DRA_API_VERSION,
         "kind": "DeviceClass",
         "metadata": {"name": DRA_DRIVER, "labels": {CASE_LABEL: "all"}},
         "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRA_DRIVER}'"}}]},
@@ -240,7 +243,7 @@ def _dra(rng, name, nodes, target):
             devs.append({"name": f"gpu-{d}", "attributes": {"type": {"string": "gpu"},
                                                             "productName": {"string": rng.choice(DRA_PRODUCTS)}}})
         slices.append({
-            "apiVersion": "resource.k8s.io/v1",
+            "apiVersion": DRA_API_VERSION,
             "kind": "ResourceSlice",
             "metadata": {"name": f"{node}-gpu", "labels": {CASE_LABEL: name}},
             "spec": {"driver": DRA_DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
@@ -250,7 +253,7 @@ def _dra(rng, name, nodes, target):
             if rng.random() < 0.4:
                 cname = f"{name}-hold-{node}-{d['name']}"
                 claim = {
-                    "apiVersion": "resource.k8s.io/v1",
+                    "apiVersion": DRA_API_VERSION,
                     "kind": "ResourceClaim",
                     "metadata": {"name": cname, "labels": {CASE_LABEL: name}},
                     "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRA_DRIVER}}]}},
@@ -264,7 +267,7 @@ def _dra(rng, name, nodes, target):
     if rng.random() < 0.4:
         exactly["selectors"] = [{"cel": {"expression": f"device.attributes['{DRA_DRIVER}'].productName == '{rng.choice(DRA_PRODUCTS)}'"}}]
     template = {
-        "apiVersion": "resource.k8s.io/v1",
+        "apiVersion": DRA_API_VERSION,
         "kind": "ResourceClaimTemplate",
         "metadata": {"name": f"{name}-gpu", "labels": {CASE_LABEL: name}},
         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}},

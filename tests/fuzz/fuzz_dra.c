@@ -7,6 +7,12 @@
  * JSON object, parsed by json-c and projected. Besides the sanitizers, the target
  * checks what project.h promises: a known result code, and a record that its *_cleanup() frees
  * (leaks show under ASan). Each input is projected twice and must give the same result.
+ *
+ * A ResourceSlice that projects is also run through the shared counters and consumable capacity
+ * of the ladder (core/classify/dra_share.h): its counter sets are tallied, its devices allocated
+ * one by one; every device's verdict, for a request asking nothing and for one asking each of its
+ * capacities at the device's own value, is a known one, the same twice, and explained (a held
+ * device names its counter or capacity, a device never fitting names its capacity).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,12 +23,55 @@
 
 #include <json-c/json.h>
 
+#include "classify/dra_share.h"
 #include "kube/dra_api.h"
 #include "kube/project.h"
 #include "model/dra.h"
 #include "util/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_fit(const struct dra_counters *c, const struct dra_slice *s,
+                      const struct dra_device *d, const struct dra_exact *e)
+{
+    struct dra_fit_why w1, w2;
+    enum dra_fit a = dra_share_fit(c, s, d, e, NULL, 0, &w1);
+    enum dra_fit b = dra_share_fit(c, s, d, e, NULL, 0, &w2);
+    if (a != b || (unsigned)a > DRA_FIT_UNKNOWN) {
+        fprintf(stderr, "device %s: fit %d then %d\n", d->name, a, b);
+        abort();
+    }
+    if ((a == DRA_FIT_HELD && !w1.counter && !w1.capacity) ||
+        (a == DRA_FIT_NEVER && !w1.capacity && !w1.missing)) {
+        fprintf(stderr, "device %s: verdict %d without a reason\n", d->name, a);
+        abort();
+    }
+}
+
+/* The shared counters and capacity of a projected slice (the header comment). */
+static void share_slice(const struct dra_slice *s)
+{
+    static struct dra_counters c;
+    dra_counters_reset(&c);
+    dra_counters_add_sets(&c, s);
+    if (c.n > DRA_MAX_COUNTER_ENTRIES)
+        abort();
+    struct dra_quantity asks[DRA_MAX_ATTRS_PER_DEVICE];
+    for (size_t k = 0; k <= s->n_devices; k++) {
+        for (size_t i = 0; i < s->n_devices; i++) {
+            const struct dra_device *d = &s->devices[i];
+            struct dra_exact none = {0}, own = {0};
+            check_fit(&c, s, d, &none);
+            for (size_t j = 0; j < d->n_caps && j < DRA_MAX_ATTRS_PER_DEVICE; j++)
+                asks[j] = (struct dra_quantity){.name = d->caps[j].name, .value = d->caps[j].value};
+            own.capacity = asks;
+            own.n_capacity = d->n_caps < DRA_MAX_ATTRS_PER_DEVICE ? d->n_caps : 0;
+            check_fit(&c, s, d, &own);
+        }
+        if (k < s->n_devices)
+            dra_counters_charge(&c, s, &s->devices[k], NULL);
+    }
+}
 
 static int project_v1(unsigned kind, json_object *obj)
 {
@@ -37,6 +86,8 @@ static int project_v1(unsigned kind, json_object *obj)
     case 1: {
         struct dra_slice s;
         rc = project_dra_slice(obj, &s);
+        if (rc == K_OK)
+            share_slice(&s);
         dra_slice_cleanup(&s);
         break;
     }

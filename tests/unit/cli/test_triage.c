@@ -87,6 +87,53 @@ static void test_dra_exhausted_explain(void **state)
     gpu_set_cleanup(&dra);
 }
 
+/* Shared counters and capacity per device: the counter set a whole GPU used up, the partitions
+ * it blocks, and a shared device's capacity used by its shares. */
+static void test_dra_counters_explain(void **state)
+{
+    (void)state;
+    struct store *s;
+    struct dra_store *ds;
+    char ns[256], name[256];
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    load("hand-counters-whole-gpu-blocks-mig.json", &s, &ds, ns, name);
+    struct triage t;
+    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
+    assert_non_null(strstr(t.result.detail, "counter set gpu-0-counters"));
+    char *text = test_explain_text(&t);
+    if (getenv("GPUTRI_TEST_PRINT"))
+        fputs(text, stdout);
+    const char *ctr = strstr(text, "DRA shared counters of those pools");
+    assert_non_null(ctr);
+    /* node, pool, set, counter, total, left, held by */
+    assert_non_null(strstr(ctr, "gpu-0-counters   memory            40Gi      0         "
+                                "hand/other-gpu (pod other)"));
+    const char *devs = strstr(text, "DRA devices that draw on shared counters");
+    assert_non_null(devs);
+    assert_non_null(strstr(devs, "allocated to hand/other-gpu (pod other)"));
+    assert_non_null(strstr(devs, "gpu-0-mig-1g.5gb-0"));
+    assert_non_null(strstr(devs, "blocked: gpu-0-counters has 0 of memory left, needs 5Gi"));
+    free(text);
+    triage_cleanup(&t);
+
+    load("hand-shared-capacity-used-up.json", &s, &ds, ns, name);
+    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
+    text = test_explain_text(&t);
+    if (getenv("GPUTRI_TEST_PRINT"))
+        fputs(text, stdout);
+    devs = strstr(text, "DRA devices that draw on shared counters");
+    assert_non_null(devs);
+    assert_non_null(strstr(devs, "memory 32Gi of 40Gi used"));
+    assert_non_null(strstr(devs, "shared by 1 claim"));
+    assert_null(strstr(text, "DRA shared counters of those pools"));
+    free(text);
+    triage_cleanup(&t);
+    gpu_set_cleanup(&dra);
+}
+
 /* A request no device satisfies: each pool shows its devices and none of them matching. */
 static void test_dra_no_match_explain_pools(void **state)
 {
@@ -397,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_annotation_line),
         cmocka_unit_test(test_explain_escapes_controls),
         cmocka_unit_test(test_dra_exhausted_explain),
+        cmocka_unit_test(test_dra_counters_explain),
         cmocka_unit_test(test_dra_no_match_explain_pools),
         cmocka_unit_test(test_dra_pod_without_dra),
         cmocka_unit_test(test_no_scheduler_grace),

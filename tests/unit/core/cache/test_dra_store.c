@@ -100,6 +100,45 @@ static void test_indexes(void **state)
     assert_null(dra_store_device_holder(ds, "gpu.nvidia.com", "dra-node-1", "gpu-0"));
     dra_store_read_unlock(ds);
 
+/* shares of a device that allows multiple allocations (a shareID) do not hold it; each
+   sharing claim is listed once, and leaves the list when deleted */
+#define SHARE_FMT                                                                                  \
+    "{\"metadata\":{\"namespace\":\"dra-triage\",\"name\":\"%s\"},\"spec\":{},"                    \
+    "\"status\":{\"allocation\":{\"devices\":{\"results\":["                                       \
+    "{\"request\":\"a\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"dra-node-0\","                    \
+    "\"device\":\"vgpu-0\",\"shareID\":\"%s-1\",\"consumedCapacity\":{\"memory\":\"1Gi\"}},"       \
+    "{\"request\":\"b\",\"driver\":\"gpu.nvidia.com\",\"pool\":\"dra-node-0\","                    \
+    "\"device\":\"vgpu-0\",\"shareID\":\"%s-2\"}]}}}}"
+    const char *sharers[] = {"share-a", "share-b"};
+    for (size_t i = 0; i < 2; i++) {
+        char text[1024];
+        snprintf(text, sizeof(text), SHARE_FMT, sharers[i], sharers[i], sharers[i]);
+        o = json_tokener_parse(text);
+        assert_non_null(o);
+        assert_int_equal(dra_store_apply_json(ds, DRA_KIND_CLAIM, o, 0), K_OK);
+        json_object_put(o);
+    }
+    const struct dra_claim *sh[4];
+    dra_store_read_lock(ds);
+    assert_null(dra_store_device_holder(ds, "gpu.nvidia.com", "dra-node-0", "vgpu-0"));
+    assert_int_equal(dra_store_device_shares(ds, "gpu.nvidia.com", "dra-node-0", "vgpu-0", sh, 4),
+                     2);
+    assert_int_equal(dra_store_device_shares(ds, "gpu.nvidia.com", "dra-node-0", "vgpu-0", sh, 1),
+                     2);
+    assert_int_equal(dra_store_device_shares(ds, "gpu.nvidia.com", "dra-node-1", "vgpu-0", sh, 4),
+                     0);
+    dra_store_read_unlock(ds);
+    o = json_tokener_parse("{\"metadata\":{\"namespace\":\"dra-triage\",\"name\":\"share-a\"}}");
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_CLAIM, o, 1), K_OK);
+    json_object_put(o);
+    dra_store_read_lock(ds);
+    assert_int_equal(dra_store_device_shares(ds, "gpu.nvidia.com", "dra-node-0", "vgpu-0", sh, 4),
+                     1);
+    assert_string_equal(sh[0]->name, "share-b");
+    assert_int_equal(sh[0]->results[0].n_consumed, 1);
+    assert_int_equal(sh[0]->results[1].n_consumed, 0);
+    dra_store_read_unlock(ds);
+
     /* replacing a slice keeps one index entry; moving it to another node moves the entry */
     json_object *sl = json_object_get(json_object_array_get_idx(list(root, "resourceslices"), 4));
     assert_int_equal(dra_store_apply_json(ds, DRA_KIND_SLICE, sl, 0), K_OK);

@@ -77,11 +77,30 @@ static const struct dra_claim *w_holder(void *ctx, const char *driver, const cha
     for (size_t i = 0; i < w->n_claims; i++)
         for (size_t j = 0; j < w->claims[i].n_results; j++) {
             const struct dra_result *r = &w->claims[i].results[j];
-            if (!r->admin_access && strcmp(r->driver, driver) == 0 && strcmp(r->pool, pool) == 0 &&
-                strcmp(r->device, device) == 0)
+            if (!r->admin_access && !r->share_id && strcmp(r->driver, driver) == 0 &&
+                strcmp(r->pool, pool) == 0 && strcmp(r->device, device) == 0)
                 return &w->claims[i];
         }
     return NULL;
+}
+
+static size_t w_shares(void *ctx, const char *driver, const char *pool, const char *device,
+                       const struct dra_claim **buf, size_t cap)
+{
+    const struct dra_world *w = ctx;
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_claims; i++)
+        for (size_t j = 0; j < w->claims[i].n_results; j++) {
+            const struct dra_result *r = &w->claims[i].results[j];
+            if (!r->admin_access && r->share_id && strcmp(r->driver, driver) == 0 &&
+                strcmp(r->pool, pool) == 0 && strcmp(r->device, device) == 0) {
+                if (n < cap)
+                    buf[n] = &w->claims[i];
+                n++;
+                break;
+            }
+        }
+    return n;
 }
 
 static int64_t w_usage(void *ctx, const char *node, const char *resource)
@@ -164,6 +183,7 @@ static int run_fixture(const char *path, void *ctx)
         .device_class = w_class,
         .node_slices = w_slices,
         .device_holder = w_holder,
+        .device_shares = w_shares,
     };
     struct classify_input in = {
         .pod = &w.pod,

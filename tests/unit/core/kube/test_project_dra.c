@@ -306,13 +306,105 @@ static void test_pod_claims(void **state)
     json_object_put(o);
 }
 
+/* 1.37: sharedCounters, consumesCounters, allowMultipleAllocations, requestPolicy,
+ * capacity.requests, shareID, consumedCapacity; bounded like the API. */
+static void test_counters_capacity(void **state)
+{
+    (void)state;
+    json_object *o =
+        parse("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":\"p\","
+              "\"generation\":1,\"resourceSliceCount\":2},\"nodeName\":\"n\",\"sharedCounters\":[{"
+              "\"name\":\"gpu-0-counters\",\"counters\":{\"memory\":{\"value\":\"40Gi\"}}}]}}");
+    struct dra_slice s;
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    assert_int_equal(s.n_devices, 0);
+    assert_int_equal(s.n_counter_sets, 1);
+    assert_string_equal(s.counter_sets[0].name, "gpu-0-counters");
+    assert_string_equal(s.counter_sets[0].counters[0].name, "memory");
+    assert_string_equal(s.counter_sets[0].counters[0].value, "40Gi");
+    dra_slice_cleanup(&s);
+    json_object_put(o);
+
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\"},\"nodeName\":\"n\",\"devices\":[{\"name\":\"v\",\"allowMultipleAllocations\":"
+              "true,\"capacity\":{\"memory\":{\"value\":\"40Gi\",\"requestPolicy\":{\"default\":"
+              "\"8Gi\",\"validRange\":{\"min\":\"4Gi\",\"max\":\"40Gi\",\"step\":\"4Gi\"}}},"
+              "\"cores\":{\"value\":8,\"requestPolicy\":{\"default\":\"1\",\"validValues\":[\"1\","
+              "\"2\",\"4\"]}}},\"consumesCounters\":[{\"counterSet\":\"cs\",\"counters\":{"
+              "\"memory\":{\"value\":\"5Gi\"}}}]}]}}");
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    const struct dra_device *d = &s.devices[0];
+    assert_true(d->allow_multiple);
+    assert_int_equal(d->n_consumes, 1);
+    assert_string_equal(d->consumes[0].counter_set, "cs");
+    assert_string_equal(d->consumes[0].counters[0].value, "5Gi");
+    const struct dra_capacity *m = dra_device_capacity(d, "d/memory");
+    assert_non_null(m);
+    assert_true(m->has_policy);
+    assert_string_equal(m->policy_default, "8Gi");
+    assert_string_equal(m->range_min, "4Gi");
+    assert_string_equal(m->range_max, "40Gi");
+    assert_string_equal(m->range_step, "4Gi");
+    const struct dra_capacity *k = dra_device_capacity(d, "d/cores");
+    assert_non_null(k);
+    assert_int_equal(k->n_valid_values, 3);
+    assert_string_equal(k->valid_values[2], "4");
+    dra_slice_cleanup(&s);
+    json_object_put(o);
+
+    /* too many counter sets, consumptions or valid values: not a valid object */
+    char big[4096];
+    int n = snprintf(big, sizeof(big),
+                     "{\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":\"d\",\"pool\":{"
+                     "\"name\":\"p\"},\"nodeName\":\"n\",\"sharedCounters\":[");
+    for (int i = 0; i <= DRA_MAX_COUNTER_SETS; i++)
+        n += snprintf(big + n, sizeof(big) - (size_t)n, "%s{\"name\":\"s%d\"}", i ? "," : "", i);
+    snprintf(big + n, sizeof(big) - (size_t)n, "]}}");
+    o = parse(big);
+    assert_int_equal(project_dra_slice(o, &s), K_ETOOBIG);
+    json_object_put(o);
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\"},\"nodeName\":\"n\",\"devices\":[{\"name\":\"v\",\"consumesCounters\":["
+              "{\"counterSet\":\"a\"},{\"counterSet\":\"b\"},{\"counterSet\":\"c\"}]}]}}");
+    assert_int_equal(project_dra_slice(o, &s), K_ETOOBIG);
+    json_object_put(o);
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\"},\"nodeName\":\"n\",\"devices\":[{\"name\":\"v\",\"consumesCounters\":["
+              "{\"counters\":{}}]}]}}");
+    assert_int_equal(project_dra_slice(o, &s), K_EPARSE);
+    json_object_put(o);
+
+    o = parse("{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"spec\":{\"devices\":{"
+              "\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"g\",\"capacity\":"
+              "{\"requests\":{\"memory\":\"9Gi\"}}}},{\"name\":\"f\",\"firstAvailable\":[{\"name\":"
+              "\"a\",\"deviceClassName\":\"g\",\"capacity\":{\"requests\":{\"memory\":\"1Gi\"}}}]}"
+              "]}},\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"r\","
+              "\"driver\":\"d\",\"pool\":\"p\",\"device\":\"v\",\"shareID\":\"u1\","
+              "\"consumedCapacity\":{\"memory\":\"12Gi\"}}]}}}}");
+    struct dra_claim c;
+    assert_int_equal(project_dra_claim(o, &c), K_OK);
+    assert_int_equal(c.spec.requests[0].exactly.n_capacity, 1);
+    assert_string_equal(c.spec.requests[0].exactly.capacity[0].name, "memory");
+    assert_string_equal(c.spec.requests[0].exactly.capacity[0].value, "9Gi");
+    assert_string_equal(c.spec.requests[1].first_available[0].capacity[0].value, "1Gi");
+    assert_string_equal(c.results[0].share_id, "u1");
+    assert_int_equal(c.results[0].n_consumed, 1);
+    assert_string_equal(c.results[0].consumed[0].value, "12Gi");
+    dra_claim_cleanup(&c);
+    json_object_put(o);
+    assert_true(dra_qname_is("d", "memory", "d/memory"));
+    assert_true(dra_qname_is("d", "d/memory", "d/memory"));
+    assert_false(dra_qname_is("d", "x/memory", "d/memory"));
+    assert_false(dra_qname_is("e", "memory", "d/memory"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_class),      cmocka_unit_test(test_slice),
         cmocka_unit_test(test_slice_caps), cmocka_unit_test(test_claim),
         cmocka_unit_test(test_claim_caps), cmocka_unit_test(test_template),
-        cmocka_unit_test(test_pod_claims),
+        cmocka_unit_test(test_pod_claims), cmocka_unit_test(test_counters_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
