@@ -167,7 +167,7 @@ int dra_informers_check(struct dra_informers *w)
     atomic_store(&w->version, v);
     atomic_fetch_add(&w->generation, 1);
     if (v == DRA_API_NONE) {
-        dra_store_clear(w->store);
+        dra_store_unsync(w->store);
         return K_OK;
     }
     dra_store_set_api_version(w->store, v);

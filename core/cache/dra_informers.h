@@ -9,8 +9,10 @@
  *   - to another version: the informers of the old one are stopped, the store is told the new
  *     version (dra_store_set_api_version) and keeps its objects until the new informers' first
  *     LIST replaces them (a relist: dra_store_sync_*), so readers never see an empty store;
- *   - to none: the informers are stopped and the store is cleared (dra_store_clear: every kind
- *     not synced), so the checks that need DRA objects turn off;
+ *   - to none: the informers are stopped and every kind of the store marked not synced
+ *     (dra_store_unsync; the objects stay until a relist replaces them), so the checks that need
+ *     synced DRA objects turn off (the webhook's), and the owner stops using the store when it
+ *     sees the version none (the controller, controller_dra_follow);
  *   - from none: the informers of the version are made and started.
  * Each change is one log line (dra_api_probe_step); an API server that never serves the DRA API
  * costs one GET per interval and no other request and no other log line.

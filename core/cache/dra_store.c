@@ -496,17 +496,11 @@ enum dra_api_version dra_store_api_version(struct dra_store *s)
     return s->version;
 }
 
-void dra_store_clear(struct dra_store *s)
+void dra_store_unsync(struct dra_store *s)
 {
-    struct lh_entry *e, *tmp;
     pthread_rwlock_wrlock(&s->lock);
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        lh_foreach_safe(s->by_kind[k], e, tmp)
-        {
-            delete_entry(s, (enum dra_kind)k, e);
-        }
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
         s->synced[k] = false;
-    }
     pthread_rwlock_unlock(&s->lock);
 }
 

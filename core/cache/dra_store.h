@@ -59,10 +59,12 @@ void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v);
 enum dra_api_version dra_store_api_version(struct dra_store *s);
 
 /*
- * dra_store_clear() - remove every object and mark every kind not synced (dra_store_synced), for
- * an API server that stopped serving the DRA API. Takes the write lock.
+ * dra_store_unsync() - mark every kind not synced (dra_store_synced), for an API server that
+ * stopped serving the DRA API: readers that check the flag stop using the kinds at once. The
+ * objects stay (a reader that has not looked at the flag yet still sees a consistent store) until
+ * the next relist of each kind replaces them (dra_store_sync_*). Takes the write lock.
  */
-void dra_store_clear(struct dra_store *s);
+void dra_store_unsync(struct dra_store *s);
 
 /*
  * dra_store_apply_json() - project `obj` (borrowed; read at the store's API version, see
@@ -88,7 +90,7 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind);
  * dra_store_new(): until then the kind's lookups may miss objects that exist, and a reader that
  * would report an absence (the webhook's "not found" warnings) must say nothing. Stays false
  * while the API server does not serve the DRA API (no informer lists), and again after
- * dra_store_clear(). Read lock
+ * dra_store_unsync(). Read lock
  * held.
  */
 bool dra_store_synced(struct dra_store *s, enum dra_kind kind);
