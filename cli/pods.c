@@ -58,8 +58,8 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
  * one its kubelet rejected. */
 static bool is_candidate(const struct kpod *p)
 {
-    return ((p->gpu_requests.n > 0 || p->n_claims > 0) && !pod_is_terminal(p) &&
-            p->phase != POD_PHASE_RUNNING) ||
+    return ((p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p)) &&
+            !pod_is_terminal(p) && p->phase != POD_PHASE_RUNNING) ||
            store_is_rejected_gpu_pod(p);
 }
 
@@ -118,8 +118,11 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
         q->error = rc;
     if (rc == K_OK && live)
         q->n_unannotated++;
-    if (rc == K_OK && live && p->n_claims > 0) /* p is still valid: only this thread writes */
+    /* p is still valid: only this thread writes */
+    if (rc == K_OK && live && (p->n_claims > 0 || pod_asks_class_name(p)))
         q->n_claim_pods++;
+    else if (rc == K_OK && live && pod_has_ext_requests(p))
+        q->n_ext_pods++; /* extended resources a DeviceClass may serve (KEP-5004) */
 }
 
 /* Where the query's live classifications read from. */
@@ -192,6 +195,14 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
         if (resource_list_add(&r->gpus, p->gpu_requests.items[i].name,
                               p->gpu_requests.items[i].value) != K_OK)
             goto nomem;
+    /* a DeviceClass's implicit name (KEP-5004) is no GPU resource name: its long-lived
+       containers' requests stand for it */
+    for (size_t i = 0; p->ext && i < p->ext->n_requests; i++) {
+        const struct pod_ext_request *e = &p->ext->requests[i];
+        if (!e->short_lived && resource_list_get(&p->gpu_requests, e->resource) == 0 &&
+            resource_list_add(&r->gpus, e->resource, e->count) != K_OK)
+            goto nomem;
+    }
     if (annotation_usable(p)) {
         r->source = POD_ROW_ANNOTATION;
         r->cause = strdup(p->cause);
@@ -324,18 +335,11 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
     if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {
         rc = usage_list_nodes(c, q.store, err);
-        if (rc == K_OK && q.n_claim_pods > 0 && dra_classes) {
-            struct dra_store *dra = dra_store_new();
-            rc = dra ? dra_store_list(c, dra, err) : K_ENOMEM;
-            if (rc == K_ENOTFOUND) { /* no DRA version served (dra_store_list): no DRA */
-                memset(err, 0, sizeof(*err));
-                rc = K_OK;
-                dra_store_free(dra);
-            } else if (rc == K_OK) {
+        if (rc == K_OK && (q.n_claim_pods > 0 || q.n_ext_pods > 0) && dra_classes) {
+            struct dra_store *dra = NULL;
+            rc = usage_list_dra(c, q.n_claim_pods > 0, &dra, err);
+            if (rc == K_OK && dra)
                 pods_query_set_dra(&q, dra, dra_classes);
-            } else {
-                dra_store_free(dra);
-            }
         }
         /* GPU usage: the pods of the nodes the ladder reads (usage.h), of every namespace */
         struct usage_nodes u = {0};

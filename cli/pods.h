@@ -59,6 +59,9 @@ struct pods_query {
     size_t skipped;       /* pods observed that did not project or passed a bound */
     size_t n_claim_pods;  /* candidates needing live classification that have
                              spec.resourceClaims (the DRA objects are read only for them) */
+    size_t n_ext_pods;    /* the others asking extended resources a DeviceClass may serve
+                             (KEP-5004: the DeviceClasses are read for them, the rest when
+                             one serves an extended resource; usage.h usage_list_dra) */
     /* DRA objects for the live classification of pods with claims (pods_query_set_dra); NULL:
      * claims are not looked at */
     struct dra_store *dra;             /* owned */

@@ -47,19 +47,10 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         goto fail;
     struct dra_store *dra = NULL;
     const struct kpod *p = store_pod_get(t->store, ns, name);
-    if (p && p->n_claims > 0 && dra_classes) { /* also when bound: whether it is a GPU pod at all */
-        dra = dra_store_new();
-        if (!dra) {
-            rc = K_ENOMEM;
-            goto fail;
-        }
-        rc = dra_store_list(c, dra, err);
-        if (rc == K_ENOTFOUND) { /* no DRA version served (dra_store_list): no DRA */
-            dra_store_free(dra);
-            dra = NULL;
-            memset(err, 0, sizeof(*err));
-            rc = K_OK;
-        }
+    /* also when bound: whether it is a GPU pod at all; extended resources a DeviceClass may
+       serve (KEP-5004) need the classes too */
+    if (p && (p->n_claims > 0 || pod_has_ext_requests(p)) && dra_classes) {
+        rc = usage_list_dra(c, p->n_claims > 0 || pod_asks_class_name(p), &dra, err);
         if (rc)
             goto fail_dra;
     }
@@ -161,7 +152,8 @@ fail:
 
 /* ---- explain ------------------------------------------------------------------------------ */
 
-#define EXPLAIN_HOLDER_NODES 3 /* exhausted nodes whose GPU holders are listed */
+#define EXPLAIN_HOLDER_NODES 3        /* exhausted nodes whose GPU holders are listed */
+#define DRA_MAX_DEVICE_RULES_SHOWN 16 /* DeviceTaintRules listed per device */
 /* a GPU requests cell: RESOURCE_LIST_MAX names of at most 317 bytes, each "=<int64>," */
 #define EXPLAIN_REQUESTS_MAX 32768
 
@@ -208,6 +200,11 @@ static void why(const struct node_verdict *v, char *out, size_t len)
     case CAUSE_DRA_NO_MATCH:
         snprintf(out, len, "none of %zu %s devices matches request %s", v->dra_devices,
                  v->dra_driver ? v->dra_driver : "?", v->dra_request ? v->dra_request : "?");
+        break;
+    case CAUSE_DRA_TAINTED:
+        snprintf(out, len, "request %s: %zu matching %s devices carry an untolerated taint",
+                 v->dra_request ? v->dra_request : "?", v->dra_tainted,
+                 v->dra_driver ? v->dra_driver : "?");
         break;
     case CAUSE_DRA_EXHAUSTED:
         if (v->dra_wanted > 0)
@@ -293,10 +290,15 @@ static void append_holder(struct buf *held, const char *device, const struct dra
     append_claim(held, c);
 }
 
-/* "ns/name (pod a, b)" of claim c, appended to b. */
+/* "ns/name (pod a, b)" of claim c, appended to b; the special claim of a pod's extended
+ * resources names that pod (KEP-5004). */
 static void append_claim(struct buf *held, const struct dra_claim *c)
 {
     buf_printf(held, "%s/%s", c->ns ? c->ns : "", c->name ? c->name : "");
+    if (c->extended && c->owner_pod_name) {
+        buf_printf(held, " (extended resources of pod %s)", c->owner_pod_name);
+        return;
+    }
     size_t pods = 0;
     for (size_t i = 0; i < c->n_reserved_for; i++)
         if (c->reserved_for[i].resource && strcmp(c->reserved_for[i].resource, "pods") == 0)
@@ -317,17 +319,60 @@ static void pool_matching(const struct dra_pool_count *counts, size_t n, const c
             snprintf(out, len, "%zu", counts[i].matching);
 }
 
+/* One row per taint on a device of `sl` (the device's own, then DeviceTaintRules'), and
+ * whether it keeps the deciding request off the device (model/dra.h dra_taint_blocks). */
+static int explain_taints(const struct triage *t, const struct node_verdict *v,
+                          const struct dra_slice *sl, struct table *taints)
+{
+    int rc = K_OK;
+    for (size_t d = 0; d < sl->n_devices && rc == K_OK; d++) {
+        const struct dra_device *dev = &sl->devices[d];
+        const struct dra_taint_rule *rules[DRA_MAX_DEVICE_RULES_SHOWN];
+        size_t nr = dra_store_device_taint_rules(t->dra, sl->driver, sl->pool, dev->name, rules,
+                                                 DRA_MAX_DEVICE_RULES_SHOWN);
+        if (nr > DRA_MAX_DEVICE_RULES_SHOWN)
+            nr = DRA_MAX_DEVICE_RULES_SHOWN;
+        for (size_t i = 0; i < dev->n_taints + nr && rc == K_OK; i++) {
+            const struct dra_taint *tt =
+                i < dev->n_taints ? &dev->taints[i] : &rules[i - dev->n_taints]->taint;
+            char taint[640], from[320];
+            snprintf(taint, sizeof(taint), "%s%s%s:%s", tt->key ? tt->key : "",
+                     tt->value ? "=" : "", tt->value ? tt->value : "",
+                     dra_taint_effect_word(tt->effect));
+            if (i < dev->n_taints)
+                snprintf(from, sizeof(from), "ResourceSlice %s", sl->name ? sl->name : "");
+            else
+                snprintf(from, sizeof(from), "DeviceTaintRule %s",
+                         rules[i - dev->n_taints]->name ? rules[i - dev->n_taints]->name : "");
+            const char *blocks = "-";
+            if (v->dra_exact)
+                blocks =
+                    dra_taint_blocks(tt, v->dra_exact->tolerations, v->dra_exact->n_tolerations)
+                        ? "yes"
+                        : "no";
+            rc = table_addf(taints, v->node->name, sl->pool, dev->name, taint, from, blocks);
+        }
+    }
+    return rc;
+}
+
 /* One row per pool of `driver` reaching the verdict's node: devices, those matching the
  * deciding request, allocated, free, holders. */
 static int explain_pools(const struct triage *t, const struct node_verdict *v,
                          const struct dra_slice **slices, struct dra_pool_count *counts,
-                         struct table *pools)
+                         struct table *pools, struct table *taints)
 {
     size_t n_counts = 0;
     bool counted = false;
-    if (v->dra_exact && v->dra_cls) {
+    /* a request the scheduler builds for an extended resource served by DRA: ExactCount of
+       the serving class (classify.h node_verdict.dra_resource) */
+    struct dra_exact ext = {.class_name = v->dra_cls ? v->dra_cls->name : NULL,
+                            .mode = DRA_MODE_EXACT_COUNT,
+                            .count = v->dra_wanted};
+    const struct dra_exact *exact = v->dra_exact ? v->dra_exact : v->dra_resource ? &ext : NULL;
+    if (exact && v->dra_cls) {
         struct dra_view view = triage_dra_view(t->dra, t->dra_classes);
-        if (dra_pool_counts(&view, v->dra_exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
+        if (dra_pool_counts(&view, exact, v->dra_cls, v->node, counts, DRA_MAX_NODE_SLICES,
                             &n_counts) != K_OK)
             return K_ENOMEM;
         counted = true;
@@ -361,6 +406,9 @@ static int explain_pools(const struct triage *t, const struct node_verdict *v,
                 o->generation != sl->generation)
                 continue;
             present++;
+            int trc = explain_taints(t, v, o, taints);
+            if (trc != K_OK)
+                return trc;
             for (size_t d = 0; d < o->n_devices; d++) {
                 devices++;
                 const struct dra_claim *c =
@@ -537,11 +585,12 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
         free(counts);
         return K_ENOMEM;
     }
-    struct table req, pools, devs, ctrs;
+    struct table req, pools, devs, ctrs, taints;
     table_init(&req, 7);
     table_init(&pools, 8);
     table_init(&devs, 6);
     table_init(&ctrs, 7);
+    table_init(&taints, 6);
     int rc = table_addf(&req, "NODE", "REQUEST", "CLASS", "DRIVER", "DEVICES", "MATCHING", "FREE");
     if (rc == K_OK)
         rc = table_addf(&pools, "NODE", "DRIVER", "POOL", "DEVICES", "MATCHING", "ALLOCATED",
@@ -551,6 +600,8 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
     if (rc == K_OK)
         rc = table_addf(&ctrs, "NODE", "POOL", "COUNTER SET", "COUNTER", "TOTAL", "LEFT",
                         "HELD BY (CLAIM, RESERVED FOR)");
+    if (rc == K_OK)
+        rc = table_addf(&taints, "NODE", "POOL", "DEVICE", "TAINT", "FROM", "BLOCKS REQUEST");
     dra_store_read_lock(t->dra);
     size_t shown = 0;
     for (size_t i = 0; i < n && shown < EXPLAIN_DRA_NODES && rc == K_OK; i++) {
@@ -565,7 +616,7 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
         rc = table_addf(&req, v->node->name, v->dra_request ? v->dra_request : "-",
                         v->dra_class ? v->dra_class : "-", v->dra_driver, dev, match, fr);
         if (rc == K_OK)
-            rc = explain_pools(t, v, slices, counts, &pools);
+            rc = explain_pools(t, v, slices, counts, &pools, &taints);
         if (rc == K_OK)
             rc = explain_shares(t, v, slices, ctr, &devs, &ctrs);
     }
@@ -592,10 +643,17 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
                      "allocations:\n");
         rc = table_print(&devs, 2, out);
     }
+    if (rc == K_OK && taints.nrows > 1) {
+        fprintf(out, "\nDRA device taints on those pools (BLOCKS REQUEST: a NoSchedule/NoExecute "
+                     "taint the\ndeciding request does not tolerate; such a device is never "
+                     "allocated to it):\n");
+        rc = table_print(&taints, 2, out);
+    }
     table_cleanup(&req);
     table_cleanup(&pools);
     table_cleanup(&devs);
     table_cleanup(&ctrs);
+    table_cleanup(&taints);
     free(ctr);
     free(slices);
     free(counts);
@@ -643,6 +701,19 @@ int triage_print_explain(const struct triage *t, FILE *out)
                                 made ? ", claim " : ", no claim yet", made ? made : "");
         }
         print_kv(&head, "Claims:", buf_cstr(&req));
+    }
+    if (rc == K_OK && pod->ext && pod->ext->claim_name) {
+        /* the claim kube-scheduler made for the extended resources DRA serves (KEP-5004) */
+        buf_reset(&req);
+        rc = buf_printf(&req, "%s", pod->ext->claim_name);
+        for (size_t i = 0; i < pod->ext->n_mappings && rc == K_OK; i++) {
+            const struct pod_ext_mapping *m = &pod->ext->mappings[i];
+            rc = buf_printf(&req, "%s%s %s: %s", i ? ", " : " (", m->container ? m->container : "?",
+                            m->resource ? m->resource : "?", m->request ? m->request : "?");
+        }
+        if (rc == K_OK && pod->ext->n_mappings)
+            rc = buf_printf(&req, ")");
+        print_kv(&head, "Extended resource claim:", buf_cstr(&req));
     }
     buf_cleanup(&req);
     print_kv(&head, "Cause:", cause_word(r->cause));
@@ -702,8 +773,11 @@ int triage_print_explain(const struct triage *t, FILE *out)
     for (int c = CAUSE_TAINT; c <= CAUSE_GPU_FITS; c++)
         fprintf(out, " %s %zu%s", cause_word((enum cause)c), r->counts[c],
                 c < CAUSE_GPU_FITS ? "," : "");
-    for (int c = CAUSE_DRA_NO_DRIVER; c <= CAUSE_DRA_EXHAUSTED && pod->n_claims; c++)
-        fprintf(out, ", %s %zu", cause_word((enum cause)c), r->counts[c]);
+    static const enum cause dra_steps[] = {CAUSE_DRA_NO_DRIVER, CAUSE_DRA_NO_MATCH,
+                                           CAUSE_DRA_TAINTED, CAUSE_DRA_EXHAUSTED};
+    bool dra = pod->n_claims || pod_has_ext_requests(pod);
+    for (size_t i = 0; i < sizeof(dra_steps) / sizeof(dra_steps[0]) && dra; i++)
+        fprintf(out, ", %s %zu", cause_word(dra_steps[i]), r->counts[dra_steps[i]]);
     fprintf(out, "\n\n");
     struct table nodes;
     table_init(&nodes, 9);

@@ -336,3 +336,47 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store
         return sink_failed(k.rc, err);
     return rc == K_OK && k.skipped ? informer_list_skipped("/api/v1/pods", k.skipped, err) : rc;
 }
+
+int usage_list_dra(struct kube_client *c, bool claims, struct dra_store **out,
+                   struct kube_error *err)
+{
+    *out = NULL;
+    struct dra_store *dra = dra_store_new();
+    if (!dra)
+        return K_ENOMEM;
+    int rc;
+    if (claims) {
+        rc = dra_store_list(c, dra, err);
+    } else {
+        rc = dra_store_discover(c, dra, err); /* the DRA API version served */
+        if (rc == K_OK)
+            rc = dra_store_list_kind(c, dra, DRA_KIND_CLASS, err);
+        bool served = false;
+        if (rc == K_OK) {
+            dra_store_read_lock(dra);
+            served = dra_store_any_extended(dra);
+            dra_store_read_unlock(dra);
+        }
+        if (rc == K_OK && !served) {
+            dra_store_free(dra); /* no class serves an extended resource: no DRA for these */
+            return K_OK;
+        }
+        for (int k = 0; rc == K_OK && k < DRA_KIND_COUNT; k++)
+            if (k != DRA_KIND_CLASS)
+                rc = dra_store_list_kind(c, dra, (enum dra_kind)k, err);
+    }
+    /* no DRA version served: no DRA; for pods with extended resources only, also when
+       the user may not read the DRA objects: they are classified as before KEP-5004 */
+    if (rc == K_ENOTFOUND || (!claims && rc == K_EFORBIDDEN)) {
+        memset(err, 0, sizeof(*err));
+        rc = K_OK;
+        dra_store_free(dra);
+        return rc;
+    }
+    if (rc) {
+        dra_store_free(dra);
+        return rc;
+    }
+    *out = dra;
+    return K_OK;
+}

@@ -106,6 +106,19 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store
  */
 int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err);
 
+/*
+ * usage_list_dra() - the DRA objects a live classification reads, into a new store *out (NULL:
+ * none needed, or resource.k8s.io/v1 not served): every kind when `claims` (a pod has
+ * spec.resourceClaims, or asks a DeviceClass's implicit extended resource name); otherwise (pods
+ * asking extended resources a class may serve, KEP-5004) the DeviceClasses, and the other kinds
+ * only when one of them has spec.extendedResourceName, so a device-plugin pod on a cluster
+ * without such a class costs one small LIST; there a user who may not list them (K_EFORBIDDEN)
+ * gets no DRA, as before KEP-5004. Returns K_OK or a K_* error, err filled (*out NULL).
+ * Not thread-safe on one client.
+ */
+int usage_list_dra(struct kube_client *c, bool claims, struct dra_store **out,
+                   struct kube_error *err);
+
 /* The field selector of every non-terminal pod (URL-encoded), for a query string. */
 #define USAGE_NON_TERMINAL "status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 

@@ -143,10 +143,11 @@ static void dra_now_synced(struct controller *c)
     dra_store_read_lock(c->dra);
     log_info(0,
              "DRA caches synced (%s/%s): %zu resourceclaims, %zu resourceclaimtemplates, "
-             "%zu deviceclasses, %zu resourceslices",
+             "%zu deviceclasses, %zu resourceslices, %zu devicetaintrules",
              DRA_API_GROUP, dra_api_version_name(dra_store_api_version(c->dra)),
              dra_store_count(c->dra, DRA_KIND_CLAIM), dra_store_count(c->dra, DRA_KIND_TEMPLATE),
-             dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE));
+             dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE),
+             dra_store_count(c->dra, DRA_KIND_TAINT_RULE));
     dra_store_read_unlock(c->dra);
     atomic_store(&c->dra_synced, 1);
 }

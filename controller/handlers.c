@@ -39,7 +39,8 @@ void controller_enqueue_pending(struct controller *c)
     store_read_unlock(c->store);
 }
 
-/* Pending pods with claims only (the pod is looked up under the caller's read lock). */
+/* Pending pods with claims, or with extended resources a DeviceClass may serve (KEP-5004), only
+ * (the pod is looked up under the caller's read lock). */
 static void enqueue_if_claims(void *ctx, const char *key)
 {
     struct controller *c = ctx;
@@ -47,14 +48,18 @@ static void enqueue_if_claims(void *ctx, const char *key)
     if (meta_key_parse(key, &k) != K_OK)
         return;
     const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
-    if (pod && pod->n_claims > 0)
+    if (pod && (pod->n_claims > 0 || triage_ext_served(pod, c->dra)))
         controller_enqueue_recheck(c, key);
 }
 
 void controller_enqueue_claim_pods(struct controller *c)
 {
     store_read_lock(c->store);
+    if (c->dra)
+        dra_store_read_lock(c->dra); /* lock order: the object store, then the DRA store */
     store_for_each_pending_gpu_pod(c->store, enqueue_if_claims, c);
+    if (c->dra)
+        dra_store_read_unlock(c->dra);
     store_read_unlock(c->store);
 }
 
@@ -383,8 +388,8 @@ static void recheck_if_dra_affects(void *ctx, const char *key)
     if (meta_key_parse(key, &k) != K_OK)
         return;
     const struct kpod *pod = store_pod_get(j->c->store, k.ns, k.name);
-    if (!pod || pod->n_claims == 0)
-        return;
+    if (!pod || (pod->n_claims == 0 && !pod_has_ext_requests(pod)))
+        return; /* requeue_after_dra_event judges the extended resources */
     struct requeue_record rec;
     pod_ledger_verdict(j->c->ledger, key, &rec);
     /* --recheck=all: as if no pod had a verdict (every claim pod after a device change) */

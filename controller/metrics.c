@@ -209,8 +209,8 @@ void metrics_pending_step(struct metrics *m, struct metrics_pending_mark *mark,
 
 void metrics_cause_transition(struct metrics *m, int from, int to)
 {
-    if (!m || to < 0 || to >= CAUSE_COUNT)
-        return;
+    if (!m || to < 0 || to >= CAUSE_COUNT || from == to)
+        return; /* the same word written again (binding's detail refreshed): no transition */
     inc(&m->transitions[slot(from)][to]);
 }
 

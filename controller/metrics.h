@@ -170,7 +170,7 @@ struct metrics_pending_pod {
 void metrics_pending_step(struct metrics *m, struct metrics_pending_mark *mark,
                           const struct metrics_pending_pod *now, int64_t wall_ms, bool observe);
 /* metrics_cause_transition() - cause `to` was written over `from` (enum cause values, or
- * METRICS_NO_CAUSE for from; a `to` that is no cause is ignored). */
+ * METRICS_NO_CAUSE for from; a `to` that is no cause, or equal to `from`, is ignored). */
 void metrics_cause_transition(struct metrics *m, int from, int to);
 
 /* Reads for tests and logs. Thread-safe. */

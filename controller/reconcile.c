@@ -25,6 +25,28 @@ static int64_t autoscaler_wait(const struct reconcile_env *env, const struct kpo
     return left > 0 ? left : 0;
 }
 
+/*
+ * binding names what the scheduler waits for (classify/binding.h), which changes under the same
+ * word: nominated first, then the claim allocated with binding conditions pending, then met. Its
+ * detail (stable over time: no clock in it) is written again when it differs from the pod's
+ * gputri/detail annotation.
+ */
+static bool binding_moved(const struct kpod *pod, const struct classify_result *r)
+{
+    return r->cause == CAUSE_BINDING && (!pod->detail || strcmp(pod->detail, r->detail) != 0);
+}
+
+/* Plan the pod again at `when` (seconds since the epoch) if that is after `now` (known) and
+ * sooner than planned already. */
+static void recheck_at(struct reconcile_plan *out, int64_t when, int64_t now)
+{
+    if (now <= 0 || when <= now)
+        return;
+    int64_t ms = (when - now) * 1000;
+    if (out->recheck_after_ms <= 0 || ms < out->recheck_after_ms)
+        out->recheck_after_ms = ms;
+}
+
 int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                    const struct reconcile_env *env, const char *key, const char *written,
                    const char *written_uid, struct reconcile_plan *out)
@@ -70,22 +92,23 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
         if (r.cause != CAUSE_NO_SCHEDULER)
             out->recheck_after_ms =
                 pod_no_scheduler_pending(pod, env->now, env->no_scheduler_grace) * 1000;
-        if (r.autoscaler_until > env->now && env->now > 0) {
-            int64_t stale_ms = (r.autoscaler_until - env->now + 1) * 1000;
-            if (out->recheck_after_ms <= 0 || stale_ms < out->recheck_after_ms)
-                out->recheck_after_ms = stale_ms;
-        }
+        if (r.autoscaler_until > 0)
+            recheck_at(out, r.autoscaler_until + 1, env->now); /* the evidence goes stale */
+        if (r.binding_until > 0)
+            recheck_at(out, r.binding_until, env->now); /* the binding timeout passes */
         if (!triage_is_ours(pod, r.cause))
             goto out; /* pending only for its claims, and none asks for a GPU */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
+        if (r.cause == CAUSE_BINDING && !r.binding_waits && !current)
+            goto out; /* binding with nothing to wait for takes moments: nothing to say yet */
         int64_t wait = autoscaler_wait(env, pod, &r);
         if (wait > 0) {
             if (out->recheck_after_ms <= 0 || wait * 1000 < out->recheck_after_ms)
                 out->recheck_after_ms = wait * 1000;
             goto out;
         }
-        if (current && strcmp(current, cause_word(r.cause)) == 0)
+        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r))
             goto out;
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;

@@ -18,7 +18,14 @@
  *     with a Normal Event;
  *   - a GPU pod its kubelet rejected at admission (bound, Failed: store_is_rejected_gpu_pod) gets
  *     `node-rejected` once and is never written again;
- *   - the non-blocking `preempting` gets a Normal Event, the other causes a Warning Event;
+ *   - the non-blocking `preempting`, `binding` and `scaling-up` get a Normal Event, the other
+ *     causes a Warning Event;
+ *   - `binding` is written when the scheduler waits for binding conditions
+ *     (classify_result.binding_waits) or the pod carries a gputri/cause already (a word it has
+ *     left); a pod the scheduler binds at once (claims published, volumes bound) is left alone,
+ *     as for `gpu-fits` before the scheduler reports; it is written again, under the same word,
+ *     when its detail differs from the pod's gputri/detail (what the scheduler waits for moved:
+ *     classify/binding.h);
  *   - a pod of a non-default scheduler that is not yet old enough for `no-scheduler` is to be
  *     looked at again when it is (recheck_after_ms);
  *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is
@@ -59,7 +66,8 @@ struct reconcile_plan {
                                  classify_result.ladder_cause) */
     bool verdict_autoscaler;  /* ... which an autoscaler's word replaced */
     int64_t recheck_after_ms; /* > 0: plan the pod again after this long (no-scheduler grace,
-                                 the autoscaler's evidence going stale) */
+                                 the autoscaler's evidence going stale, the binding timeout
+                                 passing) */
 };
 
 /* What reconcile_plan() needs to know beyond the caches. */

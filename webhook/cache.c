@@ -326,8 +326,8 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     bool dra_ok = true;
     if (dra_gpus) {
         dra_ok = (c->dra = dra_store_new()) != NULL;
-        struct informer_handlers h[DRA_KIND_COUNT];
-        for (int k = 0; k < DRA_KIND_COUNT && dra_ok; k++) {
+        struct informer_handlers h[DRA_KIND_COUNT] = {{0}}; /* no DeviceTaintRules (cache.h) */
+        for (int k = 0; k < DRA_KIND_CORE_COUNT && dra_ok; k++) {
             c->dra_feeds[k] = (struct dra_store_feed){c->dra, (enum dra_kind)k};
             h[k] = dra_store_handlers(&c->dra_feeds[k]);
         }

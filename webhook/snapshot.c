@@ -9,6 +9,7 @@
 #include "kube/project.h"
 #include "model/quantity.h"
 #include "triage/triage.h"
+#include "warnings.h"
 #include "util/result.h"
 
 /* Short names for the shared getters (kube/json.h). */
@@ -71,14 +72,14 @@ void wh_quota_cleanup(struct wh_quota *q)
     memset(q, 0, sizeof(*q));
 }
 
-/* The requests.<gpu> entries of a ResourceList object. */
+/* The entries of a ResourceList object that gputri checks (warnings.h wh_quota_key). */
 static int quota_gpu_keys(json_object *list, const struct gpu_set *gpus, struct resource_list *out)
 {
     if (!list)
         return K_OK;
     json_object_object_foreach(list, k, v)
     {
-        if (strncmp(k, "requests.", 9) != 0 || !gpu_set_contains(gpus, k + 9))
+        if (!wh_quota_key(gpus, k))
             continue;
         int64_t value;
         if (!json_object_is_type(v, json_type_string) ||

@@ -34,7 +34,8 @@ struct wh_runtime_class {
 };
 
 /*
- * A ResourceQuota, reduced to its GPU keys. `hard` holds the enforced requests.<gpu> limits:
+ * A ResourceQuota, reduced to its GPU keys (warnings.h wh_quota_key: requests.<gpu>, and the
+ * DeviceClass keys of extended resources served by DRA). `hard` holds the enforced limits:
  * status.hard when the quota controller has written it, otherwise spec.hard (has_status false;
  * the API server does not enforce a quota before its status is written, see
  * scheduler-semantics.md 7.1, so numbers from spec.hard are a forecast). `used` is status.used.

@@ -210,25 +210,33 @@ static void check_quota(const struct wh_snapshot *snap, const struct wh_object *
 {
     if (!snap->quotas_synced || !o->ns || o->replicas == 0)
         return;
+    struct wh_quota_item items[WH_MAX_QUOTA_ITEMS];
+    size_t n_items = wh_quota_items(snap, pod, items, WH_MAX_QUOTA_ITEMS);
     for (size_t qi = 0; qi < snap->n_quotas; qi++) {
         const struct wh_quota *q = &snap->quotas[qi];
         if (strcmp(q->ns, o->ns) != 0 || q->scoped)
             continue;
-        for (size_t r = 0; r < pod->gpu_requests.n; r++) {
-            const char *res = pod->gpu_requests.items[r].name;
-            int64_t per_pod = pod->gpu_requests.items[r].value, hard, used = 0;
-            char key[300], path[400];
-            snprintf(key, sizeof(key), "requests.%s", res);
+        for (size_t r = 0; r < n_items; r++) {
+            const char *res = items[r].resource, *key = items[r].key;
+            int64_t per_pod = items[r].per_pod, hard, used = 0;
+            char path[400], via[1200] = "";
             if (per_pod <= 0 || !quota_get(&q->hard, key, &hard))
                 continue;
             quota_get(&q->used, key, &used);
             resource_path(o, res, path, sizeof(path));
+            /* A longer text is cut: the warning keeps its first 1 KiB of explanation. */
+            if (items[r].via_class &&
+                snprintf(via, sizeof(via),
+                         " (where DeviceClass %s serves %s through DRA, the claim kube-scheduler "
+                         "creates for the pod counts %s there)",
+                         items[r].via_class, res, key) < 0)
+                via[0] = '\0';
             if (per_pod > hard) {
                 warn_add(out, WARN_REASON_QUOTA,
                          "%s: %s %" PRId64 " %s but quota \"%s\" allows %s=%" PRId64
-                         " in total; it can never be admitted",
+                         " in total; it can never be %s%s",
                          path, o->is_pod ? "requests" : "each pod requests", per_pod, res, q->name,
-                         key, hard);
+                         key, hard, items[r].via_class ? "bound" : "admitted", via);
                 continue;
             }
             if (!o->create)
@@ -239,15 +247,16 @@ static void check_quota(const struct wh_snapshot *snap, const struct wh_object *
                 if (o->is_pod || o->replicas < 0)
                     warn_add(out, WARN_REASON_QUOTA,
                              "%s: %s %" PRId64 " %s but quota \"%s\" has %" PRId64
-                             " left (used %" PRId64 "/%" PRId64 ")",
+                             " left (used %" PRId64 "/%" PRId64 ")%s",
                              path, o->is_pod ? "requests" : "each pod requests", per_pod, res,
-                             q->name, left, used, hard);
+                             q->name, left, used, hard, via);
                 else
                     warn_add(out, WARN_REASON_QUOTA,
                              "%s: %" PRId64 " replicas x %" PRId64
                              " %s but quota \"%s\" has %" PRId64 " left (used %" PRId64 "/%" PRId64
-                             "); only %" PRId64 " of %" PRId64 " pods can be created",
-                             path, n, per_pod, res, q->name, left, used, hard, left / per_pod, n);
+                             "); only %" PRId64 " of %" PRId64 " pods can be created%s",
+                             path, n, per_pod, res, q->name, left, used, hard, left / per_pod, n,
+                             via);
             }
         }
     }
@@ -473,6 +482,12 @@ static int check_nodes(const struct wh_snapshot *snap, const struct wh_object *o
         const char *res = pod->gpu_requests.items[r].name;
         if (listed_by_selected(v, snap->n_nodes, res))
             continue;
+        if (wh_served_by_dra(snap, res)) {
+            /* a DeviceClass serves it on the nodes that do not list it (KEP-5004): the
+               claim checks of the ladder's DRA steps speak for those, not this one */
+            missing = true;
+            continue;
+        }
         missing = true;
         char siblings[160], path[400];
         sibling_resources(v, snap->n_nodes, pod, siblings, sizeof(siblings));
@@ -600,7 +615,8 @@ int wh_check_pod_spec(const struct wh_snapshot *snap, const struct wh_object *o,
                      o->spec_path, pod.gpu_requests.n, WH_MAX_NODE_CHECK_GPU_RESOURCES);
         if (!ex.selector_requirements && !ex.selector_values && !ex.tolerations && !many)
             rc = check_nodes(snap, o, &pod, out);
-    }
+    } else if (pod_has_ext_requests(&pod))
+        check_quota(snap, o, &pod, out); /* a DeviceClass's implicit name only (KEP-5004) */
     if (rc == K_OK)
         rc = wh_check_pod_claims(snap, o, &pod, out);
     pod_cleanup(&pod);

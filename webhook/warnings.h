@@ -195,6 +195,47 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
  * prefix (bare "nvidia.com/gpu" or "limits.nvidia.com/gpu") limits nothing
  * (https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources).
  */
+/*
+ * What one pod counts against ResourceQuota keys that gputri checks (warnings_ext.c):
+ * requests.<GPU resource> (kpod.gpu_requests), requests.<implicit DeviceClass name>
+ * (DRA_EXTENDED_CLASS_PREFIX, the pod's effective request), and for an extended resource a
+ * DeviceClass serves through DRA (KEP-5004) what the claim kube-scheduler creates for it counts:
+ * <class>.deviceclass.resource.k8s.io/devices and requests.deviceclass.resource.kubernetes.io/
+ * <class>, the devices of its requests (kubernetes/kubernetes: pkg/quota/v1/evaluator/core/
+ * pods.go podComputeUsageHelper, resource_claims.go addExtendedResourceQuota). `resource` is
+ * the pod's resource behind the key (borrowed from pod), `via_class` the serving class (borrowed
+ * from the snapshot's DRA store) or NULL.
+ */
+struct wh_quota_item {
+    char key[320];
+    const char *resource;
+    const char *via_class;
+    int64_t per_pod;
+};
+#define WH_MAX_QUOTA_ITEMS 32
+
+/*
+ * wh_quota_items() - the items of `pod` (at most `max`; the rest are left out), the served ones
+ * only when the snapshot's DeviceClasses are synced. Returns how many were written. Reads the
+ * snapshot's DRA store (read-locked by the snapshot's owner).
+ */
+size_t wh_quota_items(const struct wh_snapshot *snap, const struct kpod *pod,
+                      struct wh_quota_item *out, size_t max);
+
+/*
+ * wh_quota_key() - whether a ResourceQuota key is one wh_quota_items() may name:
+ * requests.<GPU resource>, requests.deviceclass.resource.kubernetes.io/<class>, or
+ * <class>.deviceclass.resource.k8s.io/devices. Pure.
+ */
+bool wh_quota_key(const struct gpu_set *gpus, const char *key);
+
+/*
+ * wh_served_by_dra() - the DeviceClass that serves extended resource `resource` through DRA
+ * (the snapshot's DRA store, classes synced), or NULL: a node whose allocatable lacks it is
+ * then no reason for a warning.
+ */
+const struct dra_class *wh_served_by_dra(const struct wh_snapshot *snap, const char *resource);
+
 void wh_check_quota_object(json_object *quota, const struct gpu_set *gpus, struct warn_list *out);
 
 /*

@@ -2,6 +2,7 @@
 #include "cache/dra_informers.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,12 +128,39 @@ static void drop_informers(struct dra_informers *w)
         }
 }
 
+/*
+ * Whether kind k is read at version v: a core kind when its owner reads it; another (the
+ * DeviceTaintRules) only where GET /apis/resource.k8s.io/<v> lists it (dra_kind_served; a
+ * failed GET: not now, the next version change asks again). Said once per version change.
+ */
+static bool kind_read(struct dra_informers *w, enum dra_kind k, enum dra_api_version v)
+{
+    if (!w->owner[k].upsert)
+        return false;
+    if (k < DRA_KIND_CORE_COUNT)
+        return true;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", DRA_API_GROUP_PATH, dra_api_version_name(v));
+    json_object *doc = NULL;
+    struct kube_error err = {0};
+    bool served = kube_get(w->client, path, &doc, &err) == K_OK && dra_kind_served(doc, k);
+    json_object_put(doc);
+    if (!served)
+        log_info(0, "%s/%s lists no %s: %s", DRA_API_GROUP, dra_api_version_name(v),
+                 dra_kind_name(k),
+                 k == DRA_KIND_TAINT_RULE ? "device taints come from the ResourceSlices alone"
+                                          : "not read");
+    return served;
+}
+
 /* Make and start the informers of version v. K_OK or K_ENOMEM (none left running). */
 static int make_informers(struct dra_informers *w, enum dra_api_version v)
 {
     struct informer *inf[DRA_KIND_COUNT] = {0};
     int rc = K_OK;
     for (int k = 0; k < DRA_KIND_COUNT && rc == K_OK; k++) {
+        if (!kind_read(w, (enum dra_kind)k, v))
+            continue;
         struct informer_handlers h = {
             .ctx = &w->fwd[k],
             .upsert = fwd_upsert,
@@ -152,7 +180,8 @@ static int make_informers(struct dra_informers *w, enum dra_api_version v)
     memcpy(w->inf, inf, sizeof(inf));
     pthread_mutex_unlock(&w->mu);
     for (int k = 0; k < DRA_KIND_COUNT && rc == K_OK; k++)
-        rc = informer_start(inf[k]);
+        if (inf[k])
+            rc = informer_start(inf[k]);
     if (rc != K_OK)
         drop_informers(w);
     return rc;
@@ -197,8 +226,9 @@ bool dra_informers_synced(struct dra_informers *w)
 {
     bool synced = atomic_load(&w->version) != DRA_API_NONE;
     pthread_mutex_lock(&w->mu);
-    for (int k = 0; k < DRA_KIND_COUNT && synced; k++)
-        synced = w->inf[k] && informer_has_synced(w->inf[k]);
+    for (int k = 0; k < DRA_KIND_COUNT && synced; k++) /* the kinds read: a core one always */
+        synced = w->inf[k] ? informer_has_synced(w->inf[k])
+                           : k >= DRA_KIND_CORE_COUNT || !w->owner[k].upsert;
     pthread_mutex_unlock(&w->mu);
     return synced;
 }

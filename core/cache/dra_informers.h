@@ -1,5 +1,5 @@
 /*
- * dra_informers.h - the four DRA informers (kube/dra_api.h kinds) of a daemon, at the version of
+ * dra_informers.h - the DRA informers (kube/dra_api.h kinds) of a daemon, at the version of
  * resource.k8s.io the API server serves, feeding one DRA store (dra_store.h).
  *
  * Discovery (kube/dra_api.h dra_api_probe_step: v1, else v1beta2, else v1beta1, else none) runs
@@ -48,8 +48,11 @@ struct dra_informers_options {
 struct dra_informers;
 
 /*
- * dra_informers_new() - informers of the four kinds reading through `cfg` (borrowed; must outlive
- * it) and calling handlers[kind] (copied; their ctx borrowed: it must outlive it) for each; they
+ * dra_informers_new() - informers of the kinds reading through `cfg` (borrowed; must outlive it)
+ * and calling handlers[kind] (copied; their ctx borrowed: it must outlive it) for each: a kind
+ * whose handlers have no upsert is not read; DeviceTaintRules (DRA_KIND_TAINT_RULE) only where
+ * the version read lists them (GET /apis/resource.k8s.io/<version>, dra_store.h
+ * dra_kind_served; said once per version at --v=0 when it does not); they
  * must apply what they get to `store` (borrowed; dra_store_handlers does, the controller's own
  * handlers too), whose API version and clearing this component owns. `o` is copied (NULL:
  * defaults). Nothing runs until dra_informers_start(). NULL on ENOMEM.
@@ -78,8 +81,8 @@ int dra_informers_check(struct dra_informers *w);
 enum dra_api_version dra_informers_version(struct dra_informers *w);
 
 /*
- * dra_informers_synced() - a version is read and each of its informers has listed once: the
- * store holds what the API server holds.
+ * dra_informers_synced() - a version is read and each of its informers (the kinds read) has
+ * listed once: the store holds what the API server holds.
  */
 bool dra_informers_synced(struct dra_informers *w);
 

@@ -23,6 +23,7 @@ struct rec {
         struct dra_template tmpl;
         struct dra_class cls;
         struct dra_slice slice;
+        struct dra_taint_rule rule;
     } u;
 };
 
@@ -57,6 +58,9 @@ static void rec_free(struct rec *r)
         break;
     case DRA_KIND_CLASS:
         dra_class_cleanup(&r->u.cls);
+        break;
+    case DRA_KIND_TAINT_RULE:
+        dra_taint_rule_cleanup(&r->u.rule);
         break;
     default:
         dra_slice_cleanup(&r->u.slice);
@@ -378,6 +382,8 @@ static int project_v1(enum dra_kind kind, json_object *obj, struct rec *r)
         return project_dra_template(obj, &r->u.tmpl);
     case DRA_KIND_CLASS:
         return project_dra_class(obj, &r->u.cls);
+    case DRA_KIND_TAINT_RULE:
+        return project_dra_taint_rule(obj, &r->u.rule);
     default:
         return project_dra_slice(obj, &r->u.slice);
     }
@@ -554,6 +560,26 @@ const struct dra_class *dra_store_class(void *ctx, const char *name)
     return r ? &r->u.cls : NULL;
 }
 
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource)
+{
+    struct dra_store *s = ctx;
+    if (!resource)
+        return NULL;
+    size_t n = strlen(DRA_EXTENDED_CLASS_PREFIX);
+    if (strncmp(resource, DRA_EXTENDED_CLASS_PREFIX, n) == 0)
+        return dra_store_class(ctx, resource + n);
+    const struct dra_class *best = NULL;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (dra_extended_class_serves(&r->u.cls, resource) &&
+            dra_extended_class_wins(&r->u.cls, best))
+            best = &r->u.cls;
+    }
+    return best;
+}
+
 static void collect(const struct ptr_list *l, const char *driver, const struct dra_slice **buf,
                     size_t cap, size_t *n)
 {
@@ -587,6 +613,41 @@ const struct dra_claim *dra_store_device_holder(void *ctx, const char *driver, c
         return NULL;
     void *v = NULL;
     return lh_table_lookup_ex(s->holders, k, &v) ? v : NULL;
+}
+
+size_t dra_store_device_taint_rules(void *ctx, const char *driver, const char *pool,
+                                    const char *device, const struct dra_taint_rule **buf,
+                                    size_t cap)
+{
+    struct dra_store *s = ctx;
+    size_t n = 0;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_TAINT_RULE], e)
+    {
+        const struct dra_taint_rule *r = &((struct rec *)lh_entry_v(e))->u.rule;
+        if (!dra_taint_rule_selects(r, driver, pool, device))
+            continue;
+        if (n < cap)
+            buf[n] = r;
+        n++;
+    }
+    return n;
+}
+
+bool dra_kind_served(json_object *doc, enum dra_kind k)
+{
+    if (!doc || k >= DRA_KIND_COUNT)
+        return false;
+    if (k < DRA_KIND_CORE_COUNT)
+        return true;
+    json_object *res = kube_json_get(doc, "resources", json_type_array);
+    size_t n = res ? json_object_array_length(res) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = kube_json_str(json_object_array_get_idx(res, i), "name");
+        if (name && strcmp(name, dra_kind_name(k)) == 0)
+            return true;
+    }
+    return false;
 }
 
 bool dra_store_driver_published(struct dra_store *s, const char *driver)
@@ -657,7 +718,7 @@ struct informer_handlers dra_store_handlers(struct dra_store_feed *f)
     };
 }
 
-int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
+int dra_store_discover(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
     unsigned served = 0;
     int rc = dra_api_discover(client, &served, err);
@@ -672,20 +733,15 @@ int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_
         return K_ENOTFOUND;
     }
     dra_store_set_api_version(s, v);
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        const char *path = dra_kind_path((enum dra_kind)k, v);
-        struct list_ctx l = {{s, (enum dra_kind)k}, 0};
-        struct informer_handlers h = {.ctx = &l,
-                                      .upsert = list_upsert,
-                                      .sync_begin = feed_sync_begin,
-                                      .sync_end = feed_sync_end};
-        rc = informer_list_once(client, path, 500, &h, NULL, 0, err);
-        if (rc)
-            return rc;
-        if (l.skipped) /* the CLI answers from nothing it could not read */
-            return informer_list_skipped(path, l.skipped, err);
-    }
     return K_OK;
+}
+
+int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
+{
+    int rc = dra_store_discover(client, s, err);
+    for (int k = 0; rc == K_OK && k < DRA_KIND_COUNT; k++)
+        rc = dra_store_list_kind(client, s, (enum dra_kind)k, err);
+    return rc;
 }
 
 size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, const char *device,
@@ -701,4 +757,34 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
     for (size_t i = 0; i < n && i < cap; i++)
         buf[i] = array_list_get_idx(l, i);
     return n;
+}
+
+bool dra_store_any_extended(struct dra_store *s)
+{
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (r->u.cls.extended_resource_name)
+            return true;
+    }
+    return false;
+}
+
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err)
+{
+    struct list_ctx l = {{s, kind}, 0};
+    struct informer_handlers h = {
+        .ctx = &l, .upsert = list_upsert, .sync_begin = feed_sync_begin, .sync_end = feed_sync_end};
+    int rc = informer_list_once(client, dra_kind_path(kind, s->version), 500, &h, NULL, 0, err);
+    if (kind >= DRA_KIND_CORE_COUNT && (rc == K_ENOTFOUND || rc == K_EFORBIDDEN)) {
+        memset(err, 0, sizeof(*err));
+        return K_OK; /* optional: not served (before 1.37) or not allowed */
+    }
+    if (rc)
+        return rc;
+    if (l.skipped) /* the CLI answers from nothing it could not read */
+        return informer_list_skipped(dra_kind_path(kind, s->version), l.skipped, err);
+    return K_OK;
 }

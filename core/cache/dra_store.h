@@ -42,7 +42,22 @@
 
 struct dra_store;
 
-/* The four kinds (enum dra_kind), their names and collection paths: kube/dra_api.h. */
+/*
+ * The kinds (enum dra_kind), their names and collection paths per API version: kube/dra_api.h.
+ * The first DRA_KIND_CORE_COUNT are what every DRA reader needs and every release with DRA
+ * serves; DeviceTaintRule (resource.k8s.io/v1 from 1.37, on by default there; before, only
+ * v1alpha3 or v1beta2 behind a gate) is read only where the API server lists it at the version
+ * read (dra_kind_served), by the readers that judge free devices (the controller and the CLI; the
+ * webhook judges matching devices only and does not read it).
+ */
+
+/*
+ * dra_kind_served() - whether the discovery document of the version read (`doc`, borrowed: the
+ * body of GET /apis/resource.k8s.io/<version>, an APIResourceList) lists the kind's resource (its
+ * dra_kind_name() in resources[].name). The core kinds are served whenever the group version is
+ * (true for any doc); NULL doc: false. Pure.
+ */
+bool dra_kind_served(json_object *doc, enum dra_kind k);
 
 /* dra_store_new() - an empty store, NULL on ENOMEM. dra_store_free() is NULL-safe. */
 struct dra_store *dra_store_new(void);
@@ -130,6 +145,13 @@ const struct dra_claim *dra_store_claim(void *ctx, const char *ns, const char *n
 const struct dra_template *dra_store_template(void *ctx, const char *ns, const char *name);
 const struct dra_class *dra_store_class(void *ctx, const char *name);
 /*
+ * dra_store_extended_class() - the class that serves the extended resource `resource`
+ * (model/dra.h dra_extended_class_serves; of several, dra_extended_class_wins), or NULL. An
+ * implicit name DRA_EXTENDED_CLASS_PREFIX "<class>" is one hash lookup; any other name walks
+ * the classes (a cluster has a handful).
+ */
+const struct dra_class *dra_store_extended_class(void *ctx, const char *resource);
+/*
  * dra_store_node_slices() - the slices of `driver` (every driver when NULL) with
  * spec.nodeName == node, then every cluster-wide one (allNodes / nodeSelector, whose selector
  * the caller evaluates). Writes at most `cap` pointers to buf, returns how many there are in
@@ -137,6 +159,14 @@ const struct dra_class *dra_store_class(void *ctx, const char *name);
  */
 size_t dra_store_node_slices(void *ctx, const char *node, const char *driver,
                              const struct dra_slice **buf, size_t cap);
+/*
+ * dra_store_device_taint_rules() - the DeviceTaintRules that select (driver, pool, device)
+ * (model/dra.h dra_taint_rule_selects), in no particular order. Writes at most `cap` borrowed
+ * pointers to buf and returns how many there are in all. Cost: every rule (clusters have few).
+ */
+size_t dra_store_device_taint_rules(void *ctx, const char *driver, const char *pool,
+                                    const char *device, const struct dra_taint_rule **buf,
+                                    size_t cap);
 /*
  * dra_store_driver_published() - whether any ResourceSlice names `driver` (whatever nodes it
  * reaches, perDeviceNodeSelection included): the driver is installed and publishes. False for
@@ -160,16 +190,30 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
                                const struct dra_claim **buf, size_t cap);
 
 /*
- * dra_store_list() - for one-shot tools (the CLI): discovery of the DRA API version
- * (kube/dra_api.h dra_api_discover: v1, else v1beta2, else v1beta1), then one paged LIST of each
- * of the four kinds at that version through `client` into the store, read at that version
- * (dra_store_set_api_version), each a relist (dra_store_sync_*: a kind listed is synced).
- * Returns K_OK or the discovery's or first LIST's K_* error (err filled); K_ENOTFOUND when the
- * API server serves none of the versions read (err then says so); K_EPARSE when objects of a
- * kind did not project (informer_list_skipped: the kind's path and how many), after that kind's
- * LIST.
+ * dra_store_list() - for one-shot tools (the CLI): dra_store_discover(), then one paged LIST of
+ * each kind at that version through `client` into the store (dra_store_list_kind), each a relist
+ * (dra_store_sync_*: a kind listed is synced). Returns K_OK or the discovery's or first LIST's
+ * K_* error (err filled); K_ENOTFOUND when the API server serves none of the versions read (err
+ * then says so); K_EPARSE when objects of a kind did not project (informer_list_skipped: the
+ * kind's path and how many), after that kind's LIST. A DeviceTaintRule LIST answered K_ENOTFOUND
+ * (not served at that version) or K_EFORBIDDEN (the caller may not list them) is no error: the
+ * kind stays unsynced and empty.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+/*
+ * dra_store_discover() - the discovery of dra_store_list() alone: the best DRA API version the
+ * API server serves becomes the store's (dra_store_set_api_version). K_OK, K_ENOTFOUND (none
+ * served; err says so) or the discovery GET's K_* error (err filled).
+ */
+int dra_store_discover(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+/* dra_store_list_kind() - dra_store_list() of one kind, at the store's version (after
+ * dra_store_discover; a DeviceTaintRule LIST answered K_ENOTFOUND or K_EFORBIDDEN is no error
+ * there either). */
+int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
+                        struct kube_error *err);
+/* dra_store_any_extended() - whether some DeviceClass has spec.extendedResourceName (KEP-5004;
+ * never while the API server's DRAExtendedResource gate is off). Read lock held. */
+bool dra_store_any_extended(struct dra_store *s);
 
 /* Counts per kind, for tests and metrics. Read lock held. */
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind);

@@ -186,12 +186,14 @@ void store_lock_stats(struct store *s, struct store_lock_stats *out)
 
 int store_is_pending_gpu_pod(const struct kpod *p)
 {
-    return !p->node_name && !pod_is_terminal(p) && (p->gpu_requests.n > 0 || p->n_claims > 0);
+    return !p->node_name && !pod_is_terminal(p) &&
+           (p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p));
 }
 
 int store_is_rejected_gpu_pod(const struct kpod *p)
 {
-    return (p->gpu_requests.n > 0 || p->n_claims > 0) && pod_rejected_by_kubelet(p);
+    return (p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p)) &&
+           pod_rejected_by_kubelet(p);
 }
 
 static int interesting(const struct kpod *p)
@@ -222,6 +224,7 @@ static void compact(struct kpod *p)
     keep.n_claims = p->n_claims;
     keep.claim_statuses = p->claim_statuses;
     keep.n_claim_statuses = p->n_claim_statuses;
+    keep.ext = p->ext; /* extended resources DRA may serve (few pods have any) */
     /* a pod its kubelet rejected: the reason, and what counts its siblings */
     keep.created = p->created;
     if (store_is_rejected_gpu_pod(p)) {
@@ -237,6 +240,7 @@ static void compact(struct kpod *p)
     p->n_claims = 0;
     p->claim_statuses = NULL;
     p->n_claim_statuses = 0;
+    p->ext = NULL;
     pod_cleanup(p);
     *p = keep;
     (void)pod_pack_names(p); /* out of memory: kept unpacked, as good */
@@ -521,7 +525,8 @@ static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *chan
 static int kept(const struct store *s, const struct kpod *p)
 {
     return !atomic_load_explicit(&s->gpu_pods_only, memory_order_relaxed) ||
-           p->gpu_requests.n > 0 || p->n_claims > 0 || p->deleting || p->cause != NULL;
+           p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p) || p->deleting ||
+           p->cause != NULL;
 }
 
 static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed,

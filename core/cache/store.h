@@ -235,8 +235,9 @@ size_t store_pod_count(struct store *s);
 size_t store_node_count(struct store *s);
 size_t store_pending_gpu_pod_count(struct store *s);
 
-/* store_is_pending_gpu_pod() - unbound, not terminal, and requests a GPU resource or has
- * spec.resourceClaims (DRA: the claims may ask for GPUs). */
+/* store_is_pending_gpu_pod() - unbound, not terminal, and requests a GPU resource, has
+ * spec.resourceClaims (DRA: the claims may ask for GPUs), or asks for an extended resource a
+ * DeviceClass may serve (model.h pod_has_ext_requests). */
 int store_is_pending_gpu_pod(const struct kpod *p);
 
 /* store_is_rejected_gpu_pod() - requests a GPU resource or has claims, and its kubelet rejected

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "classify/autoscaler.h"
+#include "classify/binding.h"
 #include "classify/dra_ladder.h"
 #include "classify/hints.h"
 #include "classify/line.h"
@@ -35,12 +36,15 @@ static const char *const words[] = {
     [CAUSE_DRA_NO_DRIVER] = "dra-no-driver",
     [CAUSE_DRA_NO_MATCH] = "dra-no-match",
     [CAUSE_DRA_EXHAUSTED] = "dra-exhausted",
+    [CAUSE_DRA_TAINTED] = "dra-tainted",
     [CAUSE_NODE_REJECTED] = "node-rejected",
     [CAUSE_SCHEDULING_GATED] = "scheduling-gated",
     [CAUSE_NO_SCHEDULER] = "no-scheduler",
     [CAUSE_PREEMPTING] = "preempting",
     [CAUSE_SCALING_UP] = "scaling-up",
     [CAUSE_SCALE_UP_BLOCKED] = "scale-up-blocked",
+    [CAUSE_BINDING] = "binding",
+    [CAUSE_BINDING_FAILED] = "binding-failed",
 };
 
 static const char *const event_reasons[] = {
@@ -58,12 +62,15 @@ static const char *const event_reasons[] = {
     [CAUSE_DRA_NO_DRIVER] = "DRANoDriver",
     [CAUSE_DRA_NO_MATCH] = "DRANoMatchingDevice",
     [CAUSE_DRA_EXHAUSTED] = "DRADevicesExhausted",
+    [CAUSE_DRA_TAINTED] = "DRADeviceTainted",
     [CAUSE_NODE_REJECTED] = "KubeletRejected",
     [CAUSE_SCHEDULING_GATED] = "SchedulingGated",
     [CAUSE_NO_SCHEDULER] = "SchedulerNotRunning",
     [CAUSE_PREEMPTING] = "GPUPreempting",
     [CAUSE_SCALING_UP] = "GPUScalingUp",
     [CAUSE_SCALE_UP_BLOCKED] = "GPUScaleUpBlocked",
+    [CAUSE_BINDING] = "GPUBinding",
+    [CAUSE_BINDING_FAILED] = "DeviceBindingFailed",
 };
 
 /* The ladder's order (classify.h); indexed by enum cause. */
@@ -73,21 +80,24 @@ static const int ranks[] = {
     [CAUSE_OK] = 2,
     [CAUSE_SCHEDULING_GATED] = 3,
     [CAUSE_PREEMPTING] = 4,
-    [CAUSE_NO_SCHEDULER] = 5,
-    [CAUSE_DRA_TEMPLATE_MISSING] = 6,
-    [CAUSE_DRA_CLAIM_MISSING] = 7,
-    [CAUSE_DRA_CLASS_MISSING] = 8,
-    [CAUSE_LABEL_MISMATCH] = 9,
-    [CAUSE_TAINT] = 10,
-    [CAUSE_NO_GPU_NODE] = 11,
-    [CAUSE_ALLOCATABLE_ZERO] = 12,
-    [CAUSE_EXHAUSTED] = 13,
-    [CAUSE_DRA_NO_DRIVER] = 14,
-    [CAUSE_DRA_NO_MATCH] = 15,
-    [CAUSE_DRA_EXHAUSTED] = 16,
-    [CAUSE_GPU_FITS] = 17,
-    [CAUSE_SCALING_UP] = 18,
-    [CAUSE_SCALE_UP_BLOCKED] = 19,
+    [CAUSE_BINDING_FAILED] = 5,
+    [CAUSE_BINDING] = 6,
+    [CAUSE_NO_SCHEDULER] = 7,
+    [CAUSE_DRA_TEMPLATE_MISSING] = 8,
+    [CAUSE_DRA_CLAIM_MISSING] = 9,
+    [CAUSE_DRA_CLASS_MISSING] = 10,
+    [CAUSE_LABEL_MISMATCH] = 11,
+    [CAUSE_TAINT] = 12,
+    [CAUSE_NO_GPU_NODE] = 13,
+    [CAUSE_ALLOCATABLE_ZERO] = 14,
+    [CAUSE_EXHAUSTED] = 15,
+    [CAUSE_DRA_NO_DRIVER] = 16,
+    [CAUSE_DRA_NO_MATCH] = 17,
+    [CAUSE_DRA_TAINTED] = 18,
+    [CAUSE_DRA_EXHAUSTED] = 19,
+    [CAUSE_GPU_FITS] = 20,
+    [CAUSE_SCALING_UP] = 21,
+    [CAUSE_SCALE_UP_BLOCKED] = 22,
 };
 
 _Static_assert(sizeof(words) / sizeof(words[0]) == CAUSE_COUNT, "a word for every cause");
@@ -130,7 +140,8 @@ int cause_rank(enum cause c)
 
 int cause_is_blocking(enum cause c)
 {
-    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING && c != CAUSE_SCALING_UP;
+    return c != CAUSE_NO_REQUEST && c != CAUSE_OK && c != CAUSE_PREEMPTING &&
+           c != CAUSE_SCALING_UP && c != CAUSE_BINDING;
 }
 
 /* ---- states outside "Pending and unschedulable" ------------------------------------------- */
@@ -211,6 +222,39 @@ static void put_preempting(struct line *l, const struct classify_input *in)
         line_printf(l, "%s%s", i ? ", " : "", in->victims[i]);
     if (in->victims_total > in->n_victims)
         line_printf(l, ", ...");
+}
+
+/*
+ * An unbound pod's word from its nominated node and binding state (classify.h: preempting,
+ * binding-failed, binding), with the detail written to l; CAUSE_COUNT when none applies.
+ */
+static enum cause nominated_word(const struct classify_input *in, const struct dra_prep *prep,
+                                 struct line *l, struct classify_result *out)
+{
+    const struct kpod *pod = in->pod;
+    if (pod->nominated_node && in->victims_total > 0) {
+        put_preempting(l, in);
+        return CAUSE_PREEMPTING;
+    }
+    int64_t timeout = in->binding_timeout > 0 ? in->binding_timeout : CLASSIFY_BINDING_TIMEOUT;
+    size_t n;
+    const struct dra_claim *const *claims = dra_prep_allocated(prep, &n);
+    struct binding_facts f;
+    binding_facts_of(claims, n, in->now, timeout, &f);
+    if (f.failed || f.timed_out_claim || (!pod->nominated_node && binding_scheduler_failed(pod))) {
+        binding_put(l, pod, &f, timeout, true);
+        return CAUSE_BINDING_FAILED;
+    }
+    if (!pod->nominated_node)
+        return CAUSE_COUNT;
+    if (pod->n_claims > 0 || pod->pvc_volumes || f.devices > 0) {
+        binding_put(l, pod, &f, timeout, false);
+        out->binding_waits = f.pending > 0;
+        out->binding_until = f.deadline;
+        return CAUSE_BINDING;
+    }
+    put_preempting(l, in);
+    return CAUSE_PREEMPTING;
 }
 
 /* ---- the detail line ---------------------------------------------------------------------- */
@@ -322,8 +366,10 @@ enum cause node_resource_step(const struct knode *node, const char *resource, in
     return CAUSE_GPU_FITS;
 }
 
-bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
-                   void *usage_ctx, struct node_verdict *v)
+/* classify_node(), but a resource DRA serves on the node (dra_prep_serves and the node's
+ * allocatable lacks it) takes no resource step: the DRA step stands for it. */
+static bool node_ladder(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                        void *usage_ctx, const struct dra_prep *prep, struct node_verdict *v)
 {
     memset(v, 0, sizeof(*v));
     v->node = node;
@@ -338,6 +384,9 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         const struct resource_amount *r = &pod->gpu_requests.items[i];
         if (r->value <= 0)
             continue;
+        if (prep && resource_list_get(&node->allocatable, r->name) <= 0 &&
+            dra_prep_serves(prep, r->name))
+            continue; /* served by DRA here (extendeddynamicresources.go) */
         int64_t used = usage_of(usage, usage_ctx, node, r->name);
         enum cause step = node_resource_step(node, r->name, r->value, used);
         if (first || cause_rank(step) < cause_rank(v->resource_step)) {
@@ -364,6 +413,12 @@ bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_
         }
     }
     return true;
+}
+
+bool classify_node(const struct kpod *pod, const struct knode *node, node_usage_fn usage,
+                   void *usage_ctx, struct node_verdict *v)
+{
+    return node_ladder(pod, node, usage, usage_ctx, NULL, v);
 }
 
 int64_t node_verdict_free(const struct node_verdict *v)
@@ -515,9 +570,9 @@ static bool has_gpu_request(const struct kpod *pod)
 /* The resource outcome of the deciding node, DRA included. */
 static void put_outcome(struct line *l, const struct node_verdict *v, const struct dra_prep *prep)
 {
-    bool dra_step = v->resource_step == CAUSE_DRA_NO_DRIVER ||
-                    v->resource_step == CAUSE_DRA_NO_MATCH ||
-                    v->resource_step == CAUSE_DRA_EXHAUSTED;
+    bool dra_step =
+        v->resource_step == CAUSE_DRA_NO_DRIVER || v->resource_step == CAUSE_DRA_NO_MATCH ||
+        v->resource_step == CAUSE_DRA_TAINTED || v->resource_step == CAUSE_DRA_EXHAUSTED;
     struct node_verdict tmp = *v;
     if (dra_step) {
         dra_node(prep, v->node, &tmp, l);
@@ -571,7 +626,7 @@ static void node_pass_run(struct node_pass *p)
             v->step = v->resource_step = CAUSE_LABEL_MISMATCH;
             continue;
         }
-        if (!classify_node(p->pod, node, p->usage, p->usage_ctx, v))
+        if (!node_ladder(p->pod, node, p->usage, p->usage_ctx, p->prep, v))
             continue;
         if (p->prep && !dra_prep_node_allowed(p->prep, node)) {
             p->narrowed++;
@@ -738,9 +793,9 @@ int classify(const struct classify_input *in, struct classify_result *out)
         put_gates(&l, pod);
         goto out;
     }
-    if (pod->nominated_node) {
-        out->cause = CAUSE_PREEMPTING;
-        put_preempting(&l, in);
+    enum cause nominated = nominated_word(in, prep, &l, out);
+    if (nominated != CAUSE_COUNT) {
+        out->cause = nominated;
         goto out;
     }
     int64_t grace =
@@ -814,6 +869,7 @@ int classify(const struct classify_input *in, struct classify_result *out)
     case CAUSE_ALLOCATABLE_ZERO:
     case CAUSE_DRA_NO_DRIVER:
     case CAUSE_DRA_NO_MATCH:
+    case CAUSE_DRA_TAINTED:
         put_outcome(&l, &best, prep);
         break;
     case CAUSE_DRA_EXHAUSTED:

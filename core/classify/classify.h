@@ -14,9 +14,26 @@
  *   scheduling-gated spec.schedulingGates is not empty: the scheduler does not look at the pod
  *                    (PodScheduled reason SchedulingGated; kubernetes/kubernetes:
  *                    pkg/scheduler/framework/plugins/schedulinggates)
- *   preempting       status.nominatedNodeName is set: a scheduler evicted lower-priority
- *                    pods there and the pod will most likely run (pkg/scheduler/framework/
- *                    preemption); not a blocking cause
+ *   preempting       status.nominatedNodeName is set and pods are still terminating on that
+ *                    node (classify_input.victims): a scheduler evicted lower-priority pods there
+ *                    and the pod will most likely run (pkg/scheduler/framework/preemption); also
+ *                    when nothing terminates there and the pod has no claims, PVC volumes or
+ *                    binding conditions (preemption done, the pod not bound yet); not blocking
+ *   binding-failed   (the pod is not bound) an allocated device of its claims has a
+ *                    bindingFailureCondition True in status.devices, or its bindingConditions
+ *                    are not all True past status.allocation.allocationTimestamp +
+ *                    classify_input.binding_timeout, or the scheduler's PodScheduled message is
+ *                    its "device binding failed" / "device binding timeout" error (not
+ *                    nominated again): the scheduler gives up the node, clears the allocation and
+ *                    schedules again (pkg/scheduler/framework/plugins/dynamicresources PreBind,
+ *                    isClaimReadyForBinding, isClaimTimeout); blocking. The name is the
+ *                    scheduler's own: ErrDeviceBindingFailed "device binding failed" (the
+ *                    timeout, ErrDeviceBindingTimeout, is a binding that failed to finish)
+ *   binding          status.nominatedNodeName is set, no pod terminates there, and the pod has
+ *                    claims, PVC volumes or binding conditions: since
+ *                    NominatedNodeNameForExpectation (KEP-5278, on from 1.35) the scheduler
+ *                    nominates at the start of binding when PreBind has work; the detail quotes
+ *                    the binding conditions still pending (classify/binding.h); not blocking
  *   no-scheduler     spec.schedulerName is not default-scheduler and the pod has had no
  *                    PodScheduled condition for no_scheduler_grace seconds: no scheduler of
  *                    that name serves it (every scheduler sets the condition on its first try,
@@ -64,10 +81,32 @@
  *   no-gpu-node .. exhausted   for extended-resource requests, as above
  *   dra-no-driver        no device of the request's class's driver reaches the node
  *   dra-no-match         devices are there but none satisfies the class and request selectors
+ *   dra-tainted          matching devices exist and enough of them are free, but too few of the
+ *                        free ones are free of a NoSchedule / NoExecute device taint the request
+ *                        does not tolerate (every free one, for one device): the taints, not
+ *                        other claims, keep the request off them; allocationMode All: a matching
+ *                        device carries such a taint (classify/dra_taints.h)
  *   dra-exhausted        matching devices exist, fewer than requested are free (other claims'
  *                        status.allocation results hold them)
  *   gpu-fits
  * A pod asking for both runs both on each node; the earlier failing step decides the node.
+ * Extended resources backed by DRA (KEP-5004; DRAExtendedResource, on from 1.36): when
+ * dra->extended_class names a DeviceClass serving an extended resource the pod asks for
+ * (spec.extendedResourceName, or the implicit deviceclass.resource.kubernetes.io/<class>), a
+ * node whose status.allocatable lacks it (absent or 0) does not take the resource steps
+ * (no-gpu-node .. exhausted) for it: kube-scheduler builds a claim for the pod there instead,
+ * one ExactCount request of the class per container asking for it (named
+ * container-<i>-request-<j>, count the container's quantity; a non-sidecar init container's
+ * request only for what the later long-lived containers do not already cover, the largest of
+ * them kept), and the DRA steps above run for those requests on that node
+ * (kubernetes/kubernetes: pkg/scheduler/framework/plugins/dynamicresources/
+ * extendeddynamicresources.go filterExtendedResources, createRequestsAndMappings;
+ * pkg/scheduler/framework/plugins/noderesources/fit.go shouldDelegateResourceToDRA). The detail
+ * says "<resource> is served by DeviceClass <class>". Nodes that list the resource in
+ * allocatable keep the device-plugin steps. The claim the scheduler creates for a placed pod
+ * (annotation resource.kubernetes.io/extended-resource-claim) holds its devices like any claim.
+ * A pod whose only GPU request is such a resource under its implicit name is a GPU pod when the
+ * class is a GPU class (dra_exact_is_gpu).
  * Allocation follows kubernetes/kubernetes:
  *   staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/pools_stable.go
  *     (GatherPools: per node, the slices with nodeName = node, allNodes, or a matching
@@ -93,8 +132,10 @@
  * or the policy's default, rounded up per validValues / validRange step, must fit; a capacity
  * it can never have makes the device not match) follow the 1.37 allocator: classify/dra_share.h;
  * a device held that way is dra-exhausted, the detail naming the counter set or the shared device
- * and the claims holding it. Device taints,
- * adminAccess, invalid pools (duplicate device names),
+ * and the claims holding it. Device taints (ResourceSlice devices[].taints and DeviceTaintRules)
+ * follow the allocator: a device with a NoSchedule or NoExecute taint that no toleration of the
+ * request tolerates is never allocated (None and unknown effects never block; allocator_stable.go
+ * taintPreventsAllocation). adminAccess, invalid pools (duplicate device names),
  * status.reservedFor being full, and the limit of 32 devices per claim
  * (AllocationResultsMaxSize) are not modelled. When some but not all firstAvailable classes
  * exist, the missing alternatives are skipped. A CEL runtime error on a free device (a
@@ -129,6 +170,7 @@ enum cause {
     CAUSE_DRA_NO_DRIVER,
     CAUSE_DRA_NO_MATCH,
     CAUSE_DRA_EXHAUSTED,
+    CAUSE_DRA_TAINTED,
     /* outside "Pending and unschedulable"; their place is cause_rank() too */
     CAUSE_NODE_REJECTED,
     CAUSE_SCHEDULING_GATED,
@@ -137,17 +179,21 @@ enum cause {
     /* an autoscaler's word on the pod, over the per-node ladder's (classify_input.autoscaler) */
     CAUSE_SCALING_UP,
     CAUSE_SCALE_UP_BLOCKED,
+    /* a nominated node without preemption (classify/binding.h); their place is cause_rank() */
+    CAUSE_BINDING,
+    CAUSE_BINDING_FAILED,
     CAUSE_COUNT, /* not a cause: the number of causes */
 };
 
 /*
  * cause_rank() - the position of a cause on the ladder (the order of this file's header):
- * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, no-scheduler,
- * dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch, taint,
- * no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
- * gpu-fits 17, then scaling-up 18 and scale-up-blocked 19, which replace a per-node word with an
- * autoscaler's and are never a node's step. Among the per-node steps (label-mismatch to gpu-fits)
- * a higher rank is a later step (closer to running). -1 for a value that is no cause. Pure.
+ * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, binding-failed, binding,
+ * no-scheduler, dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch,
+ * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-tainted,
+ * dra-exhausted, gpu-fits 20, then scaling-up 21 and scale-up-blocked 22, which replace a per-node
+ * word with an autoscaler's and are never a node's step. Among the per-node steps (label-mismatch
+ * to gpu-fits) a higher rank is a later step (closer to running). -1 for a value that is no cause.
+ * Pure.
  */
 int cause_rank(enum cause c);
 
@@ -159,11 +205,13 @@ int cause_from_word(const char *word);
  * cause_event_reason() - the CamelCase Event reason for a cause: GPUNotRequested, GPUPlaced,
  * NodeSelectorMismatch, UntoleratedTaint, NoGPUNode, GPUAllocatableZero, GPUExhausted, GPUFits,
  * DRAClaimTemplateMissing, DRAClaimMissing, DRADeviceClassMissing, DRANoDriver,
- * DRANoMatchingDevice, DRADevicesExhausted, KubeletRejected, SchedulingGated,
- * SchedulerNotRunning, GPUPreempting, GPUScalingUp, GPUScaleUpBlocked.
+ * DRANoMatchingDevice, DRADeviceTainted, DRADevicesExhausted, KubeletRejected, SchedulingGated,
+ * SchedulerNotRunning, GPUPreempting, GPUScalingUp, GPUScaleUpBlocked, GPUBinding,
+ * DeviceBindingFailed.
  */
 const char *cause_event_reason(enum cause c);
-/* cause_is_blocking() - true for every cause but no-request, ok, preempting and scaling-up. */
+/* cause_is_blocking() - true for every cause but no-request, ok, preempting, scaling-up and
+ * binding. */
 int cause_is_blocking(enum cause c);
 
 /*
@@ -191,7 +239,8 @@ struct node_verdict {
     int64_t capacity, allocatable, allocated, requested;
     /*
      * DRA (classify_input.dra set and the pod has claims to allocate): the step of the pod's
-     * requests on this node, CAUSE_DRA_NO_DRIVER .. CAUSE_DRA_EXHAUSTED, or CAUSE_GPU_FITS (also
+     * requests on this node, CAUSE_DRA_NO_DRIVER .. CAUSE_DRA_EXHAUSTED (CAUSE_DRA_TAINTED
+     * included), or CAUSE_GPU_FITS (also
      * when the pod has none). resource_step already includes it. The request that decides
      * (the one that fails earliest; borrowed from the view's records) and its numbers here:
      * devices of the driver that reach the node, those matching the selectors, and of those
@@ -203,6 +252,10 @@ struct node_verdict {
     const char *dra_driver;
     size_t dra_devices, dra_matching, dra_free;
     int64_t dra_wanted;
+    /* Of the matching devices (and the free ones whose selectors are undecided), the free ones
+     * (not counted in dra_free) and, for allocationMode All, the held ones that carry a device
+     * taint the request does not tolerate. */
+    size_t dra_tainted;
     /* The alternative of dra_request that decides (a firstAvailable sub-request, or the request
      * itself) and its class (NULL when the class does not exist); both borrowed from the view's
      * records, NULL when no alternative applies. For dra_pool_counts(). */
@@ -213,6 +266,10 @@ struct node_verdict {
      * undecided on it because the budget was spent (DRA_CEL_MAX_STEPS). */
     uint64_t dra_cel_left;
     bool dra_too_costly;
+    /* When the deciding request is one kube-scheduler builds for an extended resource served
+     * by DRA: the resource (borrowed from the pod); dra_request then names it too, dra_exact is
+     * NULL and dra_cls the serving class (the request is ExactCount dra_wanted of it). */
+    const char *dra_resource;
 };
 
 /*
@@ -307,6 +364,11 @@ size_t classify_nodes(const struct kpod *pod, const struct knode *const *nodes, 
  *                                 allocations, KEP-5075), each once; writes at most `cap`
  *                                 borrowed pointers, returns how many there are in all. NULL:
  *                                 no shares are known (every shared device counts as unused).
+ *   device_taint_rules(ctx, driver, pool, device, buf, cap)  the DeviceTaintRules selecting the
+ *                                 device (model/dra.h dra_taint_rule_selects), at most `cap`
+ *                                 borrowed pointers to buf, returning how many there are in all;
+ *                                 NULL: no rules (their taints are added to the device's own, as
+ *                                 the scheduler's ResourceSlice tracker does).
  */
 struct cel_budget;
 
@@ -333,6 +395,12 @@ struct dra_view {
                                              const char *device);
     size_t (*device_shares)(void *ctx, const char *driver, const char *pool, const char *device,
                             const struct dra_claim **buf, size_t cap);
+    size_t (*device_taint_rules)(void *ctx, const char *driver, const char *pool,
+                                 const char *device, const struct dra_taint_rule **buf, size_t cap);
+    /* The DeviceClass serving an extended resource (model/dra.h dra_extended_class_serves, of
+     * several dra_extended_class_wins), or NULL; a NULL callback: DRA serves no extended
+     * resource (the ladder then treats them as before KEP-5004). */
+    const struct dra_class *(*extended_class)(void *ctx, const char *resource);
 };
 
 /* Slices per node and driver that classify() looks at (node_slices above). */
@@ -400,7 +468,9 @@ struct dra_pool_count {
     const char *driver, *pool; /* borrowed from the view's slices */
     size_t devices;            /* devices of the pool's newest generation reaching the node */
     size_t matching;           /* of those, the ones satisfying the class and request selectors */
-    size_t free_matching;      /* of the matching, those no other claim holds */
+    size_t free_matching;      /* of the matching, those no other claim holds and without a
+                                  device taint the request does not tolerate */
+    size_t tainted;            /* of the matching, free but with such a taint */
 };
 
 /*
@@ -437,6 +507,9 @@ struct classify_input {
                                    ("namespace/name", borrowed), the first n_victims of
                                    victims_total */
     size_t n_victims, victims_total;
+    /* The DynamicResources plugin's bindingTimeout in seconds (binding-failed); 0:
+     * CLASSIFY_BINDING_TIMEOUT. */
+    int64_t binding_timeout;
     /*
      * What node autoscalers said about the pod (classify/autoscaler.h records, borrowed, any
      * order; NULL / 0: nothing) and how long such a word holds: `provision_window` seconds
@@ -456,6 +529,11 @@ struct classify_input {
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,
  * kubernetes/autoscaler: cluster-autoscaler/config/flags). */
 #define CLASSIFY_PROVISION_WINDOW 900
+
+/* The default binding timeout: kubernetes/kubernetes: pkg/scheduler/apis/config/
+ * types_pluginargs.go DynamicResourcesBindingTimeoutDefault (600 s, DynamicResourcesArgs
+ * bindingTimeout). */
+#define CLASSIFY_BINDING_TIMEOUT 600
 
 /* The default grace period before a pod of a scheduler that never answers is no-scheduler. */
 #define CLASSIFY_NO_SCHEDULER_GRACE 30
@@ -487,6 +565,12 @@ struct classify_result {
     /* When the evidence that decided goes stale (seconds since the epoch; 0: none decided, or
      * it never does): the word may change then without any object changing. */
     int64_t autoscaler_until;
+    /* binding: the scheduler waits for binding conditions not yet True (classify/binding.h),
+     * rather than binding at once */
+    bool binding_waits;
+    /* binding: when the binding timeout of a pending claim passes (seconds since the epoch; 0:
+     * none): the word turns binding-failed then without any object changing */
+    int64_t binding_until;
 };
 
 /*

@@ -11,6 +11,8 @@
 
 #include "cel/cel.h"
 #include "classify/dra_share.h"
+#include "classify/dra_taints.h"
+#include "classify/dra_ext.h"
 #include "classify/match.h"
 #include "util/result.h"
 
@@ -37,6 +39,9 @@ struct alt {
 struct req {
     const char *claim; /* claim name, or the template's */
     bool from_template;
+    /* a request kube-scheduler builds for this extended resource served by DRA (dra_ext.h):
+       it applies only on nodes whose allocatable lacks the resource */
+    const char *ext_resource;
     const struct dra_claim_spec *spec;
     const struct dra_request *r;
     struct alt alts[DRA_MAX_FIRST_AVAILABLE];
@@ -62,7 +67,12 @@ struct dra_prep {
     size_t n_allocated;
     struct req *reqs;
     size_t n_reqs;
-    struct prog *progs; /* distinct selectors, compiled once */
+    /* the special claim's requests (dra_ext.h) and their records, owned */
+    struct dra_ext_req *ext;
+    struct dra_request *ext_requests;
+    size_t n_ext;
+    struct dra_claim_spec ext_spec; /* no requests listed, no constraints: groups them */
+    struct prog *progs;             /* distinct selectors, compiled once */
     size_t n_progs, cap_progs;
     size_t *idx; /* per alternative: its selectors as indexes into progs */
     size_t n_idx, cap_idx;
@@ -301,6 +311,69 @@ static int resolve_ref(struct dra_prep *p, const struct pod_claim_ref *ref)
     return add_spec(p, t->name, true, &t->spec);
 }
 
+/* Whether a DeviceClass serves one of the pod's extended resources (most pods: none). */
+static bool ext_served(const struct kpod *pod, const struct dra_view *view)
+{
+    if (!pod_has_ext_requests(pod) || !view->extended_class)
+        return false;
+    for (size_t i = 0; i < pod->ext->n_requests; i++)
+        if ((i == 0 ||
+             strcmp(pod->ext->requests[i].resource, pod->ext->requests[i - 1].resource)) &&
+            view->extended_class(view->ctx, pod->ext->requests[i].resource))
+            return true;
+    return false;
+}
+
+/* The requests kube-scheduler builds for the pod's extended resources served by DRA, as
+ * requests of their own (dra_ext.h). */
+static int add_ext(struct dra_prep *p)
+{
+    if (!pod_has_ext_requests(p->pod) || !p->view->extended_class)
+        return K_OK;
+    size_t max = p->pod->ext->n_requests;
+    p->ext = calloc(max, sizeof(*p->ext));
+    p->ext_requests = calloc(max, sizeof(*p->ext_requests));
+    if (!p->ext || !p->ext_requests)
+        return K_ENOMEM;
+    p->n_ext = dra_ext_build(p->pod, p->view, p->ext, max);
+    if (p->n_ext == 0)
+        return K_OK;
+    struct req *reqs = realloc(p->reqs, (p->n_reqs + p->n_ext) * sizeof(*reqs));
+    if (!reqs)
+        return K_ENOMEM;
+    p->reqs = reqs;
+    for (size_t i = 0; i < p->n_ext; i++) {
+        struct dra_ext_req *x = &p->ext[i];
+        struct dra_request *r = &p->ext_requests[i];
+        r->name = x->name;
+        r->has_exactly = true;
+        r->exactly.class_name = x->cls->name;
+        r->exactly.mode = DRA_MODE_EXACT_COUNT;
+        r->exactly.count = x->count;
+        if (dra_exact_is_gpu(p->view, &r->exactly, x->cls))
+            p->gpu = true;
+        struct req *q = &p->reqs[p->n_reqs++];
+        memset(q, 0, sizeof(*q));
+        q->claim = x->resource;
+        q->ext_resource = x->resource;
+        q->spec = &p->ext_spec;
+        q->r = r;
+        q->alts[0] = (struct alt){.e = &r->exactly, .cls = x->cls};
+        q->n_alts = 1;
+        int rc = alt_compile(p, &q->alts[0]);
+        if (rc != K_OK)
+            return rc;
+    }
+    return K_OK;
+}
+
+/* Whether request q applies on the node: a request for an extended resource only where the
+ * node's allocatable lacks it (extendeddynamicresources.go filterExtendedResources). */
+static bool req_applies(const struct req *q, const struct knode *node)
+{
+    return !q->ext_resource || resource_list_get(&node->allocatable, q->ext_resource) <= 0;
+}
+
 /* The budget the prep charges (dra_view.cel_budget, classify.h DRA_CEL_MAX_STEPS). */
 static void budget_setup(struct dra_prep *p)
 {
@@ -313,7 +386,7 @@ static void budget_setup(struct dra_prep *p)
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out)
 {
     *out = NULL;
-    if (!view || pod->n_claims == 0)
+    if (!view || (pod->n_claims == 0 && !ext_served(pod, view)))
         return K_OK;
     struct dra_prep *p = calloc(1, sizeof(*p));
     if (!p)
@@ -337,6 +410,11 @@ int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra
             return rc;
         }
     }
+    int rc = add_ext(p);
+    if (rc != K_OK) {
+        dra_prep_free(p);
+        return rc;
+    }
     *out = p;
     return K_OK;
 }
@@ -350,14 +428,30 @@ void dra_prep_free(struct dra_prep *p)
     free(p->progs);
     free(p->idx);
     free(p->reqs);
+    free(p->ext);
+    free(p->ext_requests);
     free(p->slice_buf);
     free(p->counters);
     free(p);
 }
 
+bool dra_prep_serves(const struct dra_prep *p, const char *resource)
+{
+    for (size_t i = 0; p && i < p->n_ext; i++)
+        if (strcmp(p->ext[i].resource, resource) == 0)
+            return true;
+    return false;
+}
+
 bool dra_prep_gpu(const struct dra_prep *p)
 {
     return p && p->gpu;
+}
+
+const struct dra_claim *const *dra_prep_allocated(const struct dra_prep *p, size_t *n)
+{
+    *n = p ? p->n_allocated : 0;
+    return p ? p->allocated : NULL;
 }
 
 enum cause dra_prep_pod_cause(const struct dra_prep *p, struct line *l)
@@ -574,7 +668,29 @@ struct alt_out {
     const struct dra_device *never_dev; /* the first the request's capacity never fits */
     struct dra_fit_why never_why;
     bool share_unknown; /* a counter or capacity quantity could not be compared */
+    /* device taints (dra_taints.h): matching devices with a taint the request does not
+       tolerate, free (not in free_match) and held, and the first such free one (else held) */
+    size_t tainted_free, tainted_held;
+    size_t uncertain_tainted; /* free, tainted, the selectors undecided (ExactCount) */
+    const struct dra_slice *taint_slice;
+    const struct dra_device *taint_dev;
+    const struct dra_taint *taint;
+    const struct dra_taint_rule *taint_rule;
+    bool taint_free;
 };
+
+/* Remember the first tainted device, a free one before a held one. */
+static void note_taint(struct alt_out *o, const struct dra_slice *s, const struct dra_device *d,
+                       const struct dra_taint *t, const struct dra_taint_rule *rule, bool free_)
+{
+    if (o->taint && (o->taint_free || !free_))
+        return;
+    o->taint_slice = s;
+    o->taint_dev = d;
+    o->taint = t;
+    o->taint_rule = rule;
+    o->taint_free = free_;
+}
 
 /* A matchAttribute filter: only devices whose attribute equals the value count. */
 struct attr_filter {
@@ -743,8 +859,10 @@ static void add_holder(struct alt_out *o, const struct dra_claim *c)
         o->holders[o->n_holders++] = c;
 }
 
+/* Per device: r its selectors' result; free_ whether no other claim holds it; tainted whether
+ * it carries a taint the request does not tolerate (dra_taints.h: then it is never taken). */
 typedef void (*device_fn)(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                          enum cel_result r, bool free_);
+                          enum cel_result r, bool free_, bool tainted);
 
 static void alt_node(const struct dra_prep *p, const struct alt *a, const struct knode *node,
                      const struct attr_filter *filter, device_fn fn, void *fn_ctx,
@@ -799,15 +917,28 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 share_check(p, a, s, d, ctr, o, &r, &free_, more, &n_more);
             if (free_)
                 o->free_driver++;
+            /* taints matter only for a device the selectors may take */
+            const struct dra_taint_rule *rule = NULL;
+            const struct dra_taint *taint =
+                r == CEL_TRUE || r == CEL_UNKNOWN
+                    ? dra_device_blocking_taint(v, a->e, s->driver, s->pool, d, &rule)
+                    : NULL;
             if (fn)
-                fn(fn_ctx, s, d, r, free_);
+                fn(fn_ctx, s, d, r, free_, taint != NULL);
             switch (r) {
             case CEL_TRUE:
                 o->matching++;
-                if (free_) {
+                if (taint) {
+                    if (free_)
+                        o->tainted_free++;
+                    else
+                        o->tainted_held++;
+                    note_taint(o, s, d, taint, rule, free_);
+                }
+                if (free_ && !taint) {
                     o->free_match++;
                     o->shareable_free += d->allow_multiple;
-                } else {
+                } else if (!free_) {
                     o->held_match++;
                     add_holder(o, holder);
                     for (size_t h = 0; h < n_more; h++)
@@ -815,7 +946,10 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
                 }
                 break;
             case CEL_UNKNOWN:
-                if (free_)
+                if (free_ && taint && a->e->mode == DRA_MODE_EXACT_COUNT) {
+                    o->uncertain_tainted++; /* never allocated, whatever its selectors say */
+                    note_taint(o, s, d, taint, rule, true);
+                } else if (free_)
                     o->uncertain_free++;
                 else
                     o->uncertain_held++;
@@ -848,6 +982,8 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
     if (a->e->mode == DRA_MODE_ALL) {
         if (o->all_incomplete)
             o->step = CAUSE_DRA_NO_DRIVER;
+        else if (o->tainted_free + o->tainted_held > 0)
+            o->step = CAUSE_DRA_TAINTED; /* every matching device is taken, tainted ones too */
         else if (o->held_match > 0)
             o->step = CAUSE_DRA_EXHAUSTED;
         else if (o->uncertain_free + o->uncertain_held > 0)
@@ -870,6 +1006,14 @@ static void alt_node(const struct dra_prep *p, const struct alt *a, const struct
     }
     if (o->error_free && o->free_match + o->uncertain_free >= k) {
         o->step = CAUSE_DRA_NO_MATCH;
+        return;
+    }
+    size_t tainted = o->tainted_free + o->uncertain_tainted;
+    if (tainted > 0 && o->free_match + o->uncertain_free + tainted >= k) {
+        /* enough free devices: the taints keep the request off (devices whose selectors are
+           undecided count as matching, the closest outcome, as above) */
+        o->step = CAUSE_DRA_TAINTED;
+        o->uncertain = o->uncertain_tainted + o->uncertain_free + o->uncertain_held > 0;
         return;
     }
     if (o->matching > 0 || (o->uncertain_held > 0 && o->free_driver < k))
@@ -926,11 +1070,11 @@ struct devset {
 };
 
 static void devset_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                       enum cel_result r, bool free_)
+                       enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     struct devset *set = ctx;
-    if (r != CEL_TRUE || !free_)
+    if (r != CEL_TRUE || !free_ || tainted)
         return;
     for (size_t i = 0; i < set->n; i++)
         if (set->d[i] == d)
@@ -948,11 +1092,11 @@ struct collect {
 };
 
 static void collect_value(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                          enum cel_result r, bool free_)
+                          enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     struct collect *c = ctx;
-    if (r != CEL_TRUE || !free_)
+    if (r != CEL_TRUE || !free_ || tainted)
         return;
     const struct dra_attribute *a = dra_device_attribute(d, c->attr);
     if (!a)
@@ -1014,6 +1158,10 @@ static void put_holders(struct line *l, const struct alt_out *o)
         const struct dra_claim *c = o->holders[h];
         line_printf(l, "%sclaim %s/%s", h ? ", " : "; held by ", c->ns ? c->ns : "",
                     c->name ? c->name : "");
+        if (c->extended && c->owner_pod_name) {
+            line_printf(l, " (extended resources of pod %s)", c->owner_pod_name);
+            continue;
+        }
         size_t k = 0;
         for (size_t i = 0; i < c->n_reserved_for && k < 2; i++) {
             const struct dra_consumer *u = &c->reserved_for[i];
@@ -1078,10 +1226,11 @@ struct hint {
 };
 
 static void collect_hint(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                         enum cel_result r, bool free_)
+                         enum cel_result r, bool free_, bool tainted)
 {
     (void)s;
     (void)free_;
+    (void)tainted;
     struct hint *h = ctx;
     if (r == CEL_TRUE || !h->src)
         return;
@@ -1111,11 +1260,16 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
     const struct alt *a = alt == SIZE_MAX ? NULL : &q->alts[alt];
     const char *cls = a && a->e->class_name ? a->e->class_name : "";
     const char *drv = o->driver ? o->driver : "(any driver)";
-    line_printf(l, "%s %s request %s", q->from_template ? "claim template" : "claim", q->claim,
-                q->r->name);
-    if (a && a->e->name)
-        line_printf(l, "/%s", a->e->name);
-    line_printf(l, " (class %s", cls);
+    if (q->ext_resource) {
+        line_printf(l, "%s is served by DeviceClass %s (request %s", q->ext_resource, cls,
+                    q->r->name);
+    } else {
+        line_printf(l, "%s %s request %s", q->from_template ? "claim template" : "claim", q->claim,
+                    q->r->name);
+        if (a && a->e->name)
+            line_printf(l, "/%s", a->e->name);
+        line_printf(l, " (class %s", cls);
+    }
     if (a && a->e->mode == DRA_MODE_ALL)
         line_printf(l, ", all devices)");
     else if (a)
@@ -1165,12 +1319,43 @@ static void describe(const struct dra_prep *p, const struct req *q, size_t alt,
             line_printf(l, "; %zu match", o->matching);
         break;
     }
+    case CAUSE_DRA_TAINTED:
+        if (a && a->e->mode == DRA_MODE_ALL)
+            line_printf(l,
+                        " on node %s: allocationMode All takes every matching device, and %zu of "
+                        "the %zu matching %s devices carry a taint the request does not tolerate",
+                        name, o->tainted_free + o->tainted_held, o->matching, drv);
+        else if (o->free_match == 0 && o->uncertain_tainted > 0)
+            line_printf(l,
+                        " on node %s: every free %s device the selectors may match (%zu, %zu of "
+                        "them undecided) carries a taint the request does not tolerate",
+                        name, drv, o->tainted_free + o->uncertain_tainted, o->uncertain_tainted);
+        else if (o->free_match == 0)
+            line_printf(l,
+                        " on node %s: every free matching %s device (%zu of %zu matching) carries "
+                        "a taint the request does not tolerate",
+                        name, drv, o->tainted_free, o->matching);
+        else
+            line_printf(l,
+                        " on node %s: %zu of the %zu free matching %s devices carry a taint the "
+                        "request does not tolerate, leaving %zu",
+                        name, o->tainted_free, o->tainted_free + o->free_match, drv, o->free_match);
+        if (o->taint) {
+            line_printf(l, "; ");
+            dra_put_device_taint(l, o->taint_slice, o->taint_dev, o->taint, o->taint_rule);
+        }
+        break;
     case CAUSE_DRA_EXHAUSTED:
         line_printf(l, " on node %s: %s devices %zu, matching %zu, free %zu", name, drv, o->devices,
                     o->matching, o->free_match);
         if (o->held_dev)
             put_share_held(l, o);
         put_holders(l, o);
+        if (o->tainted_free > 0 && o->taint) {
+            line_printf(l, "; %zu more free but with a taint the request does not tolerate: ",
+                        o->tainted_free);
+            dra_put_device_taint(l, o->taint_slice, o->taint_dev, o->taint, o->taint_rule);
+        }
         if (o->uncertain && o->free_driver == 0)
             line_printf(l, "; every device of the driver on the node is allocated");
         else if (!o->uncertain && a && a->e->mode == DRA_MODE_EXACT_COUNT &&
@@ -1248,6 +1433,10 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     size_t worst = SIZE_MAX;
     struct alt_out worst_o = {0}, o;
     for (size_t i = 0; i < p->n_reqs && i < sizeof(chosen) / sizeof(chosen[0]); i++) {
+        if (!req_applies(&p->reqs[i], node)) {
+            chosen[i] = SIZE_MAX;
+            continue;
+        }
         chosen[i] = req_node(p, &p->reqs[i], node, &o);
         if (worst == SIZE_MAX || cause_rank(o.step) < cause_rank(worst_o.step)) {
             worst = i;
@@ -1256,6 +1445,8 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     }
     size_t n = p->n_reqs < sizeof(chosen) / sizeof(chosen[0]) ? p->n_reqs
                                                               : sizeof(chosen) / sizeof(chosen[0]);
+    if (worst == SIZE_MAX)
+        return; /* no request applies on this node (dra_step stays CAUSE_GPU_FITS) */
     const char *extra = NULL;
     if (worst_o.step == CAUSE_GPU_FITS && !worst_o.uncertain) {
         /* requests of one driver together: certainly too few free devices of it at all */
@@ -1314,14 +1505,17 @@ static void node_step(const struct dra_prep *p, const struct knode *node, struct
     const struct req *q = &p->reqs[worst];
     const struct alt *a = chosen[worst] == SIZE_MAX ? NULL : &q->alts[chosen[worst]];
     v->dra_step = worst_o.step;
-    v->dra_request = q->r->name;
+    v->dra_request = q->ext_resource ? q->ext_resource : q->r->name;
+    v->dra_resource = q->ext_resource;
     v->dra_class = a ? a->e->class_name : NULL;
     v->dra_driver = worst_o.driver;
     v->dra_devices = worst_o.devices;
     v->dra_matching = worst_o.matching;
     v->dra_free = worst_o.free_match;
+    v->dra_tainted = worst_o.tainted_free + worst_o.uncertain_tainted +
+                     (a && a->e->mode == DRA_MODE_ALL ? worst_o.tainted_held : 0);
     v->dra_wanted = a && a->e->mode == DRA_MODE_EXACT_COUNT ? a->e->count : 0;
-    v->dra_exact = a ? a->e : NULL;
+    v->dra_exact = a && !q->ext_resource ? a->e : NULL;
     v->dra_cls = a ? a->cls : NULL;
     v->dra_too_costly = worst_o.too_costly;
     if (l) {
@@ -1342,6 +1536,8 @@ void dra_put_holders(const struct dra_prep *p, const struct knode *node, struct 
     p = &q;
     struct alt_out o;
     for (size_t i = 0; i < p->n_reqs; i++) {
+        if (!req_applies(&p->reqs[i], node))
+            continue;
         req_node(p, &p->reqs[i], node, &o);
         if (o.step != CAUSE_DRA_EXHAUSTED || o.n_holders == 0)
             continue;
@@ -1401,7 +1597,7 @@ struct pool_tally {
 };
 
 static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dra_device *d,
-                           enum cel_result r, bool free_)
+                           enum cel_result r, bool free_, bool tainted)
 {
     (void)d;
     struct pool_tally *t = ctx;
@@ -1417,7 +1613,8 @@ static void pool_tally_add(void *ctx, const struct dra_slice *s, const struct dr
     t->out[i].devices++;
     if (r == CEL_TRUE) {
         t->out[i].matching++;
-        t->out[i].free_matching += free_;
+        t->out[i].free_matching += free_ && !tainted;
+        t->out[i].tainted += free_ && tainted;
     }
 }
 
@@ -1452,7 +1649,7 @@ int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
         alt_node(&p, &a, nodes[i], NULL, NULL, NULL, &o);
         if (o.devices > 0)
             out->reached = true;
-        size_t possible = o.matching + o.uncertain_free + o.uncertain_held;
+        size_t possible = o.matching + o.uncertain_free + o.uncertain_held + o.uncertain_tainted;
         if (possible > out->most_possible)
             out->most_possible = possible;
         if (!out->node || o.matching > out->most) {

@@ -17,14 +17,26 @@
 struct dra_prep;
 
 /*
- * dra_prep_new() - resolve pod->claims through `view`. *out is NULL when the pod has no claims
- * (nothing to do). Returns K_OK or K_ENOMEM.
+ * dra_prep_new() - resolve pod->claims through `view`, and add the requests kube-scheduler
+ * builds for the pod's extended resources that a DeviceClass serves (dra_ext.h). *out is NULL
+ * when the pod has no claims and no such resources (nothing to do). Returns K_OK or K_ENOMEM.
  */
 int dra_prep_new(const struct kpod *pod, const struct dra_view *view, struct dra_prep **out);
 void dra_prep_free(struct dra_prep *p);
 
+/*
+ * dra_prep_serves() - whether a DeviceClass serves the pod's extended resource `resource` (the
+ * prep holds requests for it, dra_ext.h): on a node whose allocatable lacks it, the DRA steps
+ * take the place of the resource steps. False for a NULL prep.
+ */
+bool dra_prep_serves(const struct dra_prep *p, const char *resource);
+
 /* Whether the pod has GPU claims (or claims that cannot be inspected). */
 bool dra_prep_gpu(const struct dra_prep *p);
+
+/* dra_prep_allocated() - the pod's own claims that are allocated (status.allocation; borrowed
+ * from the view), *n their number; p NULL: none (NULL, 0). */
+const struct dra_claim *const *dra_prep_allocated(const struct dra_prep *p, size_t *n);
 
 /*
  * dra_prep_pod_cause() - the pod-level steps: CAUSE_DRA_TEMPLATE_MISSING,

@@ -9,10 +9,8 @@
 #include "util/result.h"
 
 static const char *const kind_names[DRA_KIND_COUNT] = {
-    "resourceclaims",
-    "resourceclaimtemplates",
-    "deviceclasses",
-    "resourceslices",
+    "resourceclaims", "resourceclaimtemplates", "deviceclasses",
+    "resourceslices", "devicetaintrules",
 };
 
 static const char *const version_names[DRA_API_VERSION_COUNT] = {
@@ -26,10 +24,10 @@ static const char *const version_names[DRA_API_VERSION_COUNT] = {
 #define PATHS(v)                                                                                   \
     {                                                                                              \
         PATH(v, "resourceclaims"), PATH(v, "resourceclaimtemplates"), PATH(v, "deviceclasses"),    \
-            PATH(v, "resourceslices")                                                              \
+            PATH(v, "resourceslices"), PATH(v, "devicetaintrules")                                 \
     }
 static const char *const kind_paths[DRA_API_VERSION_COUNT][DRA_KIND_COUNT] = {
-    {"", "", "", ""},
+    {"", "", "", "", ""},
     PATHS("v1beta1"),
     PATHS("v1beta2"),
     PATHS("v1"),

@@ -43,17 +43,20 @@ enum dra_api_version {
 #define DRA_API_GROUP "resource.k8s.io"
 #define DRA_API_GROUP_PATH "/apis/resource.k8s.io"
 
-/* The four kinds gputri reads. */
+/* The kinds gputri reads; the first DRA_KIND_CORE_COUNT wherever DRA is served, DeviceTaintRules
+ * only where the version read lists them (cache/dra_store.h dra_kind_served). */
 enum dra_kind {
     DRA_KIND_CLAIM,
     DRA_KIND_TEMPLATE,
     DRA_KIND_CLASS,
     DRA_KIND_SLICE,
+    DRA_KIND_TAINT_RULE,
     DRA_KIND_COUNT,
 };
+#define DRA_KIND_CORE_COUNT DRA_KIND_TAINT_RULE
 
 /* dra_kind_name() - "resourceclaims", "resourceclaimtemplates", "deviceclasses",
- * "resourceslices"; "" for anything else. Static string. */
+ * "resourceslices", "devicetaintrules"; "" for anything else. Static string. */
 const char *dra_kind_name(enum dra_kind k);
 
 /*

@@ -379,6 +379,21 @@ static void count_selection(json_object *spec, size_t *reqs, size_t *values)
     }
 }
 
+/* Whether spec.volumes[] has a persistentVolumeClaim or an ephemeral volume (core/v1
+ * VolumeSource). */
+static bool project_pvc_volumes(json_object *spec)
+{
+    json_object *vols = kube_json_get(spec, "volumes", json_type_array);
+    size_t n = vols ? json_object_array_length(vols) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(vols, i);
+        if (kube_json_get(v, "persistentVolumeClaim", json_type_object) ||
+            kube_json_get(v, "ephemeral", json_type_object))
+            return true;
+    }
+    return false;
+}
+
 static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kpod *out,
                         struct project_excess *excess)
 {
@@ -426,6 +441,7 @@ static int project_spec(json_object *spec, const struct gpu_set *gpus, struct kp
     if (rc != K_OK)
         return rc;
     project_vendor_resource(spec, out);
+    out->pvc_volumes = project_pvc_volumes(spec);
     return project_requests(spec, gpus, &out->gpu_requests);
 }
 
@@ -495,6 +511,9 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
     if (rc != K_OK)
         goto out;
     rc = project_status(kube_json_get(pod, "status", json_type_object), out);
+    if (rc == K_OK)
+        rc = project_pod_ext(kube_json_get(pod, "spec", json_type_object),
+                             kube_json_get(pod, "status", json_type_object), gpus, out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);
@@ -514,6 +533,8 @@ int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set 
     if (rc != K_OK)
         goto out;
     rc = project_spec(spec, gpus, out, excess);
+    if (rc == K_OK)
+        rc = project_pod_ext(spec, NULL, gpus, out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);

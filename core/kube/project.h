@@ -131,14 +131,44 @@ int project_node_selector(json_object *sel, size_t max_terms, struct node_affini
  * allows (the DRA_MAX_* limits of model/dra.h, which cite types.go), K_ENOMEM. On error `out` is
  * cleaned up. Semantics: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go.
  */
+/* Also spec.extendedResourceName and metadata.creationTimestamp (project_ext.c). */
 int project_dra_class(json_object *obj, struct dra_class *out);
 /* Attribute and capacity names are stored fully qualified under spec.driver. */
 int project_dra_slice(json_object *obj, struct dra_slice *out);
 /* owner_pod_uid from the ownerReference with kind Pod and controller true. */
 int project_dra_claim(json_object *obj, struct dra_claim *out);
 int project_dra_template(json_object *obj, struct dra_template *out);
+/* A DeviceTaintRule (resource.k8s.io/v1 from 1.37, v1beta2 in 1.36, v1alpha3 before: the same
+ * fields): metadata.name and spec.taint (key required) are required; spec.deviceSelector's
+ * driver, pool and device are copied as given (absent: any). K_OK, K_EPARSE, K_ENOMEM; on an
+ * error *out is cleaned up. */
+int project_dra_taint_rule(json_object *obj, struct dra_taint_rule *out);
 /* spec.devices of a ResourceClaimSpec (also used for a template's spec.spec). */
 int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
+
+/*
+ * Binding conditions (KEP-5007; project_dra_binding.c), called by the projections above:
+ * project_dra_binding() reads bindsToNode, bindingConditions[] and bindingFailureConditions[] of
+ * a Device or a DeviceRequestAllocationResult `o` into *out (zeroed on entry; absent fields read
+ * as none); project_dra_claim_binding() reads a claim's status.allocation.allocationTimestamp and
+ * status.devices[] (driver, pool, device, shareID, conditions[] type/status/reason/message) into
+ * *out (its fields zeroed on entry; `status` NULL reads as none). K_EPARSE when a list is not an
+ * array, a condition type or a device entry's driver/pool/device is not a string; K_ETOOBIG above
+ * DRA_MAX_BINDING_CONDITIONS, DRA_MAX_DEVICE_CONDITIONS or DRA_MAX_DEVICE_STATUSES; K_ENOMEM. On
+ * error *out holds what was copied (its cleanup frees it). Field names: kubernetes/kubernetes:
+ * staging/src/k8s.io/api/resource/v1/types.go (Device, DeviceRequestAllocationResult,
+ * AllocationResult.AllocationTimestamp, AllocatedDeviceStatus).
+ */
+int project_dra_binding(json_object *o, struct dra_binding *out);
+/*
+ * project_dra_array() - the JSON array `key` of `o` (absent reads as empty; *arr names it,
+ * borrowed): *n its length, *items a zeroed array of *n records of `size` bytes owned by the
+ * caller (NULL when *n is 0). K_EPARSE when not an array, K_ETOOBIG above max, K_ENOMEM. The
+ * list reader of project_dra.c, for project_dra_binding.c.
+ */
+int project_dra_array(json_object *o, const char *key, size_t max, size_t size, void **items,
+                      json_object **arr, size_t *n);
+int project_dra_claim_binding(json_object *status, struct dra_claim *out);
 
 /*
  * project_pod_claims() / project_pod_claim_statuses() - a pod's spec.resourceClaims and
@@ -148,6 +178,30 @@ int project_dra_claim_spec(json_object *spec, struct dra_claim_spec *out);
  */
 int project_pod_claims(json_object *arr, struct kpod *pod);
 int project_pod_claim_statuses(json_object *arr, struct kpod *pod);
+
+/* ---- extended resources served by DRA (KEP-5004, project_ext.c) ---------------------------- */
+/*
+ * project_class_extended() - a DeviceClass's spec.extendedResourceName (a string, else absent)
+ * and metadata.creationTimestamp into out->extended_resource_name / out->created. K_OK or
+ * K_ENOMEM.
+ */
+int project_class_extended(json_object *cls, struct dra_class *out);
+/*
+ * project_pod_ext() - from a pod's spec (containers and initContainers: resources.requests,
+ * defaulted from resources.limits, and restartPolicy) one pod_ext_request per container and
+ * resource that is a GPU resource of `gpus` or a DRA_EXTENDED_CLASS_PREFIX name, with a whole,
+ * positive quantity, as kube-scheduler reads them for the special claim (kubernetes/kubernetes:
+ * pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go
+ * createResourceRequestAndMappings: the container's index over initContainers then containers,
+ * the resource's index in the container's sorted request names, the count from
+ * Quantity.AsInt64); and from its status extendedResourceClaimStatus{resourceClaimName,
+ * requestMappings[]}. Either may be NULL. pod->ext stays NULL when there is nothing to keep.
+ * At most POD_EXT_MAX_REQUESTS requests and as many mappings are kept (the rest are left out).
+ * Returns K_OK, K_EPARSE for a quantity that does not parse, or K_ENOMEM (pod->ext then holds
+ * what was copied; pod_cleanup frees it).
+ */
+int project_pod_ext(json_object *spec, json_object *status, const struct gpu_set *gpus,
+                    struct kpod *pod);
 
 /* ---- Events (core/v1, project_event.c) ------------------------------------------------------ */
 /*

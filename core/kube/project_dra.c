@@ -6,7 +6,7 @@
  * borrowed references; every string kept is a copy owned by the record.
  * Field names: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go (1.37 for
  * sharedCounters, consumesCounters, allowMultipleAllocations, requestPolicy, capacity.requests,
- * shareID and consumedCapacity).
+ * shareID and consumedCapacity; devices[].taints, tolerations and DeviceTaintRule).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -45,6 +45,12 @@ static int get_array(json_object *o, const char *key, size_t max, size_t size, v
 {
     *arr = kube_json_field(o, key);
     return array_items(*arr, max, size, items, n);
+}
+
+int project_dra_array(json_object *o, const char *key, size_t max, size_t size, void **items,
+                      json_object **arr, size_t *n)
+{
+    return get_array(o, key, max, size, items, arr, n);
 }
 
 /* A quantity as the API serialises it (a string, or a bare integer) into *out (new string). */
@@ -130,6 +136,7 @@ int project_dra_class(json_object *obj, struct dra_class *out)
         goto out;
     for (size_t i = 0; i < out->n_selectors && !out->driver; i++)
         out->driver = dra_selector_driver(out->selectors[i]);
+    rc = project_class_extended(obj, out);
 out:
     if (rc != K_OK)
         dra_class_cleanup(out);
@@ -232,6 +239,36 @@ static int project_consumes(json_object *arr, struct dra_device *d)
     return rc;
 }
 
+/* One DeviceTaint {key, value, effect, timeAdded}; key is required. */
+static int project_taint(json_object *o, struct dra_taint *t)
+{
+    const char *key = kube_json_str(o, "key");
+    if (!key)
+        return K_EPARSE;
+    const char *value = kube_json_str(o, "value");
+    if (kube_json_dup_opt(key, &t->key) != K_OK ||
+        kube_json_dup_opt(value && *value ? value : NULL, &t->value) != K_OK ||
+        kube_json_dup_opt(kube_json_str(o, "timeAdded"), &t->time_added) != K_OK)
+        return K_ENOMEM;
+    t->effect = dra_taint_effect_parse(kube_json_str(o, "effect"));
+    return K_OK;
+}
+
+/* devices[].taints[] (types.go DeviceTaintsMaxLength). */
+static int project_taints(json_object *dev, struct dra_device *d)
+{
+    json_object *arr;
+    size_t n;
+    void *items;
+    int rc = get_array(dev, "taints", DRA_MAX_TAINTS, sizeof(*d->taints), &items, &arr, &n);
+    d->taints = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
+        d->n_taints++;
+        rc = project_taint(json_object_array_get_idx(arr, i), &d->taints[i]);
+    }
+    return rc;
+}
+
 /* spec.sharedCounters[]{name, counters{<c>: {value}}}. */
 static int project_counter_sets(json_object *arr, struct dra_slice *out)
 {
@@ -243,6 +280,34 @@ static int project_counter_sets(json_object *arr, struct dra_slice *out)
         struct dra_counter_set *cs = &out->counter_sets[out->n_counter_sets++];
         rc = project_counters(json_object_array_get_idx(arr, i), "name", &cs->name, &cs->counters,
                               &cs->n_counters);
+    }
+    return rc;
+}
+
+/* tolerations[] of a request or sub-request (types.go DeviceTolerationsMaxLength). */
+static int project_tolerations(json_object *o, struct dra_exact *e)
+{
+    json_object *arr;
+    size_t n;
+    void *items;
+    int rc =
+        get_array(o, "tolerations", DRA_MAX_TOLERATIONS, sizeof(*e->tolerations), &items, &arr, &n);
+    e->tolerations = items;
+    for (size_t i = 0; rc == K_OK && i < n; i++) {
+        json_object *t = json_object_array_get_idx(arr, i);
+        struct dra_toleration *tol = &e->tolerations[e->n_tolerations++];
+        if (!t || !json_object_is_type(t, json_type_object))
+            return K_EPARSE;
+        const char *key = kube_json_str(t, "key"), *value = kube_json_str(t, "value");
+        const char *op = kube_json_str(t, "operator"), *effect = kube_json_str(t, "effect");
+        if (kube_json_dup_opt(key && *key ? key : NULL, &tol->key) != K_OK ||
+            kube_json_dup_opt(value && *value ? value : NULL, &tol->value) != K_OK)
+            return K_ENOMEM;
+        tol->op = !op || !*op || strcmp(op, "Equal") == 0 ? DRA_TOL_EQUAL
+                  : strcmp(op, "Exists") == 0             ? DRA_TOL_EXISTS
+                                                          : DRA_TOL_OTHER;
+        tol->any_effect = !effect || !*effect;
+        tol->effect = dra_taint_effect_parse(effect);
     }
     return rc;
 }
@@ -259,6 +324,9 @@ static int project_device(json_object *dev, const char *driver, struct dra_devic
     if ((attrs && !json_object_is_type(attrs, json_type_object)) ||
         (caps && !json_object_is_type(caps, json_type_object)))
         return K_EPARSE;
+    int brc = project_dra_binding(dev, &d->binding);
+    if (brc != K_OK)
+        return brc;
     size_t na = attrs ? (size_t)json_object_object_length(attrs) : 0;
     size_t nc = caps ? (size_t)json_object_object_length(caps) : 0;
     if (na + nc > DRA_MAX_ATTRS_PER_DEVICE)
@@ -302,7 +370,10 @@ static int project_device(json_object *dev, const char *driver, struct dra_devic
     json_object *multi = kube_json_field(dev, "allowMultipleAllocations");
     d->allow_multiple =
         multi && json_object_is_type(multi, json_type_boolean) && json_object_get_boolean(multi);
-    return project_consumes(kube_json_field(dev, "consumesCounters"), d);
+    int rc = project_consumes(kube_json_field(dev, "consumesCounters"), d);
+    if (rc != K_OK)
+        return rc;
+    return project_taints(dev, d);
 }
 
 int project_dra_slice(json_object *obj, struct dra_slice *out)
@@ -385,8 +456,11 @@ static int project_exact(json_object *o, struct dra_exact *e)
     json_object *cap = kube_json_field(o, "capacity");
     if (cap && !json_object_is_type(cap, json_type_object))
         return K_EPARSE;
-    return project_quantities(kube_json_field(cap, "requests"), DRA_MAX_CAPACITY_REQUESTS, false,
-                              &e->capacity, &e->n_capacity);
+    rc = project_quantities(kube_json_field(cap, "requests"), DRA_MAX_CAPACITY_REQUESTS, false,
+                            &e->capacity, &e->n_capacity);
+    if (rc != K_OK)
+        return rc;
+    return project_tolerations(o, e);
 }
 
 static int project_request(json_object *o, struct dra_request *r)
@@ -488,7 +562,11 @@ static int project_owner(json_object *meta, struct dra_claim *out)
         json_object *ctl = kube_json_field(ref, "controller");
         if (kind && strcmp(kind, "Pod") == 0 && ctl &&
             json_object_is_type(ctl, json_type_boolean) && json_object_get_boolean(ctl))
-            return kube_json_dup_opt(kube_json_str(ref, "uid"), &out->owner_pod_uid);
+            return kube_json_dup_opt(kube_json_str(ref, "uid"), &out->owner_pod_uid) != K_OK ||
+                           kube_json_dup_opt(kube_json_str(ref, "name"), &out->owner_pod_name) !=
+                               K_OK
+                       ? K_ENOMEM
+                       : K_OK;
     }
     return K_OK;
 }
@@ -521,6 +599,9 @@ static int project_allocation(json_object *alloc, struct dra_claim *out)
         json_object *admin = kube_json_field(r, "adminAccess");
         res->admin_access = admin && json_object_is_type(admin, json_type_boolean) &&
                             json_object_get_boolean(admin);
+        rc = project_dra_binding(r, &res->binding);
+        if (rc != K_OK)
+            return rc;
         if (kube_json_dup_opt(kube_json_str(r, "shareID"), &res->share_id) != K_OK)
             return K_ENOMEM;
         rc = project_quantities(kube_json_field(r, "consumedCapacity"), DRA_MAX_CAPACITY_REQUESTS,
@@ -569,6 +650,8 @@ int project_dra_claim(json_object *obj, struct dra_claim *out)
         goto out;
     json_object *del = kube_json_field(meta, "deletionTimestamp");
     out->deleting = del != NULL;
+    const char *ext = kube_json_annotation(obj, DRA_EXTENDED_CLAIM_ANNOTATION);
+    out->extended = ext && strcmp(ext, "true") == 0;
     rc = project_owner(meta, out);
     if (rc != K_OK)
         goto out;
@@ -580,6 +663,9 @@ int project_dra_claim(json_object *obj, struct dra_claim *out)
     if (rc != K_OK)
         goto out;
     rc = project_reserved_for(status, out);
+    if (rc != K_OK)
+        goto out;
+    rc = project_dra_claim_binding(status, out);
 out:
     if (rc != K_OK)
         dra_claim_cleanup(out);
@@ -602,6 +688,36 @@ int project_dra_template(json_object *obj, struct dra_template *out)
 out:
     if (rc != K_OK)
         dra_template_cleanup(out);
+    return rc;
+}
+
+int project_dra_taint_rule(json_object *obj, struct dra_taint_rule *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = K_EPARSE;
+    json_object *spec = kube_json_get(obj, "spec", json_type_object);
+    json_object *taint = kube_json_get(spec, "taint", json_type_object);
+    if (!kube_json_meta_str(obj, "name") || !taint)
+        goto out;
+    rc = K_ENOMEM;
+    if (kube_json_dup_opt(kube_json_meta_str(obj, "name"), &out->name) != K_OK)
+        goto out;
+    json_object *sel = kube_json_field(spec, "deviceSelector");
+    if (sel && !json_object_is_type(sel, json_type_null)) {
+        rc = K_EPARSE;
+        if (!json_object_is_type(sel, json_type_object))
+            goto out;
+        out->has_selector = true;
+        rc = K_ENOMEM;
+        if (kube_json_dup_opt(kube_json_str(sel, "driver"), &out->driver) != K_OK ||
+            kube_json_dup_opt(kube_json_str(sel, "pool"), &out->pool) != K_OK ||
+            kube_json_dup_opt(kube_json_str(sel, "device"), &out->device) != K_OK)
+            goto out;
+    }
+    rc = project_taint(taint, &out->taint);
+out:
+    if (rc != K_OK)
+        dra_taint_rule_cleanup(out);
     return rc;
 }
 

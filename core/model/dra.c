@@ -18,7 +18,62 @@ void dra_class_cleanup(struct dra_class *c)
     free(c->name);
     strv_free(c->selectors, c->n_selectors);
     free(c->driver);
+    free(c->extended_resource_name);
     memset(c, 0, sizeof(*c));
+}
+
+void dra_binding_cleanup(struct dra_binding *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->n_conditions; i++)
+        free(b->conditions[i]);
+    for (size_t i = 0; i < b->n_failure_conditions; i++)
+        free(b->failure_conditions[i]);
+    memset(b, 0, sizeof(*b));
+}
+
+void dra_device_statuses_free(struct dra_device_status *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].driver);
+        free(s[i].pool);
+        free(s[i].device);
+        free(s[i].share_id);
+        for (size_t j = 0; s[i].conditions && j < s[i].n_conditions; j++) {
+            free(s[i].conditions[j].type);
+            free(s[i].conditions[j].reason);
+            free(s[i].conditions[j].message);
+        }
+        free(s[i].conditions);
+    }
+    free(s);
+}
+
+static bool str_is(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+const struct dra_device_status *dra_claim_device_status(const struct dra_claim *claim,
+                                                        const struct dra_result *r)
+{
+    for (size_t i = 0; claim && r && i < claim->n_device_statuses; i++) {
+        const struct dra_device_status *s = &claim->device_statuses[i];
+        if (str_is(s->driver, r->driver) && str_is(s->pool, r->pool) &&
+            str_is(s->device, r->device))
+            return s;
+    }
+    return NULL;
+}
+
+const struct dra_condition *dra_device_condition(const struct dra_device_status *s,
+                                                 const char *type)
+{
+    for (size_t i = 0; s && i < s->n_conditions; i++)
+        if (str_is(s->conditions[i].type, type))
+            return &s->conditions[i];
+    return NULL;
 }
 
 void dra_quantities_free(struct dra_quantity *q, size_t n)
@@ -30,8 +85,17 @@ void dra_quantities_free(struct dra_quantity *q, size_t n)
     free(q);
 }
 
+static void taint_cleanup(struct dra_taint *t)
+{
+    free(t->key);
+    free(t->value);
+    free(t->time_added);
+    memset(t, 0, sizeof(*t));
+}
+
 static void device_cleanup(struct dra_device *d)
 {
+    dra_binding_cleanup(&d->binding);
     free(d->name);
     for (size_t i = 0; i < d->n_attrs; i++) {
         free(d->attrs[i].name);
@@ -54,6 +118,9 @@ static void device_cleanup(struct dra_device *d)
         dra_quantities_free(d->consumes[i].counters, d->consumes[i].n_counters);
     }
     free(d->consumes);
+    for (size_t i = 0; d->taints && i < d->n_taints; i++)
+        taint_cleanup(&d->taints[i]);
+    free(d->taints);
 }
 
 void dra_slice_cleanup(struct dra_slice *s)
@@ -82,6 +149,11 @@ static void exact_cleanup(struct dra_exact *e)
     free(e->class_name);
     strv_free(e->selectors, e->n_selectors);
     dra_quantities_free(e->capacity, e->n_capacity);
+    for (size_t i = 0; e->tolerations && i < e->n_tolerations; i++) {
+        free(e->tolerations[i].key);
+        free(e->tolerations[i].value);
+    }
+    free(e->tolerations);
     memset(e, 0, sizeof(*e));
 }
 
@@ -115,12 +187,14 @@ void dra_claim_cleanup(struct dra_claim *c)
     free(c->uid);
     free(c->owner_pod_uid);
     free(c->pod_claim_name);
+    free(c->owner_pod_name);
     dra_claim_spec_cleanup(&c->spec);
     for (size_t i = 0; c->results && i < c->n_results; i++) {
         free(c->results[i].request);
         free(c->results[i].driver);
         free(c->results[i].pool);
         free(c->results[i].device);
+        dra_binding_cleanup(&c->results[i].binding);
         free(c->results[i].share_id);
         dra_quantities_free(c->results[i].consumed, c->results[i].n_consumed);
     }
@@ -132,6 +206,7 @@ void dra_claim_cleanup(struct dra_claim *c)
         free(c->reserved_for[i].uid);
     }
     free(c->reserved_for);
+    dra_device_statuses_free(c->device_statuses, c->n_device_statuses);
     memset(c, 0, sizeof(*c));
 }
 
@@ -323,4 +398,16 @@ bool dra_qname_is(const char *driver, const char *name, const char *qname)
         return false;
     size_t dl = strlen(driver);
     return strncmp(qname, driver, dl) == 0 && qname[dl] == '/' && strcmp(qname + dl + 1, name) == 0;
+}
+
+void dra_taint_rule_cleanup(struct dra_taint_rule *r)
+{
+    if (!r)
+        return;
+    free(r->name);
+    free(r->driver);
+    free(r->pool);
+    free(r->device);
+    taint_cleanup(&r->taint);
+    memset(r, 0, sizeof(*r));
 }

@@ -244,7 +244,7 @@ static bool gates_equal(const struct kpod *a, const struct kpod *b)
 
 /* A field added to struct kpod must be compared in pod_equal() (a field it misses would let the
  * store keep an old value): this fails to build until the size below is updated with it. */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct kpod) == 272,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct kpod) == 280,
                "struct kpod changed: compare the new field in pod_equal(), then update the size");
 
 bool pod_equal(const struct kpod *a, const struct kpod *b)
@@ -262,8 +262,8 @@ bool pod_equal(const struct kpod *a, const struct kpod *b)
            str_equal(a->detail, b->detail) && claims_equal(a, b) && a->created == b->created &&
            str_equal(a->owner_uid, b->owner_uid) && str_equal(a->failed_reason, b->failed_reason) &&
            str_equal(a->failed_message, b->failed_message) && gates_equal(a, b) &&
-           str_equal(a->nominated_node, b->nominated_node) &&
-           str_equal(a->vendor_resource, b->vendor_resource);
+           str_equal(a->nominated_node, b->nominated_node) && a->pvc_volumes == b->pvc_volumes &&
+           str_equal(a->vendor_resource, b->vendor_resource) && pod_ext_equal(a->ext, b->ext);
 }
 
 bool pod_equal_but_scheduled_message(const struct kpod *a, const struct kpod *b)
@@ -306,6 +306,7 @@ void pod_cleanup(struct kpod *p)
         free(p->scheduling_gates[i]);
     free(p->scheduling_gates);
     free(p->nominated_node);
+    pod_ext_free(p->ext);
     memset(p, 0, sizeof(*p));
 }
 

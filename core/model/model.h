@@ -137,6 +137,7 @@ struct pod_condition {
 
 struct pod_claim_ref;    /* model/dra.h */
 struct pod_claim_status; /* model/dra.h */
+struct pod_ext;          /* model/dra.h */
 
 struct kpod {
     char *ns;
@@ -147,6 +148,9 @@ struct kpod {
     char *runtime_class; /* spec.runtimeClassName */
     enum pod_phase phase;
     bool deleting; /* metadata.deletionTimestamp set */
+    /* spec.volumes[] has a persistentVolumeClaim or an ephemeral volume: the scheduler binds
+     * volumes in PreBind (kubernetes/kubernetes: pkg/scheduler/framework/plugins/volumebinding) */
+    bool pvc_volumes;
     /*
      * The effective request of every GPU resource the pod asks for (zero amounts dropped), as
      * the scheduler computes it: max(sum of containers + restartable init containers, the
@@ -183,6 +187,9 @@ struct kpod {
     /* the first resource a container requests that only a vendor's scheduler places
      * (gpu.h gpu_vendor_scheduler; static, not owned), or NULL */
     const char *vendor_resource;
+    /* Per container, the extended resources a DeviceClass may serve (KEP-5004), and
+     * status.extendedResourceClaimStatus; NULL when the pod has neither (model/dra.h) */
+    struct pod_ext *ext;
     /* When not NULL, ns, name, uid and node_name point into this one owned block (pod_pack_names)
      * instead of owning an allocation each. */
     char *packed;
@@ -230,6 +237,13 @@ bool pod_equal_but_scheduled_message(const struct kpod *a, const struct kpod *b)
 /* pod_cleanup() / node_cleanup() - free everything the struct owns and zero it. NULL-safe. */
 void pod_cleanup(struct kpod *p);
 void node_cleanup(struct knode *n);
+
+/*
+ * pod_has_ext_requests() - whether the pod asks for an extended resource that a DeviceClass may
+ * serve (kpod.ext has requests, model/dra.h): such a pod may be a GPU pod through DRA even with
+ * no GPU resource and no claim (a DRA_EXTENDED_CLASS_PREFIX name). NULL-safe; pure.
+ */
+bool pod_has_ext_requests(const struct kpod *p);
 
 /* pod_is_terminal() - phase Succeeded or Failed: such pods hold no resources on a node. */
 bool pod_is_terminal(const struct kpod *p);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "triage/triage.h"
+
 /* A node's closeness for one pod, node_verdict_cmp's key; a non-candidate is below all. */
 struct key {
     bool candidate;
@@ -49,6 +51,12 @@ static int64_t usage_before(void *ctx, const char *node, const char *resource)
     return b->usage ? b->usage(b->ctx, node, resource) : 0;
 }
 
+/* A per-node DRA word: for a pod asking extended resources, a DeviceClass served them then. */
+static bool dra_word(enum cause w)
+{
+    return w == CAUSE_DRA_NO_DRIVER || w == CAUSE_DRA_NO_MATCH || w == CAUSE_DRA_EXHAUSTED;
+}
+
 bool requeue_word_reads_nodes(enum cause word)
 {
     return cause_rank(word) >= cause_rank(CAUSE_LABEL_MISMATCH);
@@ -93,6 +101,9 @@ bool requeue_store_change_reaches(const struct kpod *pod, const struct store_del
 bool requeue_after_own_change(const char *uid, const struct requeue_record *rec,
                               const struct store_delta *d)
 {
+    /* binding-failed reads the scheduler's message (classify/binding.h), and binding quotes it */
+    if (rec && rec->valid && (rec->word == CAUSE_BINDING || rec->word == CAUSE_BINDING_FAILED))
+        return true;
     if (!uid || !rec || !rec->valid || d->overflow ||
         (d->what & ~(unsigned)STORE_DELTA_POD_SCHEDULED_MESSAGE) ||
         !(d->what & STORE_DELTA_POD_SCHEDULED_MESSAGE))
@@ -107,6 +118,11 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
     if (!(d->changed & (STORE_CHANGED_USAGE | STORE_CHANGED_NODES)))
         return false;
     if (!pod || !record_holds(pod, rec) || d->overflow)
+        return true;
+    /* preempting and binding tell each other apart by the pods terminating on the nominated
+     * node (classify.h victims): a GPU pod leaving it may change the word */
+    if ((rec->word == CAUSE_PREEMPTING || rec->word == CAUSE_BINDING) && pod->nominated_node &&
+        strcmp(d->node, pod->nominated_node) == 0)
         return true;
     if (!requeue_word_reads_nodes(rec->word))
         return false; /* decided before node selection: reads no node and no usage */
@@ -135,8 +151,9 @@ bool requeue_after_store_change(const struct kpod *pod, const struct requeue_rec
                      .rank = cause_rank(rec->word),
                      .step = rec->word};
 
-    if (pod->n_claims > 0) {
-        /* DRA: the keys are upper bounds; labels also move the DRA step and the narrowing */
+    if (pod->n_claims > 0 || (pod_has_ext_requests(pod) && dra_word(rec->word))) {
+        /* DRA (claims, or extended resources a DeviceClass may serve): the keys are upper
+           bounds; labels also move the DRA step and the narrowing */
         if ((d->what & (STORE_DELTA_LABELS | STORE_DELTA_NODE_ADDED | STORE_DELTA_NODE_REMOVED)) &&
             (ko.candidate || kn.candidate))
             return true;
@@ -229,10 +246,17 @@ static bool pod_may_name_class(struct dra_store *d, const struct kpod *pod, cons
 bool requeue_after_dra_event(const struct kpod *pod, const struct requeue_record *rec,
                              const struct requeue_dra_change *ev, struct dra_store *dra)
 {
-    if (!pod || pod->n_claims == 0)
+    if (!pod)
+        return false;
+    /* extended resources a DeviceClass serves now, or did when the word was given (KEP-5004) */
+    bool ext = pod_has_ext_requests(pod) &&
+               (triage_ext_served(pod, dra) || (rec && rec->valid && dra_word(rec->word)));
+    if (pod->n_claims == 0 && !ext)
         return false;
     if (ev->unreadable)
         return true;
+    if (ev->kind == DRA_KIND_CLASS && ext)
+        return true; /* the class may start or stop serving them */
     bool named = ev->name && (ev->ns || ev->kind == DRA_KIND_CLASS);
     if (named && ev->kind == DRA_KIND_CLAIM && !ev->holds_devices)
         return pod_uses_claim(pod, ev->ns, ev->name);

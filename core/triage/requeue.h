@@ -27,8 +27,10 @@
  *     new key > lo and the new step is not the word;
  *   - the key fell: the word changes only when N may have been the closest node: old key >= lo.
  * The words before node selection (no-request, ok, node-rejected, scheduling-gated, preempting,
- * no-scheduler, dra-template-missing, dra-claim-missing, dra-class-missing) read no node and no
- * usage, so node and usage changes never touch them. A pod with claims (DRA) also has a DRA
+ * binding-failed, binding, no-scheduler, dra-template-missing, dra-claim-missing,
+ * dra-class-missing) read no node and no usage, so node and usage changes never touch them,
+ * except a change on the nominated node of a pod that is preempting or binding (the pods
+ * terminating there tell the two apart). A pod with claims (DRA) also has a DRA
  * step per node, which can only lower the key and depends on the node's labels (slices'
  * nodeSelectors, an allocated claim's nodeSelector): its keys from classify_node() are upper
  * bounds, so it is re-checked when either bound reaches lo, and whenever N's labels changed
@@ -98,8 +100,9 @@ bool requeue_store_change_reaches(const struct kpod *pod, const struct store_del
  * condition's message (STORE_DELTA_POD_SCHEDULED_MESSAGE) and the record is valid for this uid: no
  * word reads that message (only gpu-fits quotes it in its detail, which the controller writes with
  * the word and never alone), and kube-scheduler rewrites it on every retry, so every freed or
- * taken GPU would otherwise come back as one high-priority re-check per pending pod. Pure;
- * thread-safe.
+ * taken GPU would otherwise come back as one high-priority re-check per pending pod. A record
+ * of binding or binding-failed always re-checks: binding-failed reads the scheduler's binding
+ * error in that message (classify/binding.h). Pure; thread-safe.
  */
 bool requeue_after_own_change(const char *uid, const struct requeue_record *rec,
                               const struct store_delta *d);
@@ -119,7 +122,9 @@ struct requeue_dra_change {
 
 /*
  * requeue_after_dra_event() - whether pending pod `pod` must be classified again after DRA
- * event `ev`, given its record `rec` (NULL: none). A pod without claims: never. Otherwise, by
+ * event `ev`, given its record `rec` (NULL: none). A pod without claims and without extended
+ * resources a DeviceClass serves (triage.h triage_ext_served, or its recorded word is a per-node
+ * DRA word: one served them then): never. Otherwise, by
  * what the event can change (kubernetes/kubernetes: pkg/scheduler/framework/plugins/
  * dynamicresources/dynamicresources.go EventsToRegister and isSchedulableAfterClaimChange,
  * isSchedulableAfterResourceSliceChange, which likewise queue a pod for its own claims and for
@@ -131,11 +136,13 @@ struct requeue_dra_change {
  *   - a ResourceClaimTemplate: the pods that name it;
  *   - a DeviceClass (its selectors, or whether it exists): the pods whose claims may name it (a
  *     claim or template not cached counts as naming it);
- *   - a ResourceSlice, or a claim that holds devices (devices appear, vanish, are taken or
- *     freed): the claim's users, and the pods whose recorded word reads devices (a step of the
- *     per-node ladder: requeue_word_reads_nodes()) or that have no record; the words before node
- *     selection (dra-*-missing, scheduling-gated, preempting, no-scheduler, no-request) read no
- *     device.
+ *   - a DeviceClass, for a pod asking extended resources: always (the class may start or stop
+ *     serving them, KEP-5004);
+ *   - a ResourceSlice, a DeviceTaintRule, or a claim that holds devices (devices appear,
+ *     vanish, are tainted, taken or freed): the claim's users, and the pods whose recorded word
+ *     reads devices (a step of the per-node ladder: requeue_word_reads_nodes()) or that have no
+ *     record; the words before node selection (dra-*-missing, scheduling-gated, preempting,
+ *     no-scheduler, no-request) read no device.
  * `dra` is the DRA store, its read lock held by the caller (lock order: the object store, then
  * the DRA store). Thread-safe on read-only input.
  */
@@ -144,8 +151,8 @@ bool requeue_after_dra_event(const struct kpod *pod, const struct requeue_record
 
 /*
  * requeue_word_reads_nodes() - whether `word` is a step of the per-node ladder (label-mismatch,
- * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-exhausted,
- * gpu-fits): what nodes, usage and devices can change. Pure.
+ * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-tainted,
+ * dra-exhausted, gpu-fits): what nodes, usage and devices can change. Pure.
  */
 bool requeue_word_reads_nodes(enum cause word);
 

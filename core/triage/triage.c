@@ -68,9 +68,11 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
         .claim = dra_store_claim,
         .claim_template = dra_store_template,
         .device_class = dra_store_class,
+        .extended_class = dra_store_extended_class,
         .node_slices = dra_store_node_slices,
         .device_holder = dra_store_device_holder,
         .device_shares = dra_store_device_shares,
+        .device_taint_rules = dra_store_device_taint_rules,
     };
 }
 
@@ -101,7 +103,7 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
         return K_EINVAL;
     size_t n_nodes;
     const struct knode *const *nodes = store_nodes(src->store, &n_nodes);
-    bool use_dra = src->dra && src->dra_classes && pod->n_claims > 0;
+    bool use_dra = src->dra && src->dra_classes && (pod->n_claims > 0 || pod_has_ext_requests(pod));
     struct dra_view view =
         use_dra ? triage_dra_view(src->dra, src->dra_classes) : (struct dra_view){0};
     struct classify_input in = {
@@ -136,9 +138,24 @@ bool triage_is_ours(const struct kpod *pod, enum cause cause)
     return cause != CAUSE_NO_REQUEST || pod->gpu_requests.n > 0;
 }
 
+bool triage_ext_served(const struct kpod *pod, struct dra_store *dra)
+{
+    if (!dra || !pod_has_ext_requests(pod))
+        return false;
+    const struct pod_ext *e = pod->ext;
+    for (size_t i = 0; i < e->n_requests; i++)
+        if ((i == 0 || strcmp(e->requests[i].resource, e->requests[i - 1].resource) != 0) &&
+            dra_store_extended_class(dra, e->requests[i].resource))
+            return true;
+    return false;
+}
+
 bool triage_claims_ask_gpu(const struct kpod *pod)
 {
-    if (pod->n_claims == 0 || !pod->cause)
+    /* a pod asking an extended resource under a DeviceClass's implicit name (no GPU resource)
+       is one through DRA too (model.h pod_has_ext_requests) */
+    if ((pod->n_claims == 0 && !(pod_has_ext_requests(pod) && pod->gpu_requests.n == 0)) ||
+        !pod->cause)
         return false;
     int cause = cause_from_word(pod->cause);
     return cause >= 0 && cause != CAUSE_NO_REQUEST;

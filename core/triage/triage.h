@@ -138,11 +138,19 @@ bool triage_is_ours(const struct kpod *pod, enum cause cause);
 
 /*
  * triage_claims_ask_gpu() - whether a pod's ResourceClaims ask for a GPU, as far as the pod
- * itself tells without the DRA objects: it has spec.resourceClaims and carries a gputri/cause
- * annotation (kpod.cause) naming a cause other than no-request, since the controller writes one
- * only for the pods triage_is_ours() accepts. For the metrics of pending GPU pods. Pure.
+ * itself tells without the DRA objects: it has spec.resourceClaims (or, with no GPU resource,
+ * extended resources a DeviceClass may serve: model.h pod_has_ext_requests) and carries a
+ * gputri/cause annotation (kpod.cause) naming a cause other than no-request, since the controller
+ * writes one only for the pods triage_is_ours() accepts. For the metrics of pending GPU pods. Pure.
  */
 bool triage_claims_ask_gpu(const struct kpod *pod);
+
+/*
+ * triage_ext_served() - whether the pod asks an extended resource that a DeviceClass of `dra`
+ * serves now (KEP-5004; dra_store_extended_class), so that DRA objects may change its word.
+ * False for a NULL store. `dra` read-locked by the caller. Cost: one lookup per resource.
+ */
+bool triage_ext_served(const struct kpod *pod, struct dra_store *dra);
 
 /*
  * triage_is_gpu_pod() - a pod that requests a GPU resource, or whose claims ask for one

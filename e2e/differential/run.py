@@ -31,7 +31,7 @@ with node selection first. The mapping between the two, per node:
   gpu-fits                        NodeResourcesFit for another resource ("Insufficient cpu"),
                                   or the node passes
   dra-no-driver, dra-no-match,    DynamicResources "cannot allocate all claims" (after
-  dra-exhausted                   NodeResourcesFit; the DRA cases ask for no extended resource
+  dra-tainted, dra-exhausted      NodeResourcesFit; the DRA cases ask for no extended resource
                                   and no CPU, so nothing fails them in between)
 Every node outside the case (other cases of the batch, other suites' nodes) fails node selection
 on gputri-diff/case, so it never reaches NodeResourcesFit; it adds to the first three reasons
@@ -72,7 +72,7 @@ import gen  # noqa: E402
 NS = "gputri-diff"
 NONE_SCHEDULER = "gputri-differential-none"
 GPU_WORDS = ("no-gpu-node", "allocatable-zero", "exhausted")
-DRA_WORDS = ("dra-no-driver", "dra-no-match", "dra-exhausted")
+DRA_WORDS = ("dra-no-driver", "dra-no-match", "dra-tainted", "dra-exhausted")
 
 
 class Kube:

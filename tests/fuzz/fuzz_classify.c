@@ -96,8 +96,10 @@ static void check(const struct world *w, const struct knode *const *ptrs)
     struct classify_result r = {.verdicts = verdicts};
     if (classify(&in, &r) != K_OK)
         fail("did not return K_OK", &r);
-    /* no DRA view here: the DRA words cannot come out */
-    bool before_nodes = r.cause >= CAUSE_NODE_REJECTED && r.cause <= CAUSE_PREEMPTING;
+    /* no DRA view here: the DRA words cannot come out; binding and binding-failed can (PVC
+     * volumes, the scheduler's binding error) */
+    bool before_nodes = (r.cause >= CAUSE_NODE_REJECTED && r.cause <= CAUSE_PREEMPTING) ||
+                        r.cause == CAUSE_BINDING || r.cause == CAUSE_BINDING_FAILED;
     /* no autoscaler records here: scaling-up comes only from a candidate still joining, over a
      * per-node word, which ladder_cause keeps; otherwise the two are one */
     enum cause word = r.ladder_cause;

@@ -1,10 +1,11 @@
 /*
  * fuzz_dra.c - libFuzzer target for the DRA projection (core/kube/project_dra.c).
  *
- * The first byte picks the kind (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate;
- * bits 0-1) and whether the object is read at resource.k8s.io/v1beta1 (bit 2: through
- * core/kube/dra_api.h dra_json_as_v1 first, which must leave the object as it was); the rest is a
- * JSON object, parsed by json-c and projected. Besides the sanitizers, the target
+ * The first byte picks the kind (its value % 8, modulo 5: DeviceClass, ResourceSlice,
+ * ResourceClaim, ResourceClaimTemplate, DeviceTaintRule) and whether the object is read at
+ * resource.k8s.io/v1beta1 (bit 3: through core/kube/dra_api.h dra_json_as_v1 first, which must
+ * leave the object as it was); the rest is a JSON object, parsed by json-c and projected. Besides
+ * the sanitizers, the target
  * checks what project.h promises: a known result code, and a record that its *_cleanup() frees
  * (leaks show under ASan). Each input is projected twice and must give the same result.
  *
@@ -97,6 +98,12 @@ static int project_v1(unsigned kind, json_object *obj)
         dra_claim_cleanup(&c);
         break;
     }
+    case 4: {
+        struct dra_taint_rule r;
+        rc = project_dra_taint_rule(obj, &r);
+        dra_taint_rule_cleanup(&r);
+        break;
+    }
     default: {
         struct dra_template t;
         rc = project_dra_template(obj, &t);
@@ -112,8 +119,8 @@ static int project_once(unsigned kind, bool v1beta1, json_object *obj)
 {
     if (!v1beta1)
         return project_v1(kind, obj);
-    static const enum dra_kind kinds[4] = {DRA_KIND_CLASS, DRA_KIND_SLICE, DRA_KIND_CLAIM,
-                                           DRA_KIND_TEMPLATE};
+    static const enum dra_kind kinds[5] = {DRA_KIND_CLASS, DRA_KIND_SLICE, DRA_KIND_CLAIM,
+                                           DRA_KIND_TEMPLATE, DRA_KIND_TAINT_RULE};
     char *before = strdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
     json_object *v1 = NULL;
     int rc = dra_json_as_v1(kinds[kind], DRA_API_V1BETA1, obj, &v1);
@@ -132,8 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > (1u << 20))
         return 0;
-    unsigned kind = data[0] & 3;
-    bool v1beta1 = data[0] & 4;
+    unsigned kind = (data[0] & 7) % 5;
+    bool v1beta1 = data[0] & 8;
     json_tokener *tok = json_tokener_new_ex(64);
     if (!tok)
         return 0;

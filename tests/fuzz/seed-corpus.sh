@@ -120,7 +120,8 @@ for e in "device.driver == 'gpu.nvidia.com'" \
 done
 
 # dra: every DRA object of the DRA fixtures, behind the byte that picks its kind (fuzz_dra.c).
-for pair in '0 deviceclasses' '1 resourceslices' '2 resourceclaims' '3 resourceclaimtemplates'; do
+for pair in '0 deviceclasses' '1 resourceslices' '2 resourceclaims' '3 resourceclaimtemplates' \
+  '4 devicetaintrules'; do
   k=${pair%% *} key=${pair#* }
   jq -c --arg k "$key" '.[$k][]? ' "$fixtures"/dra/*.json 2>/dev/null | sort -u |
     while IFS= read -r o; do { printf "\\$(printf '%03o' "$k")"; printf '%s' "$o"; } | put dra; done

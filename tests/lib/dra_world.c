@@ -59,6 +59,7 @@ int dra_world_load(json_object *root, const struct gpu_set *gpus, struct dra_wor
          project_dra_template(o_, &w->templates[w->n_templates]));
     LOAD("deviceclasses", classes, n_classes, project_dra_class(o_, &w->classes[w->n_classes]));
     LOAD("resourceslices", slices, n_slices, project_dra_slice(o_, &w->slices[w->n_slices]));
+    LOAD("devicetaintrules", rules, n_rules, project_dra_taint_rule(o_, &w->rules[w->n_rules]));
     w->node_ptrs = calloc(w->n_nodes + 1, sizeof(*w->node_ptrs));
     if (!w->node_ptrs) {
         snprintf(err, errlen, "out of memory");
@@ -92,6 +93,8 @@ void dra_world_cleanup(struct dra_world *w)
         dra_class_cleanup(&w->classes[i]);
     for (size_t i = 0; i < w->n_slices; i++)
         dra_slice_cleanup(&w->slices[i]);
+    for (size_t i = 0; i < w->n_rules; i++)
+        dra_taint_rule_cleanup(&w->rules[i]);
     free(w->nodes);
     free(w->node_ptrs);
     free(w->pods);
@@ -99,6 +102,7 @@ void dra_world_cleanup(struct dra_world *w)
     free(w->templates);
     free(w->classes);
     free(w->slices);
+    free(w->rules);
     gpu_set_cleanup(&w->dra_gpus);
     memset(w, 0, sizeof(*w));
 }
@@ -106,10 +110,9 @@ void dra_world_cleanup(struct dra_world *w)
 int dra_world_apply(struct dra_store *ds, json_object *root)
 {
     static const char *const keys[DRA_KIND_COUNT] = {
-        [DRA_KIND_CLAIM] = "resourceclaims",
-        [DRA_KIND_TEMPLATE] = "resourceclaimtemplates",
-        [DRA_KIND_CLASS] = "deviceclasses",
-        [DRA_KIND_SLICE] = "resourceslices",
+        [DRA_KIND_CLAIM] = "resourceclaims",        [DRA_KIND_TEMPLATE] = "resourceclaimtemplates",
+        [DRA_KIND_CLASS] = "deviceclasses",         [DRA_KIND_SLICE] = "resourceslices",
+        [DRA_KIND_TAINT_RULE] = "devicetaintrules",
     };
     int first = K_OK;
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
@@ -122,4 +125,19 @@ int dra_world_apply(struct dra_store *ds, json_object *root)
         }
     }
     return first;
+}
+
+size_t dra_world_taint_rules(void *ctx, const char *driver, const char *pool, const char *device,
+                             const struct dra_taint_rule **buf, size_t cap)
+{
+    const struct dra_world *w = ctx;
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_rules; i++) {
+        if (!dra_taint_rule_selects(&w->rules[i], driver, pool, device))
+            continue;
+        if (n < cap)
+            buf[n] = &w->rules[i];
+        n++;
+    }
+    return n;
 }

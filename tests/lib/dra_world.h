@@ -5,7 +5,7 @@
  *
  * A fixture holds real API objects: {"pod": Pod, "nodes": [Node...], "pods": [Pod...],
  * "resourceclaims": [...], "resourceclaimtemplates": [...], "deviceclasses": [...],
- * "resourceslices": [...], "expect": {...}}; every list may be absent.
+ * "resourceslices": [...], "devicetaintrules": [...], "expect": {...}}; every list may be absent.
  */
 #ifndef GPUTRI_TEST_DRA_WORLD_H
 #define GPUTRI_TEST_DRA_WORLD_H
@@ -34,6 +34,8 @@ struct dra_world {
     size_t n_classes;
     struct dra_slice *slices;
     size_t n_slices;
+    struct dra_taint_rule *rules; /* "devicetaintrules" */
+    size_t n_rules;
     struct gpu_set dra_gpus; /* DRA_GPU_SET_DEFAULT */
 };
 
@@ -52,9 +54,13 @@ void dra_world_cleanup(struct dra_world *w);
 
 struct dra_store;
 
+/* dra_world_taint_rules() - classify.h dra_view.device_taint_rules over w->rules (ctx = w). */
+size_t dra_world_taint_rules(void *ctx, const char *driver, const char *pool, const char *device,
+                             const struct dra_taint_rule **buf, size_t cap);
+
 /*
  * dra_world_apply() - put root's DRA objects ("resourceclaims", "resourceclaimtemplates",
- * "deviceclasses", "resourceslices", the order of enum dra_kind) into `ds` with
+ * "deviceclasses", "resourceslices", "devicetaintrules", the order of enum dra_kind) into `ds` with
  * core/cache/dra_store.h dra_store_apply_json(), every one tried. Returns K_OK, or the first
  * error.
  */

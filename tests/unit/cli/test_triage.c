@@ -56,17 +56,24 @@ static void load(const char *file, struct store **s, struct dra_store **ds, char
     json_object_put(root);
 }
 
-static void test_dra_exhausted_explain(void **state)
+/* triage_fixture() - the fixture's pod triaged from stores loaded with its objects (DRA GPU
+ * classes: the default set, in *dra, which the caller cleans up after triage_cleanup()). */
+static void triage_fixture(const char *file, struct gpu_set *dra, struct triage *t)
 {
-    (void)state;
     struct store *s;
     struct dra_store *ds;
     char ns[256], name[256];
-    load("recorded-dra-exhausted.json", &s, &ds, ns, name);
+    load(file, &s, &ds, ns, name);
+    assert_int_equal(gpu_set_parse(dra, DRA_GPU_SET_DEFAULT), K_OK);
+    assert_int_equal(triage_from_stores(s, ds, dra, ns, name, t), K_OK);
+}
+
+static void test_dra_exhausted_explain(void **state)
+{
+    (void)state;
     struct gpu_set dra;
-    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
     struct triage t;
-    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    triage_fixture("recorded-dra-exhausted.json", &dra, &t);
     assert_int_equal(t.result.cause, CAUSE_DRA_EXHAUSTED);
     char *text = test_explain_text(&t);
     if (getenv("GPUTRI_TEST_PRINT"))
@@ -138,14 +145,9 @@ static void test_dra_counters_explain(void **state)
 static void test_dra_no_match_explain_pools(void **state)
 {
     (void)state;
-    struct store *s;
-    struct dra_store *ds;
-    char ns[256], name[256];
-    load("recorded-dra-no-match.json", &s, &ds, ns, name);
     struct gpu_set dra;
-    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
     struct triage t;
-    assert_int_equal(triage_from_stores(s, ds, &dra, ns, name, &t), K_OK);
+    triage_fixture("recorded-dra-no-match.json", &dra, &t);
     assert_int_equal(t.result.cause, CAUSE_DRA_NO_MATCH);
     char *text = test_explain_text(&t);
     if (getenv("GPUTRI_TEST_PRINT"))
@@ -154,6 +156,30 @@ static void test_dra_no_match_explain_pools(void **state)
     assert_non_null(pools);
     assert_non_null(strstr(pools, "MATCHING"));
     assert_non_null(strstr(pools, "dra-node-0   gpu.nvidia.com   dra-node-0   1         0"));
+    free(text);
+    triage_cleanup(&t);
+    gpu_set_cleanup(&dra);
+}
+
+/* Tainted devices: the word, and explain's table of device taints, from a ResourceSlice and a
+ * DeviceTaintRule, with whether each keeps the deciding request off. */
+static void test_dra_tainted_explain(void **state)
+{
+    (void)state;
+    struct gpu_set dra;
+    struct triage t;
+    triage_fixture("hand-taint-rule.json", &dra, &t);
+    assert_int_equal(t.result.cause, CAUSE_DRA_TAINTED);
+    assert_non_null(strstr(t.result.detail, "DeviceTaintRule maint"));
+    char *text = test_explain_text(&t);
+    if (getenv("GPUTRI_TEST_PRINT"))
+        fputs(text, stdout);
+    const char *taints = strstr(text, "DRA device taints on those pools");
+    assert_non_null(taints);
+    assert_non_null(strstr(taints, "maintenance=true:NoExecute"));
+    assert_non_null(strstr(taints, "DeviceTaintRule maint"));
+    assert_non_null(strstr(taints, "yes"));
+    assert_non_null(strstr(text, "1 matching gpu.example.com devices carry an untolerated taint"));
     free(text);
     triage_cleanup(&t);
     gpu_set_cleanup(&dra);
@@ -446,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_dra_exhausted_explain),
         cmocka_unit_test(test_dra_counters_explain),
         cmocka_unit_test(test_dra_no_match_explain_pools),
+        cmocka_unit_test(test_dra_tainted_explain),
         cmocka_unit_test(test_dra_pod_without_dra),
         cmocka_unit_test(test_no_scheduler_grace),
         cmocka_unit_test(test_explain_every_classify_fixture),

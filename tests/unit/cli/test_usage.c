@@ -106,6 +106,14 @@ static void answer_list(struct fake_kube *f, const char *kind, json_object *arr,
     json_object_put(list);
 }
 
+/* The APIGroup document of an API server that serves resource.k8s.io/v1 (the DRA discovery). */
+static void answer_dra_discovery(struct fake_kube *f)
+{
+    fake_kube_answer(f, 200, 0,
+                     "{\"kind\":\"APIGroup\",\"name\":\"resource.k8s.io\",\"versions\":[{"
+                     "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}]}");
+}
+
 /* The reference: classify with every node and every pod in the store (what triage_run read
  * before it narrowed its LISTs). */
 static void reference(const struct world *w, json_object *pod, struct triage *t)
@@ -388,9 +396,7 @@ static void test_triage_unreadable_usage_pod(void **state)
     assert_non_null(dra);
     fake_kube_init(&f);
     c = fake_kube_client(&f);
-    fake_kube_answer(&f, 200, 0,
-                     "{\"kind\":\"APIGroup\",\"name\":\"resource.k8s.io\",\"versions\":[{"
-                     "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}]}");
+    answer_dra_discovery(&f);
     fake_kube_answer(&f, 200, 0,
                      "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[{},{\"a\":1}]}");
     assert_int_equal(dra_store_list(c, dra, &err), K_EPARSE);
@@ -622,11 +628,27 @@ static void test_triage_device_plugin_pod_lists_no_dra(void **state)
     struct fake_kube f;
     fake_kube_init(&f);
     struct triage t;
-    const char *nodes[] = {"n0"};
-    assert_int_equal(run_triage(&f, &w, pod, nodes, 1, &dra, &t), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    /* nvidia.com/gpu may be served by a DeviceClass (KEP-5004): the classes are read, and no
+       class has an extendedResourceName here, so nothing else of DRA */
+    fake_kube_answer(&f, 200, 0, json_object_to_json_string(pod));
+    json_object *none = json_object_new_array();
+    answer_dra_discovery(&f);
+    answer_list(&f, "DeviceClassList", none, NULL);
+    answer_list(&f, "NodeList", w.nodes, NULL);
+    answer_list(&f, "PodList", w.pods, "n0");
+    struct kube_client *c = fake_kube_client(&f);
+    struct kube_error err;
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(triage_run(c, &test_gpus, &dra, 0, "ml", "want", &t, &err), K_OK);
+    kube_client_free(c);
+    assert_int_equal(fake_kube_count(&f), 6);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
-        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+        if (i != 1 && i != 2)
+            assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_string_equal(fake_kube_request(&f, 1)->path, "/apis/resource.k8s.io");
+    assert_non_null(
+        strstr(fake_kube_request(&f, 2)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
+    json_object_put(none);
     assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
     triage_cleanup(&t);
     fake_kube_cleanup(&f);
@@ -732,15 +754,23 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     fake_kube_init(&f);
     answer_list(&f, "PodList", pending, NULL);
     answer_list(&f, "NodeList", w.nodes, NULL);
+    json_object *none = json_object_new_array();
+    answer_dra_discovery(&f);
+    answer_list(&f, "DeviceClassList", none, NULL); /* KEP-5004: only the classes */
+    json_object_put(none);
     answer_list(&f, "PodList", w.pods, "n0");
     struct kube_client *c = fake_kube_client(&f);
     struct kube_error err;
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, &dra, 0, NULL, &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    assert_int_equal(fake_kube_count(&f), 6);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
-        assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+        if (i != 2 && i != 3)
+            assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_string_equal(fake_kube_request(&f, 2)->path, "/apis/resource.k8s.io");
+    assert_non_null(
+        strstr(fake_kube_request(&f, 3)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
     assert_int_equal(rows.n, 2);
     assert_string_equal(rows.items[0].cause, "dra-exhausted");
     assert_int_equal(rows.items[0].source, POD_ROW_ANNOTATION);
@@ -788,6 +818,64 @@ static void test_pods_shows_rejected_failed_pods(void **state)
     world_cleanup(&w);
 }
 
+/* usage_list_dra: for pods with extended resources only, the DeviceClasses first; the other kinds
+ * only when a class has an extendedResourceName (KEP-5004); a 403 on the classes is no DRA. */
+static void test_usage_list_dra_ext(void **state)
+{
+    (void)state;
+    struct fake_kube f;
+    struct kube_error err;
+    struct dra_store *dra;
+    /* a class serving nvidia.com/gpu: every kind is read */
+    fake_kube_init(&f);
+    json_object *classes = json_object_new_array();
+    json_object_array_add(
+        classes, json_tokener_parse("{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{"
+                                    "\"extendedResourceName\":\"nvidia.com/gpu\"}}"));
+    json_object *none = json_object_new_array();
+    answer_dra_discovery(&f);
+    answer_list(&f, "DeviceClassList", classes, NULL);
+    answer_list(&f, "ResourceClaimList", none, NULL);
+    answer_list(&f, "ResourceClaimTemplateList", none, NULL);
+    answer_list(&f, "ResourceSliceList", none, NULL);
+    /* DeviceTaintRules not served (before 1.37): no error, none known */
+    fake_kube_answer(&f, 404, 0,
+                     "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"NotFound\","
+                     "\"code\":404}");
+    struct kube_client *c = fake_kube_client(&f);
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(usage_list_dra(c, false, &dra, &err), K_OK);
+    assert_non_null(dra);
+    assert_int_equal(fake_kube_count(&f), 6); /* discovery, then the kinds */
+    assert_string_equal(fake_kube_request(&f, 0)->path, "/apis/resource.k8s.io");
+    assert_non_null(strstr(fake_kube_request(&f, 5)->path, "devicetaintrules"));
+    assert_non_null(strstr(fake_kube_request(&f, 1)->path, "deviceclasses"));
+    dra_store_read_lock(dra);
+    assert_non_null(dra_store_extended_class(dra, "nvidia.com/gpu"));
+    dra_store_read_unlock(dra);
+    dra_store_free(dra);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+    /* the user may not read the DRA API: no DRA and no error for pods with extended
+       resources only; with claims the same 403 is an error */
+    for (int claims = 0; claims < 2; claims++) {
+        fake_kube_init(&f);
+        fake_kube_answer(&f, 403, 0,
+                         "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":\"deviceclasses "
+                         "is forbidden\",\"code\":403}");
+        c = fake_kube_client(&f);
+        memset(&err, 0, sizeof(err));
+        assert_int_equal(usage_list_dra(c, claims, &dra, &err), claims ? K_EFORBIDDEN : K_OK);
+        assert_null(dra);
+        if (!claims)
+            assert_int_equal(err.code, 0);
+        kube_client_free(c);
+        fake_kube_cleanup(&f);
+    }
+    json_object_put(classes);
+    json_object_put(none);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -805,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_pods_annotated_reads_one_list),
         cmocka_unit_test(test_pods_live_reads_the_nodes_it_needs),
         cmocka_unit_test(test_pods_dra_only_for_live_claim_pods),
+        cmocka_unit_test(test_usage_list_dra_ext),
         cmocka_unit_test(test_pods_shows_rejected_failed_pods),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);

@@ -172,6 +172,45 @@ static void test_preempting_is_normal(void **state)
     assert_string_equal(r.reason, "GPUPreempting");
 }
 
+/* binding (nominated, no victims, PVC volumes, nothing to wait for): left alone on a pod never
+ * annotated; over an earlier word, a Normal Event; written again under the same word only when
+ * its detail differs from the pod's gputri/detail. */
+static void test_binding_detail_refreshed(void **state)
+{
+    (void)state;
+    json_object *p = test_pod("gpu-triage", "binder", "1", NULL, "Pending", "lab-node-0", 1, NULL);
+    json_object *st = NULL, *spec = NULL, *meta = NULL;
+    json_object_object_get_ex(p, "status", &st);
+    json_object_object_get_ex(p, "spec", &spec);
+    json_object_object_add(st, "nominatedNodeName", json_object_new_string("lab-node-0"));
+    json_object_object_add(spec, "volumes",
+                           json_tokener_parse("[{\"name\":\"data\",\"persistentVolumeClaim\":"
+                                              "{\"claimName\":\"data\"}}]"));
+    json_object *again = json_object_get(p);
+    put(p);
+    /* bound at once (nothing to wait for), never annotated: left alone */
+    struct recorder r0 = run("gpu-triage/binder", NULL);
+    assert_int_equal(r0.annotations + r0.events, 0);
+    /* annotated before (a word it has left): binding is written */
+    struct recorder r = run("gpu-triage/binder", "exhausted");
+    assert_string_equal(r.cause, "binding");
+    assert_string_equal(r.event_type, "Normal");
+    assert_string_equal(r.reason, "GPUBinding");
+    assert_non_null(strstr(r.detail, "binding PVC volumes"));
+    /* written, but the store has not seen the detail yet: written again */
+    struct recorder r2 = run("gpu-triage/binder", "binding");
+    assert_int_equal(r2.annotations, 1);
+    /* the pod carries this detail: nothing to write */
+    json_object_object_get_ex(again, "metadata", &meta);
+    json_object *ann = json_object_new_object();
+    json_object_object_add(ann, "gputri/cause", json_object_new_string("binding"));
+    json_object_object_add(ann, "gputri/detail", json_object_new_string(r.detail));
+    json_object_object_add(meta, "annotations", ann);
+    put(again);
+    struct recorder r3 = run("gpu-triage/binder", "binding");
+    assert_int_equal(r3.annotations + r3.events, 0);
+}
+
 static void test_cause_change_rewrites(void **state)
 {
     (void)state;
@@ -257,7 +296,8 @@ static enum reconcile_kind plan_fixture(const char *file, enum cause *cause, cha
     struct gpu_set dra_classes;
     assert_int_equal(gpu_set_parse(&dra_classes, DRA_GPU_SET_DEFAULT), K_OK);
     static const char *const keys[DRA_KIND_COUNT] = {"resourceclaims", "resourceclaimtemplates",
-                                                     "deviceclasses", "resourceslices"};
+                                                     "deviceclasses", "resourceslices",
+                                                     "devicetaintrules"};
     unsigned ch = 0;
     json_object *a = NULL;
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
@@ -391,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_blocked_pod_is_annotated_once),
         cmocka_unit_test(test_rejected_pod_is_written_once),
         cmocka_unit_test(test_preempting_is_normal),
+        cmocka_unit_test(test_binding_detail_refreshed),
         cmocka_unit_test(test_cause_change_rewrites),
         cmocka_unit_test(test_placed_pod_becomes_ok),
         cmocka_unit_test(test_untouched_pods),

@@ -141,7 +141,7 @@ static void test_snapshot_after_list(void **state)
     for (;;) {
         wh_cache_read(c, &snap);
         bool dra = true;
-        for (int k = 0; k < DRA_KIND_COUNT; k++)
+        for (int k = 0; k < DRA_KIND_CORE_COUNT; k++)
             dra = dra && dra_store_synced(snap.dra, (enum dra_kind)k);
         wh_cache_release(c);
         if (wh_cache_synced(c) && dra)

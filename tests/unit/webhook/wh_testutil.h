@@ -112,9 +112,9 @@ static inline int owned_snapshot_build(struct owned_snapshot *o, json_object *s,
     if (!(o->dra = dra_store_new()))
         return K_ENOMEM;
     /* the fixture's keys, in the order of enum dra_kind */
-    static const char *const dra_keys[DRA_KIND_COUNT] = {"resourceClaims", "resourceClaimTemplates",
-                                                         "deviceClasses", "resourceSlices"};
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+    static const char *const dra_keys[DRA_KIND_CORE_COUNT] = {
+        "resourceClaims", "resourceClaimTemplates", "deviceClasses", "resourceSlices"};
+    for (int k = 0; k < DRA_KIND_CORE_COUNT; k++) {
         json_object *items = NULL;
         if (!json_object_object_get_ex(s, dra_keys[k], &items))
             continue; /* never listed: the checks reading this kind stay off */

@@ -23,6 +23,7 @@
 #include "kube/project.h"
 #include "model/dra.h"
 #include "objects.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 static const struct dra_claim *w_claim(void *ctx, const char *ns, const char *name)
@@ -52,6 +53,18 @@ static const struct dra_class *w_class(void *ctx, const char *name)
         if (strcmp(w->classes[i].name, name) == 0)
             return &w->classes[i];
     return NULL;
+}
+
+/* The class serving an extended resource, as the store picks it (dra_store_extended_class). */
+static const struct dra_class *w_extended_class(void *ctx, const char *resource)
+{
+    const struct dra_world *w = ctx;
+    const struct dra_class *best = NULL;
+    for (size_t i = 0; i < w->n_classes; i++)
+        if (dra_extended_class_serves(&w->classes[i], resource) &&
+            dra_extended_class_wins(&w->classes[i], best))
+            best = &w->classes[i];
+    return best;
 }
 
 /* A superset on purpose: every slice of the driver; classify applies node selection. */
@@ -184,6 +197,8 @@ static int run_fixture(const char *path, void *ctx)
         .node_slices = w_slices,
         .device_holder = w_holder,
         .device_shares = w_shares,
+        .device_taint_rules = dra_world_taint_rules,
+        .extended_class = w_extended_class,
     };
     struct classify_input in = {
         .pod = &w.pod,
@@ -193,6 +208,22 @@ static int run_fixture(const char *path, void *ctx)
         .usage_ctx = &w,
         .dra = &view,
     };
+    /* "now" (RFC 3339; binding fixtures: the time of the snapshot) and the pods being deleted on
+     * the nominated node, as core/triage/triage.c triage_fill_facts finds them */
+    json_object *now = NULL;
+    if (json_object_object_get_ex(root, "now", &now))
+        assert_true(clock_parse_rfc3339(json_object_get_string(now), &in.now));
+    const char *victims[8];
+    for (size_t i = 0; w.pod.nominated_node && i < w.n_pods; i++) {
+        const struct kpod *p = &w.pods[i];
+        if (!p->node_name || strcmp(p->node_name, w.pod.nominated_node) != 0 || !p->deleting ||
+            pod_is_terminal(p))
+            continue;
+        if (in.n_victims < sizeof(victims) / sizeof(victims[0]))
+            victims[in.n_victims++] = p->name;
+        in.victims_total++;
+    }
+    in.victims = victims;
     struct classify_result res = {.verdicts = verdicts};
     assert_int_equal(classify(&in, &res), K_OK);
 
@@ -210,13 +241,14 @@ static int run_fixture(const char *path, void *ctx)
     }
     /* a DRA cause per node is carried by the deciding verdict, with its numbers */
     if ((res.cause == CAUSE_DRA_NO_DRIVER || res.cause == CAUSE_DRA_NO_MATCH ||
-         res.cause == CAUSE_DRA_EXHAUSTED) &&
+         res.cause == CAUSE_DRA_TAINTED || res.cause == CAUSE_DRA_EXHAUSTED) &&
         (res.closest.dra_step != res.cause || !res.closest.dra_request)) {
         print_error("%s: closest verdict lacks the DRA step\n", path);
         failures++;
     }
     if (res.cause == CAUSE_DRA_EXHAUSTED && res.closest.dra_free >= res.closest.dra_matching &&
-        res.closest.dra_matching > 0 && res.closest.dra_wanted <= (int64_t)res.closest.dra_free) {
+        res.closest.dra_matching > 0 && res.closest.dra_wanted <= (int64_t)res.closest.dra_free &&
+        !strstr(res.detail, "together the pod's requests ask more devices")) {
         print_error("%s: exhausted, yet %zu of %zu matching devices free\n", path,
                     res.closest.dra_free, res.closest.dra_matching);
         failures++;
@@ -229,6 +261,10 @@ static int run_fixture(const char *path, void *ctx)
     assert_int_equal(classify(&plain, &r2), K_OK);
     if (w.pod.gpu_requests.n == 0 && r2.cause != CAUSE_NO_REQUEST) {
         print_error("%s: without a DRA view got %s\n", path, cause_word(r2.cause));
+        failures++;
+    }
+    if (res.cause == CAUSE_DRA_TAINTED && res.closest.dra_tainted == 0) {
+        print_error("%s: dra-tainted without a tainted device\n", path);
         failures++;
     }
     printf("  %-48s %-20s %s\n", strrchr(path, '/') + 1, got, res.detail);
@@ -253,7 +289,8 @@ static void test_words(void **state)
 {
     (void)state;
     const char *words[] = {"dra-template-missing", "dra-claim-missing", "dra-class-missing",
-                           "dra-no-driver",        "dra-no-match",      "dra-exhausted"};
+                           "dra-no-driver",        "dra-no-match",      "dra-tainted",
+                           "dra-exhausted"};
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         int c = cause_from_word(words[i]);
         assert_true(c >= 0);
@@ -264,7 +301,10 @@ static void test_words(void **state)
     assert_true(cause_rank(CAUSE_OK) < cause_rank(CAUSE_DRA_TEMPLATE_MISSING));
     assert_true(cause_rank(CAUSE_DRA_CLASS_MISSING) < cause_rank(CAUSE_LABEL_MISMATCH));
     assert_true(cause_rank(CAUSE_EXHAUSTED) < cause_rank(CAUSE_DRA_NO_DRIVER));
+    assert_true(cause_rank(CAUSE_DRA_NO_MATCH) < cause_rank(CAUSE_DRA_TAINTED));
+    assert_true(cause_rank(CAUSE_DRA_TAINTED) < cause_rank(CAUSE_DRA_EXHAUSTED));
     assert_true(cause_rank(CAUSE_DRA_EXHAUSTED) < cause_rank(CAUSE_GPU_FITS));
+    assert_string_equal(cause_event_reason(CAUSE_DRA_TAINTED), "DRADeviceTainted");
     assert_int_equal(cause_rank(CAUSE_COUNT), -1);
 }
 

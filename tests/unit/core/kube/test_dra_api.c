@@ -76,6 +76,8 @@ static void test_names_and_paths(void **state)
                         "/apis/resource.k8s.io/v1beta1/resourceclaims");
     assert_string_equal(dra_kind_path(DRA_KIND_TEMPLATE, DRA_API_V1BETA2),
                         "/apis/resource.k8s.io/v1beta2/resourceclaimtemplates");
+    assert_string_equal(dra_kind_path(DRA_KIND_TAINT_RULE, DRA_API_V1),
+                        "/apis/resource.k8s.io/v1/devicetaintrules");
     assert_string_equal(dra_kind_path(DRA_KIND_CLASS, DRA_API_NONE), "");
     assert_string_equal(dra_kind_path(DRA_KIND_COUNT, DRA_API_V1), "");
     assert_string_equal(dra_kind_name(DRA_KIND_CLASS), "deviceclasses");

@@ -398,6 +398,92 @@ static void test_counters_capacity(void **state)
     assert_false(dra_qname_is("e", "memory", "d/memory"));
 }
 
+/* devices[].taints[], request tolerations and DeviceTaintRule, as a 1.37 API server serves them */
+static void test_taints(void **state)
+{
+    (void)state;
+    json_object *o =
+        parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"gpu.nvidia.com\",\"pool\":"
+              "{\"name\":\"n0\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n0\","
+              "\"devices\":[{\"name\":\"gpu-0\",\"taints\":[{\"key\":\"gpu.nvidia.com/xid\","
+              "\"value\":\"79\",\"effect\":\"NoSchedule\",\"timeAdded\":\"2026-12-06T08:00:00Z\"},"
+              "{\"key\":\"k\",\"effect\":\"None\"},{\"key\":\"f\",\"effect\":\"Future\"}]},"
+              "{\"name\":\"gpu-1\"}]}}");
+    struct dra_slice s;
+    assert_int_equal(project_dra_slice(o, &s), K_OK);
+    json_object_put(o);
+    assert_int_equal(s.devices[0].n_taints, 3);
+    assert_string_equal(s.devices[0].taints[0].key, "gpu.nvidia.com/xid");
+    assert_string_equal(s.devices[0].taints[0].value, "79");
+    assert_int_equal(s.devices[0].taints[0].effect, DRA_EFFECT_NO_SCHEDULE);
+    assert_string_equal(s.devices[0].taints[0].time_added, "2026-12-06T08:00:00Z");
+    assert_null(s.devices[0].taints[1].value);
+    assert_int_equal(s.devices[0].taints[1].effect, DRA_EFFECT_NONE);
+    assert_int_equal(s.devices[0].taints[2].effect, DRA_EFFECT_UNKNOWN);
+    assert_int_equal(s.devices[1].n_taints, 0);
+    dra_slice_cleanup(&s);
+
+    /* a taint without a key does not pass validation */
+    o = parse("{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":"
+              "\"p\"},\"devices\":[{\"name\":\"x\",\"taints\":[{\"effect\":\"NoSchedule\"}]}]}}");
+    assert_int_equal(project_dra_slice(o, &s), K_EPARSE);
+    json_object_put(o);
+
+    o = parse("{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"spec\":{\"devices\":{"
+              "\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"g\","
+              "\"tolerations\":[{\"key\":\"gpu.nvidia.com/xid\",\"operator\":\"Exists\","
+              "\"effect\":\"NoSchedule\"},{\"key\":\"a\",\"value\":\"b\"},{\"operator\":"
+              "\"Exists\"},{\"key\":\"z\",\"operator\":\"Lt\"}]}},{\"name\":\"alt\","
+              "\"firstAvailable\":[{\"name\":\"one\",\"deviceClassName\":\"g\","
+              "\"tolerations\":[{\"key\":\"k\",\"operator\":\"Equal\",\"value\":\"v\","
+              "\"effect\":\"NoExecute\",\"tolerationSeconds\":30}]}]}]}}}");
+    struct dra_claim c;
+    assert_int_equal(project_dra_claim(o, &c), K_OK);
+    json_object_put(o);
+    const struct dra_exact *e = &c.spec.requests[0].exactly;
+    assert_int_equal(e->n_tolerations, 4);
+    assert_string_equal(e->tolerations[0].key, "gpu.nvidia.com/xid");
+    assert_int_equal(e->tolerations[0].op, DRA_TOL_EXISTS);
+    assert_false(e->tolerations[0].any_effect);
+    assert_int_equal(e->tolerations[0].effect, DRA_EFFECT_NO_SCHEDULE);
+    assert_int_equal(e->tolerations[1].op, DRA_TOL_EQUAL);
+    assert_string_equal(e->tolerations[1].value, "b");
+    assert_true(e->tolerations[1].any_effect);
+    assert_null(e->tolerations[2].key);
+    assert_int_equal(e->tolerations[3].op, DRA_TOL_OTHER);
+    const struct dra_exact *sub = &c.spec.requests[1].first_available[0];
+    assert_int_equal(sub->n_tolerations, 1);
+    assert_int_equal(sub->tolerations[0].effect, DRA_EFFECT_NO_EXECUTE);
+    dra_claim_cleanup(&c);
+
+    o = parse("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceTaintRule\","
+              "\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{\"driver\":"
+              "\"gpu.nvidia.com\",\"pool\":\"n0\"},\"taint\":{\"key\":\"maint\",\"value\":"
+              "\"true\",\"effect\":\"NoExecute\"}}}");
+    struct dra_taint_rule r;
+    assert_int_equal(project_dra_taint_rule(o, &r), K_OK);
+    json_object_put(o);
+    assert_string_equal(r.name, "r");
+    assert_true(r.has_selector);
+    assert_string_equal(r.driver, "gpu.nvidia.com");
+    assert_string_equal(r.pool, "n0");
+    assert_null(r.device);
+    assert_string_equal(r.taint.key, "maint");
+    assert_int_equal(r.taint.effect, DRA_EFFECT_NO_EXECUTE);
+    dra_taint_rule_cleanup(&r);
+
+    /* no selector: selects nothing; no taint: not valid */
+    o = parse("{\"metadata\":{\"name\":\"r\"},\"spec\":{\"taint\":{\"key\":\"k\","
+              "\"effect\":\"NoSchedule\"}}}");
+    assert_int_equal(project_dra_taint_rule(o, &r), K_OK);
+    assert_false(r.has_selector);
+    dra_taint_rule_cleanup(&r);
+    json_object_put(o);
+    o = parse("{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{}}}");
+    assert_int_equal(project_dra_taint_rule(o, &r), K_EPARSE);
+    json_object_put(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_slice_caps), cmocka_unit_test(test_claim),
         cmocka_unit_test(test_claim_caps), cmocka_unit_test(test_template),
         cmocka_unit_test(test_pod_claims), cmocka_unit_test(test_counters_capacity),
+        cmocka_unit_test(test_taints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "cache/dra_store.h"
 #include "cache/store.h"
 #include "gpus.h"
 #include "kube/project.h"
@@ -290,6 +291,42 @@ static void test_dra_changes(void **state)
     assert_false(requeue_after_dra_event(&plain, NULL, &slice, NULL));
 }
 
+/* A pod asking nvidia.com/gpu (no claims): DRA events concern it only while a DeviceClass serves
+ * it (KEP-5004), or served it when its word was given. */
+static void test_dra_changes_extended(void **state)
+{
+    (void)state;
+    struct pod_ext_request er = {.resource = "nvidia.com/gpu", .count = 1};
+    struct pod_ext ext = {.requests = &er, .n_requests = 1};
+    struct kpod p = {.ns = "t", .uid = "u", .ext = &ext};
+    struct requeue_record rec = {.valid = true, .word = CAUSE_NO_GPU_NODE, .uid = "u"};
+    struct requeue_dra_change slice = {.kind = DRA_KIND_SLICE, .name = "s"};
+    struct requeue_dra_change cls = {.kind = DRA_KIND_CLASS, .name = "gpu.nvidia.com"};
+    struct dra_store *dra = dra_store_new();
+    assert_non_null(dra);
+    dra_store_read_lock(dra);
+    assert_false(requeue_after_dra_event(&p, &rec, &slice, dra)); /* no class serves it */
+    assert_false(requeue_after_dra_event(&p, &rec, &cls, dra));
+    rec.word = CAUSE_DRA_EXHAUSTED; /* a class served it: the class may have gone */
+    assert_true(requeue_after_dra_event(&p, &rec, &cls, dra));
+    assert_true(requeue_after_dra_event(&p, &rec, &slice, dra));
+    dra_store_read_unlock(dra);
+    json_object *c = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{\"extendedResourceName\":"
+        "\"nvidia.com/gpu\"}}");
+    assert_int_equal(dra_store_apply_json(dra, DRA_KIND_CLASS, c, 0), K_OK);
+    json_object_put(c);
+    dra_store_read_lock(dra);
+    rec.word = CAUSE_GPU_FITS;
+    assert_true(triage_ext_served(&p, dra));
+    assert_true(requeue_after_dra_event(&p, &rec, &slice, dra));
+    assert_true(requeue_after_dra_event(&p, &rec, &cls, dra));
+    rec.word = CAUSE_SCHEDULING_GATED; /* reads no device */
+    assert_false(requeue_after_dra_event(&p, &rec, &slice, dra));
+    dra_store_read_unlock(dra);
+    dra_store_free(dra);
+}
+
 /* xorshift64*: a deterministic stream for the property runs. */
 static uint64_t next(uint64_t *x)
 {
@@ -378,6 +415,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_changes, setup, teardown),
         cmocka_unit_test(test_dra_changes),
+        cmocka_unit_test(test_dra_changes_extended),
         cmocka_unit_test_setup_teardown(test_scheduler_message, setup, teardown),
         cmocka_unit_test(test_targeted_equals_recheck_all),
     };

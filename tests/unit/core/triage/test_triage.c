@@ -28,6 +28,7 @@
 #include "kube/project.h"
 #include "objects.h"
 #include "triage/triage.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 /* 2026-01-01T00:00:00Z, the "now" of the facts tests. */
@@ -190,6 +191,9 @@ static int run_dra_fixture(const char *path, void *ctx)
     load_dra_fixture(root, &ds, &st, &pod);
 
     struct triage_source src = {.store = st, .dra = ds, .dra_classes = classes};
+    json_object *now = member(root, "now"); /* binding fixtures: the time of the snapshot */
+    if (now)
+        assert_true(clock_parse_rfc3339(json_object_get_string(now), &src.now));
     struct classify_result r;
     r.verdicts = NULL;
     store_read_lock(st);

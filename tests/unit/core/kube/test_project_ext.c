@@ -1,0 +1,139 @@
+/* test_project_ext.c - core/kube/project_ext.c: extended resources served by DRA (KEP-5004)
+ * from JSON: a DeviceClass's extendedResourceName, a pod's per-container requests and its
+ * status.extendedResourceClaimStatus. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "gpus.h"
+#include "kube/project.h"
+#include "model/dra.h"
+#include "util/result.h"
+
+static json_object *parse(const char *text)
+{
+    json_object *o = json_tokener_parse(text);
+    assert_non_null(o);
+    return o;
+}
+
+static void test_class(void **state)
+{
+    (void)state;
+    json_object *o =
+        parse("{\"metadata\":{\"name\":\"gpu.nvidia.com\",\"creationTimestamp\":\"2026-12-06T08:00:"
+              "00Z\"},"
+              "\"spec\":{\"extendedResourceName\":\"nvidia.com/gpu\",\"selectors\":[{\"cel\":{"
+              "\"expression\":\"device.driver == 'gpu.nvidia.com'\"}}]}}");
+    struct dra_class c;
+    assert_int_equal(project_dra_class(o, &c), K_OK);
+    assert_string_equal(c.extended_resource_name, "nvidia.com/gpu");
+    assert_true(c.created > 0);
+    dra_class_cleanup(&c);
+    json_object_put(o);
+    o = parse(
+        "{\"metadata\":{\"name\":\"mig.nvidia.com\"},\"spec\":{\"extendedResourceName\":\"\"}}");
+    assert_int_equal(project_dra_class(o, &c), K_OK);
+    assert_null(c.extended_resource_name);
+    assert_int_equal(c.created, 0);
+    dra_class_cleanup(&c);
+    json_object_put(o);
+}
+
+static void test_special_claim(void **state)
+{
+    (void)state;
+    json_object *o =
+        parse("{\"metadata\":{\"name\":\"p-extended-resources-abcde\",\"namespace\":\"ns\","
+              "\"annotations\":{\"resource.kubernetes.io/extended-resource-claim\":\"true\"},"
+              "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":\"p\",\"uid\":"
+              "\"u1\","
+              "\"controller\":true}]},\"spec\":{\"devices\":{\"requests\":[{\"name\":"
+              "\"container-0-request-0\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\","
+              "\"allocationMode\":\"ExactCount\",\"count\":1}}]}}}");
+    struct dra_claim c;
+    assert_int_equal(project_dra_claim(o, &c), K_OK);
+    assert_true(c.extended);
+    assert_string_equal(c.owner_pod_name, "p");
+    assert_string_equal(c.owner_pod_uid, "u1");
+    dra_claim_cleanup(&c);
+    json_object_put(o);
+}
+
+/* Init container 0 (not a sidecar) asks 3, sidecar 1 asks 1, main 2 asks 2 (and cpu, memory),
+ * main 3 asks through limits only; the implicit class name is kept too, amd.com/foo is not. */
+static void test_pod(void **state)
+{
+    (void)state;
+    json_object *o = parse(
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u1\"},\"spec\":{"
+        "\"initContainers\":[{\"name\":\"init\",\"resources\":{\"requests\":{\"nvidia.com/"
+        "gpu\":\"3\"}}},"
+        "{\"name\":\"side\",\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{"
+        "\"nvidia.com/gpu\":\"1\"}}}],"
+        "\"containers\":[{\"name\":\"main\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":"
+        "\"1Gi\","
+        "\"nvidia.com/gpu\":\"2\",\"example.com/foo\":\"1\"}}},"
+        "{\"name\":\"lim\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\",\"cpu\":\"2\"},"
+        "\"requests\":{\"cpu\":\"1\",\"deviceclass.resource.kubernetes.io/"
+        "gpu.nvidia.com\":\"1\"}}}]},"
+        "\"status\":{\"extendedResourceClaimStatus\":{\"resourceClaimName\":\"p-extended-resources-"
+        "x\","
+        "\"requestMappings\":[{\"containerName\":\"main\",\"resourceName\":\"nvidia.com/gpu\","
+        "\"requestName\":\"container-2-request-3\"}]}}}");
+    struct kpod p;
+    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
+    assert_non_null(p.ext);
+    assert_int_equal(p.ext->n_requests, 5);
+    const struct pod_ext_request *r = p.ext->requests;
+    /* sorted by resource, then container */
+    assert_string_equal(r[0].resource, "deviceclass.resource.kubernetes.io/gpu.nvidia.com");
+    assert_int_equal(r[0].container, 3);
+    assert_int_equal(r[0].index, 1); /* cpu < deviceclass... < nvidia.com/gpu */
+    assert_string_equal(r[1].resource, "nvidia.com/gpu");
+    assert_int_equal(r[1].container, 0);
+    assert_true(r[1].short_lived);
+    assert_int_equal(r[1].count, 3);
+    assert_int_equal(r[2].container, 1);
+    assert_false(r[2].short_lived);
+    assert_int_equal(r[3].container, 2);
+    assert_int_equal(r[3].index, 3); /* cpu, example.com/foo, memory, nvidia.com/gpu */
+    assert_int_equal(r[3].count, 2);
+    assert_int_equal(r[4].container, 3);
+    assert_int_equal(r[4].index, 2); /* from limits: cpu, deviceclass..., nvidia.com/gpu */
+    assert_string_equal(p.ext->claim_name, "p-extended-resources-x");
+    assert_int_equal(p.ext->n_mappings, 1);
+    assert_string_equal(p.ext->mappings[0].request, "container-2-request-3");
+    assert_true(pod_has_ext_requests(&p));
+    pod_cleanup(&p);
+    json_object_put(o);
+
+    /* nothing to keep: no ext; a fractional quantity is left out */
+    o = parse("{\"metadata\":{\"name\":\"q\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+              "\"resources\":{\"requests\":{\"cpu\":\"1\",\"nvidia.com/gpu\":\"500m\"}}}]}}");
+    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
+    assert_null(p.ext);
+    pod_cleanup(&p);
+    json_object_put(o);
+
+    o = parse("{\"metadata\":{\"name\":\"q\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+              "\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"x\"}}}]}}");
+    assert_int_not_equal(project_pod(o, &test_gpus, &p), K_OK);
+    json_object_put(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_class),
+        cmocka_unit_test(test_special_claim),
+        cmocka_unit_test(test_pod),
+    };
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
+}
