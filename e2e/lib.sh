@@ -90,7 +90,8 @@ dra_api_version() {
 # objects of resource.k8s.io/VERSION, on stdout (for `kc apply -f -`): apiVersion rewritten; for
 # v1beta1 also the layout (kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1beta1/
 # types.go): a request's `exactly` fields go on the request itself, a ResourceSlice device's
-# fields into `basic`. Other documents pass through unchanged.
+# fields into `basic`; below v1 a DeviceClass loses spec.extendedResourceName (KEP-5004, 1.34+).
+# Other documents pass through unchanged.
 dra_manifests() {
   python3 - "$@" <<'PY'
 import sys, yaml
@@ -105,10 +106,12 @@ for d in docs:
     if not str(d.get("apiVersion", "")).startswith("resource.k8s.io/"):
         continue
     d["apiVersion"] = "resource.k8s.io/" + version
-    if version != "v1beta1":
-        continue
     spec = d.get("spec") or {}
     kind = d.get("kind")
+    if version != "v1" and kind == "DeviceClass":
+        spec.pop("extendedResourceName", None)  # KEP-5004: v1 only (1.34+)
+    if version != "v1beta1":
+        continue
     if kind in ("ResourceClaim", "ResourceClaimTemplate"):
         for r in requests(spec.get("spec") if kind == "ResourceClaimTemplate" else spec):
             r.update(r.pop("exactly", None) or {})
