@@ -125,7 +125,10 @@ static void put_pending(struct line *l, const struct dra_claim *c, const struct 
 static void put_work(struct line *l, const struct kpod *pod)
 {
     if (pod->n_claims == 0 && !pod->pvc_volumes) {
-        line_printf(l, "binding the pod");
+        /* KEP-5004: the claim for extended resources a DeviceClass serves is made in PreBind */
+        line_printf(l, pod_has_ext_requests(pod)
+                           ? "binding the claim it creates for the pod's extended resources"
+                           : "binding the pod");
         return;
     }
     line_printf(l, "binding ");

@@ -247,7 +247,7 @@ static enum cause nominated_word(const struct classify_input *in, const struct d
     }
     if (!pod->nominated_node)
         return CAUSE_COUNT;
-    if (pod->n_claims > 0 || pod->pvc_volumes || f.devices > 0) {
+    if (pod->n_claims > 0 || pod->pvc_volumes || f.devices > 0 || dra_prep_ext(prep)) {
         binding_put(l, pod, &f, timeout, false);
         out->binding_waits = f.pending > 0;
         out->binding_until = f.deadline;

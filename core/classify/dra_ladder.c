@@ -443,6 +443,11 @@ bool dra_prep_serves(const struct dra_prep *p, const char *resource)
     return false;
 }
 
+bool dra_prep_ext(const struct dra_prep *p)
+{
+    return p && p->n_ext > 0;
+}
+
 bool dra_prep_gpu(const struct dra_prep *p)
 {
     return p && p->gpu;

@@ -31,6 +31,13 @@ void dra_prep_free(struct dra_prep *p);
  */
 bool dra_prep_serves(const struct dra_prep *p, const char *resource);
 
+/*
+ * dra_prep_ext() - whether a DeviceClass serves one of the pod's extended resources (the prep
+ * holds requests for it): on a node without a device plugin for it, kube-scheduler creates the
+ * pod's claim for them in PreBind, so a nominated node may mean binding. False for a NULL prep.
+ */
+bool dra_prep_ext(const struct dra_prep *p);
+
 /* Whether the pod has GPU claims (or claims that cannot be inspected). */
 bool dra_prep_gpu(const struct dra_prep *p);
 
