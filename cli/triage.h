@@ -5,9 +5,10 @@
  * fieldSelector=spec.nodeName when they are at most USAGE_PER_NODE_MAX, one LIST of every
  * non-terminal pod otherwise; none for a pod decided before the per-node steps); when it has
  * spec.resourceClaims, also LIST the four DRA kinds (resourceclaims, resourceclaimtemplates,
- * deviceclasses, resourceslices) into a DRA store (none when the API does not serve
- * resource.k8s.io/v1). A pod without claims never needs the DRA objects: the DRA steps of the
- * ladder look only at the pod's own claims.
+ * deviceclasses, resourceslices) into a DRA store at the version of resource.k8s.io discovery
+ * finds (core/cache/dra_store.h dra_store_list: v1, else v1beta2, else v1beta1; none when the
+ * API server serves none of them). A pod without claims never needs the DRA objects: the DRA steps
+ * of the ladder look only at the pod's own claims.
  */
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H

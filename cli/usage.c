@@ -348,7 +348,9 @@ int usage_list_dra(struct kube_client *c, bool claims, struct dra_store **out,
     if (claims) {
         rc = dra_store_list(c, dra, err);
     } else {
-        rc = dra_store_list_kind(c, dra, DRA_KIND_CLASS, err);
+        rc = dra_store_discover(c, dra, err); /* the DRA API version served */
+        if (rc == K_OK)
+            rc = dra_store_list_kind(c, dra, DRA_KIND_CLASS, err);
         bool served = false;
         if (rc == K_OK) {
             dra_store_read_lock(dra);
@@ -363,7 +365,7 @@ int usage_list_dra(struct kube_client *c, bool claims, struct dra_store **out,
             if (k != DRA_KIND_CLASS)
                 rc = dra_store_list_kind(c, dra, (enum dra_kind)k, err);
     }
-    /* resource.k8s.io/v1 not served: no DRA; for pods with extended resources only, also when
+    /* no DRA version served: no DRA; for pods with extended resources only, also when
        the user may not read the DRA objects: they are classified as before KEP-5004 */
     if (rc == K_ENOTFOUND || (!claims && rc == K_EFORBIDDEN)) {
         memset(err, 0, sizeof(*err));

@@ -54,12 +54,15 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
     c->nodes = informer_new(cfg, &no, &nh);
     c->dra = dra_store_new();
     int dra_ok = c->dra != NULL;
-    for (int k = 0; k < DRA_KIND_COUNT && c->opts.dra_classes; k++) {
-        c->dra_ctx[k] = (struct controller_dra_ctx){c, (enum dra_kind)k};
-        struct informer_handlers dh = controller_dra_handlers(c, (enum dra_kind)k);
-        struct informer_options dopt = {.name = dra_kind_name((enum dra_kind)k),
-                                        .path = dra_kind_path((enum dra_kind)k)};
-        dra_ok &= (c->dra_inf[k] = informer_new(cfg, &dopt, &dh)) != NULL;
+    if (dra_ok && c->opts.dra_classes) {
+        struct informer_handlers dh[DRA_KIND_COUNT];
+        for (int k = 0; k < DRA_KIND_COUNT; k++) {
+            c->dra_ctx[k] = (struct controller_dra_ctx){c, (enum dra_kind)k};
+            dh[k] = controller_dra_handlers(c, (enum dra_kind)k);
+        }
+        struct dra_informers_options dopt = {.user_agent = USER_AGENT,
+                                             .discovery_ms = CONTROLLER_DRA_DISCOVERY_MS};
+        dra_ok = (c->dra_watch = dra_informers_new(cfg, c->dra, dh, &dopt)) != NULL;
     }
     c->pod_events = pod_events_new(0);
     int events_ok = c->pod_events != NULL;
@@ -134,63 +137,14 @@ static void stop_elector(struct controller *c)
     c->le_started = 0;
 }
 
-bool controller_dra_served(struct controller *c, struct kube_client *client)
-{
-    if (!c->opts.dra_classes || !client)
-        return false;
-    json_object *doc = NULL;
-    struct kube_error err = {0};
-    int rc = kube_get(client, "/apis/resource.k8s.io/v1", &doc, &err);
-    c->dra_taint_rules_served = rc == K_OK && dra_kind_served(doc, DRA_KIND_TAINT_RULE);
-    json_object_put(doc);
-    if (rc == K_OK)
-        return true;
-    log_info(c->dra_absent_said ? 2 : 0,
-             "resource.k8s.io/v1 is not served (%s%s%s): running without DRA; asking again in "
-             "%d s",
-             k_strerror(rc), err.message[0] ? ": " : "", err.message,
-             CONTROLLER_DRA_DISCOVERY_MS / 1000);
-    c->dra_absent_said = true;
-    return false;
-}
-
-static bool dra_served(struct controller *c)
-{
-    if (!c->opts.dra_classes)
-        return false;
-    struct kube_client *client = kube_client_new(c->cfg, USER_AGENT);
-    bool served = controller_dra_served(c, client);
-    kube_client_free(client);
-    return served;
-}
-
-/* Whether the informer of DRA kind k runs: the core kinds always, DeviceTaintRules where the
- * API server listed them when DRA started (dra_store.h DRA_KIND_CORE_COUNT). */
-static bool dra_kind_on(const struct controller *c, int k)
-{
-    return k < DRA_KIND_CORE_COUNT || c->dra_taint_rules_served;
-}
-
-/* Start the DRA informers (dra_on first: a failed start still stops the others). */
-static int start_dra(struct controller *c)
-{
-    atomic_store(&c->dra_on, 1);
-    if (!c->dra_taint_rules_served)
-        log_info(0, "resource.k8s.io/v1 lists no devicetaintrules: device taints come from the "
-                    "ResourceSlices alone");
-    for (int k = 0; k < DRA_KIND_COUNT; k++)
-        if (dra_kind_on(c, k) && informer_start(c->dra_inf[k]) != K_OK)
-            return K_ENOMEM;
-    return K_OK;
-}
-
-/* Once every DRA informer has synced: reconciles use the DRA store from now on. */
+/* Once the DRA informers have synced: reconciles use the DRA store from now on. */
 static void dra_now_synced(struct controller *c)
 {
     dra_store_read_lock(c->dra);
     log_info(0,
-             "DRA caches synced: %zu resourceclaims, %zu resourceclaimtemplates, "
+             "DRA caches synced (%s/%s): %zu resourceclaims, %zu resourceclaimtemplates, "
              "%zu deviceclasses, %zu resourceslices, %zu devicetaintrules",
+             DRA_API_GROUP, dra_api_version_name(dra_store_api_version(c->dra)),
              dra_store_count(c->dra, DRA_KIND_CLAIM), dra_store_count(c->dra, DRA_KIND_TEMPLATE),
              dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE),
              dra_store_count(c->dra, DRA_KIND_TAINT_RULE));
@@ -198,28 +152,38 @@ static void dra_now_synced(struct controller *c)
     atomic_store(&c->dra_synced, 1);
 }
 
-/* A later discovery found resource.k8s.io/v1: start DRA, and once synced look at every pending
- * claim pod again. Called from the main loop. */
-static int dra_late_start(struct controller *c, int64_t *next_check)
+bool controller_dra_follow(struct controller *c)
 {
-    int64_t now = clock_mono_ms(&c->clock);
-    if (!atomic_load(&c->dra_on)) {
-        if (!c->opts.dra_classes || now < *next_check)
-            return K_OK;
-        *next_check = now + CONTROLLER_DRA_DISCOVERY_MS;
-        if (!dra_served(c))
-            return K_OK;
-        log_info(0, "resource.k8s.io/v1 is served now: starting the DRA informers");
-        return start_dra(c);
+    if (!c->dra_watch)
+        return false;
+    unsigned gen = dra_informers_generation(c->dra_watch);
+    if (dra_informers_version(c->dra_watch) == DRA_API_NONE) {
+        c->dra_generation = gen;
+        if (!atomic_load(&c->dra_synced))
+            return false;
+        atomic_store(&c->dra_synced, 0);
+        controller_dra_gone(c);
+        return true;
     }
-    if (atomic_load(&c->dra_synced))
-        return K_OK;
-    for (int k = 0; k < DRA_KIND_COUNT; k++)
-        if (dra_kind_on(c, k) && !informer_has_synced(c->dra_inf[k]))
-            return K_OK;
+    if (gen == c->dra_generation || !dra_informers_synced(c->dra_watch))
+        return false;
+    c->dra_generation = gen;
     dra_now_synced(c);
     controller_enqueue_claim_pods(c);
-    return K_OK;
+    return true;
+}
+
+/* Wait for the DRA informers' first LIST, when a version is served. False when stopped. */
+static bool wait_dra_synced(struct controller *c, const atomic_int *stop)
+{
+    while (c->dra_watch && dra_informers_version(c->dra_watch) != DRA_API_NONE &&
+           !dra_informers_synced(c->dra_watch)) {
+        if (atomic_load(stop))
+            return false;
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
 }
 
 /*
@@ -254,8 +218,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
-    int64_t next_dra_check = clock_mono_ms(&c->clock) + CONTROLLER_DRA_DISCOVERY_MS;
-    if (dra_served(c) && start_dra(c) != K_OK) {
+    if (c->dra_watch && dra_informers_start(c->dra_watch, true) != K_OK) {
         log_error("cannot start informers");
         goto out;
     }
@@ -274,13 +237,15 @@ int controller_run(struct controller *c, const atomic_int *stop)
         rc = 0; /* stopped before the caches synced */
         goto out;
     }
-    for (int k = 0; k < DRA_KIND_COUNT && atomic_load(&c->dra_on); k++)
-        if (dra_kind_on(c, k) && !informer_wait_synced(c->dra_inf[k], stop)) {
-            rc = 0;
-            goto out;
-        }
-    if (atomic_load(&c->dra_on))
-        dra_now_synced(c);
+    if (!wait_dra_synced(c, stop)) {
+        rc = 0;
+        goto out;
+    }
+    if (c->dra_watch) { /* not the claim pods again: the workers start after this */
+        c->dra_generation = dra_informers_generation(c->dra_watch);
+        if (dra_informers_synced(c->dra_watch))
+            dra_now_synced(c);
+    }
     /* after the pods: an Event is kept only for a pod the store holds */
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         if (c->events_inf[k] && informer_start(c->events_inf[k]) != K_OK) {
@@ -305,11 +270,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
     while (!atomic_load(stop)) {
         struct timespec ts = {0, 100 * 1000000};
         nanosleep(&ts, NULL);
-        if (dra_late_start(c, &next_dra_check) != K_OK) {
-            log_error("cannot start the DRA informers");
-            rc = 1;
-            goto out;
-        }
+        controller_dra_follow(c);
         if (clock_mono_ms(&c->clock) >= next_resync) {
             log_info(2, "resync: re-checking every pending GPU pod");
             controller_enqueue_pending(c);
@@ -333,9 +294,7 @@ out:
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         if (c->events_inf[k])
             informer_stop(c->events_inf[k]);
-    if (atomic_load(&c->dra_on))
-        for (int k = 0; k < DRA_KIND_COUNT; k++)
-            informer_stop(c->dra_inf[k]);
+    dra_informers_stop(c->dra_watch);
     controller_probes_stop(c);
     return rc;
 }
@@ -356,8 +315,7 @@ void controller_free(struct controller *c)
     pthread_mutex_destroy(&c->apply_mu);
     informer_free(c->pods);
     informer_free(c->nodes);
-    for (int k = 0; k < DRA_KIND_COUNT; k++)
-        informer_free(c->dra_inf[k]);
+    dra_informers_free(c->dra_watch);
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         informer_free(c->events_inf[k]);
     pod_events_free(c->pod_events);

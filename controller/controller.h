@@ -54,8 +54,10 @@ struct controller_options {
 
     /*
      * DRA: the DeviceClass / driver name patterns of GPU claims (--gpu-device-classes; borrowed,
-     * must outlive the controller). NULL: DRA off. When set, the controller checks discovery
-     * for resource.k8s.io/v1 at start and runs without DRA when it is not served.
+     * must outlive the controller). NULL: DRA off. When set, the controller reads the DRA objects
+     * at the version of resource.k8s.io the API server serves (core/cache/dra_informers.h:
+     * discovery at start and every CONTROLLER_DRA_DISCOVERY_MS; v1, else v1beta2, else v1beta1)
+     * and runs without DRA while none is served.
      */
     const struct gpu_set *dra_classes;
 
@@ -85,8 +87,8 @@ struct controller;
 
 /*
  * controller_new() - wire everything up (informers for pods and nodes, and for the four DRA
- * kinds of resource.k8s.io/v1: resourceclaims, resourceclaimtemplates, deviceclasses,
- * resourceslices); `cfg` and `gpus` are borrowed and must outlive the
+ * kinds of resource.k8s.io at the version served: resourceclaims, resourceclaimtemplates,
+ * deviceclasses, resourceslices); `cfg` and `gpus` are borrowed and must outlive the
  * controller. Returns NULL on allocation failure.
  */
 struct controller *controller_new(const struct kube_config *cfg, const struct gpu_set *gpus,

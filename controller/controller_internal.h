@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "cache/dra_informers.h"
 #include "cache/dra_store.h"
 #include "cache/informer.h"
 #include "cache/pod_events.h"
@@ -52,10 +53,10 @@ struct controller {
     struct store *store;
     struct workqueue *queue;
     struct informer *pods, *nodes;
-    /* DRA: the store, one informer per kind, and whether the API serves resource.k8s.io/v1
-     * (set once at start by controller_run; read by the workers) */
+    /* DRA: the store, and its informers at the version of resource.k8s.io served (NULL when
+     * opts.dra_classes is NULL) */
     struct dra_store *dra;
-    struct informer *dra_inf[DRA_KIND_COUNT];
+    struct dra_informers *dra_watch;
     struct controller_dra_ctx {
         struct controller *c;
         enum dra_kind kind;
@@ -69,9 +70,9 @@ struct controller {
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
     atomic_llong autoscaler_seen; /* wall seconds of the last autoscaler verdict on any pod */
-    atomic_int dra_on;            /* the DRA informers are started */
-    atomic_int dra_synced;        /* ... and have synced: reconciles use the DRA store */
-    bool dra_absent_said;         /* "not served" was logged at --v=0 once (main thread only) */
+    atomic_int dra_synced;        /* a DRA version is read and its informers have synced:
+                                   * reconciles use the DRA store (set by the main thread) */
+    unsigned dra_generation;      /* dra_informers_generation() last followed (main thread) */
     pthread_t *workers;
     int n_workers;
     /* causes written, gpu-fits grace, owed Events, pending-time marks (its own lock) */
@@ -101,8 +102,6 @@ struct controller {
     pthread_t le_thread;
     int le_started;
     atomic_int le_stop;
-    /* resource.k8s.io/v1 listed devicetaintrules when DRA was discovered (controller.c) */
-    bool dra_taint_rules_served;
     pthread_mutex_t le_mu;
     pthread_cond_t le_cv;
 };
@@ -110,16 +109,14 @@ struct controller {
 /* ---- controller.c */
 
 /*
- * controller_dra_served() - whether DRA is on (opts.dra_classes set) and the API server serves
- * resource.k8s.io/v1 (discovery: GET /apis/resource.k8s.io/v1 through `client`, borrowed), and
- * records in c->dra_taint_rules_served whether that lists devicetaintrules (1.37+). When
- * it is not served (or the GET fails) it says so (at --v=0 the first time, then at --v=2) and
- * returns false: the controller then runs without DRA and controller_run() asks again every
- * CONTROLLER_DRA_DISCOVERY_MS, so a transient error at start or an API server upgraded later
- * turns DRA on without a restart. Not thread-safe (the main thread asks).
+ * controller_dra_follow() - follow the DRA informers (core/cache/dra_informers.h) from the main
+ * thread: when a version is read and its informers have synced since the version last changed,
+ * the DRA store is used from then on (dra_synced) and every pending pod with claims is looked at
+ * again; when none is read any more, the store is not used (controller_dra_gone). Returns
+ * whether it changed anything. Not thread-safe (the main thread calls it).
  */
-#define CONTROLLER_DRA_DISCOVERY_MS 60000
-bool controller_dra_served(struct controller *c, struct kube_client *client);
+#define CONTROLLER_DRA_DISCOVERY_MS DRA_INFORMERS_DISCOVERY_MS
+bool controller_dra_follow(struct controller *c);
 
 /* ---- handlers.c */
 
@@ -178,6 +175,12 @@ void controller_enqueue_recheck(struct controller *c, const char *key);
 void controller_enqueue_pending(struct controller *c);
 /* controller_enqueue_claim_pods() - queue every pending pod that has resourceClaims (low). */
 void controller_enqueue_claim_pods(struct controller *c);
+/*
+ * controller_dra_gone() - the DRA API is not read any more (its informers stopped, maybe in the
+ * middle of a LIST): forget the DRA informers' LIST marks (`listing`) and queue every pending
+ * GPU pod (low), whose word may have depended on DRA objects.
+ */
+void controller_dra_gone(struct controller *c);
 
 /* ---- workers.c */
 

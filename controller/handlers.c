@@ -321,6 +321,14 @@ static void list_end(struct controller *c, int which)
     controller_enqueue_pending(c);
 }
 
+void controller_dra_gone(struct controller *c)
+{
+    int all = 0;
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        all |= LISTING_DRA << k;
+    list_end(c, all);
+}
+
 static void pods_sync_begin(void *ctx)
 {
     struct controller *c = ctx;

@@ -1,6 +1,7 @@
 # Sourced by every e2e suite and bench script, and through scripts/lib.sh by the scripts of
 # scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
-# (kc), the control plane's binaries (control_plane_bin), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
+# (kc), the control plane's binaries (control_plane_bin), the DRA API version served and the DRA
+# lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
 # gputri_event_count), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
@@ -67,6 +68,57 @@ control_plane_bin() {
   else
     "$REPO/e2e/build-control-plane" 2>/dev/null | tail -n 1
   fi
+}
+
+# dra_api_version: the version of resource.k8s.io (DRA) the cluster's API server serves that
+# gputri reads, best first as gputri chooses (core/kube/dra_api.h): v1, else v1beta2, else
+# v1beta1; empty (status 1) when it serves none of them.
+dra_api_version() {
+  local served v
+  served=$(kc get --raw /apis/resource.k8s.io 2>/dev/null | jq -r '[.versions[]?.version] | join(" ")') || return 1
+  for v in v1 v1beta2 v1beta1; do
+    case " $served " in *" $v "*)
+      echo "$v"
+      return 0
+      ;;
+    esac
+  done
+  return 1
+}
+
+# dra_manifests VERSION FILE...: the YAML documents of FILEs (written for resource.k8s.io/v1) as
+# objects of resource.k8s.io/VERSION, on stdout (for `kc apply -f -`): apiVersion rewritten; for
+# v1beta1 also the layout (kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1beta1/
+# types.go): a request's `exactly` fields go on the request itself, a ResourceSlice device's
+# fields into `basic`; below v1 a DeviceClass loses spec.extendedResourceName (KEP-5004, 1.34+).
+# Other documents pass through unchanged.
+dra_manifests() {
+  python3 - "$@" <<'PY'
+import sys, yaml
+version, files = sys.argv[1], sys.argv[2:]
+def requests(spec):
+    return ((spec or {}).get("devices") or {}).get("requests") or []
+docs = []
+for f in files:
+    with open(f) as fh:
+        docs += [d for d in yaml.safe_load_all(fh) if d]
+for d in docs:
+    if not str(d.get("apiVersion", "")).startswith("resource.k8s.io/"):
+        continue
+    d["apiVersion"] = "resource.k8s.io/" + version
+    spec = d.get("spec") or {}
+    kind = d.get("kind")
+    if version != "v1" and kind == "DeviceClass":
+        spec.pop("extendedResourceName", None)  # KEP-5004: v1 only (1.34+)
+    if version != "v1beta1":
+        continue
+    if kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        for r in requests(spec.get("spec") if kind == "ResourceClaimTemplate" else spec):
+            r.update(r.pop("exactly", None) or {})
+    elif kind == "ResourceSlice":
+        spec["devices"] = [{"name": dev.pop("name"), "basic": dev} for dev in spec.get("devices") or []]
+yaml.safe_dump_all(docs, sys.stdout, sort_keys=False, width=1 << 20)
+PY
 }
 
 # wait_for SECONDS CMD...: run CMD every WAIT_INTERVAL seconds until it succeeds (status 0) or

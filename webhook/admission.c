@@ -401,8 +401,10 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
             .ns = out->ns[0] ? out->ns : NULL,
             .create = strcmp(op, "CREATE") == 0,
         };
+        /* at any version gputri reads (core/kube/dra_api.h) */
+        enum dra_api_version dra_version = dra_api_version_parse(version);
         bool dra_kind =
-            strcmp(group, "resource.k8s.io") == 0 && version && strcmp(version, "v1") == 0 &&
+            strcmp(group, DRA_API_GROUP) == 0 && dra_version != DRA_API_NONE &&
             (strcmp(okind, "ResourceClaim") == 0 || strcmp(okind, "ResourceClaimTemplate") == 0);
         if (!*group && strcmp(okind, "ResourceQuota") == 0) {
             wh_check_quota_object(obj, snap->gpus, &out->warnings);
@@ -410,7 +412,7 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
             /* the spec is immutable: only CREATE says something new */
             if (o.create &&
                 wh_check_dra_object(snap, o.ns, obj, strcmp(okind, "ResourceClaimTemplate") == 0,
-                                    &out->warnings) == K_ENOMEM) {
+                                    dra_version, &out->warnings) == K_ENOMEM) {
                 rc = K_ENOMEM;
                 goto done;
             }

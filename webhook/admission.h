@@ -8,9 +8,10 @@
  * when there is something to say, `warnings` (see warnings.h). Checked objects, by
  * request.kind (group/kind): Pod (spec), apps Deployment, StatefulSet, ReplicaSet, DaemonSet
  * and batch Job (spec.template.spec), batch CronJob (spec.jobTemplate.spec.template.spec), on
- * CREATE and UPDATE; ResourceQuota (its own spec.hard); resource.k8s.io/v1 ResourceClaim
- * (spec) and ResourceClaimTemplate (spec.spec) on CREATE (warnings.h wh_check_dra_object; their
- * spec is immutable). Pod specs with spec.resourceClaims also get the DRA checks
+ * CREATE and UPDATE; ResourceQuota (its own spec.hard); resource.k8s.io ResourceClaim (spec)
+ * and ResourceClaimTemplate (spec.spec) at v1, v1beta2 or v1beta1 (read in the layout of v1,
+ * core/kube/dra_api.h dra_json_as_v1) on CREATE (warnings.h wh_check_dra_object; their spec is
+ * immutable). Pod specs with spec.resourceClaims also get the DRA checks
  * (wh_check_pod_claims). Replicas: spec.replicas (default 1) for
  * apps kinds, spec.parallelism (default 1) for Job and CronJob, unknown for DaemonSet.
  * Anything else — other kinds, DELETE/CONNECT, subresources, missing or odd-typed fields — is

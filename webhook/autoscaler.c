@@ -2,13 +2,11 @@
  */
 #include "autoscaler.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/clock.h"
-#include "util/deadline.h"
 #include "util/log.h"
+#include "util/periodic.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -111,32 +109,18 @@ unsigned wh_autoscaler_discover(struct kube_client *client, struct wh_autoscaler
 /* ------------------------------------------------------------------ the thread */
 
 struct wh_autoscaler_watch {
-    int64_t interval_ms;
     atomic_uint *present;
     struct kube_client *client;
     struct wh_autoscaler_probe probe;
-    pthread_t thread;
-    bool started;
+    struct periodic loop; /* the thread */
     atomic_bool checked;
-    atomic_int stop;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
 };
 
-static void *watch_run(void *arg)
+static void check(void *arg)
 {
     struct wh_autoscaler_watch *w = arg;
-    while (!atomic_load(&w->stop)) {
-        atomic_store(w->present, wh_autoscaler_discover(w->client, &w->probe));
-        atomic_store(&w->checked, true);
-        int64_t until = clock_mono_ms(NULL) + w->interval_ms;
-        pthread_mutex_lock(&w->mu);
-        while (!atomic_load(&w->stop) &&
-               !deadline_wait(&w->cv, &w->mu, CLOCK_REALTIME, NULL, until, 0))
-            ;
-        pthread_mutex_unlock(&w->mu);
-    }
-    return NULL;
+    atomic_store(w->present, wh_autoscaler_discover(w->client, &w->probe));
+    atomic_store(&w->checked, true);
 }
 
 struct wh_autoscaler_watch *wh_autoscaler_watch_new(const struct kube_config *cfg,
@@ -145,25 +129,21 @@ struct wh_autoscaler_watch *wh_autoscaler_watch_new(const struct kube_config *cf
     struct wh_autoscaler_watch *w = calloc(1, sizeof(*w));
     if (!w)
         return NULL;
-    w->interval_ms = interval_ms > 0 ? interval_ms : WH_AUTOSCALER_DISCOVERY_MS;
     w->present = present;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
+    periodic_init(&w->loop, interval_ms > 0 ? interval_ms : WH_AUTOSCALER_DISCOVERY_MS, 0, check,
+                  w);
     w->client = kube_client_new(cfg, "gputri-webhook/" GPUTRI_VERSION);
     if (!w->client) {
         wh_autoscaler_watch_free(w);
         return NULL;
     }
-    kube_client_set_cancel(w->client, &w->stop);
+    kube_client_set_cancel(w->client, periodic_stop_flag(&w->loop));
     return w;
 }
 
 int wh_autoscaler_watch_start(struct wh_autoscaler_watch *w)
 {
-    if (pthread_create(&w->thread, NULL, watch_run, w) != 0)
-        return K_ENOMEM;
-    w->started = true;
-    return K_OK;
+    return periodic_start(&w->loop, true) == 0 ? K_OK : K_ENOMEM;
 }
 
 bool wh_autoscaler_watch_checked(struct wh_autoscaler_watch *w)
@@ -175,15 +155,7 @@ void wh_autoscaler_watch_free(struct wh_autoscaler_watch *w)
 {
     if (!w)
         return;
-    if (w->started) {
-        pthread_mutex_lock(&w->mu);
-        atomic_store(&w->stop, 1);
-        pthread_cond_broadcast(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-    }
+    periodic_destroy(&w->loop); /* stops the thread first */
     kube_client_free(w->client);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
     free(w);
 }

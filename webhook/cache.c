@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dra_informers.h"
 #include "cache/dra_store.h"
 #include "cache/informer.h"
 #include "cache/key.h"
@@ -15,6 +16,7 @@
 #include "kube/project.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/version.h"
 
 /* A sorted array of fixed-size records (the projections), keyed by a string. */
 struct table {
@@ -43,7 +45,7 @@ struct wh_cache {
     struct informer *inf_nodes, *inf_rcs, *inf_quotas, *inf_nss;
     struct dra_store *dra; /* NULL without dra_gpus */
     struct dra_store_feed dra_feeds[DRA_KIND_COUNT];
-    struct informer *inf_dra[DRA_KIND_COUNT];
+    struct dra_informers *dra_watch; /* its informers, at the version served */
     bool stopped;
 };
 
@@ -324,13 +326,13 @@ struct wh_cache *wh_cache_new(const struct kube_config *cfg, const struct gpu_se
     bool dra_ok = true;
     if (dra_gpus) {
         dra_ok = (c->dra = dra_store_new()) != NULL;
+        struct informer_handlers h[DRA_KIND_COUNT] = {{0}}; /* no DeviceTaintRules (cache.h) */
         for (int k = 0; k < DRA_KIND_CORE_COUNT && dra_ok; k++) {
             c->dra_feeds[k] = (struct dra_store_feed){c->dra, (enum dra_kind)k};
-            struct informer_handlers h = dra_store_handlers(&c->dra_feeds[k]);
-            struct informer_options o = {.name = dra_kind_name((enum dra_kind)k),
-                                         .path = dra_kind_path((enum dra_kind)k)};
-            dra_ok = (c->inf_dra[k] = informer_new(cfg, &o, &h)) != NULL;
+            h[k] = dra_store_handlers(&c->dra_feeds[k]);
         }
+        struct dra_informers_options o = {.user_agent = "gputri-webhook/" GPUTRI_VERSION};
+        dra_ok = dra_ok && (c->dra_watch = dra_informers_new(cfg, c->dra, h, &o)) != NULL;
     }
     enum wh_autoscaler_mode mode = as ? as->mode : WH_AUTOSCALER_MODE_NONE;
     atomic_init(&c->autoscalers, wh_autoscaler_mode_bits(mode));
@@ -352,9 +354,8 @@ int wh_cache_start(struct wh_cache *c)
     if (informer_start(c->inf_nodes) != K_OK || informer_start(c->inf_rcs) != K_OK ||
         informer_start(c->inf_quotas) != K_OK || informer_start(c->inf_nss) != K_OK)
         return K_ENOMEM;
-    for (int k = 0; k < DRA_KIND_CORE_COUNT && c->dra; k++)
-        if (informer_start(c->inf_dra[k]) != K_OK)
-            return K_ENOMEM;
+    if (c->dra_watch && dra_informers_start(c->dra_watch, false) != K_OK) /* not waited for */
+        return K_ENOMEM;
     if (c->as_watch && wh_autoscaler_watch_start(c->as_watch) != K_OK)
         return K_ENOMEM;
     return K_OK;
@@ -410,9 +411,7 @@ void wh_cache_stop(struct wh_cache *c)
     informer_stop(c->inf_rcs);
     informer_stop(c->inf_quotas);
     informer_stop(c->inf_nss);
-    for (int k = 0; k < DRA_KIND_COUNT; k++)
-        if (c->inf_dra[k])
-            informer_stop(c->inf_dra[k]);
+    dra_informers_stop(c->dra_watch);
     wh_autoscaler_watch_free(c->as_watch);
     c->as_watch = NULL;
 }
@@ -427,8 +426,7 @@ void wh_cache_free(struct wh_cache *c)
     informer_free(c->inf_rcs);
     informer_free(c->inf_quotas);
     informer_free(c->inf_nss);
-    for (int k = 0; k < DRA_KIND_COUNT; k++)
-        informer_free(c->inf_dra[k]);
+    dra_informers_free(c->dra_watch);
     dra_store_free(c->dra);
     table_free(&c->rcs);
     table_free(&c->quotas);

@@ -5,8 +5,11 @@
  *   ResourceQuotas  /api/v1/resourcequotas (all namespaces);
  *   Namespaces      /api/v1/namespaces (for their labels);
  *   DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates
- *                   /apis/resource.k8s.io/v1/... (all namespaces), when DRA checks are on,
- *                   kept in a core DRA store (core/cache/dra_store.h, dra_store_handlers);
+ *                   /apis/resource.k8s.io/<version>/... (all namespaces), when DRA checks are
+ *                   on, at the version the API server serves (core/cache/dra_informers.h:
+ *                   discovery at start and every minute, v1, else v1beta2, else v1beta1, else
+ *                   none: no DRA informer runs and the DRA checks stay off), kept in a core DRA
+ *                   store (core/cache/dra_store.h, dra_store_handlers);
  *   node autoscalers the one flag names, or that discovery finds (autoscaler.h: a thread of its
  *                   own checks at start and every discovery interval), as an atomic value.
  * RuntimeClasses, quotas and Namespaces are sorted arrays of snapshot.h projections under the
@@ -55,9 +58,8 @@ int wh_cache_start(struct wh_cache *c);
 /*
  * wh_cache_synced() - the nodes, RuntimeClass, quota and namespace informers have listed at
  * least once, and in mode auto the first autoscaler discovery check has ended, whatever it found
- * (the /readyz condition). The DRA informers do not count: on an API server that does not serve
- * resource.k8s.io/v1 they never list (and retry with backoff), and the DRA checks stay off
- * (snapshot.h).
+ * (the /readyz condition). The DRA informers do not count: on an API server that serves no DRA
+ * version none runs, and until they list the DRA checks that need them stay off (snapshot.h).
  */
 bool wh_cache_synced(struct wh_cache *c);
 

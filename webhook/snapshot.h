@@ -2,8 +2,9 @@
  * snapshot.h - the read-only view of the cluster that the admission checks run against, and the
  * compact projections of the objects only the webhook needs: RuntimeClasses (node.k8s.io/v1),
  * ResourceQuotas and Namespaces. Nodes are core knode projections (core/model/model.h); the
- * Dynamic Resource Allocation objects (resource.k8s.io/v1 DeviceClasses, ResourceSlices,
- * ResourceClaims, ResourceClaimTemplates) are core/model/dra.h records.
+ * Dynamic Resource Allocation objects (resource.k8s.io DeviceClasses, ResourceSlices,
+ * ResourceClaims, ResourceClaimTemplates, at the version served: core/kube/dra_api.h) are
+ * core/model/dra.h records.
  *
  * A snapshot borrows everything; it is valid while the cache's read lock is held (see cache.h)
  * or, in tests, while the fixture owning the objects lives. Projections own their strings and
@@ -76,8 +77,8 @@ struct wh_snapshot {
      * DRA. dra_gpus: the DeviceClass / driver patterns of GPU requests (model/gpu.h
      * DRA_GPU_SET_DEFAULT); NULL: no DRA checks. dra: the DRA objects, borrowed and read-locked
      * (dra_store_read_lock) by whoever filled the snapshot, for the snapshot's lifetime; NULL
-     * when dra_gpus is. A kind that is not synced (dra_store_synced: the API server does not
-     * serve resource.k8s.io/v1, or its informer has not listed yet) turns off the checks that
+     * when dra_gpus is. A kind that is not synced (dra_store_synced: the API server serves no
+     * DRA version gputri reads, or its informer has not listed yet) turns off the checks that
      * read it.
      */
     const struct gpu_set *dra_gpus;

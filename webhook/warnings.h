@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "classify/classify.h"
+#include "kube/dra_api.h"
 #include "snapshot.h"
 
 #define WARN_MAX_ITEMS 10
@@ -174,7 +175,9 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
 
 /*
  * wh_check_dra_object() - a ResourceClaim's spec (`is_template` false) or a
- * ResourceClaimTemplate's spec.spec (true), resource.k8s.io/v1, in namespace `ns`, when one of
+ * ResourceClaimTemplate's spec.spec (true), of resource.k8s.io `version` (v1, v1beta2 or
+ * v1beta1: read in the layout of v1, core/kube/dra_api.h dra_json_as_v1; the field paths in the
+ * warnings are those of `version`: no ".exactly" in v1beta1), in namespace `ns`, when one of
  * its requests is a GPU request: per request, a DeviceClass that does not exist (for
  * `exactly`, or every firstAvailable alternative); a class whose driver publishes no
  * ResourceSlice, or none reaching a node; no device on any node satisfying the selectors, or a
@@ -185,7 +188,7 @@ int wh_check_pod_claims(const struct wh_snapshot *snap, const struct wh_object *
  * the API server rejects them. Returns K_OK or K_ENOMEM.
  */
 int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_object *obj,
-                        bool is_template, struct warn_list *out);
+                        bool is_template, enum dra_api_version version, struct warn_list *out);
 
 /*
  * wh_check_quota_object() - a ResourceQuota's own spec.hard: a GPU key without the requests.

@@ -26,6 +26,8 @@ struct where {
     const char *ref_kind;     /* "template" or "claim" (referenced) */
     const char *ref_name;
     const char *outcome; /* what follows, e.g. "the claim can never be allocated" */
+    const char *exactly; /* where a request's own fields are: ".exactly" (v1 layout; NULL too),
+                          * "" (v1beta1: on the request itself, kube/dra_api.h) */
 };
 
 struct budget {
@@ -88,8 +90,8 @@ static void name_request(const struct where *w, size_t ri, const struct dra_requ
         snprintf(rname, sizeof(rname), "%s", r->name ? r->name : "");
     if (w->devices_path) {
         if (alt == SIZE_MAX)
-            snprintf(path, plen, "%s.requests[%zu].exactly%s%s", w->devices_path, ri,
-                     leaf ? "." : "", leaf ? leaf : "");
+            snprintf(path, plen, "%s.requests[%zu]%s%s%s", w->devices_path, ri,
+                     w->exactly ? w->exactly : ".exactly", leaf ? "." : "", leaf ? leaf : "");
         else
             snprintf(path, plen, "%s.requests[%zu].firstAvailable[%zu]%s%s", w->devices_path, ri,
                      alt, leaf ? "." : "", leaf ? leaf : "");
@@ -349,16 +351,21 @@ static void warn_budget(const char *path, const struct budget *b, struct warn_li
 /* ------------------------------------------------------------------ objects */
 
 int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_object *obj,
-                        bool is_template, struct warn_list *out)
+                        bool is_template, enum dra_api_version version, struct warn_list *out)
 {
     if (!snap->dra_gpus || !snap->dra)
         return K_OK;
-    json_object *spec = kube_json_get(obj, "spec", json_type_object);
+    json_object *v1 = NULL; /* obj in the layout of v1 */
+    int rc = dra_json_as_v1(is_template ? DRA_KIND_TEMPLATE : DRA_KIND_CLAIM, version, obj, &v1);
+    if (rc != K_OK)
+        return rc;
+    json_object *spec = kube_json_get(v1, "spec", json_type_object);
     if (is_template)
         spec = kube_json_get(spec, "spec", json_type_object);
     struct dra_claim_spec cs;
     memset(&cs, 0, sizeof(cs));
-    int rc = project_dra_claim_spec(spec, &cs);
+    rc = project_dra_claim_spec(spec, &cs);
+    json_object_put(v1); /* cs holds copies */
     if (rc != K_OK)
         return rc == K_ENOMEM ? K_ENOMEM : K_OK; /* the API server rejects it */
     struct dra_view view = wh_snapshot_dra_view(snap);
@@ -367,6 +374,7 @@ int wh_check_dra_object(const struct wh_snapshot *snap, const char *ns, json_obj
             .devices_path = is_template ? "spec.spec.devices" : "spec.devices",
             .outcome = is_template ? "claims made from this template can never be allocated"
                                    : "the claim can never be allocated",
+            .exactly = version == DRA_API_V1BETA1 ? "" : ".exactly",
         };
         struct budget b;
         rc = budget_init(&b, snap, &view);

@@ -39,30 +39,11 @@ struct dra_store {
     struct lh_table *node_slices;             /* node name -> struct ptr_list* */
     struct ptr_list cluster_slices;           /* allNodes / nodeSelector slices */
     struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
-    struct lh_table *shares;     /* "driver\npool\ndevice" -> array_list of borrowed dra_claim* */
-    struct lh_table *drivers;    /* driver -> number of its slices (uintptr_t) */
-    bool synced[DRA_KIND_COUNT]; /* a relist of the kind has ended */
+    struct lh_table *shares;      /* "driver\npool\ndevice" -> array_list of borrowed dra_claim* */
+    struct lh_table *drivers;     /* driver -> number of its slices (uintptr_t) */
+    bool synced[DRA_KIND_COUNT];  /* a relist of the kind has ended */
+    enum dra_api_version version; /* what objects are read at */
 };
-
-static const char *const kind_names[DRA_KIND_COUNT] = {
-    "resourceclaims", "resourceclaimtemplates", "deviceclasses",
-    "resourceslices", "devicetaintrules",
-};
-static const char *const kind_paths[DRA_KIND_COUNT] = {
-    "/apis/resource.k8s.io/v1/resourceclaims",   "/apis/resource.k8s.io/v1/resourceclaimtemplates",
-    "/apis/resource.k8s.io/v1/deviceclasses",    "/apis/resource.k8s.io/v1/resourceslices",
-    "/apis/resource.k8s.io/v1/devicetaintrules",
-};
-
-const char *dra_kind_path(enum dra_kind k)
-{
-    return k < DRA_KIND_COUNT ? kind_paths[k] : "";
-}
-
-const char *dra_kind_name(enum dra_kind k)
-{
-    return k < DRA_KIND_COUNT ? kind_names[k] : "";
-}
 
 static void rec_free(struct rec *r)
 {
@@ -128,6 +109,7 @@ struct dra_store *dra_store_new(void)
     if (!s)
         return NULL;
     pthread_rwlock_init(&s->lock, NULL);
+    s->version = DRA_API_V1;
     int ok = 1;
     for (int k = 0; k < DRA_KIND_COUNT; k++)
         ok &= (s->by_kind[k] = lh_kchar_table_new(64, free_rec_entry)) != NULL;
@@ -391,7 +373,7 @@ static void delete_entry(struct dra_store *s, enum dra_kind kind, struct lh_entr
 
 /* ---- writers -------------------------------------------------------------------------------- */
 
-static int project(enum dra_kind kind, json_object *obj, struct rec *r)
+static int project_v1(enum dra_kind kind, json_object *obj, struct rec *r)
 {
     switch (kind) {
     case DRA_KIND_CLAIM:
@@ -405,6 +387,17 @@ static int project(enum dra_kind kind, json_object *obj, struct rec *r)
     default:
         return project_dra_slice(obj, &r->u.slice);
     }
+}
+
+/* `obj` read at version `v`, through its layout in v1 (kube/dra_api.h). */
+static int project(enum dra_kind kind, enum dra_api_version v, json_object *obj, struct rec *r)
+{
+    json_object *v1 = NULL;
+    int rc = dra_json_as_v1(kind, v, obj, &v1);
+    if (rc == K_OK)
+        rc = project_v1(kind, v1, r);
+    json_object_put(v1);
+    return rc;
 }
 
 /* Claims and templates are namespaced, classes and slices are not. */
@@ -443,7 +436,10 @@ int dra_store_apply_json(struct dra_store *s, enum dra_kind kind, json_object *o
         return K_ENOMEM;
     }
     r->kind = kind;
-    rc = project(kind, obj, r);
+    pthread_rwlock_rdlock(&s->lock);
+    enum dra_api_version version = s->version;
+    pthread_rwlock_unlock(&s->lock);
+    rc = project(kind, version, obj, r);
     if (rc) {
         free(r); /* project_dra_* cleaned up */
         free(k);
@@ -491,6 +487,26 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind)
             delete_entry(s, kind, e);
     }
     s->synced[kind] = true;
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    s->version = v;
+    pthread_rwlock_unlock(&s->lock);
+}
+
+enum dra_api_version dra_store_api_version(struct dra_store *s)
+{
+    return s->version;
+}
+
+void dra_store_unsync(struct dra_store *s)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        s->synced[k] = false;
     pthread_rwlock_unlock(&s->lock);
 }
 
@@ -628,7 +644,7 @@ bool dra_kind_served(json_object *doc, enum dra_kind k)
     size_t n = res ? json_object_array_length(res) : 0;
     for (size_t i = 0; i < n; i++) {
         const char *name = kube_json_str(json_object_array_get_idx(res, i), "name");
-        if (name && strcmp(name, kind_names[k]) == 0)
+        if (name && strcmp(name, dra_kind_name(k)) == 0)
             return true;
     }
     return false;
@@ -702,14 +718,30 @@ struct informer_handlers dra_store_handlers(struct dra_store_feed *f)
     };
 }
 
+int dra_store_discover(struct kube_client *client, struct dra_store *s, struct kube_error *err)
+{
+    unsigned served = 0;
+    int rc = dra_api_discover(client, &served, err);
+    if (rc)
+        return rc;
+    enum dra_api_version v = dra_api_choose(served);
+    if (v == DRA_API_NONE) {
+        memset(err, 0, sizeof(*err));
+        err->code = K_ENOTFOUND;
+        snprintf(err->message, sizeof(err->message),
+                 "the API server serves none of %s/v1, v1beta2, v1beta1", DRA_API_GROUP);
+        return K_ENOTFOUND;
+    }
+    dra_store_set_api_version(s, v);
+    return K_OK;
+}
+
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err)
 {
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
-        int rc = dra_store_list_kind(client, s, (enum dra_kind)k, err);
-        if (rc)
-            return rc;
-    }
-    return K_OK;
+    int rc = dra_store_discover(client, s, err);
+    for (int k = 0; rc == K_OK && k < DRA_KIND_COUNT; k++)
+        rc = dra_store_list_kind(client, s, (enum dra_kind)k, err);
+    return rc;
 }
 
 size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, const char *device,
@@ -745,7 +777,7 @@ int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dr
     struct list_ctx l = {{s, kind}, 0};
     struct informer_handlers h = {
         .ctx = &l, .upsert = list_upsert, .sync_begin = feed_sync_begin, .sync_end = feed_sync_end};
-    int rc = informer_list_once(client, kind_paths[kind], 500, &h, NULL, 0, err);
+    int rc = informer_list_once(client, dra_kind_path(kind, s->version), 500, &h, NULL, 0, err);
     if (kind >= DRA_KIND_CORE_COUNT && (rc == K_ENOTFOUND || rc == K_EFORBIDDEN)) {
         memset(err, 0, sizeof(*err));
         return K_OK; /* optional: not served (before 1.37) or not allowed */
@@ -753,6 +785,6 @@ int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dr
     if (rc)
         return rc;
     if (l.skipped) /* the CLI answers from nothing it could not read */
-        return informer_list_skipped(kind_paths[kind], l.skipped, err);
+        return informer_list_skipped(dra_kind_path(kind, s->version), l.skipped, err);
     return K_OK;
 }

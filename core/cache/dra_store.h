@@ -1,5 +1,6 @@
 /*
- * dra_store.h - the DRA objects (resource.k8s.io/v1) in compact form (model/dra.h), kept next to
+ * dra_store.h - the DRA objects (resource.k8s.io, at the version kube/dra_api.h discovery chose)
+ * in compact form (model/dra.h), kept next to
  * the pod and node store and indexed for the classifier's lookups (classify.h struct dra_view,
  * made by core/triage/triage.h triage_dra_view()):
  *   - ResourceClaims and ResourceClaimTemplates by "namespace/name";
@@ -36,47 +37,53 @@
 
 #include "cache/informer.h"
 #include "kube/client.h"
+#include "kube/dra_api.h"
 #include "model/dra.h"
 
 struct dra_store;
 
 /*
- * The kinds, and their collection paths (resource.k8s.io/v1). The first DRA_KIND_CORE_COUNT are
- * what every DRA reader needs and every release with DRA v1 serves; DeviceTaintRule
- * (resource.k8s.io/v1 from 1.37, on by default there; absent before: 1.34 serves it only as
- * v1alpha3 behind a gate) is read only where the API server lists it (dra_kind_served), by the
- * readers that judge free devices (the controller and the CLI; the webhook judges matching
- * devices only and does not read it).
+ * The kinds (enum dra_kind), their names and collection paths per API version: kube/dra_api.h.
+ * The first DRA_KIND_CORE_COUNT are what every DRA reader needs and every release with DRA
+ * serves; DeviceTaintRule (resource.k8s.io/v1 from 1.37, on by default there; before, only
+ * v1alpha3 or v1beta2 behind a gate) is read only where the API server lists it at the version
+ * read (dra_kind_served), by the readers that judge free devices (the controller and the CLI; the
+ * webhook judges matching devices only and does not read it).
  */
-enum dra_kind {
-    DRA_KIND_CLAIM,
-    DRA_KIND_TEMPLATE,
-    DRA_KIND_CLASS,
-    DRA_KIND_SLICE,
-    DRA_KIND_TAINT_RULE,
-    DRA_KIND_COUNT,
-};
-#define DRA_KIND_CORE_COUNT DRA_KIND_TAINT_RULE
 
 /*
- * dra_kind_served() - whether the discovery document of resource.k8s.io/v1 (`doc`, borrowed: the
- * body of GET /apis/resource.k8s.io/v1, an APIResourceList) lists the kind's resource (its
+ * dra_kind_served() - whether the discovery document of the version read (`doc`, borrowed: the
+ * body of GET /apis/resource.k8s.io/<version>, an APIResourceList) lists the kind's resource (its
  * dra_kind_name() in resources[].name). The core kinds are served whenever the group version is
  * (true for any doc); NULL doc: false. Pure.
  */
 bool dra_kind_served(json_object *doc, enum dra_kind k);
-/* dra_kind_path() - "/apis/resource.k8s.io/v1/resourceclaims" etc. Static string. */
-const char *dra_kind_path(enum dra_kind k);
-/* dra_kind_name() - "resourceclaims", "resourceclaimtemplates", "deviceclasses",
- * "resourceslices", "devicetaintrules". Static string. */
-const char *dra_kind_name(enum dra_kind k);
 
 /* dra_store_new() - an empty store, NULL on ENOMEM. dra_store_free() is NULL-safe. */
 struct dra_store *dra_store_new(void);
 void dra_store_free(struct dra_store *s);
 
 /*
- * dra_store_apply_json() - project `obj` (borrowed; core/kube/project.h project_dra_*) and
+ * dra_store_set_api_version() - the version of resource.k8s.io the objects given from now on are
+ * read at (kube/dra_api.h; the store starts at DRA_API_V1): an object of an older layout is read
+ * through dra_json_as_v1(). What the store holds stays (the relist at the new version replaces
+ * it, dra_store_sync_*). Takes the write lock. dra_store_api_version() - the version set; read
+ * lock held or from the thread that sets it.
+ */
+void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v);
+enum dra_api_version dra_store_api_version(struct dra_store *s);
+
+/*
+ * dra_store_unsync() - mark every kind not synced (dra_store_synced), for an API server that
+ * stopped serving the DRA API: readers that check the flag stop using the kinds at once. The
+ * objects stay (a reader that has not looked at the flag yet still sees a consistent store) until
+ * the next relist of each kind replaces them (dra_store_sync_*). Takes the write lock.
+ */
+void dra_store_unsync(struct dra_store *s);
+
+/*
+ * dra_store_apply_json() - project `obj` (borrowed; read at the store's API version, see
+ * dra_store_set_api_version; core/kube/project.h project_dra_*) and
  * insert or replace it, or with `deleted` remove the object of that name (the object's last
  * state is only read for metadata.namespace and metadata.name). Returns K_OK, K_EPARSE for an
  * object that does not project or has no name, K_ETOOBIG when it passes the API's limits or
@@ -97,7 +104,8 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind);
  * dra_store_synced() - whether a relist of `kind` has ended (dra_store_sync_end) since
  * dra_store_new(): until then the kind's lookups may miss objects that exist, and a reader that
  * would report an absence (the webhook's "not found" warnings) must say nothing. Stays false
- * while the API server does not serve resource.k8s.io/v1 (its informer never lists). Read lock
+ * while the API server does not serve the DRA API (no informer lists), and again after
+ * dra_store_unsync(). Read lock
  * held.
  */
 bool dra_store_synced(struct dra_store *s, enum dra_kind kind);
@@ -182,17 +190,25 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
                                const struct dra_claim **buf, size_t cap);
 
 /*
- * dra_store_list() - one paged LIST of each kind through `client` into the store (for one-shot
- * tools: the CLI), each a relist (dra_store_sync_*: a kind listed is synced). Returns K_OK or
- * the first LIST's K_* error (err filled); K_ENOTFOUND when the API does not serve
- * resource.k8s.io/v1; K_EPARSE when objects of a kind did not project (informer_list_skipped:
- * the kind's path and how many), after that kind's LIST. A DeviceTaintRule LIST answered
- * K_ENOTFOUND (not served: before 1.37) or K_EFORBIDDEN (the caller may not list them) is no
- * error: the kind stays unsynced and empty.
+ * dra_store_list() - for one-shot tools (the CLI): dra_store_discover(), then one paged LIST of
+ * each kind at that version through `client` into the store (dra_store_list_kind), each a relist
+ * (dra_store_sync_*: a kind listed is synced). Returns K_OK or the discovery's or first LIST's
+ * K_* error (err filled); K_ENOTFOUND when the API server serves none of the versions read (err
+ * then says so); K_EPARSE when objects of a kind did not project (informer_list_skipped: the
+ * kind's path and how many), after that kind's LIST. A DeviceTaintRule LIST answered K_ENOTFOUND
+ * (not served at that version) or K_EFORBIDDEN (the caller may not list them) is no error: the
+ * kind stays unsynced and empty.
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
-/* dra_store_list_kind() - dra_store_list() of one kind (a DeviceTaintRule LIST answered
- * K_ENOTFOUND or K_EFORBIDDEN is no error there either). */
+/*
+ * dra_store_discover() - the discovery of dra_store_list() alone: the best DRA API version the
+ * API server serves becomes the store's (dra_store_set_api_version). K_OK, K_ENOTFOUND (none
+ * served; err says so) or the discovery GET's K_* error (err filled).
+ */
+int dra_store_discover(struct kube_client *client, struct dra_store *s, struct kube_error *err);
+/* dra_store_list_kind() - dra_store_list() of one kind, at the store's version (after
+ * dra_store_discover; a DeviceTaintRule LIST answered K_ENOTFOUND or K_EFORBIDDEN is no error
+ * there either). */
 int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
                         struct kube_error *err);
 /* dra_store_any_extended() - whether some DeviceClass has spec.extendedResourceName (KEP-5004;

@@ -124,11 +124,12 @@ int project_node_selector(json_object *sel, size_t max_terms, struct node_affini
 
 /* ---- DRA (resource.k8s.io/v1, project_dra.c) ---------------------------------------------- */
 /*
- * Each fills `out` (zeroed first) from one API object and is strict: K_EPARSE when a required
- * field (metadata.name; a slice's spec.driver and spec.pool.name; a request's name) is missing
- * or has the wrong type, K_ETOOBIG when a list is longer than the API allows (the DRA_MAX_*
- * limits of model/dra.h, which cite types.go), K_ENOMEM. On error `out` is cleaned up.
- * Semantics: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go.
+ * The layout of v1 (and v1beta2); an object read at v1beta1 goes through kube/dra_api.h
+ * dra_json_as_v1() first. Each fills `out` (zeroed first) from one API object and is strict:
+ * K_EPARSE when a required field (metadata.name; a slice's spec.driver and spec.pool.name; a
+ * request's name) is missing or has the wrong type, K_ETOOBIG when a list is longer than the API
+ * allows (the DRA_MAX_* limits of model/dra.h, which cite types.go), K_ENOMEM. On error `out` is
+ * cleaned up. Semantics: kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1/types.go.
  */
 /* Also spec.extendedResourceName and metadata.creationTimestamp (project_ext.c). */
 int project_dra_class(json_object *obj, struct dra_class *out);

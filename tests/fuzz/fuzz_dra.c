@@ -1,9 +1,11 @@
 /*
  * fuzz_dra.c - libFuzzer target for the DRA projection (core/kube/project_dra.c).
  *
- * The first byte picks the kind (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
- * DeviceTaintRule);
- * the rest is a JSON object, parsed by json-c and projected. Besides the sanitizers, the target
+ * The first byte picks the kind (its value % 8, modulo 5: DeviceClass, ResourceSlice,
+ * ResourceClaim, ResourceClaimTemplate, DeviceTaintRule) and whether the object is read at
+ * resource.k8s.io/v1beta1 (bit 3: through core/kube/dra_api.h dra_json_as_v1 first, which must
+ * leave the object as it was); the rest is a JSON object, parsed by json-c and projected. Besides
+ * the sanitizers, the target
  * checks what project.h promises: a known result code, and a record that its *_cleanup() frees
  * (leaks show under ASan). Each input is projected twice and must give the same result.
  *
@@ -13,6 +15,7 @@
  * capacities at the device's own value, is a known one, the same twice, and explained (a held
  * device names its counter or capacity, a device never fitting names its capacity).
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "classify/dra_share.h"
+#include "kube/dra_api.h"
 #include "kube/project.h"
 #include "model/dra.h"
 #include "util/result.h"
@@ -70,7 +74,7 @@ static void share_slice(const struct dra_slice *s)
     }
 }
 
-static int project_once(unsigned kind, json_object *obj)
+static int project_v1(unsigned kind, json_object *obj)
 {
     int rc;
     switch (kind) {
@@ -110,11 +114,33 @@ static int project_once(unsigned kind, json_object *obj)
     return rc;
 }
 
+/* At v1beta1: the object in the layout of v1, projected; the object itself is not changed. */
+static int project_once(unsigned kind, bool v1beta1, json_object *obj)
+{
+    if (!v1beta1)
+        return project_v1(kind, obj);
+    static const enum dra_kind kinds[5] = {DRA_KIND_CLASS, DRA_KIND_SLICE, DRA_KIND_CLAIM,
+                                           DRA_KIND_TEMPLATE, DRA_KIND_TAINT_RULE};
+    char *before = strdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
+    json_object *v1 = NULL;
+    int rc = dra_json_as_v1(kinds[kind], DRA_API_V1BETA1, obj, &v1);
+    if (rc == K_OK)
+        rc = project_v1(kind, v1);
+    json_object_put(v1);
+    if (before && strcmp(before, json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN))) {
+        fprintf(stderr, "kind %u: dra_json_as_v1 changed the object\n", kind);
+        abort();
+    }
+    free(before);
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > (1u << 20))
         return 0;
-    unsigned kind = data[0] % 5;
+    unsigned kind = (data[0] & 7) % 5;
+    bool v1beta1 = data[0] & 8;
     json_tokener *tok = json_tokener_new_ex(64);
     if (!tok)
         return 0;
@@ -122,8 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_tokener_free(tok);
     if (!obj)
         return 0;
-    int a = project_once(kind, obj);
-    int b = project_once(kind, obj);
+    int a = project_once(kind, v1beta1, obj);
+    int b = project_once(kind, v1beta1, obj);
     if (a != b) {
         fprintf(stderr, "kind %u: projected twice, %d then %d\n", kind, a, b);
         abort();

@@ -106,6 +106,14 @@ static void answer_list(struct fake_kube *f, const char *kind, json_object *arr,
     json_object_put(list);
 }
 
+/* The APIGroup document of an API server that serves resource.k8s.io/v1 (the DRA discovery). */
+static void answer_dra_discovery(struct fake_kube *f)
+{
+    fake_kube_answer(f, 200, 0,
+                     "{\"kind\":\"APIGroup\",\"name\":\"resource.k8s.io\",\"versions\":[{"
+                     "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}]}");
+}
+
 /* The reference: classify with every node and every pod in the store (what triage_run read
  * before it narrowed its LISTs). */
 static void reference(const struct world *w, json_object *pod, struct triage *t)
@@ -388,10 +396,12 @@ static void test_triage_unreadable_usage_pod(void **state)
     assert_non_null(dra);
     fake_kube_init(&f);
     c = fake_kube_client(&f);
+    answer_dra_discovery(&f);
     fake_kube_answer(&f, 200, 0,
                      "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[{},{\"a\":1}]}");
     assert_int_equal(dra_store_list(c, dra, &err), K_EPARSE);
-    assert_int_equal(fake_kube_count(&f), 1); /* not the next kind */
+    assert_int_equal(fake_kube_count(&f), 2); /* discovery, then not the next kind */
+    assert_string_equal(fake_kube_request(&f, 0)->path, "/apis/resource.k8s.io");
     assert_non_null(strstr(err.message, ": 2 items could not be read"));
     dra_store_free(dra);
     kube_client_free(c);
@@ -622,6 +632,7 @@ static void test_triage_device_plugin_pod_lists_no_dra(void **state)
        class has an extendedResourceName here, so nothing else of DRA */
     fake_kube_answer(&f, 200, 0, json_object_to_json_string(pod));
     json_object *none = json_object_new_array();
+    answer_dra_discovery(&f);
     answer_list(&f, "DeviceClassList", none, NULL);
     answer_list(&f, "NodeList", w.nodes, NULL);
     answer_list(&f, "PodList", w.pods, "n0");
@@ -630,12 +641,13 @@ static void test_triage_device_plugin_pod_lists_no_dra(void **state)
     memset(&err, 0, sizeof(err));
     assert_int_equal(triage_run(c, &test_gpus, &dra, 0, "ml", "want", &t, &err), K_OK);
     kube_client_free(c);
-    assert_int_equal(fake_kube_count(&f), 5);
+    assert_int_equal(fake_kube_count(&f), 6);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
-        if (i != 1)
+        if (i != 1 && i != 2)
             assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_string_equal(fake_kube_request(&f, 1)->path, "/apis/resource.k8s.io");
     assert_non_null(
-        strstr(fake_kube_request(&f, 1)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
+        strstr(fake_kube_request(&f, 2)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
     json_object_put(none);
     assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
     triage_cleanup(&t);
@@ -743,6 +755,7 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     answer_list(&f, "PodList", pending, NULL);
     answer_list(&f, "NodeList", w.nodes, NULL);
     json_object *none = json_object_new_array();
+    answer_dra_discovery(&f);
     answer_list(&f, "DeviceClassList", none, NULL); /* KEP-5004: only the classes */
     json_object_put(none);
     answer_list(&f, "PodList", w.pods, "n0");
@@ -751,12 +764,13 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, &dra, 0, NULL, &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 5);
+    assert_int_equal(fake_kube_count(&f), 6);
     for (size_t i = 0; i < fake_kube_count(&f); i++)
-        if (i != 2)
+        if (i != 2 && i != 3)
             assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
+    assert_string_equal(fake_kube_request(&f, 2)->path, "/apis/resource.k8s.io");
     assert_non_null(
-        strstr(fake_kube_request(&f, 2)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
+        strstr(fake_kube_request(&f, 3)->path, "/apis/resource.k8s.io/v1/deviceclasses"));
     assert_int_equal(rows.n, 2);
     assert_string_equal(rows.items[0].cause, "dra-exhausted");
     assert_int_equal(rows.items[0].source, POD_ROW_ANNOTATION);
@@ -819,6 +833,7 @@ static void test_usage_list_dra_ext(void **state)
         classes, json_tokener_parse("{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{"
                                     "\"extendedResourceName\":\"nvidia.com/gpu\"}}"));
     json_object *none = json_object_new_array();
+    answer_dra_discovery(&f);
     answer_list(&f, "DeviceClassList", classes, NULL);
     answer_list(&f, "ResourceClaimList", none, NULL);
     answer_list(&f, "ResourceClaimTemplateList", none, NULL);
@@ -831,16 +846,17 @@ static void test_usage_list_dra_ext(void **state)
     memset(&err, 0, sizeof(err));
     assert_int_equal(usage_list_dra(c, false, &dra, &err), K_OK);
     assert_non_null(dra);
-    assert_int_equal(fake_kube_count(&f), 5);
-    assert_non_null(strstr(fake_kube_request(&f, 4)->path, "devicetaintrules"));
-    assert_non_null(strstr(fake_kube_request(&f, 0)->path, "deviceclasses"));
+    assert_int_equal(fake_kube_count(&f), 6); /* discovery, then the kinds */
+    assert_string_equal(fake_kube_request(&f, 0)->path, "/apis/resource.k8s.io");
+    assert_non_null(strstr(fake_kube_request(&f, 5)->path, "devicetaintrules"));
+    assert_non_null(strstr(fake_kube_request(&f, 1)->path, "deviceclasses"));
     dra_store_read_lock(dra);
     assert_non_null(dra_store_extended_class(dra, "nvidia.com/gpu"));
     dra_store_read_unlock(dra);
     dra_store_free(dra);
     kube_client_free(c);
     fake_kube_cleanup(&f);
-    /* the user may not list DeviceClasses: no DRA and no error for pods with extended
+    /* the user may not read the DRA API: no DRA and no error for pods with extended
        resources only; with claims the same 403 is an error */
     for (int claims = 0; claims < 2; claims++) {
         fake_kube_init(&f);

@@ -1,63 +1,110 @@
-/* Tests for controller/controller.c: the DRA discovery check at start. */
+/* Tests for controller/controller.c: following the DRA API version discovery chose. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "controller_internal.h"
-#include "fake_kube.h"
+#include "fake_routes.h"
 #include "util/result.h"
 
-static bool served(const struct gpu_set *dra_classes, long status, size_t *requests)
+#define GROUP(versions)                                                                            \
+    "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"resource.k8s.io\",\"versions\":"      \
+    "[" versions "]}"
+#define EMPTY_LIST "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}"
+
+static void wait_synced(struct dra_informers *w)
 {
-    struct fake_kube api;
-    fake_kube_init(&api);
-    struct gpu_set gpus;
-    gpu_set_parse(&gpus, GPU_SET_DEFAULT);
-    struct controller_options o = {.instance = "test", .dra_classes = dra_classes};
-    struct controller *c = controller_new(&api.cfg, &gpus, &o);
-    assert_non_null(c);
-    fake_kube_answer(&api, status, 0,
-                     status == 200 ? "{\"kind\":\"APIResourceList\",\"groupVersion\":"
-                                     "\"resource.k8s.io/v1\",\"resources\":[]}"
-                                   : "{\"kind\":\"Status\",\"code\":404}");
-    struct kube_client *client = fake_kube_client(&api);
-    bool on = controller_dra_served(c, client);
-    *requests = fake_kube_count(&api);
-    if (*requests)
-        assert_string_equal(fake_kube_request(&api, 0)->path, "/apis/resource.k8s.io/v1");
-    kube_client_free(client);
-    controller_free(c);
-    gpu_set_cleanup(&gpus);
-    fake_kube_cleanup(&api);
-    return on;
+    while (!dra_informers_synced(w)) { /* bounded by ctest's timeout */
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
-static void test_dra_discovery(void **state)
+static void test_dra_follow(void **state)
 {
     (void)state;
-    struct gpu_set dra;
+    struct fake_routes api;
+    fake_routes_init(&api);
+    struct gpu_set gpus, dra;
+    gpu_set_parse(&gpus, GPU_SET_DEFAULT);
     assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
-    size_t n;
-    assert_true(served(&dra, 200, &n));
-    assert_int_equal(n, 1);
-    /* an API server without resource.k8s.io/v1: run without DRA */
-    assert_false(served(&dra, 404, &n));
-    assert_int_equal(n, 1);
-    /* --gpu-device-classes= (empty): DRA off, nothing asked */
-    assert_false(served(NULL, 200, &n));
-    assert_int_equal(n, 0);
+    struct controller_options o = {.instance = "test", .dra_classes = &dra};
+    struct controller *c = controller_new(&api.cfg, &gpus, &o);
+    assert_non_null(c);
+    assert_non_null(c->dra_watch);
+    /* the same informers, over the fake API */
+    dra_informers_free(c->dra_watch);
+    struct informer_handlers h[DRA_KIND_COUNT];
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        h[k] = controller_dra_handlers(c, (enum dra_kind)k);
+    struct dra_informers_options io = {.discovery_transport = &api.transport,
+                                       .transport = &api.transport};
+    c->dra_watch = dra_informers_new(&api.cfg, c->dra, h, &io);
+    assert_non_null(c->dra_watch);
+
+    /* 1.33: v1beta1 and v1beta2 served; v1beta2 is read */
+    fake_routes_set(
+        &api, "/apis/resource.k8s.io", 200,
+        GROUP("{\"groupVersion\":\"resource.k8s.io/v1beta1\",\"version\":\"v1beta1\"},"
+              "{\"groupVersion\":\"resource.k8s.io/v1beta2\",\"version\":\"v1beta2\"}"));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2/*", 200, EMPTY_LIST);
+    assert_int_equal(dra_informers_check(c->dra_watch), K_OK);
+    assert_int_equal(dra_informers_version(c->dra_watch), DRA_API_V1BETA2);
+    wait_synced(c->dra_watch);
+    assert_true(controller_dra_follow(c));
+    assert_true(atomic_load(&c->dra_synced));
+    assert_false(controller_dra_follow(c)); /* nothing new */
+    assert_true(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta2/resourceslices") >= 1);
+    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1/"), 0);
+
+    /* the same answer again: no change, the informers stay */
+    assert_int_equal(dra_informers_check(c->dra_watch), K_OK);
+    assert_true(dra_informers_synced(c->dra_watch));
+    assert_false(controller_dra_follow(c));
+
+    /* DRA switched off: the store is not used any more */
+    fake_routes_set(&api, "/apis/resource.k8s.io", 0, NULL);
+    assert_int_equal(dra_informers_check(c->dra_watch), K_OK);
+    assert_int_equal(dra_informers_version(c->dra_watch), DRA_API_NONE);
+    assert_true(controller_dra_follow(c));
+    assert_false(atomic_load(&c->dra_synced));
+    assert_false(controller_dra_follow(c));
+
+    controller_free(c);
+    gpu_set_cleanup(&gpus);
     gpu_set_cleanup(&dra);
+    fake_routes_cleanup(&api);
+}
+
+static void test_dra_off(void **state)
+{
+    (void)state;
+    struct fake_routes api;
+    fake_routes_init(&api);
+    struct gpu_set gpus;
+    gpu_set_parse(&gpus, GPU_SET_DEFAULT);
+    /* --gpu-device-classes= (empty): DRA off, nothing asked */
+    struct controller_options o = {.instance = "test"};
+    struct controller *c = controller_new(&api.cfg, &gpus, &o);
+    assert_non_null(c);
+    assert_null(c->dra_watch);
+    assert_false(controller_dra_follow(c));
+    controller_free(c);
+    gpu_set_cleanup(&gpus);
+    fake_routes_cleanup(&api);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dra_discovery),
+        cmocka_unit_test(test_dra_follow),
+        cmocka_unit_test(test_dra_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

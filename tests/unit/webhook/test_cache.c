@@ -43,6 +43,9 @@ static const struct {
     {"/api/v1/namespaces",
      LIST("NamespaceList", "{\"metadata\":{\"name\":\"team\",\"labels\":{\"env\":\"lab\"}}},"
                            "{\"metadata\":{\"name\":\"default\"}}")},
+    {"/apis/resource.k8s.io",
+     "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"resource.k8s.io\",\"versions\":[{"
+     "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}]}"},
     {"/apis/resource.k8s.io/v1/deviceclasses",
      LIST("DeviceClassList", "{\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":{}}")},
     {"/apis/resource.k8s.io/v1/resourceslices",

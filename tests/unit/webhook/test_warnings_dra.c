@@ -47,7 +47,7 @@ static void claim_reasons(const struct wh_snapshot *snap, const char *claim, cha
     struct warn_list w;
     warn_list_init(&w);
     dra_store_read_lock(snap->dra);
-    assert_int_equal(wh_check_dra_object(snap, "ns", o, false, &w), K_OK);
+    assert_int_equal(wh_check_dra_object(snap, "ns", o, false, DRA_API_V1, &w), K_OK);
     dra_store_read_unlock(snap->dra);
     out[0] = '\0';
     for (size_t i = 0; i < w.n; i++)
@@ -165,7 +165,7 @@ static void one_not_checked(struct budget_world *b, json_object *claim, const ch
     struct warn_list w;
     warn_list_init(&w);
     dra_store_read_lock(b->ds);
-    assert_int_equal(wh_check_dra_object(&b->snap, "ns", claim, false, &w), K_OK);
+    assert_int_equal(wh_check_dra_object(&b->snap, "ns", claim, false, DRA_API_V1, &w), K_OK);
     dra_store_read_unlock(b->ds);
     assert_int_equal(w.n, 1);
     assert_string_equal(w.items[0].reason, WARN_REASON_NOT_CHECKED);

@@ -192,7 +192,58 @@ static void test_rejects(void **state)
     assert_int_equal(dra_store_apply_json(ds, DRA_KIND_SLICE, o, 0), K_EPARSE);
     json_object_put(o);
     assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 0);
-    assert_string_equal(dra_kind_path(DRA_KIND_SLICE), "/apis/resource.k8s.io/v1/resourceslices");
+    dra_store_free(ds);
+}
+
+/* Objects read at v1beta1 (layout: kube/dra_api.h) give the same records as at v1; a version
+ * switch keeps what the store holds; unsync marks every kind not synced. */
+static void test_api_version(void **state)
+{
+    (void)state;
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    assert_int_equal(dra_store_api_version(ds), DRA_API_V1);
+    dra_store_set_api_version(ds, DRA_API_V1BETA1);
+    assert_int_equal(dra_store_api_version(ds), DRA_API_V1BETA1);
+    json_object *o = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"gpu.nvidia.com\",\"nodeName\":"
+        "\"n\",\"pool\":{\"name\":\"n\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":"
+        "[{\"name\":\"gpu-0\",\"basic\":{\"attributes\":{\"productName\":{\"string\":\"A100\"}},"
+        "\"capacity\":{\"memory\":{\"value\":\"40Gi\"}}}}]}}");
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_SLICE, NULL), K_OK);
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_SLICE, o, 0), K_OK);
+    json_object_put(o);
+    o = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"spec\":{\"devices\":{"
+        "\"requests\":[{\"name\":\"gpu\",\"deviceClassName\":\"gpu.nvidia.com\",\"count\":2}]}}}");
+    assert_int_equal(dra_store_apply_json(ds, DRA_KIND_CLAIM, o, 0), K_OK);
+    json_object_put(o);
+    dra_store_read_lock(ds);
+    const struct dra_slice *buf[2];
+    assert_int_equal(dra_store_node_slices(ds, "n", NULL, buf, 2), 1);
+    assert_int_equal(buf[0]->n_devices, 1);
+    assert_int_equal(buf[0]->devices[0].n_attrs, 1);
+    assert_string_equal(buf[0]->devices[0].attrs[0].name, "gpu.nvidia.com/productName");
+    assert_int_equal(buf[0]->devices[0].n_caps, 1);
+    const struct dra_claim *c = dra_store_claim(ds, "ns", "c");
+    assert_non_null(c);
+    assert_int_equal(c->spec.n_requests, 1);
+    assert_true(c->spec.requests[0].has_exactly);
+    assert_string_equal(c->spec.requests[0].exactly.class_name, "gpu.nvidia.com");
+    assert_int_equal(c->spec.requests[0].exactly.count, 2);
+    assert_true(dra_store_synced(ds, DRA_KIND_SLICE));
+    dra_store_read_unlock(ds);
+    /* another version: the records stay until a relist replaces them */
+    dra_store_set_api_version(ds, DRA_API_V1);
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 1);
+    /* DRA gone: not synced; the objects stay until a relist sweeps them */
+    dra_store_unsync(ds);
+    assert_false(dra_store_synced(ds, DRA_KIND_SLICE));
+    assert_false(dra_store_synced(ds, DRA_KIND_CLAIM));
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 1);
+    assert_int_equal(dra_store_relist_items(ds, DRA_KIND_SLICE, NULL), K_OK);
+    assert_int_equal(dra_store_count(ds, DRA_KIND_SLICE), 0);
+    assert_true(dra_store_synced(ds, DRA_KIND_SLICE));
     dra_store_free(ds);
 }
 
@@ -369,11 +420,9 @@ static void test_handlers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_indexes),
-        cmocka_unit_test(test_rejects),
-        cmocka_unit_test(test_node_slices_and_drivers),
-        cmocka_unit_test(test_synced),
-        cmocka_unit_test(test_handlers),
+        cmocka_unit_test(test_indexes),      cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_api_version),  cmocka_unit_test(test_node_slices_and_drivers),
+        cmocka_unit_test(test_synced),       cmocka_unit_test(test_handlers),
         cmocka_unit_test(test_relist_items),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);

@@ -1,0 +1,259 @@
+/* dra_informers.c - the DRA informers at the version discovery chose, switched when it changes. */
+#include "cache/dra_informers.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "util/periodic.h"
+#include "util/result.h"
+
+/* What an informer's handlers get as ctx: the owner's handlers are called through it. */
+struct fwd {
+    struct dra_informers *w;
+    enum dra_kind kind;
+};
+
+struct dra_informers {
+    const struct kube_config *cfg;
+    struct dra_store *store;
+    struct dra_informers_options o;
+    struct informer_handlers owner[DRA_KIND_COUNT];
+    struct fwd fwd[DRA_KIND_COUNT];
+    struct kube_client *client; /* discovery */
+    struct dra_api_probe probe; /* the discovery thread's (or start's) */
+    struct periodic loop;       /* the discovery thread */
+    /* mu guards inf[] for readers on other threads; only the checking thread changes it */
+    pthread_mutex_t mu;
+    struct informer *inf[DRA_KIND_COUNT];
+    atomic_int version;
+    atomic_uint generation;
+    bool stopped;
+};
+
+/* ---- the owner's handlers, and a 404 that pokes discovery ---------------------------------- */
+
+#define OWNER(ctx) (&((struct fwd *)(ctx))->w->owner[((struct fwd *)(ctx))->kind])
+
+static void fwd_upsert(void *ctx, json_object *obj)
+{
+    OWNER(ctx)->upsert(OWNER(ctx)->ctx, obj);
+}
+
+static void fwd_remove(void *ctx, json_object *obj)
+{
+    OWNER(ctx)->remove(OWNER(ctx)->ctx, obj);
+}
+
+static void fwd_sync_begin(void *ctx)
+{
+    if (OWNER(ctx)->sync_begin)
+        OWNER(ctx)->sync_begin(OWNER(ctx)->ctx);
+}
+
+static void fwd_sync_end(void *ctx)
+{
+    if (OWNER(ctx)->sync_end)
+        OWNER(ctx)->sync_end(OWNER(ctx)->ctx);
+}
+
+static void fwd_watch_restart(void *ctx, int result)
+{
+    if (OWNER(ctx)->watch_restart)
+        OWNER(ctx)->watch_restart(OWNER(ctx)->ctx, result);
+}
+
+static void fwd_api_error(void *ctx, long http_status)
+{
+    struct dra_informers *w = ((struct fwd *)ctx)->w;
+    if (OWNER(ctx)->api_error)
+        OWNER(ctx)->api_error(OWNER(ctx)->ctx, http_status);
+    if (http_status == 404) /* the version may have gone away: ask discovery */
+        periodic_poke(&w->loop);
+}
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+static void check_cb(void *ctx)
+{
+    dra_informers_check(ctx); /* a failure is logged, and the next check tries again */
+}
+
+struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dra_store *store,
+                                        const struct informer_handlers handlers[DRA_KIND_COUNT],
+                                        const struct dra_informers_options *o)
+{
+    struct dra_informers *w = calloc(1, sizeof(*w));
+    if (!w)
+        return NULL;
+    w->cfg = cfg;
+    w->store = store;
+    if (o)
+        w->o = *o;
+    if (w->o.discovery_ms <= 0)
+        w->o.discovery_ms = DRA_INFORMERS_DISCOVERY_MS;
+    if (!w->o.user_agent)
+        w->o.user_agent = "gputri";
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        w->owner[k] = handlers[k];
+        w->fwd[k] = (struct fwd){w, (enum dra_kind)k};
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    periodic_init(&w->loop, w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w);
+    w->client = w->o.discovery_transport
+                    ? kube_client_new_transport(cfg, w->o.discovery_transport, w->o.user_agent)
+                    : kube_client_new(cfg, w->o.user_agent);
+    if (!w->client) {
+        dra_informers_free(w);
+        return NULL;
+    }
+    kube_client_set_cancel(w->client, periodic_stop_flag(&w->loop));
+    return w;
+}
+
+/* Stop and free the informers of the version read until now (from the checking thread). */
+static void drop_informers(struct dra_informers *w)
+{
+    struct informer *old[DRA_KIND_COUNT];
+    pthread_mutex_lock(&w->mu);
+    memcpy(old, w->inf, sizeof(old));
+    memset(w->inf, 0, sizeof(w->inf));
+    pthread_mutex_unlock(&w->mu);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (old[k]) {
+            informer_stop(old[k]); /* a second stop of one never started is harmless */
+            informer_free(old[k]);
+        }
+}
+
+/*
+ * Whether kind k is read at version v: a core kind when its owner reads it; another (the
+ * DeviceTaintRules) only where GET /apis/resource.k8s.io/<v> lists it (dra_kind_served; a
+ * failed GET: not now, the next version change asks again). Said once per version change.
+ */
+static bool kind_read(struct dra_informers *w, enum dra_kind k, enum dra_api_version v)
+{
+    if (!w->owner[k].upsert)
+        return false;
+    if (k < DRA_KIND_CORE_COUNT)
+        return true;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", DRA_API_GROUP_PATH, dra_api_version_name(v));
+    json_object *doc = NULL;
+    struct kube_error err = {0};
+    bool served = kube_get(w->client, path, &doc, &err) == K_OK && dra_kind_served(doc, k);
+    json_object_put(doc);
+    if (!served)
+        log_info(0, "%s/%s lists no %s: %s", DRA_API_GROUP, dra_api_version_name(v),
+                 dra_kind_name(k),
+                 k == DRA_KIND_TAINT_RULE ? "device taints come from the ResourceSlices alone"
+                                          : "not read");
+    return served;
+}
+
+/* Make and start the informers of version v. K_OK or K_ENOMEM (none left running). */
+static int make_informers(struct dra_informers *w, enum dra_api_version v)
+{
+    struct informer *inf[DRA_KIND_COUNT] = {0};
+    int rc = K_OK;
+    for (int k = 0; k < DRA_KIND_COUNT && rc == K_OK; k++) {
+        if (!kind_read(w, (enum dra_kind)k, v))
+            continue;
+        struct informer_handlers h = {
+            .ctx = &w->fwd[k],
+            .upsert = fwd_upsert,
+            .remove = fwd_remove,
+            .sync_begin = fwd_sync_begin,
+            .sync_end = fwd_sync_end,
+            .watch_restart = fwd_watch_restart,
+            .api_error = fwd_api_error,
+        };
+        struct informer_options io = {.name = dra_kind_name((enum dra_kind)k),
+                                      .path = dra_kind_path((enum dra_kind)k, v),
+                                      .transport = w->o.transport};
+        if (!(inf[k] = informer_new(w->cfg, &io, &h)))
+            rc = K_ENOMEM;
+    }
+    pthread_mutex_lock(&w->mu);
+    memcpy(w->inf, inf, sizeof(inf));
+    pthread_mutex_unlock(&w->mu);
+    for (int k = 0; k < DRA_KIND_COUNT && rc == K_OK; k++)
+        if (inf[k])
+            rc = informer_start(inf[k]);
+    if (rc != K_OK)
+        drop_informers(w);
+    return rc;
+}
+
+int dra_informers_check(struct dra_informers *w)
+{
+    if (!dra_api_probe_step(w->client, &w->probe))
+        return K_OK;
+    enum dra_api_version v = w->probe.version;
+    drop_informers(w);
+    atomic_store(&w->version, v);
+    atomic_fetch_add(&w->generation, 1);
+    if (v == DRA_API_NONE) {
+        dra_store_unsync(w->store);
+        return K_OK;
+    }
+    dra_store_set_api_version(w->store, v);
+    int rc = make_informers(w, v);
+    if (rc != K_OK) {
+        log_error("cannot start the DRA informers at %s: %s", dra_api_version_name(v),
+                  k_strerror(rc));
+        w->probe.checked = false; /* the next check starts them */
+        atomic_store(&w->version, DRA_API_NONE);
+    }
+    return rc;
+}
+
+int dra_informers_start(struct dra_informers *w, bool check_now)
+{
+    if (check_now)
+        dra_informers_check(w); /* a failure is logged, and the thread tries again */
+    return periodic_start(&w->loop, !check_now) == 0 ? K_OK : K_ENOMEM;
+}
+
+enum dra_api_version dra_informers_version(struct dra_informers *w)
+{
+    return (enum dra_api_version)atomic_load(&w->version);
+}
+
+bool dra_informers_synced(struct dra_informers *w)
+{
+    bool synced = atomic_load(&w->version) != DRA_API_NONE;
+    pthread_mutex_lock(&w->mu);
+    for (int k = 0; k < DRA_KIND_COUNT && synced; k++) /* the kinds read: a core one always */
+        synced = w->inf[k] ? informer_has_synced(w->inf[k])
+                           : k >= DRA_KIND_CORE_COUNT || !w->owner[k].upsert;
+    pthread_mutex_unlock(&w->mu);
+    return synced;
+}
+
+unsigned dra_informers_generation(struct dra_informers *w)
+{
+    return atomic_load(&w->generation);
+}
+
+void dra_informers_stop(struct dra_informers *w)
+{
+    if (!w || w->stopped)
+        return;
+    w->stopped = true;
+    periodic_stop(&w->loop);
+    drop_informers(w);
+}
+
+void dra_informers_free(struct dra_informers *w)
+{
+    if (!w)
+        return;
+    dra_informers_stop(w);
+    kube_client_free(w->client);
+    periodic_destroy(&w->loop);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}

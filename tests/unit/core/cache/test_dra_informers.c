@@ -1,0 +1,201 @@
+/*
+ * test_dra_informers.c - core/cache/dra_informers.c: the DRA informers follow the version
+ * discovery chose (v1beta1 -> v1 -> none -> v1beta2), list at its paths, read its layout into
+ * the store, keep the store across a version change and clear it when DRA goes away; an API
+ * server without DRA costs discovery GETs only.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "cache/dra_informers.h"
+#include "cache/dra_store.h"
+#include "fake_routes.h"
+#include "util/result.h"
+
+#define V(v) "{\"groupVersion\":\"resource.k8s.io/" v "\",\"version\":\"" v "\"}"
+#define GROUP(versions)                                                                            \
+    "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"resource.k8s.io\",\"versions\":"      \
+    "[" versions "]}"
+#define LIST(items) "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[" items "]}"
+#define SLICE_V1BETA1                                                                              \
+    "{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"gpu.nvidia.com\",\"nodeName\":\"n\","   \
+    "\"pool\":{\"name\":\"n\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":[{\"name\":"  \
+    "\"gpu-0\",\"basic\":{\"attributes\":{\"type\":{\"string\":\"gpu\"}}}}]}}"
+#define SLICE_V1                                                                                   \
+    "{\"metadata\":{\"name\":\"s\"},\"spec\":{\"driver\":\"gpu.nvidia.com\",\"nodeName\":\"n\","   \
+    "\"pool\":{\"name\":\"n\",\"generation\":2,\"resourceSliceCount\":1},\"devices\":[{\"name\":"  \
+    "\"gpu-0\",\"attributes\":{\"type\":{\"string\":\"gpu\"}}}]}}"
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void wait_synced(struct dra_informers *w)
+{
+    while (!dra_informers_synced(w)) /* bounded by ctest's timeout */
+        sleep_ms(10);
+}
+
+/* The one slice's first device: its attribute count, and the pool generation, under the lock. */
+static int64_t slice_generation(struct dra_store *ds, size_t *n_attrs)
+{
+    dra_store_read_lock(ds);
+    const struct dra_slice *buf[1];
+    size_t n = dra_store_node_slices(ds, "n", NULL, buf, 1);
+    int64_t g = n == 1 ? buf[0]->generation : -1;
+    *n_attrs = n == 1 && buf[0]->n_devices == 1 ? buf[0]->devices[0].n_attrs : 0;
+    dra_store_read_unlock(ds);
+    return g;
+}
+
+static void set_lists(struct fake_routes *api, const char *v, const char *slices)
+{
+    char prefix[128];
+    static const char *const kinds[] = {"resourceclaims", "resourceclaimtemplates",
+                                        "deviceclasses"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(prefix, sizeof(prefix), "/apis/resource.k8s.io/%s/%s", v, kinds[i]);
+        fake_routes_set(api, prefix, 200, LIST(""));
+    }
+    snprintf(prefix, sizeof(prefix), "/apis/resource.k8s.io/%s/resourceslices", v);
+    fake_routes_set(api, prefix, 200, slices);
+}
+
+/* Informers over `api` feeding a new store (*ds) through feeds[]; discovery every interval_ms
+ * (0: the default). */
+static struct dra_informers *new_informers(struct fake_routes *api,
+                                           struct dra_store_feed feeds[DRA_KIND_COUNT],
+                                           int64_t interval_ms, struct dra_store **ds)
+{
+    *ds = dra_store_new();
+    assert_non_null(*ds);
+    struct informer_handlers h[DRA_KIND_COUNT];
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        feeds[k] = (struct dra_store_feed){*ds, (enum dra_kind)k};
+        h[k] = dra_store_handlers(&feeds[k]);
+    }
+    struct dra_informers_options o = {.discovery_transport = &api->transport,
+                                      .transport = &api->transport,
+                                      .discovery_ms = interval_ms};
+    struct dra_informers *w = dra_informers_new(&api->cfg, *ds, h, &o);
+    assert_non_null(w);
+    return w;
+}
+
+static void test_follow_versions(void **state)
+{
+    (void)state;
+    struct fake_routes api;
+    fake_routes_init(&api);
+    struct dra_store_feed feeds[DRA_KIND_COUNT];
+    struct dra_store *ds;
+    struct dra_informers *w = new_informers(&api, feeds, 0, &ds);
+    assert_int_equal(dra_informers_version(w), DRA_API_NONE);
+    assert_false(dra_informers_synced(w));
+
+    /* 1.32: v1beta1 */
+    fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1beta1") "," V("v1alpha3")));
+    set_lists(&api, "v1beta1", LIST(SLICE_V1BETA1));
+    unsigned g0 = dra_informers_generation(w);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1BETA1);
+    assert_int_not_equal(dra_informers_generation(w), g0);
+    wait_synced(w);
+    size_t na;
+    assert_int_equal(slice_generation(ds, &na), 1);
+    assert_int_equal(na, 1); /* the attribute inside `basic` */
+    assert_int_equal(dra_store_api_version(ds), DRA_API_V1BETA1);
+    assert_true(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta1/resourceslices") >= 1);
+    assert_true(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates") >=
+                1);
+
+    /* the API server upgraded: v1. The store keeps the slice until the relist replaces it. */
+    unsigned g1 = dra_informers_generation(w);
+    fake_routes_set(&api, "/apis/resource.k8s.io", 200,
+                    GROUP(V("v1") "," V("v1beta2") "," V("v1beta1")));
+    set_lists(&api, "v1", LIST(SLICE_V1));
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    assert_int_not_equal(dra_informers_generation(w), g1);
+    wait_synced(w);
+    while (slice_generation(ds, &na) != 2) /* the relist's sync_end came before synced */
+        sleep_ms(10);
+    assert_int_equal(na, 1);
+    assert_true(fake_routes_count(&api, "/apis/resource.k8s.io/v1/deviceclasses") >= 1);
+
+    /* the same answer: nothing changes */
+    unsigned g2 = dra_informers_generation(w);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_generation(w), g2);
+    assert_true(dra_informers_synced(w));
+
+    /* DRA turned off: no informer; no kind of the store is synced (its objects stay) */
+    fake_routes_set(&api, "/apis/resource.k8s.io", 0, NULL);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_NONE);
+    assert_false(dra_informers_synced(w));
+    dra_store_read_lock(ds);
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        assert_false(dra_store_synced(ds, (enum dra_kind)k));
+    dra_store_read_unlock(ds);
+    /* and nothing but discovery is asked from now on */
+    fake_routes_forget(&api);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    sleep_ms(50);
+    assert_int_equal(fake_routes_count(&api, "/apis/"), 1);
+    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/"), 0);
+
+    dra_informers_free(w);
+    dra_store_free(ds);
+    fake_routes_cleanup(&api);
+}
+
+/* Started: the thread checks again soon after an informer's 404 (DRA_INFORMERS_POKE_MS). */
+static void test_thread_and_poke(void **state)
+{
+    (void)state;
+    struct fake_routes api;
+    fake_routes_init(&api);
+    struct dra_store_feed feeds[DRA_KIND_COUNT];
+    struct dra_store *ds;
+    struct dra_informers *w = new_informers(&api, feeds, 3600 * 1000, &ds);
+    fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1beta2")));
+    set_lists(&api, "v1beta2", LIST(""));
+    assert_int_equal(dra_informers_start(w, false), K_OK); /* the first check, on the thread */
+    while (dra_informers_version(w) != DRA_API_V1BETA2)
+        sleep_ms(10);
+    wait_synced(w);
+    /* the version goes away: the watches' relists get 404, which pokes discovery */
+    fake_routes_set(&api, "/apis/resource.k8s.io", 0, NULL);
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        char prefix[128];
+        snprintf(prefix, sizeof(prefix), "/apis/resource.k8s.io/v1beta2/%s",
+                 dra_kind_name((enum dra_kind)k));
+        fake_routes_set(&api, prefix, 0, NULL);
+    }
+    while (dra_informers_version(w) != DRA_API_NONE) /* within about DRA_INFORMERS_POKE_MS */
+        sleep_ms(50);
+    dra_informers_stop(w);
+    dra_informers_stop(w); /* idempotent */
+    dra_informers_free(w);
+    dra_store_free(ds);
+    fake_routes_cleanup(&api);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_follow_versions),
+        cmocka_unit_test(test_thread_and_poke),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
