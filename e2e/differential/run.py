@@ -73,6 +73,8 @@ NS = "gputri-diff"
 NONE_SCHEDULER = "gputri-differential-none"
 GPU_WORDS = ("no-gpu-node", "allocatable-zero", "exhausted")
 DRA_WORDS = ("dra-no-driver", "dra-no-match", "dra-tainted", "dra-exhausted")
+# the extended resources the scheduler may report Insufficient: the classic ones and the ext cases'
+EXT_RESOURCES = gen.GPU_RESOURCES + [gen.EXT_RESOURCE, gen.EXT_IMPLICIT]
 
 
 class Kube:
@@ -174,7 +176,7 @@ def judge(c, g, sched):
         return bad
     n, reasons = sched["n"], sched["reasons"]
     if word == "no-request":  # the ladder is not run: only the scheduler's GPU reasons to compare
-        if any(r.startswith("Insufficient ") and r[len("Insufficient ") :] in gen.GPU_RESOURCES for r in reasons):
+        if any(r.startswith("Insufficient ") and r[len("Insufficient ") :] in EXT_RESOURCES for r in reasons):
             bad.append(f"no-request, but the scheduler names a GPU shortage: {reasons}")
         return bad
     if n is None:
@@ -190,7 +192,7 @@ def judge(c, g, sched):
             A += cnt
         elif r.startswith("Insufficient "):
             res = r[len("Insufficient ") :]
-            if res in gen.GPU_RESOURCES:
+            if res in EXT_RESOURCES:
                 ins_gpu[res] = ins_gpu.get(res, 0) + cnt
             else:
                 ins_other += cnt
@@ -219,7 +221,7 @@ def judge(c, g, sched):
     if word == "taint" and (U + T < 1 or f or ng + nd != absent):
         bad.append(f"taint, but the scheduler passed a node listing the GPU through taints: {reasons}")
     if word in GPU_WORDS:
-        m = re.search(r"(nvidia\.com/[\w.-]+|amd\.com/gpu)", g["detail"])
+        m = re.search(r"(nvidia\.com/[\w.-]*\w|amd\.com/gpu|deviceclass\.resource\.kubernetes\.io/[\w.-]*\w)", g["detail"])
         if not gsum:
             bad.append(f"{word}, but the scheduler names no GPU shortage: {reasons}")
         elif m and m.group(1) not in ins_gpu:
@@ -336,7 +338,7 @@ def run_batch(k, args, cases, out):
             sched = {"placed": False, "message": cond.get("message", ""), "n": n, "reasons": reasons}
         g = verdicts[c["name"]]
         why = judge(c, g, sched)
-        res = {"case": c["name"], "word": g["word"], "scheduler": "placed" if sched["placed"] else "refused",
+        res = {"case": c["name"], "kind": c["kind"], "word": g["word"], "scheduler": "placed" if sched["placed"] else "refused",
                "agree": not why, "why": why}
         results.append(res)
         if why or args.record:
@@ -344,7 +346,7 @@ def run_batch(k, args, cases, out):
             pods = [strip(p) for p in k.get("pods", "-n", NS, "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]
                     if p["metadata"]["labels"].get("role") != "target"]
             fx = fixture(c, nodes, pods, c["name"] + "-copy", g, sched, why)
-            if c["templates"]:  # tests/fixtures/dra format (tests/fixtures/dra/README.md)
+            if c["slices"] or c["templates"] or c.get("ext"):  # tests/fixtures/dra format (tests/fixtures/dra/README.md)
                 mine = lambda o: o["metadata"]["name"].startswith(c["name"] + "-")  # noqa: E731
                 fx = {
                     "description": fx["description"],
@@ -353,7 +355,7 @@ def run_batch(k, args, cases, out):
                     "pods": [p for p in pods if p["metadata"]["name"] != c["name"] + "-copy"],
                     "resourceclaims": [strip(o) for o in k.get("resourceclaims", "-n", NS)["items"] if mine(o)],
                     "resourceclaimtemplates": [strip(o) for o in k.get("resourceclaimtemplates", "-n", NS)["items"] if mine(o)],
-                    "deviceclasses": [strip(k.get("deviceclass", gen.DRA_DRIVER))],
+                    "deviceclasses": [strip(o) for o in k.get("deviceclasses", "-l", f"{gen.CASE_LABEL}=all")["items"]],
                     "resourceslices": [strip(o) for o in k.get("resourceslices", "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]],
                     "expect": {"cause": g["word"], "detail_contains": []},
                 }
@@ -365,12 +367,42 @@ def run_batch(k, args, cases, out):
     # clean up: pods first (kwok deletes them at once), then the nodes
     k.run("delete", "pods", "-n", NS, "-l", gen.CASE_LABEL, "--grace-period=0", "--force", "--wait=false", check=False)
     for kind in ("resourceclaims", "resourceclaimtemplates"):
-        if any(c["templates"] for c in cases):
+        if any(c["templates"] or c["claims"] for c in cases):
             k.run("delete", kind, "-n", NS, "-l", gen.CASE_LABEL, "--wait=false", check=False)
     if slices:
         k.run("delete", "resourceslices", "-l", gen.CASE_LABEL, "--wait=false", check=False)
     k.run("delete", "nodes", *names, "--wait=false", check=False)
     return results
+
+
+def dra_features(k):
+    """The names of gen.DRA_FEATURES whose fields the API server keeps: each written in a
+    server-side dry run (an API server whose feature gate is off drops the field on write)."""
+    v = gen.DRA_API_VERSION
+    dev = {"name": "d", "allowMultipleAllocations": True, "taints": [{"key": "k", "effect": "NoSchedule"}]}
+    meta = {"name": "gputri-differential-probe"}
+    pool = {"name": "p", "generation": 1, "resourceSliceCount": 2}
+    probes = [
+        ({"apiVersion": v, "kind": "DeviceClass", "metadata": meta, "spec": {"extendedResourceName": "example.com/probe"}},
+         lambda o: {"ext"} if o["spec"].get("extendedResourceName") else set()),
+        ({"apiVersion": v, "kind": "ResourceSlice", "metadata": meta,
+          "spec": {"driver": gen.DRA_DRIVER, "allNodes": True, "pool": pool, "devices": [dev]}},
+         lambda o: {f for f, key in (("shared", "allowMultipleAllocations"), ("taints", "taints"))
+                    if (o["spec"].get("devices") or [{}])[0].get(key)}),
+        ({"apiVersion": v, "kind": "ResourceSlice", "metadata": meta,
+          "spec": {"driver": gen.DRA_DRIVER, "allNodes": True, "pool": pool,
+                   "sharedCounters": [{"name": "s", "counters": {"c": {"value": "1"}}}]}},
+         lambda o: {"counters"} if o["spec"].get("sharedCounters") else set()),
+    ]
+    out = set()
+    for obj, kept in probes:
+        p = subprocess.run(k.base + ["create", "--dry-run=server", "-o", "json", "-f", "-"],
+                           input=json.dumps(obj), capture_output=True, text=True)
+        if p.returncode == 0:
+            out |= kept(json.loads(p.stdout))
+        else:
+            print(f"# probe {obj['kind']}: {p.stderr.strip()}")
+    return out
 
 
 def main():
@@ -383,7 +415,7 @@ def main():
     ap.add_argument("--kubeconfig", required=True)
     ap.add_argument("--gputri", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--dra", type=float, default=0.25, help="fraction of the cases that ask for GPUs through ResourceClaims (default 0.25; 0: none)")
+    ap.add_argument("--dra", type=float, default=0.5, help="fraction of the cases that are DRA cases, of the kinds gen.DRA_KINDS the API server allows (default 0.5; 0: none)")
     ap.add_argument("--record", action="store_true", help="write every case as a fixture skeleton, not only disagreements")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -412,11 +444,16 @@ def main():
             print(f"skip - the DRA cases: the API server serves neither resource.k8s.io/v1 nor v1beta2")
             args.dra = 0
     if args.dra > 0:
+        gen.DRA_FEATURES = dra_features(k)
+        off = [kd for kd, f in gen.DRA_KINDS.items() if f and f not in gen.DRA_FEATURES]
+        print(f"# DRA {gen.DRA_API_VERSION}; new fields kept: {', '.join(sorted(gen.DRA_FEATURES)) or 'none'}"
+              + (f"; no case of kind {', '.join(off)}" if off else ""))
         k.run("delete", "resourceslices", "-l", gen.CASE_LABEL, check=False)
-        k.run("apply", "-f", "-", stdin=json.dumps(gen.device_class()))
+        k.run("delete", "deviceclasses", "-l", f"{gen.CASE_LABEL}=all", check=False)
+        k.apply(gen.device_classes())
     wait(60, lambda: k.run("get", "serviceaccount", "default", "-n", NS, check=False), "the default ServiceAccount")
     total = agree = 0
-    words = {}
+    words, kinds = {}, {}
     t0 = time.time()
     idx = list(range(args.first, args.first + args.cases))
     with open(os.path.join(args.out, f"results-{args.seed}.jsonl"), "w") as log:
@@ -427,16 +464,20 @@ def main():
                 agree += r["agree"]
                 key = f"{r['word']}/{r['scheduler']}"
                 words[key] = words.get(key, 0) + 1
+                kk = kinds.setdefault(r["kind"], [0, 0])
+                kk[0] += 1
+                kk[1] += r["agree"]
                 log.write(json.dumps(r) + "\n")
-                print(("ok - " if r["agree"] else "not ok - ") + f"{r['case']}: gputri {r['word']}, scheduler {r['scheduler']}")
+                print(("ok - " if r["agree"] else "not ok - ") + f"{r['case']} ({r['kind']}): gputri {r['word']}, scheduler {r['scheduler']}")
                 for w in r["why"]:
                     print(f"#   {w}")
             sys.stdout.flush()
     k.run("delete", "namespace", NS, "--wait=false", check=False)
     if args.dra > 0:
-        k.run("delete", "deviceclass", gen.DRA_DRIVER, "--wait=false", check=False)
+        k.run("delete", "deviceclasses", "-l", f"{gen.CASE_LABEL}=all", "--wait=false", check=False)
     print(f"# seed {args.seed}: {total} cases, {agree} agree, {total - agree} disagree, {time.time() - t0:.0f} s")
     print("# words: " + ", ".join(f"{k_} {v}" for k_, v in sorted(words.items())))
+    print("# kinds: " + ", ".join(f"{k_} {v[0]} ({v[1]} agree)" for k_, v in sorted(kinds.items())))
     print(f"{agree} passed, {total - agree} failed")
     return 0 if agree == total else 1
 
