@@ -414,6 +414,11 @@ def _dra(rng, name, nodes, target, kind="claim"):
         claims += _holders(rng, kind, name, node, devs)
     spec = target["spec"]
     spec.pop("initContainers", None)
+    if kind != "claim" and rng.random() < 0.6:
+        # node selection passes on every node of the case, so that the DRA steps decide
+        spec.pop("affinity", None)
+        spec["nodeSelector"] = {CASE_LABEL: name}
+        spec["tolerations"] = [{"operator": "Exists"}]
     if kind == "ext":
         res = EXT_RESOURCE if rng.random() < 0.75 else EXT_IMPLICIT
         for n in nodes:  # a device plugin's resource on some nodes: the classic path there
