@@ -20,7 +20,25 @@ A case is a dict of API objects:
            without its effect), a GPU limit of 0 now and then
   DRA (a fraction of the cases, case(dra=...)): ResourceSlices of the driver
            gpu.differential.example on most nodes, claims holding some of their devices, and the
-           target asking for devices through a ResourceClaimTemplate instead of extended resources
+           target asking for devices through a ResourceClaimTemplate instead of extended resources.
+           One kind per case (DRA_KINDS), of those whose fields the API server keeps
+           (DRA_FEATURES, set by run.py; on 1.34 only "claim"):
+             claim     plain devices
+             taint     devices with taints (NoSchedule, NoExecute, None; KEP-5055), the request
+                       with or without exactly.tolerations (Exists/Equal, wrong value or effect)
+             counters  a counter set per GPU in a slice of its own (spec.sharedCounters, required
+                       from 1.35), the whole GPU and its 1g/2g partitions consuming it
+                       (consumesCounters; KEP-4815); held claims never overcommit a set
+             shared    devices with allowMultipleAllocations and 40Gi of memory (with or without
+                       a requestPolicy of 4Gi steps), held by shares (shareID, consumedCapacity),
+                       the request with or without exactly.capacity.requests (KEP-5075)
+             ext       no claim: the target asks EXT_RESOURCE (DeviceClass EXT_CLASS's
+                       spec.extendedResourceName) or EXT_IMPLICIT (the implicit name of the class
+                       gpu.differential.example) as an extended resource; some nodes list it in
+                       allocatable (the device plugin's path, maybe 0), the others do not, and
+                       the scheduler serves it from the devices there (KEP-5004)
+           Device taints also appear on the counters, shared and ext kinds; most cases of the new
+           kinds pass node selection on every node, so that the DRA steps decide.
 Python 3 standard library only.
 """
 

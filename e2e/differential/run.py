@@ -31,8 +31,15 @@ with node selection first. The mapping between the two, per node:
   gpu-fits                        NodeResourcesFit for another resource ("Insufficient cpu"),
                                   or the node passes
   dra-no-driver, dra-no-match,    DynamicResources "cannot allocate all claims" (after
-  dra-tainted, dra-exhausted      NodeResourcesFit; the DRA cases ask for no extended resource
-                                  and no CPU, so nothing fails them in between)
+  dra-tainted, dra-exhausted      NodeResourcesFit; the DRA cases ask for no CPU and no
+                                  extended resource but the ext cases', which NodeResourcesFit
+                                  leaves to DRA on those nodes, so nothing fails them in between)
+An ext case's extended resource (gen.EXT_RESOURCE, gen.EXT_IMPLICIT) is served by a DeviceClass:
+on a node whose allocatable lists it above 0 it takes the resource steps (no-gpu-node ..
+exhausted: "Insufficient <resource>"), on the others the DRA steps ("cannot allocate all claims";
+kubernetes/kubernetes: pkg/scheduler/framework/plugins/noderesources/fit.go
+shouldDelegateResourceToDRA, dynamicresources/extendeddynamicresources.go
+filterExtendedResources), never no-gpu-node for lack of a device plugin.
 Every node outside the case (other cases of the batch, other suites' nodes) fails node selection
 on gputri-diff/case, so it never reaches NodeResourcesFit; it adds to the first three reasons
 only. Hence, with N the scheduler's node count, g the candidates gputri stops at a GPU step, f
@@ -160,6 +167,26 @@ def explain(gputri, kubeconfig, name):
     return {"word": word, "detail": detail, "steps": steps, "text": out}
 
 
+def evicted(k):
+    """The targets kube-controller-manager's device taint eviction deleted after the scheduler
+    placed them (Events Scheduled and DeviceTaintManagerEviction), as (pod, PodScheduled) pairs
+    for run_batch: the scheduler placed them. In 1.37.2 it evicts a pod whose claim tolerates a
+    NoExecute device taint only by a toleration without effect (kubernetes/kubernetes:
+    pkg/controller/devicetainteviction/device_taint_eviction.go counts only tolerations with
+    effect NoExecute, where the scheduler's allocator takes any toleration that tolerates the taint)."""
+    out, nodes, gone = {}, {}, set()
+    for e in k.get("events", "-n", NS)["items"]:
+        name = e["involvedObject"].get("name", "")
+        if e.get("reason") == "DeviceTaintManagerEviction":
+            gone.add(name)
+        m = re.match(r"Successfully assigned \S+/(\S+) to (\S+)", e.get("message", ""))
+        if e.get("reason") == "Scheduled" and m:
+            nodes[m.group(1)] = m.group(2)
+    for name in gone & set(nodes):
+        out[name] = ({"spec": {"nodeName": nodes[name]}, "evicted": True}, {"status": "True"})
+    return out
+
+
 def judge(c, g, sched):
     """The checks of this file's header; returns a list of disagreement strings."""
     bad = []
@@ -226,6 +253,11 @@ def judge(c, g, sched):
             bad.append(f"{word}, but the scheduler names no GPU shortage: {reasons}")
         elif m and m.group(1) not in ins_gpu:
             bad.append(f"{word} names {m.group(1)}, the scheduler {sorted(ins_gpu)}")
+    if c.get("ext"):  # a DeviceClass serves the resource: a node without it takes the DRA steps
+        if any(s == "no-gpu-node" for s in steps.values()):
+            bad.append(f"no-gpu-node on a node for {c['ext']}, which a DeviceClass serves: {steps}")
+        if word in DRA_WORDS and "served by DeviceClass" not in g["detail"]:
+            bad.append(f"{word} for {c['ext']}, but the detail does not name the DeviceClass serving it")
     if word in DRA_WORDS and not D:
         bad.append(f"{word}, but the scheduler does not say it cannot allocate the claims: {reasons}")
     if word == "gpu-fits" and not ins_other:
@@ -316,9 +348,14 @@ def run_batch(k, args, cases, out):
 
     def scheduled():
         ps = {p["metadata"]["name"]: p for p in k.get("pods", "-n", NS, "-l", "role=target")["items"]}
-        got = {}
+        got, gone = {}, None
         for c in cases:
             p = ps.get(c["name"] + "-target")
+            if not p:  # placed, then deleted: on a device with a NoExecute taint (evicted below)
+                gone = gone if gone is not None else evicted(k)
+                if c["name"] + "-target" in gone:
+                    got[c["name"]] = gone[c["name"] + "-target"]
+                    continue
             cond = p and condition(p, "PodScheduled")
             if not cond:
                 return None
@@ -332,13 +369,14 @@ def run_batch(k, args, cases, out):
     for c in cases:
         p, cond = got[c["name"]]
         if cond["status"] == "True":
-            sched = {"placed": True, "node": p["spec"].get("nodeName")}
+            sched = {"placed": True, "node": p["spec"].get("nodeName"), "evicted": p.get("evicted", False)}
         else:
             n, reasons = parse_message(cond.get("message", ""))
             sched = {"placed": False, "message": cond.get("message", ""), "n": n, "reasons": reasons}
         g = verdicts[c["name"]]
         why = judge(c, g, sched)
-        res = {"case": c["name"], "kind": c["kind"], "word": g["word"], "scheduler": "placed" if sched["placed"] else "refused",
+        res = {"case": c["name"], "kind": c["kind"], "word": g["word"],
+               "scheduler": ("placed+evicted" if sched.get("evicted") else "placed") if sched["placed"] else "refused",
                "agree": not why, "why": why}
         results.append(res)
         if why or args.record:
