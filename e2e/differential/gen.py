@@ -34,8 +34,9 @@ A case is a dict of API objects:
                        the request with or without exactly.capacity.requests (KEP-5075)
              ext       no claim: the target asks EXT_RESOURCE (DeviceClass EXT_CLASS's
                        spec.extendedResourceName) or EXT_IMPLICIT (the implicit name of the class
-                       gpu.differential.example) as an extended resource; some nodes list it in
-                       allocatable (the device plugin's path, maybe 0), the others do not, and
+                       gpu.differential.example) as an extended resource; some nodes list
+                       EXT_RESOURCE in allocatable (the device plugin's path, maybe 0; never the
+                       implicit name, which no device plugin may register), the others do not, and
                        the scheduler serves it from the devices there (KEP-5004)
            Device taints also appear on the counters, shared and ext kinds; most cases of the new
            kinds pass node selection on every node, so that the DRA steps decide.
@@ -443,8 +444,12 @@ def _dra(rng, name, nodes, target, kind="claim"):
             r = rng.random()
             if r < 0.25:
                 c = rng.choice([0, 1, 2])
-                n["status"]["capacity"][res] = str(c)
-                n["status"]["allocatable"][res] = str(c if rng.random() < 0.7 else 0)
+                a = str(c if rng.random() < 0.7 else 0)
+                # never the implicit name: it is in the kubernetes.io domain, no extended resource
+                # a device plugin may register (the kubelet refuses it), so no node lists it
+                if res == EXT_RESOURCE:
+                    n["status"]["capacity"][res] = str(c)
+                    n["status"]["allocatable"][res] = a
         q = str(rng.choice([1, 1, 2]))
         main = {"name": "main", "image": "x", "resources": {"limits": {res: q}}}
         spec["containers"] = [main]
