@@ -20,10 +20,30 @@ A case is a dict of API objects:
            without its effect), a GPU limit of 0 now and then
   DRA (a fraction of the cases, case(dra=...)): ResourceSlices of the driver
            gpu.differential.example on most nodes, claims holding some of their devices, and the
-           target asking for devices through a ResourceClaimTemplate instead of extended resources
+           target asking for devices through a ResourceClaimTemplate instead of extended resources.
+           One kind per case (DRA_KINDS), of those whose fields the API server keeps
+           (DRA_FEATURES, set by run.py; on 1.34 only "claim"):
+             claim     plain devices
+             taint     devices with taints (NoSchedule, NoExecute, None; KEP-5055), the request
+                       with or without exactly.tolerations (Exists/Equal, wrong value or effect)
+             counters  a counter set per GPU in a slice of its own (spec.sharedCounters, required
+                       from 1.35), the whole GPU and its 1g/2g partitions consuming it
+                       (consumesCounters; KEP-4815); held claims never overcommit a set
+             shared    devices with allowMultipleAllocations and 40Gi of memory (with or without
+                       a requestPolicy of 4Gi steps), held by shares (shareID, consumedCapacity),
+                       the request with or without exactly.capacity.requests (KEP-5075)
+             ext       no claim: the target asks EXT_RESOURCE (DeviceClass EXT_CLASS's
+                       spec.extendedResourceName) or EXT_IMPLICIT (the implicit name of the class
+                       gpu.differential.example) as an extended resource; some nodes list
+                       EXT_RESOURCE in allocatable (the device plugin's path, maybe 0; never the
+                       implicit name, which no device plugin may register), the others do not, and
+                       the scheduler serves it from the devices there (KEP-5004)
+           Device taints also appear on the counters, shared and ext kinds; most cases of the new
+           kinds pass node selection on every node, so that the DRA steps decide.
 Python 3 standard library only.
 """
 
+import hashlib
 import random
 
 CASE_LABEL = "gputri-diff/case"
@@ -216,72 +236,256 @@ DRA_DRIVER = "gpu.differential.example"  # also the DeviceClass; gputri's defaul
 # have the same shape; run.py sets it from the API server's discovery.
 DRA_API_VERSION = "resource.k8s.io/v1"
 DRA_PRODUCTS = ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3"]
+# The DRA fields of 1.36-1.37 the API server keeps (run.py sets them from server-side dry runs; an
+# API server whose gate is off drops the field, and the generator then makes no case using it):
+#   ext       DeviceClass spec.extendedResourceName (KEP-5004, DRAExtendedResource)
+#   taints    ResourceSlice devices[].taints (KEP-5055, DRADeviceTaints)
+#   counters  ResourceSlice spec.sharedCounters / devices[].consumesCounters (KEP-4815)
+#   shared    devices[].allowMultipleAllocations and capacity requests (KEP-5075)
+DRA_FEATURES = set()
+# The DRA case kinds: "claim" (a ResourceClaimTemplate over plain devices), "taint" (the same,
+# over devices with taints, the request with or without tolerations), "counters" (a whole GPU and
+# its partitions drawing on one counter set), "shared" (devices several claims share by capacity),
+# "ext" (no claim: an extended resource a DeviceClass serves, on nodes whose allocatable lacks it)
+DRA_KINDS = {"claim": None, "taint": "taints", "counters": "counters", "shared": "shared", "ext": "ext"}
+# The second DeviceClass, for the ext cases: the devices of DRA_DRIVER served as EXT_RESOURCE (a name
+# gputri's default GPU set has and no classic case asks for). The ext cases also ask
+# EXT_IMPLICIT, the implicit name of the class DRA_DRIVER.
+EXT_CLASS = "gpu.ext.differential.example"
+EXT_RESOURCE = "nvidia.com/gpu.shared"
+EXT_IMPLICIT = "deviceclass.resource.kubernetes.io/" + DRA_DRIVER
+# Device taints: the NVIDIA driver's health taints (gpu.nvidia.com/xid, gpu-lost, unmonitored) as
+# the differential's driver would publish them, and a maintenance NoExecute
+DEVICE_TAINTS = [
+    {"key": "gpu.differential.example/xid", "value": "79", "effect": "NoSchedule"},
+    {"key": "gpu.differential.example/xid", "value": "13", "effect": "None"},
+    {"key": "gpu.differential.example/gpu-lost", "effect": "NoSchedule"},
+    {"key": "gpu.differential.example/unmonitored", "effect": "None"},
+    {"key": "maintenance", "value": "gpu", "effect": "NoExecute"},
+]
 
 
-def device_class():
-    """The DeviceClass of the DRA cases (cluster-scoped, one for all)."""
-    return {
+def device_classes():
+    """The DeviceClasses of the DRA cases (cluster-scoped, for all cases): DRA_DRIVER and, where
+    the API server keeps extendedResourceName, EXT_CLASS serving EXT_RESOURCE."""
+    sel = [{"cel": {"expression": f"device.driver == '{DRA_DRIVER}'"}}]
+    out = [{
         "apiVersion": DRA_API_VERSION,
         "kind": "DeviceClass",
         "metadata": {"name": DRA_DRIVER, "labels": {CASE_LABEL: "all"}},
-        "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRA_DRIVER}'"}}]},
+        "spec": {"selectors": sel},
+    }]
+    if "ext" in DRA_FEATURES:
+        out.append({
+            "apiVersion": DRA_API_VERSION,
+            "kind": "DeviceClass",
+            "metadata": {"name": EXT_CLASS, "labels": {CASE_LABEL: "all"}},
+            "spec": {"selectors": sel, "extendedResourceName": EXT_RESOURCE},
+        })
+    return out
+
+
+def _uid(rng):
+    h = f"{rng.getrandbits(128):032x}"
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
+
+
+def _gpu_attrs(rng, typ="gpu", **more):
+    a = {"type": {"string": typ}, "productName": {"string": rng.choice(DRA_PRODUCTS)}}
+    for k, v in more.items():
+        a[k] = {"int": v}
+    return a
+
+
+def _slice(name, node, suffix, count, spec):
+    spec = dict(spec, driver=DRA_DRIVER, nodeName=node, pool={"name": node, "generation": 1, "resourceSliceCount": count})
+    return {"apiVersion": DRA_API_VERSION, "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-{suffix}", "labels": {CASE_LABEL: name}}, "spec": spec}
+
+
+def _devices(rng, kind, name, node):
+    """One node's slices and devices of kind `kind`; returns (slices, devices)."""
+    if kind == "counters":  # per GPU a counter set; the whole GPU and its partitions draw on it
+        sets, devs = [], []
+        for g in range(rng.choice([1, 1, 2])):
+            cs = f"gpu-{g}-counters"
+            sets.append({"name": cs, "counters": {"memory": {"value": "40Gi"}}})
+            parts = [("", "gpu", "40Gi")] + [(f"-mig-1g-{k}", "mig", "10Gi") for k in range(2)] + [("-mig-2g-0", "mig", "20Gi")]
+            for suffix, typ, mem in parts:
+                if suffix and rng.random() < 0.2:
+                    continue  # the driver does not publish every partition
+                devs.append({"name": f"gpu-{g}{suffix}", "attributes": _gpu_attrs(rng, typ, parentIndex=g),
+                             "capacity": {"memory": {"value": mem}},
+                             "consumesCounters": [{"counterSet": cs, "counters": {"memory": {"value": mem}}}]})
+        return [_slice(name, node, "gpu-counters", 2, {"sharedCounters": sets}),
+                _slice(name, node, "gpu", 2, {"devices": devs})], devs
+    devs = []
+    for d in range(rng.choice([0, 1, 2, 3] if kind != "shared" else [1, 1, 2])):
+        dev = {"name": f"gpu-{d}", "attributes": _gpu_attrs(rng)}
+        if kind == "shared" and (d == 0 or rng.random() < 0.7):
+            dev["allowMultipleAllocations"] = True
+            dev["capacity"] = {"memory": {"value": "40Gi"}}
+            if rng.random() < 0.6:
+                dev["capacity"]["memory"]["requestPolicy"] = {
+                    "default": "8Gi", "validRange": {"min": "4Gi", "max": "40Gi", "step": "4Gi"}}
+        devs.append(dev)
+    return [_slice(name, node, "gpu", 1, {"devices": devs})], devs
+
+
+def _taint(rng, devs, p):
+    for dev in devs:
+        if rng.random() < p:
+            dev["taints"] = [dict(t) for t in rng.sample(DEVICE_TAINTS, rng.choice([1, 1, 2]))]
+
+
+def _tolerations_for(rng):
+    """exactly.tolerations: none, or some that tolerate a taint, a wrong value or effect, or all."""
+    if rng.random() < 0.4:
+        return None
+    out = []
+    for _ in range(rng.choice([1, 1, 2])):
+        t = rng.choice(DEVICE_TAINTS)
+        r = rng.random()
+        if r < 0.3:
+            out.append({"key": t["key"], "operator": "Exists"})
+        elif r < 0.55:
+            tol = {"key": t["key"], "operator": "Equal", "value": t.get("value", ""), "effect": "NoSchedule"}
+            out.append(tol)
+        elif r < 0.7:
+            out.append({"key": t["key"], "operator": "Equal", "value": "other"})
+        elif r < 0.8:
+            out.append({"key": t["key"], "operator": "Exists", "effect": "NoExecute"})
+        elif r < 0.9:
+            out.append({"operator": "Exists"})  # every taint
+        else:
+            out.append({"operator": "Exists", "effect": "NoSchedule"})
+    return out
+
+
+def _hold(name, node, dev, request=None, share=None, consumed=None):
+    """A claim holding `dev` of `node` (status.allocation written as the scheduler writes it)."""
+    exactly = {"deviceClassName": DRA_DRIVER}
+    if consumed:
+        exactly["capacity"] = {"requests": {"memory": consumed}}
+    claim = {
+        "apiVersion": DRA_API_VERSION,
+        "kind": "ResourceClaim",
+        "metadata": {"name": f"{name}-hold-{node}-{dev['name']}" + (f"-{share[:8]}" if share else ""),
+                     "labels": {CASE_LABEL: name}},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}},
     }
+    result = {"request": "gpu", "driver": DRA_DRIVER, "pool": node, "device": dev["name"]}
+    if dev.get("taints"):  # the scheduler copies the tolerations that let it allocate a tainted device
+        exactly["tolerations"] = [{"operator": "Exists"}]
+        result["tolerations"] = [{"operator": "Exists"}]
+    if share:
+        result["shareID"] = share
+        result["consumedCapacity"] = {"memory": consumed}
+    status = {"allocation": {
+        "devices": {"results": [result]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+    }}
+    return claim, status
 
 
-def _dra(rng, name, nodes, target):
-    """Make the case a DRA case: a ResourceSlice on most nodes (0-3 GPUs each), claims holding some
-    of those GPUs (their status.allocation is written as the scheduler writes it), and the target
-    asking one or two GPUs, sometimes of one product, through a ResourceClaimTemplate instead of
-    extended resources. Returns {"slices", "claims": [(claim, allocation status)], "templates"}."""
+def _holders(rng, kind, name, node, devs):
+    claims = []
+    if kind == "counters":
+        used = {}
+        for dev in rng.sample(devs, len(devs)):
+            cs = dev["consumesCounters"][0]["counterSet"]
+            mem = int(dev["capacity"]["memory"]["value"][:-2])
+            if rng.random() < 0.45 and used.get(cs, 0) + mem <= 40:  # holders never overcommit a set
+                used[cs] = used.get(cs, 0) + mem
+                claims.append(_hold(name, node, dev))
+        return claims
+    for dev in devs:
+        if dev.get("allowMultipleAllocations"):
+            left = 40
+            for _ in range(rng.choice([0, 1, 2, 3])):
+                gi = rng.choice([8, 12, 16, 20])
+                if gi > left:
+                    break
+                left -= gi
+                claims.append(_hold(name, node, dev, share=_uid(rng), consumed=f"{gi}Gi"))
+        elif rng.random() < 0.4:
+            claims.append(_hold(name, node, dev))
+    return claims
+
+
+def _dra(rng, name, nodes, target, kind="claim"):
+    """Make the case a DRA case of `kind` (DRA_KINDS): a ResourceSlice on most nodes (see
+    _devices), claims holding some of those devices (their status.allocation is written as the
+    scheduler writes it), and the target asking one or two GPUs, sometimes of one product, through
+    a ResourceClaimTemplate instead of extended resources; for "ext", asking EXT_RESOURCE or
+    EXT_IMPLICIT as an extended resource, which some nodes list in allocatable (a device plugin's
+    path) and the others do not (DRA's). Returns {"slices", "claims": [(claim, allocation
+    status)], "templates"}."""
     slices, claims = [], []
     for n in nodes:
         if rng.random() < 0.2:
             continue  # the driver does not run on this node
         node = n["metadata"]["name"]
-        devs = []
-        for d in range(rng.choice([0, 1, 2, 3])):
-            devs.append({"name": f"gpu-{d}", "attributes": {"type": {"string": "gpu"},
-                                                            "productName": {"string": rng.choice(DRA_PRODUCTS)}}})
-        slices.append({
-            "apiVersion": DRA_API_VERSION,
-            "kind": "ResourceSlice",
-            "metadata": {"name": f"{node}-gpu", "labels": {CASE_LABEL: name}},
-            "spec": {"driver": DRA_DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
-                     "devices": devs},
-        })
-        for d in devs:
-            if rng.random() < 0.4:
-                cname = f"{name}-hold-{node}-{d['name']}"
-                claim = {
-                    "apiVersion": DRA_API_VERSION,
-                    "kind": "ResourceClaim",
-                    "metadata": {"name": cname, "labels": {CASE_LABEL: name}},
-                    "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRA_DRIVER}}]}},
-                }
-                status = {"allocation": {
-                    "devices": {"results": [{"request": "gpu", "driver": DRA_DRIVER, "pool": node, "device": d["name"]}]},
-                    "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]},
-                }}
-                claims.append((claim, status))
+        sl, devs = _devices(rng, kind, name, node)
+        if kind == "taint" or ("taints" in DRA_FEATURES and kind != "claim"):
+            _taint(rng, devs, 0.5 if kind == "taint" else 0.15)
+        slices += sl
+        claims += _holders(rng, kind, name, node, devs)
+    spec = target["spec"]
+    spec.pop("initContainers", None)
+    if kind != "claim" and rng.random() < 0.6:
+        # node selection passes on every node of the case, so that the DRA steps decide
+        spec.pop("affinity", None)
+        spec["nodeSelector"] = {CASE_LABEL: name}
+        spec["tolerations"] = [{"operator": "Exists"}]
+    if kind == "ext":
+        res = EXT_RESOURCE if rng.random() < 0.75 else EXT_IMPLICIT
+        for n in nodes:  # a device plugin's resource on some nodes: the classic path there
+            r = rng.random()
+            if r < 0.25:
+                c = rng.choice([0, 1, 2])
+                a = str(c if rng.random() < 0.7 else 0)
+                # never the implicit name: it is in the kubernetes.io domain, no extended resource
+                # a device plugin may register (the kubelet refuses it), so no node lists it
+                if res == EXT_RESOURCE:
+                    n["status"]["capacity"][res] = str(c)
+                    n["status"]["allocatable"][res] = a
+        q = str(rng.choice([1, 1, 2]))
+        main = {"name": "main", "image": "x", "resources": {"limits": {res: q}}}
+        spec["containers"] = [main]
+        if rng.random() < 0.25:
+            spec["containers"].append({"name": "side", "image": "x", "resources": {"limits": {res: "1"}}})
+        return {"slices": slices, "claims": claims, "templates": [], "ext": res}
     exactly = {"deviceClassName": DRA_DRIVER, "count": rng.choice([1, 1, 2])}
+    sels = []
     if rng.random() < 0.4:
-        exactly["selectors"] = [{"cel": {"expression": f"device.attributes['{DRA_DRIVER}'].productName == '{rng.choice(DRA_PRODUCTS)}'"}}]
+        sels.append(f"device.attributes['{DRA_DRIVER}'].productName == '{rng.choice(DRA_PRODUCTS)}'")
+    if kind == "counters" and rng.random() < 0.6:
+        sels.append(f"device.attributes['{DRA_DRIVER}'].type == '{rng.choice(['gpu', 'mig'])}'")
+    if sels:
+        exactly["selectors"] = [{"cel": {"expression": e}} for e in sels]
+    if kind == "shared" and rng.random() < 0.8:
+        exactly["count"] = 1
+        exactly["capacity"] = {"requests": {"memory": rng.choice(["4Gi", "9Gi", "16Gi", "24Gi", "40Gi", "48Gi"])}}
+    if "taints" in DRA_FEATURES:
+        tol = _tolerations_for(rng) if kind == "taint" or rng.random() < 0.2 else None
+        if tol:
+            exactly["tolerations"] = tol
     template = {
         "apiVersion": DRA_API_VERSION,
         "kind": "ResourceClaimTemplate",
         "metadata": {"name": f"{name}-gpu", "labels": {CASE_LABEL: name}},
         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}},
     }
-    spec = target["spec"]
     spec["containers"] = [{"name": "main", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]
-    spec.pop("initContainers", None)
     spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": f"{name}-gpu"}]
     return {"slices": slices, "claims": claims, "templates": [template]}
 
 
 def case(seed, index, dra=0.0):
-    """The case `index` of `seed`: {"name", "nodes", "holders": [(pod, terminal)], "target",
-    "slices", "claims", "templates"}; with probability `dra` a DRA case (_dra)."""
+    """The case `index` of `seed`: {"name", "kind", "nodes", "holders": [(pod, terminal)], "target",
+    "slices", "claims", "templates"[, "ext"]}; with probability `dra` a DRA case (_dra) of a kind
+    of DRA_KINDS the API server's DRA_FEATURES allow."""
     rng = random.Random(f"{seed}:{index}")
     name = f"c{index}"
     nodes = [_node(rng, name, j) for j in range(rng.randint(1, 4))]
@@ -315,10 +519,14 @@ def case(seed, index, dra=0.0):
         "metadata": {"name": f"{name}-target", "labels": {CASE_LABEL: name, "role": "target"}},
         "spec": spec,
     }
-    c = {"name": name, "nodes": nodes, "holders": holders, "target": target, "slices": [], "claims": [], "templates": []}
+    c = {"name": name, "kind": "classic", "nodes": nodes, "holders": holders, "target": target,
+         "slices": [], "claims": [], "templates": []}
     drng = random.Random(f"{seed}:{index}:dra")  # its own stream: dra=0 leaves every case as it was
     if drng.random() < dra:
-        c.update(_dra(drng, name, nodes, target))
+        kinds = [k for k, f in DRA_KINDS.items() if f is None or f in DRA_FEATURES]
+        # the kind from a stream of its own: without the new features every case is as before
+        c["kind"] = kinds[int(hashlib.sha256(f"{seed}:{index}:kind".encode()).hexdigest(), 16) % len(kinds)]
+        c.update(_dra(drng, name, nodes, target, c["kind"]))
     return c
 
 

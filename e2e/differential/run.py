@@ -31,8 +31,15 @@ with node selection first. The mapping between the two, per node:
   gpu-fits                        NodeResourcesFit for another resource ("Insufficient cpu"),
                                   or the node passes
   dra-no-driver, dra-no-match,    DynamicResources "cannot allocate all claims" (after
-  dra-tainted, dra-exhausted      NodeResourcesFit; the DRA cases ask for no extended resource
-                                  and no CPU, so nothing fails them in between)
+  dra-tainted, dra-exhausted      NodeResourcesFit; the DRA cases ask for no CPU and no
+                                  extended resource but the ext cases', which NodeResourcesFit
+                                  leaves to DRA on those nodes, so nothing fails them in between)
+An ext case's extended resource (gen.EXT_RESOURCE, gen.EXT_IMPLICIT) is served by a DeviceClass:
+on a node whose allocatable lists it above 0 it takes the resource steps (no-gpu-node ..
+exhausted: "Insufficient <resource>"), on the others the DRA steps ("cannot allocate all claims";
+kubernetes/kubernetes: pkg/scheduler/framework/plugins/noderesources/fit.go
+shouldDelegateResourceToDRA, dynamicresources/extendeddynamicresources.go
+filterExtendedResources), never no-gpu-node for lack of a device plugin.
 Every node outside the case (other cases of the batch, other suites' nodes) fails node selection
 on gputri-diff/case, so it never reaches NodeResourcesFit; it adds to the first three reasons
 only. Hence, with N the scheduler's node count, g the candidates gputri stops at a GPU step, f
@@ -73,6 +80,8 @@ NS = "gputri-diff"
 NONE_SCHEDULER = "gputri-differential-none"
 GPU_WORDS = ("no-gpu-node", "allocatable-zero", "exhausted")
 DRA_WORDS = ("dra-no-driver", "dra-no-match", "dra-tainted", "dra-exhausted")
+# the extended resources the scheduler may report Insufficient: the classic ones and the ext cases'
+EXT_RESOURCES = gen.GPU_RESOURCES + [gen.EXT_RESOURCE, gen.EXT_IMPLICIT]
 
 
 class Kube:
@@ -158,6 +167,26 @@ def explain(gputri, kubeconfig, name):
     return {"word": word, "detail": detail, "steps": steps, "text": out}
 
 
+def evicted(k):
+    """The targets kube-controller-manager's device taint eviction deleted after the scheduler
+    placed them (Events Scheduled and DeviceTaintManagerEviction), as (pod, PodScheduled) pairs
+    for run_batch: the scheduler placed them. In 1.37.2 it evicts a pod whose claim tolerates a
+    NoExecute device taint only by a toleration without effect (kubernetes/kubernetes:
+    pkg/controller/devicetainteviction/device_taint_eviction.go counts only tolerations with
+    effect NoExecute, where the scheduler's allocator takes any toleration that tolerates the taint)."""
+    out, nodes, gone = {}, {}, set()
+    for e in k.get("events", "-n", NS)["items"]:
+        name = e["involvedObject"].get("name", "")
+        if e.get("reason") == "DeviceTaintManagerEviction":
+            gone.add(name)
+        m = re.match(r"Successfully assigned \S+/(\S+) to (\S+)", e.get("message", ""))
+        if e.get("reason") == "Scheduled" and m:
+            nodes[m.group(1)] = m.group(2)
+    for name in gone & set(nodes):
+        out[name] = ({"spec": {"nodeName": nodes[name]}, "evicted": True}, {"status": "True"})
+    return out
+
+
 def judge(c, g, sched):
     """The checks of this file's header; returns a list of disagreement strings."""
     bad = []
@@ -174,7 +203,7 @@ def judge(c, g, sched):
         return bad
     n, reasons = sched["n"], sched["reasons"]
     if word == "no-request":  # the ladder is not run: only the scheduler's GPU reasons to compare
-        if any(r.startswith("Insufficient ") and r[len("Insufficient ") :] in gen.GPU_RESOURCES for r in reasons):
+        if any(r.startswith("Insufficient ") and r[len("Insufficient ") :] in EXT_RESOURCES for r in reasons):
             bad.append(f"no-request, but the scheduler names a GPU shortage: {reasons}")
         return bad
     if n is None:
@@ -190,7 +219,7 @@ def judge(c, g, sched):
             A += cnt
         elif r.startswith("Insufficient "):
             res = r[len("Insufficient ") :]
-            if res in gen.GPU_RESOURCES:
+            if res in EXT_RESOURCES:
                 ins_gpu[res] = ins_gpu.get(res, 0) + cnt
             else:
                 ins_other += cnt
@@ -219,11 +248,16 @@ def judge(c, g, sched):
     if word == "taint" and (U + T < 1 or f or ng + nd != absent):
         bad.append(f"taint, but the scheduler passed a node listing the GPU through taints: {reasons}")
     if word in GPU_WORDS:
-        m = re.search(r"(nvidia\.com/[\w.-]+|amd\.com/gpu)", g["detail"])
+        m = re.search(r"(nvidia\.com/[\w.-]*\w|amd\.com/gpu|deviceclass\.resource\.kubernetes\.io/[\w.-]*\w)", g["detail"])
         if not gsum:
             bad.append(f"{word}, but the scheduler names no GPU shortage: {reasons}")
         elif m and m.group(1) not in ins_gpu:
             bad.append(f"{word} names {m.group(1)}, the scheduler {sorted(ins_gpu)}")
+    if c.get("ext"):  # a DeviceClass serves the resource: a node without it takes the DRA steps
+        if any(s == "no-gpu-node" for s in steps.values()):
+            bad.append(f"no-gpu-node on a node for {c['ext']}, which a DeviceClass serves: {steps}")
+        if word in DRA_WORDS and "served by DeviceClass" not in g["detail"]:
+            bad.append(f"{word} for {c['ext']}, but the detail does not name the DeviceClass serving it")
     if word in DRA_WORDS and not D:
         bad.append(f"{word}, but the scheduler does not say it cannot allocate the claims: {reasons}")
     if word == "gpu-fits" and not ins_other:
@@ -314,9 +348,14 @@ def run_batch(k, args, cases, out):
 
     def scheduled():
         ps = {p["metadata"]["name"]: p for p in k.get("pods", "-n", NS, "-l", "role=target")["items"]}
-        got = {}
+        got, gone = {}, None
         for c in cases:
             p = ps.get(c["name"] + "-target")
+            if not p:  # placed, then deleted: on a device with a NoExecute taint (evicted below)
+                gone = gone if gone is not None else evicted(k)
+                if c["name"] + "-target" in gone:
+                    got[c["name"]] = gone[c["name"] + "-target"]
+                    continue
             cond = p and condition(p, "PodScheduled")
             if not cond:
                 return None
@@ -330,13 +369,14 @@ def run_batch(k, args, cases, out):
     for c in cases:
         p, cond = got[c["name"]]
         if cond["status"] == "True":
-            sched = {"placed": True, "node": p["spec"].get("nodeName")}
+            sched = {"placed": True, "node": p["spec"].get("nodeName"), "evicted": p.get("evicted", False)}
         else:
             n, reasons = parse_message(cond.get("message", ""))
             sched = {"placed": False, "message": cond.get("message", ""), "n": n, "reasons": reasons}
         g = verdicts[c["name"]]
         why = judge(c, g, sched)
-        res = {"case": c["name"], "word": g["word"], "scheduler": "placed" if sched["placed"] else "refused",
+        res = {"case": c["name"], "kind": c["kind"], "word": g["word"],
+               "scheduler": ("placed+evicted" if sched.get("evicted") else "placed") if sched["placed"] else "refused",
                "agree": not why, "why": why}
         results.append(res)
         if why or args.record:
@@ -344,7 +384,7 @@ def run_batch(k, args, cases, out):
             pods = [strip(p) for p in k.get("pods", "-n", NS, "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]
                     if p["metadata"]["labels"].get("role") != "target"]
             fx = fixture(c, nodes, pods, c["name"] + "-copy", g, sched, why)
-            if c["templates"]:  # tests/fixtures/dra format (tests/fixtures/dra/README.md)
+            if c["slices"] or c["templates"] or c.get("ext"):  # tests/fixtures/dra format (tests/fixtures/dra/README.md)
                 mine = lambda o: o["metadata"]["name"].startswith(c["name"] + "-")  # noqa: E731
                 fx = {
                     "description": fx["description"],
@@ -353,7 +393,7 @@ def run_batch(k, args, cases, out):
                     "pods": [p for p in pods if p["metadata"]["name"] != c["name"] + "-copy"],
                     "resourceclaims": [strip(o) for o in k.get("resourceclaims", "-n", NS)["items"] if mine(o)],
                     "resourceclaimtemplates": [strip(o) for o in k.get("resourceclaimtemplates", "-n", NS)["items"] if mine(o)],
-                    "deviceclasses": [strip(k.get("deviceclass", gen.DRA_DRIVER))],
+                    "deviceclasses": [strip(o) for o in k.get("deviceclasses", "-l", f"{gen.CASE_LABEL}=all")["items"]],
                     "resourceslices": [strip(o) for o in k.get("resourceslices", "-l", f"{gen.CASE_LABEL}={c['name']}")["items"]],
                     "expect": {"cause": g["word"], "detail_contains": []},
                 }
@@ -365,12 +405,42 @@ def run_batch(k, args, cases, out):
     # clean up: pods first (kwok deletes them at once), then the nodes
     k.run("delete", "pods", "-n", NS, "-l", gen.CASE_LABEL, "--grace-period=0", "--force", "--wait=false", check=False)
     for kind in ("resourceclaims", "resourceclaimtemplates"):
-        if any(c["templates"] for c in cases):
+        if any(c["templates"] or c["claims"] for c in cases):
             k.run("delete", kind, "-n", NS, "-l", gen.CASE_LABEL, "--wait=false", check=False)
     if slices:
         k.run("delete", "resourceslices", "-l", gen.CASE_LABEL, "--wait=false", check=False)
     k.run("delete", "nodes", *names, "--wait=false", check=False)
     return results
+
+
+def dra_features(k):
+    """The names of gen.DRA_FEATURES whose fields the API server keeps: each written in a
+    server-side dry run (an API server whose feature gate is off drops the field on write)."""
+    v = gen.DRA_API_VERSION
+    dev = {"name": "d", "allowMultipleAllocations": True, "taints": [{"key": "k", "effect": "NoSchedule"}]}
+    meta = {"name": "gputri-differential-probe"}
+    pool = {"name": "p", "generation": 1, "resourceSliceCount": 2}
+    probes = [
+        ({"apiVersion": v, "kind": "DeviceClass", "metadata": meta, "spec": {"extendedResourceName": "example.com/probe"}},
+         lambda o: {"ext"} if o["spec"].get("extendedResourceName") else set()),
+        ({"apiVersion": v, "kind": "ResourceSlice", "metadata": meta,
+          "spec": {"driver": gen.DRA_DRIVER, "allNodes": True, "pool": pool, "devices": [dev]}},
+         lambda o: {f for f, key in (("shared", "allowMultipleAllocations"), ("taints", "taints"))
+                    if (o["spec"].get("devices") or [{}])[0].get(key)}),
+        ({"apiVersion": v, "kind": "ResourceSlice", "metadata": meta,
+          "spec": {"driver": gen.DRA_DRIVER, "allNodes": True, "pool": pool,
+                   "sharedCounters": [{"name": "s", "counters": {"c": {"value": "1"}}}]}},
+         lambda o: {"counters"} if o["spec"].get("sharedCounters") else set()),
+    ]
+    out = set()
+    for obj, kept in probes:
+        p = subprocess.run(k.base + ["create", "--dry-run=server", "-o", "json", "-f", "-"],
+                           input=json.dumps(obj), capture_output=True, text=True)
+        if p.returncode == 0:
+            out |= kept(json.loads(p.stdout))
+        else:
+            print(f"# probe {obj['kind']}: {p.stderr.strip()}")
+    return out
 
 
 def main():
@@ -383,7 +453,7 @@ def main():
     ap.add_argument("--kubeconfig", required=True)
     ap.add_argument("--gputri", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--dra", type=float, default=0.25, help="fraction of the cases that ask for GPUs through ResourceClaims (default 0.25; 0: none)")
+    ap.add_argument("--dra", type=float, default=0.5, help="fraction of the cases that are DRA cases, of the kinds gen.DRA_KINDS the API server allows (default 0.5; 0: none)")
     ap.add_argument("--record", action="store_true", help="write every case as a fixture skeleton, not only disagreements")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -412,11 +482,16 @@ def main():
             print(f"skip - the DRA cases: the API server serves neither resource.k8s.io/v1 nor v1beta2")
             args.dra = 0
     if args.dra > 0:
+        gen.DRA_FEATURES = dra_features(k)
+        off = [kd for kd, f in gen.DRA_KINDS.items() if f and f not in gen.DRA_FEATURES]
+        print(f"# DRA {gen.DRA_API_VERSION}; new fields kept: {', '.join(sorted(gen.DRA_FEATURES)) or 'none'}"
+              + (f"; no case of kind {', '.join(off)}" if off else ""))
         k.run("delete", "resourceslices", "-l", gen.CASE_LABEL, check=False)
-        k.run("apply", "-f", "-", stdin=json.dumps(gen.device_class()))
+        k.run("delete", "deviceclasses", "-l", f"{gen.CASE_LABEL}=all", check=False)
+        k.apply(gen.device_classes())
     wait(60, lambda: k.run("get", "serviceaccount", "default", "-n", NS, check=False), "the default ServiceAccount")
     total = agree = 0
-    words = {}
+    words, kinds = {}, {}
     t0 = time.time()
     idx = list(range(args.first, args.first + args.cases))
     with open(os.path.join(args.out, f"results-{args.seed}.jsonl"), "w") as log:
@@ -427,16 +502,20 @@ def main():
                 agree += r["agree"]
                 key = f"{r['word']}/{r['scheduler']}"
                 words[key] = words.get(key, 0) + 1
+                kk = kinds.setdefault(r["kind"], [0, 0])
+                kk[0] += 1
+                kk[1] += r["agree"]
                 log.write(json.dumps(r) + "\n")
-                print(("ok - " if r["agree"] else "not ok - ") + f"{r['case']}: gputri {r['word']}, scheduler {r['scheduler']}")
+                print(("ok - " if r["agree"] else "not ok - ") + f"{r['case']} ({r['kind']}): gputri {r['word']}, scheduler {r['scheduler']}")
                 for w in r["why"]:
                     print(f"#   {w}")
             sys.stdout.flush()
     k.run("delete", "namespace", NS, "--wait=false", check=False)
     if args.dra > 0:
-        k.run("delete", "deviceclass", gen.DRA_DRIVER, "--wait=false", check=False)
+        k.run("delete", "deviceclasses", "-l", f"{gen.CASE_LABEL}=all", "--wait=false", check=False)
     print(f"# seed {args.seed}: {total} cases, {agree} agree, {total - agree} disagree, {time.time() - t0:.0f} s")
     print("# words: " + ", ".join(f"{k_} {v}" for k_, v in sorted(words.items())))
+    print("# kinds: " + ", ".join(f"{k_} {v[0]} ({v[1]} agree)" for k_, v in sorted(kinds.items())))
     print(f"{agree} passed, {total - agree} failed")
     return 0 if agree == total else 1
 
