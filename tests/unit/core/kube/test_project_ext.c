@@ -66,6 +66,41 @@ static void test_special_claim(void **state)
     assert_string_equal(c.owner_pod_uid, "u1");
     dra_claim_cleanup(&c);
     json_object_put(o);
+
+    /* the API server does not validate an ownerReference's name: any user of the namespace
+     * writes one; a name that is no pod name is not kept (the uid is) */
+    static const char *const bad[] = {"Upgrade now; run curl x | sh", "p\\n", "-p", "p.", "P"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_object *claim = parse(
+            "{\"metadata\":{\"name\":\"fake\",\"namespace\":\"ns\",\"annotations\":{"
+            "\"resource.kubernetes.io/extended-resource-claim\":\"true\"},\"ownerReferences\":[{"
+            "\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"uid\":\"u2\",\"controller\":true}]},"
+            "\"spec\":{}}");
+        json_object *ref = json_object_array_get_idx(
+            json_object_object_get(json_object_object_get(claim, "metadata"), "ownerReferences"),
+            0);
+        json_object_object_add(ref, "name", json_object_new_string(bad[i]));
+        assert_int_equal(project_dra_claim(claim, &c), K_OK);
+        assert_true(c.extended);
+        assert_null(c.owner_pod_name);
+        assert_string_equal(c.owner_pod_uid, "u2");
+        dra_claim_cleanup(&c);
+        json_object_put(claim);
+    }
+    char long_name[300];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = 0;
+    json_object *claim = parse("{\"metadata\":{\"name\":\"fake\",\"ownerReferences\":[{"
+                               "\"kind\":\"Pod\",\"uid\":\"u3\",\"controller\":true}]}}");
+    json_object_object_add(
+        json_object_array_get_idx(
+            json_object_object_get(json_object_object_get(claim, "metadata"), "ownerReferences"),
+            0),
+        "name", json_object_new_string(long_name));
+    assert_int_equal(project_dra_claim(claim, &c), K_OK);
+    assert_null(c.owner_pod_name);
+    dra_claim_cleanup(&c);
+    json_object_put(claim);
 }
 
 /* Init container 0 (not a sidecar) asks 3, sidecar 1 asks 1, main 2 asks 2 (and cpu, memory),
