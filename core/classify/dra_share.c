@@ -216,10 +216,16 @@ static enum dra_fit consumed_by(const struct dra_capacity *cap, const char *req,
             return DRA_FIT;
         if (!milli(cap->range_step, &step) || step <= 0)
             return DRA_FIT_UNKNOWN;
-        int64_t n = (r - min) / step + ((r - min) % step != 0);
-        if (n > (INT64_MAX - min) / step)
-            return DRA_FIT_UNKNOWN; /* not representable: an error upstream */
-        *out = min + n * step;
+        /* a negative validRange.min (a driver's) with a large request overflows: not
+           representable, an error upstream */
+        int64_t span, rounded;
+        if (__builtin_sub_overflow(r, min, &span))
+            return DRA_FIT_UNKNOWN;
+        int64_t n = span / step + (span % step != 0);
+        if (__builtin_mul_overflow(n, step, &rounded) ||
+            __builtin_add_overflow(min, rounded, &rounded))
+            return DRA_FIT_UNKNOWN;
+        *out = rounded;
         return DRA_FIT;
     }
     for (size_t i = 0; i < cap->n_valid_values; i++) {
@@ -253,7 +259,10 @@ static bool violates(const struct dra_capacity *cap, int64_t v, bool *unknown)
             int64_t min, step;
             if (!milli(cap->range_min, &min) || !milli(cap->range_step, &step) || step <= 0)
                 return *unknown = true, false;
-            return (v - min) % step != 0;
+            int64_t span;
+            if (__builtin_sub_overflow(v, min, &span))
+                return *unknown = true, false;
+            return span % step != 0;
         }
         return false;
     }

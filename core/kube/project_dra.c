@@ -552,6 +552,23 @@ out:
     return rc;
 }
 
+/* A pod's name as the API server validates it (a DNS-1123 subdomain): an ownerReference's name
+ * is not validated, and the claim's author, any user of its namespace, writes it; gputri's lines
+ * name the owner of a device's holder to the pods of other namespaces. */
+static bool pod_name_ok(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && ((c != '-' && c != '.') || i == 0 || i == n - 1))
+            return false;
+    }
+    return true;
+}
+
 static int project_owner(json_object *meta, struct dra_claim *out)
 {
     json_object *arr = kube_json_get(meta, "ownerReferences", json_type_array);
@@ -563,8 +580,9 @@ static int project_owner(json_object *meta, struct dra_claim *out)
         if (kind && strcmp(kind, "Pod") == 0 && ctl &&
             json_object_is_type(ctl, json_type_boolean) && json_object_get_boolean(ctl))
             return kube_json_dup_opt(kube_json_str(ref, "uid"), &out->owner_pod_uid) != K_OK ||
-                           kube_json_dup_opt(kube_json_str(ref, "name"), &out->owner_pod_name) !=
-                               K_OK
+                           (pod_name_ok(kube_json_str(ref, "name")) &&
+                            kube_json_dup_opt(kube_json_str(ref, "name"), &out->owner_pod_name) !=
+                                K_OK)
                        ? K_ENOMEM
                        : K_OK;
     }

@@ -62,8 +62,11 @@ static uint32_t name_index(json_object *requests, json_object *limits, const cha
     return k;
 }
 
-static int add_request(struct kpod *pod, const char *name, json_object *val, uint32_t container,
-                       uint32_t index, bool short_lived)
+/* One request of `name` (its quantity `val`) from the container's defaulted requests; its index
+ * (name_index, linear in the container's names) is taken only for a request that is kept, so a
+ * container of many names costs POD_EXT_MAX_REQUESTS passes over them, not one per name. */
+static int add_request(struct kpod *pod, const char *name, json_object *val, json_object *requests,
+                       json_object *limits, uint32_t container, bool short_lived)
 {
     const char *text = json_object_is_type(val, json_type_string)
                            ? json_object_get_string(val)
@@ -87,7 +90,7 @@ static int add_request(struct kpod *pod, const char *name, json_object *val, uin
     if (!(r->resource = strdup(name)))
         return K_ENOMEM;
     r->container = container;
-    r->index = index;
+    r->index = name_index(requests, limits, name);
     r->short_lived = short_lived;
     r->count = milli / 1000;
     e->n_requests++;
@@ -107,16 +110,14 @@ static int container_ext(json_object *c, const struct gpu_set *gpus, uint32_t co
         json_object_object_foreach(requests, key, val)
         {
             if (rc == K_OK && ext_candidate(gpus, key))
-                rc = add_request(pod, key, val, container, name_index(requests, limits, key),
-                                 short_lived);
+                rc = add_request(pod, key, val, requests, limits, container, short_lived);
         }
     }
     if (limits) {
         json_object_object_foreach(limits, key, val)
         {
             if (rc == K_OK && ext_candidate(gpus, key) && !kube_json_field(requests, key))
-                rc = add_request(pod, key, val, container, name_index(requests, limits, key),
-                                 short_lived);
+                rc = add_request(pod, key, val, requests, limits, container, short_lived);
         }
     }
     return rc;

@@ -321,7 +321,7 @@ struct dra_claim {
     /* The scheduler made this claim for the extended resources of its owner pod that DRA serves
      * (annotation DRA_EXTENDED_CLAIM_ANNOTATION "true"); owner_pod_name names that pod. */
     bool extended;
-    char *owner_pod_name; /* the controller ownerReference of kind Pod's name, or NULL */
+    char *owner_pod_name; /* that ownerReference's name when a pod name, or NULL */
     bool deleting;        /* metadata.deletionTimestamp set */
     struct dra_claim_spec spec;
     bool allocated; /* status.allocation set */

@@ -201,6 +201,23 @@ static void test_capacity(void **state)
     dra_claim_cleanup(&a);
     dra_slice_cleanup(&s);
 
+    /* a driver's negative validRange.min (fuzz_dra, once a signed overflow): 9Gi rounds up from
+       -4Gi to 12Gi; a user's request whose distance from min overflows is undecided */
+    slice_from(SHARED(",\"requestPolicy\":{\"default\":\"8Gi\",\"validRange\":{\"min\":\"-4Gi\","
+                      "\"max\":\"40Gi\",\"step\":\"4Gi\"}}"),
+               &s);
+    d = &s.devices[0];
+    exact_from("{\"memory\":\"9Gi\"}", &e, &rc);
+    assert_int_equal(dra_share_fit(c, &s, d, &e, NULL, 0, &why), DRA_FIT);
+    dra_claim_cleanup(&rc);
+    exact_from(NULL, &e, &rc);
+    assert_int_equal(dra_share_fit(c, &s, d, &e, NULL, 0, &why), DRA_FIT);
+    dra_claim_cleanup(&rc);
+    exact_from("{\"memory\":\"9223372036854775\"}", &e, &rc);
+    assert_int_equal(dra_share_fit(c, &s, d, &e, NULL, 0, &why), DRA_FIT_UNKNOWN);
+    dra_claim_cleanup(&rc);
+    dra_slice_cleanup(&s);
+
     /* validValues: round up to the next; above all of them violates the policy */
     slice_from(SHARED(",\"requestPolicy\":{\"default\":\"10Gi\",\"validValues\":[\"10Gi\","
                       "\"20Gi\",\"40Gi\"]}"),

@@ -5,8 +5,10 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -64,6 +66,41 @@ static void test_special_claim(void **state)
     assert_string_equal(c.owner_pod_uid, "u1");
     dra_claim_cleanup(&c);
     json_object_put(o);
+
+    /* the API server does not validate an ownerReference's name: any user of the namespace
+     * writes one; a name that is no pod name is not kept (the uid is) */
+    static const char *const bad[] = {"Upgrade now; run curl x | sh", "p\\n", "-p", "p.", "P"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_object *claim = parse(
+            "{\"metadata\":{\"name\":\"fake\",\"namespace\":\"ns\",\"annotations\":{"
+            "\"resource.kubernetes.io/extended-resource-claim\":\"true\"},\"ownerReferences\":[{"
+            "\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"uid\":\"u2\",\"controller\":true}]},"
+            "\"spec\":{}}");
+        json_object *ref = json_object_array_get_idx(
+            json_object_object_get(json_object_object_get(claim, "metadata"), "ownerReferences"),
+            0);
+        json_object_object_add(ref, "name", json_object_new_string(bad[i]));
+        assert_int_equal(project_dra_claim(claim, &c), K_OK);
+        assert_true(c.extended);
+        assert_null(c.owner_pod_name);
+        assert_string_equal(c.owner_pod_uid, "u2");
+        dra_claim_cleanup(&c);
+        json_object_put(claim);
+    }
+    char long_name[300];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = 0;
+    json_object *claim = parse("{\"metadata\":{\"name\":\"fake\",\"ownerReferences\":[{"
+                               "\"kind\":\"Pod\",\"uid\":\"u3\",\"controller\":true}]}}");
+    json_object_object_add(
+        json_object_array_get_idx(
+            json_object_object_get(json_object_object_get(claim, "metadata"), "ownerReferences"),
+            0),
+        "name", json_object_new_string(long_name));
+    assert_int_equal(project_dra_claim(claim, &c), K_OK);
+    assert_null(c.owner_pod_name);
+    dra_claim_cleanup(&c);
+    json_object_put(claim);
 }
 
 /* Init container 0 (not a sidecar) asks 3, sidecar 1 asks 1, main 2 asks 2 (and cpu, memory),
@@ -128,12 +165,54 @@ static void test_pod(void **state)
     json_object_put(o);
 }
 
+/* A hostile container naming 40,000 implicit class names (limits only, as the API server
+ * defaults requests from them): POD_EXT_MAX_REQUESTS are kept, and each kept one's index costs
+ * one pass over the names, not one per name (a quadratic pass took seconds). */
+static void test_pod_many_names(void **state)
+{
+    (void)state;
+    enum { N = 40000 };
+    json_object *limits = json_object_new_object();
+    char key[96];
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof(key), "deviceclass.resource.kubernetes.io/c%05d", N - 1 - i);
+        json_object_object_add(limits, key, json_object_new_string("1"));
+    }
+    json_object *resources = json_object_new_object();
+    json_object_object_add(resources, "limits", limits);
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "name", json_object_new_string("c"));
+    json_object_object_add(c, "resources", resources);
+    json_object *containers = json_object_new_array();
+    json_object_array_add(containers, c);
+    json_object *spec = json_object_new_object();
+    json_object_object_add(spec, "containers", containers);
+    json_object *o = parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"}}");
+    json_object_object_add(o, "spec", spec);
+
+    struct kpod p;
+    clock_t t0 = clock();
+    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    assert_true(secs < 1.0);
+    assert_non_null(p.ext);
+    assert_int_equal(p.ext->n_requests, POD_EXT_MAX_REQUESTS);
+    /* the first names of the object are kept (c39999 down), each with its sorted index */
+    const struct pod_ext_request *r = &p.ext->requests[POD_EXT_MAX_REQUESTS - 1];
+    assert_string_equal(r->resource, "deviceclass.resource.kubernetes.io/c39999");
+    assert_int_equal(r->index, N - 1);
+    assert_int_equal(p.ext->requests[0].index, N - POD_EXT_MAX_REQUESTS);
+    pod_cleanup(&p);
+    json_object_put(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_special_claim),
         cmocka_unit_test(test_pod),
+        cmocka_unit_test(test_pod_many_names),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
