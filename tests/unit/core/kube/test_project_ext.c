@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -167,7 +166,8 @@ static void test_pod(void **state)
 
 /* A hostile container naming 40,000 implicit class names (limits only, as the API server
  * defaults requests from them): POD_EXT_MAX_REQUESTS are kept, and each kept one's index costs
- * one pass over the names, not one per name (a quadratic pass took seconds). */
+ * one pass over the names, not one per name (a quadratic pass took seconds; no timed check here:
+ * e2e/test-hostile checks that gputri-controller stays up with such a pod). */
 static void test_pod_many_names(void **state)
 {
     (void)state;
@@ -191,10 +191,7 @@ static void test_pod_many_names(void **state)
     json_object_object_add(o, "spec", spec);
 
     struct kpod p;
-    clock_t t0 = clock();
     assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
-    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    assert_true(secs < 1.0);
     assert_non_null(p.ext);
     assert_int_equal(p.ext->n_requests, POD_EXT_MAX_REQUESTS);
     /* the first names of the object are kept (c39999 down), each with its sorted index */
