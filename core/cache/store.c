@@ -224,7 +224,8 @@ static void compact(struct kpod *p)
     keep.n_claims = p->n_claims;
     keep.claim_statuses = p->claim_statuses;
     keep.n_claim_statuses = p->n_claim_statuses;
-    keep.ext = p->ext; /* extended resources DRA may serve (few pods have any) */
+    keep.ext = p->ext;   /* extended resources DRA may serve (few pods have any) */
+    keep.gang = p->gang; /* a gang's members are counted, bound or not (model/gang.h) */
     /* a pod its kubelet rejected: the reason, and what counts its siblings */
     keep.created = p->created;
     if (store_is_rejected_gpu_pod(p)) {
@@ -241,6 +242,7 @@ static void compact(struct kpod *p)
     p->claim_statuses = NULL;
     p->n_claim_statuses = 0;
     p->ext = NULL;
+    p->gang = NULL;
     pod_cleanup(p);
     *p = keep;
     (void)pod_pack_names(p); /* out of memory: kept unpacked, as good */
@@ -521,12 +523,13 @@ static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *chan
                              struct store_delta *d);
 
 /* What store_keep_gpu_pods_only() keeps: a pod with a GPU request or a claim, one being deleted
- * (a preemption victim, whatever it asks for), or one carrying gputri/cause. */
+ * (a preemption victim, whatever it asks for), one carrying gputri/cause, or a gang member (its
+ * gang's pending GPU pods count it, model/gang.h). */
 static int kept(const struct store *s, const struct kpod *p)
 {
     return !atomic_load_explicit(&s->gpu_pods_only, memory_order_relaxed) ||
            p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p) || p->deleting ||
-           p->cause != NULL;
+           p->cause != NULL || p->gang != NULL;
 }
 
 static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *changed,
@@ -1106,6 +1109,18 @@ void store_for_each_pod_of_owner(struct store *s, const char *owner_uid,
     {
         const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
         if (p->owner_uid && strcmp(p->owner_uid, owner_uid) == 0)
+            fn(ctx, p);
+    }
+}
+
+void store_for_each_pod_of_gang(struct store *s, const char *ns, const struct pod_gang *g,
+                                void (*fn)(void *ctx, const struct kpod *pod), void *ctx)
+{
+    struct lh_entry *e;
+    lh_foreach(s->pods, e)
+    {
+        const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
+        if (p->gang && p->ns && ns && strcmp(p->ns, ns) == 0 && pod_gang_equal(p->gang, g))
             fn(ctx, p);
     }
 }

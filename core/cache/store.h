@@ -259,4 +259,14 @@ void store_for_each_pod_on_node(struct store *s, const char *node,
 void store_for_each_pod_of_owner(struct store *s, const char *owner_uid,
                                  void (*fn)(void *ctx, const struct kpod *pod), void *ctx);
 
+/*
+ * store_for_each_pod_of_gang() - fn for every pod of namespace `ns` whose gang link
+ * (kpod.gang, model/gang.h) is `g` (pod_gang_equal), whatever its phase (with
+ * store_keep_gpu_pods_only the store keeps every gang member). For the gang's member count
+ * (core/triage/triage.h). Read lock held; fn must not call the store's writers. Cost: all pods
+ * (asked only for pending pods that belong to a gang).
+ */
+void store_for_each_pod_of_gang(struct store *s, const char *ns, const struct pod_gang *g,
+                                void (*fn)(void *ctx, const struct kpod *pod), void *ctx);
+
 #endif

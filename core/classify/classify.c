@@ -15,6 +15,7 @@
 #include "classify/autoscaler.h"
 #include "classify/binding.h"
 #include "classify/dra_ladder.h"
+#include "classify/gang.h"
 #include "classify/hints.h"
 #include "classify/line.h"
 #include "classify/match.h"
@@ -804,6 +805,11 @@ int classify(const struct classify_input *in, struct classify_result *out)
         }
         out->cause = CAUSE_OK;
         line_printf(&l, "bound to node %s", pod->node_name);
+        goto out;
+    }
+    enum cause gang = gang_word(pod, in->gang, &l);
+    if (gang != CAUSE_COUNT) {
+        out->cause = gang;
         goto out;
     }
     if (pod->n_scheduling_gates > 0) {

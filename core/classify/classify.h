@@ -518,6 +518,7 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
                     struct dra_pool_count *out, size_t max, size_t *n);
 
 struct autoscaler_evidence; /* classify/autoscaler.h */
+struct gang_facts;          /* classify/gang.h */
 
 struct classify_input {
     const struct kpod *pod;
@@ -553,6 +554,10 @@ struct classify_input {
     const struct autoscaler_evidence *autoscaler;
     size_t n_autoscaler;
     int64_t provision_window;
+    /* The pod's gang (classify/gang.h: its group, its members, the group's Events), borrowed;
+     * NULL: the pod has no gang link or its kind is not read (gang-waiting and the PodGroup half
+     * of queue-waiting are then never decided). */
+    const struct gang_facts *gang;
 };
 
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,

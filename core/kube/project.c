@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kube/json.h"
+#include "kube/project_gang.h"
 #include "model/quantity.h"
 #include "model/requests.h"
 #include "util/clock.h"
@@ -514,6 +515,8 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
     if (rc == K_OK)
         rc = project_pod_ext(kube_json_get(pod, "spec", json_type_object),
                              kube_json_get(pod, "status", json_type_object), gpus, out);
+    if (rc == K_OK)
+        rc = project_pod_gang(meta, kube_json_get(pod, "spec", json_type_object), &out->gang);
 out:
     if (rc != K_OK)
         pod_cleanup(out);
@@ -535,6 +538,9 @@ int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set 
     rc = project_spec(spec, gpus, out, excess);
     if (rc == K_OK)
         rc = project_pod_ext(spec, NULL, gpus, out);
+    if (rc == K_OK)
+        rc = project_pod_gang(meta && json_object_is_type(meta, json_type_object) ? meta : NULL,
+                              spec, &out->gang);
 out:
     if (rc != K_OK)
         pod_cleanup(out);

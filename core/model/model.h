@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/gang.h"
+
 /* One label or one nodeSelector entry. */
 struct kv {
     char *key;
@@ -190,6 +192,9 @@ struct kpod {
     /* Per container, the extended resources a DeviceClass may serve (KEP-5004), and
      * status.extendedResourceClaimStatus; NULL when the pod has neither (model/dra.h) */
     struct pod_ext *ext;
+    /* The gang the pod belongs to (model/gang.h: KAI / Volcano PodGroup, upstream Workload or
+     * PodGroup), or NULL */
+    struct pod_gang *gang;
     /* When not NULL, ns, name, uid and node_name point into this one owned block (pod_pack_names)
      * instead of owning an allocation each. */
     char *packed;

@@ -97,6 +97,28 @@ size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *
     return n;
 }
 
+static void count_member(void *ctx, const struct kpod *p)
+{
+    struct gang_facts *f = ctx;
+    if (pod_is_terminal(p) || p->deleting)
+        return;
+    f->exist++;
+    if (p->n_scheduling_gates > 0)
+        f->gated++;
+}
+
+bool triage_gang_facts(struct store *s, struct gang_store *gangs, const struct kpod *pod,
+                       struct gang_facts *f)
+{
+    if (!gangs || !pod || !pod->gang)
+        return false;
+    memset(f, 0, sizeof(*f));
+    if (!gang_store_facts(gangs, pod, f))
+        return false;
+    store_for_each_pod_of_gang(s, pod->ns, pod->gang, count_member, f);
+    return true;
+}
+
 int triage_pod(const struct triage_source *src, const struct kpod *pod, struct classify_result *out)
 {
     if (!src || !src->store || !pod || !out)
@@ -124,6 +146,8 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
     in.n_autoscaler =
         triage_autoscaler_evidence(src->events, pod, facts->evidence, TRIAGE_MAX_EVIDENCE);
     in.autoscaler = in.n_autoscaler ? facts->evidence : NULL;
+    if (!pod->node_name && triage_gang_facts(src->store, src->gangs, pod, &facts->gang))
+        in.gang = &facts->gang;
     if (use_dra)
         dra_store_read_lock(src->dra);
     int rc = classify(&in, out);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "cache/dra_store.h"
+#include "cache/gang_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
 #include "classify/autoscaler.h"
@@ -41,6 +42,7 @@ struct triage_facts {
     char names[TRIAGE_MAX_VICTIMS][STORE_KEY_MAX];
     const char *ptrs[TRIAGE_MAX_VICTIMS];
     struct autoscaler_evidence evidence[TRIAGE_MAX_EVIDENCE];
+    struct gang_facts gang; /* classify_input.gang (triage_gang_facts) */
 };
 
 /*
@@ -101,6 +103,10 @@ struct triage_source {
     int64_t no_scheduler_grace;
     node_usage_fn usage;
     void *usage_ctx;
+    /* the gang objects and their Events (cache/gang_store.h); NULL: gangs are not looked at.
+     * A pod with a gang link (kpod.gang) gets classify_input.gang: its group and Event from
+     * here, its members counted in `store` (store_for_each_pod_of_gang). */
+    struct gang_store *gangs;
 };
 
 /*
@@ -114,6 +120,16 @@ struct triage_source {
  */
 int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
                                   const char *pod_uid, struct kube_error *err);
+
+/*
+ * triage_gang_facts() - what classify() knows of `pod`'s gang (model/gang.h struct gang_facts):
+ * from `gangs` whether its kind is read, its group and the group's newest Event; from `s` (read
+ * lock held) the member pods (same namespace and link, this one included) that are not
+ * terminal and not being deleted, and of those the gated ones. False (f untouched) when the pod
+ * has no link or gangs is NULL. Cost: all pods of `s`, for gang members only.
+ */
+bool triage_gang_facts(struct store *s, struct gang_store *gangs, const struct kpod *pod,
+                       struct gang_facts *f);
 
 /*
  * triage_pod() - run the ladder (classify.h classify) for `pod` over every node of src->store

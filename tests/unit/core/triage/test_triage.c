@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "cache/dra_store.h"
+#include "cache/gang_store.h"
 #include "cache/store.h"
 #include "classify/classify.h"
 #include "classify_world.h"
@@ -527,6 +528,64 @@ static void test_ours_and_gpu_pods(void **state)
     assert_false(triage_is_gpu_pod(&neither));
 }
 
+/* ---- gangs: members counted in the store, the group and its Event from the gang store ---- */
+
+#define GANG_POD                                                                                   \
+    "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"uid\":\"u-%s\",\"creationTimestamp\":"  \
+    "\"2026-01-01T00:00:00Z\",\"annotations\":{\"pod-group-name\":\"pg\"}},\"spec\":{%s"           \
+    "\"schedulerName\":\"kai-scheduler\",\"containers\":[{\"name\":\"c\",\"resources\":{"          \
+    "\"limits\":{\"nvidia.com/gpu\":\"%s\"}}}]}}"
+
+static void test_gang(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    store_keep_gpu_pods_only(s); /* as the controller: members without a GPU are kept too */
+    struct gang_store *gs = gang_store_new();
+    put_pod(s, GANG_POD, "a", "a", "", "1");
+    put_pod(s, GANG_POD, "b", "b", "\"schedulingGates\":[{\"name\":\"x\"}],", "1");
+    put_pod(s, GANG_POD, "launcher", "l", "", "0");
+    struct gang_group g = {.kind = GANG_KAI, .min = 4, .gang = true};
+    strcpy(g.ns, "ns");
+    strcpy(g.name, "pg");
+    strcpy(g.queue, "team");
+    assert_int_equal(gang_store_put(gs, &g, NULL), K_OK);
+    struct triage_source src = {.store = s, .gangs = gs, .now = 1767225600 + 3600};
+    struct classify_result r;
+    store_read_lock(s);
+    /* the kind not read: nothing said of the gang; a KAI pod without a condition then reads
+       no-scheduler, which is what gang-waiting replaces */
+    assert_int_equal(triage_pod(&src, store_pod_get(s, "ns", "a"), &r), K_OK);
+    assert_int_equal(r.cause, CAUSE_NO_SCHEDULER);
+    gang_store_set_read(gs, GANG_KAI, true);
+    assert_int_equal(triage_pod(&src, store_pod_get(s, "ns", "a"), &r), K_OK);
+    assert_int_equal(r.cause, CAUSE_GANG_WAITING);
+    assert_non_null(strstr(r.detail, "KAI PodGroup ns/pg (scheduling.run.ai) needs minMember 4, "
+                                     "3 pods exist, 1 gated"));
+    /* the queue's word comes first */
+    gang_store_event(gs, GANG_KAI, "ns", "pg", "Unschedulable",
+                     "Non-preemptible workload is over quota. Use a preemptible workload", 5);
+    assert_int_equal(triage_pod(&src, store_pod_get(s, "ns", "a"), &r), K_OK);
+    assert_int_equal(r.cause, CAUSE_QUEUE_WAITING);
+    assert_non_null(strstr(r.detail, "Queue team"));
+    store_read_unlock(s);
+    gang_store_event(gs, GANG_KAI, "ns", "pg", "Scheduled", "pod group is ready", 6);
+    put_pod(s, GANG_POD, "c", "c", "", "1");
+    put_pod(s, GANG_POD, "d", "d", "", "1");
+    store_read_lock(s);
+    /* complete (4 not gated of 5): the ladder goes on */
+    assert_int_equal(triage_pod(&src, store_pod_get(s, "ns", "a"), &r), K_OK);
+    assert_int_equal(r.cause, CAUSE_NO_SCHEDULER);
+    struct gang_facts f;
+    assert_true(triage_gang_facts(s, gs, store_pod_get(s, "ns", "a"), &f));
+    assert_int_equal(f.exist, 5);
+    assert_int_equal(f.gated, 1);
+    store_read_unlock(s);
+    gang_store_free(gs);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_facts_victims),
         cmocka_unit_test(test_facts_siblings),
         cmocka_unit_test(test_ours_and_gpu_pods),
+        cmocka_unit_test(test_gang),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
