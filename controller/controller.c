@@ -64,6 +64,10 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                              .discovery_ms = CONTROLLER_DRA_DISCOVERY_MS};
         dra_ok = (c->dra_watch = dra_informers_new(cfg, c->dra, dh, &dopt)) != NULL;
     }
+    c->gangs = gang_store_new();
+    struct gang_informers_options gopt = {.user_agent = USER_AGENT};
+    int gang_ok = c->gangs && (c->gang_watch = gang_informers_new(cfg, c->gangs, &gopt,
+                                                                  controller_gang_changed, c));
     c->pod_events = pod_events_new(0);
     int events_ok = c->pod_events != NULL;
     static const char *const sources[CONTROLLER_EVENT_SOURCES][3] = {
@@ -78,7 +82,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         events_ok &= (c->events_inf[k] = informer_new(cfg, &eo, &eh)) != NULL;
     }
     if (!c->ledger || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
-        !c->events || !dra_ok || !events_ok) {
+        !c->events || !dra_ok || !events_ok || !gang_ok) {
         controller_free(c);
         return NULL;
     }
@@ -209,6 +213,22 @@ static void wait_events_synced(struct controller *c, const atomic_int *stop)
     }
 }
 
+/* The gang objects' first LIST, as the autoscalers' Events: not for long (a kind not listed yet
+ * is not read, so its pods get the ladder's other words meanwhile). */
+static void wait_gangs_synced(struct controller *c, const atomic_int *stop)
+{
+    int64_t until = clock_mono_ms(NULL) + CONTROLLER_EVENTS_SYNC_WAIT_MS;
+    while (!gang_informers_synced(c->gang_watch) && !atomic_load(stop)) {
+        if (clock_mono_ms(NULL) >= until) {
+            log_warn("the gang informers have not synced in %d s: going on without them",
+                     CONTROLLER_EVENTS_SYNC_WAIT_MS / 1000);
+            return;
+        }
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int controller_run(struct controller *c, const atomic_int *stop)
 {
     int started_workers = 0, rc = 1;
@@ -252,7 +272,13 @@ int controller_run(struct controller *c, const atomic_int *stop)
             log_error("cannot start informers");
             goto out;
         }
+    /* after the pods: a group's change queues its pods from the store */
+    if (gang_informers_start(c->gang_watch, true) != K_OK) {
+        log_error("cannot start informers");
+        goto out;
+    }
     wait_events_synced(c, stop);
+    wait_gangs_synced(c, stop);
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
              store_node_count(c->store), store_pod_count(c->store),
@@ -295,6 +321,7 @@ out:
         if (c->events_inf[k])
             informer_stop(c->events_inf[k]);
     dra_informers_stop(c->dra_watch);
+    gang_informers_stop(c->gang_watch);
     controller_probes_stop(c);
     return rc;
 }
@@ -319,6 +346,8 @@ void controller_free(struct controller *c)
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         informer_free(c->events_inf[k]);
     pod_events_free(c->pod_events);
+    gang_informers_free(c->gang_watch);
+    gang_store_free(c->gangs);
     dra_store_free(c->dra);
     workqueue_free(c->queue);
     store_free(c->store);

@@ -18,6 +18,8 @@
 
 #include "cache/dra_informers.h"
 #include "cache/dra_store.h"
+#include "cache/gang_informers.h"
+#include "cache/gang_store.h"
 #include "cache/informer.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
@@ -69,6 +71,10 @@ struct controller {
         const char *component; /* "cluster-autoscaler", "karpenter" (static) */
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
+    /* gangs: the gang objects and PodGroup Events (cache/gang_store.h), read by gang_watch
+     * while their APIs are served (cache/gang_informers.h) */
+    struct gang_store *gangs;
+    struct gang_informers *gang_watch;
     atomic_llong autoscaler_seen; /* wall seconds of the last autoscaler verdict on any pod */
     atomic_int dra_synced;        /* a DRA version is read and its informers have synced:
                                    * reconciles use the DRA store (set by the main thread) */
@@ -181,6 +187,13 @@ void controller_enqueue_claim_pods(struct controller *c);
  * GPU pod (low), whose word may have depended on DRA objects.
  */
 void controller_dra_gone(struct controller *c);
+
+/*
+ * controller_gang_changed() - a gang_changed_fn (cache/gang_informers.h; ctx = c): queue, as
+ * re-checks, the pending GPU pods of group (kind, ns, name), or every pending GPU pod of a gang
+ * of that kind when ns / name are NULL. Thread-safe.
+ */
+void controller_gang_changed(void *ctx, enum gang_kind k, const char *ns, const char *name);
 
 /* ---- workers.c */
 

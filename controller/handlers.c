@@ -11,6 +11,7 @@
 
 #include "cache/key.h"
 #include "cache/pod_events.h"
+#include "kube/project_gang.h"
 #include "classify/autoscaler.h"
 #include "controller_internal.h"
 #include "kube/json.h"
@@ -61,6 +62,59 @@ void controller_enqueue_claim_pods(struct controller *c)
     if (c->dra)
         dra_store_read_unlock(c->dra);
     store_read_unlock(c->store);
+}
+
+/* ---- gangs ---------------------------------------------------------------------------------- */
+
+struct gang_walk {
+    struct controller *c;
+    enum gang_kind kind; /* every pod of a gang of this kind (gang_changed with no name) */
+};
+
+static void enqueue_gang_member(void *ctx, const struct kpod *p)
+{
+    struct gang_walk *w = ctx;
+    char key[STORE_KEY_MAX];
+    if (store_is_pending_gpu_pod(p) && meta_namespace_key(key, sizeof(key), p->ns, p->name) == K_OK)
+        controller_enqueue_recheck(w->c, key);
+}
+
+static void enqueue_if_gang_kind(void *ctx, const char *key)
+{
+    struct gang_walk *w = ctx;
+    struct meta_key k;
+    if (meta_key_parse(key, &k) != K_OK)
+        return;
+    const struct kpod *pod = store_pod_get(w->c->store, k.ns, k.name);
+    if (pod && pod->gang && pod->gang->kind == w->kind)
+        controller_enqueue_recheck(w->c, key);
+}
+
+void controller_gang_changed(void *ctx, enum gang_kind k, const char *ns, const char *name)
+{
+    struct controller *c = ctx;
+    struct gang_walk w = {c, k};
+    store_read_lock(c->store);
+    if (ns && name) {
+        struct pod_gang link = {.kind = k, .name = (char *)name};
+        store_for_each_pod_of_gang(c->store, ns, &link, enqueue_gang_member, &w);
+    } else {
+        store_for_each_pending_gpu_pod(c->store, enqueue_if_gang_kind, &w);
+    }
+    store_read_unlock(c->store);
+}
+
+/* What of a gang member counts for its gang (model/gang.h; core/triage triage_gang_facts): 0
+ * absent, else 1 plus a bit each for terminal, being deleted, gated. Read lock taken. */
+static int member_state(struct controller *c, const char *ns, const char *name)
+{
+    store_read_lock(c->store);
+    const struct kpod *p = store_pod_get(c->store, ns, name);
+    int st = p ? 1 | (pod_is_terminal(p) ? 2 : 0) | (p->deleting ? 4 : 0) |
+                     (p->n_scheduling_gates > 0 ? 8 : 0)
+               : 0;
+    store_read_unlock(c->store);
+    return st;
 }
 
 /* One store change and the node it names as the store holds it now. */
@@ -201,6 +255,13 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
     struct store_delta d;
     memset(&d, 0, sizeof(d));
     int rc;
+    /* a gang member that appears, goes or changes what counts: its gang's pods are re-checked */
+    struct pod_gang *gang = NULL;
+    (void)project_pod_gang(kube_json_get(obj, "metadata", json_type_object),
+                           kube_json_get(obj, "spec", json_type_object), &gang);
+    const char *obj_ns = kube_json_meta_str(obj, "namespace");
+    const char *obj_name = kube_json_meta_str(obj, "name");
+    int member_before = gang && obj_name ? member_state(c, obj_ns, obj_name) : 0;
     pthread_mutex_lock(&c->apply_mu);
     if (deleted) {
         const char *name = kube_json_meta_str(obj, "name");
@@ -224,9 +285,13 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
     if (rc) {
         pthread_mutex_unlock(&c->apply_mu);
         skipped(obj, "pod", rc);
+        pod_gang_free(gang);
         return;
     }
     unsigned changed = d.changed;
+    if (gang && obj_ns && member_state(c, obj_ns, obj_name) != member_before)
+        controller_gang_changed(c, gang->kind, obj_ns, gang->name);
+    pod_gang_free(gang);
 
     struct metrics_pending_mark mark;
     pod_ledger_pending(c->ledger, key, &mark);

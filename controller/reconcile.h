@@ -86,6 +86,9 @@ struct reconcile_env {
      */
     int64_t autoscaler_seen;
     int64_t autoscaler_grace;
+    /* the gang objects and their Events (cache/gang_store.h; NULL: gangs not looked at):
+     * triage_source.gangs */
+    struct gang_store *gangs;
 };
 
 /* How long after its last verdict a cluster counts as autoscaled: the API server's default

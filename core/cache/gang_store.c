@@ -175,6 +175,8 @@ void gang_store_sync_end(struct gang_store *s, enum gang_kind k,
 {
     if (!s)
         return;
+    struct gang_group *out = NULL;
+    size_t n = 0, cap = 0;
     pthread_mutex_lock(&s->mu);
     struct lh_entry *e, *tmp;
     lh_foreach_safe(s->recs, e, tmp)
@@ -182,14 +184,25 @@ void gang_store_sync_end(struct gang_store *s, enum gang_kind k,
         struct rec *r = (struct rec *)lh_entry_v(e);
         if (!r->has_group || r->g.kind != k || !r->marked)
             continue;
-        if (gone)
-            gone(ctx, &r->g);
+        if (gone && n == cap) { /* without memory the callback misses some: they are gone anyway */
+            size_t nc = cap ? 2 * cap : 16;
+            struct gang_group *grown = realloc(out, nc * sizeof(*out));
+            if (grown) {
+                out = grown;
+                cap = nc;
+            }
+        }
+        if (gone && n < cap)
+            out[n++] = r->g;
         r->has_group = r->marked = false;
         s->count[k]--;
         if (!r->reason[0])
             lh_table_delete_entry(s->recs, e);
     }
     pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < n; i++)
+        gone(ctx, &out[i]);
+    free(out);
 }
 
 bool gang_store_event(struct gang_store *s, enum gang_kind k, const char *ns, const char *name,

@@ -43,7 +43,8 @@ int gang_store_put(struct gang_store *s, const struct gang_group *g, bool *chang
 void gang_store_remove(struct gang_store *s, enum gang_kind k, const char *ns, const char *name);
 
 /* A relist of kind k: sync_begin marks every group of the kind, put clears the mark, sync_end
- * removes the groups still marked and calls gone(ctx, group) for each (may be NULL). */
+ * removes the groups still marked and then, with the store's mutex released, calls gone(ctx,
+ * group) for each (may be NULL; `group` valid during the call only). */
 void gang_store_sync_begin(struct gang_store *s, enum gang_kind k);
 void gang_store_sync_end(struct gang_store *s, enum gang_kind k,
                          void (*gone)(void *ctx, const struct gang_group *g), void *ctx);

@@ -1120,7 +1120,9 @@ void store_for_each_pod_of_gang(struct store *s, const char *ns, const struct po
     lh_foreach(s->pods, e)
     {
         const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
-        if (p->gang && p->ns && ns && strcmp(p->ns, ns) == 0 && pod_gang_equal(p->gang, g))
+        if (p->gang && p->ns && ns && p->gang->kind == g->kind && strcmp(p->ns, ns) == 0 &&
+            strcmp(p->gang->name, g->name) == 0 &&
+            (!g->sub || (p->gang->sub && strcmp(p->gang->sub, g->sub) == 0)))
             fn(ctx, p);
     }
 }
