@@ -133,7 +133,8 @@ static struct triage_source query_source(const struct pods_query *q)
                                   .dra_classes = q->dra_classes,
                                   .events = q->events,
                                   .now = (int64_t)time(NULL),
-                                  .no_scheduler_grace = q->no_scheduler_grace};
+                                  .no_scheduler_grace = q->no_scheduler_grace,
+                                  .gangs = q->gangs};
 }
 
 void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
@@ -274,6 +275,7 @@ void pods_query_cleanup(struct pods_query *q)
     store_free(q->store);
     dra_store_free(q->dra);
     pod_events_free(q->events);
+    gang_store_free(q->gangs);
     for (size_t i = 0; i < q->n_keys; i++)
         free(q->keys[i]);
     free(q->keys);
@@ -313,6 +315,49 @@ static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
     return rc;
 }
 
+/*
+ * The gangs of the candidates classified live (core/triage triage_read_gang): each group once,
+ * the pods of each namespace with such a candidate once (the members that run are not among the
+ * candidates the query listed).
+ */
+static int read_gangs(struct kube_client *c, struct pods_query *q, struct kube_error *err)
+{
+    char **listed = NULL; /* namespaces whose pods were listed */
+    size_t n_listed = 0;
+    int rc = K_OK;
+    for (size_t i = 0; i < q->n_keys && rc == K_OK; i++) {
+        char *slash = strchr(q->keys[i], '/');
+        *slash = '\0';
+        store_read_lock(q->store);
+        const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
+        bool want = p && p->gang && !p->node_name && !annotation_usable(p);
+        store_read_unlock(q->store); /* p stays valid: only this thread writes */
+        bool members = want;
+        for (size_t j = 0; want && j < n_listed && members; j++)
+            members = strcmp(listed[j], q->keys[i]) != 0;
+        if (want && !q->gangs && !(q->gangs = gang_store_new()))
+            rc = K_ENOMEM;
+        if (rc == K_OK && want && members) {
+            char **grown = realloc(listed, (n_listed + 1) * sizeof(*listed));
+            if (!grown || !(grown[n_listed] = strdup(q->keys[i]))) {
+                rc = K_ENOMEM;
+                if (grown)
+                    listed = grown;
+            } else {
+                listed = grown;
+                n_listed++;
+            }
+        }
+        if (rc == K_OK && want)
+            rc = triage_read_gang(c, q->store, q->gangs, p, members, err);
+        *slash = '/';
+    }
+    for (size_t j = 0; j < n_listed; j++)
+        free(listed[j]);
+    free(listed);
+    return rc;
+}
+
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,
                struct kube_error *err)
@@ -348,6 +393,8 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc == K_OK)
             rc = usage_fetch(c, &u, q.store, err);
         usage_nodes_cleanup(&u);
+        if (rc == K_OK)
+            rc = read_gangs(c, &q, err);
         /* the autoscalers' word: evidence, not a must (a user may not list Events) */
         if (rc == K_OK && (q.events = pod_events_new(0)) != NULL) {
             struct kube_error ev_err = {0};

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "cache/dra_store.h"
+#include "cache/gang_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
 #include "kube/client.h"
@@ -70,6 +71,8 @@ struct pods_query {
     int64_t no_scheduler_grace;
     /* the autoscalers' Events for live classifications (owned; NULL: none) */
     struct pod_events *events;
+    /* the gangs of the candidates classified live (owned; NULL: none; pods_read_gangs) */
+    struct gang_store *gangs;
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */

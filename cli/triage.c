@@ -16,6 +16,11 @@
 #include "usage.h"
 #include "util/result.h"
 
+static int from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                       int64_t no_scheduler_grace, struct pod_events *events,
+                       struct gang_store *gangs, const char *ns, const char *name,
+                       struct triage *t);
+
 int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, const char *name, struct triage *t,
                struct kube_error *err)
@@ -85,9 +90,23 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
             events = NULL;
         }
     }
+    /* the pod's gang: its group, the group's Events, the namespace's pods (its members) */
+    struct gang_store *gangs = NULL;
+    if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name)) &&
+        store_pod_get(t->store, ns, name)->gang) {
+        gangs = gang_store_new();
+        rc = gangs ? triage_read_gang(c, t->store, gangs, store_pod_get(t->store, ns, name), true,
+                                      err)
+                   : K_ENOMEM;
+        if (rc) {
+            gang_store_free(gangs);
+            pod_events_free(events);
+            goto fail_dra;
+        }
+    }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_stores_grace(s, dra, dra_classes, no_scheduler_grace, events, ns, name, t);
+    return from_stores(s, dra, dra_classes, no_scheduler_grace, events, gangs, ns, name, t);
 fail_dra:
     dra_store_free(dra);
 fail:
@@ -111,9 +130,18 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                              struct pod_events *events, const char *ns, const char *name,
                              struct triage *t)
 {
+    return from_stores(s, dra, dra_classes, no_scheduler_grace, events, NULL, ns, name, t);
+}
+
+/* triage_from_stores_grace() with the pod's gang (owned by t from here on; NULL: none). */
+static int from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
+                       int64_t no_scheduler_grace, struct pod_events *events,
+                       struct gang_store *gangs, const char *ns, const char *name, struct triage *t)
+{
     memset(t, 0, sizeof(*t));
     t->store = s;
     t->events = events;
+    t->gangs = gangs;
     if (dra && !dra_classes) { /* no GPU classes: no DRA */
         dra_store_free(dra);
         dra = NULL;
@@ -137,7 +165,8 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                                 .dra_classes = dra_classes,
                                 .events = events,
                                 .now = (int64_t)time(NULL),
-                                .no_scheduler_grace = no_scheduler_grace};
+                                .no_scheduler_grace = no_scheduler_grace,
+                                .gangs = gangs};
     t->result.verdicts = t->verdicts;
     store_read_lock(t->store); /* no writer here; the contract of triage_pod */
     rc = triage_pod(&src, t->pod, &t->result);
@@ -852,6 +881,7 @@ void triage_cleanup(struct triage *t)
     store_free(t->store);
     dra_store_free(t->dra);
     pod_events_free(t->events);
+    gang_store_free(t->gangs);
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "cache/dra_store.h"
+#include "cache/gang_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
 #include "classify/classify.h"
@@ -30,6 +31,7 @@ struct triage {
     struct dra_store *dra;             /* owned; NULL: no DRA */
     const struct gpu_set *dra_classes; /* borrowed; set when dra is */
     struct pod_events *events;         /* owned: the autoscalers' Events on the pod; NULL: none */
+    struct gang_store *gangs; /* owned: the pod's gang (core/triage triage_read_gang); NULL: none */
 };
 
 /*

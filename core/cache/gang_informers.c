@@ -162,24 +162,36 @@ static void obj_api_error(void *ctx, long http_status)
         periodic_poke(&f->w->loop);
 }
 
-/* An Event about a PodGroup: into the store when it speaks of the gang or its queue. */
+/* The group an Event is about (involvedObject), GANG_NONE when it is none. */
+static enum gang_kind event_group(json_object *ev, const char **ns, const char **name)
+{
+    json_object *io = kube_json_get(ev, "involvedObject", json_type_object);
+    *ns = kube_json_str(io, "namespace");
+    *name = kube_json_str(io, "name");
+    enum gang_kind k =
+        gang_kind_of_api_version(kube_json_str(io, "apiVersion"), kube_json_str(io, "kind"));
+    return *name ? k : GANG_NONE;
+}
+
+bool gang_event_apply(struct gang_store *s, json_object *ev)
+{
+    const char *ns, *name;
+    enum gang_kind k = event_group(ev, &ns, &name);
+    if (k == GANG_NONE)
+        return false;
+    int64_t at = 0;
+    if (!clock_parse_rfc3339(kube_json_str(ev, "lastTimestamp"), &at))
+        (void)clock_parse_rfc3339(kube_json_str(ev, "eventTime"), &at);
+    return gang_store_event(s, k, ns, name, kube_json_str(ev, "reason"),
+                            kube_json_str(ev, "message"), at);
+}
+
 static void event_upsert(void *ctx, json_object *obj)
 {
     struct gang_informers *w = ctx;
-    json_object *io = kube_json_get(obj, "involvedObject", json_type_object);
-    enum gang_kind k =
-        gang_kind_of_api_version(kube_json_str(io, "apiVersion"), kube_json_str(io, "kind"));
-    const char *name = kube_json_str(io, "name");
-    if (k == GANG_NONE || !name)
-        return;
-    int64_t at = 0;
-    if (!clock_parse_rfc3339(kube_json_str(obj, "lastTimestamp"), &at))
-        (void)clock_parse_rfc3339(kube_json_str(obj, "eventTime"), &at);
-    const char *ns = kube_json_str(io, "namespace");
-    if (gang_store_event(w->store, k, ns, name, kube_json_str(obj, "reason"),
-                         kube_json_str(obj, "message"), at) &&
-        w->changed)
-        w->changed(w->ctx, k, ns, name);
+    const char *ns, *name;
+    if (gang_event_apply(w->store, obj) && w->changed)
+        w->changed(w->ctx, event_group(obj, &ns, &name), ns, name);
 }
 
 static void event_remove(void *ctx, json_object *obj)

@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
+
 #include "cache/gang_store.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -92,5 +94,13 @@ bool gang_api_path(char *out, size_t cap, enum gang_kind k, const char *version,
  */
 int gang_api_probe(struct kube_client *c, enum gang_kind k, bool *served, char *version, size_t cap,
                    struct kube_error *err);
+
+/*
+ * gang_event_apply() - a core/v1 Event (`ev`, borrowed) into the store when it is about a gang
+ * group (involvedObject apiVersion and kind, model/gang.h gang_kind_of_api_version): its reason,
+ * message and lastTimestamp (else eventTime) through gang_store_event. Returns whether what the
+ * store keeps changed. The informer's rule, and the CLI's for the Events it lists.
+ */
+bool gang_event_apply(struct gang_store *s, json_object *ev);
 
 #endif

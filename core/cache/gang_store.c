@@ -21,6 +21,8 @@ struct gang_store {
     pthread_mutex_t mu;
     struct lh_table *recs; /* "kind/ns/name" -> struct rec */
     bool read[GANG_KIND_COUNT];
+    int served[GANG_KIND_COUNT]; /* 0 not asked, 1 not served, 2 served */
+    char version[GANG_KIND_COUNT][16];
     size_t count[GANG_KIND_COUNT];
     size_t dropped;
 };
@@ -108,6 +110,28 @@ bool gang_store_is_read(struct gang_store *s, enum gang_kind k)
         return false;
     pthread_mutex_lock(&s->mu);
     bool r = s->read[k];
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+void gang_store_set_served(struct gang_store *s, enum gang_kind k, const char *version)
+{
+    if (!s || (int)k <= 0 || k >= GANG_KIND_COUNT)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->served[k] = version ? 2 : 1;
+    snprintf(s->version[k], sizeof(s->version[k]), "%s", version ? version : "");
+    pthread_mutex_unlock(&s->mu);
+}
+
+int gang_store_served(struct gang_store *s, enum gang_kind k, char *version, size_t cap)
+{
+    if (!s || (int)k <= 0 || k >= GANG_KIND_COUNT)
+        return -1;
+    pthread_mutex_lock(&s->mu);
+    int r = s->served[k] - 1;
+    if (version && cap)
+        snprintf(version, cap, "%s", s->version[k]);
     pthread_mutex_unlock(&s->mu);
     return r;
 }

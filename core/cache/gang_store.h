@@ -35,6 +35,14 @@ void gang_store_set_read(struct gang_store *s, enum gang_kind k, bool read);
 bool gang_store_is_read(struct gang_store *s, enum gang_kind k);
 
 /*
+ * gang_store_set_served() - what discovery said of kind k: served at `version`, or not served
+ * (version NULL). gang_store_served() - 1 served (its version copied to `version`, cap bytes),
+ * 0 not served, -1 not asked yet. For one-shot readers that ask once per kind.
+ */
+void gang_store_set_served(struct gang_store *s, enum gang_kind k, const char *version);
+int gang_store_served(struct gang_store *s, enum gang_kind k, char *version, size_t cap);
+
+/*
  * gang_store_put() - insert or replace the group (copied); *changed (may be NULL) true when
  * anything the ladder reads changed. K_OK, K_ENOMEM, or K_ETOOBIG past GANG_STORE_MAX_RECORDS.
  * gang_store_remove() - forget the group (its Event stays, bounded, until it is replaced).

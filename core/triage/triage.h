@@ -132,6 +132,22 @@ bool triage_gang_facts(struct store *s, struct gang_store *gangs, const struct k
                        struct gang_facts *f);
 
 /*
+ * triage_read_gang() - for one-shot tools (the CLI): what triage_gang_facts() needs for `pod` (a
+ * pod with a gang link, kpod.gang; nothing to do without one), read through `c` into `gangs` and
+ * `s`: whether the group's kind is served (cache/gang_informers.h gang_api_probe, once per kind:
+ * the answer becomes the kind's read flag), the group (GET; 404: absent), the Events about a
+ * PodGroup (LIST in its namespace with fieldSelector involvedObject.kind=PodGroup,
+ * involvedObject.name=<name>: gang_event_apply; failures are no error, as for the autoscalers'),
+ * and with `members` every pod of the namespace into `s` (LIST: the members are counted from the
+ * store). A 403 on discovery or the group leaves the kind not read (the ladder then says nothing
+ * of the gang) and is no error. `pod` may be borrowed from `s`: it must not be used after the
+ * call when `members` is set (the LIST replaces the records); no store lock may be held.
+ * Returns K_OK, K_ENOMEM, or the error of the group's GET or the pods' LIST (err filled).
+ */
+int triage_read_gang(struct kube_client *c, struct store *s, struct gang_store *gangs,
+                     const struct kpod *pod, bool members, struct kube_error *err);
+
+/*
  * triage_pod() - run the ladder (classify.h classify) for `pod` over every node of src->store
  * (name order), with the facts of triage_fill_facts() and the DRA view of triage_dra_view() as
  * the source says. out->verdicts as classify(): caller storage for store_node_count() entries,
