@@ -36,6 +36,18 @@ static bool binding_moved(const struct kpod *pod, const struct classify_result *
     return r->cause == CAUSE_BINDING && (!pod->detail || strcmp(pod->detail, r->detail) != 0);
 }
 
+/*
+ * gang-waiting counts the gang's members, and a PodGroup's queue-waiting quotes its queue: both
+ * change under the same word as members come and the queue's message moves. Their detail (no
+ * clock in it) is written again when it differs from the pod's gputri/detail annotation: at most
+ * once per member or message (classify/gang.h).
+ */
+static bool gang_moved(const struct kpod *pod, const struct classify_result *r)
+{
+    return (r->cause == CAUSE_GANG_WAITING || (r->cause == CAUSE_QUEUE_WAITING && pod->gang)) &&
+           (!pod->detail || strcmp(pod->detail, r->detail) != 0);
+}
+
 /* Plan the pod again at `when` (seconds since the epoch) if that is after `now` (known) and
  * sooner than planned already. */
 static void recheck_at(struct reconcile_plan *out, int64_t when, int64_t now)
@@ -109,7 +121,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                 out->recheck_after_ms = wait * 1000;
             goto out;
         }
-        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r))
+        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r) &&
+            !gang_moved(pod, &r))
             goto out;
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;

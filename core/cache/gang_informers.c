@@ -190,8 +190,9 @@ static void event_upsert(void *ctx, json_object *obj)
 {
     struct gang_informers *w = ctx;
     const char *ns, *name;
-    if (gang_event_apply(w->store, obj) && w->changed)
-        w->changed(w->ctx, event_group(obj, &ns, &name), ns, name);
+    enum gang_kind k = event_group(obj, &ns, &name);
+    if (k != GANG_NONE && gang_event_apply(w->store, obj) && w->changed)
+        w->changed(w->ctx, k, ns, name);
 }
 
 static void event_remove(void *ctx, json_object *obj)

@@ -88,8 +88,8 @@ enum cause gang_word(const struct kpod *pod, const struct gang_facts *f, struct 
     put_group(l, link, pod->ns);
     if (link->kind == GANG_WORKLOAD)
         line_printf(l, " podGroup %s", link->sub);
-    line_printf(l, " needs %s %lld, %zu pod%s exist, %zu gated: %s until %lld are there", field,
-                (long long)min, f->exist, f->exist == 1 ? "" : "s", f->gated,
+    line_printf(l, " needs %s %lld, %zu pod%s, %zu gated: %s until %lld are there", field,
+                (long long)min, f->exist, f->exist == 1 ? " exists" : "s exist", f->gated,
                 scheduler_of(link->kind), (long long)min);
     if (link->kind == GANG_KAI && g->n_subs)
         line_printf(l, "; %zu subGroup%s", g->n_subs, g->n_subs == 1 ? "" : "s");

@@ -58,7 +58,7 @@ static void test_kinds(void **state)
     f.group = (struct gang_group){
         .kind = GANG_WORKLOAD, .gang = true, .n_subs = 1, .subs = {{"workers", 2}}};
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_GANG_WAITING);
-    assert_non_null(strstr(d, "podGroup workers needs minCount 2, 1 pod exist"));
+    assert_non_null(strstr(d, "podGroup workers needs minCount 2, 1 pod exists"));
     wl.sub = "other";
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_GANG_WAITING);
     assert_non_null(strstr(d, "has no podGroup other"));
@@ -81,7 +81,7 @@ static void test_queue_and_order(void **state)
     strcpy(f.group.queue, "q1");
     /* gang-waiting before scheduling-gated */
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_GANG_WAITING);
-    assert_non_null(strstr(d, "needs minMember 2, 1 pod exist, 1 gated"));
+    assert_non_null(strstr(d, "needs minMember 2, 1 pod exists, 1 gated"));
     strcpy(f.event_reason, "Unschedulable");
     strcpy(f.event_message, "queue resource quota insufficient: insufficient nvidia.com/gpu");
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_QUEUE_WAITING);
