@@ -1122,7 +1122,9 @@ void store_for_each_pod_of_gang(struct store *s, const char *ns, const struct po
         const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
         if (p->gang && p->ns && ns && p->gang->kind == g->kind && strcmp(p->ns, ns) == 0 &&
             strcmp(p->gang->name, g->name) == 0 &&
-            (!g->sub || (p->gang->sub && strcmp(p->gang->sub, g->sub) == 0)))
+            (!g->sub || (p->gang->sub && strcmp(p->gang->sub, g->sub) == 0 &&
+                         !p->gang->replica == !g->replica &&
+                         (!g->replica || strcmp(p->gang->replica, g->replica) == 0))))
             fn(ctx, p);
     }
 }

@@ -261,8 +261,8 @@ void store_for_each_pod_of_owner(struct store *s, const char *owner_uid,
 
 /*
  * store_for_each_pod_of_gang() - fn for every pod of namespace `ns` whose gang link
- * (kpod.gang, model/gang.h) has g's kind and name, and g's sub when g->sub is set (a 1.35
- * Workload's podGroup), whatever its phase (with
+ * (kpod.gang, model/gang.h) has g's kind and name, and g's sub and replica when g->sub is set (a
+ * 1.35 Workload's podGroup and podGroupReplicaKey), whatever its phase (with
  * store_keep_gpu_pods_only the store keeps every gang member). For the gang's member count
  * (core/triage/triage.h). Read lock held; fn must not call the store's writers. Cost: all pods
  * (asked only for pending pods that belong to a gang).

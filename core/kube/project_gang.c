@@ -18,7 +18,7 @@ int project_pod_gang(json_object *meta, json_object *spec, struct pod_gang **out
 {
     *out = NULL;
     enum gang_kind kind = GANG_NONE;
-    const char *name = NULL, *sub = NULL;
+    const char *name = NULL, *sub = NULL, *replica = NULL;
     json_object *sg = kube_json_get(spec, "schedulingGroup", json_type_object);
     json_object *wr = kube_json_get(spec, "workloadRef", json_type_object);
     json_object *ann = kube_json_get(meta, "annotations", json_type_object);
@@ -27,6 +27,7 @@ int project_pod_gang(json_object *meta, json_object *spec, struct pod_gang **out
     } else if ((name = link_name(kube_json_str(wr, "name")))) {
         kind = GANG_WORKLOAD;
         sub = link_name(kube_json_str(wr, "podGroup"));
+        replica = link_name(kube_json_str(wr, "podGroupReplicaKey"));
     } else if ((name = link_name(kube_json_str(ann, "pod-group-name")))) {
         kind = GANG_KAI;
     } else if ((name = link_name(kube_json_str(ann, "scheduling.k8s.io/group-name"))) ||
@@ -36,7 +37,8 @@ int project_pod_gang(json_object *meta, json_object *spec, struct pod_gang **out
         return K_OK;
     }
     struct pod_gang *g = calloc(1, sizeof(*g));
-    if (!g || !(g->name = strdup(name)) || (sub && !(g->sub = strdup(sub)))) {
+    if (!g || !(g->name = strdup(name)) || (sub && !(g->sub = strdup(sub))) ||
+        (replica && !(g->replica = strdup(replica)))) {
         pod_gang_free(g);
         return K_ENOMEM;
     }

@@ -53,6 +53,7 @@ void pod_gang_free(struct pod_gang *g)
         return;
     free(g->name);
     free(g->sub);
+    free(g->replica);
     free(g);
 }
 
@@ -65,7 +66,8 @@ bool pod_gang_equal(const struct pod_gang *a, const struct pod_gang *b)
 {
     if (!a || !b)
         return a == b;
-    return a->kind == b->kind && str_eq(a->name, b->name) && str_eq(a->sub, b->sub);
+    return a->kind == b->kind && str_eq(a->name, b->name) && str_eq(a->sub, b->sub) &&
+           str_eq(a->replica, b->replica);
 }
 
 int64_t gang_group_sub_min(const struct gang_group *g, const char *sub)

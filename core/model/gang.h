@@ -46,6 +46,8 @@ struct pod_gang {
     enum gang_kind kind;
     char *name; /* the group: PodGroup or Workload name */
     char *sub;  /* 1.35 workloadRef.podGroup; NULL otherwise */
+    /* 1.35 workloadRef.podGroupReplicaKey: the gang policy applies per replica; NULL none */
+    char *replica;
 };
 
 /* One sub-group (KAI spec.subGroups[], or a 1.35 Workload's spec.podGroups[]). */
@@ -114,7 +116,7 @@ enum gang_kind gang_kind_of_api_version(const char *api_version, const char *kin
 
 /* pod_gang_free() - free what project_pod_gang() allocated (the struct itself too). NULL-safe. */
 void pod_gang_free(struct pod_gang *g);
-/* pod_gang_equal() - same kind, name and sub. Pure. */
+/* pod_gang_equal() - same kind, name, sub and replica. Pure. */
 bool pod_gang_equal(const struct pod_gang *a, const struct pod_gang *b);
 
 /* gang_group_sub_min() - the minimum of sub-group `sub` (1.35 Workload podGroups), or -1. */

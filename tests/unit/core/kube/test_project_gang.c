@@ -35,9 +35,11 @@ static void test_links(void **state)
     g = link_of("{\"annotations\":{\"scheduling.volcano.sh/group-name\":\"v\"}}", "{}");
     assert_int_equal(g->kind, GANG_VOLCANO);
     pod_gang_free(g);
-    g = link_of("{}", "{\"workloadRef\":{\"name\":\"w\",\"podGroup\":\"workers\"}}");
+    g = link_of("{}", "{\"workloadRef\":{\"name\":\"w\",\"podGroup\":\"workers\","
+                      "\"podGroupReplicaKey\":\"r1\"}}");
     assert_int_equal(g->kind, GANG_WORKLOAD);
     assert_string_equal(g->sub, "workers");
+    assert_string_equal(g->replica, "r1");
     pod_gang_free(g);
     g = link_of("{\"annotations\":{\"pod-group-name\":\"pg\"}}",
                 "{\"schedulingGroup\":{\"podGroupName\":\"up\"}}");

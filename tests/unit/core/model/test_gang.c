@@ -32,7 +32,8 @@ static void test_kinds(void **state)
 static void test_link_equal(void **state)
 {
     (void)state;
-    struct pod_gang a = {GANG_WORKLOAD, "w", "workers"}, b = {GANG_WORKLOAD, "w", "workers"};
+    struct pod_gang a = {GANG_WORKLOAD, "w", "workers", NULL},
+                    b = {GANG_WORKLOAD, "w", "workers", NULL};
     assert_true(pod_gang_equal(&a, &b));
     b.sub = NULL;
     assert_false(pod_gang_equal(&a, &b));
