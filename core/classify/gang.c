@@ -85,6 +85,12 @@ enum cause gang_word(const struct kpod *pod, const struct gang_facts *f, struct 
     size_t ready = f->exist > f->gated ? f->exist - f->gated : 0;
     if (!g->gang || min <= 0 || (int64_t)ready >= min)
         return CAUSE_COUNT;
+    /* kube-scheduler and kai-scheduler write no condition while the gang is short: one that
+       tried the pod does not enforce the gang (1.35 / 1.36 without the GangScheduling gate); a
+       gated pod's SchedulingGated is the API server's, not a try */
+    if (link->kind != GANG_VOLCANO && pod->scheduled.status != COND_ABSENT &&
+        !(pod->scheduled.reason && strcmp(pod->scheduled.reason, "SchedulingGated") == 0))
+        return CAUSE_COUNT;
     put_group(l, link, pod->ns);
     if (link->kind == GANG_WORKLOAD)
         line_printf(l, " podGroup %s", link->sub);

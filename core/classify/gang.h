@@ -13,11 +13,14 @@
  * Queue. gang-waiting: the group needs more members than exist: minMember (KAI, Volcano), the gang
  * policy's minCount (upstream PodGroup; a 1.35 Workload's podGroups[].policy.gang.minCount of the
  * pod's workloadRef.podGroup) above the member pods that exist and are not gated, or the group does
- * not exist (where its kind is read). The scheduler does not try such a pod: KAI writes only a
- * PodGroup Event NotReady (pkg/scheduler/cache/status_updater/ default_status_updater.go),
- * kube-scheduler's GangScheduling PreEnqueue keeps it out of the active queue (no PodScheduled
- * condition: kubernetes/kubernetes: pkg/scheduler/framework/ plugins/gangscheduling), Volcano waits
- * in the gang plugin. Pure; thread-safe on read-only input.
+ * not exist (where its kind is read); for KAI and upstream groups only while the pod has no
+ * PodScheduled condition other than SchedulingGated (a scheduler that tried the pod does not hold
+ * it for its gang: on 1.35 and 1.36 kube-scheduler enforces gangs only with the GangScheduling
+ * gate). The scheduler does not try such a pod: KAI writes only a PodGroup Event NotReady
+ * (pkg/scheduler/cache/status_updater/ default_status_updater.go), kube-scheduler's GangScheduling
+ * PreEnqueue keeps it out of the active queue (no PodScheduled condition: kubernetes/kubernetes:
+ * pkg/scheduler/framework/ plugins/gangscheduling), Volcano waits in the gang plugin. Pure;
+ * thread-safe on read-only input.
  */
 #ifndef GPUTRI_CLASSIFY_GANG_H
 #define GPUTRI_CLASSIFY_GANG_H

@@ -36,7 +36,7 @@ static void test_store(void **state)
     assert_false(changed);
     assert_int_equal(gang_store_count(s, GANG_KAI), 1);
 
-    struct pod_gang link = {GANG_KAI, "pg", NULL};
+    struct pod_gang link = {GANG_KAI, "pg", NULL, NULL};
     struct kpod pod = {.ns = "ns", .name = "p", .gang = &link};
     struct gang_facts f = {0};
     assert_true(gang_store_facts(s, &pod, &f));

@@ -27,7 +27,7 @@ static void test_kinds(void **state)
 {
     (void)state;
     char d[1024];
-    struct pod_gang link = {GANG_PODGROUP, "pg", NULL};
+    struct pod_gang link = {GANG_PODGROUP, "pg", NULL, NULL};
     struct kpod pod = {.ns = "ns",
                        .name = "p",
                        .gang = &link,
@@ -38,6 +38,13 @@ static void test_kinds(void **state)
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_GANG_WAITING);
     assert_non_null(strstr(d, "PodGroup ns/pg (scheduling.k8s.io) needs minCount 3, 2 pods exist, "
                               "0 gated: kube-scheduler"));
+    /* the scheduler tried the pod: it does not hold it for its gang */
+    pod.scheduled.status = COND_FALSE;
+    assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_LABEL_MISMATCH);
+    pod.scheduled.reason = "SchedulingGated"; /* the API server's, for a gated pod */
+    assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_GANG_WAITING);
+    pod.scheduled.reason = NULL;
+    pod.scheduled.status = COND_ABSENT;
     f.exist = 3;
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_LABEL_MISMATCH); /* no nodes: the ladder */
     f.group.gang = false;                                                /* basic policy */
@@ -52,7 +59,7 @@ static void test_kinds(void **state)
     assert_int_equal(run(&pod, &f, d, sizeof(d)), CAUSE_LABEL_MISMATCH);
 
     /* 1.35 Workload: the pod's podGroup decides */
-    struct pod_gang wl = {GANG_WORKLOAD, "w", "workers"};
+    struct pod_gang wl = {GANG_WORKLOAD, "w", "workers", NULL};
     pod.gang = &wl;
     f = (struct gang_facts){.read = true, .found = true, .exist = 1};
     f.group = (struct gang_group){
@@ -68,7 +75,7 @@ static void test_queue_and_order(void **state)
 {
     (void)state;
     char d[1024];
-    struct pod_gang link = {GANG_VOLCANO, "vg", NULL};
+    struct pod_gang link = {GANG_VOLCANO, "vg", NULL, NULL};
     char *gates[] = {"g"};
     struct kpod pod = {.ns = "ns",
                        .name = "p",
