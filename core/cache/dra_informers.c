@@ -102,14 +102,12 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
     }
     pthread_mutex_init(&w->mu, NULL);
     periodic_init(&w->loop, w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w);
-    w->client = w->o.discovery_transport
-                    ? kube_client_new_transport(cfg, w->o.discovery_transport, w->o.user_agent)
-                    : kube_client_new(cfg, w->o.user_agent);
+    w->client = informer_client_new(cfg, w->o.discovery_transport, w->o.user_agent,
+                                    periodic_stop_flag(&w->loop));
     if (!w->client) {
         dra_informers_free(w);
         return NULL;
     }
-    kube_client_set_cancel(w->client, periodic_stop_flag(&w->loop));
     return w;
 }
 
