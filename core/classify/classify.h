@@ -10,7 +10,26 @@
  *                    kubernetes/kubernetes: pkg/kubelet/kubelet.go admissionRejectionReasons and
  *                    pkg/kubelet/lifecycle/predicate.go; Evicted only with the admission
  *                    handler's "The node had condition" message, pkg/kubelet/eviction)
+ *   runtime-missing  bound, a GPU container not started yet, and the pod sandbox cannot be
+ *                    created because the node's container runtime has no handler for the pod's
+ *                    RuntimeClass (kubelet Event FailedCreatePodSandBox "no runtime for "nvidia"
+ *                    is configured"; pkg/kubelet/kuberuntime/kuberuntime_manager.go)
+ *   image-pull-failed  bound, a GPU container waits in ErrImagePull / ImagePullBackOff
+ *                    (pkg/kubelet/images/image_manager.go); the detail quotes the registry
+ *   container-start-failed  bound, a GPU container never started for a GPU reason: the NVIDIA
+ *                    container toolkit's hook or CDI device injection failed (waiting
+ *                    CreateContainerError / RunContainerError / CrashLoopBackOff with
+ *                    lastState.terminated.reason StartError; pkg/kubelet/kubelet_pods.go getPhase
+ *                    keeps such a pod in phase Running)
  *   ok               spec.nodeName is set
+ *   quota-exceeded   a ResourceQuota refuses an object the pod needs: its ResourceClaim from
+ *                    a template (kube-controller-manager's Event FailedResourceClaimCreation,
+ *                    "exceeded quota"; pkg/controller/resourceclaim/controller.go)
+ *   queue-waiting    a queue controller holds the pod back: its Kueue Workload has not
+ *                    reserved quota, or its KAI / Volcano PodGroup reports the queue over its
+ *                    quota; the detail quotes the queue's own reason and names the object
+ *   gang-waiting     the pod's gang (KAI or Volcano PodGroup, upstream Workload / PodGroup) needs
+ *                    more member pods than exist, so no scheduler tries it
  *   scheduling-gated spec.schedulingGates is not empty: the scheduler does not look at the pod
  *                    (PodScheduled reason SchedulingGated; kubernetes/kubernetes:
  *                    pkg/scheduler/framework/plugins/schedulinggates)
@@ -182,15 +201,25 @@ enum cause {
     /* a nominated node without preemption (classify/binding.h); their place is cause_rank() */
     CAUSE_BINDING,
     CAUSE_BINDING_FAILED,
+    /* bound, a GPU container not started yet (after node-rejected, before ok) */
+    CAUSE_RUNTIME_MISSING,
+    CAUSE_IMAGE_PULL_FAILED,
+    CAUSE_CONTAINER_START_FAILED,
+    /* stopped before kube-scheduler: quota, a queue, a gang (before scheduling-gated) */
+    CAUSE_QUOTA_EXCEEDED,
+    CAUSE_QUEUE_WAITING,
+    CAUSE_GANG_WAITING,
     CAUSE_COUNT, /* not a cause: the number of causes */
 };
 
 /*
  * cause_rank() - the position of a cause on the ladder (the order of this file's header):
- * no-request 0, node-rejected 1, ok 2, scheduling-gated, preempting, binding-failed, binding,
- * no-scheduler, dra-template-missing, dra-claim-missing, dra-class-missing, label-mismatch,
- * taint, no-gpu-node, allocatable-zero, exhausted, dra-no-driver, dra-no-match, dra-tainted,
- * dra-exhausted, gpu-fits 20, then scaling-up 21 and scale-up-blocked 22, which replace a per-node
+ * no-request 0, node-rejected 1, runtime-missing 2, image-pull-failed 3,
+ * container-start-failed 4, ok 5, quota-exceeded 6, queue-waiting 7, gang-waiting 8,
+ * scheduling-gated 9, preempting, binding-failed, binding, no-scheduler, dra-template-missing,
+ * dra-claim-missing, dra-class-missing, label-mismatch, taint, no-gpu-node, allocatable-zero,
+ * exhausted, dra-no-driver, dra-no-match, dra-tainted, dra-exhausted, gpu-fits 26, then
+ * scaling-up 27 and scale-up-blocked 28, which replace a per-node
  * word with an autoscaler's and are never a node's step. Among the per-node steps (label-mismatch
  * to gpu-fits) a higher rank is a later step (closer to running). -1 for a value that is no cause.
  * Pure.
