@@ -113,6 +113,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         .provision_window = c->opts.provision_window,
         .autoscaler_seen = atomic_load(&c->autoscaler_seen),
         .autoscaler_grace = c->opts.autoscaler_grace,
+        .workloads = c->workloads,
     };
     /* before the caches are read: a change judged until the verdict is set re-checks the pod */
     pod_ledger_forget_verdict(c->ledger, key);
