@@ -3,7 +3,7 @@
 # (kc), the control plane's binaries (control_plane_bin), the DRA API version served and the DRA
 # lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
-# gputri_event_count), the checks' counting (pass, fail, skip, check, check_within) and the
+# gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
