@@ -23,22 +23,11 @@ static int dup_text(const char *s, char **out)
     return K_OK;
 }
 
-static enum cond_status cond_status_of(const char *s)
-{
-    if (!s)
-        return COND_ABSENT;
-    if (strcmp(s, "True") == 0)
-        return COND_TRUE;
-    if (strcmp(s, "False") == 0)
-        return COND_FALSE;
-    return COND_UNKNOWN;
-}
-
 static int read_condition(json_object *c, struct pod_condition *out)
 {
     if (out->status != COND_ABSENT) /* the first of a type counts */
         return K_OK;
-    out->status = cond_status_of(kube_json_str(c, "status"));
+    out->status = cond_status_parse(kube_json_str(c, "status"));
     if (out->status == COND_ABSENT)
         out->status = COND_UNKNOWN;
     if (dup_text(kube_json_str(c, "reason"), &out->reason) != K_OK ||
@@ -83,7 +72,7 @@ static int read_status(json_object *status, struct kworkload *out)
             rc = read_condition(c, &out->admitted);
         else if (strcmp(type, "Finished") == 0)
             out->finished =
-                out->finished || cond_status_of(kube_json_str(c, "status")) == COND_TRUE;
+                out->finished || cond_status_parse(kube_json_str(c, "status")) == COND_TRUE;
         if (rc != K_OK)
             return rc;
     }
