@@ -1,7 +1,7 @@
 /*
- * test_project_workload.c - core/kube/project_workload.c: a Kueue Workload as Kueue v0.17.0 writes
- * it (the shape e2e/test-kueue sees) into
- * struct kworkload, and the bounds against hostile objects.
+ * test_project_workload.c - core/kube/project_workload.c: Kueue Workloads as a real Kueue v0.17.0
+ * wrote them (tests/fixtures/kueue/workloads.json, from e2e/test-kueue) into struct kworkload,
+ * and the bounds against hostile objects.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "kube/project_workload.h"
+#include "objects.h"
 #include "util/buf.h"
 #include "util/result.h"
 
@@ -48,6 +49,32 @@ static void test_waiting_workload(void **state)
     assert_int_equal(w.admitted.status, COND_ABSENT);
     workload_cleanup(&w);
     json_object_put(o);
+}
+
+/* The recorded Workloads: the admitted one and the waiting one, each owned by its Pod. */
+static void test_recorded(void **state)
+{
+    (void)state;
+    json_object *list = test_load_json(FIXTURES_DIR, "kueue/workloads.json");
+    assert_non_null(list);
+    json_object *items = json_object_object_get(list, "items");
+    assert_int_equal(json_object_array_length(items), 2);
+    struct kworkload a, b;
+    assert_int_equal(project_workload(json_object_array_get_idx(items, 0), &a), K_OK);
+    assert_int_equal(project_workload(json_object_array_get_idx(items, 1), &b), K_OK);
+    const char *type = NULL;
+    assert_string_equal(a.cluster_queue, "kueue-e2e-cq");
+    assert_null(workload_waiting(&a, &type));
+    assert_string_equal(b.owners[0].kind, "Pod");
+    assert_string_equal(b.owners[0].name, "second");
+    assert_string_equal(b.queue_name, "kueue-e2e-lq");
+    assert_ptr_equal(workload_waiting(&b, &type), &b.quota_reserved);
+    assert_string_equal(b.quota_reserved.message,
+                        "couldn't assign flavors to pod set main: insufficient unused quota for "
+                        "nvidia.com/gpu in flavor kueue-e2e-flavor, 1 more needed");
+    workload_cleanup(&a);
+    workload_cleanup(&b);
+    json_object_put(list);
 }
 
 static void test_admitted_workload(void **state)
@@ -140,6 +167,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waiting_workload),
+        cmocka_unit_test(test_recorded),
         cmocka_unit_test(test_admitted_workload),
         cmocka_unit_test(test_no_name_is_invalid),
         cmocka_unit_test(test_bounds),
