@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/discovery_loop.h"
 #include "util/log.h"
-#include "util/periodic.h"
 #include "util/result.h"
 
 struct workload_informer {
@@ -15,14 +15,12 @@ struct workload_informer {
     struct workload_store *store;
     struct workload_informer_options o;
     struct informer_handlers owner;
-    struct kube_client *client; /* discovery */
+    struct discovery_loop disc; /* the discovery thread and its client */
     struct kueue_api_probe probe;
-    struct periodic loop;
     pthread_mutex_t mu; /* guards inf for readers on other threads */
     struct informer *inf;
     char path[128];
     atomic_int version;
-    bool stopped;
 };
 
 static void fwd_upsert(void *ctx, json_object *obj)
@@ -64,7 +62,7 @@ static void fwd_api_error(void *ctx, long http_status)
     if (w->owner.api_error)
         w->owner.api_error(w->owner.ctx, http_status);
     if (http_status == 404) /* the CRD may have gone: ask discovery */
-        periodic_poke(&w->loop);
+        discovery_loop_poke(&w->disc);
 }
 
 static void check_cb(void *ctx)
@@ -90,15 +88,11 @@ struct workload_informer *workload_informer_new(const struct kube_config *cfg,
     if (!w->o.user_agent)
         w->o.user_agent = "gputri";
     pthread_mutex_init(&w->mu, NULL);
-    periodic_init(&w->loop, w->o.discovery_ms, WORKLOAD_INFORMER_POKE_MS, check_cb, w);
-    w->client = w->o.discovery_transport
-                    ? kube_client_new_transport(cfg, w->o.discovery_transport, w->o.user_agent)
-                    : kube_client_new(cfg, w->o.user_agent);
-    if (!w->client) {
+    if (discovery_loop_init(&w->disc, cfg, w->o.discovery_transport, w->o.user_agent,
+                            w->o.discovery_ms, WORKLOAD_INFORMER_POKE_MS, check_cb, w) != K_OK) {
         workload_informer_free(w);
         return NULL;
     }
-    kube_client_set_cancel(w->client, periodic_stop_flag(&w->loop));
     return w;
 }
 
@@ -116,7 +110,7 @@ static void drop_informer(struct workload_informer *w)
 
 int workload_informer_check(struct workload_informer *w)
 {
-    if (!kueue_api_probe_step(w->client, &w->probe))
+    if (!kueue_api_probe_step(w->disc.client, &w->probe))
         return K_OK;
     enum kueue_api_version v = w->probe.version;
     drop_informer(w);
@@ -157,7 +151,7 @@ int workload_informer_start(struct workload_informer *w, bool check_now)
 {
     if (check_now)
         workload_informer_check(w);
-    return periodic_start(&w->loop, !check_now) == 0 ? K_OK : K_ENOMEM;
+    return discovery_loop_start(&w->disc, check_now);
 }
 
 enum kueue_api_version workload_informer_version(struct workload_informer *w)
@@ -177,10 +171,8 @@ bool workload_informer_synced(struct workload_informer *w)
 
 void workload_informer_stop(struct workload_informer *w)
 {
-    if (!w || w->stopped)
+    if (!w || !discovery_loop_stop(&w->disc))
         return;
-    w->stopped = true;
-    periodic_stop(&w->loop);
     drop_informer(w);
 }
 
@@ -189,8 +181,7 @@ void workload_informer_free(struct workload_informer *w)
     if (!w)
         return;
     workload_informer_stop(w);
-    kube_client_free(w->client);
-    periodic_destroy(&w->loop);
+    discovery_loop_destroy(&w->disc);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }
