@@ -408,6 +408,13 @@ integrations:
   frameworks: ["pod", "batch/job"]
 EOF
   if ! { pid=$(cat "$dir/run/kueue.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null; }; then
+    # a port that is the local end of any socket (a client's TIME-WAIT, in the ephemeral range)
+    # cannot be bound: wait for it to go (TIME-WAIT lasts 60 s)
+    for ((i = 0; i < 140; i++)); do
+      ss -Htan "( sport = :$KUEUE_WEBHOOK_PORT or sport = :$KUEUE_METRICS_PORT or sport = :$KUEUE_HEALTH_PORT )" 2>/dev/null |
+        grep -q . || break
+      sleep 0.5
+    done
     echo "=== $(date -u +%FT%TZ) $bin --config=$dir/kueue-config.yaml" >>"$dir/logs/kueue.log"
     KUBECONFIG=$dir/kubeconfig setsid "$bin" --config="$dir/kueue-config.yaml" \
       >>"$dir/logs/kueue.log" 2>&1 </dev/null &

@@ -159,6 +159,11 @@ enum kueue_api_version workload_informer_version(struct workload_informer *w)
     return (enum kueue_api_version)atomic_load(&w->version);
 }
 
+void workload_informer_poke(struct workload_informer *w)
+{
+    discovery_loop_poke(&w->disc);
+}
+
 bool workload_informer_synced(struct workload_informer *w)
 {
     if (atomic_load(&w->version) == KUEUE_API_NONE)

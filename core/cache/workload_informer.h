@@ -59,6 +59,11 @@ int workload_informer_check(struct workload_informer *w);
 /* workload_informer_version() - the version read now (KUEUE_API_NONE before the first answer). */
 enum kueue_api_version workload_informer_version(struct workload_informer *w);
 
+/* workload_informer_poke() - check discovery soon (at most every WORKLOAD_INFORMER_POKE_MS):
+ * for an owner that sees a sign of Kueue (a pod with a scheduling gate) while none is read.
+ * Any thread. */
+void workload_informer_poke(struct workload_informer *w);
+
 /* workload_informer_synced() - no version is served, or its informer has listed once. */
 bool workload_informer_synced(struct workload_informer *w);
 
