@@ -33,15 +33,21 @@ static bool wait_runs(int n)
     return atomic_load(&runs) >= n;
 }
 
+/* A loop of `check` every minute, on a fake API server, with the run count at 0. */
+static void init_loop(struct fake_kube *f, struct discovery_loop *d)
+{
+    fake_kube_init(f);
+    atomic_store(&runs, 0);
+    assert_int_equal(discovery_loop_init(d, &f->cfg, &f->transport, "test", 60000, 0, check, NULL),
+                     K_OK);
+}
+
 static void test_runs_and_stops(void **state)
 {
     (void)state;
     struct fake_kube f;
-    fake_kube_init(&f);
     struct discovery_loop d;
-    atomic_store(&runs, 0);
-    assert_int_equal(discovery_loop_init(&d, &f.cfg, &f.transport, "test", 60000, 0, check, NULL),
-                     K_OK);
+    init_loop(&f, &d);
     assert_non_null(d.client);
     assert_int_equal(discovery_loop_start(&d, false), K_OK);
     assert_true(wait_runs(1)); /* at once */
@@ -57,11 +63,8 @@ static void test_checked_by_caller(void **state)
 {
     (void)state;
     struct fake_kube f;
-    fake_kube_init(&f);
     struct discovery_loop d;
-    atomic_store(&runs, 0);
-    assert_int_equal(discovery_loop_init(&d, &f.cfg, &f.transport, "test", 60000, 0, check, NULL),
-                     K_OK);
+    init_loop(&f, &d);
     assert_int_equal(discovery_loop_start(&d, true), K_OK);
     struct timespec ts = {0, 100 * 1000000};
     nanosleep(&ts, NULL);
