@@ -570,6 +570,15 @@ int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf
     if (!rc)
         rc = buf_printf(out, "gputri_leader %d\n", g->leader ? 1 : 0);
     if (!rc)
+        rc = header(out, "gputri_quota_refused_owners", "gauge",
+                    "ReplicaSets, StatefulSets and Jobs whose GPU pods a ResourceQuota refuses "
+                    "(FailedCreate), by kind.");
+    static const char *const owner_kinds[METRICS_QUOTA_OWNER_KINDS] = {"ReplicaSet",
+                                                                       "StatefulSet", "Job"};
+    for (int k = 0; k < METRICS_QUOTA_OWNER_KINDS && !rc; k++)
+        rc = buf_printf(out, "gputri_quota_refused_owners{kind=\"%s\"} %zu\n", owner_kinds[k],
+                        g->quota_refused_owners[k]);
+    if (!rc)
         rc = header(out, "gputri_store_write_lock_wait_seconds_total", "counter",
                     "Time the informers waited for the object store's write lock.");
     if (!rc)
