@@ -219,6 +219,8 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         }
         if (rc == K_OK) {
             pod_seen(&pod, &seen);
+            /* a refused owner that gets a pod (quota_owners.h) */
+            quota_owners_note_pod(c->quota_owners, pod.owner_uid, pod.created);
             rc = store_pod_upsert_delta(c->store, &pod, &d); /* takes the pod over */
         }
     }
@@ -601,25 +603,6 @@ static void owner_event(struct controller_events_ctx *x, json_object *obj, int d
     post_owner_event(c, &o, "Warning", cause_event_reason(CAUSE_QUOTA_EXCEEDED), detail);
 }
 
-/* The newest creation time of the store's pods of owner o (store read lock held). */
-struct newest_walk {
-    int64_t newest;
-};
-
-static void note_created(void *ctx, const struct kpod *p)
-{
-    struct newest_walk *w = ctx;
-    if (p->created > w->newest)
-        w->newest = p->created;
-}
-
-static int64_t owner_newest_pod(void *ctx, const struct quota_owner *o)
-{
-    struct newest_walk w = {0};
-    store_for_each_pod_of_owner(ctx, o->uid, note_created, &w);
-    return w.newest;
-}
-
 void controller_quota_owners_tick(struct controller *c)
 {
     static int64_t last;
@@ -629,15 +612,10 @@ void controller_quota_owners_tick(struct controller *c)
     last = now_ms;
     int64_t now = clock_wall_s(&c->clock);
     struct quota_owner gone[8];
-    store_read_lock(c->store); /* lock order: the store, then the table */
-    size_t n = quota_owners_expire(c->quota_owners, now, owner_newest_pod, c->store, gone,
-                                   sizeof(gone) / sizeof(gone[0]));
-    int64_t newest[8];
-    for (size_t i = 0; i < n && i < 8; i++)
-        newest[i] = owner_newest_pod(c->store, &gone[i]);
-    store_read_unlock(c->store);
+    bool admitted[8];
+    size_t n = quota_owners_expire_noted(c->quota_owners, now, gone, admitted, 8);
     for (size_t i = 0; i < n && i < 8; i++) {
-        if (newest[i] <= gone[i].q.at)
+        if (!admitted[i])
             continue; /* timed out, not seen to get its pods: nothing to say */
         char msg[1024];
         struct line l = {.buf = msg, .cap = sizeof(msg)};

@@ -7,6 +7,7 @@
 
 struct entry {
     struct quota_owner o;
+    int64_t newest_pod; /* quota_owners_note_pod */
     bool stale;
 };
 
@@ -92,22 +93,35 @@ enum quota_owners_change quota_owners_apply(struct quota_owners *t, const struct
     return rc;
 }
 
-size_t quota_owners_expire(struct quota_owners *t, int64_t now,
-                           int64_t (*newest_pod)(void *ctx, const struct quota_owner *o),
-                           void *ctx, struct quota_owner *gone, size_t max)
+void quota_owners_note_pod(struct quota_owners *t, const char *owner_uid, int64_t created)
+{
+    if (!owner_uid)
+        return;
+    pthread_mutex_lock(&t->mu);
+    struct entry *e = t->n ? find(t, owner_uid) : NULL;
+    if (e && created > e->newest_pod)
+        e->newest_pod = created;
+    pthread_mutex_unlock(&t->mu);
+}
+
+size_t quota_owners_expire_noted(struct quota_owners *t, int64_t now, struct quota_owner *gone,
+                                 bool *admitted, size_t max)
 {
     size_t dropped = 0;
     pthread_mutex_lock(&t->mu);
     for (size_t i = 0; i < t->n;) {
-        int64_t newest = newest_pod ? newest_pod(ctx, &t->items[i].o) : 0;
-        if (quota_owner_current(&t->items[i].o, now, newest)) {
+        struct entry *e = &t->items[i];
+        if (quota_owner_current(&e->o, now, e->newest_pod)) {
             i++;
             continue;
         }
-        if (gone && dropped < max)
-            gone[dropped] = t->items[i].o;
+        if (gone && dropped < max) {
+            gone[dropped] = e->o;
+            if (admitted)
+                admitted[dropped] = e->newest_pod > e->o.q.at;
+        }
         dropped++;
-        drop(t, &t->items[i]);
+        drop(t, e);
     }
     pthread_mutex_unlock(&t->mu);
     return dropped;

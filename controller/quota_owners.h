@@ -7,7 +7,7 @@
  *
  * Bounds: at most `max` owners (quota_owners_new); a further owner is refused and counted.
  * Forgetting: an entry goes when the Event it came from is deleted (Events expire, --event-ttl),
- * when a relist of the Events no longer has it, or when quota_owners_expire() finds it no longer
+ * when a relist of the Events no longer has it, or when quota_owners_expire_noted() finds it no longer
  * current (classify/quota.h quota_owner_current: no newer FailedCreate for QUOTA_OWNER_WINDOW,
  * or a pod of the owner created after its newest refusal, i.e. the owner got its pods).
  *
@@ -48,13 +48,21 @@ enum quota_owners_change quota_owners_apply(struct quota_owners *t, const struct
                                             bool deleted);
 
 /*
- * quota_owners_expire() - drop each owner for which quota_owner_current(o, now,
- * newest_pod(ctx, o)) is false, copying at most `max` of them to `gone` (may be NULL); returns
- * how many were dropped. `newest_pod` may be NULL (no pod known).
+ * quota_owners_note_pod() - a pod whose controller ownerReference uid is `owner_uid` and which
+ * was created at `created` (seconds since the epoch) was seen: kept as the owner's newest pod
+ * when the owner is in the table (the object store keeps no owner for most pods). Cost: one
+ * scan of the table (empty on most clusters).
  */
-size_t quota_owners_expire(struct quota_owners *t, int64_t now,
-                           int64_t (*newest_pod)(void *ctx, const struct quota_owner *o),
-                           void *ctx, struct quota_owner *gone, size_t max);
+void quota_owners_note_pod(struct quota_owners *t, const char *owner_uid, int64_t created);
+
+/*
+ * quota_owners_expire_noted() - drop each owner for which quota_owner_current(o, now, its newest
+ * pod noted by quota_owners_note_pod()) is false, copying at most `max` of them to `gone` (may
+ * be NULL) and whether each went because it got a pod to `admitted` (may be NULL); returns how
+ * many were dropped.
+ */
+size_t quota_owners_expire_noted(struct quota_owners *t, int64_t now, struct quota_owner *gone,
+                                 bool *admitted, size_t max);
 
 /* A relist of the Events: entries not applied between begin and end are dropped at the end. */
 void quota_owners_sync_begin(struct quota_owners *t);
