@@ -78,11 +78,11 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
          "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate"},
     };
     c->quota_owners = quota_owners_new(0);
-    c->owner_events = event_recorder_new(&(struct event_recorder_options){
-        .aggregate_ttl_ms = 10 * 60 * 1000,
-        .max_entries = 4096,
-        .queue_capacity = 1024,
-        .clock = &c->clock});
+    c->owner_events =
+        event_recorder_new(&(struct event_recorder_options){.aggregate_ttl_ms = 10 * 60 * 1000,
+                                                            .max_entries = 4096,
+                                                            .queue_capacity = 1024,
+                                                            .clock = &c->clock});
     events_ok &= c->quota_owners != NULL && c->owner_events != NULL;
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++) {
         if (k < CONTROLLER_AUTOSCALER_SOURCES && !c->opts.autoscaler_events)

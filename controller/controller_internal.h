@@ -174,8 +174,8 @@ struct informer_handlers controller_events_handlers(struct controller_events_ctx
 
 /*
  * controller_quota_owners_tick() - at most every CONTROLLER_QUOTA_TICK_MS: forget the owners
- * that are no longer refused (quota_owners_expire_noted: a pod of theirs created after the refusal, or
- * no refusal for QUOTA_OWNER_WINDOW), writing a Normal Event on those that got their pods. Main
+ * that are no longer refused (quota_owners_expire_noted: a pod of theirs created after the refusal,
+ * or no refusal for QUOTA_OWNER_WINDOW), writing a Normal Event on those that got their pods. Main
  * thread.
  */
 #define CONTROLLER_QUOTA_TICK_MS 2000

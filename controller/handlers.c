@@ -619,10 +619,9 @@ void controller_quota_owners_tick(struct controller *c)
             continue; /* timed out, not seen to get its pods: nothing to say */
         char msg[1024];
         struct line l = {.buf = msg, .cap = sizeof(msg)};
-        line_printf(&l,
-                 "%s %s creates its GPU pods again: ResourceQuota %s admits them (%s)",
-                 quota_owner_kind_name(gone[i].kind), gone[i].name, gone[i].q.quota,
-                 gone[i].q.key);
+        line_printf(&l, "%s %s creates its GPU pods again: ResourceQuota %s admits them (%s)",
+                    quota_owner_kind_name(gone[i].kind), gone[i].name, gone[i].q.quota,
+                    gone[i].q.key);
         line_finish(&l);
         post_owner_event(c, &gone[i], "Normal", "GPUQuotaAdmitted", msg);
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/quota.h"
 #include "kube/read_budget.h"
 #include "util/result.h"
 
@@ -573,11 +574,10 @@ int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf
         rc = header(out, "gputri_quota_refused_owners", "gauge",
                     "ReplicaSets, StatefulSets and Jobs whose GPU pods a ResourceQuota refuses "
                     "(FailedCreate), by kind.");
-    static const char *const owner_kinds[METRICS_QUOTA_OWNER_KINDS] = {"ReplicaSet",
-                                                                       "StatefulSet", "Job"};
     for (int k = 0; k < METRICS_QUOTA_OWNER_KINDS && !rc; k++)
-        rc = buf_printf(out, "gputri_quota_refused_owners{kind=\"%s\"} %zu\n", owner_kinds[k],
-                        g->quota_refused_owners[k]);
+        rc =
+            buf_printf(out, "gputri_quota_refused_owners{kind=\"%s\"} %zu\n",
+                       quota_owner_kind_name((enum quota_owner_kind)k), g->quota_refused_owners[k]);
     if (!rc)
         rc = header(out, "gputri_store_write_lock_wait_seconds_total", "counter",
                     "Time the informers waited for the object store's write lock.");

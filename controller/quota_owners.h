@@ -7,9 +7,10 @@
  *
  * Bounds: at most `max` owners (quota_owners_new); a further owner is refused and counted.
  * Forgetting: an entry goes when the Event it came from is deleted (Events expire, --event-ttl),
- * when a relist of the Events no longer has it, or when quota_owners_expire_noted() finds it no longer
- * current (classify/quota.h quota_owner_current: no newer FailedCreate for QUOTA_OWNER_WINDOW,
- * or a pod of the owner created after its newest refusal, i.e. the owner got its pods).
+ * when a relist of the Events no longer has it, or when quota_owners_expire_noted() finds it no
+ * longer current (classify/quota.h quota_owner_current: no newer FailedCreate for
+ * QUOTA_OWNER_WINDOW, or a pod of the owner created after its newest refusal, i.e. the owner got
+ * its pods).
  *
  * Thread-safety: every function takes the table's own lock; callbacks run with it held and must
  * not call into the table.

@@ -35,10 +35,10 @@
 #include "model/model.h"
 
 /* Sizes of the parsed fields, terminator included; a longer field is cut. */
-#define QUOTA_NAME_MAX 254  /* a ResourceQuota's name (DNS subdomain) */
-#define QUOTA_KEY_MAX 254   /* a quota key, e.g. gpu.deviceclass.resource.k8s.io/devices */
-#define QUOTA_VALUE_MAX 40  /* a quantity as written, e.g. 4 or 2Gi */
-#define QUOTA_CLAIM_MAX 64  /* a pod claim name (DNS label) */
+#define QUOTA_NAME_MAX 254    /* a ResourceQuota's name (DNS subdomain) */
+#define QUOTA_KEY_MAX 254     /* a quota key, e.g. gpu.deviceclass.resource.k8s.io/devices */
+#define QUOTA_VALUE_MAX 40    /* a quantity as written, e.g. 4 or 2Gi */
+#define QUOTA_CLAIM_MAX 64    /* a pod claim name (DNS label) */
 #define QUOTA_KEYS_SCANNED 64 /* keys of one list looked at; the rest only counted */
 
 /* The Event reasons read. */
@@ -59,10 +59,10 @@ struct quota_refusal {
     char quota[QUOTA_NAME_MAX]; /* the ResourceQuota's name */
     char key[QUOTA_KEY_MAX];    /* the exceeded key reported: the first GPU key, else the first */
     char requested[QUOTA_VALUE_MAX], used[QUOTA_VALUE_MAX], limited[QUOTA_VALUE_MAX];
-    size_t n_keys;                  /* keys exceeded in all (requested list) */
+    size_t n_keys;                   /* keys exceeded in all (requested list) */
     char pod_claim[QUOTA_CLAIM_MAX]; /* the pod claim (FailedResourceClaimCreation), or "" */
-    int64_t at;                     /* the Event's newest time (seconds since the epoch; 0) */
-    int32_t count;                  /* the Event's count (0: unknown) */
+    int64_t at;                      /* the Event's newest time (seconds since the epoch; 0) */
+    int32_t count;                   /* the Event's count (0: unknown) */
 };
 
 /*
