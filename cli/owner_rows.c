@@ -12,12 +12,15 @@
 #include "classify/classify.h"
 #include "classify/quota.h"
 #include "kube/project.h"
+#include "triage/owner_alive.h"
 #include "pods.h"
 #include "util/result.h"
 
 /* Owners and namespaces looked at, at most. */
 #define OWNER_ROWS_MAX 1024
 #define OWNER_ROWS_NAMESPACES 64
+/* Owners looked up (GET) to drop those deleted since their refusal, at most. */
+#define OWNER_ROWS_LOOKUPS 64
 
 struct owner_read {
     const struct gpu_set *gpus, *dra_classes;
@@ -129,9 +132,17 @@ int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
         rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
     }
     int64_t now = (int64_t)time(NULL);
-    for (size_t i = 0; rc == K_OK && i < r.n; i++)
-        if (quota_owner_current(&r.owners[i], now, r.newest[i]))
-            rc = add_row(out, &r.owners[i]);
+    size_t lookups = 0;
+    for (size_t i = 0; rc == K_OK && i < r.n; i++) {
+        if (!quota_owner_current(&r.owners[i], now, r.newest[i]))
+            continue;
+        /* deleted since (its Events outlive it); an error (403: no RBAC get) keeps the row */
+        struct kube_error get_err = {0};
+        if (lookups++ < OWNER_ROWS_LOOKUPS &&
+            triage_owner_alive(c, &r.owners[i], &get_err) == K_ENOTFOUND)
+            continue;
+        rc = add_row(out, &r.owners[i]);
+    }
     free(r.owners);
     free(r.newest);
     return rc;

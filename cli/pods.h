@@ -127,9 +127,11 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
  * Events (classify/quota.h quota_owner_event with `gpus` and `dra_classes`: a refusal naming a
  * GPU key), the newest per owner, then the pods of each namespace with such an owner (at most
  * 64 namespaces, at most 1024 owners) to drop an owner that has a pod created after its newest
- * refusal (quota_owner_current). Row: name "<Kind>/<name>", phase "NoPod", cause quota-exceeded,
- * source "events". Returns K_OK or the LIST's error (err filled; K_EFORBIDDEN where the caller
- * may not list Events or pods), K_ENOMEM; rows added before an error stay in `out`.
+ * refusal (quota_owner_current), and a GET of each remaining owner (at most 64;
+ * core/triage/owner_alive.h) to drop one deleted since (a GET that fails keeps the row). Row: name
+ * "<Kind>/<name>", phase "NoPod", cause quota-exceeded, source "events". Returns K_OK or the LIST's
+ * error (err filled; K_EFORBIDDEN where the caller may not list Events or pods), K_ENOMEM; rows
+ * added before an error stay in `out`.
  */
 int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
                           const struct gpu_set *dra_classes, const char *ns, struct pod_rows *out,

@@ -269,7 +269,9 @@ int controller_run(struct controller *c, const atomic_int *stop)
         }
     wait_events_synced(c, stop);
     c->owner_client = kube_client_new(c->cfg, USER_AGENT " owner-events");
-    if (!c->owner_client || event_recorder_start(c->owner_events, c->owner_client) != K_OK) {
+    c->owner_get_client = kube_client_new(c->cfg, USER_AGENT " owners");
+    if (!c->owner_client || !c->owner_get_client ||
+        event_recorder_start(c->owner_events, c->owner_client) != K_OK) {
         log_error("cannot start the owners' Event writer");
         goto out;
     }
@@ -343,6 +345,7 @@ void controller_free(struct controller *c)
     pod_events_free(c->pod_events);
     event_recorder_free(c->owner_events);
     kube_client_free(c->owner_client);
+    kube_client_free(c->owner_get_client);
     quota_owners_free(c->quota_owners);
     dra_store_free(c->dra);
     workqueue_free(c->queue);

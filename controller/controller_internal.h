@@ -76,6 +76,7 @@ struct controller {
     struct quota_owners *quota_owners;
     struct event_recorder *owner_events;
     struct kube_client *owner_client;
+    struct kube_client *owner_get_client; /* the main thread's: is a refused owner still there */
     struct controller_events_ctx {
         struct controller *c;
         const char *component; /* "cluster-autoscaler", "karpenter" (static) */
@@ -175,10 +176,14 @@ struct informer_handlers controller_events_handlers(struct controller_events_ctx
 /*
  * controller_quota_owners_tick() - at most every CONTROLLER_QUOTA_TICK_MS: forget the owners
  * that are no longer refused (quota_owners_expire_noted: a pod of theirs created after the refusal,
- * or no refusal for QUOTA_OWNER_WINDOW), writing a Normal Event on those that got their pods. Main
- * thread.
+ * or no refusal for QUOTA_OWNER_WINDOW), writing a Normal Event on those that got their pods;
+ * and those found deleted (core/triage/owner_alive.h, a blocking GET each). Main thread.
  */
 #define CONTROLLER_QUOTA_TICK_MS 2000
+/* A refused owner is looked up (GET) when it enters the table and then every this many seconds,
+ * at most CONTROLLER_OWNER_CHECKS per tick; a deleted one is forgotten. */
+#define CONTROLLER_OWNER_CHECK_S 30
+#define CONTROLLER_OWNER_CHECKS 4
 void controller_quota_owners_tick(struct controller *c);
 
 /*

@@ -17,6 +17,7 @@
 #include "kube/json.h"
 #include "kube/project.h"
 #include "metrics.h"
+#include "triage/owner_alive.h"
 #include "triage/requeue.h"
 #include "triage/triage.h"
 #include "util/log.h"
@@ -624,6 +625,17 @@ void controller_quota_owners_tick(struct controller *c)
                     gone[i].q.key);
         line_finish(&l);
         post_owner_event(c, &gone[i], "Normal", "GPUQuotaAdmitted", msg);
+    }
+    /* owners deleted while refused: their Events outlive them */
+    struct quota_owner due[CONTROLLER_OWNER_CHECKS];
+    n = quota_owners_due(c->quota_owners, now, CONTROLLER_OWNER_CHECK_S, due,
+                         CONTROLLER_OWNER_CHECKS);
+    for (size_t i = 0; i < n && c->owner_get_client; i++) {
+        struct kube_error err = {0};
+        if (triage_owner_alive(c->owner_get_client, &due[i], &err) == K_ENOTFOUND &&
+            quota_owners_forget(c->quota_owners, due[i].uid))
+            log_info(1, "%s %s/%s is gone: no longer counted as refused by quota",
+                     quota_owner_kind_name(due[i].kind), due[i].ns, due[i].name);
     }
 }
 

@@ -8,6 +8,7 @@
 struct entry {
     struct quota_owner o;
     int64_t newest_pod; /* quota_owners_note_pod */
+    int64_t checked;    /* quota_owners_due: when it was last handed out for a check */
     bool stale;
 };
 
@@ -125,6 +126,32 @@ size_t quota_owners_expire_noted(struct quota_owners *t, int64_t now, struct quo
     }
     pthread_mutex_unlock(&t->mu);
     return dropped;
+}
+
+size_t quota_owners_due(struct quota_owners *t, int64_t now, int64_t quiet, struct quota_owner *out,
+                        size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->n && n < max; i++) {
+        struct entry *e = &t->items[i];
+        if (e->checked && now - e->checked < quiet)
+            continue;
+        e->checked = now;
+        out[n++] = e->o;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+bool quota_owners_forget(struct quota_owners *t, const char *uid)
+{
+    pthread_mutex_lock(&t->mu);
+    struct entry *e = find(t, uid);
+    if (e)
+        drop(t, e);
+    pthread_mutex_unlock(&t->mu);
+    return e != NULL;
 }
 
 void quota_owners_sync_begin(struct quota_owners *t)

@@ -10,7 +10,7 @@
  * when a relist of the Events no longer has it, or when quota_owners_expire_noted() finds it no
  * longer current (classify/quota.h quota_owner_current: no newer FailedCreate for
  * QUOTA_OWNER_WINDOW, or a pod of the owner created after its newest refusal, i.e. the owner got
- * its pods).
+ * its pods), or when the owner is found deleted (quota_owners_due, then quota_owners_forget).
  *
  * Thread-safety: every function takes the table's own lock; callbacks run with it held and must
  * not call into the table.
@@ -64,6 +64,17 @@ void quota_owners_note_pod(struct quota_owners *t, const char *owner_uid, int64_
  */
 size_t quota_owners_expire_noted(struct quota_owners *t, int64_t now, struct quota_owner *gone,
                                  bool *admitted, size_t max);
+
+/*
+ * quota_owners_due() - the owners to check for deletion (core/triage/owner_alive.h): those never
+ * checked, and those not checked in the last `quiet` seconds. Marks them checked at `now` and
+ * copies at most `max` to out; returns how many it copied.
+ */
+size_t quota_owners_due(struct quota_owners *t, int64_t now, int64_t quiet, struct quota_owner *out,
+                        size_t max);
+
+/* quota_owners_forget() - drop the owner of `uid` (it was deleted); true when it was there. */
+bool quota_owners_forget(struct quota_owners *t, const char *uid);
 
 /* A relist of the Events: entries not applied between begin and end are dropped at the end. */
 void quota_owners_sync_begin(struct quota_owners *t);

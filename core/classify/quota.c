@@ -252,6 +252,21 @@ const char *quota_owner_api_version(enum quota_owner_kind k)
     return k == QUOTA_OWNER_JOB ? "batch/v1" : "apps/v1";
 }
 
+const char *quota_owner_resource(enum quota_owner_kind k)
+{
+    switch (k) {
+    case QUOTA_OWNER_REPLICASET:
+        return "replicasets";
+    case QUOTA_OWNER_STATEFULSET:
+        return "statefulsets";
+    case QUOTA_OWNER_JOB:
+        return "jobs";
+    case QUOTA_OWNER_KINDS:
+    default:
+        return "?";
+    }
+}
+
 struct gpu_sets {
     const struct gpu_set *gpus, *dra_classes;
 };

@@ -120,6 +120,8 @@ enum quota_owner_kind {
 const char *quota_owner_kind_name(enum quota_owner_kind k);
 /* quota_owner_api_version() - "apps/v1" or "batch/v1". */
 const char *quota_owner_api_version(enum quota_owner_kind k);
+/* quota_owner_resource() - the API resource: "replicasets", "statefulsets", "jobs". */
+const char *quota_owner_resource(enum quota_owner_kind k);
 
 /* One owner whose GPU pods a quota refuses, from its FailedCreate Event. */
 struct quota_owner {

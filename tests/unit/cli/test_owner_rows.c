@@ -93,16 +93,27 @@ static void test_rows(void **state)
              when, json_object_get_string(uid));
     json_object_put(sts);
     fake_kube_answer(&api, 200, 0, pods);
+    /* the Job still exists (GET) */
+    json_object *job = test_load_json(FIXTURES_DIR, "quota/job-refused.json");
+    json_object_object_get_ex(job, "involvedObject", &io);
+    json_object_object_get_ex(io, "uid", &uid);
+    char job_obj[512];
+    snprintf(job_obj, sizeof(job_obj), "{\"metadata\":{\"name\":\"job\",\"uid\":\"%s\"}}",
+             json_object_get_string(uid));
+    json_object_put(job);
+    fake_kube_answer(&api, 200, 0, job_obj);
 
     struct pod_rows rows = {0};
     struct kube_error err = {0};
     assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&api), 2);
+    assert_int_equal(fake_kube_count(&api), 3);
     assert_string_equal(fake_kube_request(&api, 0)->path,
                         "/api/v1/namespaces/qsnap/events?fieldSelector=type%3DWarning%2Creason%3D"
                         "FailedCreate&limit=500");
     assert_true(strncmp(fake_kube_request(&api, 1)->path, "/api/v1/namespaces/qsnap/pods", 29) ==
                 0);
+    assert_string_equal(fake_kube_request(&api, 2)->path,
+                        "/apis/batch/v1/namespaces/qsnap/jobs/job");
     assert_int_equal(rows.n, 1);
     assert_string_equal(rows.items[0].ns, "qsnap");
     assert_string_equal(rows.items[0].name, "Job/job");
@@ -119,14 +130,40 @@ static void test_rows(void **state)
     buf_cleanup(&out);
     pod_rows_cleanup(&rows);
 
-    /* a refusal older than the window: no row */
+    /* the Job deleted since (404), then replaced by another of the same name: no row */
+    for (int replaced = 0; replaced < 2; replaced++) {
+        events = list_of(event_aged("job-refused.json", 5), NULL, NULL);
+        fake_kube_answer(&api, 200, 0, events);
+        free(events);
+        fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
+        if (replaced)
+            fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"name\":\"job\",\"uid\":\"new\"}}");
+        else
+            fake_kube_answer(&api, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+        assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
+        assert_int_equal(rows.n, 0);
+        pod_rows_cleanup(&rows);
+    }
+    /* no RBAC get on Jobs: the row stays */
+    events = list_of(event_aged("job-refused.json", 5), NULL, NULL);
+    fake_kube_answer(&api, 200, 0, events);
+    free(events);
+    fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
+    fake_kube_answer(&api, 403, 0, "{\"kind\":\"Status\",\"code\":403}");
+    assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
+    assert_int_equal(rows.n, 1);
+    pod_rows_cleanup(&rows);
+
+    /* a refusal older than the window: no row, no GET */
+    size_t before = fake_kube_count(&api);
     events = list_of(event_aged("job-refused.json", QUOTA_OWNER_WINDOW + 60), NULL, NULL);
     fake_kube_answer(&api, 200, 0, events);
     free(events);
     fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
     assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, NULL, &rows, &err), K_OK);
     assert_int_equal(rows.n, 0);
-    assert_string_equal(fake_kube_request(&api, 2)->path,
+    assert_int_equal(fake_kube_count(&api), before + 2);
+    assert_string_equal(fake_kube_request(&api, before)->path,
                         "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate&"
                         "limit=500");
     pod_rows_cleanup(&rows);

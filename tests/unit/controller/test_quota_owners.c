@@ -77,6 +77,17 @@ static void test_table(void **state)
     quota_owners_counts(t, counts, NULL);
     assert_int_equal(counts[QUOTA_OWNER_JOB] + counts[QUOTA_OWNER_REPLICASET], 0);
 
+    /* due for a deletion check: at once, then not again for 30 s */
+    struct quota_owner d = owner(QUOTA_OWNER_JOB, "d", "d.1", 1000, "0");
+    assert_int_equal(quota_owners_apply(t, &d, false), QUOTA_OWNERS_NEW);
+    struct quota_owner due[2];
+    assert_int_equal(quota_owners_due(t, 1030, 30, due, 2), 1);
+    assert_string_equal(due[0].uid, "d");
+    assert_int_equal(quota_owners_due(t, 1059, 30, due, 2), 0);
+    assert_int_equal(quota_owners_due(t, 1060, 30, due, 2), 1);
+    assert_true(quota_owners_forget(t, "d"));
+    assert_false(quota_owners_forget(t, "d"));
+
     /* the deletion of the Event an entry came from removes it */
     assert_int_equal(quota_owners_apply(t, &c, false), QUOTA_OWNERS_NEW);
     assert_int_equal(quota_owners_apply(t, &c, true), QUOTA_OWNERS_REMOVED);
