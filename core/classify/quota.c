@@ -64,34 +64,31 @@ bool quota_parse(const char *msg, bool (*is_gpu)(void *ctx, const char *key), vo
         return false;
     size_t n = strnlen(msg, QUOTA_MESSAGE_SCAN);
     const char *end = msg + n;
-    const char *at = find(msg, n, "exceeded quota: ");
-    if (!at)
+    /* the quota's name, then the requested, used and limited lists: field[i] up to stop[i] */
+    static const char *const labels[] = {
+        "exceeded quota: ", ", requested: ", ", used: ", ", limited: "};
+    const char *field[4], *stop[4];
+    const char *at = msg;
+    for (size_t i = 0; i < 4; i++) {
+        const char *hit = find(at, (size_t)(end - at), labels[i]);
+        if (!hit)
+            return false;
+        if (i > 0)
+            stop[i - 1] = hit;
+        field[i] = at = hit + strlen(labels[i]);
+    }
+    stop[3] = end;
+    while (stop[3] > field[3] && (stop[3][-1] == ' ' || stop[3][-1] == '\n' ||
+                                  stop[3][-1] == '\r' || stop[3][-1] == '\t'))
+        stop[3]--;
+    if (stop[0] == field[0])
         return false;
-    const char *name = at + strlen("exceeded quota: ");
-    const char *req = find(name, (size_t)(end - name), ", requested: ");
-    if (!req)
-        return false;
-    const char *req_list = req + strlen(", requested: ");
-    const char *used = find(req_list, (size_t)(end - req_list), ", used: ");
-    if (!used)
-        return false;
-    const char *used_list = used + strlen(", used: ");
-    const char *lim = find(used_list, (size_t)(end - used_list), ", limited: ");
-    if (!lim)
-        return false;
-    const char *lim_list = lim + strlen(", limited: ");
-    const char *lim_end = end;
-    while (lim_end > lim_list && (lim_end[-1] == ' ' || lim_end[-1] == '\n' ||
-                                  lim_end[-1] == '\r' || lim_end[-1] == '\t'))
-        lim_end--;
-    if (req == name)
-        return false;
-    copy_span(out->quota, sizeof(out->quota), name, (size_t)(req - name));
+    copy_span(out->quota, sizeof(out->quota), field[0], (size_t)(stop[0] - field[0]));
 
     /* the key reported: the first GPU key, else the first */
     struct span k, v, first = {0}, chosen = {0};
-    const char *p = req_list;
-    for (size_t i = 0; (p = next_entry(p, used, &k, &v)) != NULL; i++) {
+    const char *p = field[1];
+    for (size_t i = 0; (p = next_entry(p, stop[1], &k, &v)) != NULL; i++) {
         if (k.n == 0)
             continue;
         out->n_keys++;
@@ -113,9 +110,9 @@ bool quota_parse(const char *msg, bool (*is_gpu)(void *ctx, const char *key), vo
     if (!chosen.p)
         chosen = first;
     copy_span(out->key, sizeof(out->key), chosen.p, chosen.n);
-    list_value(req_list, used, out->key, out->requested, sizeof(out->requested));
-    list_value(used_list, lim, out->key, out->used, sizeof(out->used));
-    list_value(lim_list, lim_end, out->key, out->limited, sizeof(out->limited));
+    list_value(field[1], stop[1], out->key, out->requested, sizeof(out->requested));
+    list_value(field[2], stop[2], out->key, out->used, sizeof(out->used));
+    list_value(field[3], stop[3], out->key, out->limited, sizeof(out->limited));
     return true;
 }
 
@@ -232,39 +229,33 @@ void quota_put_claim(struct line *l, const struct quota_refusal *q)
                 q->key);
 }
 
+/* Per owner kind: its name, API version and resource. */
+static const struct {
+    const char *name, *api_version, *resource;
+} owner_kinds[QUOTA_OWNER_KINDS] = {
+    [QUOTA_OWNER_REPLICASET] = {"ReplicaSet", "apps/v1", "replicasets"},
+    [QUOTA_OWNER_STATEFULSET] = {"StatefulSet", "apps/v1", "statefulsets"},
+    [QUOTA_OWNER_JOB] = {"Job", "batch/v1", "jobs"},
+};
+
+static bool known_kind(enum quota_owner_kind k)
+{
+    return (int)k >= 0 && k < QUOTA_OWNER_KINDS;
+}
+
 const char *quota_owner_kind_name(enum quota_owner_kind k)
 {
-    switch (k) {
-    case QUOTA_OWNER_REPLICASET:
-        return "ReplicaSet";
-    case QUOTA_OWNER_STATEFULSET:
-        return "StatefulSet";
-    case QUOTA_OWNER_JOB:
-        return "Job";
-    case QUOTA_OWNER_KINDS:
-    default:
-        return "?";
-    }
+    return known_kind(k) ? owner_kinds[k].name : "?";
 }
 
 const char *quota_owner_api_version(enum quota_owner_kind k)
 {
-    return k == QUOTA_OWNER_JOB ? "batch/v1" : "apps/v1";
+    return known_kind(k) ? owner_kinds[k].api_version : "?";
 }
 
 const char *quota_owner_resource(enum quota_owner_kind k)
 {
-    switch (k) {
-    case QUOTA_OWNER_REPLICASET:
-        return "replicasets";
-    case QUOTA_OWNER_STATEFULSET:
-        return "statefulsets";
-    case QUOTA_OWNER_JOB:
-        return "jobs";
-    case QUOTA_OWNER_KINDS:
-    default:
-        return "?";
-    }
+    return known_kind(k) ? owner_kinds[k].resource : "?";
 }
 
 struct gpu_sets {
