@@ -77,6 +77,7 @@ struct controller {
     struct event_recorder *owner_events;
     struct kube_client *owner_client;
     struct kube_client *owner_get_client; /* the main thread's: is a refused owner still there */
+    int64_t quota_tick_ms;                /* controller_quota_owners_tick's last run (monotonic) */
     struct controller_events_ctx {
         struct controller *c;
         const char *component; /* "cluster-autoscaler", "karpenter" (static) */

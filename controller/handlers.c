@@ -606,11 +606,10 @@ static void owner_event(struct controller_events_ctx *x, json_object *obj, int d
 
 void controller_quota_owners_tick(struct controller *c)
 {
-    static int64_t last;
     int64_t now_ms = clock_mono_ms(&c->clock);
-    if (last && now_ms - last < CONTROLLER_QUOTA_TICK_MS)
+    if (c->quota_tick_ms && now_ms - c->quota_tick_ms < CONTROLLER_QUOTA_TICK_MS)
         return;
-    last = now_ms;
+    c->quota_tick_ms = now_ms;
     int64_t now = clock_wall_s(&c->clock);
     struct quota_owner gone[8];
     bool admitted[8];
