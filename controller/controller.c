@@ -78,8 +78,17 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
          "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate"},
     };
     c->quota_owners = quota_owners_new(0);
+    /* anyone who may write Events in a namespace can write FailedCreate there: the owners'
+       Events go through the webhook's token buckets (event_recorder.h), not one per forgery */
+    static const struct event_limit_options owner_limit = {
+        .ns_burst = EVENT_LIMIT_NS_BURST,
+        .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
+        .burst = EVENT_LIMIT_BURST,
+        .refill_ms = EVENT_LIMIT_REFILL_MS,
+    };
     c->owner_events =
-        event_recorder_new(&(struct event_recorder_options){.aggregate_ttl_ms = 10 * 60 * 1000,
+        event_recorder_new(&(struct event_recorder_options){.limit = &owner_limit,
+                                                            .aggregate_ttl_ms = 10 * 60 * 1000,
                                                             .max_entries = 4096,
                                                             .queue_capacity = 1024,
                                                             .clock = &c->clock});
