@@ -27,16 +27,11 @@
  * QUOTA_OWNER_WINDOW). */
 static json_object *event_aged(const char *file, int64_t age)
 {
-    char rel[256], when[32];
+    char rel[256];
     snprintf(rel, sizeof(rel), "quota/%s", file);
     json_object *o = test_load_json(FIXTURES_DIR, rel);
     assert_non_null(o);
-    time_t t = time(NULL) - (time_t)age;
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_object_object_add(o, "firstTimestamp", json_object_new_string(when));
-    json_object_object_add(o, "lastTimestamp", json_object_new_string(when));
+    test_event_dated(o, (int64_t)time(NULL) - age);
     return o;
 }
 
@@ -75,11 +70,8 @@ static void test_rows(void **state)
     free(events);
     /* the namespace's pods: the StatefulSet got one after its refusal */
     char pods[1024];
-    time_t t = time(NULL);
-    struct tm tm;
     char when[32];
-    gmtime_r(&t, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    test_rfc3339((int64_t)time(NULL), when);
     json_object *sts = test_load_json(FIXTURES_DIR, "quota/statefulset-refused.json");
     json_object *io = NULL, *uid = NULL;
     json_object_object_get_ex(sts, "involvedObject", &io);

@@ -699,7 +699,7 @@ static void test_autoscaler_events_kept_for_own_pod(void **state)
 static json_object *quota_event(struct fixture *f, const char *file, const char *obj,
                                 const char *uid)
 {
-    char rel[128], when[32];
+    char rel[128];
     snprintf(rel, sizeof(rel), "quota/%s", file);
     json_object *o = test_load_json(FIXTURES_DIR, rel);
     assert_non_null(o);
@@ -710,12 +710,7 @@ static json_object *quota_event(struct fixture *f, const char *file, const char 
     json_object_object_add(io, "namespace", json_object_new_string("team"));
     json_object_object_add(io, "name", json_object_new_string(obj));
     json_object_object_add(io, "uid", json_object_new_string(uid));
-    time_t t = (time_t)(clock_wall_ms(&f->clock) / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_object_object_add(o, "firstTimestamp", json_object_new_string(when));
-    json_object_object_add(o, "lastTimestamp", json_object_new_string(when));
+    test_event_dated(o, clock_wall_ms(&f->clock) / 1000);
     return o;
 }
 
@@ -768,10 +763,7 @@ static void test_quota_owner_events(void **state)
     json_object *meta = NULL;
     json_object_object_get_ex(pod, "metadata", &meta);
     char when[32];
-    time_t t = (time_t)(clock_wall_ms(&f->clock) / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    test_rfc3339(clock_wall_ms(&f->clock) / 1000, when);
     json_object_object_add(meta, "creationTimestamp", json_object_new_string(when));
     json_object_object_add(meta, "ownerReferences",
                            json_tokener_parse("[{\"kind\":\"Job\",\"name\":\"finetune\","
