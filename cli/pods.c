@@ -369,6 +369,17 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     }
     if (rc == K_OK)
         rc = pods_query_rows(&q, out);
+    /* owners without pods, refused by a quota: evidence, not a must (a user may not list
+       Events) */
+    if (rc == K_OK) {
+        struct kube_error own_err = {0};
+        size_t before = out->n;
+        int orc = pods_fetch_owner_rows(c, gpus, dra_classes, ns, out, &own_err);
+        if (orc == K_ENOMEM)
+            rc = orc;
+        else if (out->n > before)
+            qsort(out->items, out->n, sizeof(*out->items), cmp_rows);
+    }
     if (rc == K_OK && q.skipped) { /* the rows, and the error that says they are not all */
         out->skipped = q.skipped;
         informer_list_skipped(path, q.skipped, err);
@@ -381,7 +392,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
 
 static const char *source_word(enum pod_row_source s)
 {
-    return s == POD_ROW_ANNOTATION ? "annotation" : "live";
+    return s == POD_ROW_ANNOTATION ? "annotation" : s == POD_ROW_EVENTS ? "events" : "live";
 }
 
 int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out)

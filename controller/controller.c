@@ -76,8 +76,32 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         {"cluster-autoscaler", "events/cluster-autoscaler",
          "/api/v1/events?fieldSelector=source%3Dcluster-autoscaler"},
         {"karpenter", "events/karpenter", "/api/v1/events?fieldSelector=source%3Dkarpenter"},
+        /* quota-exceeded (classify/quota.h): kube-controller-manager's resourceclaim controller
+           refusing a pod's claim, and the workload controllers refusing an owner's pods */
+        {"resource_claim", "events/resource_claim",
+         "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedResourceClaimCreation"},
+        {CONTROLLER_OWNER_EVENTS, "events/failed-create",
+         "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate"},
     };
-    for (int k = 0; k < CONTROLLER_EVENT_SOURCES && c->opts.autoscaler_events; k++) {
+    c->quota_owners = quota_owners_new(0);
+    /* anyone who may write Events in a namespace can write FailedCreate there: the owners'
+       Events go through the webhook's token buckets (event_recorder.h), not one per forgery */
+    static const struct event_limit_options owner_limit = {
+        .ns_burst = EVENT_LIMIT_NS_BURST,
+        .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
+        .burst = EVENT_LIMIT_BURST,
+        .refill_ms = EVENT_LIMIT_REFILL_MS,
+    };
+    c->owner_events =
+        event_recorder_new(&(struct event_recorder_options){.limit = &owner_limit,
+                                                            .aggregate_ttl_ms = 10 * 60 * 1000,
+                                                            .max_entries = 4096,
+                                                            .queue_capacity = 1024,
+                                                            .clock = &c->clock});
+    events_ok &= c->quota_owners != NULL && c->owner_events != NULL;
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++) {
+        if (k < CONTROLLER_AUTOSCALER_SOURCES && !c->opts.autoscaler_events)
+            continue;
         c->events_ctx[k] = (struct controller_events_ctx){c, sources[k][0], sources[k][1]};
         struct informer_handlers eh = controller_events_handlers(&c->events_ctx[k]);
         struct informer_options eo = {.name = sources[k][1], .path = sources[k][2]};
@@ -271,6 +295,13 @@ int controller_run(struct controller *c, const atomic_int *stop)
             goto out;
         }
     wait_events_synced(c, stop);
+    c->owner_client = kube_client_new(c->cfg, USER_AGENT " owner-events");
+    c->owner_get_client = kube_client_new(c->cfg, USER_AGENT " owners");
+    if (!c->owner_client || !c->owner_get_client ||
+        event_recorder_start(c->owner_events, c->owner_client) != K_OK) {
+        log_error("cannot start the owners' Event writer");
+        goto out;
+    }
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
              store_node_count(c->store), store_pod_count(c->store),
@@ -289,6 +320,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
         struct timespec ts = {0, 100 * 1000000};
         nanosleep(&ts, NULL);
         controller_dra_follow(c);
+        controller_quota_owners_tick(c);
         if (clock_mono_ms(&c->clock) >= next_resync) {
             log_info(2, "resync: re-checking every pending GPU pod");
             controller_enqueue_pending(c);
@@ -314,6 +346,7 @@ out:
             informer_stop(c->events_inf[k]);
     dra_informers_stop(c->dra_watch);
     workload_informer_stop(c->workload_watch);
+    event_recorder_stop(c->owner_events, 1000);
     controller_probes_stop(c);
     return rc;
 }
@@ -340,6 +373,10 @@ void controller_free(struct controller *c)
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         informer_free(c->events_inf[k]);
     pod_events_free(c->pod_events);
+    event_recorder_free(c->owner_events);
+    kube_client_free(c->owner_client);
+    kube_client_free(c->owner_get_client);
+    quota_owners_free(c->quota_owners);
     dra_store_free(c->dra);
     workqueue_free(c->queue);
     store_free(c->store);

@@ -519,6 +519,7 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
                     struct dra_pool_count *out, size_t max, size_t *n);
 
 struct autoscaler_evidence; /* classify/autoscaler.h */
+struct quota_refusal;       /* classify/quota.h */
 
 struct classify_input {
     const struct kpod *pod;
@@ -557,6 +558,12 @@ struct classify_input {
     /* queue-waiting from Kueue (classify/queue.h): the pod's Kueue Workload (borrowed; NULL:
      * none known, or Kueue's API not served). */
     const struct kworkload *workload;
+    /*
+     * quota-exceeded: kube-controller-manager's newest refusal of one of the pod's claims by a
+     * ResourceQuota (classify/quota.h quota_claim_event; borrowed; NULL: none). It decides only
+     * while it still holds (quota_claim_current: the pod unbound, that template claim not created).
+     */
+    const struct quota_refusal *quota;
 };
 
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,

@@ -27,6 +27,7 @@
 #include "cache/workload_store.h"
 #include "classify/autoscaler.h"
 #include "classify/classify.h"
+#include "classify/quota.h"
 #include "kube/client.h"
 #include "model/gpu.h"
 #include "model/model.h"
@@ -43,7 +44,17 @@ struct triage_facts {
     char names[TRIAGE_MAX_VICTIMS][STORE_KEY_MAX];
     const char *ptrs[TRIAGE_MAX_VICTIMS];
     struct autoscaler_evidence evidence[TRIAGE_MAX_EVIDENCE];
+    struct quota_refusal quota; /* classify_input.quota (triage_quota_refusal) */
 };
+
+/*
+ * triage_quota_refusal() - the newest refusal of one of `pod`'s claims by a ResourceQuota among
+ * its Events in `events` (NULL: none) whose involvedObject.uid is the pod's
+ * (classify/quota.h quota_claim_event), into *out. Returns false when there is none. Takes and
+ * releases the cache's read lock (lock order: the object store, then the Events). Thread-safe.
+ */
+bool triage_quota_refusal(struct pod_events *events, const struct kpod *pod,
+                          struct quota_refusal *out);
 
 /*
  * triage_autoscaler_evidence() - what node autoscalers said about `pod`: its Events in `events`

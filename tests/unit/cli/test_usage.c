@@ -675,7 +675,7 @@ static void test_pods_annotated_reads_one_list(void **state)
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, NULL, &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 1);
+    assert_int_equal(fake_kube_count(&f), 2); /* and the owners refused by quota */
     assert_string_equal(fake_kube_request(&f, 0)->path, "/api/v1/pods?" NOT_RUNNING "&limit=500");
     assert_int_equal(rows.n, 1);
     assert_string_equal(rows.items[0].cause, "exhausted");
@@ -705,7 +705,8 @@ static void test_pods_live_reads_the_nodes_it_needs(void **state)
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, "ml", &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 5); /* and the autoscalers' Events */
+    assert_int_equal(fake_kube_count(&f),
+                     6); /* the autoscalers' Events, the owners', Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 3)->path,
                         "/api/v1/namespaces/ml/events?fieldSelector=source%3Dcluster-autoscaler"
                         "&limit=500");
@@ -764,7 +765,7 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, &dra, 0, NULL, &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 7); /* and Kueue's discovery */
+    assert_int_equal(fake_kube_count(&f), 8); /* the owners' Events, Kueue's discovery */
     for (size_t i = 0; i < fake_kube_count(&f); i++)
         if (i != 2 && i != 3)
             assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
@@ -806,7 +807,7 @@ static void test_pods_shows_rejected_failed_pods(void **state)
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, NULL, &rows, &err), K_OK);
     /* classified on the spot before any node step: no pod LIST for usage */
-    assert_int_equal(fake_kube_count(&f), 4); /* and Kueue's discovery */
+    assert_int_equal(fake_kube_count(&f), 5); /* the owners' Events, Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
     assert_int_equal(rows.n, 1);
     assert_string_equal(rows.items[0].cause, "node-rejected");
