@@ -153,6 +153,14 @@ cleanup() {
   done
 }
 
+# kill_tree PID: stop the process and every process it started (children first, so none is
+# left to its parent's death); a process already gone is no error.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+
 # free_port: a TCP port on 127.0.0.1 that nothing listened on a moment ago.
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
