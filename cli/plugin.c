@@ -32,7 +32,9 @@ static void usage(FILE *out)
             "           cause and detail: from gputri-controller's gputri/cause and\n"
             "           gputri/detail annotations (SOURCE annotation) or, where the controller\n"
             "           has not written them, classified now from the nodes and the pods\n"
-            "           on the nodes that matter (SOURCE live)\n"
+            "           on the nodes that matter (SOURCE live); and the ReplicaSets,\n"
+            "           StatefulSets and Jobs whose GPU pods a ResourceQuota refuses, which\n"
+            "           have no pod (Kind/name, quota-exceeded, SOURCE events)\n"
             "  explain  the cause of one pod, each candidate node's step on the ladder with\n"
             "           its GPU numbers and, for exhausted, the pods holding the GPUs\n"
             "\n");

@@ -134,6 +134,7 @@ static struct triage_source query_source(const struct pods_query *q)
                                   .events = q->events,
                                   .now = (int64_t)time(NULL),
                                   .no_scheduler_grace = q->no_scheduler_grace,
+                                  .workloads = q->workloads,
                                   .gangs = q->gangs};
 }
 
@@ -275,6 +276,7 @@ void pods_query_cleanup(struct pods_query *q)
     store_free(q->store);
     dra_store_free(q->dra);
     pod_events_free(q->events);
+    workload_store_free(q->workloads);
     gang_store_free(q->gangs);
     for (size_t i = 0; i < q->n_keys; i++)
         free(q->keys[i]);
@@ -403,9 +405,28 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
                 q.events = NULL;
             }
         }
+        /* Kueue's word (queue-waiting): evidence too (Kueue absent, or no leave to list) */
+        if (rc == K_OK && (q.workloads = workload_store_new()) != NULL) {
+            struct kube_error wl_err = {0};
+            if (triage_read_workloads(c, q.workloads, ns, NULL, 0, &wl_err) != K_OK) {
+                workload_store_free(q.workloads);
+                q.workloads = NULL;
+            }
+        }
     }
     if (rc == K_OK)
         rc = pods_query_rows(&q, out);
+    /* owners without pods, refused by a quota: evidence, not a must (a user may not list
+       Events) */
+    if (rc == K_OK) {
+        struct kube_error own_err = {0};
+        size_t before = out->n;
+        int orc = pods_fetch_owner_rows(c, gpus, dra_classes, ns, out, &own_err);
+        if (orc == K_ENOMEM)
+            rc = orc;
+        else if (out->n > before)
+            qsort(out->items, out->n, sizeof(*out->items), cmp_rows);
+    }
     if (rc == K_OK && q.skipped) { /* the rows, and the error that says they are not all */
         out->skipped = q.skipped;
         informer_list_skipped(path, q.skipped, err);
@@ -418,7 +439,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
 
 static const char *source_word(enum pod_row_source s)
 {
-    return s == POD_ROW_ANNOTATION ? "annotation" : "live";
+    return s == POD_ROW_ANNOTATION ? "annotation" : s == POD_ROW_EVENTS ? "events" : "live";
 }
 
 int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out)

@@ -22,6 +22,7 @@
 #include "cache/gang_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
+#include "cache/workload_store.h"
 #include "kube/client.h"
 #include "model/gpu.h"
 #include "util/buf.h"
@@ -29,6 +30,8 @@
 enum pod_row_source {
     POD_ROW_ANNOTATION, /* gputri/cause written by the controller */
     POD_ROW_LIVE,       /* classified by this command */
+    POD_ROW_EVENTS,     /* no pod: an owner whose GPU pods a ResourceQuota refuses, read from
+                           its FailedCreate Events (pods_fetch_owner_rows); name "<Kind>/<name>" */
 };
 
 struct pod_row {
@@ -71,6 +74,8 @@ struct pods_query {
     int64_t no_scheduler_grace;
     /* the autoscalers' Events for live classifications (owned; NULL: none) */
     struct pod_events *events;
+    /* Kueue's Workloads of the namespace for live classifications (owned; NULL: none) */
+    struct workload_store *workloads;
     /* the gangs of the candidates classified live (owned; NULL: none; pods_read_gangs) */
     struct gang_store *gangs;
 };
@@ -121,6 +126,22 @@ void pods_query_cleanup(struct pods_query *q);
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,
                struct kube_error *err);
+
+/*
+ * pods_fetch_owner_rows() - append to `out` a row per ReplicaSet, StatefulSet or Job of `ns`
+ * (NULL: all namespaces) whose GPU pods a ResourceQuota refuses now: LIST the Warning FailedCreate
+ * Events (classify/quota.h quota_owner_event with `gpus` and `dra_classes`: a refusal naming a
+ * GPU key), the newest per owner, then the pods of each namespace with such an owner (at most
+ * 64 namespaces, at most 1024 owners) to drop an owner that has a pod created after its newest
+ * refusal (quota_owner_current), and a GET of each remaining owner (at most 64;
+ * core/triage/owner_alive.h) to drop one deleted since (a GET that fails keeps the row). Row: name
+ * "<Kind>/<name>", phase "NoPod", cause quota-exceeded, source "events". Returns K_OK or the LIST's
+ * error (err filled; K_EFORBIDDEN where the caller may not list Events or pods), K_ENOMEM; rows
+ * added before an error stay in `out`.
+ */
+int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
+                          const struct gpu_set *dra_classes, const char *ns, struct pod_rows *out,
+                          struct kube_error *err);
 
 /*
  * pods_render_table() - the kubectl-style table: NAMESPACE POD GPU REQUESTS CAUSE SOURCE DETAIL,

@@ -64,6 +64,12 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                              .discovery_ms = CONTROLLER_DRA_DISCOVERY_MS};
         dra_ok = (c->dra_watch = dra_informers_new(cfg, c->dra, dh, &dopt)) != NULL;
     }
+    c->workloads = workload_store_new();
+    if (c->workloads) {
+        struct informer_handlers wh = controller_workload_handlers(c);
+        struct workload_informer_options wo = {.user_agent = USER_AGENT};
+        c->workload_watch = workload_informer_new(cfg, c->workloads, &wh, &wo);
+    }
     c->gangs = gang_store_new();
     struct gang_informers_options gopt = {.user_agent = USER_AGENT};
     int gang_ok = c->gangs && (c->gang_watch = gang_informers_new(cfg, c->gangs, &gopt,
@@ -74,15 +80,39 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         {"cluster-autoscaler", "events/cluster-autoscaler",
          "/api/v1/events?fieldSelector=source%3Dcluster-autoscaler"},
         {"karpenter", "events/karpenter", "/api/v1/events?fieldSelector=source%3Dkarpenter"},
+        /* quota-exceeded (classify/quota.h): kube-controller-manager's resourceclaim controller
+           refusing a pod's claim, and the workload controllers refusing an owner's pods */
+        {"resource_claim", "events/resource_claim",
+         "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedResourceClaimCreation"},
+        {CONTROLLER_OWNER_EVENTS, "events/failed-create",
+         "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate"},
     };
-    for (int k = 0; k < CONTROLLER_EVENT_SOURCES && c->opts.autoscaler_events; k++) {
+    c->quota_owners = quota_owners_new(0);
+    /* anyone who may write Events in a namespace can write FailedCreate there: the owners'
+       Events go through the webhook's token buckets (event_recorder.h), not one per forgery */
+    static const struct event_limit_options owner_limit = {
+        .ns_burst = EVENT_LIMIT_NS_BURST,
+        .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
+        .burst = EVENT_LIMIT_BURST,
+        .refill_ms = EVENT_LIMIT_REFILL_MS,
+    };
+    c->owner_events =
+        event_recorder_new(&(struct event_recorder_options){.limit = &owner_limit,
+                                                            .aggregate_ttl_ms = 10 * 60 * 1000,
+                                                            .max_entries = 4096,
+                                                            .queue_capacity = 1024,
+                                                            .clock = &c->clock});
+    events_ok &= c->quota_owners != NULL && c->owner_events != NULL;
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++) {
+        if (k < CONTROLLER_AUTOSCALER_SOURCES && !c->opts.autoscaler_events)
+            continue;
         c->events_ctx[k] = (struct controller_events_ctx){c, sources[k][0], sources[k][1]};
         struct informer_handlers eh = controller_events_handlers(&c->events_ctx[k]);
         struct informer_options eo = {.name = sources[k][1], .path = sources[k][2]};
         events_ok &= (c->events_inf[k] = informer_new(cfg, &eo, &eh)) != NULL;
     }
     if (!c->ledger || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
-        !c->events || !dra_ok || !events_ok || !gang_ok) {
+        !c->events || !dra_ok || !events_ok || !c->workload_watch || !gang_ok) {
         controller_free(c);
         return NULL;
     }
@@ -242,6 +272,10 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
+    if (workload_informer_start(c->workload_watch, true) != K_OK) {
+        log_error("cannot start informers");
+        goto out;
+    }
     if (c->le) {
         log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,
                  c->opts.lease_namespace, c->opts.lease_name);
@@ -261,6 +295,14 @@ int controller_run(struct controller *c, const atomic_int *stop)
         rc = 0;
         goto out;
     }
+    /* Kueue's Workloads before the first classification (queue-waiting over scheduling-gated),
+     * but not for long: a slow LIST only delays that word */
+    for (int64_t until = clock_mono_ms(NULL) + CONTROLLER_EVENTS_SYNC_WAIT_MS;
+         !workload_informer_synced(c->workload_watch) && !atomic_load(stop) &&
+         clock_mono_ms(NULL) < until;) {
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
     if (c->dra_watch) { /* not the claim pods again: the workers start after this */
         c->dra_generation = dra_informers_generation(c->dra_watch);
         if (dra_informers_synced(c->dra_watch))
@@ -278,6 +320,13 @@ int controller_run(struct controller *c, const atomic_int *stop)
         goto out;
     }
     wait_events_synced(c, stop);
+    c->owner_client = kube_client_new(c->cfg, USER_AGENT " owner-events");
+    c->owner_get_client = kube_client_new(c->cfg, USER_AGENT " owners");
+    if (!c->owner_client || !c->owner_get_client ||
+        event_recorder_start(c->owner_events, c->owner_client) != K_OK) {
+        log_error("cannot start the owners' Event writer");
+        goto out;
+    }
     wait_gangs_synced(c, stop);
     store_read_lock(c->store);
     log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
@@ -297,6 +346,7 @@ int controller_run(struct controller *c, const atomic_int *stop)
         struct timespec ts = {0, 100 * 1000000};
         nanosleep(&ts, NULL);
         controller_dra_follow(c);
+        controller_quota_owners_tick(c);
         if (clock_mono_ms(&c->clock) >= next_resync) {
             log_info(2, "resync: re-checking every pending GPU pod");
             controller_enqueue_pending(c);
@@ -321,6 +371,8 @@ out:
         if (c->events_inf[k])
             informer_stop(c->events_inf[k]);
     dra_informers_stop(c->dra_watch);
+    workload_informer_stop(c->workload_watch);
+    event_recorder_stop(c->owner_events, 1000);
     gang_informers_stop(c->gang_watch);
     controller_probes_stop(c);
     return rc;
@@ -343,9 +395,15 @@ void controller_free(struct controller *c)
     informer_free(c->pods);
     informer_free(c->nodes);
     dra_informers_free(c->dra_watch);
+    workload_informer_free(c->workload_watch);
+    workload_store_free(c->workloads);
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         informer_free(c->events_inf[k]);
     pod_events_free(c->pod_events);
+    event_recorder_free(c->owner_events);
+    kube_client_free(c->owner_client);
+    kube_client_free(c->owner_get_client);
+    quota_owners_free(c->quota_owners);
     gang_informers_free(c->gang_watch);
     gang_store_free(c->gangs);
     dra_store_free(c->dra);

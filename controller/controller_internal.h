@@ -18,6 +18,8 @@
 
 #include "cache/dra_informers.h"
 #include "cache/dra_store.h"
+#include "cache/workload_informer.h"
+#include "cache/workload_store.h"
 #include "cache/gang_informers.h"
 #include "cache/gang_store.h"
 #include "cache/informer.h"
@@ -27,9 +29,11 @@
 #include "controller.h"
 #include "httpd.h"
 #include "kube/client.h"
+#include "kube/event_recorder.h"
 #include "kube/lease.h"
 #include "leader.h"
 #include "pod_ledger.h"
+#include "quota_owners.h"
 #include "reconcile.h"
 #include "util/clock.h"
 #include "util/version.h"
@@ -43,8 +47,13 @@
  */
 #define GPU_FITS_GRACE_MS 10000
 
-/* The autoscalers whose Events the controller reads (controller.c: one informer each). */
-#define CONTROLLER_EVENT_SOURCES 2
+/* The Event streams the controller reads (controller.c: one informer each): the autoscalers'
+ * (the first CONTROLLER_AUTOSCALER_SOURCES, --autoscaler-events), then the quota refusals of
+ * pods' claims (resource_claim) and of owners' pods (FailedCreate, CONTROLLER_OWNER_EVENTS). */
+#define CONTROLLER_EVENT_SOURCES 4
+#define CONTROLLER_AUTOSCALER_SOURCES 2
+/* The component name of the FailedCreate stream (several writers: no source selector). */
+#define CONTROLLER_OWNER_EVENTS "workload-controllers"
 /* How long controller_run waits for their first LIST before the workers start. */
 #define CONTROLLER_EVENTS_SYNC_WAIT_MS 10000
 
@@ -66,11 +75,22 @@ struct controller {
     /* the autoscalers' Events per pod, and one informer per writer (source.component) */
     struct pod_events *pod_events;
     struct informer *events_inf[CONTROLLER_EVENT_SOURCES];
+    /* the owners whose GPU pods a ResourceQuota refuses (quota_owners.h), and the recorder that
+     * writes their Events from its own thread (posted by the FailedCreate handler) */
+    struct quota_owners *quota_owners;
+    struct event_recorder *owner_events;
+    struct kube_client *owner_client;
+    struct kube_client *owner_get_client; /* the main thread's: is a refused owner still there */
+    int64_t quota_tick_ms;                /* controller_quota_owners_tick's last run (monotonic) */
     struct controller_events_ctx {
         struct controller *c;
         const char *component; /* "cluster-autoscaler", "karpenter" (static) */
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
+    /* Kueue's Workloads (queue-waiting) and their informer at the version of kueue.x-k8s.io
+     * served (workloads.c) */
+    struct workload_store *workloads;
+    struct workload_informer *workload_watch;
     /* gangs: the gang objects and PodGroup Events (cache/gang_store.h), read by gang_watch
      * while their APIs are served (cache/gang_informers.h) */
     struct gang_store *gangs;
@@ -111,6 +131,17 @@ struct controller {
     pthread_mutex_t le_mu;
     pthread_cond_t le_cv;
 };
+
+/* ---- workloads.c */
+
+/*
+ * controller_workload_handlers() - the Workload informer's handlers (ctx = c): project the
+ * Workload (kube/project_workload.h; an object that cannot be read is dropped, logged at
+ * --v=2), put it into c->workloads or remove it, and on a change of what gputri reads requeue
+ * the pending pods it owns: a Pod owner by its key, any other owner (a Job) by the pending pods
+ * of that controller owner.
+ */
+struct informer_handlers controller_workload_handlers(struct controller *c);
 
 /* ---- controller.c */
 
@@ -165,6 +196,19 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
  * from the informer's thread.
  */
 struct informer_handlers controller_events_handlers(struct controller_events_ctx *x);
+
+/*
+ * controller_quota_owners_tick() - at most every CONTROLLER_QUOTA_TICK_MS: forget the owners
+ * that are no longer refused (quota_owners_expire_noted: a pod of theirs created after the refusal,
+ * or no refusal for QUOTA_OWNER_WINDOW), writing a Normal Event on those that got their pods;
+ * and those found deleted (core/triage/owner_alive.h, a blocking GET each). Main thread.
+ */
+#define CONTROLLER_QUOTA_TICK_MS 2000
+/* A refused owner is looked up (GET) when it enters the table and then every this many seconds,
+ * at most CONTROLLER_OWNER_CHECKS per tick; a deleted one is forgotten. */
+#define CONTROLLER_OWNER_CHECK_S 30
+#define CONTROLLER_OWNER_CHECKS 4
+void controller_quota_owners_tick(struct controller *c);
 
 /*
  * controller_enqueue_recheck() - queue pod `key` for a re-check caused by something other than

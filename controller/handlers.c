@@ -13,10 +13,12 @@
 #include "cache/pod_events.h"
 #include "kube/project_gang.h"
 #include "classify/autoscaler.h"
+#include "classify/quota.h"
 #include "controller_internal.h"
 #include "kube/json.h"
 #include "kube/project.h"
 #include "metrics.h"
+#include "triage/owner_alive.h"
 #include "triage/requeue.h"
 #include "triage/triage.h"
 #include "util/log.h"
@@ -279,6 +281,8 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
         }
         if (rc == K_OK) {
             pod_seen(&pod, &seen);
+            /* a refused owner that gets a pod (quota_owners.h) */
+            quota_owners_note_pod(c->quota_owners, pod.owner_uid, pod.created);
             rc = store_pod_upsert_delta(c->store, &pod, &d); /* takes the pod over */
         }
     }
@@ -574,8 +578,10 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     if (project_event(obj, &ev) != K_OK)
         return;
     struct autoscaler_evidence e;
-    if (!autoscaler_parse(&ev, &e))
-        return; /* not a verdict on a pod */
+    struct quota_refusal q;
+    bool autoscaler = autoscaler_parse(&ev, &e);
+    if (!autoscaler && !quota_claim_event(&ev, &q))
+        return; /* not a verdict on a pod, nor a claim refused by quota (classify/quota.h) */
     int64_t now = clock_wall_s(&c->clock);
     /*
      * The store's read lock is held from the check to the write (lock order: store, then
@@ -593,7 +599,8 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen): only a verdict the
      * cache took counts (its own pod's namespace, a pending GPU pod of that uid, a sane date),
      * not any Event anyone may write with these reasons */
-    if (!deleted && rc == K_OK && key[0] && !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
+    if (autoscaler && !deleted && rc == K_OK && key[0] &&
+        !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
         atomic_store(&c->autoscaler_seen, now);
     if (rc == K_ETOOBIG)
         log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
@@ -605,14 +612,111 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
         controller_enqueue_recheck(c, key);
 }
 
+/* ---- owners whose GPU pods a quota refuses (quota_owners.h) ------------------------------- */
+
+static bool owner_stream(const struct controller_events_ctx *x)
+{
+    return strcmp(x->component, CONTROLLER_OWNER_EVENTS) == 0;
+}
+
+/* The controller's Event on an owner (written by the owners' recorder thread). */
+static void post_owner_event(struct controller *c, const struct quota_owner *o, const char *type,
+                             const char *reason, const char *message)
+{
+    if (!controller_may_write(c))
+        return;
+    struct kube_event_spec e = {
+        .ns = o->ns,
+        .kind = quota_owner_kind_name(o->kind),
+        .api_version = quota_owner_api_version(o->kind),
+        .name = o->name,
+        .uid = o->uid,
+        .type = type,
+        .reason = reason,
+        .message = message,
+        .component = "gputri",
+        .instance = c->opts.instance,
+    };
+    if (event_recorder_post(c->owner_events, &e))
+        metrics_inc_events(c->metrics);
+}
+
+/*
+ * One FailedCreate Event: kept when a workload controller could not create a ReplicaSet's,
+ * StatefulSet's or Job's pods because a ResourceQuota refuses their GPUs; a new owner, or one
+ * whose quota numbers changed, gets a Warning Event GPUQuotaExceeded.
+ */
+static void owner_event(struct controller_events_ctx *x, json_object *obj, int deleted)
+{
+    struct controller *c = x->c;
+    struct kevent ev;
+    struct quota_owner o;
+    if (project_event(obj, &ev) != K_OK ||
+        !quota_owner_event(&ev, store_gpus(c->store), c->opts.dra_classes, &o))
+        return;
+    int64_t now = clock_wall_s(&c->clock);
+    if (!deleted && !quota_owner_current(&o, now, 0))
+        return; /* an old Event (a relist brings what the last hour left) */
+    enum quota_owners_change ch = quota_owners_apply(c->quota_owners, &o, deleted);
+    if (ch == QUOTA_OWNERS_FULL)
+        log_info(2, "owner %s/%s not kept: the table of refused owners is full", o.ns, o.name);
+    if (ch != QUOTA_OWNERS_NEW && ch != QUOTA_OWNERS_CHANGED)
+        return;
+    char detail[1024];
+    struct line l = {.buf = detail, .cap = sizeof(detail)};
+    quota_put_owner(&l, &o);
+    line_finish(&l);
+    post_owner_event(c, &o, "Warning", cause_event_reason(CAUSE_QUOTA_EXCEEDED), detail);
+}
+
+void controller_quota_owners_tick(struct controller *c)
+{
+    int64_t now_ms = clock_mono_ms(&c->clock);
+    if (c->quota_tick_ms && now_ms - c->quota_tick_ms < CONTROLLER_QUOTA_TICK_MS)
+        return;
+    c->quota_tick_ms = now_ms;
+    int64_t now = clock_wall_s(&c->clock);
+    struct quota_owner gone[8];
+    bool admitted[8];
+    size_t n = quota_owners_expire_noted(c->quota_owners, now, gone, admitted, 8);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        if (!admitted[i])
+            continue; /* timed out, not seen to get its pods: nothing to say */
+        char msg[1024];
+        struct line l = {.buf = msg, .cap = sizeof(msg)};
+        line_printf(&l, "%s %s creates its GPU pods again: ResourceQuota %s admits them (%s)",
+                    quota_owner_kind_name(gone[i].kind), gone[i].name, gone[i].q.quota,
+                    gone[i].q.key);
+        line_finish(&l);
+        post_owner_event(c, &gone[i], "Normal", "GPUQuotaAdmitted", msg);
+    }
+    /* owners deleted while refused: their Events outlive them */
+    struct quota_owner due[CONTROLLER_OWNER_CHECKS];
+    n = quota_owners_due(c->quota_owners, now, CONTROLLER_OWNER_CHECK_S, due,
+                         CONTROLLER_OWNER_CHECKS);
+    for (size_t i = 0; i < n && c->owner_get_client; i++) {
+        struct kube_error err = {0};
+        if (triage_owner_alive(c->owner_get_client, &due[i], &err) == K_ENOTFOUND &&
+            quota_owners_forget(c->quota_owners, due[i].uid))
+            log_info(1, "%s %s/%s is gone: no longer counted as refused by quota",
+                     quota_owner_kind_name(due[i].kind), due[i].ns, due[i].name);
+    }
+}
+
 static void events_upsert(void *ctx, json_object *obj)
 {
-    autoscaler_event(ctx, obj, 0);
+    if (owner_stream(ctx))
+        owner_event(ctx, obj, 0);
+    else
+        autoscaler_event(ctx, obj, 0);
 }
 
 static void events_remove(void *ctx, json_object *obj)
 {
-    autoscaler_event(ctx, obj, 1);
+    if (owner_stream(ctx))
+        owner_event(ctx, obj, 1);
+    else
+        autoscaler_event(ctx, obj, 1);
 }
 
 static void enqueue_key(void *ctx, const char *key)
@@ -623,12 +727,19 @@ static void enqueue_key(void *ctx, const char *key)
 static void events_sync_begin(void *ctx)
 {
     struct controller_events_ctx *x = ctx;
-    pod_events_sync_begin(x->c->pod_events, x->component);
+    if (owner_stream(x))
+        quota_owners_sync_begin(x->c->quota_owners);
+    else
+        pod_events_sync_begin(x->c->pod_events, x->component);
 }
 
 static void events_sync_end(void *ctx)
 {
     struct controller_events_ctx *x = ctx;
+    if (owner_stream(x)) {
+        quota_owners_sync_end(x->c->quota_owners);
+        return;
+    }
     pod_events_sync_end(x->c->pod_events, x->component, enqueue_key, x->c);
     controller_enqueue_pending(x->c); /* what the LIST brought is judged by a re-check */
 }

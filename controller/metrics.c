@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/quota.h"
 #include "kube/read_budget.h"
 #include "util/result.h"
 
@@ -569,6 +570,14 @@ int metrics_render(struct metrics *m, const struct metrics_gauges *g, struct buf
                     "1 while this replica is the leader (or leader election is off), else 0.");
     if (!rc)
         rc = buf_printf(out, "gputri_leader %d\n", g->leader ? 1 : 0);
+    if (!rc)
+        rc = header(out, "gputri_quota_refused_owners", "gauge",
+                    "ReplicaSets, StatefulSets and Jobs whose GPU pods a ResourceQuota refuses "
+                    "(FailedCreate), by kind.");
+    for (int k = 0; k < METRICS_QUOTA_OWNER_KINDS && !rc; k++)
+        rc =
+            buf_printf(out, "gputri_quota_refused_owners{kind=\"%s\"} %zu\n",
+                       quota_owner_kind_name((enum quota_owner_kind)k), g->quota_refused_owners[k]);
     if (!rc)
         rc = header(out, "gputri_store_write_lock_wait_seconds_total", "counter",
                     "Time the informers waited for the object store's write lock.");

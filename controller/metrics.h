@@ -104,6 +104,9 @@ struct metrics_pending {
     int64_t count;
 };
 
+/* ReplicaSet, StatefulSet, Job (classify/quota.h QUOTA_OWNER_KINDS) */
+#define METRICS_QUOTA_OWNER_KINDS 3
+
 struct metrics_gauges {
     const struct metrics_pending *pending;
     size_t n_pending;
@@ -113,6 +116,9 @@ struct metrics_gauges {
     uint64_t store_write_locks, store_write_wait_ns, store_unchanged;
     size_t queue_depth_high, queue_depth_low; /* queue_depth by priority */
     size_t queue_delayed;                     /* keys waiting for a delay */
+    /* owners whose GPU pods a ResourceQuota refuses (quota_owners.h), by kind in the order of
+     * classify/quota.h enum quota_owner_kind: gputri_quota_refused_owners{kind} */
+    size_t quota_refused_owners[METRICS_QUOTA_OWNER_KINDS];
 };
 
 /* metrics_new() - all counters zero. NULL on allocation failure. */

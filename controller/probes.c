@@ -136,6 +136,8 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
             .store_write_wait_ns = st.write_wait_ns,
             .store_unchanged = st.unchanged,
         };
+        _Static_assert(METRICS_QUOTA_OWNER_KINDS == QUOTA_OWNER_KINDS, "one row per owner kind");
+        quota_owners_counts(c->quota_owners, g.quota_refused_owners, NULL);
         status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
     }
     free(samples);

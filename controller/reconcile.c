@@ -94,6 +94,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                                     .provision_window = env->provision_window,
                                     .now = env->now,
                                     .no_scheduler_grace = env->no_scheduler_grace,
+                                    .workloads = env->workloads,
                                     .gangs = env->gangs};
         struct classify_result r;
         r.verdicts = NULL; /* no per-node report needed */

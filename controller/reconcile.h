@@ -86,6 +86,8 @@ struct reconcile_env {
      */
     int64_t autoscaler_seen;
     int64_t autoscaler_grace;
+    /* Kueue's Workloads (NULL: none read): triage_source.workloads, for queue-waiting */
+    struct workload_store *workloads;
     /* the gang objects and their Events (cache/gang_store.h; NULL: gangs not looked at):
      * triage_source.gangs */
     struct gang_store *gangs;

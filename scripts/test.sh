@@ -8,7 +8,8 @@
 #   Among the e2e suites: the Helm chart and the krew manifest (e2e/test-helm; helm and krew built
 #   from their Go modules by e2e/build-helm), a real Karpenter with its kwok cloud provider
 #   (e2e/test-karpenter; built from its Go module by e2e/build-karpenter with GOTOOLCHAIN=go1.27.3,
-#   which the go command fetches from the Go module proxy), and the OCI image built from Debian
+#   which the go command fetches from the Go module proxy), a real Kueue (e2e/test-kueue; its manager
+#   built from its Go module by e2e/build-kueue), and the OCI image built from Debian
 #   packages with the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
 #   podman and runc, and caches the root filesystem in ~/.cache/gputri/image), and the alerting
 #   rules (e2e/test-alerts: promtool test rules, and Debian's Prometheus scraping the controller).
@@ -30,6 +31,9 @@ export GPUTRI_SCHEDULER_PORT=${GPUTRI_SCHEDULER_PORT:-10459} GPUTRI_KWOK_PORT=${
 export GPUTRI_WEBHOOK_PORT=${GPUTRI_WEBHOOK_PORT:-18543}
 export GPUTRI_KARPENTER_METRICS_PORT=${GPUTRI_KARPENTER_METRICS_PORT:-18180}
 export GPUTRI_KARPENTER_HEALTH_PORT=${GPUTRI_KARPENTER_HEALTH_PORT:-18181}
+export GPUTRI_KUEUE_WEBHOOK_PORT=${GPUTRI_KUEUE_WEBHOOK_PORT:-18190}
+export GPUTRI_KUEUE_METRICS_PORT=${GPUTRI_KUEUE_METRICS_PORT:-18191}
+export GPUTRI_KUEUE_HEALTH_PORT=${GPUTRI_KUEUE_HEALTH_PORT:-18192}
 
 passed=0
 failed=0
@@ -147,6 +151,41 @@ e2e_suite() { # e2e_suite PATH: one suite; on failure show the end of gputri's l
   return 1
 }
 
+# The Go builds of the e2e stage (e2e/build-*; each a no-op once its binaries are cached) run in the
+# background from here on, one after the other, in the order the e2e stage needs them: on a cold
+# machine they take most of the time, and beside the C stages (the fuzz smoke and valgrind keep one
+# core busy) and the e2e suites on the newest release (which wait on the API server more than they
+# compute), most of it is not added to the total. Each is still a suite below, its output shown
+# when it is waited for. The oldest release is built last, beside the e2e suites.
+OLDEST=$("$REPO/e2e/build-control-plane" --versions | head -n 1)
+GO_BUILDS=$(mktemp -d)
+go_build_step() { # go_build_step NAME COMMAND...: its output and exit status into $GO_BUILDS
+  "${@:2}" >"$GO_BUILDS/$1.log" 2>&1
+  echo $? >"$GO_BUILDS/$1.rc"
+}
+(
+  go_build_step control-plane "$REPO/e2e/build-control-plane"
+  go_build_step helm "$REPO/e2e/build-helm"
+  go_build_step karpenter "$REPO/e2e/build-karpenter"
+  go_build_step kueue "$REPO/e2e/build-kueue"
+  go_build_step control-plane-oldest "$REPO/e2e/build-control-plane" --kube-version "$OLDEST"
+) &
+GO_BUILDS_PID=$!
+on_exit rm -rf "$GO_BUILDS"
+on_exit kill_tree "$GO_BUILDS_PID"
+go_build_wait() { # go_build_wait NAME: wait for that build, show its output, return its status
+  while [ ! -e "$GO_BUILDS/$1.rc" ]; do
+    if ! kill -0 "$GO_BUILDS_PID" 2>/dev/null; then
+      echo "the background Go builds ended before $1 finished"
+      cat "$GO_BUILDS/$1.log" 2>/dev/null
+      return 1
+    fi
+    sleep 2
+  done
+  cat "$GO_BUILDS/$1.log"
+  return "$(cat "$GO_BUILDS/$1.rc")"
+}
+
 suite "format (clang-format)" format_check
 suite "shell helpers" shell_helpers_check
 suite "build" build "$REPO/build"
@@ -166,11 +205,10 @@ suite "build fuzz targets (clang, libFuzzer)" "$REPO/scripts/fuzz.sh" --build-on
 suite "fuzz smoke" "$REPO/scripts/fuzz.sh" --no-build 20
 # The e2e suites run on the newest supported Kubernetes release (e2e/cluster's default); the
 # version suites of e2e/matrix run on the oldest as well, on a cluster of their own.
-OLDEST=$("$REPO/e2e/build-control-plane" --versions | head -n 1)
-suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
-suite "control plane build, Kubernetes $OLDEST (cached)" "$REPO/e2e/build-control-plane" --kube-version "$OLDEST"
-suite "helm and krew build (cached)" "$REPO/e2e/build-helm"
-suite "karpenter build (cached)" "$REPO/e2e/build-karpenter"
+suite "control plane build (cached)" go_build_wait control-plane
+suite "helm and krew build (cached)" go_build_wait helm
+suite "karpenter build (cached)" go_build_wait karpenter
+suite "kueue build (cached)" go_build_wait kueue
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. The suites that play
 # or run an autoscaler come after those: once an autoscaler has spoken, gputri-controller takes
@@ -188,6 +226,7 @@ for t in "${AUTOSCALER_SUITES[@]}"; do
 done
 suite "e2e/test-rbac-usage" "$REPO/e2e/test-rbac-usage"
 "$REPO/e2e/cluster" down >/dev/null 2>&1
+suite "control plane build, Kubernetes $OLDEST (cached)" go_build_wait control-plane-oldest
 # After the test cluster is down: its ports, another dir.
 suite "e2e/matrix on Kubernetes $OLDEST" env GPUTRI_E2E_DIR="$GPUTRI_E2E_DIR-matrix" \
   "$REPO/e2e/matrix" --versions "$OLDEST"

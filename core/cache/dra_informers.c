@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/discovery_loop.h"
 #include "util/log.h"
-#include "util/periodic.h"
 #include "util/result.h"
 
 /* What an informer's handlers get as ctx: the owner's handlers are called through it. */
@@ -22,15 +22,13 @@ struct dra_informers {
     struct dra_informers_options o;
     struct informer_handlers owner[DRA_KIND_COUNT];
     struct fwd fwd[DRA_KIND_COUNT];
-    struct kube_client *client; /* discovery */
+    struct discovery_loop disc; /* the discovery thread and its client */
     struct dra_api_probe probe; /* the discovery thread's (or start's) */
-    struct periodic loop;       /* the discovery thread */
     /* mu guards inf[] for readers on other threads; only the checking thread changes it */
     pthread_mutex_t mu;
     struct informer *inf[DRA_KIND_COUNT];
     atomic_int version;
     atomic_uint generation;
-    bool stopped;
 };
 
 /* ---- the owner's handlers, and a 404 that pokes discovery ---------------------------------- */
@@ -71,7 +69,7 @@ static void fwd_api_error(void *ctx, long http_status)
     if (OWNER(ctx)->api_error)
         OWNER(ctx)->api_error(OWNER(ctx)->ctx, http_status);
     if (http_status == 404) /* the version may have gone away: ask discovery */
-        periodic_poke(&w->loop);
+        discovery_loop_poke(&w->disc);
 }
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -101,10 +99,8 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
         w->fwd[k] = (struct fwd){w, (enum dra_kind)k};
     }
     pthread_mutex_init(&w->mu, NULL);
-    periodic_init(&w->loop, w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w);
-    w->client = informer_client_new(cfg, w->o.discovery_transport, w->o.user_agent,
-                                    periodic_stop_flag(&w->loop));
-    if (!w->client) {
+    if (discovery_loop_init(&w->disc, cfg, w->o.discovery_transport, w->o.user_agent,
+                            w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w) != K_OK) {
         dra_informers_free(w);
         return NULL;
     }
@@ -141,7 +137,7 @@ static bool kind_read(struct dra_informers *w, enum dra_kind k, enum dra_api_ver
     snprintf(path, sizeof(path), "%s/%s", DRA_API_GROUP_PATH, dra_api_version_name(v));
     json_object *doc = NULL;
     struct kube_error err = {0};
-    bool served = kube_get(w->client, path, &doc, &err) == K_OK && dra_kind_served(doc, k);
+    bool served = kube_get(w->disc.client, path, &doc, &err) == K_OK && dra_kind_served(doc, k);
     json_object_put(doc);
     if (!served)
         log_info(0, "%s/%s lists no %s: %s", DRA_API_GROUP, dra_api_version_name(v),
@@ -187,7 +183,7 @@ static int make_informers(struct dra_informers *w, enum dra_api_version v)
 
 int dra_informers_check(struct dra_informers *w)
 {
-    if (!dra_api_probe_step(w->client, &w->probe))
+    if (!dra_api_probe_step(w->disc.client, &w->probe))
         return K_OK;
     enum dra_api_version v = w->probe.version;
     drop_informers(w);
@@ -212,7 +208,7 @@ int dra_informers_start(struct dra_informers *w, bool check_now)
 {
     if (check_now)
         dra_informers_check(w); /* a failure is logged, and the thread tries again */
-    return periodic_start(&w->loop, !check_now) == 0 ? K_OK : K_ENOMEM;
+    return discovery_loop_start(&w->disc, check_now);
 }
 
 enum dra_api_version dra_informers_version(struct dra_informers *w)
@@ -238,10 +234,8 @@ unsigned dra_informers_generation(struct dra_informers *w)
 
 void dra_informers_stop(struct dra_informers *w)
 {
-    if (!w || w->stopped)
+    if (!w || !discovery_loop_stop(&w->disc))
         return;
-    w->stopped = true;
-    periodic_stop(&w->loop);
     drop_informers(w);
 }
 
@@ -250,8 +244,7 @@ void dra_informers_free(struct dra_informers *w)
     if (!w)
         return;
     dra_informers_stop(w);
-    kube_client_free(w->client);
-    periodic_destroy(&w->loop);
+    discovery_loop_destroy(&w->disc);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }

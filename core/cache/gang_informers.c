@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/discovery_loop.h"
 #include "cache/informer.h"
 #include "kube/json.h"
 #include "kube/project_gang.h"
 #include "util/clock.h"
 #include "util/log.h"
-#include "util/periodic.h"
 #include "util/result.h"
 
 /* The versions read per kind, best first (header). */
@@ -33,8 +33,7 @@ struct gang_informers {
     struct gang_informers_options o;
     gang_changed_fn changed;
     void *ctx;
-    struct kube_client *client; /* discovery */
-    struct periodic loop;
+    struct discovery_loop disc;
     struct fwd fwd[GANG_KIND_COUNT];
     pthread_mutex_t mu; /* inf[], version[] for readers on other threads */
     struct informer *inf[GANG_KIND_COUNT];
@@ -159,7 +158,7 @@ static void obj_api_error(void *ctx, long http_status)
 {
     struct fwd *f = ctx;
     if (http_status == 404)
-        periodic_poke(&f->w->loop);
+        discovery_loop_poke(&f->w->disc);
 }
 
 /* The group an Event is about (involvedObject), GANG_NONE when it is none. */
@@ -229,10 +228,8 @@ struct gang_informers *gang_informers_new(const struct kube_config *cfg, struct 
     for (int k = 0; k < GANG_KIND_COUNT; k++)
         w->fwd[k] = (struct fwd){w, (enum gang_kind)k};
     pthread_mutex_init(&w->mu, NULL);
-    periodic_init(&w->loop, w->o.discovery_ms, GANG_INFORMERS_POKE_MS, check_cb, w);
-    w->client = informer_client_new(cfg, w->o.discovery_transport, w->o.user_agent,
-                                    periodic_stop_flag(&w->loop));
-    if (!w->client) {
+    if (discovery_loop_init(&w->disc, cfg, w->o.discovery_transport, w->o.user_agent,
+                            w->o.discovery_ms, GANG_INFORMERS_POKE_MS, check_cb, w) != K_OK) {
         gang_informers_free(w);
         return NULL;
     }
@@ -259,8 +256,8 @@ int gang_informers_check(struct gang_informers *w)
         bool served;
         char version[16];
         struct kube_error err = {0};
-        if (gang_api_probe(w->client, (enum gang_kind)k, &served, version, sizeof(version), &err) !=
-            K_OK)
+        if (gang_api_probe(w->disc.client, (enum gang_kind)k, &served, version, sizeof(version),
+                           &err) != K_OK)
             continue; /* not known now: keep what runs */
         pthread_mutex_lock(&w->mu);
         bool same = strcmp(w->version[k], version) == 0;
@@ -316,7 +313,7 @@ int gang_informers_start(struct gang_informers *w, bool check_now)
         if (!w->events || informer_start(w->events) != K_OK)
             return K_ENOMEM;
     }
-    return periodic_start(&w->loop, !check_now) == 0 ? K_OK : K_ENOMEM;
+    return discovery_loop_start(&w->disc, check_now);
 }
 
 bool gang_informers_synced(struct gang_informers *w)
@@ -344,7 +341,7 @@ void gang_informers_stop(struct gang_informers *w)
     if (!w || w->stopped)
         return;
     w->stopped = true;
-    periodic_stop(&w->loop);
+    discovery_loop_stop(&w->disc);
     for (int k = 1; k < GANG_KIND_COUNT; k++)
         drop(w, (enum gang_kind)k);
     if (w->events)
@@ -357,8 +354,7 @@ void gang_informers_free(struct gang_informers *w)
         return;
     gang_informers_stop(w);
     informer_free(w->events);
-    kube_client_free(w->client);
-    periodic_destroy(&w->loop);
+    discovery_loop_destroy(&w->disc);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }

@@ -364,27 +364,19 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     return wait;
 }
 
-struct kube_client *informer_client_new(const struct kube_config *cfg,
-                                        const struct kube_transport *transport, const char *agent,
-                                        const atomic_int *cancel)
-{
-    struct kube_client *c =
-        transport ? kube_client_new_transport(cfg, transport, agent) : kube_client_new(cfg, agent);
-    if (c)
-        kube_client_set_cancel(c, cancel);
-    return c;
-}
-
 static void *run(void *arg)
 {
     struct informer *inf = arg;
     char agent[128];
     snprintf(agent, sizeof(agent), "gputri/informer-%s", inf->name);
-    struct kube_client *client = informer_client_new(inf->cfg, inf->transport, agent, &inf->stop);
+    struct kube_client *client = inf->transport
+                                     ? kube_client_new_transport(inf->cfg, inf->transport, agent)
+                                     : kube_client_new(inf->cfg, agent);
     if (!client) {
         log_error("informer %s: out of memory", inf->name);
         return NULL;
     }
+    kube_client_set_cancel(client, &inf->stop);
     while (!atomic_load(&inf->stop)) {
         if (informer_step(inf, client) > 0)
             nap(inf, inf->retry_at);

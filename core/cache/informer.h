@@ -89,15 +89,6 @@ struct informer;
 struct informer *informer_new(const struct kube_config *cfg, const struct informer_options *opts,
                               const struct informer_handlers *handlers);
 
-/*
- * informer_client_new() - a client through `transport` when it is set (tests), else HTTP, with
- * user agent `agent` (copied), cancelled by `cancel` (may be NULL): what an informer's thread and
- * a discovery thread (dra_informers.h, gang_informers.h) read with. NULL on ENOMEM.
- */
-struct kube_client *informer_client_new(const struct kube_config *cfg,
-                                        const struct kube_transport *transport, const char *agent,
-                                        const atomic_int *cancel);
-
 /* informer_start() - start the thread. Returns K_OK or K_ENOMEM. */
 int informer_start(struct informer *inf);
 

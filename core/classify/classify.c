@@ -20,6 +20,8 @@
 #include "classify/line.h"
 #include "classify/match.h"
 #include "classify/node_state.h"
+#include "classify/queue.h"
+#include "classify/quota.h"
 #include "util/result.h"
 
 static const char *const words[] = {
@@ -805,6 +807,15 @@ int classify(const struct classify_input *in, struct classify_result *out)
         }
         out->cause = CAUSE_OK;
         line_printf(&l, "bound to node %s", pod->node_name);
+        goto out;
+    }
+    if (in->quota && quota_claim_current(pod, in->quota)) {
+        out->cause = CAUSE_QUOTA_EXCEEDED;
+        quota_put_claim(&l, in->quota);
+        goto out;
+    }
+    if (queue_kueue_waiting(in->workload, &l)) {
+        out->cause = CAUSE_QUEUE_WAITING;
         goto out;
     }
     enum cause gang = gang_word(pod, in->gang, &l);

@@ -172,6 +172,7 @@
 #include "model/dra.h"
 #include "model/gpu.h"
 #include "model/model.h"
+#include "model/workload.h"
 
 enum cause {
     CAUSE_NO_REQUEST,
@@ -518,7 +519,8 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
                     struct dra_pool_count *out, size_t max, size_t *n);
 
 struct autoscaler_evidence; /* classify/autoscaler.h */
-struct gang_facts;          /* classify/gang.h */
+struct gang_facts;          /* model/gang.h */
+struct quota_refusal;       /* classify/quota.h */
 
 struct classify_input {
     const struct kpod *pod;
@@ -554,6 +556,15 @@ struct classify_input {
     const struct autoscaler_evidence *autoscaler;
     size_t n_autoscaler;
     int64_t provision_window;
+    /* queue-waiting from Kueue (classify/queue.h): the pod's Kueue Workload (borrowed; NULL:
+     * none known, or Kueue's API not served). */
+    const struct kworkload *workload;
+    /*
+     * quota-exceeded: kube-controller-manager's newest refusal of one of the pod's claims by a
+     * ResourceQuota (classify/quota.h quota_claim_event; borrowed; NULL: none). It decides only
+     * while it still holds (quota_claim_current: the pod unbound, that template claim not created).
+     */
+    const struct quota_refusal *quota;
     /* The pod's gang (classify/gang.h: its group, its members, the group's Events), borrowed;
      * NULL: the pod has no gang link or its kind is not read (gang-waiting and the PodGroup half
      * of queue-waiting are then never decided). */

@@ -97,6 +97,31 @@ size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *
     return n;
 }
 
+bool triage_quota_refusal(struct pod_events *events, const struct kpod *pod,
+                          struct quota_refusal *out)
+{
+    if (!events || !pod || !pod->ns || !pod->name || !pod->uid || pod->n_claims == 0)
+        return false;
+    const struct pod_event *recs[POD_EVENTS_PER_POD];
+    bool found = false;
+    pod_events_read_lock(events);
+    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    struct kevent *ev = got ? malloc(sizeof(*ev)) : NULL;
+    struct quota_refusal q;
+    for (size_t i = 0; ev && i < got; i++) {
+        if (strcmp(recs[i]->reason, QUOTA_CLAIM_EVENT_REASON) != 0)
+            continue;
+        pod_event_to_kevent(recs[i], pod->ns, pod->name, ev);
+        if (quota_claim_event(ev, &q) && (!found || q.at > out->at)) {
+            *out = q;
+            found = true;
+        }
+    }
+    pod_events_read_unlock(events);
+    free(ev);
+    return found;
+}
+
 static void count_member(void *ctx, const struct kpod *p)
 {
     struct gang_facts *f = ctx;
@@ -146,11 +171,21 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
     in.n_autoscaler =
         triage_autoscaler_evidence(src->events, pod, facts->evidence, TRIAGE_MAX_EVIDENCE);
     in.autoscaler = in.n_autoscaler ? facts->evidence : NULL;
+    if (triage_quota_refusal(src->events, pod, &facts->quota))
+        in.quota = &facts->quota;
     if (!pod->node_name && triage_gang_facts(src->store, src->gangs, pod, &facts->gang))
         in.gang = &facts->gang;
     if (use_dra)
         dra_store_read_lock(src->dra);
+    /* queue-waiting: only an unbound pod waits for its queue */
+    bool use_wl = src->workloads && !(pod->node_name && *pod->node_name);
+    if (use_wl) {
+        workload_store_read_lock(src->workloads);
+        in.workload = workload_store_for_pod(src->workloads, pod->uid, pod->owner_uid);
+    }
     int rc = classify(&in, out);
+    if (use_wl)
+        workload_store_read_unlock(src->workloads);
     if (use_dra)
         dra_store_read_unlock(src->dra);
     free(facts);

@@ -10,8 +10,9 @@
  *
  * Locking: the caller holds the object store's read lock (store_read_lock) around every call
  * that takes a store and for as long as it reads what the result borrows; triage_pod() takes the
- * DRA store's read lock itself around classify(), so the caller must not hold it (lock order:
- * the object store, then the DRA store, as dra_store.h says).
+ * DRA store's and the workload store's read locks itself around classify(), so the caller must
+ * hold neither (lock order: the object store, then the DRA store, then the workload store, as
+ * dra_store.h and workload_store.h say).
  */
 #ifndef GPUTRI_CORE_TRIAGE_H
 #define GPUTRI_CORE_TRIAGE_H
@@ -24,8 +25,10 @@
 #include "cache/gang_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
+#include "cache/workload_store.h"
 #include "classify/autoscaler.h"
 #include "classify/classify.h"
+#include "classify/quota.h"
 #include "kube/client.h"
 #include "model/gpu.h"
 #include "model/model.h"
@@ -42,8 +45,18 @@ struct triage_facts {
     char names[TRIAGE_MAX_VICTIMS][STORE_KEY_MAX];
     const char *ptrs[TRIAGE_MAX_VICTIMS];
     struct autoscaler_evidence evidence[TRIAGE_MAX_EVIDENCE];
-    struct gang_facts gang; /* classify_input.gang (triage_gang_facts) */
+    struct quota_refusal quota; /* classify_input.quota (triage_quota_refusal) */
+    struct gang_facts gang;     /* classify_input.gang (triage_gang_facts) */
 };
+
+/*
+ * triage_quota_refusal() - the newest refusal of one of `pod`'s claims by a ResourceQuota among
+ * its Events in `events` (NULL: none) whose involvedObject.uid is the pod's
+ * (classify/quota.h quota_claim_event), into *out. Returns false when there is none. Takes and
+ * releases the cache's read lock (lock order: the object store, then the Events). Thread-safe.
+ */
+bool triage_quota_refusal(struct pod_events *events, const struct kpod *pod,
+                          struct quota_refusal *out);
 
 /*
  * triage_autoscaler_evidence() - what node autoscalers said about `pod`: its Events in `events`
@@ -103,6 +116,9 @@ struct triage_source {
     int64_t no_scheduler_grace;
     node_usage_fn usage;
     void *usage_ctx;
+    /* Kueue's Workloads (NULL: none; cache/workload_store.h): the pod's Workload, owned by the
+     * pod or by its controller owner, is classify_input.workload (queue-waiting) */
+    struct workload_store *workloads;
     /* the gang objects and their Events (cache/gang_store.h); NULL: gangs are not looked at.
      * A pod with a gang link (kpod.gang) gets classify_input.gang: its group and Event from
      * here, its members counted in `store` (store_for_each_pod_of_gang). */
@@ -120,6 +136,23 @@ struct triage_source {
  */
 int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
                                   const char *pod_uid, struct kube_error *err);
+
+/* The label Kueue puts on every Workload: the uid of the job object it was made for (the Pod
+ * with the pod integration, the Job with batch/v1; kubernetes-sigs/kueue:
+ * pkg/controller/constants/constants.go JobUIDLabel, set in jobframework/reconciler.go). */
+#define TRIAGE_JOB_UID_LABEL "kueue.x-k8s.io%2Fjob-uid"
+
+/*
+ * triage_read_workloads() - for one-shot tools: whether Kueue's API is served (one discovery GET,
+ * kube/kueue_api.h; not served: K_OK, nothing read), then LIST its Workloads in namespace `ns`
+ * (NULL: every namespace) into `ws`: with `job_uids` (n_uids entries, NULL / empty ones skipped)
+ * only those labelled kueue.x-k8s.io/job-uid=<uid> for each (the pod's own Workload: its uid, its
+ * controller owner's), else all. Returns K_OK or the error of the GET or LIST (err filled):
+ * K_EFORBIDDEN where the caller may not list Workloads, which a caller can take as "no Workload
+ * known". Workloads that cannot be read are skipped.
+ */
+int triage_read_workloads(struct kube_client *c, struct workload_store *ws, const char *ns,
+                          const char *const *job_uids, size_t n_uids, struct kube_error *err);
 
 /*
  * triage_gang_facts() - what classify() knows of `pod`'s gang (model/gang.h struct gang_facts):

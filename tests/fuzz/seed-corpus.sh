@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -165,4 +165,17 @@ for v in 0 1; do
   done
 done
 
+# workload: the Workloads a real Kueue wrote (tests/fixtures/kueue), one seed each.
+jq -c '.items[]' "$fixtures"/kueue/workloads.json | while IFS= read -r w; do
+  printf '%s' "$w" | put workload
+done
+
+# quota: every Event of the quota fixtures behind 0x80 (JSON), and its message behind 0x00
+# (fuzz_quota.c).
+for f in "$fixtures"/quota/*.json; do
+  { printf '\200'; jq -c . "$f"; } | put quota
+  { printf '\000'; jq -j .message "$f"; } | put quota
+done
+
 rm -f "$out"/*/.seed.*
+

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/file.h"
 
@@ -140,6 +141,22 @@ void test_set_condition(json_object *obj, const char *type, const char *status, 
 void test_pod_set_scheduled(json_object *pod, const char *message)
 {
     test_set_condition(pod, "PodScheduled", "False", "Unschedulable", message);
+}
+
+void test_rfc3339(int64_t t, char out[32])
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void test_event_dated(json_object *ev, int64_t t)
+{
+    char when[32];
+    test_rfc3339(t, when);
+    json_object_object_add(ev, "firstTimestamp", json_object_new_string(when));
+    json_object_object_add(ev, "lastTimestamp", json_object_new_string(when));
 }
 
 json_object *test_load_json(const char *fixtures_dir, const char *rel)

@@ -5,6 +5,8 @@
 #ifndef GPUTRI_TEST_OBJECTS_H
 #define GPUTRI_TEST_OBJECTS_H
 
+#include <stdint.h>
+
 #include <json-c/json.h>
 #include <stddef.h>
 
@@ -34,6 +36,12 @@ void test_set_condition(json_object *obj, const char *type, const char *status, 
 
 /* test_pod_set_scheduled() - add PodScheduled=False/Unschedulable with `message`. */
 void test_pod_set_scheduled(json_object *pod, const char *message);
+
+/* test_rfc3339() - seconds since the epoch `t` as an RFC 3339 UTC time into out (32 bytes). */
+void test_rfc3339(int64_t t, char out[32]);
+
+/* test_event_dated() - an Event's firstTimestamp and lastTimestamp become `t` (seconds). */
+void test_event_dated(json_object *ev, int64_t t);
 
 /* test_load_json() - parse a file under FIXTURES_DIR (relative path); NULL on error. */
 json_object *test_load_json(const char *fixtures_dir, const char *rel);

@@ -75,17 +75,22 @@ static void test_pods_none(void **state)
     fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
     assert_int_equal(run(fx, "pods", "-A", NULL), 0);
     assert_string_equal(fx->r.err, "No GPU pods waiting.\n");
-    assert_true(strncmp(fake_kube_request(&fx->fake, 1)->path, "/api/v1/pods?", 13) == 0);
+    /* then the owners whose GPU pods a quota refuses (cli/owner_rows.c) */
+    assert_non_null(strstr(fake_kube_request(&fx->fake, 1)->path,
+                           "/api/v1/namespaces/default/events?fieldSelector=type%3DWarning%2C"
+                           "reason%3DFailedCreate"));
+    assert_true(strncmp(fake_kube_request(&fx->fake, 2)->path, "/api/v1/pods?", 13) == 0);
 
     /* JSON says nothing on stderr: an empty list is an answer */
     fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
     assert_int_equal(run(fx, "pods", "-n", "team", "-o", "json", NULL), 0);
     assert_string_equal(fx->r.err, "");
     assert_non_null(strstr(fx->r.out, "\"items\""));
-    assert_non_null(strstr(fake_kube_request(&fx->fake, 2)->path, "/namespaces/team/pods?"));
+    assert_non_null(strstr(fake_kube_request(&fx->fake, 4)->path, "/namespaces/team/pods?"));
 }
 
-/* A pod the controller annotated is listed from its annotation, without more requests. */
+/* A pod the controller annotated is listed from its annotation, without more requests than the
+ * owners' Events. */
 static void test_pods_annotated(void **state)
 {
     struct cmdline_fixture *fx = *state;
@@ -98,7 +103,7 @@ static void test_pods_annotated(void **state)
     assert_non_null(strstr(fx->r.out, "train"));
     assert_non_null(strstr(fx->r.out, "taint"));
     assert_string_equal(fx->r.err, "");
-    assert_int_equal(fake_kube_count(&fx->fake), 1);
+    assert_int_equal(fake_kube_count(&fx->fake), 2);
     json_object_put(list);
 }
 

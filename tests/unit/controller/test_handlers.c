@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -693,6 +694,93 @@ static void test_autoscaler_events_kept_for_own_pod(void **state)
     assert_int_equal(events_held(f->c), 0);
 }
 
+/* A real Event of tests/fixtures/quota re-aimed at `kind` team/<obj> of uid `uid`, dated at the
+ * fake clock's wall time. */
+static json_object *quota_event(struct fixture *f, const char *file, const char *obj,
+                                const char *uid)
+{
+    char rel[128];
+    snprintf(rel, sizeof(rel), "quota/%s", file);
+    json_object *o = test_load_json(FIXTURES_DIR, rel);
+    assert_non_null(o);
+    json_object *meta = NULL, *io = NULL;
+    assert_true(json_object_object_get_ex(o, "metadata", &meta));
+    assert_true(json_object_object_get_ex(o, "involvedObject", &io));
+    json_object_object_add(meta, "namespace", json_object_new_string("team"));
+    json_object_object_add(io, "namespace", json_object_new_string("team"));
+    json_object_object_add(io, "name", json_object_new_string(obj));
+    json_object_object_add(io, "uid", json_object_new_string(uid));
+    test_event_dated(o, clock_wall_ms(&f->clock) / 1000);
+    return o;
+}
+
+/* kube-controller-manager's refusal of a pending pod's claim is kept for the pod and re-checks it
+ * (classify/quota.h). */
+static void test_quota_claim_events_kept(void **state)
+{
+    struct fixture *f = *state;
+    struct controller_events_ctx x = {f->c, "resource_claim", "events/resource_claim"};
+    struct informer_handlers ev = controller_events_handlers(&x);
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "dra", "single-gpu"));
+    expect_queue(f->c, "team/dra");
+    feed(ev.upsert, ev.ctx, quota_event(f, "claim-refused.json", "dra", POD_UID));
+    assert_int_equal(events_held(f->c), 1);
+    expect_queue(f->c, "team/dra");
+    /* an owner's refusal is not a pod's */
+    feed(ev.upsert, ev.ctx, quota_event(f, "job-refused.json", "dra", POD_UID));
+    assert_int_equal(events_held(f->c), 1);
+}
+
+static size_t owners_of(struct controller *c, enum quota_owner_kind k)
+{
+    size_t counts[QUOTA_OWNER_KINDS];
+    quota_owners_counts(c->quota_owners, counts, NULL);
+    return counts[k];
+}
+
+/* The workload controllers' FailedCreate for GPU quota: one owner counted and an Event posted; a
+ * CPU-only refusal ignored; the owner forgotten once it has a pod created after the refusal, or
+ * when a relist no longer has its Event. */
+static void test_quota_owner_events(void **state)
+{
+    struct fixture *f = *state;
+    struct controller_events_ctx x = {f->c, CONTROLLER_OWNER_EVENTS, "events/failed-create"};
+    struct informer_handlers ev = controller_events_handlers(&x);
+    lab_nodes(f);
+    feed(ev.upsert, ev.ctx, quota_event(f, "job-refused.json", "finetune", "job-uid"));
+    feed(ev.upsert, ev.ctx, quota_event(f, "replicaset-refused-cpu.json", "web-1", "rs-uid"));
+    assert_int_equal(owners_of(f->c, QUOTA_OWNER_JOB), 1);
+    assert_int_equal(owners_of(f->c, QUOTA_OWNER_REPLICASET), 0);
+    assert_int_equal(metrics_events(f->c->metrics), 1); /* GPUQuotaExceeded on the Job */
+    feed(ev.upsert, ev.ctx, quota_event(f, "job-refused.json", "finetune", "job-uid"));
+    assert_int_equal(metrics_events(f->c->metrics), 1); /* the same numbers: no new Event */
+    expect_queue(f->c, "");
+
+    /* its pod, created after the refusal */
+    clock_fake_advance_ms(&f->clk, 5000);
+    json_object *pod = test_pod("team", "finetune-abcde", "2", NULL, "Pending", NULL, 0, NULL);
+    json_object *meta = NULL;
+    json_object_object_get_ex(pod, "metadata", &meta);
+    char when[32];
+    test_rfc3339(clock_wall_ms(&f->clock) / 1000, when);
+    json_object_object_add(meta, "creationTimestamp", json_object_new_string(when));
+    json_object_object_add(meta, "ownerReferences",
+                           json_tokener_parse("[{\"kind\":\"Job\",\"name\":\"finetune\","
+                                              "\"uid\":\"job-uid\",\"controller\":true}]"));
+    feed(f->pods.upsert, f->pods.ctx, pod);
+    controller_quota_owners_tick(f->c);
+    assert_int_equal(owners_of(f->c, QUOTA_OWNER_JOB), 0);
+    assert_int_equal(metrics_events(f->c->metrics), 2); /* GPUQuotaAdmitted */
+
+    /* a relist without the Event drops the owner */
+    feed(ev.upsert, ev.ctx, quota_event(f, "statefulset-refused.json", "sweep", "sts-uid"));
+    assert_int_equal(owners_of(f->c, QUOTA_OWNER_STATEFULSET), 1);
+    ev.sync_begin(ev.ctx);
+    ev.sync_end(ev.ctx);
+    assert_int_equal(owners_of(f->c, QUOTA_OWNER_STATEFULSET), 0);
+}
+
 struct churn {
     struct fixture *f;
     atomic_int pod; /* the pod the Events are about now; -1: done */
@@ -756,6 +844,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changes_recheck_affected_pods_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changes_during_a_list_are_batched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_claim_pods_are_queued, setup_dra, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_claim_events_kept, setup_dra, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_owner_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dra_changes_requeue_claim_pods, setup_dra, teardown),
         cmocka_unit_test_setup_teardown(test_templates_and_classes_requeue_their_pods_only,
                                         setup_dra, teardown),

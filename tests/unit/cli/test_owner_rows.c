@@ -1,0 +1,178 @@
+/*
+ * test_owner_rows.c - cli/owner_rows.c: `kubectl gputri pods` rows for owners whose GPU pods a
+ * ResourceQuota refuses, from the FailedCreate Events the real control plane wrote
+ * (tests/fixtures/quota), over the recording fake API (tests/lib/fake_kube.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "classify/quota.h"
+#include "fake_kube.h"
+#include "gpus.h"
+#include "objects.h"
+#include "pods.h"
+#include "util/result.h"
+
+/* The fixture's Event, dated `age` seconds ago (the rows drop refusals older than
+ * QUOTA_OWNER_WINDOW). */
+static json_object *event_aged(const char *file, int64_t age)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "quota/%s", file);
+    json_object *o = test_load_json(FIXTURES_DIR, rel);
+    assert_non_null(o);
+    test_event_dated(o, (int64_t)time(NULL) - age);
+    return o;
+}
+
+static char *list_of(json_object *a, json_object *b, json_object *c)
+{
+    json_object *list = json_object_new_object(), *items = json_object_new_array();
+    json_object *meta = json_object_new_object();
+    json_object_object_add(meta, "resourceVersion", json_object_new_string("7"));
+    json_object_object_add(list, "metadata", meta);
+    json_object_object_add(list, "items", items);
+    if (a)
+        json_object_array_add(items, a);
+    if (b)
+        json_object_array_add(items, b);
+    if (c)
+        json_object_array_add(items, c);
+    char *s = strdup(json_object_to_json_string(list));
+    json_object_put(list);
+    return s;
+}
+
+static void test_rows(void **state)
+{
+    (void)state;
+    struct gpu_set dra;
+    assert_int_equal(gpu_set_parse(&dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct fake_kube api;
+    fake_kube_init(&api);
+    struct kube_client *c = fake_kube_client(&api);
+
+    /* a Job and a StatefulSet refused for GPUs, a ReplicaSet for CPU only, an old refusal */
+    char *events =
+        list_of(event_aged("job-refused.json", 5), event_aged("statefulset-refused.json", 5),
+                event_aged("replicaset-refused-cpu.json", 5));
+    fake_kube_answer(&api, 200, 0, events);
+    free(events);
+    /* the namespace's pods: the StatefulSet got one after its refusal */
+    char pods[1024];
+    char when[32];
+    test_rfc3339((int64_t)time(NULL), when);
+    json_object *sts = test_load_json(FIXTURES_DIR, "quota/statefulset-refused.json");
+    json_object *io = NULL, *uid = NULL;
+    json_object_object_get_ex(sts, "involvedObject", &io);
+    json_object_object_get_ex(io, "uid", &uid);
+    snprintf(pods, sizeof(pods),
+             "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[{\"metadata\":{\"name\":\"sts-"
+             "0\",\"namespace\":\"qsnap\",\"uid\":\"p1\","
+             "\"creationTimestamp\":\"%s\",\"ownerReferences\":[{\"kind\":\"StatefulSet\","
+             "\"name\":\"sts\",\"uid\":\"%s\",\"controller\":true}]},\"spec\":{\"containers\":"
+             "[{\"name\":\"c\"}]}}]}",
+             when, json_object_get_string(uid));
+    json_object_put(sts);
+    fake_kube_answer(&api, 200, 0, pods);
+    /* the Job still exists (GET) */
+    json_object *job = test_load_json(FIXTURES_DIR, "quota/job-refused.json");
+    json_object_object_get_ex(job, "involvedObject", &io);
+    json_object_object_get_ex(io, "uid", &uid);
+    char job_obj[512];
+    snprintf(job_obj, sizeof(job_obj), "{\"metadata\":{\"name\":\"job\",\"uid\":\"%s\"}}",
+             json_object_get_string(uid));
+    json_object_put(job);
+    fake_kube_answer(&api, 200, 0, job_obj);
+
+    struct pod_rows rows = {0};
+    struct kube_error err = {0};
+    assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
+    assert_int_equal(fake_kube_count(&api), 3);
+    assert_string_equal(fake_kube_request(&api, 0)->path,
+                        "/api/v1/namespaces/qsnap/events?fieldSelector=type%3DWarning%2Creason%3D"
+                        "FailedCreate&limit=500");
+    assert_true(strncmp(fake_kube_request(&api, 1)->path, "/api/v1/namespaces/qsnap/pods", 29) ==
+                0);
+    assert_string_equal(fake_kube_request(&api, 2)->path,
+                        "/apis/batch/v1/namespaces/qsnap/jobs/job");
+    assert_int_equal(rows.n, 1);
+    assert_string_equal(rows.items[0].ns, "qsnap");
+    assert_string_equal(rows.items[0].name, "Job/job");
+    assert_string_equal(rows.items[0].cause, "quota-exceeded");
+    assert_string_equal(rows.items[0].phase, "NoPod");
+    assert_int_equal(rows.items[0].source, POD_ROW_EVENTS);
+    assert_int_equal(resource_list_get(&rows.items[0].gpus, "nvidia.com/gpu"), 2);
+    assert_non_null(strstr(rows.items[0].detail, "ResourceQuota gpu-quota refuses the GPU pods"));
+    struct buf out;
+    buf_init(&out, 1 << 20);
+    assert_int_equal(pods_render_table(&rows, false, &out), K_OK);
+    assert_non_null(strstr(buf_cstr(&out), "Job/job"));
+    assert_non_null(strstr(buf_cstr(&out), "events"));
+    buf_cleanup(&out);
+    pod_rows_cleanup(&rows);
+
+    /* the Job deleted since (404), then replaced by another of the same name: no row */
+    for (int replaced = 0; replaced < 2; replaced++) {
+        events = list_of(event_aged("job-refused.json", 5), NULL, NULL);
+        fake_kube_answer(&api, 200, 0, events);
+        free(events);
+        fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
+        if (replaced)
+            fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"name\":\"job\",\"uid\":\"new\"}}");
+        else
+            fake_kube_answer(&api, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+        assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
+        assert_int_equal(rows.n, 0);
+        pod_rows_cleanup(&rows);
+    }
+    /* no RBAC get on Jobs: the row stays */
+    events = list_of(event_aged("job-refused.json", 5), NULL, NULL);
+    fake_kube_answer(&api, 200, 0, events);
+    free(events);
+    fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
+    fake_kube_answer(&api, 403, 0, "{\"kind\":\"Status\",\"code\":403}");
+    assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
+    assert_int_equal(rows.n, 1);
+    pod_rows_cleanup(&rows);
+
+    /* a refusal older than the window: no row, no GET */
+    size_t before = fake_kube_count(&api);
+    events = list_of(event_aged("job-refused.json", QUOTA_OWNER_WINDOW + 60), NULL, NULL);
+    fake_kube_answer(&api, 200, 0, events);
+    free(events);
+    fake_kube_answer(&api, 200, 0, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
+    assert_int_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, NULL, &rows, &err), K_OK);
+    assert_int_equal(rows.n, 0);
+    assert_int_equal(fake_kube_count(&api), before + 2);
+    assert_string_equal(fake_kube_request(&api, before)->path,
+                        "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate&"
+                        "limit=500");
+    pod_rows_cleanup(&rows);
+
+    /* Events may not be listed: the error, no rows */
+    fake_kube_answer(&api, 403, 0, "{\"kind\":\"Status\",\"reason\":\"Forbidden\"}");
+    assert_int_not_equal(pods_fetch_owner_rows(c, &test_gpus, &dra, "qsnap", &rows, &err), K_OK);
+    assert_int_equal(rows.n, 0);
+    pod_rows_cleanup(&rows);
+
+    kube_client_free(c);
+    fake_kube_cleanup(&api);
+    gpu_set_cleanup(&dra);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_rows)};
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
+}
