@@ -2,7 +2,9 @@
  * test_dra_informers.c - core/cache/dra_informers.c: the DRA informers follow the version
  * discovery chose (v1beta1 -> v1 -> none -> v1beta2), list at its paths, read its layout into
  * the store, keep the store across a version change and clear it when DRA goes away; an API
- * server without DRA costs discovery GETs only.
+ * server without DRA costs discovery GETs only. DeviceTaintRules follow their own version (the
+ * newest that lists them: v1beta2 while the core kinds are at v1, as 1.36 with the gate and the
+ * betas serves them, then v1, then none), switching their informer alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +161,111 @@ static void test_follow_versions(void **state)
     fake_routes_cleanup(&api);
 }
 
+#define RULE                                                                                       \
+    "{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{\"pool\":\"n\"},"                \
+    "\"taint\":{\"key\":\"maintenance\",\"effect\":\"NoSchedule\"}}}"
+#define RESOURCES(names) "{\"kind\":\"APIResourceList\",\"resources\":[" names "]}"
+#define RES(name) "{\"name\":\"" name "\"}"
+
+static size_t rules_in_store(struct dra_store *ds)
+{
+    dra_store_read_lock(ds);
+    size_t n = dra_store_count(ds, DRA_KIND_TAINT_RULE);
+    dra_store_read_unlock(ds);
+    return n;
+}
+
+static void test_taint_rules_own_version(void **state)
+{
+    (void)state;
+    struct fake_routes api;
+    fake_routes_init(&api);
+    struct dra_store_feed feeds[DRA_KIND_COUNT];
+    struct dra_store *ds;
+    struct dra_informers *w = new_informers(&api, feeds, 0, &ds);
+    /* 1.36 with DRADeviceTaintRules and the betas: the core kinds at v1, the rules at v1beta2 */
+    fake_routes_set(&api, "/apis/resource.k8s.io", 200,
+                    GROUP(V("v1") "," V("v1beta2") "," V("v1beta1")));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200,
+                    RESOURCES(RES("resourceslices") "," RES("devicetaintrules")));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2/devicetaintrules", 200, LIST(RULE));
+    set_lists(&api, "v1", LIST(SLICE_V1));
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    wait_synced(w);
+    while (rules_in_store(ds) != 1)
+        sleep_ms(10);
+    assert_int_equal(dra_store_kind_version(ds, DRA_KIND_TAINT_RULE), DRA_API_V1BETA2);
+    assert_int_equal(dra_store_kind_version(ds, DRA_KIND_SLICE), DRA_API_V1);
+    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1/devicetaintrules"), 0);
+    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta1"), 0);
+
+    /* the same answer: nothing changes */
+    unsigned g = dra_informers_generation(w);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_generation(w), g);
+
+    /* 1.37: v1 lists them; the rules' informer alone switches, the store keeps the rule */
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1", 200,
+                    RESOURCES(RES("resourceslices") "," RES("devicetaintrules")));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1/devicetaintrules", 200, LIST(RULE));
+    fake_routes_forget(&api);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_not_equal(dra_informers_generation(w), g);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    assert_int_equal(dra_store_kind_version(ds, DRA_KIND_TAINT_RULE), DRA_API_V1);
+    assert_int_equal(rules_in_store(ds), 1);
+    wait_synced(w);
+    while (fake_routes_count(&api, "/apis/resource.k8s.io/v1/devicetaintrules") == 0)
+        sleep_ms(10);
+    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta2"), 0);
+
+    /* served nowhere any more: the informer goes, and so does the rule */
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("resourceslices")));
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    assert_int_equal(rules_in_store(ds), 0);
+    assert_true(dra_informers_synced(w));
+    size_t na;
+    assert_int_equal(slice_generation(ds, &na), 2); /* the core kinds untouched */
+
+    dra_informers_free(w);
+    dra_store_free(ds);
+    fake_routes_cleanup(&api);
+}
+
+/* An owner that does not read DeviceTaintRules (the webhook) asks nothing about them. */
+static void test_no_rules_no_questions(void **state)
+{
+    (void)state;
+    struct fake_routes api;
+    fake_routes_init(&api);
+    struct dra_store *ds = dra_store_new();
+    assert_non_null(ds);
+    struct dra_store_feed feeds[DRA_KIND_COUNT];
+    struct informer_handlers h[DRA_KIND_COUNT] = {0};
+    for (int k = 0; k < DRA_KIND_CORE_COUNT; k++) {
+        feeds[k] = (struct dra_store_feed){ds, (enum dra_kind)k};
+        h[k] = dra_store_handlers(&feeds[k]);
+    }
+    struct dra_informers_options o = {.discovery_transport = &api.transport,
+                                      .transport = &api.transport};
+    struct dra_informers *w = dra_informers_new(&api.cfg, ds, h, &o);
+    assert_non_null(w);
+    fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1") "," V("v1beta2")));
+    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("devicetaintrules")));
+    set_lists(&api, "v1", LIST(SLICE_V1));
+    assert_int_equal(dra_informers_check(w), K_OK);
+    wait_synced(w);
+    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta2"), 0);
+    assert_int_equal(fake_routes_count(&api, "devicetaintrules"), 0);
+    dra_informers_free(w);
+    dra_store_free(ds);
+    fake_routes_cleanup(&api);
+}
+
 /* Started: the thread checks again soon after an informer's 404 (DRA_INFORMERS_POKE_MS). */
 static void test_thread_and_poke(void **state)
 {
@@ -196,6 +303,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follow_versions),
         cmocka_unit_test(test_thread_and_poke),
+        cmocka_unit_test(test_taint_rules_own_version),
+        cmocka_unit_test(test_no_rules_no_questions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
