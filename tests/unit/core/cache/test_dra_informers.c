@@ -72,16 +72,16 @@ static void set_lists(struct fake_routes *api, const char *v, const char *slices
     fake_routes_set(api, prefix, 200, slices);
 }
 
-/* Informers over `api` feeding a new store (*ds) through feeds[]; discovery every interval_ms
- * (0: the default). */
-static struct dra_informers *new_informers(struct fake_routes *api,
-                                           struct dra_store_feed feeds[DRA_KIND_COUNT],
-                                           int64_t interval_ms, struct dra_store **ds)
+/* Informers of the first `kinds` kinds over `api` feeding a new store (*ds) through feeds[];
+ * discovery every interval_ms (0: the default). */
+static struct dra_informers *new_informers_of(struct fake_routes *api, int kinds,
+                                              struct dra_store_feed feeds[DRA_KIND_COUNT],
+                                              int64_t interval_ms, struct dra_store **ds)
 {
     *ds = dra_store_new();
     assert_non_null(*ds);
-    struct informer_handlers h[DRA_KIND_COUNT];
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+    struct informer_handlers h[DRA_KIND_COUNT] = {0};
+    for (int k = 0; k < kinds; k++) {
         feeds[k] = (struct dra_store_feed){*ds, (enum dra_kind)k};
         h[k] = dra_store_handlers(&feeds[k]);
     }
@@ -91,6 +91,14 @@ static struct dra_informers *new_informers(struct fake_routes *api,
     struct dra_informers *w = dra_informers_new(&api->cfg, *ds, h, &o);
     assert_non_null(w);
     return w;
+}
+
+/* Informers of every kind (new_informers_of). */
+static struct dra_informers *new_informers(struct fake_routes *api,
+                                           struct dra_store_feed feeds[DRA_KIND_COUNT],
+                                           int64_t interval_ms, struct dra_store **ds)
+{
+    return new_informers_of(api, DRA_KIND_COUNT, feeds, interval_ms, ds);
 }
 
 static void test_follow_versions(void **state)
@@ -242,18 +250,9 @@ static void test_no_rules_no_questions(void **state)
     (void)state;
     struct fake_routes api;
     fake_routes_init(&api);
-    struct dra_store *ds = dra_store_new();
-    assert_non_null(ds);
     struct dra_store_feed feeds[DRA_KIND_COUNT];
-    struct informer_handlers h[DRA_KIND_COUNT] = {0};
-    for (int k = 0; k < DRA_KIND_CORE_COUNT; k++) {
-        feeds[k] = (struct dra_store_feed){ds, (enum dra_kind)k};
-        h[k] = dra_store_handlers(&feeds[k]);
-    }
-    struct dra_informers_options o = {.discovery_transport = &api.transport,
-                                      .transport = &api.transport};
-    struct dra_informers *w = dra_informers_new(&api.cfg, ds, h, &o);
-    assert_non_null(w);
+    struct dra_store *ds;
+    struct dra_informers *w = new_informers_of(&api, DRA_KIND_CORE_COUNT, feeds, 0, &ds);
     fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1") "," V("v1beta2")));
     fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("devicetaintrules")));
     set_lists(&api, "v1", LIST(SLICE_V1));
