@@ -175,6 +175,27 @@ static void test_follow_versions(void **state)
 #define RESOURCES(names) "{\"kind\":\"APIResourceList\",\"resources\":[" names "]}"
 #define RES(name) "{\"name\":\"" name "\"}"
 
+/* What the DeviceTaintRule tests run on: informers of the first `kinds` kinds over a fake API. */
+struct rig {
+    struct fake_routes api;
+    struct dra_store_feed feeds[DRA_KIND_COUNT];
+    struct dra_store *ds;
+    struct dra_informers *w;
+};
+
+static void rig_up(struct rig *r, int kinds)
+{
+    fake_routes_init(&r->api);
+    r->w = new_informers_of(&r->api, kinds, r->feeds, 0, &r->ds);
+}
+
+static void rig_down(struct rig *r)
+{
+    dra_informers_free(r->w);
+    dra_store_free(r->ds);
+    fake_routes_cleanup(&r->api);
+}
+
 static size_t rules_in_store(struct dra_store *ds)
 {
     dra_store_read_lock(ds);
@@ -186,19 +207,19 @@ static size_t rules_in_store(struct dra_store *ds)
 static void test_taint_rules_own_version(void **state)
 {
     (void)state;
-    struct fake_routes api;
-    fake_routes_init(&api);
-    struct dra_store_feed feeds[DRA_KIND_COUNT];
-    struct dra_store *ds;
-    struct dra_informers *w = new_informers(&api, feeds, 0, &ds);
+    struct rig r;
+    rig_up(&r, DRA_KIND_COUNT);
+    struct fake_routes *api = &r.api;
+    struct dra_store *ds = r.ds;
+    struct dra_informers *w = r.w;
     /* 1.36 with DRADeviceTaintRules and the betas: the core kinds at v1, the rules at v1beta2 */
-    fake_routes_set(&api, "/apis/resource.k8s.io", 200,
+    fake_routes_set(api, "/apis/resource.k8s.io", 200,
                     GROUP(V("v1") "," V("v1beta2") "," V("v1beta1")));
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200,
+    fake_routes_set(api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1beta2", 200,
                     RESOURCES(RES("resourceslices") "," RES("devicetaintrules")));
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2/devicetaintrules", 200, LIST(RULE));
-    set_lists(&api, "v1", LIST(SLICE_V1));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1beta2/devicetaintrules", 200, LIST(RULE));
+    set_lists(api, "v1", LIST(SLICE_V1));
     assert_int_equal(dra_informers_check(w), K_OK);
     assert_int_equal(dra_informers_version(w), DRA_API_V1);
     wait_synced(w);
@@ -206,8 +227,8 @@ static void test_taint_rules_own_version(void **state)
         sleep_ms(10);
     assert_int_equal(dra_store_kind_version(ds, DRA_KIND_TAINT_RULE), DRA_API_V1BETA2);
     assert_int_equal(dra_store_kind_version(ds, DRA_KIND_SLICE), DRA_API_V1);
-    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1/devicetaintrules"), 0);
-    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta1"), 0);
+    assert_int_equal(fake_routes_count(api, "/apis/resource.k8s.io/v1/devicetaintrules"), 0);
+    assert_int_equal(fake_routes_count(api, "/apis/resource.k8s.io/v1beta1"), 0);
 
     /* the same answer: nothing changes */
     unsigned g = dra_informers_generation(w);
@@ -215,23 +236,23 @@ static void test_taint_rules_own_version(void **state)
     assert_int_equal(dra_informers_generation(w), g);
 
     /* 1.37: v1 lists them; the rules' informer alone switches, the store keeps the rule */
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1", 200,
+    fake_routes_set(api, "/apis/resource.k8s.io/v1", 200,
                     RESOURCES(RES("resourceslices") "," RES("devicetaintrules")));
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1/devicetaintrules", 200, LIST(RULE));
-    fake_routes_forget(&api);
+    fake_routes_set(api, "/apis/resource.k8s.io/v1/devicetaintrules", 200, LIST(RULE));
+    fake_routes_forget(api);
     assert_int_equal(dra_informers_check(w), K_OK);
     assert_int_not_equal(dra_informers_generation(w), g);
     assert_int_equal(dra_informers_version(w), DRA_API_V1);
     assert_int_equal(dra_store_kind_version(ds, DRA_KIND_TAINT_RULE), DRA_API_V1);
     assert_int_equal(rules_in_store(ds), 1);
     wait_synced(w);
-    while (fake_routes_count(&api, "/apis/resource.k8s.io/v1/devicetaintrules") == 0)
+    while (fake_routes_count(api, "/apis/resource.k8s.io/v1/devicetaintrules") == 0)
         sleep_ms(10);
-    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta2"), 0);
+    assert_int_equal(fake_routes_count(api, "/apis/resource.k8s.io/v1beta2"), 0);
 
     /* served nowhere any more: the informer goes, and so does the rule */
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("resourceslices")));
     assert_int_equal(dra_informers_check(w), K_OK);
     assert_int_equal(dra_informers_version(w), DRA_API_V1);
     assert_int_equal(rules_in_store(ds), 0);
@@ -239,30 +260,24 @@ static void test_taint_rules_own_version(void **state)
     size_t na;
     assert_int_equal(slice_generation(ds, &na), 2); /* the core kinds untouched */
 
-    dra_informers_free(w);
-    dra_store_free(ds);
-    fake_routes_cleanup(&api);
+    rig_down(&r);
 }
 
 /* An owner that does not read DeviceTaintRules (the webhook) asks nothing about them. */
 static void test_no_rules_no_questions(void **state)
 {
     (void)state;
-    struct fake_routes api;
-    fake_routes_init(&api);
-    struct dra_store_feed feeds[DRA_KIND_COUNT];
-    struct dra_store *ds;
-    struct dra_informers *w = new_informers_of(&api, DRA_KIND_CORE_COUNT, feeds, 0, &ds);
-    fake_routes_set(&api, "/apis/resource.k8s.io", 200, GROUP(V("v1") "," V("v1beta2")));
-    fake_routes_set(&api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("devicetaintrules")));
-    set_lists(&api, "v1", LIST(SLICE_V1));
-    assert_int_equal(dra_informers_check(w), K_OK);
-    wait_synced(w);
-    assert_int_equal(fake_routes_count(&api, "/apis/resource.k8s.io/v1beta2"), 0);
-    assert_int_equal(fake_routes_count(&api, "devicetaintrules"), 0);
-    dra_informers_free(w);
-    dra_store_free(ds);
-    fake_routes_cleanup(&api);
+    struct rig r;
+    rig_up(&r, DRA_KIND_CORE_COUNT);
+    fake_routes_set(&r.api, "/apis/resource.k8s.io", 200, GROUP(V("v1") "," V("v1beta2")));
+    fake_routes_set(&r.api, "/apis/resource.k8s.io/v1beta2", 200,
+                    RESOURCES(RES("devicetaintrules")));
+    set_lists(&r.api, "v1", LIST(SLICE_V1));
+    assert_int_equal(dra_informers_check(r.w), K_OK);
+    wait_synced(r.w);
+    assert_int_equal(fake_routes_count(&r.api, "/apis/resource.k8s.io/v1beta2"), 0);
+    assert_int_equal(fake_routes_count(&r.api, "devicetaintrules"), 0);
+    rig_down(&r);
 }
 
 /* Started: the thread checks again soon after an informer's 404 (DRA_INFORMERS_POKE_MS). */

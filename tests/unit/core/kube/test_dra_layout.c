@@ -717,58 +717,46 @@ static void test_unchanged(void **state)
     assert_null(out);
 }
 
-/* A DeviceTaintRule at v1alpha3: 1.35's is v1's; 1.33's/1.34's selecting by class or CEL selects
- * nothing gputri can tell, so it loses its selector (and obj is left as it was). */
+/* A DeviceTaintRule at v1alpha3: 1.35's is v1's (obj itself); 1.33's/1.34's selecting by class
+ * or CEL selects nothing gputri can tell, so it loses its selector (obj is left as it was). */
 static void test_v1alpha3_rule(void **state)
 {
     (void)state;
-    json_object *o = json_tokener_parse(
-        "{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{\"driver\":\"d\","
-        "\"pool\":\"p\"},\"taint\":{\"key\":\"k\",\"effect\":\"NoSchedule\"}}}");
-    json_object *out = NULL;
-    assert_int_equal(dra_json_as_v1(DRA_KIND_TAINT_RULE, DRA_API_V1ALPHA3, o, &out), K_OK);
-    assert_ptr_equal(out, o);
-    struct dra_taint_rule r;
-    assert_int_equal(project_dra_taint_rule(out, &r), K_OK);
-    assert_true(r.has_selector);
-    assert_true(dra_taint_rule_selects(&r, "d", "p", "gpu-0"));
-    dra_taint_rule_cleanup(&r);
-    json_object_put(out);
-    json_object_put(o);
-    static const char *const narrowed[] = {
-        "\"deviceClassName\":\"gpu.nvidia.com\"",
-        "\"selectors\":[{\"cel\":{\"expression\":\"device.attributes['d'].model == 'x'\"}}]",
+    static const struct {
+        const char *selector; /* members of spec.deviceSelector besides driver "d" */
+        bool same, selects;   /* obj itself; the rule selects device gpu-0 of pool p of d */
+    } cases[] = {
+        {"\"pool\":\"p\"", true, true},
+        {"\"selectors\":[]", true, true}, /* an empty list narrows nothing */
+        {"\"deviceClassName\":\"gpu.nvidia.com\"", false, false},
+        {"\"selectors\":[{\"cel\":{\"expression\":\"device.attributes['d'].model == 'x'\"}}]",
+         false, false},
     };
-    for (size_t i = 0; i < N(narrowed); i++) {
+    for (size_t i = 0; i < N(cases); i++) {
         char text[512];
         snprintf(text, sizeof(text),
                  "{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{\"driver\":"
                  "\"d\",%s},\"taint\":{\"key\":\"k\",\"effect\":\"NoSchedule\"}}}",
-                 narrowed[i]);
-        o = json_tokener_parse(text);
+                 cases[i].selector);
+        json_object *o = json_tokener_parse(text), *out = NULL;
         assert_non_null(o);
         assert_int_equal(dra_json_as_v1(DRA_KIND_TAINT_RULE, DRA_API_V1ALPHA3, o, &out), K_OK);
-        assert_null(json_object_object_get(json_object_object_get(out, "spec"), "deviceSelector"));
+        assert_int_equal(out == o, cases[i].same);
         assert_non_null(
             json_object_object_get(json_object_object_get(o, "spec"), "deviceSelector"));
+        struct dra_taint_rule r;
         assert_int_equal(project_dra_taint_rule(out, &r), K_OK);
-        assert_false(r.has_selector);
-        assert_false(dra_taint_rule_selects(&r, "d", "p", "gpu-0"));
+        assert_int_equal(r.has_selector, cases[i].selects);
+        assert_int_equal(dra_taint_rule_selects(&r, "d", "p", "gpu-0"), cases[i].selects);
         assert_string_equal(r.taint.key, "k");
         dra_taint_rule_cleanup(&r);
         json_object_put(out);
+        /* the core kinds are never read at v1alpha3: left as they are */
+        assert_int_equal(dra_json_as_v1(DRA_KIND_CLAIM, DRA_API_V1ALPHA3, o, &out), K_OK);
+        assert_ptr_equal(out, o);
+        json_object_put(out);
         json_object_put(o);
     }
-    /* an empty selectors list narrows nothing; the core kinds are never read at v1alpha3 */
-    o = json_tokener_parse("{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{"
-                           "\"selectors\":[]},\"taint\":{\"key\":\"k\",\"effect\":\"None\"}}}");
-    assert_int_equal(dra_json_as_v1(DRA_KIND_TAINT_RULE, DRA_API_V1ALPHA3, o, &out), K_OK);
-    assert_ptr_equal(out, o);
-    json_object_put(out);
-    assert_int_equal(dra_json_as_v1(DRA_KIND_CLAIM, DRA_API_V1ALPHA3, o, &out), K_OK);
-    assert_ptr_equal(out, o);
-    json_object_put(out);
-    json_object_put(o);
 }
 
 int main(void)
