@@ -133,7 +133,8 @@ static struct triage_source query_source(const struct pods_query *q)
                                   .dra_classes = q->dra_classes,
                                   .events = q->events,
                                   .now = (int64_t)time(NULL),
-                                  .no_scheduler_grace = q->no_scheduler_grace};
+                                  .no_scheduler_grace = q->no_scheduler_grace,
+                                  .workloads = q->workloads};
 }
 
 void pods_query_set_dra(struct pods_query *q, struct dra_store *dra,
@@ -274,6 +275,7 @@ void pods_query_cleanup(struct pods_query *q)
     store_free(q->store);
     dra_store_free(q->dra);
     pod_events_free(q->events);
+    workload_store_free(q->workloads);
     for (size_t i = 0; i < q->n_keys; i++)
         free(q->keys[i]);
     free(q->keys);
@@ -354,6 +356,14 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
             if (triage_read_autoscaler_events(c, q.events, ns, NULL, &ev_err) != K_OK) {
                 pod_events_free(q.events);
                 q.events = NULL;
+            }
+        }
+        /* Kueue's word (queue-waiting): evidence too (Kueue absent, or no leave to list) */
+        if (rc == K_OK && (q.workloads = workload_store_new()) != NULL) {
+            struct kube_error wl_err = {0};
+            if (triage_read_workloads(c, q.workloads, ns, NULL, 0, &wl_err) != K_OK) {
+                workload_store_free(q.workloads);
+                q.workloads = NULL;
             }
         }
     }

@@ -21,6 +21,7 @@
 #include "cache/dra_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
+#include "cache/workload_store.h"
 #include "kube/client.h"
 #include "model/gpu.h"
 #include "util/buf.h"
@@ -70,6 +71,8 @@ struct pods_query {
     int64_t no_scheduler_grace;
     /* the autoscalers' Events for live classifications (owned; NULL: none) */
     struct pod_events *events;
+    /* Kueue's Workloads of the namespace for live classifications (owned; NULL: none) */
+    struct workload_store *workloads;
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */

@@ -85,9 +85,22 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
             events = NULL;
         }
     }
+    struct workload_store *workloads = NULL;
+    const struct kpod *waiting = store_pod_get(t->store, ns, name);
+    if (store_is_pending_gpu_pod(waiting) && waiting->uid) {
+        /* evidence, not a must: without Kueue, or leave to list Workloads, the other words */
+        const char *uids[] = {waiting->uid, waiting->owner_uid};
+        struct kube_error wl_err = {0};
+        workloads = workload_store_new();
+        if (workloads && triage_read_workloads(c, workloads, ns, uids, 2, &wl_err) != K_OK) {
+            workload_store_free(workloads);
+            workloads = NULL;
+        }
+    }
     struct store *s = t->store;
     t->store = NULL;
-    return triage_from_stores_grace(s, dra, dra_classes, no_scheduler_grace, events, ns, name, t);
+    return triage_from_stores_grace(s, dra, dra_classes, no_scheduler_grace, events, workloads, ns,
+                                    name, t);
 fail_dra:
     dra_store_free(dra);
 fail:
@@ -103,17 +116,18 @@ int triage_from_store(struct store *s, const char *ns, const char *name, struct 
 int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_set *dra_classes,
                        const char *ns, const char *name, struct triage *t)
 {
-    return triage_from_stores_grace(s, dra, dra_classes, 0, NULL, ns, name, t);
+    return triage_from_stores_grace(s, dra, dra_classes, 0, NULL, NULL, ns, name, t);
 }
 
 int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                              const struct gpu_set *dra_classes, int64_t no_scheduler_grace,
-                             struct pod_events *events, const char *ns, const char *name,
-                             struct triage *t)
+                             struct pod_events *events, struct workload_store *workloads,
+                             const char *ns, const char *name, struct triage *t)
 {
     memset(t, 0, sizeof(*t));
     t->store = s;
     t->events = events;
+    t->workloads = workloads;
     if (dra && !dra_classes) { /* no GPU classes: no DRA */
         dra_store_free(dra);
         dra = NULL;
@@ -137,7 +151,8 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                                 .dra_classes = dra_classes,
                                 .events = events,
                                 .now = (int64_t)time(NULL),
-                                .no_scheduler_grace = no_scheduler_grace};
+                                .no_scheduler_grace = no_scheduler_grace,
+                                .workloads = workloads};
     t->result.verdicts = t->verdicts;
     store_read_lock(t->store); /* no writer here; the contract of triage_pod */
     rc = triage_pod(&src, t->pod, &t->result);
@@ -852,6 +867,7 @@ void triage_cleanup(struct triage *t)
     store_free(t->store);
     dra_store_free(t->dra);
     pod_events_free(t->events);
+    workload_store_free(t->workloads);
     free(t->verdicts);
     memset(t, 0, sizeof(*t));
 }

@@ -19,6 +19,7 @@
 #include "cache/dra_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
+#include "cache/workload_store.h"
 #include "classify/classify.h"
 #include "kube/client.h"
 
@@ -30,6 +31,7 @@ struct triage {
     struct dra_store *dra;             /* owned; NULL: no DRA */
     const struct gpu_set *dra_classes; /* borrowed; set when dra is */
     struct pod_events *events;         /* owned: the autoscalers' Events on the pod; NULL: none */
+    struct workload_store *workloads;  /* owned: the pod's Kueue Workload; NULL: none */
 };
 
 /*
@@ -64,12 +66,13 @@ int triage_from_stores(struct store *s, struct dra_store *dra, const struct gpu_
 /*
  * triage_from_stores_grace() - triage_from_stores() with the no-scheduler grace period in seconds
  * (classify_input.no_scheduler_grace; 0: CLASSIFY_NO_SCHEDULER_GRACE) and the autoscalers'
- * Events on the pod (`events`, NULL: none; ownership taken as for `s`).
+ * Events on the pod (`events`, NULL: none) and its Kueue Workloads (`workloads`, NULL: none;
+ * core/triage/triage.h triage_read_workloads); ownership of both taken as for `s`.
  */
 int triage_from_stores_grace(struct store *s, struct dra_store *dra,
                              const struct gpu_set *dra_classes, int64_t no_scheduler_grace,
-                             struct pod_events *events, const char *ns, const char *name,
-                             struct triage *t);
+                             struct pod_events *events, struct workload_store *workloads,
+                             const char *ns, const char *name, struct triage *t);
 
 /*
  * triage_print_explain() - the explain report: a header (pod, phase, GPU requests, cause, detail,

@@ -64,6 +64,12 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
                                              .discovery_ms = CONTROLLER_DRA_DISCOVERY_MS};
         dra_ok = (c->dra_watch = dra_informers_new(cfg, c->dra, dh, &dopt)) != NULL;
     }
+    c->workloads = workload_store_new();
+    if (c->workloads) {
+        struct informer_handlers wh = controller_workload_handlers(c);
+        struct workload_informer_options wo = {.user_agent = USER_AGENT};
+        c->workload_watch = workload_informer_new(cfg, c->workloads, &wh, &wo);
+    }
     c->pod_events = pod_events_new(0);
     int events_ok = c->pod_events != NULL;
     static const char *const sources[CONTROLLER_EVENT_SOURCES][3] = {
@@ -78,7 +84,7 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         events_ok &= (c->events_inf[k] = informer_new(cfg, &eo, &eh)) != NULL;
     }
     if (!c->ledger || !c->store || !c->queue || !c->pods || !c->nodes || !c->metrics ||
-        !c->events || !dra_ok || !events_ok) {
+        !c->events || !dra_ok || !events_ok || !c->workload_watch) {
         controller_free(c);
         return NULL;
     }
@@ -222,6 +228,10 @@ int controller_run(struct controller *c, const atomic_int *stop)
         log_error("cannot start informers");
         goto out;
     }
+    if (workload_informer_start(c->workload_watch, true) != K_OK) {
+        log_error("cannot start informers");
+        goto out;
+    }
     if (c->le) {
         log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,
                  c->opts.lease_namespace, c->opts.lease_name);
@@ -240,6 +250,14 @@ int controller_run(struct controller *c, const atomic_int *stop)
     if (!wait_dra_synced(c, stop)) {
         rc = 0;
         goto out;
+    }
+    /* Kueue's Workloads before the first classification (queue-waiting over scheduling-gated),
+     * but not for long: a slow LIST only delays that word */
+    for (int64_t until = clock_mono_ms(NULL) + CONTROLLER_EVENTS_SYNC_WAIT_MS;
+         !workload_informer_synced(c->workload_watch) && !atomic_load(stop) &&
+         clock_mono_ms(NULL) < until;) {
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
     }
     if (c->dra_watch) { /* not the claim pods again: the workers start after this */
         c->dra_generation = dra_informers_generation(c->dra_watch);
@@ -295,6 +313,7 @@ out:
         if (c->events_inf[k])
             informer_stop(c->events_inf[k]);
     dra_informers_stop(c->dra_watch);
+    workload_informer_stop(c->workload_watch);
     controller_probes_stop(c);
     return rc;
 }
@@ -316,6 +335,8 @@ void controller_free(struct controller *c)
     informer_free(c->pods);
     informer_free(c->nodes);
     dra_informers_free(c->dra_watch);
+    workload_informer_free(c->workload_watch);
+    workload_store_free(c->workloads);
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         informer_free(c->events_inf[k]);
     pod_events_free(c->pod_events);

@@ -18,6 +18,8 @@
 
 #include "cache/dra_informers.h"
 #include "cache/dra_store.h"
+#include "cache/workload_informer.h"
+#include "cache/workload_store.h"
 #include "cache/informer.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
@@ -69,6 +71,10 @@ struct controller {
         const char *component; /* "cluster-autoscaler", "karpenter" (static) */
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
+    /* Kueue's Workloads (queue-waiting) and their informer at the version of kueue.x-k8s.io
+     * served (workloads.c) */
+    struct workload_store *workloads;
+    struct workload_informer *workload_watch;
     atomic_llong autoscaler_seen; /* wall seconds of the last autoscaler verdict on any pod */
     atomic_int dra_synced;        /* a DRA version is read and its informers have synced:
                                    * reconciles use the DRA store (set by the main thread) */
@@ -105,6 +111,17 @@ struct controller {
     pthread_mutex_t le_mu;
     pthread_cond_t le_cv;
 };
+
+/* ---- workloads.c */
+
+/*
+ * controller_workload_handlers() - the Workload informer's handlers (ctx = c): project the
+ * Workload (kube/project_workload.h; an object that cannot be read is dropped, logged at
+ * --v=2), put it into c->workloads or remove it, and on a change of what gputri reads requeue
+ * the pending pods it owns: a Pod owner by its key, any other owner (a Job) by the pending pods
+ * of that controller owner.
+ */
+struct informer_handlers controller_workload_handlers(struct controller *c);
 
 /* ---- controller.c */
 

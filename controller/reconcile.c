@@ -81,7 +81,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                                     .events = env->events,
                                     .provision_window = env->provision_window,
                                     .now = env->now,
-                                    .no_scheduler_grace = env->no_scheduler_grace};
+                                    .no_scheduler_grace = env->no_scheduler_grace,
+                                    .workloads = env->workloads};
         struct classify_result r;
         r.verdicts = NULL; /* no per-node report needed */
         if (triage_pod(&src, pod, &r) != K_OK)

@@ -86,6 +86,8 @@ struct reconcile_env {
      */
     int64_t autoscaler_seen;
     int64_t autoscaler_grace;
+    /* Kueue's Workloads (NULL: none read): triage_source.workloads, for queue-waiting */
+    struct workload_store *workloads;
 };
 
 /* How long after its last verdict a cluster counts as autoscaled: the API server's default

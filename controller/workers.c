@@ -113,6 +113,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         .provision_window = c->opts.provision_window,
         .autoscaler_seen = atomic_load(&c->autoscaler_seen),
         .autoscaler_grace = c->opts.autoscaler_grace,
+        .workloads = c->workloads,
     };
     /* before the caches are read: a change judged until the verdict is set re-checks the pod */
     pod_ledger_forget_verdict(c->ledger, key);
@@ -127,6 +128,11 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         /* only pending pods are re-checked; a rejected pod is bound */
         if (plan.verdict != CAUSE_NODE_REJECTED)
             pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict, plan.verdict_autoscaler);
+        /* a gated pod may be Kueue's, installed since the last discovery: ask now, not in a
+           minute (at most every WORKLOAD_INFORMER_POKE_MS) */
+        if (plan.verdict == CAUSE_SCHEDULING_GATED && c->workload_watch &&
+            workload_informer_version(c->workload_watch) == KUEUE_API_NONE)
+            workload_informer_poke(c->workload_watch);
     }
     if (plan.recheck_after_ms > 0)
         workqueue_add_after(c->queue, key, plan.recheck_after_ms);

@@ -3,7 +3,7 @@
 # (kc), the control plane's binaries (control_plane_bin), the DRA API version served and the DRA
 # lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
-# gputri_event_count), the checks' counting (pass, fail, skip, check, check_within) and the
+# gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
@@ -364,6 +364,126 @@ bench_settle_queue() {
     [ $settle -ge 5 ] && break
     sleep 1
   done
+}
+
+# ---------------------------------------------------------------- Kueue
+# kueue_up: Kueue's manager (sigs.k8s.io/kueue cmd/kueue, built by e2e/build-kueue) on the e2e
+# cluster of $GPUTRI_E2E_DIR, out of cluster on its admin kubeconfig (so no RBAC of its own):
+# Kueue's CRDs from the module applied server-side (they are too large for client-side apply's
+# annotation; no conversion webhook: v1beta2 is stored and served, v1beta1 served as it is),
+# namespace kueue-system, a Configuration (config.kueue.x-k8s.io/v1beta2) with internal cert
+# management off, leader election off, integrations `pod` and `batch/job`, the visibility server
+# off (VisibilityOnDemand=false), webhook, metrics and health on 127.0.0.1 ports
+# GPUTRI_KUEUE_WEBHOOK_PORT / _METRICS_PORT / _HEALTH_PORT (18090-18092 by default). Its serving
+# certificate (IP:127.0.0.1) is made by gputri-certs in $DIR/kueue-pki; Kueue reads its metrics
+# certificate from the fixed path /etc/kueue/metrics/certs when it does not manage certificates
+# (cmd/kueue/main.go), so a copy of it is written there. Kueue's webhook configurations
+# (config/components/webhook/manifests.yaml) are registered by URL (clientConfig.url
+# https://127.0.0.1:PORT/<path>, caBundle the certificate's CA), only those of the kinds it serves
+# here (pods, batch/v1 Jobs and kueue.x-k8s.io objects), the pod and Job ones only for namespaces
+# labelled gputri.test/kueue-e2e (upstream: every namespace but kube-system and kueue-system).
+# Log $DIR/logs/kueue.log, pid $DIR/run/kueue.pid. Idempotent; returns once /readyz answers and
+# the webhooks are registered. kueue_down: the webhook configurations, the process, and (unless
+# KEEP_CRDS=1) the CRDs with every Kueue object, so the suites after see no Kueue.
+KUEUE_WEBHOOK_PORT=${GPUTRI_KUEUE_WEBHOOK_PORT:-18090}
+KUEUE_METRICS_PORT=${GPUTRI_KUEUE_METRICS_PORT:-18091}
+KUEUE_HEALTH_PORT=${GPUTRI_KUEUE_HEALTH_PORT:-18092}
+KUEUE_WEBHOOKS=(kueue-mutating-webhook-configuration kueue-validating-webhook-configuration)
+kueue_up() {
+  local dir=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e} cache=${GPUTRI_CACHE:-$HOME/.cache/gputri}
+  local bin pki certs pid i
+  bin=$("$REPO/e2e/build-kueue" | tail -n 1)/kueue || { echo "e2e/build-kueue failed" >&2; return 1; }
+  pki=$dir/kueue-pki
+  mkdir -p "$dir/run" "$dir/logs"
+  if ! [ -s "$pki/tls.crt" ]; then
+    certs=${GPUTRI_BUILD_DIR:-$REPO/build}/certs/gputri-certs
+    "$certs" generate --out-dir "$pki" --ip 127.0.0.1 --dns localhost --force >/dev/null ||
+      { echo "gputri-certs could not make Kueue's certificate" >&2; return 1; }
+  fi
+  mkdir -p /etc/kueue/metrics/certs && cp "$pki/tls.crt" "$pki/tls.key" /etc/kueue/metrics/certs/ ||
+    { echo "cannot write /etc/kueue/metrics/certs (Kueue reads its metrics certificate there)" >&2; return 1; }
+  kc apply --server-side --force-conflicts -f "$cache/kueue/crds" >/dev/null || return 1
+  kc wait --for=condition=Established --timeout=60s -f "$cache/kueue/crds" >/dev/null || return 1
+  kc create namespace kueue-system --dry-run=client -o yaml | kc apply -f - >/dev/null || return 1
+  cat >"$dir/kueue-config.yaml" <<EOF
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: kueue-system
+health:
+  healthProbeBindAddress: 127.0.0.1:$KUEUE_HEALTH_PORT
+metrics:
+  bindAddress: 127.0.0.1:$KUEUE_METRICS_PORT
+webhook:
+  host: 127.0.0.1
+  port: $KUEUE_WEBHOOK_PORT
+  certDir: $pki
+leaderElection:
+  leaderElect: false
+internalCertManagement:
+  enable: false
+featureGates:
+  VisibilityOnDemand: false
+integrations:
+  frameworks: ["pod", "batch/job"]
+EOF
+  if ! { pid=$(cat "$dir/run/kueue.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null; }; then
+    # a port that is the local end of any socket (a client's TIME-WAIT, in the ephemeral range)
+    # cannot be bound: wait for it to go (TIME-WAIT lasts 60 s)
+    for ((i = 0; i < 140; i++)); do
+      ss -Htan "( sport = :$KUEUE_WEBHOOK_PORT or sport = :$KUEUE_METRICS_PORT or sport = :$KUEUE_HEALTH_PORT )" 2>/dev/null |
+        grep -q . || break
+      sleep 0.5
+    done
+    echo "=== $(date -u +%FT%TZ) $bin --config=$dir/kueue-config.yaml" >>"$dir/logs/kueue.log"
+    KUBECONFIG=$dir/kubeconfig setsid "$bin" --config="$dir/kueue-config.yaml" \
+      >>"$dir/logs/kueue.log" 2>&1 </dev/null &
+    echo $! >"$dir/run/kueue.pid"
+  fi
+  for ((i = 0; i < 240; i++)); do
+    curl -fsS --max-time 2 "http://127.0.0.1:$KUEUE_HEALTH_PORT/readyz" >/dev/null 2>&1 && break
+    kill -0 "$(cat "$dir/run/kueue.pid")" 2>/dev/null ||
+      { echo "kueue exited; read $dir/logs/kueue.log" >&2; return 1; }
+    sleep 0.5
+  done
+  [ "$i" -lt 240 ] || { echo "kueue not ready in 120 s; read $dir/logs/kueue.log" >&2; return 1; }
+  python3 - "$cache/kueue/webhooks.yaml" "https://127.0.0.1:$KUEUE_WEBHOOK_PORT" \
+    "$(base64 -w0 <"$pki/ca.crt")" >"$dir/kueue-webhooks.yaml" <<'PY' || return 1
+import re, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+served = re.compile(r"kueue-x-k8s-io|^/(mutate|validate)--v1-pod$|^/(mutate|validate)-batch-v1-job$")
+out = []
+for d in docs:
+    d["metadata"] = {"name": "kueue-" + d["metadata"]["name"]}
+    hooks = []
+    for w in d.get("webhooks", []):
+        path = w["clientConfig"]["service"]["path"]
+        if not served.search(path):
+            continue
+        w["clientConfig"] = {"url": sys.argv[2] + path, "caBundle": sys.argv[3]}
+        if path.endswith("-v1-pod") or "batch-v1-job" in path:
+            w["namespaceSelector"] = {"matchExpressions": [
+                {"key": "gputri.test/kueue-e2e", "operator": "Exists"}]}
+        hooks.append(w)
+    d["webhooks"] = hooks
+    out.append(d)
+print(yaml.safe_dump_all(out), end="")
+PY
+  kc apply -f "$dir/kueue-webhooks.yaml" >/dev/null || return 1
+}
+kueue_down() {
+  local dir=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e} cache=${GPUTRI_CACHE:-$HOME/.cache/gputri} pid i
+  kc delete mutatingwebhookconfiguration "${KUEUE_WEBHOOKS[0]}" --ignore-not-found >/dev/null 2>&1
+  kc delete validatingwebhookconfiguration "${KUEUE_WEBHOOKS[1]}" --ignore-not-found >/dev/null 2>&1
+  if pid=$(cat "$dir/run/kueue.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid"
+    for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/run/kueue.pid"
+  if [ "${KEEP_CRDS:-0}" != 1 ] && [ -d "$cache/kueue/crds" ]; then
+    kc delete -f "$cache/kueue/crds" --ignore-not-found --timeout=60s >/dev/null 2>&1 || true
+  fi
+  kc delete namespace kueue-system --ignore-not-found --wait=false >/dev/null 2>&1 || true
 }
 
 # What gputri says about pod NS/POD, as checks that set WHY (check_within): its annotation

@@ -8,7 +8,8 @@
 #   Among the e2e suites: the Helm chart and the krew manifest (e2e/test-helm; helm and krew built
 #   from their Go modules by e2e/build-helm), a real Karpenter with its kwok cloud provider
 #   (e2e/test-karpenter; built from its Go module by e2e/build-karpenter with GOTOOLCHAIN=go1.27.3,
-#   which the go command fetches from the Go module proxy), and the OCI image built from Debian
+#   which the go command fetches from the Go module proxy), a real Kueue (e2e/test-kueue; its manager
+#   built from its Go module by e2e/build-kueue), and the OCI image built from Debian
 #   packages with the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
 #   podman and runc, and caches the root filesystem in ~/.cache/gputri/image), and the alerting
 #   rules (e2e/test-alerts: promtool test rules, and Debian's Prometheus scraping the controller).
@@ -30,6 +31,9 @@ export GPUTRI_SCHEDULER_PORT=${GPUTRI_SCHEDULER_PORT:-10459} GPUTRI_KWOK_PORT=${
 export GPUTRI_WEBHOOK_PORT=${GPUTRI_WEBHOOK_PORT:-18543}
 export GPUTRI_KARPENTER_METRICS_PORT=${GPUTRI_KARPENTER_METRICS_PORT:-18180}
 export GPUTRI_KARPENTER_HEALTH_PORT=${GPUTRI_KARPENTER_HEALTH_PORT:-18181}
+export GPUTRI_KUEUE_WEBHOOK_PORT=${GPUTRI_KUEUE_WEBHOOK_PORT:-18190}
+export GPUTRI_KUEUE_METRICS_PORT=${GPUTRI_KUEUE_METRICS_PORT:-18191}
+export GPUTRI_KUEUE_HEALTH_PORT=${GPUTRI_KUEUE_HEALTH_PORT:-18192}
 
 passed=0
 failed=0
@@ -171,6 +175,7 @@ suite "control plane build (cached)" "$REPO/e2e/build-control-plane"
 suite "control plane build, Kubernetes $OLDEST (cached)" "$REPO/e2e/build-control-plane" --kube-version "$OLDEST"
 suite "helm and krew build (cached)" "$REPO/e2e/build-helm"
 suite "karpenter build (cached)" "$REPO/e2e/build-karpenter"
+suite "kueue build (cached)" "$REPO/e2e/build-kueue"
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. The suites that play
 # or run an autoscaler come after those: once an autoscaler has spoken, gputri-controller takes

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/discovery_loop.h"
 #include "util/log.h"
-#include "util/periodic.h"
 #include "util/result.h"
 
 /* What an informer's handlers get as ctx: the owner's handlers are called through it. */
@@ -22,15 +22,13 @@ struct dra_informers {
     struct dra_informers_options o;
     struct informer_handlers owner[DRA_KIND_COUNT];
     struct fwd fwd[DRA_KIND_COUNT];
-    struct kube_client *client; /* discovery */
+    struct discovery_loop disc; /* the discovery thread and its client */
     struct dra_api_probe probe; /* the discovery thread's (or start's) */
-    struct periodic loop;       /* the discovery thread */
     /* mu guards inf[] for readers on other threads; only the checking thread changes it */
     pthread_mutex_t mu;
     struct informer *inf[DRA_KIND_COUNT];
     atomic_int version;
     atomic_uint generation;
-    bool stopped;
 };
 
 /* ---- the owner's handlers, and a 404 that pokes discovery ---------------------------------- */
@@ -71,7 +69,7 @@ static void fwd_api_error(void *ctx, long http_status)
     if (OWNER(ctx)->api_error)
         OWNER(ctx)->api_error(OWNER(ctx)->ctx, http_status);
     if (http_status == 404) /* the version may have gone away: ask discovery */
-        periodic_poke(&w->loop);
+        discovery_loop_poke(&w->disc);
 }
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -103,15 +101,11 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
             w->probe.optional |= 1u << k; /* discovered only for an owner that reads them */
     }
     pthread_mutex_init(&w->mu, NULL);
-    periodic_init(&w->loop, w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w);
-    w->client = w->o.discovery_transport
-                    ? kube_client_new_transport(cfg, w->o.discovery_transport, w->o.user_agent)
-                    : kube_client_new(cfg, w->o.user_agent);
-    if (!w->client) {
+    if (discovery_loop_init(&w->disc, cfg, w->o.discovery_transport, w->o.user_agent,
+                            w->o.discovery_ms, DRA_INFORMERS_POKE_MS, check_cb, w) != K_OK) {
         dra_informers_free(w);
         return NULL;
     }
-    kube_client_set_cancel(w->client, periodic_stop_flag(&w->loop));
     return w;
 }
 
@@ -192,7 +186,7 @@ int dra_informers_check(struct dra_informers *w)
     enum dra_api_version before[DRA_KIND_COUNT] = {0}; /* what the informers read until now */
     if (w->probe.checked && atomic_load(&w->version) != DRA_API_NONE)
         memcpy(before, w->probe.kinds, sizeof(before));
-    if (!dra_api_probe_step(w->client, &w->probe))
+    if (!dra_api_probe_step(w->disc.client, &w->probe))
         return K_OK;
     enum dra_api_version v = w->probe.version;
     atomic_fetch_add(&w->generation, 1);
@@ -232,7 +226,7 @@ int dra_informers_start(struct dra_informers *w, bool check_now)
 {
     if (check_now)
         dra_informers_check(w); /* a failure is logged, and the thread tries again */
-    return periodic_start(&w->loop, !check_now) == 0 ? K_OK : K_ENOMEM;
+    return discovery_loop_start(&w->disc, check_now);
 }
 
 enum dra_api_version dra_informers_version(struct dra_informers *w)
@@ -258,10 +252,8 @@ unsigned dra_informers_generation(struct dra_informers *w)
 
 void dra_informers_stop(struct dra_informers *w)
 {
-    if (!w || w->stopped)
+    if (!w || !discovery_loop_stop(&w->disc))
         return;
-    w->stopped = true;
-    periodic_stop(&w->loop);
     drop_informers(w, ALL_KINDS);
 }
 
@@ -270,8 +262,7 @@ void dra_informers_free(struct dra_informers *w)
     if (!w)
         return;
     dra_informers_stop(w);
-    kube_client_free(w->client);
-    periodic_destroy(&w->loop);
+    discovery_loop_destroy(&w->disc);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }

@@ -19,6 +19,7 @@
 #include "classify/line.h"
 #include "classify/match.h"
 #include "classify/node_state.h"
+#include "classify/queue.h"
 #include "util/result.h"
 
 static const char *const words[] = {
@@ -804,6 +805,10 @@ int classify(const struct classify_input *in, struct classify_result *out)
         }
         out->cause = CAUSE_OK;
         line_printf(&l, "bound to node %s", pod->node_name);
+        goto out;
+    }
+    if (queue_kueue_waiting(in->workload, &l)) {
+        out->cause = CAUSE_QUEUE_WAITING;
         goto out;
     }
     if (pod->n_scheduling_gates > 0) {

@@ -172,6 +172,7 @@
 #include "model/dra.h"
 #include "model/gpu.h"
 #include "model/model.h"
+#include "model/workload.h"
 
 enum cause {
     CAUSE_NO_REQUEST,
@@ -553,6 +554,9 @@ struct classify_input {
     const struct autoscaler_evidence *autoscaler;
     size_t n_autoscaler;
     int64_t provision_window;
+    /* queue-waiting from Kueue (classify/queue.h): the pod's Kueue Workload (borrowed; NULL:
+     * none known, or Kueue's API not served). */
+    const struct kworkload *workload;
 };
 
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,

@@ -51,17 +51,6 @@ int project_dra_binding(json_object *o, struct dra_binding *out)
                        out->failure_conditions, &out->n_failure_conditions);
 }
 
-static enum cond_status status_of(const char *s)
-{
-    if (!s)
-        return COND_ABSENT;
-    if (strcmp(s, "True") == 0)
-        return COND_TRUE;
-    if (strcmp(s, "False") == 0)
-        return COND_FALSE;
-    return COND_UNKNOWN;
-}
-
 static int project_conditions(json_object *o, struct dra_device_status *s)
 {
     json_object *arr;
@@ -75,7 +64,7 @@ static int project_conditions(json_object *o, struct dra_device_status *s)
         struct dra_condition *d = &s->conditions[s->n_conditions++];
         if (!kube_json_str(c, "type"))
             return K_EPARSE;
-        d->status = status_of(kube_json_str(c, "status"));
+        d->status = cond_status_parse(kube_json_str(c, "status"));
         if (kube_json_dup_opt(kube_json_str(c, "type"), &d->type) != K_OK ||
             kube_json_dup_opt(kube_json_str(c, "reason"), &d->reason) != K_OK ||
             kube_json_dup_opt(kube_json_str(c, "message"), &d->message) != K_OK)

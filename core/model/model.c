@@ -369,3 +369,14 @@ bool pod_rejected_by_kubelet(const struct kpod *pod)
             return true;
     return false;
 }
+
+enum cond_status cond_status_parse(const char *s)
+{
+    if (!s)
+        return COND_ABSENT;
+    if (strcmp(s, "True") == 0)
+        return COND_TRUE;
+    if (strcmp(s, "False") == 0)
+        return COND_FALSE;
+    return COND_UNKNOWN;
+}

@@ -135,6 +135,10 @@ struct pod_condition {
     char *message;
 };
 
+/* cond_status_parse() - a condition's status string as metav1.Condition has it: "True", "False",
+ * anything else COND_UNKNOWN, NULL COND_ABSENT. Pure. */
+enum cond_status cond_status_parse(const char *s);
+
 struct pod_claim_ref;    /* model/dra.h */
 struct pod_claim_status; /* model/dra.h */
 struct pod_ext;          /* model/dra.h */

@@ -126,7 +126,15 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
     in.autoscaler = in.n_autoscaler ? facts->evidence : NULL;
     if (use_dra)
         dra_store_read_lock(src->dra);
+    /* queue-waiting: only an unbound pod waits for its queue */
+    bool use_wl = src->workloads && !(pod->node_name && *pod->node_name);
+    if (use_wl) {
+        workload_store_read_lock(src->workloads);
+        in.workload = workload_store_for_pod(src->workloads, pod->uid, pod->owner_uid);
+    }
     int rc = classify(&in, out);
+    if (use_wl)
+        workload_store_read_unlock(src->workloads);
     if (use_dra)
         dra_store_read_unlock(src->dra);
     free(facts);

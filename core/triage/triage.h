@@ -10,8 +10,9 @@
  *
  * Locking: the caller holds the object store's read lock (store_read_lock) around every call
  * that takes a store and for as long as it reads what the result borrows; triage_pod() takes the
- * DRA store's read lock itself around classify(), so the caller must not hold it (lock order:
- * the object store, then the DRA store, as dra_store.h says).
+ * DRA store's and the workload store's read locks itself around classify(), so the caller must
+ * hold neither (lock order: the object store, then the DRA store, then the workload store, as
+ * dra_store.h and workload_store.h say).
  */
 #ifndef GPUTRI_CORE_TRIAGE_H
 #define GPUTRI_CORE_TRIAGE_H
@@ -23,6 +24,7 @@
 #include "cache/dra_store.h"
 #include "cache/pod_events.h"
 #include "cache/store.h"
+#include "cache/workload_store.h"
 #include "classify/autoscaler.h"
 #include "classify/classify.h"
 #include "kube/client.h"
@@ -101,6 +103,9 @@ struct triage_source {
     int64_t no_scheduler_grace;
     node_usage_fn usage;
     void *usage_ctx;
+    /* Kueue's Workloads (NULL: none; cache/workload_store.h): the pod's Workload, owned by the
+     * pod or by its controller owner, is classify_input.workload (queue-waiting) */
+    struct workload_store *workloads;
 };
 
 /*
@@ -114,6 +119,23 @@ struct triage_source {
  */
 int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
                                   const char *pod_uid, struct kube_error *err);
+
+/* The label Kueue puts on every Workload: the uid of the job object it was made for (the Pod
+ * with the pod integration, the Job with batch/v1; kubernetes-sigs/kueue:
+ * pkg/controller/constants/constants.go JobUIDLabel, set in jobframework/reconciler.go). */
+#define TRIAGE_JOB_UID_LABEL "kueue.x-k8s.io%2Fjob-uid"
+
+/*
+ * triage_read_workloads() - for one-shot tools: whether Kueue's API is served (one discovery GET,
+ * kube/kueue_api.h; not served: K_OK, nothing read), then LIST its Workloads in namespace `ns`
+ * (NULL: every namespace) into `ws`: with `job_uids` (n_uids entries, NULL / empty ones skipped)
+ * only those labelled kueue.x-k8s.io/job-uid=<uid> for each (the pod's own Workload: its uid, its
+ * controller owner's), else all. Returns K_OK or the error of the GET or LIST (err filled):
+ * K_EFORBIDDEN where the caller may not list Workloads, which a caller can take as "no Workload
+ * known". Workloads that cannot be read are skipped.
+ */
+int triage_read_workloads(struct kube_client *c, struct workload_store *ws, const char *ns,
+                          const char *const *job_uids, size_t n_uids, struct kube_error *err);
 
 /*
  * triage_pod() - run the ladder (classify.h classify) for `pod` over every node of src->store

@@ -1,7 +1,7 @@
 /*
  * periodic.h - a thread that runs one function now and then: every interval, and sooner when
  * poked (but never sooner than a minimum gap after the last run), until stopped. For the
- * daemons' discovery checks (webhook/autoscaler.c, core/cache/dra_informers.c).
+ * daemons' discovery checks (webhook/autoscaler.c, core/cache/discovery_loop.c).
  *
  * Times are clock_mono_ms(NULL) milliseconds (util/clock.h). `fn` runs on the thread only, one
  * run at a time; a run is never interrupted by stop: periodic_stop() waits for it (a long

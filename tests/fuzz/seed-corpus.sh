@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -163,6 +163,11 @@ for v in 0 1; do
     { printf "\\x0$v"; printf '{"kind":"ExecCredential","apiVersion":"%s","status":%s}\n' "$api" "$status"; } |
       put exec
   done
+done
+
+# workload: the Workloads a real Kueue wrote (tests/fixtures/kueue), one seed each.
+jq -c '.items[]' "$fixtures"/kueue/workloads.json | while IFS= read -r w; do
+  printf '%s' "$w" | put workload
 done
 
 rm -f "$out"/*/.seed.*

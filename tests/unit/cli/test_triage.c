@@ -244,11 +244,13 @@ static void test_no_scheduler_grace(void **state)
     (void)state;
     struct triage t;
     assert_int_equal(
-        triage_from_stores_grace(vendor_pod_store(), NULL, NULL, 0, NULL, "ns", "p", &t), K_OK);
+        triage_from_stores_grace(vendor_pod_store(), NULL, NULL, 0, NULL, NULL, "ns", "p", &t),
+        K_OK);
     assert_int_equal(t.result.cause, CAUSE_NO_SCHEDULER);
     triage_cleanup(&t);
     assert_int_equal(
-        triage_from_stores_grace(vendor_pod_store(), NULL, NULL, 3600, NULL, "ns", "p", &t), K_OK);
+        triage_from_stores_grace(vendor_pod_store(), NULL, NULL, 3600, NULL, NULL, "ns", "p", &t),
+        K_OK);
     assert_int_equal(t.result.cause, CAUSE_GPU_FITS);
     triage_cleanup(&t);
 }

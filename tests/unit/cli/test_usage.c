@@ -297,7 +297,7 @@ static void test_triage_reads_one_node_for_a_selector(void **state)
     struct triage t, ref;
     const char *nodes[] = {"n0"};
     assert_int_equal(run_triage(&f, &w, pod, nodes, 1, NULL, &t), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    assert_int_equal(fake_kube_count(&f), 5); /* and Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 0)->path, "/api/v1/namespaces/ml/pods/want");
     assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
     assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("n0"));
@@ -356,7 +356,7 @@ static void test_triage_reads_protobuf_lists(void **state)
     struct triage t, ref;
     assert_int_equal(triage_over("pods.pb", true, &t, &f), K_OK);
     assert_int_equal(triage_over("pods.json", false, &ref, &g), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    assert_int_equal(fake_kube_count(&f), 5); /* and Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("bench-node-00001"));
     assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
     assert_same(&t, &ref);
@@ -422,7 +422,7 @@ static void test_triage_few_candidates_node_by_node(void **state)
     struct triage t, ref;
     const char *nodes[] = {"n0", "n2", "n3"};
     assert_int_equal(run_triage(&f, &w, pod, nodes, 3, NULL, &t), K_OK);
-    assert_int_equal(fake_kube_count(&f), 6);
+    assert_int_equal(fake_kube_count(&f), 7); /* and Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 2)->path, NODE_PODS("n0"));
     assert_string_equal(fake_kube_request(&f, 3)->path, NODE_PODS("n2"));
     assert_string_equal(fake_kube_request(&f, 4)->path, NODE_PODS("n3"));
@@ -446,7 +446,7 @@ static void test_triage_few_candidates_node_by_node(void **state)
         pod = test_pod("ml", "want", "1", NULL, "Pending", hosts[k], 1, NULL);
         fake_kube_init(&f);
         assert_int_equal(run_triage(&f, &w, pod, nodes, 0, NULL, &t), K_OK);
-        assert_int_equal(fake_kube_count(&f), 3) /* and the pod's Events */;
+        assert_int_equal(fake_kube_count(&f), 4) /* and the pod's Events */;
         reference(&w, pod, &ref);
         assert_same(&t, &ref);
         triage_cleanup(&t);
@@ -467,7 +467,7 @@ static void test_triage_many_candidates_one_list(void **state)
     fake_kube_init(&f);
     struct triage t, ref;
     assert_int_equal(run_triage(&f, &w, pod, NULL, 0, NULL, &t), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4);
+    assert_int_equal(fake_kube_count(&f), 5); /* and Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 2)->path, ALL_PODS);
     reference(&w, pod, &ref);
     assert_same(&t, &ref);
@@ -498,7 +498,7 @@ static void test_triage_candidates_read_in_parallel(void **state)
     fake_kube_init(&f);
     struct triage t, ref;
     assert_int_equal(run_triage(&f, &w, pod, nodes, N, NULL, &t), K_OK);
-    assert_int_equal(fake_kube_count(&f), 3 + N);
+    assert_int_equal(fake_kube_count(&f), 3 + N + 1); /* and Kueue's discovery */
     bool seen[N] = {0};
     for (size_t i = 2; i < 2 + N; i++) {
         const char *path = fake_kube_request(&f, i)->path;
@@ -562,7 +562,7 @@ static void test_triage_parallel_protobuf(void **state)
     struct triage t, ref;
     assert_int_equal(triage_run(c, &test_gpus, NULL, 0, "ml", "want", &t, &err), K_OK);
     kube_client_free(c);
-    assert_int_equal(fake_kube_count(&f), 3 + N);
+    assert_int_equal(fake_kube_count(&f), 3 + N + 1); /* and Kueue's discovery */
     reference(&w, pod, &ref);
     assert_int_equal(t.result.cause, CAUSE_EXHAUSTED);
     assert_same(&t, &ref);
@@ -641,7 +641,7 @@ static void test_triage_device_plugin_pod_lists_no_dra(void **state)
     memset(&err, 0, sizeof(err));
     assert_int_equal(triage_run(c, &test_gpus, &dra, 0, "ml", "want", &t, &err), K_OK);
     kube_client_free(c);
-    assert_int_equal(fake_kube_count(&f), 6);
+    assert_int_equal(fake_kube_count(&f), 7); /* and Kueue's discovery */
     for (size_t i = 0; i < fake_kube_count(&f); i++)
         if (i != 1 && i != 2)
             assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
@@ -705,7 +705,7 @@ static void test_pods_live_reads_the_nodes_it_needs(void **state)
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, "ml", &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 4); /* and the autoscalers' Events */
+    assert_int_equal(fake_kube_count(&f), 5); /* and the autoscalers' Events */
     assert_string_equal(fake_kube_request(&f, 3)->path,
                         "/api/v1/namespaces/ml/events?fieldSelector=source%3Dcluster-autoscaler"
                         "&limit=500");
@@ -764,7 +764,7 @@ static void test_pods_dra_only_for_live_claim_pods(void **state)
     memset(&err, 0, sizeof(err));
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, &dra, 0, NULL, &rows, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 6);
+    assert_int_equal(fake_kube_count(&f), 7); /* and Kueue's discovery */
     for (size_t i = 0; i < fake_kube_count(&f); i++)
         if (i != 2 && i != 3)
             assert_null(strstr(fake_kube_request(&f, i)->path, "resource.k8s.io"));
@@ -806,7 +806,7 @@ static void test_pods_shows_rejected_failed_pods(void **state)
     struct pod_rows rows;
     assert_int_equal(pods_fetch(c, &test_gpus, NULL, 0, NULL, &rows, &err), K_OK);
     /* classified on the spot before any node step: no pod LIST for usage */
-    assert_int_equal(fake_kube_count(&f), 3);
+    assert_int_equal(fake_kube_count(&f), 4); /* and Kueue's discovery */
     assert_string_equal(fake_kube_request(&f, 1)->path, "/api/v1/nodes?limit=500");
     assert_int_equal(rows.n, 1);
     assert_string_equal(rows.items[0].cause, "node-rejected");

@@ -1,0 +1,81 @@
+/* workload.c - a Kueue Workload's projection: cleanup and the conditions read. */
+#include "model/workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void cond_cleanup(struct pod_condition *c)
+{
+    free(c->reason);
+    free(c->message);
+}
+
+void workload_cleanup(struct kworkload *w)
+{
+    if (!w)
+        return;
+    free(w->ns);
+    free(w->name);
+    free(w->uid);
+    for (size_t i = 0; i < w->n_owners && i < WORKLOAD_MAX_OWNERS; i++) {
+        free(w->owners[i].kind);
+        free(w->owners[i].name);
+        free(w->owners[i].uid);
+    }
+    free(w->queue_name);
+    free(w->cluster_queue);
+    cond_cleanup(&w->quota_reserved);
+    cond_cleanup(&w->admitted);
+    memset(w, 0, sizeof(*w));
+}
+
+bool workload_owned_by(const struct kworkload *w, const char *uid)
+{
+    if (!w || !uid || !*uid)
+        return false;
+    for (size_t i = 0; i < w->n_owners && i < WORKLOAD_MAX_OWNERS; i++)
+        if (w->owners[i].uid && strcmp(w->owners[i].uid, uid) == 0)
+            return true;
+    return false;
+}
+
+const struct pod_condition *workload_waiting(const struct kworkload *w, const char **type)
+{
+    if (!w || w->finished || w->deleting)
+        return NULL;
+    if (w->quota_reserved.status == COND_FALSE) {
+        *type = "QuotaReserved";
+        return &w->quota_reserved;
+    }
+    if (w->quota_reserved.status == COND_TRUE && w->admitted.status == COND_FALSE) {
+        *type = "Admitted";
+        return &w->admitted;
+    }
+    return NULL;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool cond_eq(const struct pod_condition *a, const struct pod_condition *b)
+{
+    return a->status == b->status && str_eq(a->reason, b->reason) && str_eq(a->message, b->message);
+}
+
+bool workload_equal(const struct kworkload *a, const struct kworkload *b)
+{
+    if (!str_eq(a->ns, b->ns) || !str_eq(a->name, b->name) || !str_eq(a->uid, b->uid) ||
+        a->n_owners != b->n_owners || !str_eq(a->queue_name, b->queue_name) ||
+        !str_eq(a->cluster_queue, b->cluster_queue) || a->finished != b->finished ||
+        a->deleting != b->deleting || !cond_eq(&a->quota_reserved, &b->quota_reserved) ||
+        !cond_eq(&a->admitted, &b->admitted))
+        return false;
+    for (size_t i = 0; i < a->n_owners && i < WORKLOAD_MAX_OWNERS; i++)
+        if (!str_eq(a->owners[i].kind, b->owners[i].kind) ||
+            !str_eq(a->owners[i].name, b->owners[i].name) ||
+            !str_eq(a->owners[i].uid, b->owners[i].uid))
+            return false;
+    return true;
+}
