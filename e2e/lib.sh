@@ -86,6 +86,25 @@ dra_api_version() {
   return 1
 }
 
+# dra_taint_rule_version: the version of resource.k8s.io at which the cluster's API server serves
+# DeviceTaintRules, as gputri chooses it (core/kube/dra_api.h dra_api_discover_kinds): the newest
+# of v1 (1.37+), v1beta2 (1.36 with DRADeviceTaintRules and the version enabled), v1alpha3 (1.33 to
+# 1.35 with the gate and the version enabled) that is served and whose resource list names
+# devicetaintrules; empty (status 1) when none does.
+dra_taint_rule_version() {
+  local served v doc
+  served=$(kc get --raw /apis/resource.k8s.io 2>/dev/null | jq -r '[.versions[]?.version] | join(" ")') || return 1
+  for v in v1 v1beta2 v1alpha3; do
+    case " $served " in *" $v "*) ;; *) continue ;; esac
+    doc=$(kc get --raw "/apis/resource.k8s.io/$v" 2>/dev/null) || continue
+    if [ "$(jq -r '[.resources[]?.name] | index("devicetaintrules") != null' <<<"$doc" 2>/dev/null)" = true ]; then
+      echo "$v"
+      return 0
+    fi
+  done
+  return 1
+}
+
 # dra_manifests VERSION FILE...: the YAML documents of FILEs (written for resource.k8s.io/v1) as
 # objects of resource.k8s.io/VERSION, on stdout (for `kc apply -f -`): apiVersion rewritten; for
 # v1beta1 also the layout (kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1beta1/

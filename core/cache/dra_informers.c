@@ -97,6 +97,8 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
         w->owner[k] = handlers[k];
         w->fwd[k] = (struct fwd){w, (enum dra_kind)k};
+        if (k >= DRA_KIND_CORE_COUNT && handlers[k].upsert)
+            w->probe.optional |= 1u << k; /* discovered only for an owner that reads them */
     }
     pthread_mutex_init(&w->mu, NULL);
     if (discovery_loop_init(&w->disc, cfg, w->o.discovery_transport, w->o.user_agent,
@@ -107,13 +109,17 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
     return w;
 }
 
-/* Stop and free the informers of the version read until now (from the checking thread). */
-static void drop_informers(struct dra_informers *w)
+/* Stop and free the informers of the kinds in `kinds` (bits 1u << kind; from the checking
+ * thread). */
+static void drop_informers(struct dra_informers *w, unsigned kinds)
 {
-    struct informer *old[DRA_KIND_COUNT];
+    struct informer *old[DRA_KIND_COUNT] = {0};
     pthread_mutex_lock(&w->mu);
-    memcpy(old, w->inf, sizeof(old));
-    memset(w->inf, 0, sizeof(w->inf));
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (kinds & (1u << k)) {
+            old[k] = w->inf[k];
+            w->inf[k] = NULL;
+        }
     pthread_mutex_unlock(&w->mu);
     for (int k = 0; k < DRA_KIND_COUNT; k++)
         if (old[k]) {
@@ -122,38 +128,22 @@ static void drop_informers(struct dra_informers *w)
         }
 }
 
-/*
- * Whether kind k is read at version v: a core kind when its owner reads it; another (the
- * DeviceTaintRules) only where GET /apis/resource.k8s.io/<v> lists it (dra_kind_served; a
- * failed GET: not now, the next version change asks again). Said once per version change.
- */
-static bool kind_read(struct dra_informers *w, enum dra_kind k, enum dra_api_version v)
+#define ALL_KINDS ((1u << DRA_KIND_COUNT) - 1)
+
+/* Whether kind k is read now: its owner reads it and discovery gave it a version. */
+static bool kind_read(const struct dra_informers *w, enum dra_kind k)
 {
-    if (!w->owner[k].upsert)
-        return false;
-    if (k < DRA_KIND_CORE_COUNT)
-        return true;
-    char path[128];
-    snprintf(path, sizeof(path), "%s/%s", DRA_API_GROUP_PATH, dra_api_version_name(v));
-    json_object *doc = NULL;
-    struct kube_error err = {0};
-    bool served = kube_get(w->disc.client, path, &doc, &err) == K_OK && dra_kind_served(doc, k);
-    json_object_put(doc);
-    if (!served)
-        log_info(0, "%s/%s lists no %s: %s", DRA_API_GROUP, dra_api_version_name(v),
-                 dra_kind_name(k),
-                 k == DRA_KIND_TAINT_RULE ? "device taints come from the ResourceSlices alone"
-                                          : "not read");
-    return served;
+    return w->owner[k].upsert && w->probe.kinds[k] != DRA_API_NONE;
 }
 
-/* Make and start the informers of version v. K_OK or K_ENOMEM (none left running). */
-static int make_informers(struct dra_informers *w, enum dra_api_version v)
+/* Make and start the informers of the kinds in `kinds` that are read, each at its version
+ * (w->probe.kinds). K_OK or K_ENOMEM (none of them left running). */
+static int make_informers(struct dra_informers *w, unsigned kinds)
 {
     struct informer *inf[DRA_KIND_COUNT] = {0};
     int rc = K_OK;
     for (int k = 0; k < DRA_KIND_COUNT && rc == K_OK; k++) {
-        if (!kind_read(w, (enum dra_kind)k, v))
+        if (!(kinds & (1u << k)) || !kind_read(w, (enum dra_kind)k))
             continue;
         struct informer_handlers h = {
             .ctx = &w->fwd[k],
@@ -165,40 +155,68 @@ static int make_informers(struct dra_informers *w, enum dra_api_version v)
             .api_error = fwd_api_error,
         };
         struct informer_options io = {.name = dra_kind_name((enum dra_kind)k),
-                                      .path = dra_kind_path((enum dra_kind)k, v),
+                                      .path = dra_kind_path((enum dra_kind)k, w->probe.kinds[k]),
                                       .transport = w->o.transport};
         if (!(inf[k] = informer_new(w->cfg, &io, &h)))
             rc = K_ENOMEM;
     }
     pthread_mutex_lock(&w->mu);
-    memcpy(w->inf, inf, sizeof(inf));
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (inf[k])
+            w->inf[k] = inf[k];
     pthread_mutex_unlock(&w->mu);
     for (int k = 0; k < DRA_KIND_COUNT && rc == K_OK; k++)
         if (inf[k])
             rc = informer_start(inf[k]);
     if (rc != K_OK)
-        drop_informers(w);
+        drop_informers(w, kinds);
     return rc;
+}
+
+/* A relist of nothing through the owner's handlers: kind k is read no more (the objects it left
+ * in the store stand for nothing the API server serves now). */
+static void relist_none(struct dra_informers *w, enum dra_kind k)
+{
+    fwd_sync_begin(&w->fwd[k]);
+    fwd_sync_end(&w->fwd[k]);
 }
 
 int dra_informers_check(struct dra_informers *w)
 {
+    enum dra_api_version before[DRA_KIND_COUNT] = {0}; /* what the informers read until now */
+    if (w->probe.checked && atomic_load(&w->version) != DRA_API_NONE)
+        memcpy(before, w->probe.kinds, sizeof(before));
     if (!dra_api_probe_step(w->disc.client, &w->probe))
         return K_OK;
     enum dra_api_version v = w->probe.version;
-    drop_informers(w);
-    atomic_store(&w->version, v);
     atomic_fetch_add(&w->generation, 1);
     if (v == DRA_API_NONE) {
+        drop_informers(w, ALL_KINDS);
+        atomic_store(&w->version, v);
         dra_store_unsync(w->store);
         return K_OK;
     }
-    dra_store_set_api_version(w->store, v);
-    int rc = make_informers(w, v);
+    /* the kinds whose version changed switch; the others keep their informers */
+    unsigned changed = 0;
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        if (w->probe.kinds[k] != before[k])
+            changed |= 1u << k;
+    drop_informers(w, changed);
+    atomic_store(&w->version, v);
+    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+        if (!(changed & (1u << k)))
+            continue;
+        if (w->probe.kinds[k] != DRA_API_NONE)
+            dra_store_set_kind_version(w->store, (enum dra_kind)k, w->probe.kinds[k]);
+        else if (w->owner[k].upsert && before[k] != DRA_API_NONE)
+            relist_none(w, (enum dra_kind)k);
+    }
+    int rc = make_informers(w, changed);
     if (rc != K_OK) {
         log_error("cannot start the DRA informers at %s: %s", dra_api_version_name(v),
                   k_strerror(rc));
-        w->probe.checked = false; /* the next check starts them */
+        drop_informers(w, ALL_KINDS);
+        w->probe.checked = false; /* the next check starts them all */
         atomic_store(&w->version, DRA_API_NONE);
     }
     return rc;
@@ -236,7 +254,7 @@ void dra_informers_stop(struct dra_informers *w)
 {
     if (!w || !discovery_loop_stop(&w->disc))
         return;
-    drop_informers(w);
+    drop_informers(w, ALL_KINDS);
 }
 
 void dra_informers_free(struct dra_informers *w)

@@ -2,10 +2,14 @@
  * dra_informers.h - the DRA informers (kube/dra_api.h kinds) of a daemon, at the version of
  * resource.k8s.io the API server serves, feeding one DRA store (dra_store.h).
  *
- * Discovery (kube/dra_api.h dra_api_probe_step: v1, else v1beta2, else v1beta1, else none) runs
- * at start and then every `discovery_ms` in a thread of its own (util/periodic.h), and at once
- * (at most every DRA_INFORMERS_POKE_MS) after an informer got 404: a version that goes away is
- * seen within seconds. When the version chosen changes:
+ * Discovery (kube/dra_api.h dra_api_probe_step: the core kinds at v1, else v1beta2, else v1beta1,
+ * else none; DeviceTaintRules, when the owner reads them, at the newest of v1, v1beta2, v1alpha3
+ * that lists them) runs at start and then every `discovery_ms` in a thread of its own
+ * (util/periodic.h), and at once (at most every DRA_INFORMERS_POKE_MS) after an informer got
+ * 404: a version that goes away is seen within seconds. When the DeviceTaintRules' version alone
+ * changes, only their informer switches (to none: a relist of nothing through the owner's
+ * handlers empties them from the store). When the core kinds' version changes (their informers
+ * switch; the DeviceTaintRules' too when theirs changed):
  *   - to another version: the informers of the old one are stopped, the store is told the new
  *     version (dra_store_set_api_version) and keeps its objects until the new informers' first
  *     LIST replaces them (a relist: dra_store_sync_*), so readers never see an empty store;
@@ -50,9 +54,9 @@ struct dra_informers;
 /*
  * dra_informers_new() - informers of the kinds reading through `cfg` (borrowed; must outlive it)
  * and calling handlers[kind] (copied; their ctx borrowed: it must outlive it) for each: a kind
- * whose handlers have no upsert is not read; DeviceTaintRules (DRA_KIND_TAINT_RULE) only where
- * the version read lists them (GET /apis/resource.k8s.io/<version>, dra_store.h
- * dra_kind_served; said once per version at --v=0 when it does not); they
+ * whose handlers have no upsert is not read; DeviceTaintRules (DRA_KIND_TAINT_RULE) at the
+ * newest version that lists them (kube/dra_api.h dra_api_discover_kinds; none: not read, said in
+ * discovery's line); they
  * must apply what they get to `store` (borrowed; dra_store_handlers does, the controller's own
  * handlers too), whose API version and clearing this component owns. `o` is copied (NULL:
  * defaults). Nothing runs until dra_informers_start(). NULL on ENOMEM.
@@ -86,7 +90,8 @@ enum dra_api_version dra_informers_version(struct dra_informers *w);
  */
 bool dra_informers_synced(struct dra_informers *w);
 
-/* dra_informers_generation() - a number that changes each time the version read changes. */
+/* dra_informers_generation() - a number that changes each time the version of a kind read
+ * changes. */
 unsigned dra_informers_generation(struct dra_informers *w);
 
 /* dra_informers_stop() - stop the thread and the informers (joined). Idempotent. */

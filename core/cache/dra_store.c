@@ -39,10 +39,14 @@ struct dra_store {
     struct lh_table *node_slices;             /* node name -> struct ptr_list* */
     struct ptr_list cluster_slices;           /* allNodes / nodeSelector slices */
     struct lh_table *holders;                 /* "driver\npool\ndevice" -> struct dra_claim* */
-    struct lh_table *shares;      /* "driver\npool\ndevice" -> array_list of borrowed dra_claim* */
-    struct lh_table *drivers;     /* driver -> number of its slices (uintptr_t) */
-    bool synced[DRA_KIND_COUNT];  /* a relist of the kind has ended */
-    enum dra_api_version version; /* what objects are read at */
+    struct lh_table *shares;     /* "driver\npool\ndevice" -> array_list of borrowed dra_claim* */
+    struct lh_table *drivers;    /* driver -> number of its slices (uintptr_t) */
+    bool synced[DRA_KIND_COUNT]; /* a relist of the kind has ended */
+    enum dra_api_version version[DRA_KIND_COUNT]; /* what each kind's objects are read at */
+    /* dra_store_discover (one-shot readers): the versions served, and the optional kinds whose
+     * version dra_store_list_kind still has to discover */
+    unsigned served;
+    unsigned undiscovered;
 };
 
 static void rec_free(struct rec *r)
@@ -109,7 +113,8 @@ struct dra_store *dra_store_new(void)
     if (!s)
         return NULL;
     pthread_rwlock_init(&s->lock, NULL);
-    s->version = DRA_API_V1;
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        s->version[k] = DRA_API_V1;
     int ok = 1;
     for (int k = 0; k < DRA_KIND_COUNT; k++)
         ok &= (s->by_kind[k] = lh_kchar_table_new(64, free_rec_entry)) != NULL;
@@ -437,7 +442,7 @@ int dra_store_apply_json(struct dra_store *s, enum dra_kind kind, json_object *o
     }
     r->kind = kind;
     pthread_rwlock_rdlock(&s->lock);
-    enum dra_api_version version = s->version;
+    enum dra_api_version version = s->version[kind];
     pthread_rwlock_unlock(&s->lock);
     rc = project(kind, version, obj, r);
     if (rc) {
@@ -493,13 +498,28 @@ void dra_store_sync_end(struct dra_store *s, enum dra_kind kind)
 void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v)
 {
     pthread_rwlock_wrlock(&s->lock);
-    s->version = v;
+    for (int k = 0; k < DRA_KIND_COUNT; k++)
+        s->version[k] = v;
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void dra_store_set_kind_version(struct dra_store *s, enum dra_kind kind, enum dra_api_version v)
+{
+    if (kind >= DRA_KIND_COUNT)
+        return;
+    pthread_rwlock_wrlock(&s->lock);
+    s->version[kind] = v;
     pthread_rwlock_unlock(&s->lock);
 }
 
 enum dra_api_version dra_store_api_version(struct dra_store *s)
 {
-    return s->version;
+    return s->version[DRA_KIND_CLAIM];
+}
+
+enum dra_api_version dra_store_kind_version(struct dra_store *s, enum dra_kind kind)
+{
+    return kind < DRA_KIND_COUNT ? s->version[kind] : DRA_API_NONE;
 }
 
 void dra_store_unsync(struct dra_store *s)
@@ -634,22 +654,6 @@ size_t dra_store_device_taint_rules(void *ctx, const char *driver, const char *p
     return n;
 }
 
-bool dra_kind_served(json_object *doc, enum dra_kind k)
-{
-    if (!doc || k >= DRA_KIND_COUNT)
-        return false;
-    if (k < DRA_KIND_CORE_COUNT)
-        return true;
-    json_object *res = kube_json_get(doc, "resources", json_type_array);
-    size_t n = res ? json_object_array_length(res) : 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = kube_json_str(json_object_array_get_idx(res, i), "name");
-        if (name && strcmp(name, dra_kind_name(k)) == 0)
-            return true;
-    }
-    return false;
-}
-
 bool dra_store_driver_published(struct dra_store *s, const char *driver)
 {
     return driver && lh_table_lookup_entry(s->drivers, driver) != NULL;
@@ -732,7 +736,10 @@ int dra_store_discover(struct kube_client *client, struct dra_store *s, struct k
                  "the API server serves none of %s/v1, v1beta2, v1beta1", DRA_API_GROUP);
         return K_ENOTFOUND;
     }
-    dra_store_set_api_version(s, v);
+    for (int k = 0; k < DRA_KIND_CORE_COUNT; k++)
+        dra_store_set_kind_version(s, (enum dra_kind)k, v);
+    s->served = served;
+    s->undiscovered = ((1u << DRA_KIND_COUNT) - 1) & ~((1u << DRA_KIND_CORE_COUNT) - 1);
     return K_OK;
 }
 
@@ -777,7 +784,18 @@ int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dr
     struct list_ctx l = {{s, kind}, 0};
     struct informer_handlers h = {
         .ctx = &l, .upsert = list_upsert, .sync_begin = feed_sync_begin, .sync_end = feed_sync_end};
-    int rc = informer_list_once(client, dra_kind_path(kind, s->version), 500, &h, NULL, 0, err);
+    if (kind < DRA_KIND_COUNT && (s->undiscovered & (1u << kind))) {
+        enum dra_api_version found;
+        int rc = dra_api_discover_kind(client, kind, s->served, &found, err);
+        if (rc)
+            return rc;
+        dra_store_set_kind_version(s, kind, found);
+        s->undiscovered &= ~(1u << kind);
+    }
+    enum dra_api_version v = dra_store_kind_version(s, kind);
+    if (kind >= DRA_KIND_CORE_COUNT && v == DRA_API_NONE)
+        return K_OK; /* served at no version read: none apply */
+    int rc = informer_list_once(client, dra_kind_path(kind, v), 500, &h, NULL, 0, err);
     if (kind >= DRA_KIND_CORE_COUNT && (rc == K_ENOTFOUND || rc == K_EFORBIDDEN)) {
         memset(err, 0, sizeof(*err));
         return K_OK; /* optional: not served (before 1.37) or not allowed */
@@ -785,6 +803,6 @@ int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dr
     if (rc)
         return rc;
     if (l.skipped) /* the CLI answers from nothing it could not read */
-        return informer_list_skipped(dra_kind_path(kind, s->version), l.skipped, err);
+        return informer_list_skipped(dra_kind_path(kind, v), l.skipped, err);
     return K_OK;
 }

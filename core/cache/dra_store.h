@@ -46,32 +46,30 @@ struct dra_store;
  * The kinds (enum dra_kind), their names and collection paths per API version: kube/dra_api.h.
  * The first DRA_KIND_CORE_COUNT are what every DRA reader needs and every release with DRA
  * serves; DeviceTaintRule (resource.k8s.io/v1 from 1.37, on by default there; before, only
- * v1alpha3 or v1beta2 behind a gate) is read only where the API server lists it at the version
- * read (dra_kind_served), by the readers that judge free devices (the controller and the CLI; the
- * webhook judges matching devices only and does not read it).
+ * v1alpha3 or v1beta2 behind a gate) is read at the newest version that lists it, whatever the
+ * core kinds' version (kube/dra_api.h dra_api_discover_kinds), by the readers that judge free
+ * devices (the controller and the CLI; the webhook judges matching devices only and does not read
+ * it).
  */
-
-/*
- * dra_kind_served() - whether the discovery document of the version read (`doc`, borrowed: the
- * body of GET /apis/resource.k8s.io/<version>, an APIResourceList) lists the kind's resource (its
- * dra_kind_name() in resources[].name). The core kinds are served whenever the group version is
- * (true for any doc); NULL doc: false. Pure.
- */
-bool dra_kind_served(json_object *doc, enum dra_kind k);
 
 /* dra_store_new() - an empty store, NULL on ENOMEM. dra_store_free() is NULL-safe. */
 struct dra_store *dra_store_new(void);
 void dra_store_free(struct dra_store *s);
 
 /*
- * dra_store_set_api_version() - the version of resource.k8s.io the objects given from now on are
- * read at (kube/dra_api.h; the store starts at DRA_API_V1): an object of an older layout is read
- * through dra_json_as_v1(). What the store holds stays (the relist at the new version replaces
- * it, dra_store_sync_*). Takes the write lock. dra_store_api_version() - the version set; read
- * lock held or from the thread that sets it.
+ * dra_store_set_api_version() - the version of resource.k8s.io the objects of every kind given
+ * from now on are read at (kube/dra_api.h; the store starts at DRA_API_V1): an object of an
+ * older layout is read through dra_json_as_v1(). dra_store_set_kind_version() - the same for one
+ * kind (DeviceTaintRules have a version of their own). What the store holds stays (the relist at
+ * the new version replaces it, dra_store_sync_*). Take the write lock.
+ * dra_store_api_version() - the core kinds' version (that of the claims);
+ * dra_store_kind_version() - kind's (DRA_API_NONE for an invalid kind); read lock held or from
+ * the thread that sets it.
  */
 void dra_store_set_api_version(struct dra_store *s, enum dra_api_version v);
+void dra_store_set_kind_version(struct dra_store *s, enum dra_kind kind, enum dra_api_version v);
 enum dra_api_version dra_store_api_version(struct dra_store *s);
+enum dra_api_version dra_store_kind_version(struct dra_store *s, enum dra_kind kind);
 
 /*
  * dra_store_unsync() - mark every kind not synced (dra_store_synced), for an API server that
@@ -201,14 +199,18 @@ size_t dra_store_device_shares(void *ctx, const char *driver, const char *pool, 
  */
 int dra_store_list(struct kube_client *client, struct dra_store *s, struct kube_error *err);
 /*
- * dra_store_discover() - the discovery of dra_store_list() alone: the best DRA API version the
- * API server serves becomes the store's (dra_store_set_api_version). K_OK, K_ENOTFOUND (none
- * served; err says so) or the discovery GET's K_* error (err filled).
+ * dra_store_discover() - the discovery of dra_store_list() alone (kube/dra_api.h
+ * dra_api_discover, dra_api_choose): the core kinds' version becomes the store's
+ * (dra_store_set_kind_version); the DeviceTaintRules' is discovered by their
+ * dra_store_list_kind (dra_api_discover_kind, as the daemons' dra_informers ask it), so a reader
+ * that lists no rules asks nothing more. K_OK, K_ENOTFOUND (no version of the core kinds served;
+ * err says so) or the discovery GET's K_* error (err filled).
  */
 int dra_store_discover(struct kube_client *client, struct dra_store *s, struct kube_error *err);
-/* dra_store_list_kind() - dra_store_list() of one kind, at the store's version (after
- * dra_store_discover; a DeviceTaintRule LIST answered K_ENOTFOUND or K_EFORBIDDEN is no error
- * there either). */
+/* dra_store_list_kind() - dra_store_list() of one kind, at the store's version of the kind
+ * (after dra_store_discover; for DeviceTaintRules first their version, dra_api_discover_kind:
+ * a failed discovery GET is its K_* error; at none they are not listed, and their LIST answered
+ * K_ENOTFOUND or K_EFORBIDDEN is no error there either). */
 int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dra_kind kind,
                         struct kube_error *err);
 /* dra_store_any_extended() - whether some DeviceClass has spec.extendedResourceName (KEP-5004;

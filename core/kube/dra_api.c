@@ -14,10 +14,7 @@ static const char *const kind_names[DRA_KIND_COUNT] = {
 };
 
 static const char *const version_names[DRA_API_VERSION_COUNT] = {
-    "none",
-    "v1beta1",
-    "v1beta2",
-    "v1",
+    "none", "v1alpha3", "v1beta1", "v1beta2", "v1",
 };
 
 #define PATH(v, k) DRA_API_GROUP_PATH "/" v "/" k
@@ -27,10 +24,7 @@ static const char *const version_names[DRA_API_VERSION_COUNT] = {
             PATH(v, "resourceslices"), PATH(v, "devicetaintrules")                                 \
     }
 static const char *const kind_paths[DRA_API_VERSION_COUNT][DRA_KIND_COUNT] = {
-    {"", "", "", "", ""},
-    PATHS("v1beta1"),
-    PATHS("v1beta2"),
-    PATHS("v1"),
+    {"", "", "", "", ""}, PATHS("v1alpha3"), PATHS("v1beta1"), PATHS("v1beta2"), PATHS("v1"),
 };
 
 const char *dra_kind_name(enum dra_kind k)
@@ -48,9 +42,36 @@ const char *dra_api_version_name(enum dra_api_version v)
     return v < DRA_API_VERSION_COUNT ? version_names[v] : "none";
 }
 
+#define BIT(v) (1u << (v))
+#define CORE_VERSIONS (BIT(DRA_API_V1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1BETA1))
+#define RULE_VERSIONS (BIT(DRA_API_V1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1ALPHA3))
+
+unsigned dra_kind_versions(enum dra_kind k)
+{
+    if (k < DRA_KIND_CORE_COUNT)
+        return CORE_VERSIONS;
+    return k == DRA_KIND_TAINT_RULE ? RULE_VERSIONS : 0;
+}
+
+bool dra_kind_served(json_object *doc, enum dra_kind k)
+{
+    if (!doc || k >= DRA_KIND_COUNT)
+        return false;
+    if (k < DRA_KIND_CORE_COUNT)
+        return true;
+    json_object *res = kube_json_get(doc, "resources", json_type_array);
+    size_t n = res ? json_object_array_length(res) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = kube_json_str(json_object_array_get_idx(res, i), "name");
+        if (name && strcmp(name, dra_kind_name(k)) == 0)
+            return true;
+    }
+    return false;
+}
+
 enum dra_api_version dra_api_version_parse(const char *s)
 {
-    for (int v = DRA_API_V1BETA1; s && v < DRA_API_VERSION_COUNT; v++)
+    for (int v = DRA_API_NONE + 1; s && v < DRA_API_VERSION_COUNT; v++)
         if (strcmp(s, version_names[v]) == 0)
             return (enum dra_api_version)v;
     return DRA_API_NONE;
@@ -73,12 +94,18 @@ unsigned dra_api_served(json_object *group)
     return served;
 }
 
-enum dra_api_version dra_api_choose(unsigned served)
+/* The newest version in `bits`, or DRA_API_NONE. */
+static enum dra_api_version newest(unsigned bits)
 {
     for (int v = DRA_API_VERSION_COUNT - 1; v > DRA_API_NONE; v--)
-        if (served & (1u << v))
+        if (bits & BIT(v))
             return (enum dra_api_version)v;
     return DRA_API_NONE;
+}
+
+enum dra_api_version dra_api_choose(unsigned served)
+{
+    return newest(served & CORE_VERSIONS);
 }
 
 char *dra_api_describe(unsigned served, char *buf, size_t len)
@@ -87,7 +114,7 @@ char *dra_api_describe(unsigned served, char *buf, size_t len)
     if (len == 0)
         return buf;
     buf[0] = '\0';
-    for (int v = DRA_API_V1BETA1; v < DRA_API_VERSION_COUNT; v++) {
+    for (int v = DRA_API_NONE + 1; v < DRA_API_VERSION_COUNT; v++) {
         if (!(served & (1u << v)))
             continue;
         int n = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", version_names[v]);
@@ -112,11 +139,85 @@ int dra_api_discover(struct kube_client *client, unsigned *served, struct kube_e
     return rc == K_ENOTFOUND ? K_OK : rc;
 }
 
+int dra_api_discover_kind(struct kube_client *client, enum dra_kind k, unsigned served,
+                          enum dra_api_version *out, struct kube_error *err)
+{
+    if (k < DRA_KIND_CORE_COUNT) {
+        *out = dra_api_choose(served);
+        return K_OK;
+    }
+    unsigned left = served & dra_kind_versions(k);
+    enum dra_api_version found = DRA_API_NONE;
+    for (enum dra_api_version v = newest(left); v != DRA_API_NONE; v = newest(left)) {
+        left &= ~BIT(v);
+        char path[96];
+        snprintf(path, sizeof(path), "%s/%s", DRA_API_GROUP_PATH, dra_api_version_name(v));
+        json_object *doc = NULL;
+        int rc = kube_get(client, path, &doc, err);
+        bool listed = rc == K_OK && dra_kind_served(doc, k);
+        json_object_put(doc);
+        if (rc != K_OK && rc != K_ENOTFOUND)
+            return rc;
+        if (listed) {
+            found = v;
+            break;
+        }
+    }
+    *out = found;
+    return K_OK;
+}
+
+int dra_api_discover_kinds(struct kube_client *client, unsigned optional, struct dra_api_found *out,
+                           struct kube_error *err)
+{
+    struct dra_api_found f = {0};
+    int rc = dra_api_discover(client, &f.served, err);
+    if (rc != K_OK)
+        return rc;
+    enum dra_api_version core = dra_api_choose(f.served);
+    for (int k = 0; k < DRA_KIND_CORE_COUNT; k++)
+        f.kind[k] = core;
+    for (int k = DRA_KIND_CORE_COUNT; core != DRA_API_NONE && k < DRA_KIND_COUNT; k++)
+        if (optional & BIT(k)) {
+            rc = dra_api_discover_kind(client, (enum dra_kind)k, f.served, &f.kind[k], err);
+            if (rc != K_OK)
+                return rc;
+        }
+    *out = f;
+    return K_OK;
+}
+
+/* ", devicetaintrules at v1beta2" or "; devicetaintrules: ... alone" for each optional kind
+ * (p->optional) into buf (len bytes, always terminated), from `kinds`. */
+static void describe_optional(const struct dra_api_probe *p, const enum dra_api_version *kinds,
+                              bool only_changed, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = DRA_KIND_CORE_COUNT; k < DRA_KIND_COUNT; k++) {
+        if (!(p->optional & BIT(k)) || (only_changed && kinds[k] == p->kinds[k]))
+            continue;
+        int n;
+        if (kinds[k] != DRA_API_NONE)
+            n = snprintf(buf + at, len - at, "; %s at %s", dra_kind_name((enum dra_kind)k),
+                         dra_api_version_name(kinds[k]));
+        else
+            n = snprintf(buf + at, len - at, "; %s served at none of v1, v1beta2, v1alpha3%s",
+                         dra_kind_name((enum dra_kind)k),
+                         k == DRA_KIND_TAINT_RULE
+                             ? ": device taints come from the ResourceSlices alone"
+                             : "");
+        if (n < 0 || (size_t)n >= len - at)
+            break;
+        at += (size_t)n;
+    }
+}
+
 bool dra_api_probe_step(struct kube_client *client, struct dra_api_probe *p)
 {
     struct kube_error err = {0};
-    unsigned served = p->served;
-    int rc = dra_api_discover(client, &served, &err);
+    struct dra_api_found f;
+    int rc = dra_api_discover_kinds(client, p->optional, &f, &err);
     if (rc == K_ECANCELED)
         return false; /* shutting down */
     if (rc != K_OK) {
@@ -136,19 +237,29 @@ bool dra_api_probe_step(struct kube_client *client, struct dra_api_probe *p)
         return false;
     }
     p->failure_said = false;
-    enum dra_api_version v = dra_api_choose(served);
+    enum dra_api_version v = f.kind[DRA_KIND_CLAIM];
     bool changed = !p->checked || v != p->version;
-    char desc[64];
-    if (changed && v != DRA_API_NONE)
-        log_info(0, "DRA API " DRA_API_GROUP ": reading %s (served: %s)", dra_api_version_name(v),
-                 dra_api_describe(served, desc, sizeof(desc)));
-    else if (changed)
+    bool optional_changed = false;
+    for (int k = DRA_KIND_CORE_COUNT; k < DRA_KIND_COUNT; k++)
+        optional_changed = optional_changed || f.kind[k] != p->kinds[k];
+    char desc[64], opt[256];
+    if (changed && v != DRA_API_NONE) {
+        describe_optional(p, f.kind, false, opt, sizeof(opt));
+        log_info(0, "DRA API " DRA_API_GROUP ": reading %s (served: %s)%s", dra_api_version_name(v),
+                 dra_api_describe(f.served, desc, sizeof(desc)), opt);
+    } else if (changed) {
         log_info(0,
                  "DRA API " DRA_API_GROUP " is not served%s (none of v1, v1beta2, v1beta1): "
                  "running without DRA; asking again later",
                  p->checked ? " any more" : "");
+    } else if (optional_changed) {
+        describe_optional(p, f.kind, true, opt, sizeof(opt));
+        log_info(0, "DRA API " DRA_API_GROUP ": reading %s still, now%s", dra_api_version_name(v),
+                 opt + 1); /* "; x at v" -> " x at v" */
+    }
     p->checked = true;
     p->version = v;
-    p->served = served;
-    return changed;
+    memcpy(p->kinds, f.kind, sizeof(p->kinds));
+    p->served = f.served;
+    return changed || optional_changed;
 }

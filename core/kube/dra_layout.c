@@ -1,9 +1,10 @@
 /*
  * dra_layout.c - a DRA object read at an older API version, in the layout of v1 (dra_api.h): the
- * one difference the projection sees is v1beta1's, where a request's fields are not wrapped in
+ * differences the projection sees are v1beta1's, where a request's fields are not wrapped in
  * `exactly` and a device's are wrapped in `basic`
  * (kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1beta1/types.go DeviceRequest,
- * Device, BasicDevice; v1/types.go DeviceRequest, ExactDeviceRequest, Device).
+ * Device, BasicDevice; v1/types.go DeviceRequest, ExactDeviceRequest, Device), and a 1.33/1.34
+ * v1alpha3 DeviceTaintRule's selector by class or CEL (rule_spec_as_v1).
  * Nothing is copied but the objects on the way to a changed member; the rest are references.
  */
 #include <stdbool.h>
@@ -158,7 +159,8 @@ static int claim_spec_as_v1(enum dra_api_version v, json_object *spec, json_obje
     return map_nested(spec, "devices", "requests", request_as_v1, out);
 }
 
-/* *out = `o` with its member `key` (an object) replaced by what `convert` makes of it. */
+/* *out = `o` with its member `key` (an object) replaced by what `convert` makes of it (`o`
+ * itself when that is the member itself). */
 static int with_converted(json_object *o, const char *key, enum dra_api_version v,
                           int (*convert)(enum dra_api_version, json_object *, json_object **),
                           json_object **out)
@@ -170,6 +172,11 @@ static int with_converted(json_object *o, const char *key, enum dra_api_version 
     }
     json_object *c;
     int rc = convert(v, m, &c);
+    if (rc == K_OK && c == m) { /* unchanged: o itself */
+        json_object_put(c);
+        *out = json_object_get(o);
+        return K_OK;
+    }
     return rc != K_OK ? rc : with_member(o, key, c, out);
 }
 
@@ -185,9 +192,32 @@ static int slice_spec_as_v1(enum dra_api_version v, json_object *spec, json_obje
     return map_nested(spec, "devices", NULL, device_as_v1, out);
 }
 
+/*
+ * A DeviceTaintRule's spec at v1alpha3: 1.33's and 1.34's selector may narrow the devices by a
+ * class (deviceClassName) or CEL (selectors[]), which gputri does not evaluate: such a rule loses
+ * its deviceSelector (selects nothing); any other spec is the same as v1's
+ * (kubernetes/kubernetes: staging/src/k8s.io/api/resource/v1alpha3/types.go DeviceTaintSelector).
+ */
+static int rule_spec_as_v1(enum dra_api_version v, json_object *spec, json_object **out)
+{
+    (void)v;
+    json_object *sel = kube_json_get(spec, "deviceSelector", json_type_object);
+    json_object *cls = kube_json_field(sel, "deviceClassName");
+    json_object *cel = kube_json_get(sel, "selectors", json_type_array);
+    if (!cls && (!cel || json_object_array_length(cel) == 0)) {
+        *out = json_object_get(spec);
+        return K_OK;
+    }
+    *out = copy_members(spec, "deviceSelector");
+    return *out ? K_OK : K_ENOMEM;
+}
+
 int dra_json_as_v1(enum dra_kind k, enum dra_api_version v, json_object *obj, json_object **out)
 {
     *out = NULL;
+    if (v == DRA_API_V1ALPHA3 && k == DRA_KIND_TAINT_RULE &&
+        json_object_is_type(obj, json_type_object))
+        return with_converted(obj, "spec", v, rule_spec_as_v1, out);
     if (v != DRA_API_V1BETA1 || !json_object_is_type(obj, json_type_object)) {
         *out = json_object_get(obj);
         return K_OK;

@@ -839,17 +839,18 @@ static void test_usage_list_dra_ext(void **state)
     answer_list(&f, "ResourceClaimList", none, NULL);
     answer_list(&f, "ResourceClaimTemplateList", none, NULL);
     answer_list(&f, "ResourceSliceList", none, NULL);
-    /* DeviceTaintRules not served (before 1.37): no error, none known */
-    fake_kube_answer(&f, 404, 0,
-                     "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"NotFound\","
-                     "\"code\":404}");
+    /* DeviceTaintRules not listed at v1 (before 1.37; the only version served here): not
+       listed, no error, none known */
+    fake_kube_answer(&f, 200, 0,
+                     "{\"kind\":\"APIResourceList\",\"groupVersion\":\"resource.k8s.io/v1\","
+                     "\"resources\":[{\"name\":\"resourceslices\"}]}");
     struct kube_client *c = fake_kube_client(&f);
     memset(&err, 0, sizeof(err));
     assert_int_equal(usage_list_dra(c, false, &dra, &err), K_OK);
     assert_non_null(dra);
     assert_int_equal(fake_kube_count(&f), 6); /* discovery, then the kinds */
     assert_string_equal(fake_kube_request(&f, 0)->path, "/apis/resource.k8s.io");
-    assert_non_null(strstr(fake_kube_request(&f, 5)->path, "devicetaintrules"));
+    assert_string_equal(fake_kube_request(&f, 5)->path, "/apis/resource.k8s.io/v1");
     assert_non_null(strstr(fake_kube_request(&f, 1)->path, "deviceclasses"));
     dra_store_read_lock(dra);
     assert_non_null(dra_store_extended_class(dra, "nvidia.com/gpu"));

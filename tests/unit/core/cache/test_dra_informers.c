@@ -2,7 +2,9 @@
  * test_dra_informers.c - core/cache/dra_informers.c: the DRA informers follow the version
  * discovery chose (v1beta1 -> v1 -> none -> v1beta2), list at its paths, read its layout into
  * the store, keep the store across a version change and clear it when DRA goes away; an API
- * server without DRA costs discovery GETs only.
+ * server without DRA costs discovery GETs only. DeviceTaintRules follow their own version (the
+ * newest that lists them: v1beta2 while the core kinds are at v1, as 1.36 with the gate and the
+ * betas serves them, then v1, then none), switching their informer alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,16 +72,16 @@ static void set_lists(struct fake_routes *api, const char *v, const char *slices
     fake_routes_set(api, prefix, 200, slices);
 }
 
-/* Informers over `api` feeding a new store (*ds) through feeds[]; discovery every interval_ms
- * (0: the default). */
-static struct dra_informers *new_informers(struct fake_routes *api,
-                                           struct dra_store_feed feeds[DRA_KIND_COUNT],
-                                           int64_t interval_ms, struct dra_store **ds)
+/* Informers of the first `kinds` kinds over `api` feeding a new store (*ds) through feeds[];
+ * discovery every interval_ms (0: the default). */
+static struct dra_informers *new_informers_of(struct fake_routes *api, int kinds,
+                                              struct dra_store_feed feeds[DRA_KIND_COUNT],
+                                              int64_t interval_ms, struct dra_store **ds)
 {
     *ds = dra_store_new();
     assert_non_null(*ds);
-    struct informer_handlers h[DRA_KIND_COUNT];
-    for (int k = 0; k < DRA_KIND_COUNT; k++) {
+    struct informer_handlers h[DRA_KIND_COUNT] = {0};
+    for (int k = 0; k < kinds; k++) {
         feeds[k] = (struct dra_store_feed){*ds, (enum dra_kind)k};
         h[k] = dra_store_handlers(&feeds[k]);
     }
@@ -89,6 +91,14 @@ static struct dra_informers *new_informers(struct fake_routes *api,
     struct dra_informers *w = dra_informers_new(&api->cfg, *ds, h, &o);
     assert_non_null(w);
     return w;
+}
+
+/* Informers of every kind (new_informers_of). */
+static struct dra_informers *new_informers(struct fake_routes *api,
+                                           struct dra_store_feed feeds[DRA_KIND_COUNT],
+                                           int64_t interval_ms, struct dra_store **ds)
+{
+    return new_informers_of(api, DRA_KIND_COUNT, feeds, interval_ms, ds);
 }
 
 static void test_follow_versions(void **state)
@@ -159,6 +169,117 @@ static void test_follow_versions(void **state)
     fake_routes_cleanup(&api);
 }
 
+#define RULE                                                                                       \
+    "{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{\"pool\":\"n\"},"                \
+    "\"taint\":{\"key\":\"maintenance\",\"effect\":\"NoSchedule\"}}}"
+#define RESOURCES(names) "{\"kind\":\"APIResourceList\",\"resources\":[" names "]}"
+#define RES(name) "{\"name\":\"" name "\"}"
+
+/* What the DeviceTaintRule tests run on: informers of the first `kinds` kinds over a fake API. */
+struct rig {
+    struct fake_routes api;
+    struct dra_store_feed feeds[DRA_KIND_COUNT];
+    struct dra_store *ds;
+    struct dra_informers *w;
+};
+
+static void rig_up(struct rig *r, int kinds)
+{
+    fake_routes_init(&r->api);
+    r->w = new_informers_of(&r->api, kinds, r->feeds, 0, &r->ds);
+}
+
+static void rig_down(struct rig *r)
+{
+    dra_informers_free(r->w);
+    dra_store_free(r->ds);
+    fake_routes_cleanup(&r->api);
+}
+
+static size_t rules_in_store(struct dra_store *ds)
+{
+    dra_store_read_lock(ds);
+    size_t n = dra_store_count(ds, DRA_KIND_TAINT_RULE);
+    dra_store_read_unlock(ds);
+    return n;
+}
+
+static void test_taint_rules_own_version(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_up(&r, DRA_KIND_COUNT);
+    struct fake_routes *api = &r.api;
+    struct dra_store *ds = r.ds;
+    struct dra_informers *w = r.w;
+    /* 1.36 with DRADeviceTaintRules and the betas: the core kinds at v1, the rules at v1beta2 */
+    fake_routes_set(api, "/apis/resource.k8s.io", 200,
+                    GROUP(V("v1") "," V("v1beta2") "," V("v1beta1")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1beta2", 200,
+                    RESOURCES(RES("resourceslices") "," RES("devicetaintrules")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1beta2/devicetaintrules", 200, LIST(RULE));
+    set_lists(api, "v1", LIST(SLICE_V1));
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    wait_synced(w);
+    while (rules_in_store(ds) != 1)
+        sleep_ms(10);
+    assert_int_equal(dra_store_kind_version(ds, DRA_KIND_TAINT_RULE), DRA_API_V1BETA2);
+    assert_int_equal(dra_store_kind_version(ds, DRA_KIND_SLICE), DRA_API_V1);
+    assert_int_equal(fake_routes_count(api, "/apis/resource.k8s.io/v1/devicetaintrules"), 0);
+    assert_int_equal(fake_routes_count(api, "/apis/resource.k8s.io/v1beta1"), 0);
+
+    /* the same answer: nothing changes */
+    unsigned g = dra_informers_generation(w);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_generation(w), g);
+
+    /* 1.37: v1 lists them; the rules' informer alone switches, the store keeps the rule */
+    fake_routes_set(api, "/apis/resource.k8s.io/v1", 200,
+                    RESOURCES(RES("resourceslices") "," RES("devicetaintrules")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1/devicetaintrules", 200, LIST(RULE));
+    fake_routes_forget(api);
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_not_equal(dra_informers_generation(w), g);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    assert_int_equal(dra_store_kind_version(ds, DRA_KIND_TAINT_RULE), DRA_API_V1);
+    assert_int_equal(rules_in_store(ds), 1);
+    wait_synced(w);
+    while (fake_routes_count(api, "/apis/resource.k8s.io/v1/devicetaintrules") == 0)
+        sleep_ms(10);
+    assert_int_equal(fake_routes_count(api, "/apis/resource.k8s.io/v1beta2"), 0);
+
+    /* served nowhere any more: the informer goes, and so does the rule */
+    fake_routes_set(api, "/apis/resource.k8s.io/v1", 200, RESOURCES(RES("resourceslices")));
+    fake_routes_set(api, "/apis/resource.k8s.io/v1beta2", 200, RESOURCES(RES("resourceslices")));
+    assert_int_equal(dra_informers_check(w), K_OK);
+    assert_int_equal(dra_informers_version(w), DRA_API_V1);
+    assert_int_equal(rules_in_store(ds), 0);
+    assert_true(dra_informers_synced(w));
+    size_t na;
+    assert_int_equal(slice_generation(ds, &na), 2); /* the core kinds untouched */
+
+    rig_down(&r);
+}
+
+/* An owner that does not read DeviceTaintRules (the webhook) asks nothing about them. */
+static void test_no_rules_no_questions(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_up(&r, DRA_KIND_CORE_COUNT);
+    fake_routes_set(&r.api, "/apis/resource.k8s.io", 200, GROUP(V("v1") "," V("v1beta2")));
+    fake_routes_set(&r.api, "/apis/resource.k8s.io/v1beta2", 200,
+                    RESOURCES(RES("devicetaintrules")));
+    set_lists(&r.api, "v1", LIST(SLICE_V1));
+    assert_int_equal(dra_informers_check(r.w), K_OK);
+    wait_synced(r.w);
+    assert_int_equal(fake_routes_count(&r.api, "/apis/resource.k8s.io/v1beta2"), 0);
+    assert_int_equal(fake_routes_count(&r.api, "devicetaintrules"), 0);
+    rig_down(&r);
+}
+
 /* Started: the thread checks again soon after an informer's 404 (DRA_INFORMERS_POKE_MS). */
 static void test_thread_and_poke(void **state)
 {
@@ -196,6 +317,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follow_versions),
         cmocka_unit_test(test_thread_and_poke),
+        cmocka_unit_test(test_taint_rules_own_version),
+        cmocka_unit_test(test_no_rules_no_questions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

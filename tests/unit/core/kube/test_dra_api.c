@@ -1,8 +1,10 @@
 /*
  * test_dra_api.c - core/kube/dra_api.c: the DRA API version chosen from the APIGroup document
  * (recorded from every release's API server, tests/fixtures/dra-versions/RELEASE/discovery.json
- * or the 404 of a group not served, discovery-404.txt; and written by hand), the paths per
- * version, and the discovery check that logs only changes.
+ * or the 404 of a group not served, discovery-404.txt; and written by hand), the DeviceTaintRules'
+ * version from the versions' APIResourceLists (recorded as RELEASE/resources-VERSION.json, or
+ * where an older recording has none, made from whether RELEASE/VERSION.json lists them), the
+ * paths per version, and the discovery check that logs only changes.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -44,9 +46,9 @@ static void test_choose(void **state)
     unsigned s = served_of(GROUP(V("v1")));
     assert_int_equal(s, BIT(DRA_API_V1));
     assert_int_equal(dra_api_choose(s), DRA_API_V1);
-    /* 1.33 with both betas on (v1alpha3 is never read) */
+    /* 1.33 with both betas on (v1alpha3 is never read for the core kinds) */
     s = served_of(GROUP(V("v1beta2") "," V("v1beta1") "," V("v1alpha3")));
-    assert_int_equal(s, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2));
+    assert_int_equal(s, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1ALPHA3));
     assert_int_equal(dra_api_choose(s), DRA_API_V1BETA2);
     /* 1.32 */
     s = served_of(GROUP(V("v1beta1") "," V("v1alpha3")));
@@ -56,6 +58,7 @@ static void test_choose(void **state)
     assert_int_equal(dra_api_choose(s), DRA_API_V1);
     /* only alpha, another group, not a document */
     assert_int_equal(dra_api_choose(served_of(GROUP(V("v1alpha3")))), DRA_API_NONE);
+    assert_int_equal(served_of(GROUP(V("v1alpha2"))), 0);
     assert_int_equal(served_of("{\"kind\":\"APIGroup\",\"name\":\"karpenter.sh\",\"versions\":["
                                "{\"version\":\"v1\"}]}"),
                      0);
@@ -69,6 +72,15 @@ static void test_choose(void **state)
         "v1beta1, v1beta2");
     assert_string_equal(dra_api_describe(0, buf, sizeof(buf)), "none");
     assert_string_equal(dra_api_describe(BIT(DRA_API_V1), buf, 3), "v1"); /* just fits */
+    assert_string_equal(dra_api_describe(BIT(DRA_API_V1) | BIT(DRA_API_V1ALPHA3), buf, sizeof(buf)),
+                        "v1alpha3, v1");
+
+    /* the versions per kind */
+    assert_int_equal(dra_kind_versions(DRA_KIND_SLICE),
+                     BIT(DRA_API_V1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1BETA1));
+    assert_int_equal(dra_kind_versions(DRA_KIND_TAINT_RULE),
+                     BIT(DRA_API_V1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1ALPHA3));
+    assert_int_equal(dra_kind_versions(DRA_KIND_COUNT), 0);
 }
 
 static void test_names_and_paths(void **state)
@@ -82,13 +94,16 @@ static void test_names_and_paths(void **state)
                         "/apis/resource.k8s.io/v1beta2/resourceclaimtemplates");
     assert_string_equal(dra_kind_path(DRA_KIND_TAINT_RULE, DRA_API_V1),
                         "/apis/resource.k8s.io/v1/devicetaintrules");
+    assert_string_equal(dra_kind_path(DRA_KIND_TAINT_RULE, DRA_API_V1ALPHA3),
+                        "/apis/resource.k8s.io/v1alpha3/devicetaintrules");
     assert_string_equal(dra_kind_path(DRA_KIND_CLASS, DRA_API_NONE), "");
     assert_string_equal(dra_kind_path(DRA_KIND_COUNT, DRA_API_V1), "");
     assert_string_equal(dra_kind_name(DRA_KIND_CLASS), "deviceclasses");
     assert_string_equal(dra_kind_name(DRA_KIND_COUNT), "");
-    for (int v = DRA_API_V1BETA1; v < DRA_API_VERSION_COUNT; v++)
+    for (int v = DRA_API_NONE + 1; v < DRA_API_VERSION_COUNT; v++)
         assert_int_equal(dra_api_version_parse(dra_api_version_name((enum dra_api_version)v)), v);
-    assert_int_equal(dra_api_version_parse("v1alpha3"), DRA_API_NONE);
+    assert_int_equal(dra_api_version_parse("v1alpha3"), DRA_API_V1ALPHA3);
+    assert_int_equal(dra_api_version_parse("v1alpha2"), DRA_API_NONE);
     assert_int_equal(dra_api_version_parse(NULL), DRA_API_NONE);
     assert_string_equal(dra_api_version_name(DRA_API_NONE), "none");
 }
@@ -101,23 +116,28 @@ static const struct {
     long status; /* of the answer recorded */
     unsigned served;
     enum dra_api_version want;
+    enum dra_api_version rules; /* the DeviceTaintRules' version */
 } RECORDED[] = {
     /* no DRA by default; with the gate and the alpha group on, only v1alpha2 / v1alpha3 */
-    {"1.30.14", 404, 0, DRA_API_NONE},
-    {"1.30.14-alpha", 200, 0, DRA_API_NONE},
-    {"1.31.13", 404, 0, DRA_API_NONE},
-    {"1.31.13-alpha", 200, 0, DRA_API_NONE},
-    {"1.32.13", 200, BIT(DRA_API_V1BETA1), DRA_API_V1BETA1},
-    {"1.33.13", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2), DRA_API_V1BETA2},
-    {"1.34.4-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1),
-     DRA_API_V1},
-    {"1.35.4", 200, BIT(DRA_API_V1), DRA_API_V1},
-    {"1.35.4-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1),
-     DRA_API_V1},
-    {"1.36.3", 200, BIT(DRA_API_V1), DRA_API_V1},
-    {"1.36.3-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1),
-     DRA_API_V1},
-    {"1.37.2", 200, BIT(DRA_API_V1), DRA_API_V1},
+    {"1.30.14", 404, 0, DRA_API_NONE, DRA_API_NONE},
+    {"1.30.14-alpha", 200, 0, DRA_API_NONE, DRA_API_NONE},
+    {"1.31.13", 404, 0, DRA_API_NONE, DRA_API_NONE},
+    {"1.31.13-alpha", 200, BIT(DRA_API_V1ALPHA3), DRA_API_NONE, DRA_API_NONE},
+    {"1.32.13", 200, BIT(DRA_API_V1BETA1), DRA_API_V1BETA1, DRA_API_NONE},
+    {"1.33.13", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2), DRA_API_V1BETA2, DRA_API_NONE},
+    {"1.34.4", 200, BIT(DRA_API_V1), DRA_API_V1, DRA_API_NONE},
+    {"1.34.4-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1), DRA_API_V1,
+     DRA_API_NONE},
+    {"1.35.4", 200, BIT(DRA_API_V1), DRA_API_V1, DRA_API_NONE},
+    /* DRADeviceTaints, DRADeviceTaintRules and resource.k8s.io/v1alpha3 on */
+    {"1.35.4-alpha", 200, BIT(DRA_API_V1ALPHA3) | BIT(DRA_API_V1), DRA_API_V1, DRA_API_V1ALPHA3},
+    {"1.35.4-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1), DRA_API_V1,
+     DRA_API_NONE},
+    {"1.36.3", 200, BIT(DRA_API_V1), DRA_API_V1, DRA_API_NONE},
+    /* DRADeviceTaintRules and the betas on: the rules at v1beta2 only */
+    {"1.36.3-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1), DRA_API_V1,
+     DRA_API_V1BETA2},
+    {"1.37.2", 200, BIT(DRA_API_V1), DRA_API_V1, DRA_API_V1},
 };
 #define N_RECORDED (sizeof(RECORDED) / sizeof(RECORDED[0]))
 
@@ -137,13 +157,48 @@ static char *slurp(const char *release, const char *file)
     return buf;
 }
 
+/*
+ * Script `f` with the APIResourceList of each version of `served` that DeviceTaintRules may be
+ * read at, newest first, as the release answers GET /apis/resource.k8s.io/<version>: the
+ * recorded resources-<version>.json, else one made from whether <version>.json lists them (the
+ * recorder writes devicetaintrules only where the version lists them, and a v1alpha3.json only
+ * where v1alpha3 does). Returns how many were scripted.
+ */
+static size_t answer_resource_lists(struct fake_kube *f, const char *release, unsigned served)
+{
+    static const enum dra_api_version order[] = {DRA_API_V1, DRA_API_V1BETA2, DRA_API_V1ALPHA3};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        if (!(served & BIT(order[i])))
+            continue;
+        char file[64];
+        snprintf(file, sizeof(file), "resources-%s.json", dra_api_version_name(order[i]));
+        char *doc = slurp(release, file);
+        if (!doc) {
+            snprintf(file, sizeof(file), "%s.json", dra_api_version_name(order[i]));
+            char *objects = slurp(release, file);
+            bool listed = objects && strstr(objects, "\"devicetaintrules\":") != NULL;
+            free(objects);
+            doc = strdup(listed ? "{\"kind\":\"APIResourceList\",\"resources\":[{\"name\":"
+                                  "\"resourceslices\"},{\"name\":\"devicetaintrules\"}]}"
+                                : "{\"kind\":\"APIResourceList\",\"resources\":[{\"name\":"
+                                  "\"resourceslices\"}]}");
+            assert_non_null(doc);
+        }
+        fake_kube_answer(f, 200, 0, doc);
+        free(doc);
+        n++;
+    }
+    return n;
+}
+
 static void test_recorded(void **state)
 {
     (void)state;
-    struct fake_kube f;
-    fake_kube_init(&f);
-    struct kube_client *c = fake_kube_client(&f);
     for (size_t i = 0; i < N_RECORDED; i++) {
+        struct fake_kube f;
+        fake_kube_init(&f);
+        struct kube_client *c = fake_kube_client(&f);
         char *doc = slurp(RECORDED[i].release, "discovery.json");
         char *not_found = slurp(RECORDED[i].release, "discovery-404.txt");
         if (!doc == !not_found)
@@ -157,16 +212,36 @@ static void test_recorded(void **state)
         if (served != RECORDED[i].served || dra_api_choose(served) != RECORDED[i].want)
             fail_msg("%s: served %#x, chose %s", RECORDED[i].release, served,
                      dra_api_version_name(dra_api_choose(served)));
-        /* the probe the daemons run says the same */
-        struct dra_api_probe p = {0};
+        /* the probe the daemons run says the same, and where DeviceTaintRules are read: the
+           resource lists asked newest first, until one lists them */
+        struct dra_api_probe p = {.optional = BIT(DRA_KIND_TAINT_RULE)};
         fake_kube_answer(&f, RECORDED[i].status, 0, doc ? doc : not_found);
+        size_t lists = RECORDED[i].want != DRA_API_NONE
+                           ? answer_resource_lists(&f, RECORDED[i].release, served)
+                           : 0;
+        size_t before = fake_kube_count(&f);
         assert_true(dra_api_probe_step(c, &p));
         assert_int_equal(p.version, RECORDED[i].want);
+        for (int k = 0; k < DRA_KIND_CORE_COUNT; k++)
+            assert_int_equal(p.kinds[k], RECORDED[i].want);
+        if (p.kinds[DRA_KIND_TAINT_RULE] != RECORDED[i].rules)
+            fail_msg("%s: devicetaintrules at %s, want %s", RECORDED[i].release,
+                     dra_api_version_name(p.kinds[DRA_KIND_TAINT_RULE]),
+                     dra_api_version_name(RECORDED[i].rules));
+        size_t asked = fake_kube_count(&f) - before - 1;
+        assert_true(asked <= lists);
+        assert_true(asked == lists || RECORDED[i].rules != DRA_API_NONE);
+        if (RECORDED[i].rules != DRA_API_NONE) {
+            char last[96];
+            snprintf(last, sizeof(last), "/apis/resource.k8s.io/%s",
+                     dra_api_version_name(RECORDED[i].rules));
+            assert_string_equal(fake_kube_request(&f, fake_kube_count(&f) - 1)->path, last);
+        }
         free(doc);
         free(not_found);
+        kube_client_free(c);
+        fake_kube_cleanup(&f);
     }
-    kube_client_free(c);
-    fake_kube_cleanup(&f);
 
     /* and every recording is in the table */
     char path[1024];

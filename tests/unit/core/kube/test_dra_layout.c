@@ -1,16 +1,17 @@
 /*
- * test_dra_layout.c - core/kube/dra_layout.c: DRA objects read at v1beta1 and v1beta2 in the
- * layout of v1. The fixtures tests/fixtures/dra-versions/<release>/<version>.json are the DRA
- * lab's objects as each release's API server serves them at each version it serves
- * (tests/fixtures/record-dra-versions; README.md there); projected through dra_json_as_v1() and
- * project_dra_*:
+ * test_dra_layout.c - core/kube/dra_layout.c: DRA objects read at v1beta1 and v1beta2 (and
+ * DeviceTaintRules at v1alpha3) in the layout of v1. The fixtures
+ * tests/fixtures/dra-versions/<release>/<version>.json are the DRA lab's objects as each release's
+ * API server serves them at each version it serves (tests/fixtures/record-dra-versions; README.md
+ * there); projected through dra_json_as_v1() and project_dra_*:
  *   - every version of a release gives the same records (every recorded release: the
  *     directories of dra-versions are listed, and the releases of README.md's table required);
  *   - every release gives the same records as the reference (1.34.4 at v1) for the lab's objects
  *     it has too (classes, slices and templates written by hand, and the claims made from them);
  *   - the newer shapes (1.36+: extended resources, device taints and tolerations, counters and
  *     partitions, shared devices and capacity requests, DeviceTaintRules) give the same records
- *     from 1.36.3 (v1; with the betas on, v1beta2 and v1beta1 too) and 1.37.2.
+ *     from 1.36.3 (v1; with the betas on, v1beta2 and v1beta1 too) and 1.37.2, and so do the
+ *     DeviceTaintRule and the device taints of 1.35.4 with the alpha (v1alpha3) on.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -302,8 +303,8 @@ static bool load(const char *release, const char *version, enum dra_kind kind, b
         return false;
     json_object *items = NULL;
     out->served = json_object_object_get_ex(root, dra_kind_name(kind), &items);
-    /* the core kinds are in every recording */
-    assert_true(out->served || kind == DRA_KIND_TAINT_RULE);
+    /* the core kinds are in every recording but v1alpha3's (DeviceTaintRules only) */
+    assert_true(out->served || kind == DRA_KIND_TAINT_RULE || strcmp(version, "v1alpha3") == 0);
     size_t n = out->served ? json_object_array_length(items) : 0;
     out->r = calloc(n ? n : 1, sizeof(*out->r));
     assert_non_null(out->r);
@@ -357,7 +358,7 @@ static void dump(const char *what, const struct records *rs)
 
 /* ---- the recordings ------------------------------------------------------------------------ */
 
-static const char *const VERSIONS[] = {"v1", "v1beta2", "v1beta1"};
+static const char *const VERSIONS[] = {"v1", "v1beta2", "v1beta1", "v1alpha3"};
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_RELEASES 32
 
@@ -400,9 +401,10 @@ static int minor_of(const char *release)
 }
 
 /* The releases that must be there (README.md's table). */
-static const char *const REQUIRED[] = {"1.32.13",      "1.33.13", "1.34.4-betas", "1.35.4",
-                                       "1.35.4-betas", "1.36.3",  "1.36.3-betas", "1.37.2"};
-#define REFERENCE "1.34.4-betas" /* at v1: the hand-written objects of the lab before 1.36 */
+static const char *const REQUIRED[] = {
+    "1.32.13",      "1.33.13",      "1.34.4", "1.34.4-betas", "1.35.4",
+    "1.35.4-alpha", "1.35.4-betas", "1.36.3", "1.36.3-betas", "1.37.2"};
+#define REFERENCE "1.34.4" /* at v1: the hand-written objects of the lab before 1.36 */
 
 static void test_recorded_versions(void **state)
 {
@@ -429,7 +431,8 @@ static void test_recorded_versions(void **state)
             for (size_t v = 0; v < N(VERSIONS); v++) {
                 if (!load(releases[r], VERSIONS[v], kind, true, &got))
                     continue;
-                if (!got.served) { /* DeviceTaintRules not at this version (1.36: v1beta2) */
+                if (!got.served) { /* DeviceTaintRules not at this version (1.36: v1beta2), or
+                                      a core kind at v1alpha3 (not recorded) */
                     records_free(&got);
                     continue;
                 }
@@ -452,14 +455,19 @@ static void test_recorded_versions(void **state)
                 records_free(&first);
             /* every release: the lab's objects that 1.34.4 has too give the same core records
              * (claims: the same request and the same allocation); before 1.36 nothing more
-             * either (the API server drops the newer fields there) */
-            bool older = minor_of(releases[r]) < 36;
+             * either (the API server drops the newer fields there), but where the alpha gates
+             * are on (-alpha: 1.35.4's device taints) */
+            bool older = minor_of(releases[r]) < 36 && !strstr(releases[r], "-alpha");
+            if (kind == DRA_KIND_TAINT_RULE && ref.n == 0)
+                continue; /* nothing to compare with (1.34.4 serves no rules by default) */
             assert_true(load(releases[r], VERSIONS[0], kind, false, &got) ||
                         load(releases[r], "v1beta2", kind, false, &got) ||
                         load(releases[r], "v1beta1", kind, false, &got));
             for (size_t i = 0; i < ref.n; i++) {
                 const struct record *g = find(&got, ref.r[i].key);
-                if (!g) /* the lab writes all of them on every release with DRA */
+                if (!g && minor_of(releases[r]) < 34)
+                    continue; /* the device-taint part's slices: where v1 is served (1.34+) */
+                if (!g)       /* the lab writes all of them on every release with v1 */
                     fail_msg("%s has no %s %s", releases[r], dra_kind_name(kind), ref.r[i].key);
                 if (strcmp(g->core, ref.r[i].core) != 0)
                     fail_msg("%s: %s %s differs from %s's:\n%s---\n%s", releases[r],
@@ -530,6 +538,24 @@ static void test_newer_shapes(void **state)
     /* 1.36.3: classes, slices, templates and claims; with the betas, three times, and the
      * DeviceTaintRule once (v1beta2) */
     assert_true(both >= (19 + 13 + 4 + 11) + 3 * (20 + 13 + 4 + 11) + 1);
+    /* 1.35.4 with DRADeviceTaints, DRADeviceTaintRules and v1alpha3 on: the DeviceTaintRule at
+     * v1alpha3 and the driver's device taints (its slices) as 1.37.2's */
+    static const enum dra_kind alpha_kinds[] = {DRA_KIND_TAINT_RULE, DRA_KIND_SLICE};
+    for (size_t i = 0; i < N(alpha_kinds); i++) {
+        struct records newest;
+        assert_true(load("1.37.2", "v1", alpha_kinds[i], false, &newest));
+        const char *version = alpha_kinds[i] == DRA_KIND_TAINT_RULE ? "v1alpha3" : "v1";
+        if (compare_with_newest("1.35.4-alpha", version, alpha_kinds[i], &newest) == 0)
+            fail_msg("1.35.4-alpha at %s has no %s of 1.37.2's", version,
+                     dra_kind_name(alpha_kinds[i]));
+        records_free(&newest);
+    }
+    struct records alpha;
+    assert_true(load("1.35.4-alpha", "v1alpha3", DRA_KIND_TAINT_RULE, false, &alpha));
+    assert_true(alpha.served && alpha.n == 1);
+    assert_non_null(strstr(alpha.r[0].core, "rule dra-lab-maintenance selector=1 "
+                                            "gpu.nvidia.com/dra-node-6/- maintenance=planned:2@1"));
+    records_free(&alpha);
     struct records rules;
     assert_true(load("1.36.3", "v1", DRA_KIND_TAINT_RULE, false, &rules));
     assert_false(rules.served); /* v1beta2 only, and off by default */
@@ -691,12 +717,54 @@ static void test_unchanged(void **state)
     assert_null(out);
 }
 
+/* A DeviceTaintRule at v1alpha3: 1.35's is v1's (obj itself); 1.33's/1.34's selecting by class
+ * or CEL selects nothing gputri can tell, so it loses its selector (obj is left as it was). */
+static void test_v1alpha3_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *selector; /* members of spec.deviceSelector besides driver "d" */
+        bool same, selects;   /* obj itself; the rule selects device gpu-0 of pool p of d */
+    } cases[] = {
+        {"\"pool\":\"p\"", true, true},
+        {"\"selectors\":[]", true, true}, /* an empty list narrows nothing */
+        {"\"deviceClassName\":\"gpu.nvidia.com\"", false, false},
+        {"\"selectors\":[{\"cel\":{\"expression\":\"device.attributes['d'].model == 'x'\"}}]",
+         false, false},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        char text[512];
+        snprintf(text, sizeof(text),
+                 "{\"metadata\":{\"name\":\"r\"},\"spec\":{\"deviceSelector\":{\"driver\":"
+                 "\"d\",%s},\"taint\":{\"key\":\"k\",\"effect\":\"NoSchedule\"}}}",
+                 cases[i].selector);
+        json_object *o = json_tokener_parse(text), *out = NULL;
+        assert_non_null(o);
+        assert_int_equal(dra_json_as_v1(DRA_KIND_TAINT_RULE, DRA_API_V1ALPHA3, o, &out), K_OK);
+        assert_int_equal(out == o, cases[i].same);
+        assert_non_null(
+            json_object_object_get(json_object_object_get(o, "spec"), "deviceSelector"));
+        struct dra_taint_rule r;
+        assert_int_equal(project_dra_taint_rule(out, &r), K_OK);
+        assert_int_equal(r.has_selector, cases[i].selects);
+        assert_int_equal(dra_taint_rule_selects(&r, "d", "p", "gpu-0"), cases[i].selects);
+        assert_string_equal(r.taint.key, "k");
+        dra_taint_rule_cleanup(&r);
+        json_object_put(out);
+        /* the core kinds are never read at v1alpha3: left as they are */
+        assert_int_equal(dra_json_as_v1(DRA_KIND_CLAIM, DRA_API_V1ALPHA3, o, &out), K_OK);
+        assert_ptr_equal(out, o);
+        json_object_put(out);
+        json_object_put(o);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recorded_versions), cmocka_unit_test(test_newer_shapes),
         cmocka_unit_test(test_v1beta1_request),   cmocka_unit_test(test_v1beta1_device),
-        cmocka_unit_test(test_unchanged),
+        cmocka_unit_test(test_unchanged),         cmocka_unit_test(test_v1alpha3_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
