@@ -25,6 +25,14 @@ static json_object *parse(const char *text)
     return o;
 }
 
+/* project_pod() of `o` succeeds and keeps `n_requests` extended-resource requests in p->ext. */
+static void project_with_ext(json_object *o, struct kpod *p, size_t n_requests)
+{
+    assert_int_equal(project_pod(o, &test_gpus, p), K_OK);
+    assert_non_null(p->ext);
+    assert_int_equal(p->ext->n_requests, n_requests);
+}
+
 static void test_class(void **state)
 {
     (void)state;
@@ -125,9 +133,7 @@ static void test_pod(void **state)
         "\"requestMappings\":[{\"containerName\":\"main\",\"resourceName\":\"nvidia.com/gpu\","
         "\"requestName\":\"container-2-request-3\"}]}}}");
     struct kpod p;
-    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
-    assert_non_null(p.ext);
-    assert_int_equal(p.ext->n_requests, 5);
+    project_with_ext(o, &p, 5);
     const struct pod_ext_request *r = p.ext->requests;
     /* sorted by resource, then container */
     assert_string_equal(r[0].resource, "deviceclass.resource.kubernetes.io/gpu.nvidia.com");
@@ -175,9 +181,7 @@ static void test_pod_requests_sized(void **state)
                            "\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{"
                            "\"nvidia.com/gpu\":\"1\"}}}]}}");
     struct kpod p;
-    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
-    assert_non_null(p.ext);
-    assert_int_equal(p.ext->n_requests, 1);
+    project_with_ext(o, &p, 1);
     assert_true(malloc_usable_size(p.ext->requests) < 2 * sizeof(struct pod_ext_request));
     assert_string_equal(p.ext->requests[0].resource, "nvidia.com/gpu");
     pod_cleanup(&p);
@@ -211,9 +215,7 @@ static void test_pod_many_names(void **state)
     json_object_object_add(o, "spec", spec);
 
     struct kpod p;
-    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
-    assert_non_null(p.ext);
-    assert_int_equal(p.ext->n_requests, POD_EXT_MAX_REQUESTS);
+    project_with_ext(o, &p, POD_EXT_MAX_REQUESTS);
     /* the first names of the object are kept (c39999 down), each with its sorted index */
     const struct pod_ext_request *r = &p.ext->requests[POD_EXT_MAX_REQUESTS - 1];
     assert_string_equal(r->resource, "deviceclass.resource.kubernetes.io/c39999");
