@@ -84,8 +84,13 @@ static int add_request(struct kpod *pod, const char *name, json_object *val, jso
         return K_ENOMEM;
     if (e->n_requests >= POD_EXT_MAX_REQUESTS)
         return K_OK;
-    if (!e->requests && !(e->requests = calloc(POD_EXT_MAX_REQUESTS, sizeof(*e->requests))))
-        return K_ENOMEM;
+    size_t n = e->n_requests;
+    if ((n & (n - 1)) == 0) { /* full: room for 1, 2, 4, ... POD_EXT_MAX_REQUESTS entries */
+        struct pod_ext_request *grown = realloc(e->requests, (n ? 2 * n : 1) * sizeof(*grown));
+        if (!grown)
+            return K_ENOMEM;
+        e->requests = grown;
+    }
     struct pod_ext_request *r = &e->requests[e->n_requests];
     if (!(r->resource = strdup(name)))
         return K_ENOMEM;

@@ -1,6 +1,7 @@
 /* test_project_ext.c - core/kube/project_ext.c: extended resources served by DRA (KEP-5004)
  * from JSON: a DeviceClass's extendedResourceName, a pod's per-container requests and its
  * status.extendedResourceClaimStatus. */
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +23,14 @@ static json_object *parse(const char *text)
     json_object *o = json_tokener_parse(text);
     assert_non_null(o);
     return o;
+}
+
+/* project_pod() of `o` succeeds and keeps `n_requests` extended-resource requests in p->ext. */
+static void project_with_ext(json_object *o, struct kpod *p, size_t n_requests)
+{
+    assert_int_equal(project_pod(o, &test_gpus, p), K_OK);
+    assert_non_null(p->ext);
+    assert_int_equal(p->ext->n_requests, n_requests);
 }
 
 static void test_class(void **state)
@@ -124,9 +133,7 @@ static void test_pod(void **state)
         "\"requestMappings\":[{\"containerName\":\"main\",\"resourceName\":\"nvidia.com/gpu\","
         "\"requestName\":\"container-2-request-3\"}]}}}");
     struct kpod p;
-    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
-    assert_non_null(p.ext);
-    assert_int_equal(p.ext->n_requests, 5);
+    project_with_ext(o, &p, 5);
     const struct pod_ext_request *r = p.ext->requests;
     /* sorted by resource, then container */
     assert_string_equal(r[0].resource, "deviceclass.resource.kubernetes.io/gpu.nvidia.com");
@@ -164,6 +171,23 @@ static void test_pod(void **state)
     json_object_put(o);
 }
 
+/* A stored GPU pod keeps its requests in an array sized to them, not to POD_EXT_MAX_REQUESTS:
+ * the controller keeps every GPU pod, and 64 entries per pod (2 KiB) were 60 MiB at 30,000 pods
+ * (BENCHMARKS.md, bench/listfeed). */
+static void test_pod_requests_sized(void **state)
+{
+    (void)state;
+    json_object *o = parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"},\"spec\":{"
+                           "\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{"
+                           "\"nvidia.com/gpu\":\"1\"}}}]}}");
+    struct kpod p;
+    project_with_ext(o, &p, 1);
+    assert_true(malloc_usable_size(p.ext->requests) < 2 * sizeof(struct pod_ext_request));
+    assert_string_equal(p.ext->requests[0].resource, "nvidia.com/gpu");
+    pod_cleanup(&p);
+    json_object_put(o);
+}
+
 /* A hostile container naming 40,000 implicit class names (limits only, as the API server
  * defaults requests from them): POD_EXT_MAX_REQUESTS are kept, and each kept one's index costs
  * one pass over the names, not one per name (a quadratic pass took seconds; no timed check here:
@@ -191,9 +215,7 @@ static void test_pod_many_names(void **state)
     json_object_object_add(o, "spec", spec);
 
     struct kpod p;
-    assert_int_equal(project_pod(o, &test_gpus, &p), K_OK);
-    assert_non_null(p.ext);
-    assert_int_equal(p.ext->n_requests, POD_EXT_MAX_REQUESTS);
+    project_with_ext(o, &p, POD_EXT_MAX_REQUESTS);
     /* the first names of the object are kept (c39999 down), each with its sorted index */
     const struct pod_ext_request *r = &p.ext->requests[POD_EXT_MAX_REQUESTS - 1];
     assert_string_equal(r->resource, "deviceclass.resource.kubernetes.io/c39999");
@@ -209,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_class),
         cmocka_unit_test(test_special_claim),
         cmocka_unit_test(test_pod),
+        cmocka_unit_test(test_pod_requests_sized),
         cmocka_unit_test(test_pod_many_names),
     };
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
