@@ -518,6 +518,7 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
                     struct dra_pool_count *out, size_t max, size_t *n);
 
 struct autoscaler_evidence; /* classify/autoscaler.h */
+struct placement_facts;     /* classify/placement.h */
 
 struct classify_input {
     const struct kpod *pod;
@@ -553,6 +554,10 @@ struct classify_input {
     const struct autoscaler_evidence *autoscaler;
     size_t n_autoscaler;
     int64_t provision_window;
+    /* For runtime-missing .. container-start-failed: the kubelet's Warning Events about the
+     * bound pod (classify/placement.h; borrowed; NULL: none). The pod's node (its GPU feature
+     * discovery labels) is read from `nodes`. */
+    const struct placement_facts *placement;
 };
 
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,
