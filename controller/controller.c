@@ -70,8 +70,14 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
         {"cluster-autoscaler", "events/cluster-autoscaler",
          "/api/v1/events?fieldSelector=source%3Dcluster-autoscaler"},
         {"karpenter", "events/karpenter", "/api/v1/events?fieldSelector=source%3Dkarpenter"},
+        /* what the kubelet says of a bound GPU pod whose containers do not start
+         * (classify/placement.h) */
+        {"kubelet", "events/kubelet",
+         "/api/v1/events?fieldSelector=source%3Dkubelet%2Ctype%3DWarning"},
     };
-    for (int k = 0; k < CONTROLLER_EVENT_SOURCES && c->opts.autoscaler_events; k++) {
+    for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++) {
+        if (!c->opts.autoscaler_events && strcmp(sources[k][0], "kubelet") != 0)
+            continue;
         c->events_ctx[k] = (struct controller_events_ctx){c, sources[k][0], sources[k][1]};
         struct informer_handlers eh = controller_events_handlers(&c->events_ctx[k]);
         struct informer_options eo = {.name = sources[k][1], .path = sources[k][2]};

@@ -41,8 +41,9 @@
  */
 #define GPU_FITS_GRACE_MS 10000
 
-/* The autoscalers whose Events the controller reads (controller.c: one informer each). */
-#define CONTROLLER_EVENT_SOURCES 2
+/* The writers whose Events the controller reads (controller.c: one informer each): the
+ * autoscalers, and the kubelets' warnings about bound GPU pods that have not started. */
+#define CONTROLLER_EVENT_SOURCES 3
 /* How long controller_run waits for their first LIST before the workers start. */
 #define CONTROLLER_EVENTS_SYNC_WAIT_MS 10000
 
@@ -66,7 +67,7 @@ struct controller {
     struct informer *events_inf[CONTROLLER_EVENT_SOURCES];
     struct controller_events_ctx {
         struct controller *c;
-        const char *component; /* "cluster-autoscaler", "karpenter" (static) */
+        const char *component; /* "cluster-autoscaler", "karpenter", "kubelet" (static) */
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
     atomic_llong autoscaler_seen; /* wall seconds of the last autoscaler verdict on any pod */

@@ -12,6 +12,7 @@
 #include "cache/key.h"
 #include "cache/pod_events.h"
 #include "classify/autoscaler.h"
+#include "classify/placement.h"
 #include "controller_internal.h"
 #include "kube/json.h"
 #include "kube/project.h"
@@ -157,8 +158,10 @@ struct pod_seen {
     char uid[64];
     char cause[64]; /* its gputri/cause annotation, "" when none */
     bool has_cause;
-    bool needs_work; /* a pending or rejected GPU pod, or one carrying a cause */
-    bool is_pending; /* a pending GPU pod (store_is_pending_gpu_pod) */
+    bool needs_work;  /* a pending, rejected or starting GPU pod, or one carrying a cause */
+    bool is_pending;  /* a pending GPU pod (store_is_pending_gpu_pod) */
+    bool is_starting; /* a bound GPU pod whose GPU containers have not all started
+                         (store_is_starting_gpu_pod): its kubelet Events are kept */
 };
 
 static void pod_seen(const struct kpod *pod, struct pod_seen *out)
@@ -167,7 +170,9 @@ static void pod_seen(const struct kpod *pod, struct pod_seen *out)
     snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
     out->has_cause = pod->cause != NULL;
     snprintf(out->cause, sizeof(out->cause), "%s", pod->cause ? pod->cause : "");
-    out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause;
+    out->is_starting = store_is_starting_gpu_pod(pod);
+    out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) ||
+                      out->is_starting || pod->cause;
     out->is_pending = store_is_pending_gpu_pod(pod);
     out->pending = (struct metrics_pending_pod){
         .pending = store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod),
@@ -233,7 +238,7 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
     metrics_pending_step(c->metrics, &mark, &seen.pending, clock_wall_ms(&c->clock),
                          controller_may_write(c));
     pod_ledger_set_pending(c->ledger, key, &mark);
-    if (deleted || !seen.is_pending)
+    if (deleted || (!seen.is_pending && !seen.is_starting))
         pod_events_forget_pod_key(c->pod_events, key);
     if (deleted) {
         pod_ledger_forget(c->ledger, key);
@@ -336,14 +341,15 @@ static void pods_sync_begin(void *ctx)
     store_pods_sync_begin(c->store);
 }
 
-/* After a relist: keep the autoscalers' records of pods still pending (store read lock held). */
+/* After a relist: keep the Event records of pods still pending, or bound and still starting
+ * (store read lock held). */
 static bool still_pending(void *ctx, const char *key)
 {
     struct controller *c = ctx;
     struct meta_key k;
     const struct kpod *pod =
         meta_key_parse(key, &k) == K_OK ? store_pod_get(c->store, k.ns, k.name) : NULL;
-    return pod && store_is_pending_gpu_pod(pod);
+    return pod && (store_is_pending_gpu_pod(pod) || store_is_starting_gpu_pod(pod));
 }
 
 static void pods_sync_end(void *ctx)
@@ -540,14 +546,64 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
         controller_enqueue_recheck(c, key);
 }
 
+/* ---- the kubelets' Events ------------------------------------------------------------------ */
+
+/* Whether `ev` is about a bound GPU pod of the store whose GPU containers have not all started
+ * (the same uid; store read lock held). */
+static bool about_starting_gpu_pod(struct controller *c, const struct kevent *ev)
+{
+    const struct kpod *pod = store_pod_get(c->store, ev->obj_ns, ev->obj_name);
+    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_starting_gpu_pod(pod);
+}
+
+/*
+ * One Event of the kubelets' warnings: kept when the after-placement steps read it
+ * (classify/placement.h placement_event_kept) and it is about a starting GPU pod of the store;
+ * the pod is re-checked when its records changed. A deletion removes the record it made.
+ */
+static void kubelet_event(struct controller_events_ctx *x, json_object *obj, int deleted)
+{
+    struct controller *c = x->c;
+    struct kevent ev;
+    if (project_event(obj, &ev) != K_OK ||
+        !placement_event_kept(ev.component, ev.type, ev.reason, ev.message))
+        return;
+    int64_t now = clock_wall_s(&c->clock);
+    char key[STORE_KEY_MAX];
+    store_read_lock(c->store); /* as autoscaler_event: the pod cannot be forgotten meanwhile */
+    if (!deleted && !about_starting_gpu_pod(c, &ev)) {
+        store_read_unlock(c->store);
+        return; /* the kubelet repeats its warnings while the failure lasts */
+    }
+    int rc = pod_events_apply(c->pod_events, &ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
+    store_read_unlock(c->store);
+    if (rc == K_ETOOBIG)
+        log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
+    else if (rc != K_OK)
+        log_warn("event %s/%s not kept: %s", ev.ns, ev.name, k_strerror(rc));
+    if (key[0] && !atomic_load(&c->listing))
+        controller_enqueue_recheck(c, key);
+}
+
+static bool is_kubelet(const struct controller_events_ctx *x)
+{
+    return strcmp(x->component, "kubelet") == 0;
+}
+
 static void events_upsert(void *ctx, json_object *obj)
 {
-    autoscaler_event(ctx, obj, 0);
+    if (is_kubelet(ctx))
+        kubelet_event(ctx, obj, 0);
+    else
+        autoscaler_event(ctx, obj, 0);
 }
 
 static void events_remove(void *ctx, json_object *obj)
 {
-    autoscaler_event(ctx, obj, 1);
+    if (is_kubelet(ctx))
+        kubelet_event(ctx, obj, 1);
+    else
+        autoscaler_event(ctx, obj, 1);
 }
 
 static void enqueue_key(void *ctx, const char *key)

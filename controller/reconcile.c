@@ -74,7 +74,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     bool rejected = store_is_rejected_gpu_pod(pod);
     if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)
         goto out; /* a Failed pod is written once */
-    if (store_is_pending_gpu_pod(pod) || rejected) {
+    bool starting = store_is_starting_gpu_pod(pod);
+    if (store_is_pending_gpu_pod(pod) || rejected || starting) {
         struct triage_source src = {.store = s,
                                     .dra = dra,
                                     .dra_classes = dra_classes,
@@ -98,6 +99,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
             recheck_at(out, r.binding_until, env->now); /* the binding timeout passes */
         if (!triage_is_ours(pod, r.cause))
             goto out; /* pending only for its claims, and none asks for a GPU */
+        if (r.cause == CAUSE_OK && !current)
+            goto out; /* bound and starting, never blocked: nothing to say */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
         if (r.cause == CAUSE_BINDING && !r.binding_waits && !current)

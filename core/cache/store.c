@@ -10,6 +10,7 @@
 
 #include "kube/json.h"
 #include "kube/project.h"
+#include "model/containers.h"
 #include "util/clock.h"
 #include "util/result.h"
 
@@ -196,9 +197,19 @@ int store_is_rejected_gpu_pod(const struct kpod *p)
            pod_rejected_by_kubelet(p);
 }
 
+int store_is_starting_gpu_pod(const struct kpod *p)
+{
+    /* whether a claim asks for a GPU only the DRA objects tell: a container referencing one
+     * counts as a GPU container here (model/containers.h) */
+    return p->node_name && !pod_is_terminal(p) && !p->deleting && p->containers &&
+           (p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p)) &&
+           !pod_rejected_by_kubelet(p) && !pod_gpu_containers_started(p, true);
+}
+
 static int interesting(const struct kpod *p)
 {
-    return store_is_pending_gpu_pod(p) || store_is_rejected_gpu_pod(p) || p->cause != NULL;
+    return store_is_pending_gpu_pod(p) || store_is_rejected_gpu_pod(p) ||
+           store_is_starting_gpu_pod(p) || p->cause != NULL;
 }
 
 /* Bound pods never need their scheduling constraints again: drop them to stay compact. A pod
@@ -225,6 +236,14 @@ static void compact(struct kpod *p)
     keep.claim_statuses = p->claim_statuses;
     keep.n_claim_statuses = p->n_claim_statuses;
     keep.ext = p->ext; /* extended resources DRA may serve (few pods have any) */
+    /* a bound GPU pod whose GPU containers have not all started: what the kubelet says of
+     * them, and the RuntimeClass its sandbox asks for (forgotten once they have started) */
+    if (store_is_starting_gpu_pod(p)) {
+        keep.containers = p->containers;
+        keep.runtime_class = p->runtime_class;
+        p->containers = NULL;
+        p->runtime_class = NULL;
+    }
     /* a pod its kubelet rejected: the reason, and what counts its siblings */
     keep.created = p->created;
     if (store_is_rejected_gpu_pod(p)) {

@@ -88,6 +88,13 @@ bool pod_gpu_containers_started(const struct kpod *p, bool claims_gpu)
     const struct pod_containers *cs = p->containers;
     if (!cs)
         return true;
+    /* Running with no status at all: the kubelet writes statuses with the phase (getPhase counts
+     * them), so only a fake node reports this; nothing to read */
+    bool any_status = false;
+    for (size_t i = 0; i < cs->n && !any_status; i++)
+        any_status = cs->items[i].has_status;
+    if (!any_status && p->phase == POD_PHASE_RUNNING)
+        return true;
     bool any = pod_containers_any_gpu(cs, claims_gpu);
     for (size_t i = 0; i < cs->n; i++) {
         const struct container_state *c = &cs->items[i];

@@ -84,8 +84,10 @@ bool pod_containers_any_gpu(const struct pod_containers *cs, bool claims_gpu);
 /*
  * pod_gpu_containers_started() - whether every GPU container of the pod (container_is_gpu, or
  * every container when none is one) has started once. True when the pod has no container
- * projection (nothing to watch). `claims_gpu` as container_is_gpu. Pure; thread-safe on
- * read-only input.
+ * projection, or is in phase Running with no container status at all (the kubelet writes the
+ * statuses with the phase, kubernetes/kubernetes: pkg/kubelet/kubelet_pods.go getPhase; only a
+ * fake node does otherwise): nothing to watch. `claims_gpu` as container_is_gpu. Pure; thread-safe
+ * on read-only input.
  */
 bool pod_gpu_containers_started(const struct kpod *p, bool claims_gpu);
 

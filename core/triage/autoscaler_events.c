@@ -4,6 +4,7 @@
 
 #include "cache/informer.h"
 #include "classify/autoscaler.h"
+#include "classify/placement.h"
 #include "kube/project.h"
 #include "triage/triage.h"
 #include "util/clock.h"
@@ -19,7 +20,9 @@ static void keep(void *ctx, json_object *obj)
     struct reading *r = ctx;
     struct kevent ev;
     struct autoscaler_evidence e;
-    if (project_event(obj, &ev) != K_OK || !autoscaler_parse(&ev, &e))
+    if (project_event(obj, &ev) != K_OK ||
+        (!autoscaler_parse(&ev, &e) &&
+         !placement_event_kept(ev.component, ev.type, ev.reason, ev.message)))
         return;
     int64_t not_after = clock_wall_s(clock_system()) + AUTOSCALER_CLOCK_SKEW;
     if (pod_events_apply(r->pe, &ev, false, not_after, NULL) == K_OK)
@@ -29,7 +32,11 @@ static void keep(void *ctx, json_object *obj)
 int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
                                   const char *pod_uid, struct kube_error *err)
 {
-    static const char *const sources[] = {"cluster-autoscaler", "karpenter"};
+    /* field selectors, escaped: the autoscalers' Events, and the kubelets' warnings */
+    static const char *const sources[] = {
+        "source%3Dcluster-autoscaler", "source%3Dkarpenter",
+        "source%3Dkubelet%2Ctype%3DWarning%2Creason%3DFailedCreatePodSandBox",
+        "source%3Dkubelet%2Ctype%3DWarning%2Creason%3DFailed"};
     char ns_esc[256], base[512], path[1024];
     if (ns) {
         if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
@@ -48,7 +55,7 @@ int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, 
         return informer_list_once(c, path, 500, &h, NULL, 0, err);
     }
     for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-        snprintf(path, sizeof(path), "%s?fieldSelector=source%%3D%s", base, sources[i]);
+        snprintf(path, sizeof(path), "%s?fieldSelector=%s", base, sources[i]);
         int rc = informer_list_once(c, path, 500, &h, NULL, 0, err);
         if (rc != K_OK)
             return rc;

@@ -97,6 +97,31 @@ size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *
     return n;
 }
 
+size_t triage_placement_events(struct pod_events *events, const struct kpod *pod,
+                               struct triage_placement *out)
+{
+    out->facts = (struct placement_facts){.events = out->events, .n_events = 0};
+    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
+        return 0;
+    const struct pod_event *recs[POD_EVENTS_PER_POD];
+    size_t n = 0;
+    pod_events_read_lock(events);
+    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    for (size_t i = 0; i < got && n < PLACEMENT_MAX_EVENTS; i++) {
+        const struct pod_event *e = recs[i];
+        if (!placement_event_kept(e->component, e->type, e->reason, e->message))
+            continue;
+        snprintf(out->reasons[n], sizeof(out->reasons[n]), "%s", e->reason);
+        snprintf(out->messages[n], sizeof(out->messages[n]), "%s", e->message);
+        out->events[n] = (struct placement_event){
+            .reason = out->reasons[n], .message = out->messages[n], .at = pod_event_time(e)};
+        n++;
+    }
+    pod_events_read_unlock(events);
+    out->facts.n_events = n;
+    return n;
+}
+
 int triage_pod(const struct triage_source *src, const struct kpod *pod, struct classify_result *out)
 {
     if (!src || !src->store || !pod || !out)
@@ -124,11 +149,24 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
     in.n_autoscaler =
         triage_autoscaler_evidence(src->events, pod, facts->evidence, TRIAGE_MAX_EVIDENCE);
     in.autoscaler = in.n_autoscaler ? facts->evidence : NULL;
+    /* a bound pod with container statuses (the store keeps them until its GPU containers have
+     * started): the kubelet's Events about it; on the heap, and only for such pods */
+    struct triage_placement *placement = NULL;
+    if (pod->node_name && pod->containers && src->events) {
+        placement = malloc(sizeof(*placement));
+        if (!placement) {
+            free(facts);
+            return K_ENOMEM;
+        }
+        if (triage_placement_events(src->events, pod, placement) > 0)
+            in.placement = &placement->facts;
+    }
     if (use_dra)
         dra_store_read_lock(src->dra);
     int rc = classify(&in, out);
     if (use_dra)
         dra_store_read_unlock(src->dra);
+    free(placement);
     free(facts);
     return rc;
 }

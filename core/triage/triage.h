@@ -25,6 +25,7 @@
 #include "cache/store.h"
 #include "classify/autoscaler.h"
 #include "classify/classify.h"
+#include "classify/placement.h"
 #include "kube/client.h"
 #include "model/gpu.h"
 #include "model/model.h"
@@ -52,6 +53,25 @@ struct triage_facts {
  */
 size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *pod,
                                   struct autoscaler_evidence *out, size_t max);
+
+/* Storage for the kubelet's Events of one bound pod handed to classify() (classify/placement.h),
+ * copied out of the Event cache so that its lock is not held while classifying. */
+struct triage_placement {
+    struct placement_event events[PLACEMENT_MAX_EVENTS];
+    char reasons[PLACEMENT_MAX_EVENTS][KEVENT_WORD_MAX];
+    char messages[PLACEMENT_MAX_EVENTS][KEVENT_MESSAGE_MAX];
+    struct placement_facts facts; /* points into the above */
+};
+
+/*
+ * triage_placement_events() - the kubelet's Events about `pod` in `events` (NULL: none) whose
+ * involvedObject.uid is the pod's and that classify/placement.h placement_event_kept() keeps,
+ * copied into *out (at most PLACEMENT_MAX_EVENTS; out->facts set to them). Returns how many.
+ * Takes and releases the cache's read lock (lock order: the object store, then the Events).
+ * Thread-safe with distinct `out`.
+ */
+size_t triage_placement_events(struct pod_events *events, const struct kpod *pod,
+                               struct triage_placement *out);
 
 /*
  * triage_fill_facts() - what classify() needs beyond the pod and the nodes, from the store:
@@ -81,7 +101,9 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
  * Where a pod is classified from. `store` is required; everything else may be zero:
  *   dra, dra_classes  the DRA store and its GPU DeviceClass patterns; claims are looked at only
  *                     when both are set and the pod has spec.resourceClaims;
- *   events, provision_window  the autoscalers' Events per pod, and their window;
+ *   events, provision_window  the autoscalers' Events per pod, and their window; the same
+ *                     cache holds the kubelet's Events of bound GPU pods that have not started
+ *                     (classify_input.placement, triage_placement_events);
  *   now               seconds since the epoch (0: unknown; no-scheduler is never decided, and
  *                     no autoscaler record goes stale by age);
  *   no_scheduler_grace seconds (0: CLASSIFY_NO_SCHEDULER_GRACE);
@@ -107,10 +129,12 @@ struct triage_source {
  * triage_read_autoscaler_events() - for one-shot tools: LIST the Events of namespace `ns` (NULL:
  * every namespace) about the pod with uid `pod_uid` (fieldSelector=involvedObject.uid=...), or,
  * with pod_uid NULL, those of every autoscaler (fieldSelector=source=cluster-autoscaler, then
- * source=karpenter), and keep in `pe` those that are an autoscaler's verdict on a pod
- * (classify/autoscaler.h autoscaler_parse). Returns K_OK or the LIST's error (err filled):
- * K_EFORBIDDEN where the caller may not list Events, which a caller can take as "no evidence".
- * The records kept before an error stay.
+ * source=karpenter) and the kubelets' warnings (source=kubelet,type=Warning, reason
+ * FailedCreatePodSandBox, then Failed), and keep in `pe`
+ * those that are an autoscaler's verdict on a pod (classify/autoscaler.h autoscaler_parse) or a
+ * kubelet Event the after-placement steps read (classify/placement.h placement_event_kept). Returns
+ * K_OK or the LIST's error (err filled): K_EFORBIDDEN where the caller may not list Events, which a
+ * caller can take as "no evidence". The records kept before an error stay.
  */
 int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
                                   const char *pod_uid, struct kube_error *err);

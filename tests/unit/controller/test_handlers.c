@@ -436,13 +436,23 @@ static void test_pending_claim_pods_are_queued(void **state)
     lab_nodes(f);
     feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "dra", "single-gpu"));
     expect_queue(f->c, "team/dra");
-    /* bound later: nothing to do (it never carried a cause) */
+    /* bound later, its containers not started: watched until they have (store.h
+     * store_is_starting_gpu_pod) */
     json_object *bound = claim_pod("team", "dra", "single-gpu");
     json_object *spec = NULL;
     json_object_object_get_ex(bound, "spec", &spec);
     json_object_object_add(spec, "nodeName", json_object_new_string("lab-node-0"));
     feed(f->pods.upsert, f->pods.ctx, bound);
-    expect_queue(f->c, "");
+    expect_queue(f->c, "team/dra");
+    /* running (a status the kubelet never writes without containers: nothing to watch) */
+    bound = claim_pod("team", "dra", "single-gpu");
+    json_object_object_get_ex(bound, "spec", &spec);
+    json_object_object_add(spec, "nodeName", json_object_new_string("lab-node-0"));
+    json_object *status = json_object_new_object();
+    json_object_object_add(status, "phase", json_object_new_string("Running"));
+    json_object_object_add(bound, "status", status);
+    feed(f->pods.upsert, f->pods.ctx, bound);
+    expect_queue(f->c, ""); /* nothing to do (it never carried a cause) */
 }
 
 static void test_dra_changes_requeue_claim_pods(void **state)

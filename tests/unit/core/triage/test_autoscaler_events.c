@@ -92,14 +92,23 @@ static void test_lists_what_it_needs(void **state)
     const char *karpenter[] = {"karpenter-nominated.json"};
     answer_events(&f, files, 1);
     answer_events(&f, karpenter, 1);
+    answer_events(&f, NULL, 0);
+    answer_events(&f, NULL, 0);
     c = fake_kube_client(&f);
     pe = pod_events_new(0);
     assert_int_equal(triage_read_autoscaler_events(c, pe, NULL, NULL, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 2);
+    assert_int_equal(fake_kube_count(&f), 4);
     assert_string_equal(fake_kube_request(&f, 0)->path,
                         "/api/v1/events?fieldSelector=source%3Dcluster-autoscaler&limit=500");
     assert_string_equal(fake_kube_request(&f, 1)->path,
                         "/api/v1/events?fieldSelector=source%3Dkarpenter&limit=500");
+    /* the kubelets' warnings the after-placement steps read (classify/placement.h) */
+    assert_string_equal(fake_kube_request(&f, 2)->path,
+                        "/api/v1/events?fieldSelector=source%3Dkubelet%2Ctype%3DWarning%2Creason%3D"
+                        "FailedCreatePodSandBox&limit=500");
+    assert_string_equal(fake_kube_request(&f, 3)->path,
+                        "/api/v1/events?fieldSelector=source%3Dkubelet%2Ctype%3DWarning%2Creason%3D"
+                        "Failed&limit=500");
     assert_int_equal(held(pe), 2);
     pod_events_free(pe);
     kube_client_free(c);
