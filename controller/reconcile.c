@@ -36,6 +36,19 @@ static bool binding_moved(const struct kpod *pod, const struct classify_result *
     return r->cause == CAUSE_BINDING && (!pod->detail || strcmp(pod->detail, r->detail) != 0);
 }
 
+/*
+ * The after-placement words (classify/placement.h) quote what the kubelet says, which comes in
+ * pieces under the same word: the container's waiting message first, the registry's reason or
+ * the runtime's error when its Event arrives. Their detail (no clock, no counter in it) is
+ * written again when it differs from the pod's gputri/detail.
+ */
+static bool placement_moved(const struct kpod *pod, const struct classify_result *r)
+{
+    return (r->cause == CAUSE_RUNTIME_MISSING || r->cause == CAUSE_IMAGE_PULL_FAILED ||
+            r->cause == CAUSE_CONTAINER_START_FAILED) &&
+           (!pod->detail || strcmp(pod->detail, r->detail) != 0);
+}
+
 /* Plan the pod again at `when` (seconds since the epoch) if that is after `now` (known) and
  * sooner than planned already. */
 static void recheck_at(struct reconcile_plan *out, int64_t when, int64_t now)
@@ -111,7 +124,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                 out->recheck_after_ms = wait * 1000;
             goto out;
         }
-        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r))
+        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r) &&
+            !placement_moved(pod, &r))
             goto out;
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;

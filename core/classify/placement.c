@@ -303,10 +303,9 @@ static bool start_failed(const struct kpod *pod, const struct knode *node,
         if (!start_hint(&h, msg, pod, node))
             continue;
         line_finish(&h);
-        line_printf(l, "container %s on node %s failed to start", c->name, pod->node_name);
-        if (c->restarts > 0)
-            line_printf(l, " (%d restart%s)", c->restarts, c->restarts == 1 ? "" : "s");
-        line_printf(l, ": %s; runtime: ", hint);
+        /* no restart count: the detail stays the same while the failure does */
+        line_printf(l, "container %s on node %s failed to start: %s; runtime: ", c->name,
+                    pod->node_name, hint);
         put_quote(l, msg);
         return true;
     }

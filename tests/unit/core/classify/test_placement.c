@@ -338,8 +338,7 @@ static void expect_start(const char *message, const char *hint, bool with_labels
     assert_int_equal(w.out.cause, CAUSE_CONTAINER_START_FAILED);
     if (!strstr(w.out.detail, hint) || (also && !strstr(w.out.detail, also)))
         fail_msg("detail: %s", w.out.detail);
-    assert_non_null(strstr(w.out.detail, "container cuda on node node-a failed to start (3 "
-                                         "restarts)"));
+    assert_non_null(strstr(w.out.detail, "container cuda on node node-a failed to start: "));
     done(&w);
 }
 
