@@ -495,12 +495,40 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
 
 /* ---- the autoscalers' Events --------------------------------------------------------------- */
 
-/* Whether `ev` is about a pod the store holds as a pending GPU pod (the same uid; store read
- * lock held). */
-static bool about_pending_gpu_pod(struct controller *c, const struct kevent *ev)
+/* Whether `ev` is about a pod of the store (the same uid) for which `is` holds (store read lock
+ * held). */
+static bool about_pod(struct controller *c, const struct kevent *ev,
+                      int (*is)(const struct kpod *pod))
 {
     const struct kpod *pod = store_pod_get(c->store, ev->obj_ns, ev->obj_name);
-    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_pending_gpu_pod(pod);
+    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && is(pod);
+}
+
+/*
+ * Keep (or, deleted, drop) the record of Event `ev` when it is about a pod of the store for which
+ * `is` holds; `key` receives the pod's key when its records changed ("" otherwise). Returns
+ * pod_events_apply's result (K_OK when the pod is not one to keep it for). The store's read lock
+ * is held from the check to the write (lock order: store, then pod_events): a pod deleted,
+ * placed or started in between would else keep the record, its handler having forgotten the
+ * pod's records before this one was written.
+ */
+static int keep_pod_event(struct controller *c, const struct kevent *ev, int deleted,
+                          int (*is)(const struct kpod *pod), char *key)
+{
+    int64_t now = clock_wall_s(&c->clock);
+    key[0] = '\0';
+    store_read_lock(c->store);
+    if (!deleted && !about_pod(c, ev, is)) {
+        store_read_unlock(c->store);
+        return K_OK; /* its pod may still come: the writers repeat their Events */
+    }
+    int rc = pod_events_apply(c->pod_events, ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
+    store_read_unlock(c->store);
+    if (rc == K_ETOOBIG)
+        log_info(2, "event %s/%s not kept: the Event cache is full", ev->ns, ev->name);
+    else if (rc != K_OK)
+        log_warn("event %s/%s not kept: %s", ev->ns, ev->name, k_strerror(rc));
+    return rc;
 }
 
 /*
@@ -517,29 +545,14 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
     struct autoscaler_evidence e;
     if (!autoscaler_parse(&ev, &e))
         return; /* not a verdict on a pod */
-    int64_t now = clock_wall_s(&c->clock);
-    /*
-     * The store's read lock is held from the check to the write (lock order: store, then
-     * pod_events): a pod deleted or placed in between would else keep the record, its handler
-     * having forgotten the pod's records before this one was written.
-     */
     char key[STORE_KEY_MAX];
-    store_read_lock(c->store);
-    if (!deleted && !about_pending_gpu_pod(c, &ev)) {
-        store_read_unlock(c->store);
-        return; /* its pod may still come: the autoscalers repeat their verdicts */
-    }
-    int rc = pod_events_apply(c->pod_events, &ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
-    store_read_unlock(c->store);
+    int rc = keep_pod_event(c, &ev, deleted, store_is_pending_gpu_pod, key);
     /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen): only a verdict the
      * cache took counts (its own pod's namespace, a pending GPU pod of that uid, a sane date),
      * not any Event anyone may write with these reasons */
+    int64_t now = clock_wall_s(&c->clock);
     if (!deleted && rc == K_OK && key[0] && !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
         atomic_store(&c->autoscaler_seen, now);
-    if (rc == K_ETOOBIG)
-        log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
-    else if (rc != K_OK)
-        log_warn("event %s/%s not kept: %s", ev.ns, ev.name, k_strerror(rc));
     /* another object than the pod: a re-check, behind new pods and their own changes, so that
      * an Event storm does not hold back the answer for a newly blocked pod */
     if (key[0] && !atomic_load(&c->listing))
@@ -548,18 +561,11 @@ static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, 
 
 /* ---- the kubelets' Events ------------------------------------------------------------------ */
 
-/* Whether `ev` is about a bound GPU pod of the store whose GPU containers have not all started
- * (the same uid; store read lock held). */
-static bool about_starting_gpu_pod(struct controller *c, const struct kevent *ev)
-{
-    const struct kpod *pod = store_pod_get(c->store, ev->obj_ns, ev->obj_name);
-    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_starting_gpu_pod(pod);
-}
-
 /*
  * One Event of the kubelets' warnings: kept when the after-placement steps read it
- * (classify/placement.h placement_event_kept) and it is about a starting GPU pod of the store;
- * the pod is re-checked when its records changed. A deletion removes the record it made.
+ * (classify/placement.h placement_event_kept) and it is about a bound GPU pod of the store whose
+ * GPU containers have not all started (store_is_starting_gpu_pod); the pod is re-checked when its
+ * records changed. A deletion removes the record it made.
  */
 static void kubelet_event(struct controller_events_ctx *x, json_object *obj, int deleted)
 {
@@ -568,19 +574,8 @@ static void kubelet_event(struct controller_events_ctx *x, json_object *obj, int
     if (project_event(obj, &ev) != K_OK ||
         !placement_event_kept(ev.component, ev.type, ev.reason, ev.message))
         return;
-    int64_t now = clock_wall_s(&c->clock);
     char key[STORE_KEY_MAX];
-    store_read_lock(c->store); /* as autoscaler_event: the pod cannot be forgotten meanwhile */
-    if (!deleted && !about_starting_gpu_pod(c, &ev)) {
-        store_read_unlock(c->store);
-        return; /* the kubelet repeats its warnings while the failure lasts */
-    }
-    int rc = pod_events_apply(c->pod_events, &ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
-    store_read_unlock(c->store);
-    if (rc == K_ETOOBIG)
-        log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
-    else if (rc != K_OK)
-        log_warn("event %s/%s not kept: %s", ev.ns, ev.name, k_strerror(rc));
+    keep_pod_event(c, &ev, deleted, store_is_starting_gpu_pod, key);
     if (key[0] && !atomic_load(&c->listing))
         controller_enqueue_recheck(c, key);
 }

@@ -76,15 +76,29 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
     };
 }
 
+/*
+ * The Event records of `pod` in `events` (its uid's) into recs[POD_EVENTS_PER_POD], with the
+ * cache's read lock taken when it returns true (the caller releases it after reading them);
+ * false, and no lock, when the pod cannot have any.
+ */
+static bool lock_records(struct pod_events *events, const struct kpod *pod,
+                         const struct pod_event **recs, size_t *got)
+{
+    *got = 0;
+    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
+        return false;
+    pod_events_read_lock(events);
+    *got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    return true;
+}
+
 size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *pod,
                                   struct autoscaler_evidence *out, size_t max)
 {
-    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
-        return 0;
     const struct pod_event *recs[POD_EVENTS_PER_POD];
-    size_t n = 0;
-    pod_events_read_lock(events);
-    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    size_t n = 0, got;
+    if (!lock_records(events, pod, recs, &got))
+        return 0;
     /* most pods have no record: no allocation for them (2.6 KiB: not on a worker's stack) */
     struct kevent *ev = got ? malloc(sizeof(*ev)) : NULL;
     for (size_t i = 0; ev && i < got && n < max; i++) {
@@ -101,12 +115,10 @@ size_t triage_placement_events(struct pod_events *events, const struct kpod *pod
                                struct triage_placement *out)
 {
     out->facts = (struct placement_facts){.events = out->events, .n_events = 0};
-    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
-        return 0;
     const struct pod_event *recs[POD_EVENTS_PER_POD];
-    size_t n = 0;
-    pod_events_read_lock(events);
-    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    size_t n = 0, got;
+    if (!lock_records(events, pod, recs, &got))
+        return 0;
     for (size_t i = 0; i < got && n < PLACEMENT_MAX_EVENTS; i++) {
         const struct pod_event *e = recs[i];
         if (!placement_event_kept(e->component, e->type, e->reason, e->message))
