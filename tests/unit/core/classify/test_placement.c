@@ -190,133 +190,94 @@ static void test_projection(void **state)
     done(&w);
 }
 
-static void test_runtime_missing_containerd(void **state)
+/*
+ * Classify the pod (RuntimeClass `rc`; its GPU container's status `gpu`, owned, beside the
+ * sidecar's `side`, in phase `phase`; no statuses at all when gpu is NULL) with the kubelet
+ * Events ev[0..n), and check the word and up to two fragments of the detail (NULL: none).
+ */
+static void expect_word(const char *rc, char *gpu, const char *side, const char *phase,
+                        const struct placement_event *ev, size_t n, enum cause want,
+                        const char *has1, const char *has2)
+{
+    struct world w = {0};
+    json_object *pod = pod_json(rc);
+    if (gpu)
+        with_statuses(pod, gpu, side, phase);
+    for (size_t i = 0; i < n; i++)
+        w.events[i] = ev[i];
+    run(&w, pod, n);
+    if (w.out.cause != want || (has1 && !strstr(w.out.detail, has1)) ||
+        (has2 && !strstr(w.out.detail, has2)))
+        fail_msg("%s: %s", cause_word(w.out.cause), w.out.detail);
+    done(&w);
+}
+
+#define SANDBOX_PREFIX "Failed to create pod sandbox: rpc error: code = Unknown desc = "
+
+static void test_runtime_missing(void **state)
 {
     (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json("nvidia");
-    with_statuses(pod, waiting_json("cuda", "ContainerCreating", NULL),
-                  "{\"name\":\"side\",\"state\":{\"waiting\":{\"reason\":\"ContainerCreating\"}}}",
-                  "Pending");
-    w.events[0] = (struct placement_event){
+    const struct placement_event containerd = {
         "FailedCreatePodSandBox",
-        "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox "
-        "runtime: no runtime for \"nvidia\" is configured",
+        SANDBOX_PREFIX "failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
         100};
-    run(&w, pod, 1);
-    assert_int_equal(w.out.cause, CAUSE_RUNTIME_MISSING);
-    assert_non_null(strstr(w.out.detail, "node node-a: the container runtime has no handler "
-                                         "\"nvidia\" (RuntimeClass nvidia)"));
-    assert_non_null(strstr(w.out.detail, "no runtime for \"nvidia\" is configured"));
-    done(&w);
-}
-
-static void test_runtime_missing_crio(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json("nvidia");
-    w.events[0] = (struct placement_event){
+    expect_word(
+        "nvidia", waiting_json("cuda", "ContainerCreating", NULL),
+        "{\"name\":\"side\",\"state\":{\"waiting\":{\"reason\":\"ContainerCreating\"}}}", "Pending",
+        &containerd, 1, CAUSE_RUNTIME_MISSING,
+        "node node-a: the container runtime has no handler \"nvidia\" (RuntimeClass nvidia)",
+        "no runtime for \"nvidia\" is configured");
+    /* CRI-O; no statuses yet: the kubelet has written none */
+    const struct placement_event crio = {"FailedCreatePodSandBox",
+                                         SANDBOX_PREFIX "failed to find runtime handler nvidia "
+                                                        "from runtime list map[crun:0xc000 "
+                                                        "runc:0xc001]",
+                                         100};
+    expect_word("nvidia", NULL, NULL, NULL, &crio, 1, CAUSE_RUNTIME_MISSING,
+                "no handler \"nvidia\"", NULL);
+    const struct placement_event old = {
+        "FailedCreatePodSandBox", SANDBOX_PREFIX "RuntimeHandler \"nvidia\" not supported", 100};
+    expect_word(NULL, NULL, NULL, NULL, &old, 1, CAUSE_RUNTIME_MISSING,
+                "the pod has no runtimeClassName", NULL);
+    /* a sandbox failure for another reason is no runtime-missing; nothing else is ours: ok */
+    const struct placement_event cni = {
         "FailedCreatePodSandBox",
-        "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to find runtime "
-        "handler nvidia from runtime list map[crun:0xc000 runc:0xc001]",
-        100};
-    run(&w, pod, 1); /* no statuses yet: the kubelet has written none */
-    assert_int_equal(w.out.cause, CAUSE_RUNTIME_MISSING);
-    assert_non_null(strstr(w.out.detail, "no handler \"nvidia\""));
-    done(&w);
+        SANDBOX_PREFIX "failed to setup network for sandbox: plugin type=\"calico\" failed", 100};
+    expect_word(NULL, NULL, NULL, NULL, &cni, 1, CAUSE_OK, "bound to node node-a", NULL);
 }
 
-static void test_runtime_missing_old(void **state)
+static void test_image_pull(void **state)
 {
     (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    w.events[0] = (struct placement_event){
-        "FailedCreatePodSandBox",
-        "Failed to create pod sandbox: rpc error: code = Unknown desc = RuntimeHandler "
-        "\"nvidia\" not supported",
-        100};
-    run(&w, pod, 1);
-    assert_int_equal(w.out.cause, CAUSE_RUNTIME_MISSING);
-    assert_non_null(strstr(w.out.detail, "the pod has no runtimeClassName"));
-    done(&w);
-}
-
-/* A sandbox failure for another reason is no runtime-missing; nothing else is ours: ok. */
-static void test_sandbox_other(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    w.events[0] = (struct placement_event){
-        "FailedCreatePodSandBox",
-        "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network "
-        "for sandbox: plugin type=\"calico\" failed",
-        100};
-    run(&w, pod, 1);
-    assert_int_equal(w.out.cause, CAUSE_OK);
-    assert_string_equal(w.out.detail, "bound to node node-a");
-    done(&w);
-}
-
-static void test_image_pull_registry_reason(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    with_statuses(pod,
-                  waiting_json("cuda", "ImagePullBackOff",
-                               "Back-off pulling image \"nvcr.io/nvidia/cuda:12.8\""),
-                  running_side, "Pending");
-    w.events[0] = (struct placement_event){
-        "Failed",
-        "Failed to pull image \"nvcr.io/nvidia/cuda:12.8\": failed to pull and unpack image "
-        "\"nvcr.io/nvidia/cuda:12.8\": failed to extract layer sha256:ab12: write "
-        "/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots/51/fs/usr/lib/"
-        "libcublas.so.12: no space left on device",
-        100};
-    w.events[1] = (struct placement_event){"Failed", "Error: ImagePullBackOff", 120};
-    run(&w, pod, 2);
-    assert_int_equal(w.out.cause, CAUSE_IMAGE_PULL_FAILED);
-    assert_non_null(strstr(w.out.detail, "container cuda on node node-a cannot pull its image "
-                                         "(ImagePullBackOff)"));
-    assert_non_null(strstr(w.out.detail, "no space left on device"));
-    assert_non_null(strstr(w.out.detail, "image filesystem is full"));
-    done(&w);
-}
-
-static void test_image_pull_waiting_message(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    with_statuses(pod,
-                  waiting_json("cuda", "ErrImagePull",
-                               "failed to pull and unpack image \"nvcr.io/nim/llama:1\": failed "
-                               "to resolve reference: pull access denied, insufficient_scope: "
-                               "authorization failed"),
-                  running_side, "Pending");
-    run(&w, pod, 0);
-    assert_int_equal(w.out.cause, CAUSE_IMAGE_PULL_FAILED);
-    assert_non_null(strstr(w.out.detail, "insufficient_scope"));
-    assert_non_null(strstr(w.out.detail, "imagePullSecret"));
-    done(&w);
-}
-
-/* The side container's image does not pull: not a GPU container, not ours. */
-static void test_image_pull_other_container(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
+    const struct placement_event ev[2] = {
+        {"Failed",
+         "Failed to pull image \"nvcr.io/nvidia/cuda:12.8\": failed to pull and unpack image "
+         "\"nvcr.io/nvidia/cuda:12.8\": failed to extract layer sha256:ab12: write "
+         "/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots/51/fs/usr/lib/"
+         "libcublas.so.12: no space left on device",
+         100},
+        {"Failed", "Error: ImagePullBackOff", 120},
+    };
+    expect_word(NULL,
+                waiting_json("cuda", "ImagePullBackOff",
+                             "Back-off pulling image \"nvcr.io/nvidia/cuda:12.8\""),
+                running_side, "Pending", ev, 2, CAUSE_IMAGE_PULL_FAILED,
+                "container cuda on node node-a cannot pull its image (ImagePullBackOff): "
+                "Failed to pull image",
+                "no space left on device; the node's image filesystem is full");
+    /* no Event: the waiting message */
+    expect_word(NULL,
+                waiting_json("cuda", "ErrImagePull",
+                             "failed to pull and unpack image \"nvcr.io/nim/llama:1\": failed "
+                             "to resolve reference: pull access denied, insufficient_scope: "
+                             "authorization failed"),
+                running_side, "Pending", NULL, 0, CAUSE_IMAGE_PULL_FAILED, "insufficient_scope",
+                "imagePullSecret");
+    /* the sidecar's image does not pull: not a GPU container, not ours */
     char *side = waiting_json("side", "ErrImagePull", "not found");
-    with_statuses(pod, strdup("{\"name\":\"cuda\",\"state\":{\"running\":{}},\"started\":true}"),
-                  side, "Pending");
+    expect_word(NULL, strdup("{\"name\":\"cuda\",\"state\":{\"running\":{}},\"started\":true}"),
+                side, "Pending", NULL, 0, CAUSE_OK, NULL, NULL);
     free(side);
-    run(&w, pod, 0);
-    assert_int_equal(w.out.cause, CAUSE_OK);
-    done(&w);
 }
 
 static void expect_start(const char *message, const char *hint, bool with_labels, const char *also)
@@ -365,90 +326,43 @@ static void test_start_toolkit_other(void **state)
 }
 
 /* Runtime-native CDI fails at create: CreateContainerError, the message in the status. */
-static void test_create_cdi(void **state)
+/* Runtime-native CDI fails at create (CreateContainerError, the message in the status);
+ * RunContainerError without a message: the kubelet's "Error: " Event tells. */
+static void test_create_and_run_errors(void **state)
 {
     (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    with_statuses(pod, waiting_json("cuda", "CreateContainerError", cdi_create), running_side,
-                  "Pending");
-    run(&w, pod, 0);
-    assert_int_equal(w.out.cause, CAUSE_CONTAINER_START_FAILED);
-    assert_non_null(strstr(w.out.detail, "CDI device unresolved"));
-    assert_non_null(strstr(w.out.detail, "unresolvable CDI devices nvidia.com/gpu=GPU-4e1a9c2b"));
-    done(&w);
-}
-
-/* RunContainerError with no message: the kubelet's "Error: " Event tells. */
-static void test_run_error_from_event(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    with_statuses(pod, waiting_json("cuda", "RunContainerError", NULL), running_side, "Pending");
+    expect_word(NULL, waiting_json("cuda", "CreateContainerError", cdi_create), running_side,
+                "Pending", NULL, 0, CAUSE_CONTAINER_START_FAILED, "CDI device unresolved",
+                "unresolvable CDI devices nvidia.com/gpu=GPU-4e1a9c2b");
     char msg[1024];
     snprintf(msg, sizeof(msg), "Error: %s", driver_not_loaded);
-    w.events[0] = (struct placement_event){"Failed", msg, 100};
-    run(&w, pod, 1);
-    assert_int_equal(w.out.cause, CAUSE_CONTAINER_START_FAILED);
-    assert_non_null(strstr(w.out.detail, "driver not loaded"));
-    done(&w);
+    const struct placement_event ev = {"Failed", msg, 100};
+    expect_word(NULL, waiting_json("cuda", "RunContainerError", NULL), running_side, "Pending", &ev,
+                1, CAUSE_CONTAINER_START_FAILED, "driver not loaded", NULL);
 }
 
-/* An application that ran and crashed (exit 1), and a start error of no GPU concern: ok. */
+/* An application that ran and crashed (exit 1), a start error of no GPU concern, a missing
+ * ConfigMap: ok. Once the GPU container runs, the old Events no longer speak: ok. */
 static void test_not_ours(void **state)
 {
     (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json(NULL);
-    with_statuses(pod, start_error_json("cuda", "Error", 1, "CUDA driver version is insufficient"),
-                  running_side, "Running");
-    run(&w, pod, 0);
-    assert_int_equal(w.out.cause, CAUSE_OK);
-    assert_true(pod_gpu_containers_started(&w.pod, false)); /* it ran: no more watching */
-    done(&w);
-
-    memset(&w, 0, sizeof(w));
-    pod = pod_json(NULL);
-    with_statuses(pod,
-                  start_error_json("cuda", "StartError", 128,
-                                   "failed to create containerd task: exec: \"train.py\": "
-                                   "executable file not found in $PATH: unknown"),
-                  running_side, "Running");
-    run(&w, pod, 0);
-    assert_int_equal(w.out.cause, CAUSE_OK);
-    assert_false(pod_gpu_containers_started(&w.pod, false));
-    done(&w);
-
-    memset(&w, 0, sizeof(w));
-    pod = pod_json(NULL);
-    with_statuses(
-        pod,
+    expect_word(NULL, start_error_json("cuda", "Error", 1, "CUDA driver version is insufficient"),
+                running_side, "Running", NULL, 0, CAUSE_OK, NULL, NULL);
+    expect_word(NULL,
+                start_error_json("cuda", "StartError", 128,
+                                 "failed to create containerd task: exec: \"train.py\": "
+                                 "executable file not found in $PATH: unknown"),
+                running_side, "Running", NULL, 0, CAUSE_OK, NULL, NULL);
+    expect_word(
+        NULL,
         waiting_json("cuda", "CreateContainerConfigError", "configmap \"train-config\" not found"),
-        running_side, "Pending");
-    run(&w, pod, 0);
-    assert_int_equal(w.out.cause, CAUSE_OK);
-    done(&w);
-}
-
-/* Once the GPU container runs, the old Events no longer speak: ok. */
-static void test_started(void **state)
-{
-    (void)state;
-    struct world w = {0};
-    json_object *pod = pod_json("nvidia");
-    set_statuses(pod,
-                 "[{\"name\":\"cuda\",\"state\":{\"running\":{}},\"started\":true},{\"name\":"
-                 "\"side\",\"state\":{\"running\":{}},\"started\":true}]",
-                 "Running");
-    w.events[0] = (struct placement_event){
+        running_side, "Pending", NULL, 0, CAUSE_OK, NULL, NULL);
+    const struct placement_event sandbox = {
         "FailedCreatePodSandBox",
-        "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox "
-        "runtime: no runtime for \"nvidia\" is configured",
+        SANDBOX_PREFIX "failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
         100};
-    run(&w, pod, 1);
-    assert_int_equal(w.out.cause, CAUSE_OK);
-    done(&w);
+    expect_word("nvidia", strdup("{\"name\":\"cuda\",\"state\":{\"running\":{}},\"started\":true}"),
+                running_side, "Running", &sandbox, 1, CAUSE_OK, NULL, NULL);
 }
 
 /* A claim-only pod: its container references the claim; the DRA view is absent. */
@@ -524,20 +438,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_projection),
-        cmocka_unit_test(test_runtime_missing_containerd),
-        cmocka_unit_test(test_runtime_missing_crio),
-        cmocka_unit_test(test_runtime_missing_old),
-        cmocka_unit_test(test_sandbox_other),
-        cmocka_unit_test(test_image_pull_registry_reason),
-        cmocka_unit_test(test_image_pull_waiting_message),
-        cmocka_unit_test(test_image_pull_other_container),
+        cmocka_unit_test(test_runtime_missing),
+        cmocka_unit_test(test_image_pull),
         cmocka_unit_test(test_start_driver_not_loaded),
         cmocka_unit_test(test_start_cuda_requirement),
         cmocka_unit_test(test_start_toolkit_other),
-        cmocka_unit_test(test_create_cdi),
-        cmocka_unit_test(test_run_error_from_event),
+        cmocka_unit_test(test_create_and_run_errors),
         cmocka_unit_test(test_not_ours),
-        cmocka_unit_test(test_started),
         cmocka_unit_test(test_claim_container),
         cmocka_unit_test(test_event_kept),
         cmocka_unit_test(test_bounds),
