@@ -1,14 +1,18 @@
 /*
  * test_dra_api.c - core/kube/dra_api.c: the DRA API version chosen from the APIGroup document
- * (recorded from the API servers, tests/fixtures/dra-versions/RELEASE/discovery.json, and written
- * by hand), the paths per version, and the discovery check that logs only changes.
+ * (recorded from every release's API server, tests/fixtures/dra-versions/RELEASE/discovery.json
+ * or the 404 of a group not served, discovery-404.txt; and written by hand), the paths per
+ * version, and the discovery check that logs only changes.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -89,30 +93,103 @@ static void test_names_and_paths(void **state)
     assert_string_equal(dra_api_version_name(DRA_API_NONE), "none");
 }
 
-/* The APIGroup documents recorded from each release's API server. */
+/* Every release's answer to GET /apis/resource.k8s.io as recorded (tests/fixtures/dra-versions/
+ * RELEASE/discovery.json, or where the group is not served at all, the 404's body in
+ * discovery-404.txt), through dra_api_discover as the daemons ask it: the version gputri reads. */
+static const struct {
+    const char *release;
+    long status; /* of the answer recorded */
+    unsigned served;
+    enum dra_api_version want;
+} RECORDED[] = {
+    /* no DRA by default; with the gate and the alpha group on, only v1alpha2 / v1alpha3 */
+    {"1.30.14", 404, 0, DRA_API_NONE},
+    {"1.30.14-alpha", 200, 0, DRA_API_NONE},
+    {"1.31.13", 404, 0, DRA_API_NONE},
+    {"1.31.13-alpha", 200, 0, DRA_API_NONE},
+    {"1.32.13", 200, BIT(DRA_API_V1BETA1), DRA_API_V1BETA1},
+    {"1.33.13", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2), DRA_API_V1BETA2},
+    {"1.34.4-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1),
+     DRA_API_V1},
+    {"1.35.4", 200, BIT(DRA_API_V1), DRA_API_V1},
+    {"1.35.4-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1),
+     DRA_API_V1},
+    {"1.36.3", 200, BIT(DRA_API_V1), DRA_API_V1},
+    {"1.36.3-betas", 200, BIT(DRA_API_V1BETA1) | BIT(DRA_API_V1BETA2) | BIT(DRA_API_V1),
+     DRA_API_V1},
+    {"1.37.2", 200, BIT(DRA_API_V1), DRA_API_V1},
+};
+#define N_RECORDED (sizeof(RECORDED) / sizeof(RECORDED[0]))
+
+/* The body of dra-versions/<release>/<file> (malloc'd), NULL when there is none. */
+static char *slurp(const char *release, const char *file)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/dra-versions/%s/%s", FIXTURES_DIR, release, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 65536);
+    assert_non_null(buf);
+    size_t n = fread(buf, 1, 65535, f);
+    assert_true(n > 0 && n < 65535);
+    fclose(f);
+    return buf;
+}
+
 static void test_recorded(void **state)
 {
     (void)state;
-    static const struct {
-        const char *release;
-        enum dra_api_version want;
-    } cases[] = {
-        {"1.34.4", DRA_API_V1},       {"1.34.4-betas", DRA_API_V1}, {"1.37.2", DRA_API_V1},
-        {"1.33.13", DRA_API_V1BETA2}, {"1.32.13", DRA_API_V1BETA1},
-    };
-    int found = 0;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/dra-versions/%s/discovery.json", FIXTURES_DIR,
-                 cases[i].release);
-        json_object *o = json_object_from_file(path);
-        if (!o)
-            continue; /* not recorded (yet) */
-        found++;
-        assert_int_equal(dra_api_choose(dra_api_served(o)), cases[i].want);
-        json_object_put(o);
+    struct fake_kube f;
+    fake_kube_init(&f);
+    struct kube_client *c = fake_kube_client(&f);
+    for (size_t i = 0; i < N_RECORDED; i++) {
+        char *doc = slurp(RECORDED[i].release, "discovery.json");
+        char *not_found = slurp(RECORDED[i].release, "discovery-404.txt");
+        if (!doc == !not_found)
+            fail_msg("%s: want exactly one of discovery.json, discovery-404.txt",
+                     RECORDED[i].release);
+        assert_int_equal(doc ? 200 : 404, RECORDED[i].status);
+        fake_kube_answer(&f, RECORDED[i].status, 0, doc ? doc : not_found);
+        struct kube_error err = {0};
+        unsigned served = 99;
+        assert_int_equal(dra_api_discover(c, &served, &err), K_OK);
+        if (served != RECORDED[i].served || dra_api_choose(served) != RECORDED[i].want)
+            fail_msg("%s: served %#x, chose %s", RECORDED[i].release, served,
+                     dra_api_version_name(dra_api_choose(served)));
+        /* the probe the daemons run says the same */
+        struct dra_api_probe p = {0};
+        fake_kube_answer(&f, RECORDED[i].status, 0, doc ? doc : not_found);
+        assert_true(dra_api_probe_step(c, &p));
+        assert_int_equal(p.version, RECORDED[i].want);
+        free(doc);
+        free(not_found);
     }
-    assert_true(found >= 1);
+    kube_client_free(c);
+    fake_kube_cleanup(&f);
+
+    /* and every recording is in the table */
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/dra-versions", FIXTURES_DIR);
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    struct dirent *e;
+    size_t dirs = 0;
+    while ((e = readdir(d)) != NULL) {
+        char sub[2048];
+        struct stat st;
+        snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+        if (e->d_name[0] == '.' || stat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue; /* ., .., README.md */
+        dirs++;
+        bool known = false;
+        for (size_t i = 0; i < N_RECORDED; i++)
+            known = known || strcmp(e->d_name, RECORDED[i].release) == 0;
+        if (!known)
+            fail_msg("dra-versions/%s: no expectation in test_dra_api.c", e->d_name);
+    }
+    closedir(d);
+    assert_int_equal(dirs, N_RECORDED);
 }
 
 static void test_discover_and_probe(void **state)
