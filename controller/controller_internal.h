@@ -169,8 +169,9 @@ struct informer_handlers controller_events_handlers(struct controller_events_ctx
  */
 void controller_enqueue_recheck(struct controller *c, const char *key);
 /*
- * controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer) as
- * re-checks: at low priority (workqueue_add_low: behind pods seen first or changed themselves,
+ * controller_enqueue_pending() - queue every pending GPU pod, and every bound GPU pod whose GPU
+ * containers have not all started (store_is_starting_gpu_pod), as re-checks (they may have a
+ * new answer): at low priority (workqueue_add_low: behind pods seen first or changed themselves,
  * and at most once per --recheck-interval each).
  */
 void controller_enqueue_pending(struct controller *c);

@@ -37,6 +37,8 @@ void controller_enqueue_pending(struct controller *c)
 {
     store_read_lock(c->store);
     store_for_each_pending_gpu_pod(c->store, enqueue_one, c);
+    /* bound GPU pods not started yet: their word may be owed too (a new leader, a resync) */
+    store_for_each_starting_gpu_pod(c->store, enqueue_one, c);
     store_read_unlock(c->store);
 }
 

@@ -227,6 +227,16 @@ void store_for_each_pending_gpu_pod(struct store *s, void (*fn)(void *ctx, const
                                     void *ctx);
 
 /*
+ * store_for_each_starting_gpu_pod() - call fn with the key of every bound GPU pod whose GPU
+ * containers have not all started (store_is_starting_gpu_pod); store_starting_gpu_pod_count()
+ * - how many there are. For the controller's resync and a new leader, which look at such pods
+ * again as at the pending ones. Read lock held; fn must not call back into the store's writers.
+ */
+void store_for_each_starting_gpu_pod(struct store *s, void (*fn)(void *ctx, const char *key),
+                                     void *ctx);
+size_t store_starting_gpu_pod_count(struct store *s);
+
+/*
  * store_for_each_pod_on_node() - call fn for every non-terminal pod bound to `node` that requests
  * a GPU resource (for `explain`: who holds the GPUs). Read lock held. Cost: all pods.
  */

@@ -592,6 +592,8 @@ static void test_starting_pods(void **state)
     assert_false(store_is_pending_gpu_pod(p));
     assert_non_null(p->containers);
     assert_string_equal(p->containers->items[0].waiting_message, "m1");
+    assert_int_equal(store_starting_gpu_pod_count(s), 1);
+    assert_int_equal(store_pending_gpu_pod_count(s), 0);
     store_read_unlock(s);
     /* the message moves: a change */
     ch =
@@ -610,6 +612,7 @@ static void test_starting_pods(void **state)
     p = store_pod_get(s, "ns", "a");
     assert_false(store_is_starting_gpu_pod(p));
     assert_null(p->containers);
+    assert_int_equal(store_starting_gpu_pod_count(s), 0);
     store_read_unlock(s);
     ch = apply_pod(s,
                    with_status(test_pod("ns", "a", "1", "n0", "Running", NULL, 0, NULL),
