@@ -36,6 +36,19 @@ static bool binding_moved(const struct kpod *pod, const struct classify_result *
     return r->cause == CAUSE_BINDING && (!pod->detail || strcmp(pod->detail, r->detail) != 0);
 }
 
+/*
+ * The after-placement words (classify/placement.h) quote what the kubelet says, which comes in
+ * pieces under the same word: the container's waiting message first, the registry's reason or
+ * the runtime's error when its Event arrives. Their detail (no clock, no counter in it) is
+ * written again when it differs from the pod's gputri/detail.
+ */
+static bool placement_moved(const struct kpod *pod, const struct classify_result *r)
+{
+    return (r->cause == CAUSE_RUNTIME_MISSING || r->cause == CAUSE_IMAGE_PULL_FAILED ||
+            r->cause == CAUSE_CONTAINER_START_FAILED) &&
+           (!pod->detail || strcmp(pod->detail, r->detail) != 0);
+}
+
 /* Plan the pod again at `when` (seconds since the epoch) if that is after `now` (known) and
  * sooner than planned already. */
 static void recheck_at(struct reconcile_plan *out, int64_t when, int64_t now)
@@ -74,7 +87,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     bool rejected = store_is_rejected_gpu_pod(pod);
     if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)
         goto out; /* a Failed pod is written once */
-    if (store_is_pending_gpu_pod(pod) || rejected) {
+    bool starting = store_is_starting_gpu_pod(pod);
+    if (store_is_pending_gpu_pod(pod) || rejected || starting) {
         struct triage_source src = {.store = s,
                                     .dra = dra,
                                     .dra_classes = dra_classes,
@@ -99,6 +113,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
             recheck_at(out, r.binding_until, env->now); /* the binding timeout passes */
         if (!triage_is_ours(pod, r.cause))
             goto out; /* pending only for its claims, and none asks for a GPU */
+        if (r.cause == CAUSE_OK && !current)
+            goto out; /* bound and starting, never blocked: nothing to say */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
         if (r.cause == CAUSE_BINDING && !r.binding_waits && !current)
@@ -109,7 +125,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                 out->recheck_after_ms = wait * 1000;
             goto out;
         }
-        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r))
+        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r) &&
+            !placement_moved(pod, &r))
             goto out;
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;

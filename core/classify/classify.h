@@ -520,6 +520,7 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
 
 struct autoscaler_evidence; /* classify/autoscaler.h */
 struct quota_refusal;       /* classify/quota.h */
+struct placement_facts;     /* classify/placement.h */
 
 struct classify_input {
     const struct kpod *pod;
@@ -564,6 +565,10 @@ struct classify_input {
      * while it still holds (quota_claim_current: the pod unbound, that template claim not created).
      */
     const struct quota_refusal *quota;
+    /* For runtime-missing .. container-start-failed: the kubelet's Warning Events about the
+     * bound pod (classify/placement.h; borrowed; NULL: none). The pod's node (its GPU feature
+     * discovery labels) is read from `nodes`. */
+    const struct placement_facts *placement;
 };
 
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,

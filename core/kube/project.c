@@ -514,6 +514,9 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
     if (rc == K_OK)
         rc = project_pod_ext(kube_json_get(pod, "spec", json_type_object),
                              kube_json_get(pod, "status", json_type_object), gpus, out);
+    if (rc == K_OK)
+        rc = project_pod_containers(kube_json_get(pod, "spec", json_type_object),
+                                    kube_json_get(pod, "status", json_type_object), gpus, out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);
