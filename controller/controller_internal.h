@@ -71,7 +71,8 @@ struct controller {
         struct controller *c;
         enum dra_kind kind;
     } dra_ctx[DRA_KIND_COUNT];
-    /* the autoscalers' Events per pod, and one informer per writer (source.component) */
+    /* the pods' Event records (triage_event_kind: the autoscalers', the quota refusals' of claims,
+     * the kubelets'), and one informer per Event stream (CONTROLLER_EVENT_SOURCES) */
     struct pod_events *pod_events;
     struct informer *events_inf[CONTROLLER_EVENT_SOURCES];
     /* the owners whose GPU pods a ResourceQuota refuses (quota_owners.h), and the recorder that

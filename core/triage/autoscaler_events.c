@@ -48,7 +48,7 @@ int triage_read_pod_events(struct kube_client *c, struct pod_events *pe, const c
      * (classify/quota.h), and the kubelets' warnings (classify/placement.h) */
     static const char *const sources[] = {
         "source%3Dcluster-autoscaler", "source%3Dkarpenter",
-        "type%3DWarning%2Creason%3D" QUOTA_CLAIM_EVENT_REASON,
+        ("type%3DWarning%2Creason%3D" QUOTA_CLAIM_EVENT_REASON),
         "source%3Dkubelet%2Ctype%3DWarning%2Creason%3DFailedCreatePodSandBox",
         "source%3Dkubelet%2Ctype%3DWarning%2Creason%3DFailed"};
     char ns_esc[256], base[512], path[1024];
