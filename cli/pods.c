@@ -16,10 +16,12 @@
 #include "util/escape.h"
 #include "util/result.h"
 
-/* Every pod that is not Running and not Succeeded: the rows come from these (Pending and Unknown
- * pods, and Failed ones: a pod its kubelet rejected is Failed), and so do the other rejected
- * pods of a rejected pod's controller (classify_input.rejected_siblings). */
-#define NOT_RUNNING "fieldSelector=status.phase%21%3DRunning%2Cstatus.phase%21%3DSucceeded"
+/* Every pod that has not Succeeded: the rows come from these (Pending and Unknown pods, Failed
+ * ones: a pod its kubelet rejected is Failed, and Running ones: a GPU container that cannot
+ * start leaves its pod Running, kubernetes/kubernetes: pkg/kubelet/kubelet_pods.go getPhase),
+ * and so do the other rejected pods of a rejected pod's controller
+ * (classify_input.rejected_siblings). */
+#define NOT_SUCCEEDED "fieldSelector=status.phase%21%3DSucceeded"
 
 const char *pod_phase_name(enum pod_phase p)
 {
@@ -54,22 +56,34 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
     return q->store ? K_OK : K_ENOMEM;
 }
 
-/* A GPU pod not running, or a pod with claims (which may ask for GPUs: DRA) not running; or
- * one its kubelet rejected. */
+/* A GPU pod not running, or a pod with claims (which may ask for GPUs: DRA) not running; one
+ * its kubelet rejected; or one bound whose GPU containers have not all started, whatever its
+ * phase (store_is_starting_gpu_pod). */
 static bool is_candidate(const struct kpod *p)
 {
     return ((p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p)) &&
             !pod_is_terminal(p) && p->phase != POD_PHASE_RUNNING) ||
-           store_is_rejected_gpu_pod(p);
+           store_is_rejected_gpu_pod(p) || store_is_starting_gpu_pod(p);
 }
 
-/* An annotation is usable unless it contradicts the binding (stale: the controller is away). */
+/* Whether a cause is one of the after-placement words (classify/placement.h). */
+static bool after_placement(const char *cause)
+{
+    int c = cause_from_word(cause);
+    return c == CAUSE_RUNTIME_MISSING || c == CAUSE_IMAGE_PULL_FAILED ||
+           c == CAUSE_CONTAINER_START_FAILED;
+}
+
+/* An annotation is usable unless it contradicts the binding (stale: the controller is away): a
+ * starting pod's is one of the after-placement words, a started pod's is ok. */
 static bool annotation_usable(const struct kpod *p)
 {
     if (!p->cause || !*p->cause)
         return false;
     if (!p->node_name)
         return true;
+    if (store_is_starting_gpu_pod(p))
+        return after_placement(p->cause);
     return strcmp(p->cause, cause_word(CAUSE_OK)) == 0 ||
            (strcmp(p->cause, cause_word(CAUSE_NODE_REJECTED)) == 0 && pod_rejected_by_kubelet(p));
 }
@@ -369,9 +383,9 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     if (ns) {
         if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
             return K_EINVAL;
-        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?%s", ns_esc, NOT_RUNNING);
+        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?%s", ns_esc, NOT_SUCCEEDED);
     } else {
-        snprintf(path, sizeof(path), "/api/v1/pods?%s", NOT_RUNNING);
+        snprintf(path, sizeof(path), "/api/v1/pods?%s", NOT_SUCCEEDED);
     }
     struct pods_query q;
     int rc = pods_query_init(&q, gpus, ns);
@@ -400,7 +414,7 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
         /* the autoscalers' word: evidence, not a must (a user may not list Events) */
         if (rc == K_OK && (q.events = pod_events_new(0)) != NULL) {
             struct kube_error ev_err = {0};
-            if (triage_read_autoscaler_events(c, q.events, ns, NULL, &ev_err) != K_OK) {
+            if (triage_read_pod_events(c, q.events, ns, NULL, &ev_err) != K_OK) {
                 pod_events_free(q.events);
                 q.events = NULL;
             }

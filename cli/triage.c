@@ -79,13 +79,21 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc)
             goto fail_dra;
     }
+    /* bound, GPU containers not started: its node's labels (the driver version) */
+    bool starting = store_is_starting_gpu_pod(store_pod_get(t->store, ns, name));
+    if (starting) {
+        rc = usage_list_nodes(c, t->store, err);
+        if (rc)
+            goto fail_dra;
+    }
     struct pod_events *events = NULL;
-    if (store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
-        /* evidence, not a must: a user who may not list Events still gets the nodes' word */
+    if (starting || store_is_pending_gpu_pod(store_pod_get(t->store, ns, name))) {
+        /* evidence, not a must: a user who may not list Events still gets the nodes' word (the
+           autoscalers' for a pending pod, the kubelet's for a starting one) */
         const struct kpod *pending = store_pod_get(t->store, ns, name);
         struct kube_error ev_err = {0};
         events = pending->uid ? pod_events_new(1) : NULL;
-        if (events && triage_read_autoscaler_events(c, events, ns, pending->uid, &ev_err) != K_OK) {
+        if (events && triage_read_pod_events(c, events, ns, pending->uid, &ev_err) != K_OK) {
             pod_events_free(events);
             events = NULL;
         }

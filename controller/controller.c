@@ -86,6 +86,10 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
          "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedResourceClaimCreation"},
         {CONTROLLER_OWNER_EVENTS, "events/failed-create",
          "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3DFailedCreate"},
+        /* what the kubelet says of a bound GPU pod whose containers do not start
+         * (classify/placement.h) */
+        {"kubelet", "events/kubelet",
+         "/api/v1/events?fieldSelector=source%3Dkubelet%2Ctype%3DWarning"},
     };
     c->quota_owners = quota_owners_new(0);
     /* anyone who may write Events in a namespace can write FailedCreate there: the owners'

@@ -49,8 +49,9 @@
 
 /* The Event streams the controller reads (controller.c: one informer each): the autoscalers'
  * (the first CONTROLLER_AUTOSCALER_SOURCES, --autoscaler-events), then the quota refusals of
- * pods' claims (resource_claim) and of owners' pods (FailedCreate, CONTROLLER_OWNER_EVENTS). */
-#define CONTROLLER_EVENT_SOURCES 4
+ * pods' claims (resource_claim) and of owners' pods (FailedCreate, CONTROLLER_OWNER_EVENTS), and
+ * the kubelets' warnings about bound GPU pods that have not started (kubelet). */
+#define CONTROLLER_EVENT_SOURCES 5
 #define CONTROLLER_AUTOSCALER_SOURCES 2
 /* The component name of the FailedCreate stream (several writers: no source selector). */
 #define CONTROLLER_OWNER_EVENTS "workload-controllers"
@@ -72,7 +73,8 @@ struct controller {
         struct controller *c;
         enum dra_kind kind;
     } dra_ctx[DRA_KIND_COUNT];
-    /* the autoscalers' Events per pod, and one informer per writer (source.component) */
+    /* the pods' Event records (triage_event_kind: the autoscalers', the quota refusals' of claims,
+     * the kubelets'), and one informer per Event stream (CONTROLLER_EVENT_SOURCES) */
     struct pod_events *pod_events;
     struct informer *events_inf[CONTROLLER_EVENT_SOURCES];
     /* the owners whose GPU pods a ResourceQuota refuses (quota_owners.h), and the recorder that
@@ -84,7 +86,8 @@ struct controller {
     int64_t quota_tick_ms;                /* controller_quota_owners_tick's last run (monotonic) */
     struct controller_events_ctx {
         struct controller *c;
-        const char *component; /* "cluster-autoscaler", "karpenter" (static) */
+        const char *component; /* "cluster-autoscaler", "karpenter", "resource_claim",
+                                  CONTROLLER_OWNER_EVENTS, "kubelet" (static) */
         const char *name;      /* the informer's name, "events/<component>" (static) */
     } events_ctx[CONTROLLER_EVENT_SOURCES];
     /* Kueue's Workloads (queue-waiting) and their informer at the version of kueue.x-k8s.io
@@ -218,8 +221,9 @@ void controller_quota_owners_tick(struct controller *c);
  */
 void controller_enqueue_recheck(struct controller *c, const char *key);
 /*
- * controller_enqueue_pending() - queue every pending GPU pod (they may have a new answer) as
- * re-checks: at low priority (workqueue_add_low: behind pods seen first or changed themselves,
+ * controller_enqueue_pending() - queue every pending GPU pod, and every bound GPU pod whose GPU
+ * containers have not all started (store_is_starting_gpu_pod), as re-checks (they may have a
+ * new answer): at low priority (workqueue_add_low: behind pods seen first or changed themselves,
  * and at most once per --recheck-interval each).
  */
 void controller_enqueue_pending(struct controller *c);

@@ -39,6 +39,8 @@ void controller_enqueue_pending(struct controller *c)
 {
     store_read_lock(c->store);
     store_for_each_pending_gpu_pod(c->store, enqueue_one, c);
+    /* bound GPU pods not started yet: their word may be owed too (a new leader, a resync) */
+    store_for_each_starting_gpu_pod(c->store, enqueue_one, c);
     store_read_unlock(c->store);
 }
 
@@ -213,8 +215,10 @@ struct pod_seen {
     char uid[64];
     char cause[64]; /* its gputri/cause annotation, "" when none */
     bool has_cause;
-    bool needs_work; /* a pending or rejected GPU pod, or one carrying a cause */
-    bool is_pending; /* a pending GPU pod (store_is_pending_gpu_pod) */
+    bool needs_work;  /* a pending, rejected or starting GPU pod, or one carrying a cause */
+    bool is_pending;  /* a pending GPU pod (store_is_pending_gpu_pod) */
+    bool is_starting; /* a bound GPU pod whose GPU containers have not all started
+                         (store_is_starting_gpu_pod): its kubelet Events are kept */
 };
 
 static void pod_seen(const struct kpod *pod, struct pod_seen *out)
@@ -223,7 +227,9 @@ static void pod_seen(const struct kpod *pod, struct pod_seen *out)
     snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
     out->has_cause = pod->cause != NULL;
     snprintf(out->cause, sizeof(out->cause), "%s", pod->cause ? pod->cause : "");
-    out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) || pod->cause;
+    out->is_starting = store_is_starting_gpu_pod(pod);
+    out->needs_work = store_is_pending_gpu_pod(pod) || store_is_rejected_gpu_pod(pod) ||
+                      out->is_starting || pod->cause;
     out->is_pending = store_is_pending_gpu_pod(pod);
     out->pending = (struct metrics_pending_pod){
         .pending = store_is_pending_gpu_pod(pod) && histogram_gpu_pod(pod),
@@ -302,7 +308,7 @@ static void pod_event(struct controller *c, json_object *obj, int deleted)
     metrics_pending_step(c->metrics, &mark, &seen.pending, clock_wall_ms(&c->clock),
                          controller_may_write(c));
     pod_ledger_set_pending(c->ledger, key, &mark);
-    if (deleted || !seen.is_pending)
+    if (deleted || (!seen.is_pending && !seen.is_starting))
         pod_events_forget_pod_key(c->pod_events, key);
     if (deleted) {
         pod_ledger_forget(c->ledger, key);
@@ -405,14 +411,15 @@ static void pods_sync_begin(void *ctx)
     store_pods_sync_begin(c->store);
 }
 
-/* After a relist: keep the autoscalers' records of pods still pending (store read lock held). */
+/* After a relist: keep the Event records of pods still pending, or bound and still starting
+ * (store read lock held). */
 static bool still_pending(void *ctx, const char *key)
 {
     struct controller *c = ctx;
     struct meta_key k;
     const struct kpod *pod =
         meta_key_parse(key, &k) == K_OK ? store_pod_get(c->store, k.ns, k.name) : NULL;
-    return pod && store_is_pending_gpu_pod(pod);
+    return pod && (store_is_pending_gpu_pod(pod) || store_is_starting_gpu_pod(pod));
 }
 
 static void pods_sync_end(void *ctx)
@@ -556,56 +563,73 @@ struct informer_handlers controller_dra_handlers(struct controller *c, enum dra_
     };
 }
 
-/* ---- the autoscalers' Events --------------------------------------------------------------- */
+/* ---- the pods' Events ------------------------------------------------------------------------ */
 
-/* Whether `ev` is about a pod the store holds as a pending GPU pod (the same uid; store read
- * lock held). */
-static bool about_pending_gpu_pod(struct controller *c, const struct kevent *ev)
+/* Whether `ev` is about a pod of the store (the same uid) for which `is` holds (store read lock
+ * held). */
+static bool about_pod(struct controller *c, const struct kevent *ev,
+                      int (*is)(const struct kpod *pod))
 {
     const struct kpod *pod = store_pod_get(c->store, ev->obj_ns, ev->obj_name);
-    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && store_is_pending_gpu_pod(pod);
+    return pod && pod->uid && strcmp(pod->uid, ev->obj_uid) == 0 && is(pod);
 }
 
 /*
- * One Event of an autoscaler's stream: kept when it is an autoscaler's verdict on a pending GPU
- * pod of the store; the pod is re-checked (low priority, coalesced) when its records changed. A
- * deletion (Events expire, --event-ttl) removes the record it made.
+ * Keep (or, deleted, drop) the record of Event `ev` when it is about a pod of the store for which
+ * `is` holds; `key` receives the pod's key when its records changed ("" otherwise). Returns
+ * pod_events_apply's result (K_OK when the pod is not one to keep it for). The store's read lock
+ * is held from the check to the write (lock order: store, then pod_events): a pod deleted,
+ * placed or started in between would else keep the record, its handler having forgotten the
+ * pod's records before this one was written.
  */
-static void autoscaler_event(struct controller_events_ctx *x, json_object *obj, int deleted)
+static int keep_pod_event(struct controller *c, const struct kevent *ev, int deleted,
+                          int (*is)(const struct kpod *pod), char *key)
+{
+    int64_t now = clock_wall_s(&c->clock);
+    key[0] = '\0';
+    store_read_lock(c->store);
+    if (!deleted && !about_pod(c, ev, is)) {
+        store_read_unlock(c->store);
+        return K_OK; /* its pod may still come: the writers repeat their Events */
+    }
+    int rc = pod_events_apply(c->pod_events, ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
+    store_read_unlock(c->store);
+    if (rc == K_ETOOBIG)
+        log_info(2, "event %s/%s not kept: the Event cache is full", ev->ns, ev->name);
+    else if (rc != K_OK)
+        log_warn("event %s/%s not kept: %s", ev->ns, ev->name, k_strerror(rc));
+    return rc;
+}
+
+/*
+ * One Event of the autoscalers', the quota refusals' (resource_claim) or the kubelets' streams:
+ * kept by the one rule of the Event records (triage.h triage_event_kind) when it is about a pod
+ * of the store it is read for: a pending GPU pod for an autoscaler's verdict or a claim refused
+ * by quota, a bound GPU pod whose GPU containers have not all started (store_is_starting_gpu_pod)
+ * for a kubelet's warning. The pod is re-checked (low priority, coalesced) when its records
+ * changed. A deletion (Events expire, --event-ttl) removes the record it made.
+ */
+static void event_on_pod(struct controller_events_ctx *x, json_object *obj, int deleted)
 {
     struct controller *c = x->c;
     struct kevent ev;
     if (project_event(obj, &ev) != K_OK)
         return;
-    struct autoscaler_evidence e;
-    struct quota_refusal q;
-    bool autoscaler = autoscaler_parse(&ev, &e);
-    if (!autoscaler && !quota_claim_event(&ev, &q))
-        return; /* not a verdict on a pod, nor a claim refused by quota (classify/quota.h) */
-    int64_t now = clock_wall_s(&c->clock);
-    /*
-     * The store's read lock is held from the check to the write (lock order: store, then
-     * pod_events): a pod deleted or placed in between would else keep the record, its handler
-     * having forgotten the pod's records before this one was written.
-     */
+    enum triage_event_kind kind = triage_event_kind(&ev);
+    if (kind == TRIAGE_EVENT_NONE)
+        return;
     char key[STORE_KEY_MAX];
-    store_read_lock(c->store);
-    if (!deleted && !about_pending_gpu_pod(c, &ev)) {
-        store_read_unlock(c->store);
-        return; /* its pod may still come: the autoscalers repeat their verdicts */
-    }
-    int rc = pod_events_apply(c->pod_events, &ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
-    store_read_unlock(c->store);
+    int rc = keep_pod_event(
+        c, &ev, deleted,
+        kind == TRIAGE_EVENT_PLACEMENT ? store_is_starting_gpu_pod : store_is_pending_gpu_pod, key);
     /* the cluster has an autoscaler at work (reconcile_env.autoscaler_seen): only a verdict the
      * cache took counts (its own pod's namespace, a pending GPU pod of that uid, a sane date),
      * not any Event anyone may write with these reasons */
-    if (autoscaler && !deleted && rc == K_OK && key[0] &&
-        !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
+    int64_t now = clock_wall_s(&c->clock);
+    struct autoscaler_evidence e;
+    if (kind == TRIAGE_EVENT_AUTOSCALER && !deleted && rc == K_OK && key[0] &&
+        autoscaler_parse(&ev, &e) && !autoscaler_stale(&e, now, RECONCILE_AUTOSCALED_FOR, 0))
         atomic_store(&c->autoscaler_seen, now);
-    if (rc == K_ETOOBIG)
-        log_info(2, "event %s/%s not kept: the Event cache is full", ev.ns, ev.name);
-    else if (rc != K_OK)
-        log_warn("event %s/%s not kept: %s", ev.ns, ev.name, k_strerror(rc));
     /* another object than the pod: a re-check, behind new pods and their own changes, so that
      * an Event storm does not hold back the answer for a newly blocked pod */
     if (key[0] && !atomic_load(&c->listing))
@@ -708,7 +732,7 @@ static void events_upsert(void *ctx, json_object *obj)
     if (owner_stream(ctx))
         owner_event(ctx, obj, 0);
     else
-        autoscaler_event(ctx, obj, 0);
+        event_on_pod(ctx, obj, 0);
 }
 
 static void events_remove(void *ctx, json_object *obj)
@@ -716,7 +740,7 @@ static void events_remove(void *ctx, json_object *obj)
     if (owner_stream(ctx))
         owner_event(ctx, obj, 1);
     else
-        autoscaler_event(ctx, obj, 1);
+        event_on_pod(ctx, obj, 1);
 }
 
 static void enqueue_key(void *ctx, const char *key)

@@ -26,26 +26,27 @@ static int64_t autoscaler_wait(const struct reconcile_env *env, const struct kpo
 }
 
 /*
- * binding names what the scheduler waits for (classify/binding.h), which changes under the same
- * word: nominated first, then the claim allocated with binding conditions pending, then met. Its
- * detail (stable over time: no clock in it) is written again when it differs from the pod's
- * gputri/detail annotation.
+ * Words whose detail moves while the word holds, and has no clock or counter in it, so it is
+ * written again when it differs from the pod's gputri/detail annotation: binding names what the
+ * scheduler waits for (nominated, then the claim allocated with binding conditions pending, then
+ * met; classify/binding.h); gang-waiting counts the gang's members and queue-waiting quotes the
+ * queue's message as they change (classify/gang.h, classify/queue.h); the after-placement words
+ * quote what the kubelet says, which comes in pieces: the container's waiting message first, the
+ * registry's reason or the runtime's error when its Event arrives (classify/placement.h).
  */
-static bool binding_moved(const struct kpod *pod, const struct classify_result *r)
+static bool detail_moved(const struct kpod *pod, const struct classify_result *r)
 {
-    return r->cause == CAUSE_BINDING && (!pod->detail || strcmp(pod->detail, r->detail) != 0);
-}
-
-/*
- * gang-waiting counts the gang's members, and a PodGroup's queue-waiting quotes its queue: both
- * change under the same word as members come and the queue's message moves. Their detail (no
- * clock in it) is written again when it differs from the pod's gputri/detail annotation: at most
- * once per member or message (classify/gang.h).
- */
-static bool gang_moved(const struct kpod *pod, const struct classify_result *r)
-{
-    return (r->cause == CAUSE_GANG_WAITING || (r->cause == CAUSE_QUEUE_WAITING && pod->gang)) &&
-           (!pod->detail || strcmp(pod->detail, r->detail) != 0);
+    switch (r->cause) {
+    case CAUSE_BINDING:
+    case CAUSE_GANG_WAITING:
+    case CAUSE_QUEUE_WAITING:
+    case CAUSE_RUNTIME_MISSING:
+    case CAUSE_IMAGE_PULL_FAILED:
+    case CAUSE_CONTAINER_START_FAILED:
+        return !pod->detail || strcmp(pod->detail, r->detail) != 0;
+    default:
+        return false;
+    }
 }
 
 /* Plan the pod again at `when` (seconds since the epoch) if that is after `now` (known) and
@@ -86,7 +87,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     bool rejected = store_is_rejected_gpu_pod(pod);
     if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)
         goto out; /* a Failed pod is written once */
-    if (store_is_pending_gpu_pod(pod) || rejected) {
+    bool starting = store_is_starting_gpu_pod(pod);
+    if (store_is_pending_gpu_pod(pod) || rejected || starting) {
         struct triage_source src = {.store = s,
                                     .dra = dra,
                                     .dra_classes = dra_classes,
@@ -112,6 +114,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
             recheck_at(out, r.binding_until, env->now); /* the binding timeout passes */
         if (!triage_is_ours(pod, r.cause))
             goto out; /* pending only for its claims, and none asks for a GPU */
+        if (r.cause == CAUSE_OK && !current)
+            goto out; /* bound and starting, never blocked: nothing to say */
         if (r.cause == CAUSE_GPU_FITS && pod->scheduled.status != COND_FALSE)
             goto out; /* not blocked yet: the scheduler has not tried, or is binding it */
         if (r.cause == CAUSE_BINDING && !r.binding_waits && !current)
@@ -122,8 +126,7 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
                 out->recheck_after_ms = wait * 1000;
             goto out;
         }
-        if (current && strcmp(current, cause_word(r.cause)) == 0 && !binding_moved(pod, &r) &&
-            !gang_moved(pod, &r))
+        if (current && strcmp(current, cause_word(r.cause)) == 0 && !detail_moved(pod, &r))
             goto out;
         out->kind = RECONCILE_WRITE;
         out->cause = r.cause;

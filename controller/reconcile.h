@@ -14,8 +14,14 @@
  *     (PodScheduled=False), since until then the pod is simply not scheduled yet; the other
  *     causes are written whether or not the pod has a PodScheduled condition (a pod whose
  *     claim template is missing never gets one);
+ *   - a bound GPU pod whose GPU containers have not all started once
+ *     (store_is_starting_gpu_pod) is classified too: runtime-missing, image-pull-failed or
+ *     container-start-failed is written as for a pending pod (classify/placement.h), and again
+ *     under the same word when its detail differs from the pod's gputri/detail (the kubelet's
+ *     Event with the registry's or the runtime's words arrived); `ok` only over another cause
+ *     it carries;
  *   - a pod that carries a blocking gputri/cause and has been bound to a node is set to `ok`
- *     with a Normal Event;
+ *     with a Normal Event (once its GPU containers started, for the after-placement words);
  *   - a GPU pod its kubelet rejected at admission (bound, Failed: store_is_rejected_gpu_pod) gets
  *     `node-rejected` once and is never written again;
  *   - the non-blocking `preempting`, `binding` and `scaling-up` get a Normal Event, the other

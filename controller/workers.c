@@ -126,8 +126,11 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     }
     if (plan.classified) {
         metrics_inc_classifications(c->metrics);
-        /* only pending pods are re-checked; a rejected pod is bound */
-        if (plan.verdict != CAUSE_NODE_REJECTED)
+        /* only pending pods are re-checked; a rejected or starting pod is bound (its words rank
+         * at or above ok) */
+        if (plan.verdict != CAUSE_NODE_REJECTED && plan.verdict != CAUSE_OK &&
+            plan.verdict != CAUSE_RUNTIME_MISSING && plan.verdict != CAUSE_IMAGE_PULL_FAILED &&
+            plan.verdict != CAUSE_CONTAINER_START_FAILED)
             pod_ledger_set_verdict(c->ledger, key, plan.uid, plan.verdict, plan.verdict_autoscaler);
         /* a gated pod may be Kueue's, installed since the last discovery: ask now, not in a
            minute (at most every WORKLOAD_INFORMER_POKE_MS) */

@@ -267,6 +267,50 @@ autoscaler_event() {
   echo "$name"
 }
 
+# kubelet_event NS POD REASON MESSAGE [CONTAINER [TYPE]]: create on bound pod NS/POD the core/v1
+# Event its kubelet writes (k8s.io/client-go: tools/record/event.go makeEvent, with the
+# kubelet's EventSource: kubernetes/kubernetes pkg/kubelet/kubelet.go, source.component
+# "kubelet" and source.host the node's name): metadata.name "<pod>.<unix nanoseconds in hex>",
+# involvedObject the pod's reference (kind, namespace, name, uid, apiVersion, resourceVersion;
+# fieldPath "spec.containers{CONTAINER}" for a container's Event, as
+# pkg/kubelet/container/ref.go GenerateContainerRef), reportingComponent "kubelet",
+# reportingInstance the node, first/lastTimestamp now, count 1, TYPE (default Warning). The
+# kubelets of kwok nodes write none; the suites play the kubelet's failures with it (the shapes
+# of the reference after-placement.md). Prints the Event's name.
+kubelet_event() {
+  local ns=$1 pod=$2 reason=$3 message=$4 container=${5:-} type=${6:-Warning} obj node now name ts
+  obj=$(kc get pod -n "$ns" "$pod" -o json) || return 1
+  node=$(jq -r '.spec.nodeName // ""' <<<"$obj")
+  [ -n "$node" ] || return 1
+  now=$(date +%s%N)
+  name=$(printf '%s.%x' "$pod" "$now")
+  ts=$(date -u -d "@$((now / 1000000000))" +%Y-%m-%dT%H:%M:%SZ)
+  jq -n --argjson pod "$obj" --arg name "$name" --arg reason "$reason" --arg message "$message" \
+    --arg container "$container" --arg type "$type" --arg node "$node" --arg ts "$ts" '{
+      apiVersion: "v1", kind: "Event",
+      metadata: {name: $name, namespace: $pod.metadata.namespace},
+      involvedObject: ({kind: "Pod", namespace: $pod.metadata.namespace, name: $pod.metadata.name,
+        uid: $pod.metadata.uid, apiVersion: "v1", resourceVersion: $pod.metadata.resourceVersion}
+        + (if $container == "" then {} else {fieldPath: "spec.containers{\($container)}"} end)),
+      reason: $reason, message: $message, source: {component: "kubelet", host: $node},
+      firstTimestamp: $ts, lastTimestamp: $ts, count: 1, type: $type,
+      reportingComponent: "kubelet", reportingInstance: $node}' | kc create -f - -o name >/dev/null ||
+    return 1
+  echo "$name"
+}
+
+# deployed_metric METRIC: the value of an unlabelled sample of the gputri-controller that
+# `e2e/cluster deploy` started (its /metrics over HTTPS with a token of gputri-metrics-reader,
+# the port from its log), or empty. Needs E2E_DIR and REPO.
+deployed_metric() {
+  local log=$E2E_DIR/logs/gputri-controller.log port token
+  port=$(sed -n 's/.*serving metrics on .*(port \([0-9]*\)).*/\1/p' "$log" 2>/dev/null | tail -n 1)
+  token=$("$REPO/e2e/cluster" metrics-token 2>/dev/null) || return 1
+  [ -n "$port" ] || return 1
+  curl -sS -m 10 --cacert "$E2E_DIR/controller-pki/ca.crt" -H "Authorization: Bearer $token" \
+    "https://127.0.0.1:$port/metrics" 2>/dev/null | awk -v m="$1" '$1 == m { print $2 }'
+}
+
 # pod_annotation NS POD KEY: the pod's annotation KEY ("" when absent or no such pod).
 pod_annotation() {
   kc get pod "$2" -n "$1" -o json 2>/dev/null | jq -r --arg k "$3" '.metadata.annotations[$k] // ""'

@@ -16,6 +16,15 @@ serves them over HTTPS, Python standard library only:
       --gone-after S the first --gone-count watches of each kind end after S seconds with an ERROR
       event 410 instead, so that the client relists.
   GET /apis/resource.k8s.io/v1 and its four DRA collections: served, empty.
+  GET /api/v1/events (LIST, WATCH): empty; with --gpu-status starting, for every GPU pod the two
+      Warning Events its kubelet writes about a GPU container that cannot start (Failed "Error:
+      <the NVIDIA container toolkit's driver-not-loaded chain>", FailedCreatePodSandBox), whatever
+      the fieldSelector (a reader keeps what it wants).
+  --gpu-status running (default): GPU pods as recorded, their container running; starting: as
+      the kubelet leaves a GPU pod whose container failed to start (phase Running, the container
+      in CrashLoopBackOff after a StartError with exit code 128 and the runtime's message), so
+      gputri-controller keeps watching every one of them (cache/store.h
+      store_is_starting_gpu_pod).
   PATCH, POST, PUT: the body echoed back (200/201). Anything else: 404 Status.
 
 Every request is logged to stderr as one line: method, path, status, bytes, seconds. The port is
@@ -52,10 +61,27 @@ class Feed:
     """The rendered population: pods spread over nodes; every other node a GPU node with one GPU
     pod, as bench/scale lays them out (bench/scale_helper.py)."""
 
-    def __init__(self, path, pods, nodes, all_gpu=False):
+    START_ERROR = ("failed to create containerd task: failed to create shim task: OCI runtime "
+                   "create failed: runc create failed: unable to start container process: error "
+                   "during container init: error running prestart hook #0: exit status 1, "
+                   "stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: "
+                   "initialization error: nvml error: driver not loaded: unknown")
+    SANDBOX = ("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get "
+               "sandbox runtime: no runtime for \"nvidia\" is configured")
+
+    def __init__(self, path, pods, nodes, all_gpu=False, starting=False):
         rec = json.load(open(path))
         cpu_pod, gpu_pod = rec["pods"]
         gpu_node, cpu_node = rec["nodes"]
+        self.starting = starting
+        if starting:
+            cs = gpu_pod["status"]["containerStatuses"][0]
+            cs.update({"ready": False, "started": False, "restartCount": 5,
+                       "state": {"waiting": {"reason": "CrashLoopBackOff", "message":
+                                             "back-off 2m40s restarting failed container=%s pod=%s"
+                                             % (cs["name"], gpu_pod["metadata"]["name"])}},
+                       "lastState": {"terminated": {"reason": "StartError", "exitCode": 128,
+                                                    "message": self.START_ERROR}}})
 
         def pod_subst(p):
             return {"name": p["metadata"]["name"], "uid": p["metadata"]["uid"],
@@ -81,11 +107,37 @@ class Feed:
 
     def pod(self, i):
         node = i % self.nodes
-        gpu = self.all_gpu or (node % 2 == 0 and i < self.nodes)
+        gpu = self.is_gpu(i)
         return (self.gpu_pod if gpu else self.cpu_pod) % {
             "name": ("gpu-%06d" if gpu else "cpu-%06d") % i, "uid": self.uid(1, i),
             "rv": '"resourceVersion":"%d"' % (1000 + i), "node": self.node_name(node),
             "ip": "10.%d.%d.%d" % (100 + i // 65536, i // 256 % 256, i % 256)}
+
+    def is_gpu(self, i):
+        return self.all_gpu or (i % self.nodes % 2 == 0 and i < self.nodes)
+
+    def events(self):
+        """The kubelet's Warning Events about the GPU pods (--gpu-status starting)."""
+        if not self.starting:
+            return []
+        out = []
+        for i in range(self.pods):
+            if not self.is_gpu(i):
+                continue
+            for k, (reason, msg) in enumerate((("Failed", "Error: " + self.START_ERROR),
+                                               ("FailedCreatePodSandBox", self.SANDBOX))):
+                out.append(json.dumps({
+                    "metadata": {"name": "gpu-%06d.%x" % (i, k), "namespace": "default",
+                                 "uid": self.uid(3 + k, i), "resourceVersion": "%d" % (2000 + i)},
+                    "involvedObject": {"kind": "Pod", "namespace": "default",
+                                       "name": "gpu-%06d" % i, "uid": self.uid(1, i),
+                                       "apiVersion": "v1", "fieldPath": "spec.containers{c}"},
+                    "reason": reason, "message": msg,
+                    "source": {"component": "kubelet", "host": self.node_name(i % self.nodes)},
+                    "firstTimestamp": "2026-12-01T10:00:00Z", "lastTimestamp": "2026-12-01T10:05:00Z",
+                    "count": 6, "type": "Warning", "reportingComponent": "kubelet",
+                    "reportingInstance": self.node_name(i % self.nodes)}, separators=(",", ":")))
+        return out
 
     def node(self, i):
         return (self.gpu_node if i % 2 == 0 else self.cpu_node) % {
@@ -96,7 +148,9 @@ class Feed:
 class State:
     def __init__(self, args):
         self.args = args
-        self.feed = Feed(args.objects, args.pods, args.nodes, args.gpu_pods == "all")
+        self.feed = Feed(args.objects, args.pods, args.nodes, args.gpu_pods == "all",
+                         args.gpu_status == "starting")
+        self.events = self.feed.events()
         self.lock = threading.Lock()
         self.gone = {}  # collection path -> watches ended with 410 so far
 
@@ -143,7 +197,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         q = dict(urllib.parse.parse_qsl(u.query))
         status, n = 200, 0
         try:
-            if u.path in ("/api/v1/pods", "/api/v1/nodes") or (
+            if u.path in ("/api/v1/pods", "/api/v1/nodes", "/api/v1/events") or (
                     u.path.startswith(DRA + "/") and u.path[len(DRA) + 1:] in DRA_KINDS):
                 if q.get("watch") in ("1", "true"):
                     n = self.watch(u.path, q)
@@ -170,6 +224,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             kind, total, render = "PodList", feed.pods, feed.pod
         elif path == "/api/v1/nodes":
             kind, total, render = "NodeList", feed.nodes, feed.node
+        elif path == "/api/v1/events":
+            events = self.state.events
+            kind, total, render = "EventList", len(events), events.__getitem__
         else:
             kind, total, render = DRA_KINDS[path[len(DRA) + 1:]], 0, None
         limit = int(q.get("limit", "0") or 0)
@@ -250,6 +307,7 @@ def main():
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--mode", choices=["rv0", "paged"], default="rv0")
     ap.add_argument("--gpu-pods", choices=["per-gpu-node", "all"], default="per-gpu-node")
+    ap.add_argument("--gpu-status", choices=["running", "starting"], default="running")
     ap.add_argument("--gone-after", type=float, default=0)
     ap.add_argument("--gone-count", type=int, default=1)
     ap.add_argument("--objects", default=os.path.join(os.path.dirname(__file__), "objects.json"))

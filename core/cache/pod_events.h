@@ -1,8 +1,10 @@
 /*
  * pod_events.h - the Events that speak about pods, kept per pod: for each (pod, writer, reason)
- * the newest Event only. What the controller and the CLI read as an autoscaler's word on a pod
- * (core/classify/autoscaler.h) is here in raw, compact form; core/triage parses it when it
- * classifies the pod, so this layer knows nothing of autoscalers.
+ * the newest Event only. What the controller and the CLI read of a pod's Events (an
+ * autoscaler's word, core/classify/autoscaler.h; a quota refusal of its claim,
+ * core/classify/quota.h; the kubelet's warnings, core/classify/placement.h) is here in raw,
+ * compact form; core/triage parses it when it classifies the pod, so this layer knows nothing of
+ * their writers.
  *
  * Why the newest per reason is enough: the writers repeat a verdict while it holds (the
  * client-go correlator folds repeats into one Event with count and lastTimestamp,
@@ -13,8 +15,9 @@
  * storms): at most POD_EVENTS_PER_POD records per pod (a new reason replaces the oldest), a
  * message of at most POD_EVENTS_MESSAGE_MAX bytes (longer ones are cut at a UTF-8 boundary), and
  * at most `max_pods` pods (pod_events_new): an Event for a further pod is refused and counted.
- * The caller decides which Events and pods are worth keeping (the controller keeps only the
- * autoscalers' Events on pods its store holds as pending GPU pods).
+ * The caller decides which Events and pods are worth keeping (one rule: core/triage/triage.h
+ * triage_event_kind; the controller keeps them only for the pods its store holds as pending GPU
+ * pods, or, for the kubelet's, as starting GPU pods).
  *
  * Locking: writers take the lock themselves. Readers hold pod_events_read_lock() around
  * pod_events_get() and for as long as they read the records it returns (borrowed). Lock order

@@ -10,6 +10,7 @@
 
 #include "kube/json.h"
 #include "kube/project.h"
+#include "model/containers.h"
 #include "util/clock.h"
 #include "util/result.h"
 
@@ -48,11 +49,12 @@ struct store {
     pthread_rwlock_t lock; /* writer-preferring: see store_new() */
     /* store_lock_stats(); relaxed atomics, read without the lock */
     atomic_uint_fast64_t write_locks, write_wait_ns, unchanged;
-    struct lh_table *pods;    /* "ns/name" -> struct pod_rec* */
-    struct lh_table *nodes;   /* name -> struct node_rec* */
-    struct lh_table *usage;   /* node name -> struct node_usage* */
-    struct lh_table *pending; /* "ns/name" -> NULL: pending GPU pods */
-    struct knode **sorted;    /* nodes sorted by name; points into node_rec */
+    struct lh_table *pods;     /* "ns/name" -> struct pod_rec* */
+    struct lh_table *nodes;    /* name -> struct node_rec* */
+    struct lh_table *usage;    /* node name -> struct node_usage* */
+    struct lh_table *pending;  /* "ns/name" -> NULL: pending GPU pods */
+    struct lh_table *starting; /* "ns/name" -> NULL: store_is_starting_gpu_pod */
+    struct knode **sorted;     /* nodes sorted by name; points into node_rec */
     size_t n_sorted, cap_sorted;
     atomic_bool gpu_pods_only; /* store_keep_gpu_pods_only(); read outside the lock too */
 };
@@ -120,7 +122,8 @@ struct store *store_new(const struct gpu_set *gpus)
     s->nodes = lh_kchar_table_new(64, free_node_entry);
     s->usage = lh_kchar_table_new(64, free_usage_entry);
     s->pending = lh_kchar_table_new(64, free_key_entry);
-    if (!s->pods || !s->nodes || !s->usage || !s->pending) {
+    s->starting = lh_kchar_table_new(64, free_key_entry);
+    if (!s->pods || !s->nodes || !s->usage || !s->pending || !s->starting) {
         store_free(s);
         return NULL;
     }
@@ -139,6 +142,8 @@ void store_free(struct store *s)
         lh_table_free(s->usage);
     if (s->pending)
         lh_table_free(s->pending);
+    if (s->starting)
+        lh_table_free(s->starting);
     free(s->sorted);
     pthread_rwlock_destroy(&s->lock);
     free(s);
@@ -196,9 +201,19 @@ int store_is_rejected_gpu_pod(const struct kpod *p)
            pod_rejected_by_kubelet(p);
 }
 
+int store_is_starting_gpu_pod(const struct kpod *p)
+{
+    /* whether a claim asks for a GPU only the DRA objects tell: a container referencing one
+     * counts as a GPU container here (model/containers.h) */
+    return p->node_name && !pod_is_terminal(p) && !p->deleting && p->containers &&
+           (p->gpu_requests.n > 0 || p->n_claims > 0 || pod_has_ext_requests(p)) &&
+           !pod_rejected_by_kubelet(p) && !pod_gpu_containers_started(p, true);
+}
+
 static int interesting(const struct kpod *p)
 {
-    return store_is_pending_gpu_pod(p) || store_is_rejected_gpu_pod(p) || p->cause != NULL;
+    return store_is_pending_gpu_pod(p) || store_is_rejected_gpu_pod(p) ||
+           store_is_starting_gpu_pod(p) || p->cause != NULL;
 }
 
 /* Bound pods never need their scheduling constraints again: drop them to stay compact. A pod
@@ -226,6 +241,15 @@ static void compact(struct kpod *p)
     keep.n_claim_statuses = p->n_claim_statuses;
     keep.ext = p->ext;   /* extended resources DRA may serve (few pods have any) */
     keep.gang = p->gang; /* a gang's members are counted, bound or not (model/gang.h) */
+    keep.ext = p->ext;   /* extended resources DRA may serve (few pods have any) */
+    /* a bound GPU pod whose GPU containers have not all started: what the kubelet says of
+     * them, and the RuntimeClass its sandbox asks for (forgotten once they have started) */
+    if (store_is_starting_gpu_pod(p)) {
+        keep.containers = p->containers;
+        keep.runtime_class = p->runtime_class;
+        p->containers = NULL;
+        p->runtime_class = NULL;
+    }
     /* a pod its kubelet rejected: the reason, and what counts its siblings */
     keep.created = p->created;
     if (store_is_rejected_gpu_pod(p)) {
@@ -400,14 +424,15 @@ static int usage_update(struct store *s, const struct kpod *old, const struct kp
     return K_OK;
 }
 
-/* The pending set: adding may fail (K_ENOMEM), removing never does. */
-static int pending_add(struct store *s, const char *key, int *added)
+/* A key set (the pending and the starting pods): adding may fail (K_ENOMEM), removing never
+ * does. */
+static int set_add(struct lh_table *set, const char *key, int *added)
 {
     *added = 0;
-    if (lh_table_lookup_entry(s->pending, key))
+    if (lh_table_lookup_entry(set, key))
         return K_OK;
     char *k = strdup(key);
-    if (!k || lh_table_insert(s->pending, k, NULL) != 0) {
+    if (!k || lh_table_insert(set, k, NULL) != 0) {
         free(k);
         return K_ENOMEM;
     }
@@ -415,11 +440,21 @@ static int pending_add(struct store *s, const char *key, int *added)
     return K_OK;
 }
 
+static void set_remove(struct lh_table *set, const char *key)
+{
+    struct lh_entry *e = lh_table_lookup_entry(set, key);
+    if (e)
+        lh_table_delete_entry(set, e);
+}
+
+static int pending_add(struct store *s, const char *key, int *added)
+{
+    return set_add(s->pending, key, added);
+}
+
 static void pending_remove(struct store *s, const char *key)
 {
-    struct lh_entry *e = lh_table_lookup_entry(s->pending, key);
-    if (e)
-        lh_table_delete_entry(s->pending, e);
+    set_remove(s->pending, key);
 }
 
 static int same_usage(const struct kpod *a, const struct kpod *b)
@@ -553,6 +588,7 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
     struct pod_rec *fresh_rec = NULL;
     char *fresh_key = NULL;
     int pending = store_is_pending_gpu_pod(pod), added = 0;
+    int starting = store_is_starting_gpu_pod(pod), added_starting = 0;
     unsigned ch = 0;
 
     if (rec) {
@@ -567,6 +603,8 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
         }
     }
     if (pending && (rc = pending_add(s, key, &added)) != K_OK)
+        goto fail;
+    if (starting && (rc = set_add(s->starting, key, &added_starting)) != K_OK)
         goto fail;
     if (!rec || !same_usage(&rec->pod, pod)) {
         delta_usage_before(s, d, rec ? &rec->pod : NULL, pod);
@@ -597,11 +635,15 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
     memset(pod, 0, sizeof(*pod));
     if (!pending)
         pending_remove(s, key);
+    if (!starting)
+        set_remove(s->starting, key);
     *changed |= ch;
     return K_OK;
 fail:
     if (added)
         pending_remove(s, key);
+    if (added_starting)
+        set_remove(s->starting, key);
     free(fresh_rec);
     free(fresh_key);
     pod_cleanup(pod);
@@ -674,6 +716,7 @@ static void pod_delete_entry(struct store *s, struct lh_entry *e, unsigned *chan
     if (interesting(&rec->pod))
         *changed |= STORE_CHANGED_POD;
     pending_remove(s, lh_entry_k(e));
+    set_remove(s->starting, lh_entry_k(e));
     lh_table_delete_entry(s->pods, e);
 }
 
@@ -1142,4 +1185,19 @@ size_t store_node_count(struct store *s)
 size_t store_pending_gpu_pod_count(struct store *s)
 {
     return (size_t)lh_table_length(s->pending);
+}
+
+void store_for_each_starting_gpu_pod(struct store *s, void (*fn)(void *ctx, const char *key),
+                                     void *ctx)
+{
+    struct lh_entry *e;
+    lh_foreach(s->starting, e)
+    {
+        fn(ctx, lh_entry_k(e));
+    }
+}
+
+size_t store_starting_gpu_pod_count(struct store *s)
+{
+    return (size_t)lh_table_length(s->starting);
 }

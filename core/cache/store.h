@@ -6,7 +6,9 @@
  *   - nodes by name, in an array sorted by name (the classifier's input order);
  *   - pods by "namespace/name"; scheduling fields (nodeSelector, affinity, tolerations,
  *     PodScheduled message) only for pending GPU pods, so 150,000 bound pods cost little
- *     (spec.resourceClaims and status.resourceClaimStatuses are kept for every pod);
+ *     (spec.resourceClaims and status.resourceClaimStatuses are kept for every pod); container
+ *     statuses only for bound GPU pods whose GPU containers have not all started
+ *     (store_is_starting_gpu_pod);
  *   - per node, the sum of the GPU requests of its non-terminal bound pods (the scheduler's
  *     NodeInfo.Requested, kubernetes/kubernetes: pkg/scheduler/framework/types.go), so
  *     classifying one pod costs time proportional to the nodes, not to the pods. The sums are
@@ -54,7 +56,8 @@ struct store;
 /* What a write changed; the controller turns these into workqueue keys. */
 enum store_change {
     STORE_CHANGED_NOTHING = 0,
-    STORE_CHANGED_POD = 1 << 0,   /* a pod that is, or was, a pending GPU pod or carries a
+    STORE_CHANGED_POD = 1 << 0,   /* a pod that is, or was, a pending, rejected or starting
+                                     (store_is_starting_gpu_pod) GPU pod or carries a
                                      gputri/cause annotation was written or deleted */
     STORE_CHANGED_USAGE = 1 << 1, /* some node's GPU usage changed (a slot freed or taken) */
     STORE_CHANGED_NODES = 1 << 2, /* a node appeared, vanished, or changed labels, taints,
@@ -224,6 +227,16 @@ void store_for_each_pending_gpu_pod(struct store *s, void (*fn)(void *ctx, const
                                     void *ctx);
 
 /*
+ * store_for_each_starting_gpu_pod() - call fn with the key of every bound GPU pod whose GPU
+ * containers have not all started (store_is_starting_gpu_pod); store_starting_gpu_pod_count()
+ * - how many there are. For the controller's resync and a new leader, which look at such pods
+ * again as at the pending ones. Read lock held; fn must not call back into the store's writers.
+ */
+void store_for_each_starting_gpu_pod(struct store *s, void (*fn)(void *ctx, const char *key),
+                                     void *ctx);
+size_t store_starting_gpu_pod_count(struct store *s);
+
+/*
  * store_for_each_pod_on_node() - call fn for every non-terminal pod bound to `node` that requests
  * a GPU resource (for `explain`: who holds the GPUs). Read lock held. Cost: all pods.
  */
@@ -239,6 +252,17 @@ size_t store_pending_gpu_pod_count(struct store *s);
  * spec.resourceClaims (DRA: the claims may ask for GPUs), or asks for an extended resource a
  * DeviceClass may serve (model.h pod_has_ext_requests). */
 int store_is_pending_gpu_pod(const struct kpod *p);
+
+/*
+ * store_is_starting_gpu_pod() - bound, not terminal nor being deleted, not rejected by its
+ * kubelet, requests a GPU resource, has claims or extended resources a DeviceClass may serve,
+ * and has GPU containers (a container referencing a claim counts as one) that have not all
+ * started once (model/containers.h pod_gpu_containers_started). Such pods keep their container
+ * statuses and runtimeClassName in the store until the containers have started, then are
+ * compacted like every bound pod: the after-placement steps of the ladder read them
+ * (classify/placement.h). Pure.
+ */
+int store_is_starting_gpu_pod(const struct kpod *p);
 
 /* store_is_rejected_gpu_pod() - requests a GPU resource or has claims, and its kubelet rejected
  * it at admission (model.h pod_rejected_by_kubelet). Such pods keep their status reason,

@@ -20,6 +20,7 @@
 #include "classify/line.h"
 #include "classify/match.h"
 #include "classify/node_state.h"
+#include "classify/placement.h"
 #include "classify/queue.h"
 #include "classify/quota.h"
 #include "util/result.h"
@@ -166,6 +167,8 @@ int cause_is_blocking(enum cause c)
 }
 
 /* ---- states outside "Pending and unschedulable" ------------------------------------------- */
+
+static const struct knode *find_node(const struct classify_input *in, const char *name);
 
 /* A non-default scheduler, no PodScheduled condition yet. */
 static bool waits_for_own_scheduler(const struct kpod *pod)
@@ -803,6 +806,14 @@ int classify(const struct classify_input *in, struct classify_result *out)
         if (pod_rejected_by_kubelet(pod)) {
             out->cause = CAUSE_NODE_REJECTED;
             put_rejected(&l, in);
+            goto out;
+        }
+        /* claims of a pod classified without DRA objects may ask for a GPU: assume they do */
+        bool claims_gpu = prep ? dra_prep_gpu(prep) : pod->n_claims > 0;
+        enum cause after =
+            placement_word(pod, find_node(in, pod->node_name), claims_gpu, in->placement, &l);
+        if (after != CAUSE_COUNT) {
+            out->cause = after;
             goto out;
         }
         out->cause = CAUSE_OK;

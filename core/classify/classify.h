@@ -521,6 +521,7 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
 struct autoscaler_evidence; /* classify/autoscaler.h */
 struct gang_facts;          /* model/gang.h */
 struct quota_refusal;       /* classify/quota.h */
+struct placement_facts;     /* classify/placement.h */
 
 struct classify_input {
     const struct kpod *pod;
@@ -569,6 +570,10 @@ struct classify_input {
      * NULL: the pod has no gang link or its kind is not read (gang-waiting and the PodGroup half
      * of queue-waiting are then never decided). */
     const struct gang_facts *gang;
+    /* For runtime-missing .. container-start-failed: the kubelet's Warning Events about the
+     * bound pod (classify/placement.h; borrowed; NULL: none). The pod's node (its GPU feature
+     * discovery labels) is read from `nodes`. */
+    const struct placement_facts *placement;
 };
 
 /* The default provisioning window: Cluster Autoscaler's --max-node-provision-time (15 minutes,

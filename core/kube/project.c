@@ -517,6 +517,9 @@ int project_pod(json_object *pod, const struct gpu_set *gpus, struct kpod *out)
                              kube_json_get(pod, "status", json_type_object), gpus, out);
     if (rc == K_OK)
         rc = project_pod_gang(meta, kube_json_get(pod, "spec", json_type_object), &out->gang);
+    if (rc == K_OK)
+        rc = project_pod_containers(kube_json_get(pod, "spec", json_type_object),
+                                    kube_json_get(pod, "status", json_type_object), gpus, out);
 out:
     if (rc != K_OK)
         pod_cleanup(out);

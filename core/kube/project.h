@@ -97,6 +97,22 @@ struct project_excess {
 int project_pod_spec(json_object *spec, json_object *meta, const struct gpu_set *gpus,
                      struct kpod *out, struct project_excess *excess);
 
+/*
+ * project_pod_containers() - pod->containers (model/containers.h) from a Pod's spec and status
+ * (borrowed; either may be NULL): the first POD_CONTAINERS_MAX of spec.initContainers then
+ * spec.containers, each marked a GPU container when its requests or limits name a resource of
+ * `gpus`, when pod->ext (project it first) has an extended-resource request of it, and
+ * claim_ref when resources.claims names a claim; then status.initContainerStatuses and
+ * containerStatuses matched by name (at most 2 * POD_CONTAINERS_MAX entries of each read): the
+ * states, lastState.terminated, started and restartCount, messages cut at
+ * CONTAINER_MESSAGE_MAX bytes on a UTF-8 boundary. Nothing is set for a pod without
+ * containers. Field names: kubernetes/api core/v1/types.go ContainerStatus. Called by
+ * project_pod. Returns K_OK or K_ENOMEM (pod->containers then holds what was read: pod_cleanup
+ * frees it). Thread-safe on distinct pods.
+ */
+int project_pod_containers(json_object *spec, json_object *status, const struct gpu_set *gpus,
+                           struct kpod *pod);
+
 /* project_node() - fill `out` (zeroed first) from a Node object. Same results as project_pod. */
 int project_node(json_object *node, const struct gpu_set *gpus, struct knode *out);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/containers.h"
 #include "model/dra.h"
 #include "util/result.h"
 
@@ -244,7 +245,7 @@ static bool gates_equal(const struct kpod *a, const struct kpod *b)
 
 /* A field added to struct kpod must be compared in pod_equal() (a field it misses would let the
  * store keep an old value): this fails to build until the size below is updated with it. */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct kpod) == 288,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct kpod) == 296,
                "struct kpod changed: compare the new field in pod_equal(), then update the size");
 
 bool pod_equal(const struct kpod *a, const struct kpod *b)
@@ -264,7 +265,7 @@ bool pod_equal(const struct kpod *a, const struct kpod *b)
            str_equal(a->failed_message, b->failed_message) && gates_equal(a, b) &&
            str_equal(a->nominated_node, b->nominated_node) && a->pvc_volumes == b->pvc_volumes &&
            str_equal(a->vendor_resource, b->vendor_resource) && pod_ext_equal(a->ext, b->ext) &&
-           pod_gang_equal(a->gang, b->gang);
+           pod_gang_equal(a->gang, b->gang) && pod_containers_equal(a->containers, b->containers);
 }
 
 bool pod_equal_but_scheduled_message(const struct kpod *a, const struct kpod *b)
@@ -309,6 +310,7 @@ void pod_cleanup(struct kpod *p)
     free(p->nominated_node);
     pod_ext_free(p->ext);
     pod_gang_free(p->gang);
+    pod_containers_free(p->containers);
     memset(p, 0, sizeof(*p));
 }
 

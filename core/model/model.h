@@ -144,6 +144,7 @@ enum cond_status cond_status_parse(const char *s);
 struct pod_claim_ref;    /* model/dra.h */
 struct pod_claim_status; /* model/dra.h */
 struct pod_ext;          /* model/dra.h */
+struct pod_containers;   /* model/containers.h */
 
 struct kpod {
     char *ns;
@@ -199,6 +200,10 @@ struct kpod {
     /* The gang the pod belongs to (model/gang.h: KAI / Volcano PodGroup, upstream Workload or
      * PodGroup), or NULL */
     struct pod_gang *gang;
+    /* Per container, whether it is a GPU container and what the kubelet's status says of it
+     * (model/containers.h); NULL when the pod has no containers in its spec. The store keeps it
+     * only while a bound GPU pod's GPU containers have not all started (cache/store.h). */
+    struct pod_containers *containers;
     /* When not NULL, ns, name, uid and node_name point into this one owned block (pod_pack_names)
      * instead of owning an allocation each. */
     char *packed;

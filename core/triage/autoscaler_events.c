@@ -1,9 +1,11 @@
-/* autoscaler_events.c - the autoscalers' Events read once, for one-shot tools (triage.h). */
+/* autoscaler_events.c - which Events of a pod the ladder reads (one rule for the controller and the
+ * one-shot tools), and those Events read once, for one-shot tools (triage.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cache/informer.h"
 #include "classify/autoscaler.h"
+#include "classify/placement.h"
 #include "classify/quota.h"
 #include "kube/project.h"
 #include "triage/triage.h"
@@ -15,27 +17,40 @@ struct reading {
     size_t kept;
 };
 
+enum triage_event_kind triage_event_kind(const struct kevent *ev)
+{
+    struct autoscaler_evidence e;
+    struct quota_refusal q;
+    if (autoscaler_parse(ev, &e))
+        return TRIAGE_EVENT_AUTOSCALER;
+    if (quota_claim_event(ev, &q))
+        return TRIAGE_EVENT_QUOTA;
+    if (placement_event_kept(ev->component, ev->type, ev->reason, ev->message))
+        return TRIAGE_EVENT_PLACEMENT;
+    return TRIAGE_EVENT_NONE;
+}
+
 static void keep(void *ctx, json_object *obj)
 {
     struct reading *r = ctx;
     struct kevent ev;
-    struct autoscaler_evidence e;
-    struct quota_refusal q;
-    if (project_event(obj, &ev) != K_OK ||
-        (!autoscaler_parse(&ev, &e) && !quota_claim_event(&ev, &q)))
+    if (project_event(obj, &ev) != K_OK || triage_event_kind(&ev) == TRIAGE_EVENT_NONE)
         return;
     int64_t not_after = clock_wall_s(clock_system()) + AUTOSCALER_CLOCK_SKEW;
     if (pod_events_apply(r->pe, &ev, false, not_after, NULL) == K_OK)
         r->kept++;
 }
 
-int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
-                                  const char *pod_uid, struct kube_error *err)
+int triage_read_pod_events(struct kube_client *c, struct pod_events *pe, const char *ns,
+                           const char *pod_uid, struct kube_error *err)
 {
+    /* field selectors, escaped: the autoscalers' Events, a claim refused by a ResourceQuota
+     * (classify/quota.h), and the kubelets' warnings (classify/placement.h) */
     static const char *const sources[] = {
         "source%3Dcluster-autoscaler", "source%3Dkarpenter",
-        /* a claim refused by a ResourceQuota (classify/quota.h) */
-        "type%3DWarning%2Creason%3D" QUOTA_CLAIM_EVENT_REASON};
+        ("type%3DWarning%2Creason%3D" QUOTA_CLAIM_EVENT_REASON),
+        "source%3Dkubelet%2Ctype%3DWarning%2Creason%3DFailedCreatePodSandBox",
+        "source%3Dkubelet%2Ctype%3DWarning%2Creason%3DFailed"};
     char ns_esc[256], base[512], path[1024];
     if (ns) {
         if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)

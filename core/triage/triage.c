@@ -76,15 +76,29 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
     };
 }
 
+/*
+ * The Event records of `pod` in `events` (its uid's) into recs[POD_EVENTS_PER_POD], with the
+ * cache's read lock taken when it returns true (the caller releases it after reading them);
+ * false, and no lock, when the pod cannot have any.
+ */
+static bool lock_records(struct pod_events *events, const struct kpod *pod,
+                         const struct pod_event **recs, size_t *got)
+{
+    *got = 0;
+    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
+        return false;
+    pod_events_read_lock(events);
+    *got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    return true;
+}
+
 size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *pod,
                                   struct autoscaler_evidence *out, size_t max)
 {
-    if (!events || !pod || !pod->ns || !pod->name || !pod->uid)
-        return 0;
     const struct pod_event *recs[POD_EVENTS_PER_POD];
-    size_t n = 0;
-    pod_events_read_lock(events);
-    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    size_t n = 0, got;
+    if (!lock_records(events, pod, recs, &got))
+        return 0;
     /* most pods have no record: no allocation for them (2.6 KiB: not on a worker's stack) */
     struct kevent *ev = got ? malloc(sizeof(*ev)) : NULL;
     for (size_t i = 0; ev && i < got && n < max; i++) {
@@ -100,12 +114,11 @@ size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *
 bool triage_quota_refusal(struct pod_events *events, const struct kpod *pod,
                           struct quota_refusal *out)
 {
-    if (!events || !pod || !pod->ns || !pod->name || !pod->uid || pod->n_claims == 0)
-        return false;
     const struct pod_event *recs[POD_EVENTS_PER_POD];
+    size_t got;
     bool found = false;
-    pod_events_read_lock(events);
-    size_t got = pod_events_get(events, pod->ns, pod->name, pod->uid, recs, POD_EVENTS_PER_POD);
+    if (!pod || pod->n_claims == 0 || !lock_records(events, pod, recs, &got))
+        return false;
     struct kevent *ev = got ? malloc(sizeof(*ev)) : NULL;
     struct quota_refusal q;
     for (size_t i = 0; ev && i < got; i++) {
@@ -144,6 +157,29 @@ bool triage_gang_facts(struct store *s, struct gang_store *gangs, const struct k
     return true;
 }
 
+size_t triage_placement_events(struct pod_events *events, const struct kpod *pod,
+                               struct triage_placement *out)
+{
+    out->facts = (struct placement_facts){.events = out->events, .n_events = 0};
+    const struct pod_event *recs[POD_EVENTS_PER_POD];
+    size_t n = 0, got;
+    if (!lock_records(events, pod, recs, &got))
+        return 0;
+    for (size_t i = 0; i < got && n < PLACEMENT_MAX_EVENTS; i++) {
+        const struct pod_event *e = recs[i];
+        if (!placement_event_kept(e->component, e->type, e->reason, e->message))
+            continue;
+        snprintf(out->reasons[n], sizeof(out->reasons[n]), "%s", e->reason);
+        snprintf(out->messages[n], sizeof(out->messages[n]), "%s", e->message);
+        out->events[n] = (struct placement_event){
+            .reason = out->reasons[n], .message = out->messages[n], .at = pod_event_time(e)};
+        n++;
+    }
+    pod_events_read_unlock(events);
+    out->facts.n_events = n;
+    return n;
+}
+
 int triage_pod(const struct triage_source *src, const struct kpod *pod, struct classify_result *out)
 {
     if (!src || !src->store || !pod || !out)
@@ -175,6 +211,18 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
         in.quota = &facts->quota;
     if (!pod->node_name && triage_gang_facts(src->store, src->gangs, pod, &facts->gang))
         in.gang = &facts->gang;
+    /* a bound pod with container statuses (the store keeps them until its GPU containers have
+     * started): the kubelet's Events about it; on the heap, and only for such pods */
+    struct triage_placement *placement = NULL;
+    if (pod->node_name && pod->containers && src->events) {
+        placement = malloc(sizeof(*placement));
+        if (!placement) {
+            free(facts);
+            return K_ENOMEM;
+        }
+        if (triage_placement_events(src->events, pod, placement) > 0)
+            in.placement = &placement->facts;
+    }
     if (use_dra)
         dra_store_read_lock(src->dra);
     /* queue-waiting: only an unbound pod waits for its queue */
@@ -188,6 +236,7 @@ int triage_pod(const struct triage_source *src, const struct kpod *pod, struct c
         workload_store_read_unlock(src->workloads);
     if (use_dra)
         dra_store_read_unlock(src->dra);
+    free(placement);
     free(facts);
     return rc;
 }

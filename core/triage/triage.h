@@ -28,6 +28,7 @@
 #include "cache/workload_store.h"
 #include "classify/autoscaler.h"
 #include "classify/classify.h"
+#include "classify/placement.h"
 #include "classify/quota.h"
 #include "kube/client.h"
 #include "model/gpu.h"
@@ -68,6 +69,25 @@ bool triage_quota_refusal(struct pod_events *events, const struct kpod *pod,
 size_t triage_autoscaler_evidence(struct pod_events *events, const struct kpod *pod,
                                   struct autoscaler_evidence *out, size_t max);
 
+/* Storage for the kubelet's Events of one bound pod handed to classify() (classify/placement.h),
+ * copied out of the Event cache so that its lock is not held while classifying. */
+struct triage_placement {
+    struct placement_event events[PLACEMENT_MAX_EVENTS];
+    char reasons[PLACEMENT_MAX_EVENTS][KEVENT_WORD_MAX];
+    char messages[PLACEMENT_MAX_EVENTS][KEVENT_MESSAGE_MAX];
+    struct placement_facts facts; /* points into the above */
+};
+
+/*
+ * triage_placement_events() - the kubelet's Events about `pod` in `events` (NULL: none) whose
+ * involvedObject.uid is the pod's and that classify/placement.h placement_event_kept() keeps,
+ * copied into *out (at most PLACEMENT_MAX_EVENTS; out->facts set to them). Returns how many.
+ * Takes and releases the cache's read lock (lock order: the object store, then the Events).
+ * Thread-safe with distinct `out`.
+ */
+size_t triage_placement_events(struct pod_events *events, const struct kpod *pod,
+                               struct triage_placement *out);
+
 /*
  * triage_fill_facts() - what classify() needs beyond the pod and the nodes, from the store:
  * in->now = now (seconds since the epoch; 0 unknown); for a pod its kubelet rejected
@@ -96,7 +116,9 @@ struct dra_view triage_dra_view(struct dra_store *dra, const struct gpu_set *gpu
  * Where a pod is classified from. `store` is required; everything else may be zero:
  *   dra, dra_classes  the DRA store and its GPU DeviceClass patterns; claims are looked at only
  *                     when both are set and the pod has spec.resourceClaims;
- *   events, provision_window  the autoscalers' Events per pod, and their window;
+ *   events, provision_window  the autoscalers' Events per pod, and their window; the same
+ *                     cache holds the kubelet's Events of bound GPU pods that have not started
+ *                     (classify_input.placement, triage_placement_events);
  *   now               seconds since the epoch (0: unknown; no-scheduler is never decided, and
  *                     no autoscaler record goes stale by age);
  *   no_scheduler_grace seconds (0: CLASSIFY_NO_SCHEDULER_GRACE);
@@ -125,17 +147,37 @@ struct triage_source {
     struct gang_store *gangs;
 };
 
+/* What the ladder reads a pod's Event record for (triage_event_kind). */
+enum triage_event_kind {
+    TRIAGE_EVENT_NONE,       /* nothing: the Event is not kept */
+    TRIAGE_EVENT_AUTOSCALER, /* an autoscaler's verdict on a pending pod (autoscaler_parse) */
+    TRIAGE_EVENT_QUOTA, /* a pending pod's claim refused by a ResourceQuota (quota_claim_event) */
+    TRIAGE_EVENT_PLACEMENT, /* the kubelet's warning about a bound pod (placement_event_kept) */
+};
+
 /*
- * triage_read_autoscaler_events() - for one-shot tools: LIST the Events of namespace `ns` (NULL:
- * every namespace) about the pod with uid `pod_uid` (fieldSelector=involvedObject.uid=...), or,
- * with pod_uid NULL, those of every autoscaler (fieldSelector=source=cluster-autoscaler, then
- * source=karpenter), and keep in `pe` those that are an autoscaler's verdict on a pod
- * (classify/autoscaler.h autoscaler_parse). Returns K_OK or the LIST's error (err filled):
- * K_EFORBIDDEN where the caller may not list Events, which a caller can take as "no evidence".
- * The records kept before an error stay.
+ * triage_event_kind() - the one rule of which Events the Event cache (cache/pod_events.h) keeps
+ * about a pod, in the controller (controller/handlers.c: AUTOSCALER and QUOTA for a pending GPU
+ * pod, PLACEMENT for a bound GPU pod not started) and in the one-shot tools
+ * (triage_read_pod_events): an autoscaler's verdict (classify/autoscaler.h autoscaler_parse), a
+ * claim refused by quota (classify/quota.h quota_claim_event), a kubelet warning the
+ * after-placement steps read (classify/placement.h placement_event_kept); else
+ * TRIAGE_EVENT_NONE. Pure.
  */
-int triage_read_autoscaler_events(struct kube_client *c, struct pod_events *pe, const char *ns,
-                                  const char *pod_uid, struct kube_error *err);
+enum triage_event_kind triage_event_kind(const struct kevent *ev);
+
+/*
+ * triage_read_pod_events() - for one-shot tools: LIST the Events of namespace `ns` (NULL: every
+ * namespace) about the pod with uid `pod_uid` (fieldSelector=involvedObject.uid=...), or, with
+ * pod_uid NULL, those of every autoscaler (fieldSelector=source=cluster-autoscaler, then
+ * source=karpenter), the quota refusals of claims (type=Warning,reason=
+ * FailedResourceClaimCreation) and the kubelets' warnings (source=kubelet,type=Warning, reason
+ * FailedCreatePodSandBox, then Failed), and keep in `pe` those triage_event_kind() keeps.
+ * Returns K_OK or the LIST's error (err filled): K_EFORBIDDEN where the caller may not list
+ * Events, which a caller can take as "no evidence". The records kept before an error stay.
+ */
+int triage_read_pod_events(struct kube_client *c, struct pod_events *pe, const char *ns,
+                           const char *pod_uid, struct kube_error *err);
 
 /* The label Kueue puts on every Workload: the uid of the job object it was made for (the Pod
  * with the pod integration, the Job with batch/v1; kubernetes-sigs/kueue:

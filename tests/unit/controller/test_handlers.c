@@ -437,13 +437,23 @@ static void test_pending_claim_pods_are_queued(void **state)
     lab_nodes(f);
     feed(f->pods.upsert, f->pods.ctx, claim_pod("team", "dra", "single-gpu"));
     expect_queue(f->c, "team/dra");
-    /* bound later: nothing to do (it never carried a cause) */
+    /* bound later, its containers not started: watched until they have (store.h
+     * store_is_starting_gpu_pod) */
     json_object *bound = claim_pod("team", "dra", "single-gpu");
     json_object *spec = NULL;
     json_object_object_get_ex(bound, "spec", &spec);
     json_object_object_add(spec, "nodeName", json_object_new_string("lab-node-0"));
     feed(f->pods.upsert, f->pods.ctx, bound);
-    expect_queue(f->c, "");
+    expect_queue(f->c, "team/dra");
+    /* running (a status the kubelet never writes without containers: nothing to watch) */
+    bound = claim_pod("team", "dra", "single-gpu");
+    json_object_object_get_ex(bound, "spec", &spec);
+    json_object_object_add(spec, "nodeName", json_object_new_string("lab-node-0"));
+    json_object *status = json_object_new_object();
+    json_object_object_add(status, "phase", json_object_new_string("Running"));
+    json_object_object_add(bound, "status", status);
+    feed(f->pods.upsert, f->pods.ctx, bound);
+    expect_queue(f->c, ""); /* nothing to do (it never carried a cause) */
 }
 
 static void test_dra_changes_requeue_claim_pods(void **state)
@@ -781,6 +791,74 @@ static void test_quota_owner_events(void **state)
     assert_int_equal(owners_of(f->c, QUOTA_OWNER_STATEFULSET), 0);
 }
 
+/* A kubelet's Warning Event about pod team/`pod` (source.component kubelet, host the node). */
+static json_object *kubelet_ev(const char *name, const char *pod, const char *reason,
+                               const char *message)
+{
+    json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+                *io = json_object_new_object(), *src = json_object_new_object();
+    json_object_object_add(meta, "namespace", json_object_new_string("team"));
+    json_object_object_add(meta, "name", json_object_new_string(name));
+    json_object_object_add(o, "metadata", meta);
+    json_object_object_add(io, "kind", json_object_new_string("Pod"));
+    json_object_object_add(io, "namespace", json_object_new_string("team"));
+    json_object_object_add(io, "name", json_object_new_string(pod));
+    json_object_object_add(io, "uid", json_object_new_string(POD_UID));
+    json_object_object_add(o, "involvedObject", io);
+    json_object_object_add(o, "reason", json_object_new_string(reason));
+    json_object_object_add(o, "message", json_object_new_string(message));
+    json_object_object_add(o, "type", json_object_new_string("Warning"));
+    json_object_object_add(src, "component", json_object_new_string("kubelet"));
+    json_object_object_add(src, "host", json_object_new_string("lab-node-0"));
+    json_object_object_add(o, "source", src);
+    json_object_object_add(o, "lastTimestamp", json_object_new_string("2025-11-30T14:29:00Z"));
+    return o;
+}
+
+/* team/train bound to lab-node-0, its GPU container in `state` (JSON). */
+static json_object *bound_pod(const char *state)
+{
+    json_object *pod = test_pod("team", "train", "1", "lab-node-0", "Pending", NULL, 1, NULL);
+    json_object *st = NULL, *spec = NULL, *ctrs = NULL;
+    json_object_object_get_ex(pod, "status", &st);
+    json_object_object_get_ex(pod, "spec", &spec);
+    json_object_object_get_ex(spec, "containers", &ctrs);
+    char buf[512];
+    snprintf(
+        buf, sizeof(buf), "[{\"name\":\"%s\",\"state\":%s}]",
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(ctrs, 0), "name")),
+        state);
+    json_object_object_add(st, "containerStatuses", json_tokener_parse(buf));
+    return pod;
+}
+
+/* The kubelet's warnings are kept for a bound GPU pod whose GPU container has not started, the
+ * bare "Error: ErrImagePull" is not, and the records go once the container has started. */
+static void test_kubelet_events_for_starting_pods(void **state)
+{
+    struct fixture *f = *state;
+    struct controller_events_ctx x = {f->c, "kubelet", "events/kubelet"};
+    struct informer_handlers ev = controller_events_handlers(&x);
+    lab_nodes(f);
+    feed(f->pods.upsert, f->pods.ctx, bound_pod("{\"waiting\":{\"reason\":\"ErrImagePull\"}}"));
+    expect_queue(f->c, "team/train");
+    feed(
+        ev.upsert, ev.ctx,
+        kubelet_ev("e1", "train", "Failed", "Failed to pull image \"x\": no space left on device"));
+    assert_int_equal(events_held(f->c), 1);
+    expect_queue(f->c, "team/train");
+    feed(ev.upsert, ev.ctx, kubelet_ev("e2", "train", "Failed", "Error: ErrImagePull"));
+    feed(ev.upsert, ev.ctx, kubelet_ev("e3", "train", "BackOff", "Back-off pulling image"));
+    assert_int_equal(events_held(f->c), 1);
+    expect_queue(f->c, "");
+    /* started: forgotten, and its kubelet's later warnings are not kept */
+    feed(f->pods.upsert, f->pods.ctx, bound_pod("{\"running\":{}}"));
+    assert_int_equal(events_held(f->c), 0);
+    feed(ev.upsert, ev.ctx,
+         kubelet_ev("e4", "train", "FailedCreatePodSandBox", "Failed to create pod sandbox"));
+    assert_int_equal(events_held(f->c), 0);
+}
+
 struct churn {
     struct fixture *f;
     atomic_int pod; /* the pod the Events are about now; -1: done */
@@ -833,6 +911,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_autoscaler_events_kept_for_own_pod, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kubelet_events_for_starting_pods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autoscaler_events_race_pod_deletion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_gpu_pods_are_queued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rechecks_wait_behind_own_changes, setup, teardown),

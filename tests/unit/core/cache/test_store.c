@@ -13,6 +13,7 @@
 
 #include "gpus.h"
 #include "cache/store.h"
+#include "model/containers.h"
 #include "objects.h"
 #include "util/result.h"
 
@@ -556,11 +557,84 @@ static void test_writers_and_readers_race(void **state)
     store_free(s);
 }
 
+/* A GPU pod's container status, as its kubelet writes it. */
+static json_object *with_status(json_object *pod, const char *state_json)
+{
+    json_object *st = NULL, *spec = NULL, *ctrs = NULL;
+    assert_true(json_object_object_get_ex(pod, "status", &st));
+    assert_true(json_object_object_get_ex(pod, "spec", &spec));
+    assert_true(json_object_object_get_ex(spec, "containers", &ctrs));
+    const char *name =
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(ctrs, 0), "name"));
+    char buf[512];
+    snprintf(buf, sizeof(buf), "[{\"name\":\"%s\",\"state\":%s}]", name, state_json);
+    json_object_object_add(st, "containerStatuses", json_tokener_parse(buf));
+    return pod;
+}
+
+/* A bound GPU pod keeps its container statuses until its GPU container has started once, then
+ * is compacted like every bound pod (store_is_starting_gpu_pod). */
+static void test_starting_pods(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    store_keep_gpu_pods_only(s);
+    unsigned ch =
+        apply_pod(s,
+                  with_status(test_pod("ns", "a", "1", "n0", "Pending", NULL, 0, NULL),
+                              "{\"waiting\":{\"reason\":\"ImagePullBackOff\",\"message\":\"m1\"}}"),
+                  0);
+    assert_true(ch & STORE_CHANGED_POD);
+    store_read_lock(s);
+    const struct kpod *p = store_pod_get(s, "ns", "a");
+    assert_non_null(p);
+    assert_true(store_is_starting_gpu_pod(p));
+    assert_false(store_is_pending_gpu_pod(p));
+    assert_non_null(p->containers);
+    assert_string_equal(p->containers->items[0].waiting_message, "m1");
+    assert_int_equal(store_starting_gpu_pod_count(s), 1);
+    assert_int_equal(store_pending_gpu_pod_count(s), 0);
+    store_read_unlock(s);
+    /* the message moves: a change */
+    ch =
+        apply_pod(s,
+                  with_status(test_pod("ns", "a", "1", "n0", "Pending", NULL, 0, NULL),
+                              "{\"waiting\":{\"reason\":\"ImagePullBackOff\",\"message\":\"m2\"}}"),
+                  0);
+    assert_true(ch & STORE_CHANGED_POD);
+    /* started: compacted, and its later status updates change nothing */
+    ch = apply_pod(
+        s,
+        with_status(test_pod("ns", "a", "1", "n0", "Running", NULL, 0, NULL), "{\"running\":{}}"),
+        0);
+    assert_true(ch & STORE_CHANGED_POD); /* it was a starting pod */
+    store_read_lock(s);
+    p = store_pod_get(s, "ns", "a");
+    assert_false(store_is_starting_gpu_pod(p));
+    assert_null(p->containers);
+    assert_int_equal(store_starting_gpu_pod_count(s), 0);
+    store_read_unlock(s);
+    ch = apply_pod(s,
+                   with_status(test_pod("ns", "a", "1", "n0", "Running", NULL, 0, NULL),
+                               "{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},\"lastState\":{"
+                               "\"terminated\":{\"reason\":\"Error\",\"exitCode\":1}}"),
+                   0);
+    assert_int_equal(ch, 0); /* an application crash after a start: nothing the store keeps */
+    /* a CPU pod that does not start is no starting GPU pod */
+    ch = apply_pod(s,
+                   with_status(test_pod("ns", "cpu", NULL, "n0", "Pending", NULL, 0, NULL),
+                               "{\"waiting\":{\"reason\":\"ErrImagePull\"}}"),
+                   0);
+    assert_int_equal(ch, 0);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_follows_pod_lifecycle),
         cmocka_unit_test(test_pending_set),
+        cmocka_unit_test(test_starting_pods),
         cmocka_unit_test(test_nodes_sorted_and_changes),
         cmocka_unit_test(test_sync_sweeps_vanished),
         cmocka_unit_test(test_usage_saturates_and_unwinds),

@@ -82,7 +82,7 @@ static void test_lists_what_it_needs(void **state)
     struct pod_events *pe = pod_events_new(0);
     struct kube_error err;
     memset(&err, 0, sizeof(err));
-    assert_int_equal(triage_read_autoscaler_events(c, pe, "ml", POD_UID, &err), K_OK);
+    assert_int_equal(triage_read_pod_events(c, pe, "ml", POD_UID, &err), K_OK);
     assert_int_equal(fake_kube_count(&f), 1);
     assert_string_equal(fake_kube_request(&f, 0)->path,
                         "/api/v1/namespaces/ml/events?fieldSelector=involvedObject.uid%3D" POD_UID
@@ -98,10 +98,12 @@ static void test_lists_what_it_needs(void **state)
     answer_events(&f, files, 1);
     answer_events(&f, karpenter, 1);
     answer_events(&f, quota, 2);
+    answer_events(&f, NULL, 0);
+    answer_events(&f, NULL, 0);
     c = fake_kube_client(&f);
     pe = pod_events_new(0);
-    assert_int_equal(triage_read_autoscaler_events(c, pe, NULL, NULL, &err), K_OK);
-    assert_int_equal(fake_kube_count(&f), 3);
+    assert_int_equal(triage_read_pod_events(c, pe, NULL, NULL, &err), K_OK);
+    assert_int_equal(fake_kube_count(&f), 5);
     /* a claim refused by a quota is kept too (classify/quota.h), an owner's refusal is not */
     assert_string_equal(fake_kube_request(&f, 2)->path,
                         "/api/v1/events?fieldSelector=type%3DWarning%2Creason%3D"
@@ -110,6 +112,13 @@ static void test_lists_what_it_needs(void **state)
                         "/api/v1/events?fieldSelector=source%3Dcluster-autoscaler&limit=500");
     assert_string_equal(fake_kube_request(&f, 1)->path,
                         "/api/v1/events?fieldSelector=source%3Dkarpenter&limit=500");
+    /* the kubelets' warnings the after-placement steps read (classify/placement.h) */
+    assert_string_equal(fake_kube_request(&f, 3)->path,
+                        "/api/v1/events?fieldSelector=source%3Dkubelet%2Ctype%3DWarning%2Creason%3D"
+                        "FailedCreatePodSandBox&limit=500");
+    assert_string_equal(fake_kube_request(&f, 4)->path,
+                        "/api/v1/events?fieldSelector=source%3Dkubelet%2Ctype%3DWarning%2Creason%3D"
+                        "Failed&limit=500");
     assert_int_equal(held(pe), 3);
     pod_events_free(pe);
     kube_client_free(c);
@@ -121,7 +130,7 @@ static void test_lists_what_it_needs(void **state)
                      "\"code\":403,\"message\":\"events is forbidden\"}");
     c = fake_kube_client(&f);
     pe = pod_events_new(0);
-    assert_int_equal(triage_read_autoscaler_events(c, pe, "ml", POD_UID, &err), K_EFORBIDDEN);
+    assert_int_equal(triage_read_pod_events(c, pe, "ml", POD_UID, &err), K_EFORBIDDEN);
     pod_events_free(pe);
     kube_client_free(c);
     fake_kube_cleanup(&f);
