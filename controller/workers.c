@@ -155,7 +155,9 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     }
     struct kube_error err = {0};
     bool annotated = false;
+    int64_t began_ms = clock_mono_ms(&c->clock);
     int rc = reconcile_apply(&plan, w, &err, &annotated);
+    int64_t took_ms = clock_mono_ms(&c->clock) - began_ms;
     if (rc != K_OK && annotated && rc != K_ECANCELED) {
         /* the cause is on the pod: the next plan finds it written; only the Event is owed */
         pod_ledger_set_written(c->ledger, key, plan.uid, plan.cause);
@@ -179,9 +181,14 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         workqueue_forget(c->queue, key);
         return;
     }
-    /* 429, 5xx and transport errors back off per key, at least for the server's Retry-After. */
-    int64_t delay =
-        rc == K_ECONFLICT ? 0 : workqueue_add_rate_limited(c->queue, key, err.retry_after * 1000LL);
+    /* 429, 5xx and transport errors back off per key, at least for the server's Retry-After, and
+     * at least twice as long as the failed attempt took: a pod whose writes run into the API
+     * server's timeout (a huge object on a loaded server: 30 s and more each) holds a worker at
+     * most a third of the time, so a few such pods cannot keep every worker from the others. */
+    int64_t min_delay = err.retry_after * 1000LL;
+    if (took_ms > 0 && 2 * took_ms > min_delay)
+        min_delay = 2 * took_ms;
+    int64_t delay = rc == K_ECONFLICT ? 0 : workqueue_add_rate_limited(c->queue, key, min_delay);
     if (rc == K_ECONFLICT)
         workqueue_add(c->queue, key);
     log_warn("pod %s: writing cause %s failed: %s%s%s; retrying in %lld ms", key,

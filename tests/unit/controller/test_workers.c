@@ -222,6 +222,27 @@ static void test_event_owed_after_a_patch(void **state)
     assert_int_equal(fake_kube_count(&f->api), 3);
 }
 
+/* A patch that runs into the API server's timeout (a huge pod on a loaded server) is retried only
+ * after twice as long as it took, not after the 5 ms of a first backoff: a few such pods cannot
+ * keep every worker from the other pods. */
+static void test_slow_failed_write_waits_twice_as_long(void **state)
+{
+    struct fixture *f = *state;
+    f->api.clock = &f->clk;
+    put_pod(f, test_pod("team", "huge", "4", NULL, "Pending", NULL, 1, NULL));
+    fake_kube_answer_after(&f->api, 34 * 1000, 504,
+                           "{\"kind\":\"Status\",\"code\":504,\"message\":\"Timeout: request "
+                           "did not complete within requested timeout\"}");
+    work(f, "team/huge");
+    assert_int_equal(fake_kube_count(&f->api), 1);
+    assert_int_equal(workqueue_failures(f->c->queue, "team/huge"), 1);
+    clock_fake_advance_ms(&f->clk, 2 * 34 * 1000 - 1);
+    assert_null(workqueue_try_get(f->c->queue, NULL));
+    clock_fake_advance_ms(&f->clk, 1);
+    work(f, "team/huge");
+    assert_int_equal(fake_kube_count(&f->api), 3); /* the patch and the Event this time */
+}
+
 static void test_only_the_leader_writes(void **state)
 {
     struct fixture *f = *state;
@@ -268,6 +289,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gpu_fits_waits_for_the_grace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_writes_back_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_owed_after_a_patch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_failed_write_waits_twice_as_long, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_only_the_leader_writes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
