@@ -216,9 +216,26 @@ static int interesting(const struct kpod *p)
            store_is_starting_gpu_pod(p) || p->cause != NULL;
 }
 
+/*
+ * Whether a bound pod's extended-resource requests (kpod.ext, KEP-5004) are read again once the
+ * store holds it, when the store keeps GPU pods only (the controller's; `gpu_pods_only`). The
+ * controller reads them for pending pods (the DRA ladder, the re-checks after DRA events), for
+ * bound pods it still classifies (rejected by their kubelet, or starting: triage_pod's DRA view)
+ * and, through pod_has_ext_requests, for whether a pod is a GPU pod at all (kept(), the
+ * store_is_*_gpu_pod predicates): that last one only when the pod has no GPU request and no
+ * claim to say so. Node usage counts gpu_requests, never ext. The CLI's stores (every pod kept)
+ * keep ext: explain prints a bound pod's extendedResourceClaimStatus, pods lists its requests
+ * of a DeviceClass's implicit name.
+ */
+static bool ext_read_when_bound(const struct kpod *p, bool gpu_pods_only)
+{
+    return !gpu_pods_only || (p->gpu_requests.n == 0 && p->n_claims == 0) ||
+           store_is_starting_gpu_pod(p) || store_is_rejected_gpu_pod(p);
+}
+
 /* Bound pods never need their scheduling constraints again: drop them to stay compact. A pod
  * compacted already comes out the same. */
-static void compact(struct kpod *p)
+static void compact(struct kpod *p, bool gpu_pods_only)
 {
     if (store_is_pending_gpu_pod(p))
         return;
@@ -239,9 +256,12 @@ static void compact(struct kpod *p)
     keep.n_claims = p->n_claims;
     keep.claim_statuses = p->claim_statuses;
     keep.n_claim_statuses = p->n_claim_statuses;
-    keep.ext = p->ext;   /* extended resources DRA may serve (few pods have any) */
+    /* extended resources DRA may serve: every GPU pod has some; kept where they are read */
+    if (ext_read_when_bound(p, gpu_pods_only)) {
+        keep.ext = p->ext;
+        p->ext = NULL;
+    }
     keep.gang = p->gang; /* a gang's members are counted, bound or not (model/gang.h) */
-    keep.ext = p->ext;   /* extended resources DRA may serve (few pods have any) */
     /* a bound GPU pod whose GPU containers have not all started: what the kubelet says of
      * them, and the RuntimeClass its sandbox asks for (forgotten once they have started) */
     if (store_is_starting_gpu_pod(p)) {
@@ -265,7 +285,6 @@ static void compact(struct kpod *p)
     p->n_claims = 0;
     p->claim_statuses = NULL;
     p->n_claim_statuses = 0;
-    p->ext = NULL;
     p->gang = NULL;
     pod_cleanup(p);
     *p = keep;
@@ -583,7 +602,7 @@ static int pod_upsert_locked(struct store *s, struct kpod *pod, unsigned *change
         pod_cleanup(pod);
         return K_OK;
     }
-    compact(pod);
+    compact(pod, atomic_load_explicit(&s->gpu_pods_only, memory_order_relaxed));
     struct pod_rec *rec = e ? lh_entry_v(e) : NULL;
     struct pod_rec *fresh_rec = NULL;
     char *fresh_key = NULL;
@@ -677,7 +696,8 @@ static bool pod_unchanged_locked(struct store *s, const struct kpod *pod)
 static int pod_upsert(struct store *s, struct kpod *pod, unsigned *changed, struct store_delta *d)
 {
     if (kept(s, pod))
-        compact(pod); /* the form the record would take, outside the lock */
+        compact(pod, atomic_load_explicit(&s->gpu_pods_only, memory_order_relaxed));
+    /* the form the record would take, outside the lock */
     store_read_lock(s);
     bool unchanged = pod_unchanged_locked(s, pod);
     store_read_unlock(s);

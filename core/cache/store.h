@@ -136,8 +136,11 @@ void store_free(struct store *s);
  * other pod is not stored, and an upsert of it removes the record an earlier version left. Node
  * usage counts GPU requests only, so it is the same either way; a one-shot tool that reads any
  * pod by name (gputri triage of a pod without a GPU request) must not call it. For the
- * controller's memory: most pods of a cluster ask for no GPU (BENCHMARKS.md, cold start). Call
- * before the first upsert. Thread-safe.
+ * controller's memory: most pods of a cluster ask for no GPU (BENCHMARKS.md, cold start). A
+ * bound pod kept then also loses its per-container extended-resource requests (kpod.ext) unless
+ * the controller reads them again: when it is starting or rejected by its kubelet (it is still
+ * classified), or when they alone make it a GPU pod (no GPU request, no claim); the CLI's stores
+ * keep them for every pod. Call before the first upsert. Thread-safe.
  */
 void store_keep_gpu_pods_only(struct store *s);
 

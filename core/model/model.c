@@ -129,6 +129,16 @@ int pod_pack_names(struct kpod *p)
         len[i] = *fields[i] ? strlen(*fields[i]) + 1 : 0;
         total += len[i];
     }
+    /* the GPU requests' entries after the four, aligned, then their names */
+    struct resource_list *req = &p->gpu_requests;
+    size_t items_at = 0;
+    if (req->n) {
+        items_at = (total + _Alignof(struct resource_amount) - 1) &
+                   ~(_Alignof(struct resource_amount) - 1);
+        total = items_at + req->n * sizeof(*req->items);
+        for (size_t i = 0; i < req->n; i++)
+            total += strlen(req->items[i].name) + 1;
+    }
     char *block = malloc(total ? total : 1);
     if (!block)
         return K_ENOMEM;
@@ -140,6 +150,20 @@ int pod_pack_names(struct kpod *p)
         free(*fields[i]);
         *fields[i] = at;
         at += len[i];
+    }
+    if (req->n) {
+        struct resource_amount *items = (struct resource_amount *)(void *)(block + items_at);
+        at = (char *)(items + req->n);
+        for (size_t i = 0; i < req->n; i++) {
+            size_t n = strlen(req->items[i].name) + 1;
+            memcpy(at, req->items[i].name, n);
+            items[i] = (struct resource_amount){.name = at, .value = req->items[i].value};
+            at += n;
+        }
+        size_t n = req->n;
+        resource_list_cleanup(req);
+        req->items = items;
+        req->n = n;
     }
     p->packed = block;
     return K_OK;
@@ -280,16 +304,16 @@ void pod_cleanup(struct kpod *p)
     if (!p)
         return;
     if (p->packed) {
-        free(p->packed);
+        free(p->packed); /* the names and the GPU requests with them (pod_pack_names) */
     } else {
         free(p->ns);
         free(p->name);
         free(p->uid);
         free(p->node_name);
+        resource_list_cleanup(&p->gpu_requests);
     }
     free(p->scheduler_name);
     free(p->runtime_class);
-    resource_list_cleanup(&p->gpu_requests);
     kv_list_cleanup(&p->node_selector);
     node_affinity_cleanup(&p->affinity);
     tolerations_free(p->tolerations, p->n_tolerations);

@@ -204,16 +204,18 @@ struct kpod {
      * (model/containers.h); NULL when the pod has no containers in its spec. The store keeps it
      * only while a bound GPU pod's GPU containers have not all started (cache/store.h). */
     struct pod_containers *containers;
-    /* When not NULL, ns, name, uid and node_name point into this one owned block (pod_pack_names)
-     * instead of owning an allocation each. */
+    /* When not NULL, ns, name, uid, node_name and gpu_requests' entries point into this one owned
+     * block (pod_pack_names) instead of owning an allocation each. */
     char *packed;
 };
 
 /*
- * pod_pack_names() - move ns, name, uid and node_name into one allocation (p->packed): a stored
- * pod costs one malloc chunk for the four instead of four. Fields stay readable as before and
- * pod_cleanup frees the block. On K_ENOMEM the pod is unchanged. Returns K_OK at once when
- * already packed. Not thread-safe on one pod.
+ * pod_pack_names() - move ns, name, uid and node_name, and gpu_requests' entries and names, into
+ * one allocation (p->packed): a stored pod costs one malloc chunk for them instead of four and
+ * two per GPU resource. Fields stay readable as before and pod_cleanup frees the block; a packed
+ * pod's gpu_requests must not be grown nor cleaned up on its own (resource_list_add,
+ * resource_list_cleanup). On K_ENOMEM the pod is unchanged. Returns K_OK at once when already
+ * packed. Not thread-safe on one pod.
  */
 int pod_pack_names(struct kpod *p);
 

@@ -629,12 +629,99 @@ static void test_starting_pods(void **state)
     store_free(s);
 }
 
+/* A pod of one container asking `resource: 1` (requests and limits), bound to `node` (NULL:
+ * pending) in `phase`; `status_extra` (JSON members, or NULL) is added to its status. */
+static json_object *ext_pod(const char *name, const char *resource, const char *node,
+                            const char *phase, const char *status_extra)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+             "\"namespace\":\"ns\",\"uid\":\"u-%s\"},\"spec\":{%s%s%s\"containers\":[{"
+             "\"name\":\"c\",\"resources\":{\"requests\":{\"%s\":\"1\"},\"limits\":{\"%s\":"
+             "\"1\"}}}]},\"status\":{\"phase\":\"%s\"%s%s}}",
+             name, name, node ? "\"nodeName\":\"" : "", node ? node : "", node ? "\"," : "",
+             resource, resource, phase, status_extra ? "," : "", status_extra ? status_extra : "");
+    json_object *pod = json_tokener_parse(buf);
+    assert_non_null(pod);
+    return pod;
+}
+
+static bool has_ext(struct store *s, const char *name)
+{
+    store_read_lock(s);
+    const struct kpod *p = store_pod_get(s, "ns", name);
+    assert_non_null(p);
+    bool has = pod_has_ext_requests(p);
+    store_read_unlock(s);
+    return has;
+}
+
+#define CLASS_NAME "deviceclass.resource.kubernetes.io/gpu.example.com"
+#define RUNNING_STATUS "\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"running\":{}}}]"
+
+/*
+ * What compact() keeps of a bound pod's extended-resource requests (kpod.ext, KEP-5004): with
+ * store_keep_gpu_pods_only (the controller) only where they are read again: pending, starting
+ * and kubelet-rejected pods, and pods they alone make GPU pods; a bound running pod with a GPU
+ * request drops them, and its next update changes nothing. The CLI's store keeps them all.
+ */
+static void test_compact_keeps_ext_where_read(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    store_keep_gpu_pods_only(s);
+    apply_pod(s, ext_pod("running", "nvidia.com/gpu", "n0", "Running", RUNNING_STATUS), 0);
+    apply_pod(s, ext_pod("pending", "nvidia.com/gpu", NULL, "Pending", NULL), 0);
+    apply_pod(s,
+              ext_pod("starting", "nvidia.com/gpu", "n0", "Pending",
+                      "\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"waiting\":{"
+                      "\"reason\":\"ContainerCreating\"}}}]"),
+              0);
+    apply_pod(s,
+              ext_pod("rejected", "nvidia.com/gpu", "n0", "Failed",
+                      "\"reason\":\"UnexpectedAdmissionError\",\"message\":\"m\""),
+              0);
+    apply_pod(s, ext_pod("class", CLASS_NAME, "n0", "Running", RUNNING_STATUS), 0);
+    assert_int_equal(store_pod_count(s), 5);
+    assert_false(has_ext(s, "running"));
+    assert_true(has_ext(s, "pending"));
+    assert_true(has_ext(s, "starting"));
+    assert_true(has_ext(s, "rejected"));
+    assert_true(has_ext(s, "class")); /* nothing else says it is a GPU pod */
+    store_read_lock(s);
+    const struct kpod *p = store_pod_get(s, "ns", "running");
+    assert_int_equal(resource_list_get(&p->gpu_requests, "nvidia.com/gpu"), 1);
+    assert_true(store_is_starting_gpu_pod(store_pod_get(s, "ns", "starting")));
+    assert_true(store_is_rejected_gpu_pod(store_pod_get(s, "ns", "rejected")));
+    store_read_unlock(s);
+    assert_int_equal(store_node_usage(s, "n0", "nvidia.com/gpu"), 2); /* running, starting */
+    /* the same objects again change nothing: a compacted pod comes out the same */
+    assert_int_equal(
+        apply_pod(s, ext_pod("running", "nvidia.com/gpu", "n0", "Running", RUNNING_STATUS), 0), 0);
+    assert_int_equal(apply_pod(s, ext_pod("class", CLASS_NAME, "n0", "Running", RUNNING_STATUS), 0),
+                     0);
+    /* the starting pod starts: it drops them too */
+    apply_pod(s, ext_pod("starting", "nvidia.com/gpu", "n0", "Running", RUNNING_STATUS), 0);
+    assert_false(has_ext(s, "starting"));
+    store_free(s);
+
+    /* the CLI's store (every pod kept): explain and pods read a bound pod's ext */
+    s = store_new(&test_gpus);
+    assert_non_null(s);
+    apply_pod(s, ext_pod("running", "nvidia.com/gpu", "n0", "Running", RUNNING_STATUS), 0);
+    assert_true(has_ext(s, "running"));
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_follows_pod_lifecycle),
         cmocka_unit_test(test_pending_set),
         cmocka_unit_test(test_starting_pods),
+        cmocka_unit_test(test_compact_keeps_ext_where_read),
         cmocka_unit_test(test_nodes_sorted_and_changes),
         cmocka_unit_test(test_sync_sweeps_vanished),
         cmocka_unit_test(test_usage_saturates_and_unwinds),

@@ -73,6 +73,8 @@ static void test_pod_pack_names(void **state)
     p.name = strdup("trainer-0");
     p.uid = strdup("00000000-0000-4000-0001-000000000001");
     p.cause = strdup("exhausted");
+    assert_int_equal(resource_list_add(&p.gpu_requests, "nvidia.com/gpu", 2), K_OK);
+    assert_int_equal(resource_list_add(&p.gpu_requests, "amd.com/gpu", 1), K_OK);
     assert_int_equal(pod_pack_names(&p), K_OK);
     assert_non_null(p.packed);
     assert_ptr_equal(p.ns, p.packed);
@@ -81,6 +83,14 @@ static void test_pod_pack_names(void **state)
     assert_string_equal(p.uid, "00000000-0000-4000-0001-000000000001");
     assert_null(p.node_name);
     assert_string_equal(p.cause, "exhausted");
+    /* the GPU requests in the block too, aligned, in order */
+    assert_int_equal(p.gpu_requests.n, 2);
+    assert_true((char *)p.gpu_requests.items > p.packed);
+    assert_int_equal((uintptr_t)p.gpu_requests.items % _Alignof(struct resource_amount), 0);
+    assert_string_equal(p.gpu_requests.items[0].name, "nvidia.com/gpu");
+    assert_int_equal(p.gpu_requests.items[0].value, 2);
+    assert_string_equal(p.gpu_requests.items[1].name, "amd.com/gpu");
+    assert_int_equal(resource_list_get(&p.gpu_requests, "amd.com/gpu"), 1);
     assert_int_equal(pod_pack_names(&p), K_OK); /* already packed: unchanged */
     assert_string_equal(p.name, "trainer-0");
     pod_cleanup(&p);
