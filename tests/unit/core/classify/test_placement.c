@@ -1,9 +1,11 @@
 /*
  * test_placement.c - the after-placement steps (core/classify/placement.c) through classify():
  * bound GPU pods whose statuses and kubelet Events are written as the kubelet and the runtimes
- * write them (the exact strings of the reference after-placement.md: containerd CRI, CRI-O,
- * nvidia-container-cli, the toolkit's CDI mode, the kubelet's image manager), projected from
- * JSON as the controller reads them.
+ * write them (the exact strings of the upstream sources core/classify/placement.h cites:
+ * kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and
+ * pkg/kubelet/images/image_manager.go, containerd CRI, CRI-O, NVIDIA/libnvidia-container's
+ * nvidia-container-cli, NVIDIA/nvidia-container-toolkit's CDI mode), projected from JSON as the
+ * controller reads them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
