@@ -433,6 +433,15 @@ static void test_bounds(void **state)
     assert_int_equal(w.out.cause, CAUSE_CONTAINER_START_FAILED);
     assert_non_null(strstr(w.out.detail, "driver not loaded: unknown"));
     assert_true(strlen(w.out.detail) < sizeof(w.out.detail));
+    /* the quote starts at a word of the message, not inside one ("...e create failed") */
+    const char *q = strstr(w.out.detail, "...");
+    assert_non_null(q);
+    char word[64];
+    size_t wl = strcspn(q + 3, " ");
+    assert_true(wl > 0 && wl < sizeof(word) - 2);
+    snprintf(word, sizeof(word), " %.*s ", (int)wl, q + 3);
+    if (!strstr(msg, word))
+        fail_msg("the quote starts inside a word: %s", q);
     done(&w);
 }
 
