@@ -161,7 +161,7 @@ int plugin_complete(int argc, char *const *argv, const struct complete_source *s
     } else if (word[0] == '-') {
         complete_flags(&c);
     } else if (a.npos == 0) {
-        add_desc(&c, "pods", "GPU pods that are not running, and why");
+        add_desc(&c, "pods", "GPU pods that have not started, and why");
         add_desc(&c, "explain", "one pod's cause and every node's step on the ladder");
         add_desc(&c, "help", "show the help");
         add_desc(&c, "version", "print the version");

@@ -24,11 +24,14 @@ static void usage(FILE *out)
                  "  gputri triage NAMESPACE POD   print the cause in one word\n"
                  "  gputri explain NAMESPACE POD  print the cause, its detail and every candidate "
                  "node\n"
+                 "  gputri triage|explain -n NAMESPACE POD\n"
+                 "                                the same, the namespace as kubectl takes it\n"
                  "  gputri help                   print this help\n"
                  "  gputri version                print the version\n"
                  "\n");
     triage_print_causes(out);
     fprintf(out, "\nFlags:\n");
+    fprintf(out, "  -n, --namespace NS    the pod's namespace (instead of NAMESPACE)\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
     fprintf(out, "  --gpu-device-classes LIST\n"
                  "                        DRA: DeviceClass or driver name patterns of GPU claims\n"
@@ -95,6 +98,21 @@ static void print_api_error(const struct gputri_io *io, const struct kube_config
     }
 }
 
+/* The argument an option came in: the one before its value when that came separately. */
+static const char *opt_as_written(char **argv, int ind, const char *arg)
+{
+    return arg && ind >= 2 && arg == argv[ind - 1] ? argv[ind - 2] : argv[ind - 1];
+}
+
+/* Whether `written` ("--name" or "--name=value") names long option `name` in full: getopt_long
+ * takes an unambiguous prefix ("--names" for --namespace), kubectl (pflag) does not. */
+static bool long_in_full(const char *written, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(written, "--", 2) == 0 && strncmp(written + 2, name, n) == 0 &&
+           (written[2 + n] == '\0' || written[2 + n] == '=');
+}
+
 int gputri_main(int argc, char **argv, const struct gputri_io *io)
 {
     enum { OPT_DRA_CLASSES = FLAG_FIRST_OWN, OPT_NO_SCHEDULER_GRACE };
@@ -102,9 +120,11 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
         FLAGS_COMMON_LONGOPTS,
         {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
         {"no-scheduler-grace-period", required_argument, NULL, OPT_NO_SCHEDULER_GRACE},
+        {"namespace", required_argument, NULL, 'n'},
         KUBEFLAGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
+    const char *ns_flag = NULL; /* -n/--namespace */
     const char *dra_list = DRA_GPU_SET_DEFAULT;
     int64_t grace = 0; /* 0: CLASSIFY_NO_SCHEDULER_GRACE */
     struct kube_config_overrides ov = {0};
@@ -113,8 +133,34 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
     int opt;
     opterr = 0; /* getopt's own messages carry argv[0]; ours say "gputri" */
     optind = 0; /* a fresh scan, also when called again */
-    while ((opt = getopt_long_only(argc, argv, ":" FLAGS_COMMON_SHORTOPTS "s:", longopts, NULL)) !=
+    /* getopt_long, not _only: as with kubectl, one dash is a letter (-n, -s, -v, -h), never an
+     * abbreviated long option (-n as --no-scheduler-grace-period) */
+    int li = -1;
+    while ((opt = getopt_long(argc, argv, ":" FLAGS_COMMON_SHORTOPTS "s:n:", longopts, &li)) !=
            -1) {
+        const char *as_written = opt_as_written(argv, optind, optarg);
+        if (li >= 0 && opt != ':' && opt != '?' && !long_in_full(as_written, longopts[li].name)) {
+            char shown[64];
+            snprintf(shown, sizeof(shown), "%.60s", as_written);
+            char *eq = strchr(shown, '=');
+            if (eq)
+                *eq = '\0';
+            fprintf(io->err, "gputri: unknown option %s\nRun 'gputri --help' for usage.\n", shown);
+            return 2;
+        }
+        li = -1;
+        /* -n=NS, -s=URL, -v=2: pflag's shorthand with '=' */
+        if (optarg && optarg[0] == '=' && optarg == as_written + 2)
+            optarg++;
+        if (opt == 'n') {
+            if (!optarg[0]) {
+                fprintf(io->err, "gputri: %s needs a value\nRun 'gputri --help' for usage.\n",
+                        as_written[1] == '-' ? "--namespace" : "-n");
+                return 2;
+            }
+            ns_flag = optarg;
+            continue;
+        }
         if (opt == OPT_DRA_CLASSES) {
             dra_list = optarg;
             continue;
@@ -134,10 +180,6 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
             opt = KF_SERVER;
         if (opt >= KF_CONTEXT && opt <= KF_AS_UID) {
             char shown[64];
-            /* the flag as written: the argument before its value when that came separately */
-            const char *as_written = optarg && optind >= 2 && optarg == argv[optind - 1]
-                                         ? argv[optind - 2]
-                                         : argv[optind - 1];
             snprintf(shown, sizeof(shown), "%.60s", as_written);
             char *eq = strchr(shown, '=');
             if (eq)
@@ -192,16 +234,23 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
                 cmd);
         return 2;
     }
-    if (nargs > 3) {
-        fprintf(io->err, "gputri: %s: too many arguments (from \"%.80s\"); want NAMESPACE POD\n",
-                cmd, argv[optind + 3]);
+    int want = ns_flag ? 2 : 3; /* the command, [NAMESPACE,] POD */
+    if (nargs > want) {
+        fprintf(io->err,
+                "gputri: %s: too many arguments (from \"%.80s\"); want %s\n"
+                "Run 'gputri --help' for usage.\n",
+                cmd, argv[optind + want], ns_flag ? "POD with -n NAMESPACE" : "NAMESPACE POD");
         return 2;
     }
-    if (nargs != 3) {
-        fprintf(io->err, "gputri: %s needs NAMESPACE and POD\n", cmd);
+    if (nargs != want) {
+        fprintf(io->err,
+                ns_flag ? "gputri: %s needs POD\nRun 'gputri --help' for usage.\n"
+                        : "gputri: %s needs NAMESPACE and POD (or -n NAMESPACE POD)\n"
+                          "Run 'gputri --help' for usage.\n",
+                cmd);
         return 2;
     }
-    const char *ns = argv[optind + 1], *name = argv[optind + 2];
+    const char *ns = ns_flag ? ns_flag : argv[optind + 1], *name = argv[optind + want - 1];
     if (!dns_name(ns, 63, 0)) {
         fprintf(io->err,
                 "gputri: invalid namespace \"%.80s\": a DNS label of at most 63 "

@@ -1,5 +1,6 @@
 /*
- * gputri.h - the gputri command line: `gputri triage|explain NAMESPACE POD` (triage.h),
+ * gputri.h - the gputri command line: `gputri triage|explain NAMESPACE POD` or `-n NAMESPACE POD`
+ * (triage.h; flags parsed as kubectl parses them: one dash is a letter, long flags in full),
  * `help`, `version`, the common flags (util/flags.h), --gpu-device-classes,
  * --no-scheduler-grace-period and kubectl's global flags (kubeflags.h). The namespace and the
  * pod name are checked as the API server validates object names (kubernetes/apimachinery:

@@ -21,15 +21,17 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Show why GPU pods are not running.\n"
+            "Show why GPU pods do not start.\n"
             "\n"
             "Usage:\n"
             "  kubectl gputri pods [-n NAMESPACE | -A] [-o wide|json]\n"
             "  kubectl gputri explain POD [-n NAMESPACE]\n"
             "\n"
             "Commands:\n"
-            "  pods     the GPU pods that are pending or placed but not Running, with their\n"
-            "           cause and detail: from gputri-controller's gputri/cause and\n"
+            "  pods     the GPU pods that have not started: pending, placed but not\n"
+            "           Running, rejected by their kubelet, or Running while a GPU\n"
+            "           container has never started; with their cause and detail: from "
+            "gputri-controller's gputri/cause and\n"
             "           gputri/detail annotations (SOURCE annotation) or, where the controller\n"
             "           has not written them, classified now from the nodes and the pods\n"
             "           on the nodes that matter (SOURCE live); and the ReplicaSets,\n"

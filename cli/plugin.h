@@ -1,6 +1,6 @@
 /*
  * plugin.h - the kubectl-gputri command line, the kubectl plugin: `kubectl gputri pods` lists the
- * GPU pods that are not running and why (pods.h); `kubectl gputri explain POD` shows the per-node
+ * GPU pods that have not started and why (pods.h); `kubectl gputri explain POD` shows the per-node
  * ladder (triage.h). Arguments as args.h parses them. cli/plugin_main.c only hands this the
  * process's streams, as cert-manager's cmd/<program>/main.go hands its command to the app package.
  */

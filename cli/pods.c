@@ -1,4 +1,4 @@
-/* pods.c - the GPU pods that are not running, from annotations or classified on the spot. */
+/* pods.c - the GPU pods that have not started, from annotations or classified on the spot. */
 #include "pods.h"
 
 #include <inttypes.h>

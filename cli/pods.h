@@ -1,8 +1,11 @@
 /*
- * pods.h - `kubectl gputri pods`: the GPU pods that are not running, with why.
+ * pods.h - `kubectl gputri pods`: the GPU pods that have not started, with why.
  *
- * A row is a non-terminal pod that requests a GPU resource and whose phase is not Running: pending
- * pods, and pods placed on a node that has not started them yet. Its cause and detail come from
+ * A row is a GPU pod (a GPU resource, or claims) that has not Succeeded and has not started: not
+ * terminal and not Running (pending pods, and pods placed on a node that has not started them
+ * yet), rejected by its kubelet (Failed: store_is_rejected_gpu_pod), or bound with a GPU container
+ * that has never started whatever its phase (a container that cannot start leaves its pod
+ * Running: store_is_starting_gpu_pod). Its cause and detail come from
  * the controller's annotations (gputri/cause, gputri/detail) when present and still consistent
  * (an annotation other than "ok" on a pod that is now bound is stale), otherwise from classifying
  * the pod on the spot ("live") against a store filled by one LIST of nodes and the pods of the
@@ -85,8 +88,8 @@ int pods_query_init(struct pods_query *q, const struct gpu_set *gpus, const char
 
 /*
  * pods_query_observe() - put a listed Pod (borrowed) into the store and remember it when it is a
- * candidate (in q->ns, requests a GPU, not terminal, not Running). Objects that do not project are
- * skipped. Sets q->error on K_ENOMEM.
+ * candidate (in q->ns, a GPU pod that has not started: see the top). Objects that do not project
+ * are skipped. Sets q->error on K_ENOMEM.
  */
 void pods_query_observe(struct pods_query *q, json_object *pod);
 

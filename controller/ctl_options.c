@@ -23,7 +23,9 @@ void ctl_options_usage(FILE *out)
             "Usage: gputri-controller [flags]\n"
             "\n"
             "Watches pods and nodes and annotates every pending GPU pod with why it cannot be\n"
-            "placed (gputri/cause, gputri/detail), recording an Event when the cause changes.\n"
+            "placed, and every bound GPU pod until its GPU containers have started with why\n"
+            "they do not (gputri/cause, gputri/detail), recording an Event when the cause\n"
+            "changes.\n"
             "\n"
             "Flags:\n");
     flags_usage(out, FLAGS_USAGE_CONFIG, 2, 27, GPU_SET_DEFAULT);

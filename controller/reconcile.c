@@ -84,6 +84,8 @@ int reconcile_plan(struct store *s, struct dra_store *dra, const struct gpu_set 
     const char *current = written ? written : pod->cause;
     out->from = current ? cause_from_word(current) : -1;
     snprintf(out->uid, sizeof(out->uid), "%s", pod->uid ? pod->uid : "");
+    if (pod->deleting)
+        goto out; /* being deleted: whatever held it back, no word and no Event any more */
     bool rejected = store_is_rejected_gpu_pod(pod);
     if (rejected && current && strcmp(current, cause_word(CAUSE_NODE_REJECTED)) == 0)
         goto out; /* a Failed pod is written once */
@@ -159,7 +161,15 @@ int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *
     if (annotated)
         *annotated = true;
     rc = w->event(w->ctx, plan, err);
-    return rc == K_ENOTFOUND ? K_OK : rc; /* the pod was annotated; its namespace may be going */
+    return reconcile_event_hopeless(rc, err) ? K_OK : rc; /* the pod was annotated */
+}
+
+bool reconcile_event_hopeless(int rc, const struct kube_error *err)
+{
+    /* kubernetes/kubernetes: plugin/pkg/admission/namespace/lifecycle/admission.go refuses new
+     * objects in a terminating namespace with 403 "... because it is being terminated" */
+    return rc == K_ENOTFOUND ||
+           (rc == K_EFORBIDDEN && err && strstr(err->message, "being terminated") != NULL);
 }
 
 static int kube_annotate(void *ctx, const char *ns, const char *name, const char *cause,

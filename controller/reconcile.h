@@ -34,6 +34,8 @@
  *     classify/binding.h);
  *   - a pod of a non-default scheduler that is not yet old enough for `no-scheduler` is to be
  *     looked at again when it is (recheck_after_ms);
+ *   - a pod being deleted (metadata.deletionTimestamp set, e.g. held by a finalizer) is left
+ *     alone whatever it carries: no word, no `ok`, no Event;
  *   - every other pod (never blocked, no GPU request, only non-GPU claims, finished, deleted) is
  *     left alone.
  */
@@ -136,6 +138,14 @@ struct pod_writer {
  */
 int reconcile_apply(const struct reconcile_plan *plan, const struct pod_writer *w,
                     struct kube_error *err, bool *annotated);
+
+/*
+ * reconcile_event_hopeless() - whether an Event write that returned `rc` (err may be NULL) can
+ * never go through, so it is given up rather than retried: 404 (the pod or its namespace is
+ * gone) or 403 from the namespace lifecycle admission while the namespace is being terminated
+ * (kubernetes/kubernetes: plugin/pkg/admission/namespace/lifecycle/admission.go). Pure.
+ */
+bool reconcile_event_hopeless(int rc, const struct kube_error *err);
 
 /*
  * pod_writer_kube() - a pod_writer over `client` (borrowed). `instance` is the reportingInstance

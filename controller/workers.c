@@ -60,11 +60,13 @@ static bool settle_owed_event(struct controller *c, struct pod_writer *w, const 
 {
     struct meta_key k;
     char uid[64] = "", cause[64] = "";
+    bool deleting = false;
     if (meta_key_parse(key, &k) != K_OK)
         return false;
     store_read_lock(c->store);
     const struct kpod *pod = store_pod_get(c->store, k.ns, k.name);
     if (pod) {
+        deleting = pod->deleting;
         snprintf(uid, sizeof(uid), "%s", pod->uid ? pod->uid : "");
         /* what we wrote stands for the pod's cause until the watch shows it */
         const char *cur =
@@ -73,11 +75,15 @@ static bool settle_owed_event(struct controller *c, struct pod_writer *w, const 
     }
     store_read_unlock(c->store);
     struct reconcile_plan plan;
+    if (deleting) { /* a pod being deleted is told nothing more (reconcile.h) */
+        pod_ledger_event_done(c->ledger, key);
+        return false;
+    }
     if (!pod_ledger_owed_event(c->ledger, key, pod ? uid : NULL, pod ? cause : NULL, &plan))
         return false;
     struct kube_error err = {0};
     int rc = w->event(w->ctx, &plan, &err);
-    if (rc == K_OK || rc == K_ENOTFOUND || rc == K_ECANCELED) {
+    if (rc == K_OK || rc == K_ECANCELED || reconcile_event_hopeless(rc, &err)) {
         if (rc == K_OK)
             log_info(1, "pod %s: recorded the Event owed for %s", key, cause_word(plan.cause));
         pod_ledger_event_done(c->ledger, key);

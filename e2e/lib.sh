@@ -276,7 +276,9 @@ autoscaler_event() {
 # pkg/kubelet/container/ref.go GenerateContainerRef), reportingComponent "kubelet",
 # reportingInstance the node, first/lastTimestamp now, count 1, TYPE (default Warning). The
 # kubelets of kwok nodes write none; the suites play the kubelet's failures with it (the shapes
-# of the reference after-placement.md). Prints the Event's name.
+# of kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and
+# pkg/kubelet/images/image_manager.go, the runtimes' words quoted as core/classify/placement.h
+# cites them). Prints the Event's name.
 kubelet_event() {
   local ns=$1 pod=$2 reason=$3 message=$4 container=${5:-} type=${6:-Warning} obj node now name ts
   obj=$(kc get pod -n "$ns" "$pod" -o json) || return 1

@@ -25,7 +25,9 @@ bool placement_event_kept(const char *component, const char *type, const char *r
            strcmp(message, "Error: ImagePullBackOff") != 0;
 }
 
-/* Quote s: whole when short, else its last QUOTE_MAX bytes from a character boundary. */
+/* Quote s: whole when short, else at most its last QUOTE_MAX bytes from the start of a word (the
+ * runtime's words matter at the end: "... runc create failed: ..."), or from a character
+ * boundary when those bytes hold no space. */
 static void put_quote(struct line *l, const char *s)
 {
     size_t len = strlen(s);
@@ -34,6 +36,13 @@ static void put_quote(struct line *l, const char *s)
         return;
     }
     size_t from = len - QUOTE_MAX;
+    if (s[from - 1] != ' ') {
+        const char *sp = strchr(s + from, ' ');
+        if (sp)
+            from = (size_t)(sp - s) + 1; /* mid-word: start at the next word */
+    }
+    while (from < len && s[from] == ' ')
+        from++;
     while (from < len && ((unsigned char)s[from] & 0xC0) == 0x80)
         from++; /* a continuation byte: start at the next character */
     line_printf(l, "...%s", s + from);

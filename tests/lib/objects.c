@@ -143,6 +143,29 @@ void test_pod_set_scheduled(json_object *pod, const char *message)
     test_set_condition(pod, "PodScheduled", "False", "Unschedulable", message);
 }
 
+void test_pod_set_container_state(json_object *pod, const char *state)
+{
+    json_object *st = NULL, *spec = NULL, *ctrs = NULL;
+    json_object_object_get_ex(pod, "status", &st);
+    json_object_object_get_ex(pod, "spec", &spec);
+    json_object_object_get_ex(spec, "containers", &ctrs);
+    char buf[512];
+    snprintf(
+        buf, sizeof(buf), "[{\"name\":\"%s\",\"state\":%s}]",
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(ctrs, 0), "name")),
+        state);
+    json_object_object_add(st, "containerStatuses", json_tokener_parse(buf));
+}
+
+void test_pod_set_deleting(json_object *pod)
+{
+    json_object *meta = NULL;
+    json_object_object_get_ex(pod, "metadata", &meta);
+    json_object_object_add(meta, "deletionTimestamp",
+                           json_object_new_string("2025-11-30T14:30:00Z"));
+    json_object_object_add(meta, "finalizers", json_tokener_parse("[\"example.com/hold\"]"));
+}
+
 void test_rfc3339(int64_t t, char out[32])
 {
     time_t tt = (time_t)t;

@@ -37,6 +37,14 @@ void test_set_condition(json_object *obj, const char *type, const char *status, 
 /* test_pod_set_scheduled() - add PodScheduled=False/Unschedulable with `message`. */
 void test_pod_set_scheduled(json_object *pod, const char *message);
 
+/* test_pod_set_container_state() - status.containerStatuses of a test_pod() becomes its one
+ * container in `state` (JSON of a ContainerState, e.g. {"running":{}}). */
+void test_pod_set_container_state(json_object *pod, const char *state);
+
+/* test_pod_set_deleting() - metadata.deletionTimestamp (2025-11-30T14:30:00Z) and a finalizer:
+ * the pod is being deleted and lingers. */
+void test_pod_set_deleting(json_object *pod);
+
 /* test_rfc3339() - seconds since the epoch `t` as an RFC 3339 UTC time into out (32 bytes). */
 void test_rfc3339(int64_t t, char out[32]);
 

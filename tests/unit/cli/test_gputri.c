@@ -62,11 +62,23 @@ static void test_usage_errors(void **state)
 {
     struct cmdline_fixture *fx = *state;
     static const struct {
-        const char *args[5];
+        const char *args[6];
         const char *want;
     } cases[] = {
         {{"frob"}, "gputri: unknown command \"frob\" (want triage, explain, help or version)"},
-        {{"triage", "ns"}, "gputri: triage needs NAMESPACE and POD\n"},
+        {{"triage", "ns"},
+         "gputri: triage needs NAMESPACE and POD (or -n NAMESPACE POD)\nRun 'gputri --help' for "
+         "usage.\n"},
+        {{"triage", "-n", "ns"}, "gputri: triage needs POD\n"},
+        {{"triage", "-n", "ns", "a", "b"},
+         "gputri: triage: too many arguments (from \"b\"); want POD with -n NAMESPACE\n"},
+        {{"triage", "--namespace=", "p"}, "gputri: --namespace needs a value"},
+        {{"triage", "-n", "Team", "p"}, "gputri: invalid namespace \"Team\""},
+        /* one dash is a letter, never an abbreviated long option; nor is a cut --name */
+        {{"triage", "-u", "x", "ns", "p"}, "gputri: unknown option -u\n"},
+        {{"-kubeconfig", "x", "triage", "ns", "p"}, "gputri: unknown option -k\n"},
+        {{"triage", "--names", "x", "p"}, "gputri: unknown option --names\n"},
+        {{"--no-sched=1s", "triage", "ns", "p"}, "gputri: unknown option --no-sched\n"},
         {{"explain", "ns", "p", "q"},
          "gputri: explain: too many arguments (from \"q\"); want NAMESPACE POD\n"},
         {{"triage", "Team", "p"}, "gputri: invalid namespace \"Team\": a DNS label"},
@@ -90,7 +102,7 @@ static void test_usage_errors(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *const *a = cases[i].args;
-        run(fx, a[0], a[1], a[2], a[3], a[4], NULL);
+        run(fx, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
         if (fx->r.status != 2 || !strstr(fx->r.err, cases[i].want))
             fail_msg("case %zu: status %d, stderr \"%s\", want \"%s\"", i, fx->r.status, fx->r.err,
                      cases[i].want);
@@ -106,6 +118,31 @@ static void test_usage_errors(void **state)
     memset(ns64, 'n', 64), ns64[64] = '\0';
     assert_int_equal(run(fx, "triage", ns64, "p", NULL), 2);
     assert_int_equal(fake_kube_count(&fx->fake), 1);
+}
+
+/* -n/--namespace as kubectl takes it (-n NS, -nNS, -n=NS, --namespace NS, --namespace=NS, before
+ * or after the command) asks for the same pod as NAMESPACE POD. */
+static void test_namespace_flag(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    static const char *const forms[][4] = {
+        {"triage", "team", "train"},
+        {"triage", "-n", "team", "train"},
+        {"-nteam", "triage", "train"},
+        {"triage", "train", "-n=team"},
+        {"triage", "--namespace", "team", "train"},
+        {"--namespace=team", "triage", "train"},
+    };
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        fake_kube_answer(&fx->fake, 404, 0, "{\"kind\":\"Status\",\"code\":404}");
+        size_t before = fake_kube_count(&fx->fake);
+        int st = run(fx, forms[i][0], forms[i][1], forms[i][2], forms[i][3], NULL);
+        if (st != 1 || strcmp(fx->r.err, "gputri: pod team/train not found\n") != 0 ||
+            fake_kube_count(&fx->fake) != before + 1)
+            fail_msg("form %zu: status %d, stderr \"%s\"", i, st, fx->r.err);
+        assert_string_equal(fake_kube_request(&fx->fake, before)->path,
+                            "/api/v1/namespaces/team/pods/train");
+    }
 }
 
 static void test_api_errors(void **state)
@@ -197,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_help_and_version, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_usage_errors, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_namespace_flag, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_items, cmdline_setup, cmdline_teardown),

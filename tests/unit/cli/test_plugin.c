@@ -43,7 +43,7 @@ static void test_help_version_usage(void **state)
 {
     struct cmdline_fixture *fx = *state;
     assert_int_equal(run(fx, "--help", NULL), 0);
-    assert_non_null(strstr(fx->r.out, "Show why GPU pods are not running.\n"));
+    assert_non_null(strstr(fx->r.out, "Show why GPU pods do not start.\n"));
     assert_non_null(strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE]\n"));
     assert_non_null(strstr(fx->r.out, "Exit status: 0 done, 1 error"));
     assert_int_equal(run(fx, "--version", NULL), 0);

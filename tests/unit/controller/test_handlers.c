@@ -819,16 +819,7 @@ static json_object *kubelet_ev(const char *name, const char *pod, const char *re
 static json_object *bound_pod(const char *state)
 {
     json_object *pod = test_pod("team", "train", "1", "lab-node-0", "Pending", NULL, 1, NULL);
-    json_object *st = NULL, *spec = NULL, *ctrs = NULL;
-    json_object_object_get_ex(pod, "status", &st);
-    json_object_object_get_ex(pod, "spec", &spec);
-    json_object_object_get_ex(spec, "containers", &ctrs);
-    char buf[512];
-    snprintf(
-        buf, sizeof(buf), "[{\"name\":\"%s\",\"state\":%s}]",
-        json_object_get_string(json_object_object_get(json_object_array_get_idx(ctrs, 0), "name")),
-        state);
-    json_object_object_add(st, "containerStatuses", json_tokener_parse(buf));
+    test_pod_set_container_state(pod, state);
     return pod;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -243,6 +244,70 @@ static void test_slow_failed_write_waits_twice_as_long(void **state)
     assert_int_equal(fake_kube_count(&f->api), 3); /* the patch and the Event this time */
 }
 
+/* A bound pod whose GPU container never started, carrying container-start-failed, is deleted
+ * and lingers on a finalizer: it is forgotten, not set to ok with a GPUPlaced Event; so is a
+ * pending pod being deleted. */
+static void test_deleting_pod_is_forgotten(void **state)
+{
+    struct fixture *f = *state;
+    json_object *pod =
+        test_pod("team", "train", "1", "lab-node-0", "Pending", NULL, 1, "container-start-failed");
+    test_pod_set_container_state(pod, "{\"waiting\":{\"reason\":\"CreateContainerError\"}}");
+    test_pod_set_deleting(pod);
+    put_pod(f, pod);
+    drain(f);
+    controller_process(f->c, &f->w, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 0);
+    pod = test_pod("team", "big", "4", NULL, "Pending", NULL, 1, NULL);
+    test_pod_set_deleting(pod);
+    put_pod(f, pod);
+    drain(f);
+    controller_process(f->c, &f->w, "team/big");
+    assert_int_equal(fake_kube_count(&f->api), 0);
+    assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 0);
+}
+
+/* The namespace is being deleted: the Event is refused with 403 for good, and given up rather
+ * than retried with backoff (after the patch, and when owed from an earlier failure). */
+static void test_event_refused_in_terminating_namespace(void **state)
+{
+    struct fixture *f = *state;
+    static const char terminating[] =
+        "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":\"events "
+        "is forbidden: unable to create new content in namespace team because it is being "
+        "terminated\"}";
+    put_pod(f, test_pod("team", "train", "4", NULL, "Pending", NULL, 1, NULL));
+    fake_kube_answer(&f->api, 200, 0, "{}");
+    fake_kube_answer(&f->api, 403, 0, terminating);
+    work(f, "team/train");
+    assert_int_equal(fake_kube_count(&f->api), 2);
+    assert_int_equal(workqueue_failures(f->c->queue, "team/train"), 0);
+    assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 0);
+    /* owed from a transport failure, then refused: given up */
+    put_pod(f, test_pod("team", "infer", "4", NULL, "Pending", NULL, 1, NULL));
+    fake_kube_answer(&f->api, 200, 0, "{}");
+    fake_kube_fail(&f->api, K_EIO);
+    work(f, "team/infer");
+    assert_int_equal(fake_kube_count(&f->api), 4);
+    assert_int_equal(workqueue_failures(f->c->queue, "team/infer"), 1);
+    put_pod(f, test_pod("team", "infer", "4", NULL, "Pending", NULL, 1, "exhausted"));
+    drain(f);
+    clock_fake_advance_ms(&f->clk, 60 * 1000);
+    fake_kube_answer(&f->api, 403, 0, terminating);
+    work(f, "team/infer");
+    assert_int_equal(fake_kube_count(&f->api), 5);
+    assert_int_equal(workqueue_len(f->c->queue) + workqueue_delayed_len(f->c->queue), 0);
+    /* owed no more */
+    put_same_and_look(f, test_pod("team", "infer", "4", NULL, "Pending", NULL, 1, "exhausted"),
+                      "team/infer");
+    assert_int_equal(fake_kube_count(&f->api), 5);
+    /* a 403 for another reason (RBAC) is retried */
+    struct kube_error err = {0};
+    snprintf(err.message, sizeof(err.message), "events is forbidden: User cannot create");
+    assert_false(reconcile_event_hopeless(K_EFORBIDDEN, &err));
+    assert_true(reconcile_event_hopeless(K_ENOTFOUND, NULL));
+}
+
 static void test_only_the_leader_writes(void **state)
 {
     struct fixture *f = *state;
@@ -292,6 +357,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slow_failed_write_waits_twice_as_long, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_only_the_leader_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deleting_pod_is_forgotten, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_event_refused_in_terminating_namespace, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

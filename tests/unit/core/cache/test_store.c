@@ -602,6 +602,20 @@ static void test_starting_pods(void **state)
                               "{\"waiting\":{\"reason\":\"ImagePullBackOff\",\"message\":\"m2\"}}"),
                   0);
     assert_true(ch & STORE_CHANGED_POD);
+    /* being deleted (a finalizer holds it): no starting pod any more, whatever its containers */
+    json_object *del =
+        with_status(test_pod("ns", "d", "1", "n0", "Pending", NULL, 0, NULL),
+                    "{\"waiting\":{\"reason\":\"CreateContainerError\",\"message\":\"m\"}}");
+    test_pod_set_deleting(del);
+    apply_pod(s, del, 0);
+    store_read_lock(s);
+    p = store_pod_get(s, "ns", "d");
+    assert_non_null(p);
+    assert_true(p->deleting);
+    assert_false(store_is_starting_gpu_pod(p));
+    assert_false(store_is_pending_gpu_pod(p));
+    assert_int_equal(store_starting_gpu_pod_count(s), 1);
+    store_read_unlock(s);
     /* started: compacted, and its later status updates change nothing */
     ch = apply_pod(
         s,

@@ -21,6 +21,8 @@
 #include "classify_world.h"
 #include "model/gpu.h"
 #include "triage/triage.h"
+#include "objects.h"
+#include "util/buf.h"
 #include "util/result.h"
 
 /* Returns the number of failed checks in one fixture, printing each. */
@@ -266,6 +268,25 @@ static void test_words(void **state)
     assert_int_equal(classify(NULL, NULL), K_EINVAL);
 }
 
+/* docs/causes.md's Event table names every word's reason and type as the controller writes them
+ * (reconcile.c: Warning for the blocking words); no-request is never written. */
+static void test_event_table_in_docs(void **state)
+{
+    (void)state;
+    struct buf doc;
+    assert_int_equal(test_load_bytes(FIXTURES_DIR, "../../docs/causes.md", &doc), K_OK);
+    assert_int_equal(buf_append(&doc, "", 1), K_OK); /* NUL-terminated */
+    for (int c = CAUSE_OK; c < CAUSE_COUNT; c++) {
+        char row[160];
+        snprintf(row, sizeof(row), "\n| `%s` | `%s` | %s |\n", cause_word((enum cause)c),
+                 cause_event_reason((enum cause)c),
+                 cause_is_blocking((enum cause)c) ? "Warning" : "Normal");
+        if (!strstr(doc.data, row))
+            fail_msg("docs/causes.md has no row%s", row);
+    }
+    buf_cleanup(&doc);
+}
+
 static void test_detail_sanitized_and_bounded(void **state)
 {
     (void)state;
@@ -485,6 +506,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_event_table_in_docs),
         cmocka_unit_test(test_fixtures_nodes),
         cmocka_unit_test(test_classify_nodes),
         cmocka_unit_test(test_words),

@@ -1,9 +1,11 @@
 /*
  * test_placement.c - the after-placement steps (core/classify/placement.c) through classify():
  * bound GPU pods whose statuses and kubelet Events are written as the kubelet and the runtimes
- * write them (the exact strings of the reference after-placement.md: containerd CRI, CRI-O,
- * nvidia-container-cli, the toolkit's CDI mode, the kubelet's image manager), projected from
- * JSON as the controller reads them.
+ * write them (the exact strings of the upstream sources core/classify/placement.h cites:
+ * kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and
+ * pkg/kubelet/images/image_manager.go, containerd CRI, CRI-O, NVIDIA/libnvidia-container's
+ * nvidia-container-cli, NVIDIA/nvidia-container-toolkit's CDI mode), projected from JSON as the
+ * controller reads them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -431,6 +433,15 @@ static void test_bounds(void **state)
     assert_int_equal(w.out.cause, CAUSE_CONTAINER_START_FAILED);
     assert_non_null(strstr(w.out.detail, "driver not loaded: unknown"));
     assert_true(strlen(w.out.detail) < sizeof(w.out.detail));
+    /* the quote starts at a word of the message, not inside one ("...e create failed") */
+    const char *q = strstr(w.out.detail, "...");
+    assert_non_null(q);
+    char word[64];
+    size_t wl = strcspn(q + 3, " ");
+    assert_true(wl > 0 && wl < sizeof(word) - 2);
+    snprintf(word, sizeof(word), " %.*s ", (int)wl, q + 3);
+    if (!strstr(msg, word))
+        fail_msg("the quote starts inside a word: %s", q);
     done(&w);
 }
 
