@@ -46,10 +46,10 @@ static struct entry *find(struct quota_owners *t, const char *uid)
     return NULL;
 }
 
-/* Whether namespace `ns` holds its share of the table (QUOTA_OWNERS_NS_SHARE). */
+/* Whether namespace `ns` holds its share of the table (QUOTA_OWNER_NS_SHARE). */
 static bool ns_full(const struct quota_owners *t, const char *ns)
 {
-    size_t share = t->max >= QUOTA_OWNERS_NS_SHARE ? t->max / QUOTA_OWNERS_NS_SHARE : t->max, n = 0;
+    size_t share = t->max >= QUOTA_OWNER_NS_SHARE ? t->max / QUOTA_OWNER_NS_SHARE : t->max, n = 0;
     for (size_t i = 0; i < t->n && n < share; i++)
         n += strcmp(t->items[i].o.ns, ns) == 0;
     return n >= share;

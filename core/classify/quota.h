@@ -61,6 +61,14 @@
  */
 #define QUOTA_OWNER_SKEW 300
 
+/*
+ * The share of a table of refused owners one namespace may hold: its size / QUOTA_OWNER_NS_SHARE
+ * (the controller's table, controller/quota_owners.h; the rows of `kubectl gputri pods`,
+ * cli/owner_rows.c). Anyone who may write Events in a namespace can forge FailedCreate Events
+ * for thousands of owners: they fill that namespace's share, not the rows of the others.
+ */
+#define QUOTA_OWNER_NS_SHARE 8
+
 /* One quota refusal as its message tells it. All strings NUL-terminated, "" when absent. */
 struct quota_refusal {
     char quota[QUOTA_NAME_MAX]; /* the ResourceQuota's name */

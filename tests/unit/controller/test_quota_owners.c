@@ -112,7 +112,7 @@ static void test_namespace_share(void **state)
     (void)state;
     struct quota_owners *t = quota_owners_new(64);
     assert_non_null(t);
-    size_t share = 64 / QUOTA_OWNERS_NS_SHARE;
+    size_t share = 64 / QUOTA_OWNER_NS_SHARE;
     char uid[32];
     for (size_t i = 0; i < 1000; i++) {
         snprintf(uid, sizeof(uid), "forged-%zu", i);
