@@ -120,8 +120,8 @@ static void test_namespace_filter(void **state)
     pods_query_cleanup(&q);
 }
 
-/* A pod naming more GPU resources than a resource list holds (nvidia.com/gpu and 100 implicit
- * DeviceClass names, as e2e/test-hostile's does with 8,000): its row shows what fits, and the
+/* A pod naming more GPU resources than a resource list holds (nvidia.com/gpu and 8,000 implicit
+ * DeviceClass names, as e2e/test-hostile's): its row shows what fits, and the
  * listing does not fail for it. */
 static void test_row_of_a_pod_naming_too_many_gpu_resources(void **state)
 {
@@ -141,10 +141,17 @@ static void test_row_of_a_pod_naming_too_many_gpu_resources(void **state)
         limits = json_object_new_object();
         json_object_object_add(res, "limits", limits);
     }
-    for (int i = 0; i < 100; i++) {
+    json_object *requests;
+    if (!json_object_object_get_ex(res, "requests", &requests)) {
+        requests = json_object_new_object();
+        json_object_object_add(res, "requests", requests);
+    }
+    /* as the API server leaves it: the requests defaulted from the limits */
+    for (int i = 0; i < 8000; i++) {
         char name[96];
-        snprintf(name, sizeof(name), "deviceclass.resource.kubernetes.io/x-%03d.example", i);
+        snprintf(name, sizeof(name), "deviceclass.resource.kubernetes.io/x-%05d.example", i);
         json_object_object_add(limits, name, json_object_new_string("1"));
+        json_object_object_add(requests, name, json_object_new_string("1"));
     }
     set_annotation(p, "label-mismatch", "no node matches");
     observe(&q, p);
