@@ -60,28 +60,33 @@ struct rig {
     struct kube_client *c;
 };
 
-static void rig_init(struct rig *g)
+static int rig_setup(void **state)
 {
-    assert_int_equal(gpu_set_parse(&g->dra, DRA_GPU_SET_DEFAULT), K_OK);
+    struct rig *g = calloc(1, sizeof(*g));
+    if (!g || gpu_set_parse(&g->dra, DRA_GPU_SET_DEFAULT) != K_OK)
+        return -1;
     fake_kube_init(&g->api);
     g->c = fake_kube_client(&g->api);
+    *state = g;
+    return 0;
 }
 
-static void rig_cleanup(struct rig *g)
+static int rig_teardown(void **state)
 {
+    struct rig *g = *state;
     kube_client_free(g->c);
     fake_kube_cleanup(&g->api);
     gpu_set_cleanup(&g->dra);
+    free(g);
+    return 0;
 }
 
 static void test_rows(void **state)
 {
-    (void)state;
-    struct rig g;
-    rig_init(&g);
-    struct fake_kube *const api = &g.api;
-    struct kube_client *c = g.c;
-    struct gpu_set *const dra = &g.dra;
+    struct rig *g = *state;
+    struct fake_kube *const api = &g->api;
+    struct kube_client *c = g->c;
+    struct gpu_set *const dra = &g->dra;
 
     /* a Job and a StatefulSet refused for GPUs, a ReplicaSet for CPU only, an old refusal */
     char *events =
@@ -184,8 +189,6 @@ static void test_rows(void **state)
     assert_int_not_equal(pods_fetch_owner_rows(c, &test_gpus, dra, "qsnap", &rows, &err), K_OK);
     assert_int_equal(rows.n, 0);
     pod_rows_cleanup(&rows);
-
-    rig_cleanup(&g);
 }
 
 /* One namespace's forged FailedCreate Events for 1,000 owners (half dated in the year 9999) take
@@ -193,12 +196,10 @@ static void test_rows(void **state)
  * namespace's refused Job listed after them. */
 static void test_forged_flood(void **state)
 {
-    (void)state;
-    struct rig g;
-    rig_init(&g);
-    struct fake_kube *const api = &g.api;
-    struct kube_client *c = g.c;
-    struct gpu_set *const dra = &g.dra;
+    struct rig *g = *state;
+    struct fake_kube *const api = &g->api;
+    struct kube_client *c = g->c;
+    struct gpu_set *const dra = &g->dra;
     json_object *list = json_object_new_object(), *items = json_object_new_array();
     json_object *list_meta = json_object_new_object();
     json_object_object_add(list_meta, "resourceVersion", json_object_new_string("7"));
@@ -237,12 +238,12 @@ static void test_forged_flood(void **state)
     /* 60 lookups answered 404, the last 4 of the 64 with an empty object */
     assert_in_range(rows.n - real, share - 64, share - 60);
     pod_rows_cleanup(&rows);
-    rig_cleanup(&g);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_rows),
-                                       cmocka_unit_test(test_forged_flood)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_rows, rig_setup, rig_teardown),
+        cmocka_unit_test_setup_teardown(test_forged_flood, rig_setup, rig_teardown)};
     return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }
