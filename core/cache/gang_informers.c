@@ -198,8 +198,13 @@ static void event_upsert(void *ctx, json_object *obj)
 
 static void event_remove(void *ctx, json_object *obj)
 {
-    (void)ctx;
-    (void)obj; /* an Event that expires leaves its word until a newer one replaces it */
+    struct gang_informers *w = ctx;
+    const char *ns, *name;
+    enum gang_kind k = event_group(obj, &ns, &name);
+    /* a held group's word stays until a newer Event replaces it; the record of a group not held
+       goes (gang_store_event_gone) */
+    if (k != GANG_NONE)
+        gang_store_event_gone(w->store, k, ns, name);
 }
 
 /* ---- discovery ---------------------------------------------------------------------------------

@@ -278,6 +278,19 @@ bool gang_store_event(struct gang_store *s, enum gang_kind k, const char *ns, co
     return changed;
 }
 
+void gang_store_event_gone(struct gang_store *s, enum gang_kind k, const char *ns, const char *name)
+{
+    if (!s || (int)k <= 0 || k >= GANG_KIND_COUNT || !name)
+        return;
+    char key[KEY_MAX];
+    key_of(key, sizeof(key), k, ns, name);
+    pthread_mutex_lock(&s->mu);
+    struct rec *r = find(s, key);
+    if (r && !r->has_group)
+        lh_table_delete(s->recs, key);
+    pthread_mutex_unlock(&s->mu);
+}
+
 bool gang_store_facts(struct gang_store *s, const struct kpod *pod, struct gang_facts *f)
 {
     if (!s || !pod || !pod->gang || (int)pod->gang->kind <= 0 || pod->gang->kind >= GANG_KIND_COUNT)

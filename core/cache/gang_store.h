@@ -75,6 +75,15 @@ bool gang_store_event(struct gang_store *s, enum gang_kind k, const char *ns, co
                       const char *reason, const char *message, int64_t at);
 
 /*
+ * gang_store_event_gone() - an Event on group (k, ns, name) was deleted (Events expire, or their
+ * namespace goes): the record it made for a group not held goes with it, so that Events forged
+ * for groups that never exist do not keep GANG_STORE_MAX_EVENT_ONLY full. A held group keeps its
+ * word until a newer Event replaces it.
+ */
+void gang_store_event_gone(struct gang_store *s, enum gang_kind k, const char *ns,
+                           const char *name);
+
+/*
  * gang_store_facts() - for `pod` with a gang link: the read flag of its kind, its group when
  * held (copied) and the group's Event into *f (which the caller zeroed; member counts are not
  * touched). False (nothing written) when the pod has no link. NULL store: false.

@@ -108,6 +108,16 @@ static void test_event_only_bound(void **state)
                                  "Non-preemptible workload is over quota.", 10));
     assert_false(gang_store_event(s, GANG_PODGROUP, "ns", "two-more", "Unschedulable",
                                   "Non-preemptible workload is over quota.", 10));
+    /* a forged Event deleted (its namespace went): its record goes, room for another */
+    gang_store_event_gone(s, GANG_PODGROUP, "ns", "forged-1");
+    gang_store_event_gone(s, GANG_PODGROUP, "ns", "held"); /* a held group keeps its word */
+    assert_true(gang_store_event(s, GANG_PODGROUP, "ns", "two-more", "Unschedulable",
+                                 "Non-preemptible workload is over quota.", 10));
+    struct pod_gang held_link = {GANG_PODGROUP, "held", NULL, NULL};
+    struct kpod held_pod = {.ns = "ns", .name = "p", .gang = &held_link};
+    struct gang_facts hf = {0};
+    assert_true(gang_store_facts(s, &held_pod, &hf));
+    assert_string_equal(hf.event_reason, "Unschedulable");
     struct gang_group other = group(GANG_PODGROUP, "new-group", 2);
     assert_int_equal(gang_store_put(s, &other, NULL), K_OK);
     assert_int_equal(gang_store_count(s, GANG_PODGROUP), 3);
