@@ -33,6 +33,8 @@ parallelism instead of one kubectl process per object.
             controller's /metrics and /proc/PID (CPU, VmHWM, VmRSS) and prints the deltas, the
             time to an empty queue and to the pods' expected causes, and the causes at the end
   clear-events  delete the Events of source cluster-autoscaler in the bench namespaces
+  post      POST every item of --file (a JSON List) to --path, --parallel at a time, as --as
+            (impersonated) when given: e2e/test-hostile's forged Events
 
 Connection flags: --server https://127.0.0.1:PORT --ca ca.crt --cert admin.crt --key admin.key.
 Results go to stdout as one JSON object; progress to stderr.
@@ -67,6 +69,7 @@ class Client:
         self.ctx.load_cert_chain(args.cert, args.key)
         self.timeout = timeout
         self.conn = None
+        self.impersonate = getattr(args, "as_user", None)
 
     def _connect(self):
         self.conn = http.client.HTTPSConnection(self.host, self.port, context=self.ctx,
@@ -77,6 +80,8 @@ class Client:
         for a 409 on a POST (a re-run). ctype: the body's Content-Type (a PATCH's patch type)."""
         data = json.dumps(body).encode() if body is not None else None
         headers = {"Accept": "application/json", "User-Agent": "gputri-bench/1"}
+        if self.impersonate:
+            headers["Impersonate-User"] = self.impersonate
         if data is not None:
             headers["Content-Type"] = ctype
         for attempt in range(8):
@@ -1304,10 +1309,20 @@ def cmd_clear_events(args):
         time.sleep(0.5)
     raise SystemExit("clear-events: Events of cluster-autoscaler remain after 60 s")
 
+def cmd_post(args):
+    with open(args.file) as f:
+        items = json.load(f)["items"]
+    out = {"posted": len(items)}
+    out["seconds"] = parallel(args, "post", items,
+                              lambda o: client(args).request("POST", args.path, o))
+    print(json.dumps(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["populate", "populate-dra", "wait", "measure", "count",
-                                       "claims", "backlog", "churn", "events", "clear-events"])
+                                       "claims", "backlog", "churn", "events", "clear-events",
+                                       "post"])
     ap.add_argument("--server", required=True)
     ap.add_argument("--ca", required=True)
     ap.add_argument("--cert", required=True)
@@ -1347,13 +1362,18 @@ def main():
     ap.add_argument("--seed", type=int, default=20, help="events: the reasons' random order")
     ap.add_argument("--correlator", choices=sorted(CORRELATORS), default="client-go",
                     help="events: the Cluster Autoscaler recorder's correlator options")
+    ap.add_argument("--file", help="post: a JSON List of the objects to POST")
+    ap.add_argument("--path", help="post: the collection's path")
+    ap.add_argument("--as", dest="as_user", help="post: the user to impersonate")
     args = ap.parse_args()
+    if args.command == "post" and (not args.file or not args.path):
+        ap.error("post needs --file and --path")
     if args.command in ("churn", "events") and (not args.metrics_url or not args.controller_pid):
         ap.error(f"{args.command} needs --metrics-url and --controller-pid")
     {"populate": cmd_populate, "populate-dra": cmd_populate_dra, "wait": cmd_wait,
      "measure": cmd_measure, "claims": cmd_claims, "count": cmd_count,
      "backlog": cmd_backlog, "churn": cmd_churn, "events": cmd_events,
-     "clear-events": cmd_clear_events}[args.command](args)
+     "clear-events": cmd_clear_events, "post": cmd_post}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ struct owner_read {
     struct quota_owner *owners;
     size_t n;
     int64_t *newest; /* per owner: the newest creation time of its pods */
+    int64_t now;
 };
 
 static void keep_owner(void *ctx, json_object *obj)
@@ -36,13 +37,18 @@ static void keep_owner(void *ctx, json_object *obj)
     struct quota_owner o;
     if (project_event(obj, &ev) != K_OK || !quota_owner_event(&ev, r->gpus, r->dra_classes, &o))
         return;
-    for (size_t i = 0; i < r->n; i++)
+    if (!quota_owner_current(&o, r->now, 0))
+        return; /* stale, undated or dated ahead: no row, and no room taken from the others */
+    size_t same_ns = 0;
+    for (size_t i = 0; i < r->n; i++) {
         if (strcmp(r->owners[i].uid, o.uid) == 0) {
             if (o.q.at >= r->owners[i].q.at)
                 r->owners[i] = o;
             return;
         }
-    if (r->n < OWNER_ROWS_MAX)
+        same_ns += strcmp(r->owners[i].ns, o.ns) == 0;
+    }
+    if (r->n < OWNER_ROWS_MAX && same_ns < OWNER_ROWS_MAX / QUOTA_OWNER_NS_SHARE)
         r->owners[r->n++] = o;
 }
 
@@ -97,7 +103,7 @@ int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
                           struct kube_error *err)
 {
     char path[1024], ns_esc[256];
-    struct owner_read r = {.gpus = gpus, .dra_classes = dra_classes};
+    struct owner_read r = {.gpus = gpus, .dra_classes = dra_classes, .now = (int64_t)time(NULL)};
     r.owners = calloc(OWNER_ROWS_MAX, sizeof(*r.owners));
     r.newest = calloc(OWNER_ROWS_MAX, sizeof(*r.newest));
     if (!r.owners || !r.newest) {
@@ -131,7 +137,7 @@ int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
         struct informer_handlers ph = {.ctx = &r, .upsert = note_pod};
         rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
     }
-    int64_t now = (int64_t)time(NULL);
+    int64_t now = r.now;
     size_t lookups = 0;
     for (size_t i = 0; rc == K_OK && i < r.n; i++) {
         if (!quota_owner_current(&r.owners[i], now, r.newest[i]))

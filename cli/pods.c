@@ -207,18 +207,21 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
     r->node = p->node_name ? strdup(p->node_name) : NULL;
     if (!r->ns || !r->name || !r->phase || (p->node_name && !r->node))
         goto nomem;
-    for (size_t i = 0; i < p->gpu_requests.n; i++)
-        if (resource_list_add(&r->gpus, p->gpu_requests.items[i].name,
-                              p->gpu_requests.items[i].value) != K_OK)
-            goto nomem;
+    /* the GPU column holds what fits (RESOURCE_LIST_MAX names): a pod naming more is shown,
+       not an error of the whole listing */
+    int grc = K_OK;
+    for (size_t i = 0; i < p->gpu_requests.n && grc == K_OK; i++)
+        grc = resource_list_add(&r->gpus, p->gpu_requests.items[i].name,
+                                p->gpu_requests.items[i].value);
     /* a DeviceClass's implicit name (KEP-5004) is no GPU resource name: its long-lived
        containers' requests stand for it */
-    for (size_t i = 0; p->ext && i < p->ext->n_requests; i++) {
+    for (size_t i = 0; p->ext && i < p->ext->n_requests && grc == K_OK; i++) {
         const struct pod_ext_request *e = &p->ext->requests[i];
-        if (!e->short_lived && resource_list_get(&p->gpu_requests, e->resource) == 0 &&
-            resource_list_add(&r->gpus, e->resource, e->count) != K_OK)
-            goto nomem;
+        if (!e->short_lived && resource_list_get(&p->gpu_requests, e->resource) == 0)
+            grc = resource_list_add(&r->gpus, e->resource, e->count);
     }
+    if (grc != K_OK && grc != K_ETOOBIG)
+        goto nomem;
     if (annotation_usable(p)) {
         r->source = POD_ROW_ANNOTATION;
         r->cause = strdup(p->cause);

@@ -46,6 +46,15 @@ static struct entry *find(struct quota_owners *t, const char *uid)
     return NULL;
 }
 
+/* Whether namespace `ns` holds its share of the table (QUOTA_OWNER_NS_SHARE). */
+static bool ns_full(const struct quota_owners *t, const char *ns)
+{
+    size_t share = t->max >= QUOTA_OWNER_NS_SHARE ? t->max / QUOTA_OWNER_NS_SHARE : t->max, n = 0;
+    for (size_t i = 0; i < t->n && n < share; i++)
+        n += strcmp(t->items[i].o.ns, ns) == 0;
+    return n >= share;
+}
+
 static void drop(struct quota_owners *t, struct entry *e)
 {
     *e = t->items[--t->n];
@@ -75,7 +84,7 @@ enum quota_owners_change quota_owners_apply(struct quota_owners *t, const struct
             e->o = *o;
         }
         e->stale = false;
-    } else if (t->n >= t->max) {
+    } else if (t->n >= t->max || ns_full(t, o->ns)) {
         t->refused++;
         rc = QUOTA_OWNERS_FULL;
     } else {

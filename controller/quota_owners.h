@@ -5,12 +5,14 @@
  * owner. One entry per owner uid, from its newest FailedCreate Event (the workload controllers
  * write a new Event object per refused pod name, then one "(combined from similar events)").
  *
- * Bounds: at most `max` owners (quota_owners_new); a further owner is refused and counted.
- * Forgetting: an entry goes when the Event it came from is deleted (Events expire, --event-ttl),
- * when a relist of the Events no longer has it, or when quota_owners_expire_noted() finds it no
- * longer current (classify/quota.h quota_owner_current: no newer FailedCreate for
- * QUOTA_OWNER_WINDOW, or a pod of the owner created after its newest refusal, i.e. the owner got
- * its pods), or when the owner is found deleted (quota_owners_due, then quota_owners_forget).
+ * Bounds: at most `max` owners (quota_owners_new), at most max / QUOTA_OWNER_NS_SHARE of one
+ * namespace (a table of fewer than QUOTA_OWNER_NS_SHARE owners is one share); a further owner is
+ * refused and counted. Forgetting: an entry goes when the Event it came from is deleted (Events
+ * expire, --event-ttl), when a relist of the Events no longer has it, or when
+ * quota_owners_expire_noted() finds it no longer current (classify/quota.h quota_owner_current: no
+ * newer FailedCreate for QUOTA_OWNER_WINDOW, or a pod of the owner created after its newest
+ * refusal, i.e. the owner got its pods), or when the owner is found deleted (quota_owners_due, then
+ * quota_owners_forget).
  *
  * Thread-safety: every function takes the table's own lock; callbacks run with it held and must
  * not call into the table.
@@ -30,7 +32,8 @@ enum quota_owners_change {
     QUOTA_OWNERS_SAME,    /* nothing a reader sees changed (or an older Event) */
     QUOTA_OWNERS_NEW,     /* a new owner */
     QUOTA_OWNERS_CHANGED, /* the owner's quota, key, used or limit changed */
-    QUOTA_OWNERS_FULL,    /* refused: the table holds `max` owners */
+    QUOTA_OWNERS_FULL,    /* refused: the table holds `max` owners, or the owner's namespace its
+                             share (QUOTA_OWNER_NS_SHARE) */
     QUOTA_OWNERS_REMOVED, /* a deletion removed the owner */
 };
 

@@ -161,15 +161,17 @@ static void obj_api_error(void *ctx, long http_status)
         discovery_loop_poke(&f->w->disc);
 }
 
-/* The group an Event is about (involvedObject), GANG_NONE when it is none. */
+/* The group an Event is about (involvedObject), GANG_NONE when it is none. An Event speaks for
+ * the groups of its own namespace only (as the pods' Event records, cache/pod_events.h). */
 static enum gang_kind event_group(json_object *ev, const char **ns, const char **name)
 {
     json_object *io = kube_json_get(ev, "involvedObject", json_type_object);
     *ns = kube_json_str(io, "namespace");
     *name = kube_json_str(io, "name");
-    enum gang_kind k =
-        gang_kind_of_api_version(kube_json_str(io, "apiVersion"), kube_json_str(io, "kind"));
-    return *name ? k : GANG_NONE;
+    const char *own = kube_json_str(kube_json_get(ev, "metadata", json_type_object), "namespace");
+    if (!*name || !*ns || !own || strcmp(*ns, own) != 0)
+        return GANG_NONE;
+    return gang_kind_of_api_version(kube_json_str(io, "apiVersion"), kube_json_str(io, "kind"));
 }
 
 bool gang_event_apply(struct gang_store *s, json_object *ev)
@@ -196,8 +198,13 @@ static void event_upsert(void *ctx, json_object *obj)
 
 static void event_remove(void *ctx, json_object *obj)
 {
-    (void)ctx;
-    (void)obj; /* an Event that expires leaves its word until a newer one replaces it */
+    struct gang_informers *w = ctx;
+    const char *ns, *name;
+    enum gang_kind k = event_group(obj, &ns, &name);
+    /* a held group's word stays until a newer Event replaces it; the record of a group not held
+       goes (gang_store_event_gone) */
+    if (k != GANG_NONE)
+        gang_store_event_gone(w->store, k, ns, name);
 }
 
 /* ---- discovery ---------------------------------------------------------------------------------

@@ -89,6 +89,18 @@ static struct rec *find_or_make(struct gang_store *s, const char *key)
     return r;
 }
 
+/* Whether one more record without a group would pass GANG_STORE_MAX_EVENT_ONLY: every record
+ * holds a group or an Event (drop_if_empty), so those without a group are the records less the
+ * groups counted. */
+static bool event_only_full(const struct gang_store *s)
+{
+    size_t groups = 0;
+    for (int k = 0; k < GANG_KIND_COUNT; k++)
+        groups += s->count[k];
+    size_t n = (size_t)lh_table_length(s->recs);
+    return n > groups && n - groups >= GANG_STORE_MAX_EVENT_ONLY;
+}
+
 static void drop_if_empty(struct gang_store *s, const char *key, struct rec *r)
 {
     if (!r->has_group && !r->reason[0])
@@ -239,7 +251,13 @@ bool gang_store_event(struct gang_store *s, enum gang_kind k, const char *ns, co
     bool keep = gang_event_speaks(reason, message);
     bool changed = false;
     pthread_mutex_lock(&s->mu);
-    struct rec *r = keep ? find_or_make(s, key) : find(s, key);
+    struct rec *r = find(s, key);
+    if (!r && keep) {
+        if (event_only_full(s))
+            s->dropped++;
+        else
+            r = find_or_make(s, key);
+    }
     if (r && (at == 0 || at >= r->at)) {
         if (keep) {
             char old[sizeof(r->message)];
@@ -258,6 +276,19 @@ bool gang_store_event(struct gang_store *s, enum gang_kind k, const char *ns, co
     }
     pthread_mutex_unlock(&s->mu);
     return changed;
+}
+
+void gang_store_event_gone(struct gang_store *s, enum gang_kind k, const char *ns, const char *name)
+{
+    if (!s || (int)k <= 0 || k >= GANG_KIND_COUNT || !name)
+        return;
+    char key[KEY_MAX];
+    key_of(key, sizeof(key), k, ns, name);
+    pthread_mutex_lock(&s->mu);
+    struct rec *r = find(s, key);
+    if (r && !r->has_group)
+        lh_table_delete(s->recs, key);
+    pthread_mutex_unlock(&s->mu);
 }
 
 bool gang_store_facts(struct gang_store *s, const struct kpod *pod, struct gang_facts *f)

@@ -6,7 +6,8 @@
  * CLI's GETs; read by core/triage, which copies out what the ladder needs (gang_store_facts).
  *
  * Bounds: a record is fixed size (struct gang_group); at most GANG_STORE_MAX_RECORDS records
- * (past it, new ones are dropped and counted); Event reasons and messages are cut.
+ * (past it, new ones are dropped and counted), of which at most GANG_STORE_MAX_EVENT_ONLY are
+ * made by an Event on a group not held; Event reasons and messages are cut.
  *
  * Thread-safety: every function takes the store's own mutex; callable from any thread. Lock
  * order: the object store's read lock may be held around gang_store_facts (the gang store's
@@ -23,6 +24,10 @@
 #include "model/model.h"
 
 #define GANG_STORE_MAX_RECORDS 200000
+/* Records of an Event whose group is not held (the Event came first, or names no group at all):
+ * at most this many, since anyone who may write Events in a namespace can name thousands of
+ * groups that do not exist, each costing a whole record (about 6 KiB). */
+#define GANG_STORE_MAX_EVENT_ONLY 1024
 
 struct gang_store;
 
@@ -60,13 +65,23 @@ void gang_store_sync_end(struct gang_store *s, enum gang_kind k,
 /*
  * gang_store_event() - an Event on group (k, ns, name) with `reason`, `message` and its time
  * (seconds since the epoch, lastTimestamp / eventTime; 0 unknown): kept when it speaks
- * (gang_event_speaks) and is not older than the one kept; an Event that does not speak but is
- * newer clears the one kept when it is the group's scheduler saying it moved on (reason Scheduled
- * or a Normal Event with another reason from the same group). Returns true when what is kept
- * changed. Strings are cut to fit.
+ * (gang_event_speaks) and is not older than the one kept (for a group not held, only while fewer
+ * than GANG_STORE_MAX_EVENT_ONLY such records exist; past it dropped and counted); an Event that
+ * does not speak but is newer clears the one kept when it is the group's scheduler saying it moved
+ * on (reason Scheduled or a Normal Event with another reason from the same group). Returns true
+ * when what is kept changed. Strings are cut to fit.
  */
 bool gang_store_event(struct gang_store *s, enum gang_kind k, const char *ns, const char *name,
                       const char *reason, const char *message, int64_t at);
+
+/*
+ * gang_store_event_gone() - an Event on group (k, ns, name) was deleted (Events expire, or their
+ * namespace goes): the record it made for a group not held goes with it, so that Events forged
+ * for groups that never exist do not keep GANG_STORE_MAX_EVENT_ONLY full. A held group keeps its
+ * word until a newer Event replaces it.
+ */
+void gang_store_event_gone(struct gang_store *s, enum gang_kind k, const char *ns,
+                           const char *name);
 
 /*
  * gang_store_facts() - for `pod` with a gang link: the read flag of its kind, its group when

@@ -297,7 +297,8 @@ bool quota_owner_event(const struct kevent *ev, const struct gpu_set *gpus,
 
 bool quota_owner_current(const struct quota_owner *o, int64_t now, int64_t newest_pod)
 {
-    if (now > 0 && o->q.at > 0 && now - o->q.at > QUOTA_OWNER_WINDOW)
+    if (now > 0 &&
+        (o->q.at <= 0 || now - o->q.at > QUOTA_OWNER_WINDOW || o->q.at - now > QUOTA_OWNER_SKEW))
         return false;
     return !(newest_pod > 0 && newest_pod > o->q.at);
 }

@@ -54,6 +54,21 @@
  */
 #define QUOTA_OWNER_WINDOW 1200
 
+/*
+ * How far ahead of the controller's clock a refusal's newest time may be and still count
+ * (seconds): clock skew between the workload controllers and gputri. Anyone who may write Events
+ * in a namespace can date one in the year 9999, which would stay current for ever.
+ */
+#define QUOTA_OWNER_SKEW 300
+
+/*
+ * The share of a table of refused owners one namespace may hold: its size / QUOTA_OWNER_NS_SHARE
+ * (the controller's table, controller/quota_owners.h; the rows of `kubectl gputri pods`,
+ * cli/owner_rows.c). Anyone who may write Events in a namespace can forge FailedCreate Events
+ * for thousands of owners: they fill that namespace's share, not the rows of the others.
+ */
+#define QUOTA_OWNER_NS_SHARE 8
+
 /* One quota refusal as its message tells it. All strings NUL-terminated, "" when absent. */
 struct quota_refusal {
     char quota[QUOTA_NAME_MAX]; /* the ResourceQuota's name */
@@ -146,7 +161,8 @@ bool quota_owner_event(const struct kevent *ev, const struct gpu_set *gpus,
 
 /*
  * quota_owner_current() - whether the owner is still refused at `now` (seconds since the epoch;
- * 0: unknown, age not judged): its Event is not older than QUOTA_OWNER_WINDOW and no pod of the
+ * 0: unknown, age not judged): its Event has a time, is not older than QUOTA_OWNER_WINDOW nor
+ * dated more than QUOTA_OWNER_SKEW after `now` (a forged date), and no pod of the
  * owner was created after the Event's newest time (`newest_pod` the newest creationTimestamp of
  * the pods whose controller ownerReference is the owner's uid; 0: none known). Pure.
  */

@@ -22,6 +22,8 @@
 
 #include <json-c/json.h>
 
+#include "fuzz_input.h"
+
 #include "classify/quota.h"
 #include "kube/project.h"
 #include "model/gpu.h"
@@ -59,9 +61,7 @@ static bool key_is_gpu(void *ctx, const char *key)
 
 static void read_event(const uint8_t *data, size_t size)
 {
-    json_tokener *tok = json_tokener_new();
-    json_object *obj = tok ? json_tokener_parse_ex(tok, (const char *)data, (int)size) : NULL;
-    json_tokener_free(tok);
+    json_object *obj = fuzz_json(data, size);
     struct kevent ev;
     if (!obj || project_event(obj, &ev) != K_OK) {
         json_object_put(obj);

@@ -17,6 +17,8 @@
 
 #include <json-c/json.h>
 
+#include "fuzz_input.h"
+
 #include "cache/workload_store.h"
 #include "classify/queue.h"
 #include "kube/project_workload.h"
@@ -48,9 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > (1u << 20))
         return 0;
-    json_tokener *tok = json_tokener_new();
-    json_object *obj = tok ? json_tokener_parse_ex(tok, (const char *)data, (int)size) : NULL;
-    json_tokener_free(tok);
+    json_object *obj = fuzz_json(data, size);
     struct kworkload w;
     int rc = project_workload(obj, &w);
     json_object_put(obj);

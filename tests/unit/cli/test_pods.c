@@ -120,6 +120,50 @@ static void test_namespace_filter(void **state)
     pods_query_cleanup(&q);
 }
 
+/* A pod naming more GPU resources than a resource list holds (nvidia.com/gpu and 8,000 implicit
+ * DeviceClass names, as e2e/test-hostile's): its row shows what fits, and the
+ * listing does not fail for it. */
+static void test_row_of_a_pod_naming_too_many_gpu_resources(void **state)
+{
+    (void)state;
+    struct pods_query q;
+    assert_int_equal(pods_query_init(&q, &test_gpus, NULL), K_OK);
+    json_object *p = test_pod("ml", "many", "1", NULL, "Pending", NULL, 1, NULL);
+    json_object *spec, *containers, *res, *limits;
+    json_object_object_get_ex(p, "spec", &spec);
+    json_object_object_get_ex(spec, "containers", &containers);
+    json_object *c0 = json_object_array_get_idx(containers, 0);
+    if (!json_object_object_get_ex(c0, "resources", &res)) {
+        res = json_object_new_object();
+        json_object_object_add(c0, "resources", res);
+    }
+    if (!json_object_object_get_ex(res, "limits", &limits)) {
+        limits = json_object_new_object();
+        json_object_object_add(res, "limits", limits);
+    }
+    json_object *requests;
+    if (!json_object_object_get_ex(res, "requests", &requests)) {
+        requests = json_object_new_object();
+        json_object_object_add(res, "requests", requests);
+    }
+    /* as the API server leaves it: the requests defaulted from the limits */
+    for (int i = 0; i < 8000; i++) {
+        char name[96];
+        snprintf(name, sizeof(name), "deviceclass.resource.kubernetes.io/x-%05d.example", i);
+        json_object_object_add(limits, name, json_object_new_string("1"));
+        json_object_object_add(requests, name, json_object_new_string("1"));
+    }
+    set_annotation(p, "label-mismatch", "no node matches");
+    observe(&q, p);
+    struct pod_rows rows;
+    assert_int_equal(pods_query_rows(&q, &rows), K_OK);
+    assert_int_equal(rows.n, 1);
+    assert_int_equal(resource_list_get(&rows.items[0].gpus, "nvidia.com/gpu"), 1);
+    assert_true(rows.items[0].gpus.n <= RESOURCE_LIST_MAX);
+    pod_rows_cleanup(&rows);
+    pods_query_cleanup(&q);
+}
+
 static void test_annotations_only_need_no_live_lists(void **state)
 {
     (void)state;
@@ -344,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_rows_pick_gpu_pods_not_running),
         cmocka_unit_test(test_namespace_filter),
         cmocka_unit_test(test_annotations_only_need_no_live_lists),
+        cmocka_unit_test(test_row_of_a_pod_naming_too_many_gpu_resources),
         cmocka_unit_test(test_stale_annotation_on_bound_pod_is_ignored),
         cmocka_unit_test(test_render_table),
         cmocka_unit_test(test_render_json),

@@ -105,8 +105,39 @@ static void test_table(void **state)
     quota_owners_free(NULL);
 }
 
+/* One namespace forging FailedCreate Events for thousands of owners fills its share of the
+ * table only: another namespace's owner is still kept. */
+static void test_namespace_share(void **state)
+{
+    (void)state;
+    struct quota_owners *t = quota_owners_new(64);
+    assert_non_null(t);
+    size_t share = 64 / QUOTA_OWNER_NS_SHARE;
+    char uid[32];
+    for (size_t i = 0; i < 1000; i++) {
+        snprintf(uid, sizeof(uid), "forged-%zu", i);
+        struct quota_owner o = owner(QUOTA_OWNER_JOB, uid, uid, 100, "0");
+        assert_int_equal(quota_owners_apply(t, &o, false),
+                         i < share ? QUOTA_OWNERS_NEW : QUOTA_OWNERS_FULL);
+    }
+    /* a forged owner already kept is still updated */
+    struct quota_owner again = owner(QUOTA_OWNER_JOB, "forged-0", "forged-0.2", 101, "1");
+    assert_int_equal(quota_owners_apply(t, &again, false), QUOTA_OWNERS_CHANGED);
+    struct quota_owner other = owner(QUOTA_OWNER_REPLICASET, "real", "real.1", 100, "0");
+    snprintf(other.ns, sizeof(other.ns), "team-b");
+    assert_int_equal(quota_owners_apply(t, &other, false), QUOTA_OWNERS_NEW);
+    size_t counts[QUOTA_OWNER_KINDS];
+    uint64_t refused;
+    quota_owners_counts(t, counts, &refused);
+    assert_int_equal(counts[QUOTA_OWNER_JOB], share);
+    assert_int_equal(counts[QUOTA_OWNER_REPLICASET], 1);
+    assert_int_equal(refused, 1000 - share);
+    quota_owners_free(t);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_table)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_table),
+                                       cmocka_unit_test(test_namespace_share)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

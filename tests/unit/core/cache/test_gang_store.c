@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -80,10 +81,54 @@ static void test_store(void **state)
     gang_store_free(s);
 }
 
+/* Events naming groups that do not exist (anyone may write them) make at most
+ * GANG_STORE_MAX_EVENT_ONLY records; a held group's Event is still kept past that, and a group
+ * put later still finds its room. */
+static void test_event_only_bound(void **state)
+{
+    (void)state;
+    struct gang_store *s = gang_store_new();
+    assert_non_null(s);
+    struct gang_group held = group(GANG_PODGROUP, "held", 2);
+    assert_int_equal(gang_store_put(s, &held, NULL), K_OK);
+    char name[32];
+    for (int i = 0; i < GANG_STORE_MAX_EVENT_ONLY + 500; i++) {
+        snprintf(name, sizeof(name), "forged-%d", i);
+        assert_int_equal(gang_store_event(s, GANG_PODGROUP, "ns", name, "Unschedulable",
+                                          "Non-preemptible workload is over quota.", 10),
+                         i < GANG_STORE_MAX_EVENT_ONLY);
+    }
+    assert_int_equal(gang_store_dropped(s), 500);
+    assert_true(gang_store_event(s, GANG_PODGROUP, "ns", "held", "Unschedulable",
+                                 "Non-preemptible workload is over quota.", 10));
+    /* a forged group's record takes its group when one is put; then one more Event-only fits */
+    struct gang_group late = group(GANG_PODGROUP, "forged-0", 2);
+    assert_int_equal(gang_store_put(s, &late, NULL), K_OK);
+    assert_true(gang_store_event(s, GANG_PODGROUP, "ns", "one-more", "Unschedulable",
+                                 "Non-preemptible workload is over quota.", 10));
+    assert_false(gang_store_event(s, GANG_PODGROUP, "ns", "two-more", "Unschedulable",
+                                  "Non-preemptible workload is over quota.", 10));
+    /* a forged Event deleted (its namespace went): its record goes, room for another */
+    gang_store_event_gone(s, GANG_PODGROUP, "ns", "forged-1");
+    gang_store_event_gone(s, GANG_PODGROUP, "ns", "held"); /* a held group keeps its word */
+    assert_true(gang_store_event(s, GANG_PODGROUP, "ns", "two-more", "Unschedulable",
+                                 "Non-preemptible workload is over quota.", 10));
+    struct pod_gang held_link = {GANG_PODGROUP, "held", NULL, NULL};
+    struct kpod held_pod = {.ns = "ns", .name = "p", .gang = &held_link};
+    struct gang_facts hf = {0};
+    assert_true(gang_store_facts(s, &held_pod, &hf));
+    assert_string_equal(hf.event_reason, "Unschedulable");
+    struct gang_group other = group(GANG_PODGROUP, "new-group", 2);
+    assert_int_equal(gang_store_put(s, &other, NULL), K_OK);
+    assert_int_equal(gang_store_count(s, GANG_PODGROUP), 3);
+    gang_store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store),
+        cmocka_unit_test(test_event_only_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,13 @@ static void test_owner_current(void **state)
     assert_true(quota_owner_current(&o, 1000 + QUOTA_OWNER_WINDOW, 0));
     assert_false(quota_owner_current(&o, 1001 + QUOTA_OWNER_WINDOW, 0));
     assert_true(quota_owner_current(&o, 0, 0)); /* no clock: age not judged */
+    /* a forged date: ahead of the clock by more than the skew, or none at all */
+    assert_true(quota_owner_current(&o, 1000 - QUOTA_OWNER_SKEW, 0));
+    assert_false(quota_owner_current(&o, 999 - QUOTA_OWNER_SKEW, 0));
+    struct quota_owner far = {.q = {.at = 253402300799}}, undated = {.q = {.at = 0}};
+    assert_false(quota_owner_current(&far, 1000, 0));
+    assert_false(quota_owner_current(&undated, 1000, 0));
+    assert_true(quota_owner_current(&undated, 0, 0));
     /* a pod created in the same second as the refusal is one the owner had before it */
     assert_true(quota_owner_current(&o, 1010, 1000));
     assert_false(quota_owner_current(&o, 1010, 1001));

@@ -44,10 +44,15 @@ static void test_read(void **state)
                      "{\"minMember\":4,\"queue\":\"q\"}}");
     fake_kube_answer(
         &f, 200, 0,
-        "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"involvedObject\":{\"apiVersion\":"
+        "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{\"namespace\":"
+        "\"ns\",\"name\":\"pg.1\"},\"involvedObject\":{\"apiVersion\":"
         "\"scheduling.run.ai/v2alpha2\",\"kind\":\"PodGroup\",\"namespace\":\"ns\","
         "\"name\":\"pg\"},\"reason\":\"NotReady\",\"message\":\"Job is not ready "
-        "for scheduling. Waiting for 4 pods, currently 2 exist, 1 are gated\"}]}");
+        "for scheduling. Waiting for 4 pods, currently 2 exist, 1 are gated\"},{\"metadata\":"
+        "{\"namespace\":\"other\",\"name\":\"pg.2\"},\"involvedObject\":{\"apiVersion\":"
+        "\"scheduling.run.ai/v2alpha2\",\"kind\":\"PodGroup\",\"namespace\":\"ns\","
+        "\"name\":\"pg\"},\"reason\":\"StaleJob\",\"message\":\"forged in another "
+        "namespace\",\"lastTimestamp\":\"2099-01-01T00:00:00Z\"}]}");
     fake_kube_answer(&f, 200, 0,
                      "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[" POD("a", "") "," POD(
                          "b", "\"schedulingGates\":[{\"name\":\"g\"}],") "]}");
