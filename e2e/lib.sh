@@ -172,6 +172,17 @@ cleanup() {
   done
 }
 
+# node_untainted NODE: the node carries none of the node lifecycle controller's
+# node.kubernetes.io/ taints (not-ready, unreachable: kwok marks a new node Ready,
+# kube-controller-manager then removes them). wait_node_ready NODE: wait up to 90 s for that;
+# dies when it does not come.
+node_untainted() {
+  [ "$(kc get node "$1" -o json | jq '[.spec.taints // [] | .[] | select(.key | startswith("node.kubernetes.io/"))] | length')" = 0 ]
+}
+wait_node_ready() {
+  wait_for 90 node_untainted "$1" || die "node $1 kept its not-ready taint"
+}
+
 # kill_tree PID: stop the process and every process it started (children first, so none is
 # left to its parent's death); a process already gone is no error.
 kill_tree() {
