@@ -9,6 +9,10 @@ int discovery_loop_init(struct discovery_loop *d, const struct kube_config *cfg,
                         void *ctx)
 {
     d->stopped = false;
+    if (interval_ms <= 0)
+        interval_ms = DISCOVERY_LOOP_INTERVAL_MS;
+    if (!user_agent)
+        user_agent = "gputri";
     periodic_init(&d->loop, interval_ms, min_gap_ms, check, ctx);
     d->client = transport ? kube_client_new_transport(cfg, transport, user_agent)
                           : kube_client_new(cfg, user_agent);

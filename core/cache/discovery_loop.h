@@ -1,9 +1,9 @@
 /*
  * discovery_loop.h - the discovery thread of a set of informers that follow an API group's
  * version (cache/dra_informers.h for resource.k8s.io, cache/workload_informer.h for
- * kueue.x-k8s.io): a client for the discovery GETs whose requests end when the loop stops, and a
- * util/periodic.h thread that runs the owner's check every interval, and sooner when poked (an
- * informer got 404).
+ * kueue.x-k8s.io, cache/gang_informers.h for the gang groups): a client for the discovery GETs
+ * whose requests end when the loop stops, and a util/periodic.h thread that runs the owner's check
+ * every interval, and sooner when poked (an informer got 404).
  *
  * Thread-safety: discovery_loop_poke() from any thread; the rest from the owner's thread.
  */
@@ -17,6 +17,11 @@
 #include "kube/config.h"
 #include "util/periodic.h"
 
+/* How often discovery is asked again (ms), and the shortest gap after a poke (ms): an API group
+ * installed or removed is seen within a minute, and within seconds of a watch's 404. */
+#define DISCOVERY_LOOP_INTERVAL_MS 60000
+#define DISCOVERY_LOOP_MIN_GAP_MS 5000
+
 struct discovery_loop {
     struct kube_client *client; /* the discovery GETs' (owned) */
     struct periodic loop;
@@ -25,8 +30,9 @@ struct discovery_loop {
 
 /*
  * discovery_loop_init() - `check(ctx)` every interval_ms, and min_gap_ms after the last run when
- * poked; the client reads through `cfg` (borrowed; must outlive it), through `transport` instead
- * of HTTP when not NULL (tests), with `user_agent` (borrowed, static). Nothing runs until
+ * poked (interval_ms <= 0: DISCOVERY_LOOP_INTERVAL_MS); the client reads through `cfg` (borrowed;
+ * must outlive it), through `transport` instead of HTTP when not NULL (tests), with `user_agent`
+ * (borrowed, static; NULL: "gputri"). Nothing runs until
  * discovery_loop_start(). Returns K_OK or K_ENOMEM; discovery_loop_destroy() is safe after
  * either.
  */

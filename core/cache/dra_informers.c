@@ -90,10 +90,6 @@ struct dra_informers *dra_informers_new(const struct kube_config *cfg, struct dr
     w->store = store;
     if (o)
         w->o = *o;
-    if (w->o.discovery_ms <= 0)
-        w->o.discovery_ms = DRA_INFORMERS_DISCOVERY_MS;
-    if (!w->o.user_agent)
-        w->o.user_agent = "gputri";
     for (int k = 0; k < DRA_KIND_COUNT; k++) {
         w->owner[k] = handlers[k];
         w->fwd[k] = (struct fwd){w, (enum dra_kind)k};

@@ -32,14 +32,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cache/discovery_loop.h"
 #include "cache/dra_store.h"
 #include "cache/informer.h"
 #include "kube/config.h"
 #include "kube/dra_api.h"
 
 /* Between two discovery checks by default, and at least between two after informers' 404s. */
-#define DRA_INFORMERS_DISCOVERY_MS 60000
-#define DRA_INFORMERS_POKE_MS 5000
+#define DRA_INFORMERS_DISCOVERY_MS DISCOVERY_LOOP_INTERVAL_MS
+#define DRA_INFORMERS_POKE_MS DISCOVERY_LOOP_MIN_GAP_MS
 
 struct dra_informers_options {
     const char *user_agent; /* the discovery client's (borrowed; static) */

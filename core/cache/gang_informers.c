@@ -226,10 +226,6 @@ struct gang_informers *gang_informers_new(const struct kube_config *cfg, struct 
     w->store = store;
     if (o)
         w->o = *o;
-    if (w->o.discovery_ms <= 0)
-        w->o.discovery_ms = GANG_INFORMERS_DISCOVERY_MS;
-    if (!w->o.user_agent)
-        w->o.user_agent = "gputri";
     w->changed = changed;
     w->ctx = ctx;
     for (int k = 0; k < GANG_KIND_COUNT; k++)

@@ -28,12 +28,13 @@
 
 #include <json-c/json.h>
 
+#include "cache/discovery_loop.h"
 #include "cache/gang_store.h"
 #include "kube/client.h"
 #include "kube/config.h"
 
-#define GANG_INFORMERS_DISCOVERY_MS 60000
-#define GANG_INFORMERS_POKE_MS 5000
+#define GANG_INFORMERS_DISCOVERY_MS DISCOVERY_LOOP_INTERVAL_MS
+#define GANG_INFORMERS_POKE_MS DISCOVERY_LOOP_MIN_GAP_MS
 /* The Events about PodGroups (KAI, Volcano, upstream). */
 #define GANG_EVENTS_PATH "/api/v1/events?fieldSelector=involvedObject.kind%3DPodGroup"
 

@@ -83,10 +83,6 @@ struct workload_informer *workload_informer_new(const struct kube_config *cfg,
     w->owner = *handlers;
     if (o)
         w->o = *o;
-    if (w->o.discovery_ms <= 0)
-        w->o.discovery_ms = WORKLOAD_INFORMER_DISCOVERY_MS;
-    if (!w->o.user_agent)
-        w->o.user_agent = "gputri";
     pthread_mutex_init(&w->mu, NULL);
     if (discovery_loop_init(&w->disc, cfg, w->o.discovery_transport, w->o.user_agent,
                             w->o.discovery_ms, WORKLOAD_INFORMER_POKE_MS, check_cb, w) != K_OK) {

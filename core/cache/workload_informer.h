@@ -20,13 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cache/discovery_loop.h"
 #include "cache/informer.h"
 #include "cache/workload_store.h"
 #include "kube/config.h"
 #include "kube/kueue_api.h"
 
-#define WORKLOAD_INFORMER_DISCOVERY_MS 60000
-#define WORKLOAD_INFORMER_POKE_MS 5000
+#define WORKLOAD_INFORMER_DISCOVERY_MS DISCOVERY_LOOP_INTERVAL_MS
+#define WORKLOAD_INFORMER_POKE_MS DISCOVERY_LOOP_MIN_GAP_MS
 
 struct workload_informer_options {
     const char *user_agent; /* borrowed, static */
