@@ -24,20 +24,17 @@ void pod_containers_free(struct pod_containers *c)
     free(c);
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 static bool state_equal(const struct container_state *a, const struct container_state *b)
 {
-    return str_eq(a->name, b->name) && a->index == b->index && a->init == b->init &&
+    return model_str_equal(a->name, b->name) && a->index == b->index && a->init == b->init &&
            a->gpu_resource == b->gpu_resource && a->claim_ref == b->claim_ref &&
            a->has_status == b->has_status && a->running == b->running &&
            a->terminated == b->terminated && a->started == b->started &&
-           str_eq(a->term_reason, b->term_reason) && str_eq(a->waiting_reason, b->waiting_reason) &&
-           str_eq(a->waiting_message, b->waiting_message) && a->has_last == b->has_last &&
-           str_eq(a->last_reason, b->last_reason) && str_eq(a->last_message, b->last_message) &&
+           model_str_equal(a->term_reason, b->term_reason) &&
+           model_str_equal(a->waiting_reason, b->waiting_reason) &&
+           model_str_equal(a->waiting_message, b->waiting_message) && a->has_last == b->has_last &&
+           model_str_equal(a->last_reason, b->last_reason) &&
+           model_str_equal(a->last_message, b->last_message) &&
            a->last_exit_code == b->last_exit_code && a->restarts == b->restarts;
 }
 

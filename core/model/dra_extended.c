@@ -2,12 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/dra.h"
+#include "model/model.h"
 
-static bool str_eq(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
+#include "model/dra.h"
 
 void pod_ext_free(struct pod_ext *e)
 {
@@ -31,18 +28,18 @@ bool pod_ext_equal(const struct pod_ext *a, const struct pod_ext *b)
     if (!a || !b)
         return a == b;
     if (a->n_requests != b->n_requests || a->n_mappings != b->n_mappings ||
-        !str_eq(a->claim_name, b->claim_name))
+        !model_str_equal(a->claim_name, b->claim_name))
         return false;
     for (size_t i = 0; i < a->n_requests; i++) {
         const struct pod_ext_request *x = &a->requests[i], *y = &b->requests[i];
-        if (!str_eq(x->resource, y->resource) || x->container != y->container ||
+        if (!model_str_equal(x->resource, y->resource) || x->container != y->container ||
             x->index != y->index || x->short_lived != y->short_lived || x->count != y->count)
             return false;
     }
     for (size_t i = 0; i < a->n_mappings; i++) {
         const struct pod_ext_mapping *x = &a->mappings[i], *y = &b->mappings[i];
-        if (!str_eq(x->container, y->container) || !str_eq(x->resource, y->resource) ||
-            !str_eq(x->request, y->request))
+        if (!model_str_equal(x->container, y->container) ||
+            !model_str_equal(x->resource, y->resource) || !model_str_equal(x->request, y->request))
             return false;
     }
     return true;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
+
 static const struct {
     const char *name, *group, *version, *resource, *kind;
 } kinds[GANG_KIND_COUNT] = {
@@ -57,17 +59,12 @@ void pod_gang_free(struct pod_gang *g)
     free(g);
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 bool pod_gang_equal(const struct pod_gang *a, const struct pod_gang *b)
 {
     if (!a || !b)
         return a == b;
-    return a->kind == b->kind && str_eq(a->name, b->name) && str_eq(a->sub, b->sub) &&
-           str_eq(a->replica, b->replica);
+    return a->kind == b->kind && model_str_equal(a->name, b->name) &&
+           model_str_equal(a->sub, b->sub) && model_str_equal(a->replica, b->replica);
 }
 
 int64_t gang_group_sub_min(const struct gang_group *g, const char *sub)

@@ -169,7 +169,7 @@ int pod_pack_names(struct kpod *p)
     return K_OK;
 }
 
-static bool str_equal(const char *a, const char *b)
+bool model_str_equal(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
 }
@@ -179,8 +179,8 @@ static bool kvs_equal(const struct kv_list *a, const struct kv_list *b)
     if (a->n != b->n)
         return false;
     for (size_t i = 0; i < a->n; i++)
-        if (!str_equal(a->items[i].key, b->items[i].key) ||
-            !str_equal(a->items[i].value, b->items[i].value))
+        if (!model_str_equal(a->items[i].key, b->items[i].key) ||
+            !model_str_equal(a->items[i].value, b->items[i].value))
             return false;
     return true;
 }
@@ -190,7 +190,7 @@ static bool amounts_equal(const struct resource_list *a, const struct resource_l
     if (a->n != b->n)
         return false;
     for (size_t i = 0; i < a->n; i++)
-        if (!str_equal(a->items[i].name, b->items[i].name) ||
+        if (!model_str_equal(a->items[i].name, b->items[i].name) ||
             a->items[i].value != b->items[i].value)
             return false;
     return true;
@@ -200,10 +200,11 @@ static bool requirements_equal(const struct selector_requirement *a,
                                const struct selector_requirement *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!str_equal(a[i].key, b[i].key) || a[i].op != b[i].op || a[i].n_values != b[i].n_values)
+        if (!model_str_equal(a[i].key, b[i].key) || a[i].op != b[i].op ||
+            a[i].n_values != b[i].n_values)
             return false;
         for (size_t j = 0; j < a[i].n_values; j++)
-            if (!str_equal(a[i].values[j], b[i].values[j]))
+            if (!model_str_equal(a[i].values[j], b[i].values[j]))
                 return false;
     }
     return true;
@@ -229,8 +230,8 @@ static bool tolerations_equal(const struct kpod *a, const struct kpod *b)
         return false;
     for (size_t i = 0; i < a->n_tolerations; i++) {
         const struct toleration *x = &a->tolerations[i], *y = &b->tolerations[i];
-        if (!str_equal(x->key, y->key) || !str_equal(x->op, y->op) ||
-            !str_equal(x->value, y->value) || !str_equal(x->effect, y->effect))
+        if (!model_str_equal(x->key, y->key) || !model_str_equal(x->op, y->op) ||
+            !model_str_equal(x->value, y->value) || !model_str_equal(x->effect, y->effect))
             return false;
     }
     return true;
@@ -242,13 +243,13 @@ static bool claims_equal(const struct kpod *a, const struct kpod *b)
         return false;
     for (size_t i = 0; i < a->n_claims; i++) {
         const struct pod_claim_ref *x = &a->claims[i], *y = &b->claims[i];
-        if (!str_equal(x->name, y->name) || !str_equal(x->claim_name, y->claim_name) ||
-            !str_equal(x->template_name, y->template_name))
+        if (!model_str_equal(x->name, y->name) || !model_str_equal(x->claim_name, y->claim_name) ||
+            !model_str_equal(x->template_name, y->template_name))
             return false;
     }
     for (size_t i = 0; i < a->n_claim_statuses; i++) {
         const struct pod_claim_status *x = &a->claim_statuses[i], *y = &b->claim_statuses[i];
-        if (!str_equal(x->name, y->name) || !str_equal(x->claim_name, y->claim_name))
+        if (!model_str_equal(x->name, y->name) || !model_str_equal(x->claim_name, y->claim_name))
             return false;
     }
     return true;
@@ -262,7 +263,7 @@ static bool gates_equal(const struct kpod *a, const struct kpod *b)
     size_t n = a->n_scheduling_gates < POD_MAX_SCHEDULING_GATES ? a->n_scheduling_gates
                                                                 : POD_MAX_SCHEDULING_GATES;
     for (size_t i = 0; a->scheduling_gates && i < n; i++)
-        if (!str_equal(a->scheduling_gates[i], b->scheduling_gates[i]))
+        if (!model_str_equal(a->scheduling_gates[i], b->scheduling_gates[i]))
             return false;
     return true;
 }
@@ -274,22 +275,26 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct kpod) == 296,
 
 bool pod_equal(const struct kpod *a, const struct kpod *b)
 {
-    return str_equal(a->ns, b->ns) && str_equal(a->name, b->name) && str_equal(a->uid, b->uid) &&
-           str_equal(a->node_name, b->node_name) &&
-           str_equal(a->scheduler_name, b->scheduler_name) &&
-           str_equal(a->runtime_class, b->runtime_class) && a->phase == b->phase &&
+    return model_str_equal(a->ns, b->ns) && model_str_equal(a->name, b->name) &&
+           model_str_equal(a->uid, b->uid) && model_str_equal(a->node_name, b->node_name) &&
+           model_str_equal(a->scheduler_name, b->scheduler_name) &&
+           model_str_equal(a->runtime_class, b->runtime_class) && a->phase == b->phase &&
            a->deleting == b->deleting && amounts_equal(&a->gpu_requests, &b->gpu_requests) &&
            kvs_equal(&a->node_selector, &b->node_selector) &&
            affinity_equal(&a->affinity, &b->affinity) && tolerations_equal(a, b) &&
            a->scheduled.status == b->scheduled.status &&
-           str_equal(a->scheduled.reason, b->scheduled.reason) &&
-           str_equal(a->scheduled.message, b->scheduled.message) && str_equal(a->cause, b->cause) &&
-           str_equal(a->detail, b->detail) && claims_equal(a, b) && a->created == b->created &&
-           str_equal(a->owner_uid, b->owner_uid) && str_equal(a->failed_reason, b->failed_reason) &&
-           str_equal(a->failed_message, b->failed_message) && gates_equal(a, b) &&
-           str_equal(a->nominated_node, b->nominated_node) && a->pvc_volumes == b->pvc_volumes &&
-           str_equal(a->vendor_resource, b->vendor_resource) && pod_ext_equal(a->ext, b->ext) &&
-           pod_gang_equal(a->gang, b->gang) && pod_containers_equal(a->containers, b->containers);
+           model_str_equal(a->scheduled.reason, b->scheduled.reason) &&
+           model_str_equal(a->scheduled.message, b->scheduled.message) &&
+           model_str_equal(a->cause, b->cause) && model_str_equal(a->detail, b->detail) &&
+           claims_equal(a, b) && a->created == b->created &&
+           model_str_equal(a->owner_uid, b->owner_uid) &&
+           model_str_equal(a->failed_reason, b->failed_reason) &&
+           model_str_equal(a->failed_message, b->failed_message) && gates_equal(a, b) &&
+           model_str_equal(a->nominated_node, b->nominated_node) &&
+           a->pvc_volumes == b->pvc_volumes &&
+           model_str_equal(a->vendor_resource, b->vendor_resource) &&
+           pod_ext_equal(a->ext, b->ext) && pod_gang_equal(a->gang, b->gang) &&
+           pod_containers_equal(a->containers, b->containers);
 }
 
 bool pod_equal_but_scheduled_message(const struct kpod *a, const struct kpod *b)

@@ -209,6 +209,10 @@ struct kpod {
     char *packed;
 };
 
+/* model_str_equal() - both NULL, or both strings and equal: how the records of this directory
+ * compare their optional strings (a field absent from the API object is NULL). Pure. */
+bool model_str_equal(const char *a, const char *b);
+
 /*
  * pod_pack_names() - move ns, name, uid and node_name, and gpu_requests' entries and names, into
  * one allocation (p->packed): a stored pod costs one malloc chunk for them instead of four and

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
+
 static void cond_cleanup(struct pod_condition *c)
 {
     free(c->reason);
@@ -54,28 +56,25 @@ const struct pod_condition *workload_waiting(const struct kworkload *w, const ch
     return NULL;
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 static bool cond_eq(const struct pod_condition *a, const struct pod_condition *b)
 {
-    return a->status == b->status && str_eq(a->reason, b->reason) && str_eq(a->message, b->message);
+    return a->status == b->status && model_str_equal(a->reason, b->reason) &&
+           model_str_equal(a->message, b->message);
 }
 
 bool workload_equal(const struct kworkload *a, const struct kworkload *b)
 {
-    if (!str_eq(a->ns, b->ns) || !str_eq(a->name, b->name) || !str_eq(a->uid, b->uid) ||
-        a->n_owners != b->n_owners || !str_eq(a->queue_name, b->queue_name) ||
-        !str_eq(a->cluster_queue, b->cluster_queue) || a->finished != b->finished ||
+    if (!model_str_equal(a->ns, b->ns) || !model_str_equal(a->name, b->name) ||
+        !model_str_equal(a->uid, b->uid) || a->n_owners != b->n_owners ||
+        !model_str_equal(a->queue_name, b->queue_name) ||
+        !model_str_equal(a->cluster_queue, b->cluster_queue) || a->finished != b->finished ||
         a->deleting != b->deleting || !cond_eq(&a->quota_reserved, &b->quota_reserved) ||
         !cond_eq(&a->admitted, &b->admitted))
         return false;
     for (size_t i = 0; i < a->n_owners && i < WORKLOAD_MAX_OWNERS; i++)
-        if (!str_eq(a->owners[i].kind, b->owners[i].kind) ||
-            !str_eq(a->owners[i].name, b->owners[i].name) ||
-            !str_eq(a->owners[i].uid, b->owners[i].uid))
+        if (!model_str_equal(a->owners[i].kind, b->owners[i].kind) ||
+            !model_str_equal(a->owners[i].name, b->owners[i].name) ||
+            !model_str_equal(a->owners[i].uid, b->owners[i].uid))
             return false;
     return true;
 }
