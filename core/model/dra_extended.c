@@ -2,9 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
-
 #include "model/dra.h"
+#include "model/model.h"
 
 void pod_ext_free(struct pod_ext *e)
 {
