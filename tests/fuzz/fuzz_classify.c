@@ -5,7 +5,9 @@
  * The input is JSON in the shape of tests/fixtures/classify: {"nodes": [Node...], "pods":
  * [Pod...]}. Every node and pod is projected with the default GPU set, then every projected pod
  * is classified against the projected nodes, usage summed over the other bound, non-terminal
- * pods. (project_pod_spec, the webhook's entry, is reached through fuzz_admission.) Besides the
+ * pods; an optional "events": [{"reason", "message"}...] are the kubelet's Events on every bound
+ * pod (the after-placement steps, classify/placement.h). (project_pod_spec, the webhook's entry,
+ * is reached through fuzz_admission.) Besides the
  * sanitizers, the target checks what classify.h promises: K_OK, a known cause, a NUL-terminated
  * detail without control characters (and with its UTF-8 sequences whole when the input's are),
  * verdicts and counts that add up to the candidates, a deciding node among the inputs, and the same
@@ -21,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "classify/classify.h"
+#include "classify/placement.h"
 #include "kube/project.h"
 #include "model/gpu.h"
 #include "util/result.h"
@@ -36,6 +39,8 @@ struct world {
     struct kpod pods[MAX_OBJECTS];
     size_t n_pods;
     size_t target;
+    struct placement_event events[PLACEMENT_MAX_EVENTS];
+    struct placement_facts placement;
 };
 
 static struct gpu_set gpus;
@@ -92,6 +97,7 @@ static void check(const struct world *w, const struct knode *const *ptrs)
         .usage = usage,
         .usage_ctx = (void *)w,
         .now = 1764547200, /* 2025-12-01T00:00:00Z, seconds */
+        .placement = w->placement.n_events ? &w->placement : NULL,
     };
     struct classify_result r = {.verdicts = verdicts};
     if (classify(&in, &r) != K_OK)
@@ -99,7 +105,8 @@ static void check(const struct world *w, const struct knode *const *ptrs)
     /* no DRA view here: the DRA words cannot come out; binding and binding-failed can (PVC
      * volumes, the scheduler's binding error) */
     bool before_nodes = (r.cause >= CAUSE_NODE_REJECTED && r.cause <= CAUSE_PREEMPTING) ||
-                        r.cause == CAUSE_BINDING || r.cause == CAUSE_BINDING_FAILED;
+                        r.cause == CAUSE_BINDING || r.cause == CAUSE_BINDING_FAILED ||
+                        (r.cause >= CAUSE_RUNTIME_MISSING && r.cause <= CAUSE_GANG_WAITING);
     /* no autoscaler records here: scaling-up comes only from a candidate still joining, over a
      * per-node word, which ladder_cause keeps; otherwise the two are one */
     enum cause word = r.ladder_cause;
@@ -174,9 +181,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct world *w = calloc(1, sizeof(*w));
     if (!w)
         abort();
-    json_object *nodes = NULL, *pods = NULL;
+    json_object *nodes = NULL, *pods = NULL, *events = NULL;
     json_object_object_get_ex(root, "nodes", &nodes);
     json_object_object_get_ex(root, "pods", &pods);
+    json_object_object_get_ex(root, "events", &events);
+    size_t ne = json_object_is_type(events, json_type_array) ? json_object_array_length(events) : 0;
+    for (size_t i = 0; i < ne && w->placement.n_events < PLACEMENT_MAX_EVENTS; i++) {
+        json_object *e = json_object_array_get_idx(events, i), *reason = NULL, *message = NULL;
+        if (!json_object_object_get_ex(e, "reason", &reason) ||
+            !json_object_is_type(reason, json_type_string))
+            continue;
+        json_object_object_get_ex(e, "message", &message);
+        w->events[w->placement.n_events++] =
+            (struct placement_event){.reason = json_object_get_string(reason),
+                                     .message = json_object_is_type(message, json_type_string)
+                                                    ? json_object_get_string(message)
+                                                    : "",
+                                     .at = 1764547100};
+    }
+    w->placement.events = w->events;
     size_t n = json_object_is_type(nodes, json_type_array) ? json_object_array_length(nodes) : 0;
     for (size_t i = 0; i < n && w->n_nodes < MAX_OBJECTS; i++)
         if (project_node(json_object_array_get_idx(nodes, i), &gpus, &w->nodes[w->n_nodes]) == K_OK)

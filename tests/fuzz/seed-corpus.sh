@@ -15,10 +15,11 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota,gang}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
+  mkdir -p "$out/$1" # a target the list above does not name yet (regression inputs in git)
   tmp=$(mktemp "$out/$1/.seed.XXXXXX")
   cat >"$tmp"
   mv "$tmp" "$out/$1/$(sha1sum <"$tmp" | cut -c1-40)"
@@ -70,6 +71,36 @@ done
 for f in "$fixtures"/classify/*.json; do
   jq -c . "$f" | put classify
 done
+# classify, after placement: a bound GPU pod whose container hit the toolkit's hook, one whose
+# image pull fails and one whose sandbox has no runtime, with the kubelet's Events
+# (classify/placement.h; the messages as containerd and nvidia-container-cli write them).
+cat <<'EOF' | jq -c . | put classify
+{"nodes": [{"metadata": {"name": "g0", "labels": {"nvidia.com/cuda.driver-version.major": "12",
+   "nvidia.com/cuda.driver-version.minor": "4"}},
+   "status": {"capacity": {"nvidia.com/gpu": "1"}, "allocatable": {"nvidia.com/gpu": "1"}}}],
+ "pods": [
+  {"metadata": {"namespace": "t", "name": "start", "uid": "u1"},
+   "spec": {"nodeName": "g0", "containers": [{"name": "cuda",
+     "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+   "status": {"phase": "Running", "containerStatuses": [{"name": "cuda", "restartCount": 3,
+     "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 40s"}},
+     "lastState": {"terminated": {"reason": "StartError", "exitCode": 128, "message":
+       "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running prestart hook #0: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version, or use an earlier cuda container: unknown"}}}]}},
+  {"metadata": {"namespace": "t", "name": "pull", "uid": "u2"},
+   "spec": {"nodeName": "g0", "containers": [{"name": "cuda", "image": "nvcr.io/nim/llm:1",
+     "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+   "status": {"phase": "Pending", "containerStatuses": [{"name": "cuda",
+     "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image \"nvcr.io/nim/llm:1\""}}}]}},
+  {"metadata": {"namespace": "t", "name": "sandbox", "uid": "u3"},
+   "spec": {"nodeName": "g0", "runtimeClassName": "nvidia", "containers": [{"name": "cuda",
+     "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+   "status": {"phase": "Pending", "containerStatuses": [{"name": "cuda",
+     "state": {"waiting": {"reason": "ContainerCreating"}}}]}}],
+ "events": [
+  {"reason": "FailedCreatePodSandBox", "message": "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured"},
+  {"reason": "Failed", "message": "Failed to pull image \"nvcr.io/nim/llm:1\": failed to pull and unpack image: failed to resolve reference: unexpected status from HEAD request: 401 Unauthorized"},
+  {"reason": "Failed", "message": "Error: failed to create containerd task: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown"}]}
+EOF
 
 # admission: the AdmissionReview of every webhook fixture.
 for f in "$fixtures"/admission/*.json; do
