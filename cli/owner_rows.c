@@ -12,6 +12,7 @@
 #include "classify/classify.h"
 #include "classify/quota.h"
 #include "kube/project.h"
+#include "model/quantity.h"
 #include "triage/owner_alive.h"
 #include "pods.h"
 #include "util/result.h"
@@ -89,9 +90,10 @@ static int add_row(struct pod_rows *rows, const struct quota_owner *o)
     r->source = POD_ROW_EVENTS;
     /* the GPUs one refused pod asks, where the key names a resource: requests.<resource> */
     const char *res = strncmp(o->q.key, "requests.", 9) == 0 ? o->q.key + 9 : NULL;
-    char *end = NULL;
-    long long v = res ? strtoll(o->q.requested, &end, 10) : 0;
-    int rc = (res && end && *end == '\0' && v > 0) ? resource_list_add(&r->gpus, res, v) : K_OK;
+    int64_t v = 0;
+    int rc = (res && quantity_parse(o->q.requested, &v) == K_OK && v > 0)
+                 ? resource_list_add(&r->gpus, res, v)
+                 : K_OK;
     rows->n++; /* cleaned up with the rows whatever failed */
     if (rc != K_OK || !r->ns || !r->name || !r->phase || !r->cause || !r->detail)
         return K_ENOMEM;
