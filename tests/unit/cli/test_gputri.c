@@ -65,7 +65,8 @@ static void test_usage_errors(void **state)
         const char *args[6];
         const char *want;
     } cases[] = {
-        {{"frob"}, "gputri: unknown command \"frob\" (want triage, explain, help or version)"},
+        {{"frob"},
+         "gputri: unknown command \"frob\" (want triage, explain, nodes, help or version)"},
         {{"triage", "ns"},
          "gputri: triage needs NAMESPACE and POD (or -n NAMESPACE POD)\nRun 'gputri --help' for "
          "usage.\n"},
@@ -229,6 +230,25 @@ static void test_unreadable_items(void **state)
                                       "train: response larger than 4194304 bytes\n"));
 }
 
+/* `gputri nodes` is the plugin's nodes command, with the plugin's flags. */
+static void test_nodes(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"5\"},"
+                     "\"items\":[]}");
+    assert_int_equal(run(fx, "nodes", "-l", "pool=a", "--gpu-device-classes=", NULL), 0);
+    assert_string_equal(fx->r.out, "");
+    assert_string_equal(fx->r.err,
+                        "No GPU resources or GPU devices found on the nodes selected.\n");
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+    assert_non_null(
+        strstr(fake_kube_request(&fx->fake, 0)->path, "/api/v1/nodes?labelSelector=pool%3Da"));
+    assert_int_equal(run(fx, "--v=2", "nodes", "stray", NULL), 2);
+    assert_non_null(strstr(fx->r.err, "nodes takes no arguments"));
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +258,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_items, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
