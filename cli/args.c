@@ -21,6 +21,8 @@ enum flag_id {
     F_VERBOSITY,
     F_HELP,
     F_VERSION,
+    F_SELECTOR,
+    F_RESOURCE,
     F_KUBE, /* one of kubeflags[] */
 };
 
@@ -43,6 +45,8 @@ static const struct flag flags[] = {
     {"v", 'v', true, F_VERBOSITY, KF_CONTEXT},
     {"help", 'h', false, F_HELP, KF_CONTEXT},
     {"version", 0, false, F_VERSION, KF_CONTEXT},
+    {"selector", 'l', true, F_SELECTOR, KF_CONTEXT},
+    {"resource", 0, true, F_RESOURCE, KF_CONTEXT},
 };
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
 #define MAX_POSITIONAL 8
@@ -54,6 +58,8 @@ const char *plugin_cmd_name(enum plugin_cmd c)
         return "pods";
     case PLUGIN_CMD_EXPLAIN:
         return "explain";
+    case PLUGIN_CMD_NODES:
+        return "nodes";
     case PLUGIN_CMD_VERSION:
         return "version";
     case PLUGIN_CMD_HELP:
@@ -162,6 +168,14 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
             return usage_error(st->err, st->errlen,
                                "invalid argument \"%s\" for %s: want a level from 0 to %d", value,
                                shown, FLAGS_V_MAX);
+        break;
+    case F_SELECTOR:
+        a->selector = value;
+        break;
+    case F_RESOURCE:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a resource name", shown);
+        a->resource = value;
         break;
     case F_KUBE:
         if (kubeflag_set(&a->ov, f->kid, value, shown, st->err, st->errlen) != 0)
@@ -290,7 +304,7 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
         return 0;
     }
     if (npos == 0)
-        return usage_error(err, errlen, "a command is required: pods or explain");
+        return usage_error(err, errlen, "a command is required: pods, explain or nodes");
     const char *cmd = pos[0];
     if (strcmp(cmd, "help") == 0) {
         a->cmd = PLUGIN_CMD_HELP;
@@ -300,6 +314,10 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
         a->cmd = PLUGIN_CMD_VERSION;
         return 0;
     }
+    if ((a->resource || a->selector) && strcmp(cmd, "nodes") != 0 && strcmp(cmd, "node") != 0 &&
+        strcmp(cmd, "no") != 0)
+        return usage_error(err, errlen, "%s works with nodes only",
+                           a->resource ? "--resource" : "-l/--selector");
     if (strcmp(cmd, "pods") == 0 || strcmp(cmd, "pod") == 0 || strcmp(cmd, "po") == 0) {
         a->cmd = PLUGIN_CMD_PODS;
         if (npos > 1)
@@ -321,5 +339,11 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
             return usage_error(err, errlen, "explain prints text only: drop -o");
         return 0;
     }
-    return usage_error(err, errlen, "unknown command \"%s\": use pods or explain", cmd);
+    if (strcmp(cmd, "nodes") == 0 || strcmp(cmd, "node") == 0 || strcmp(cmd, "no") == 0) {
+        a->cmd = PLUGIN_CMD_NODES;
+        if (npos > 1)
+            return usage_error(err, errlen, "nodes takes no arguments, got \"%s\"", pos[1]);
+        return 0; /* -n and -A are ignored, as kubectl get nodes ignores them */
+    }
+    return usage_error(err, errlen, "unknown command \"%s\": use pods, explain or nodes", cmd);
 }

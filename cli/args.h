@@ -7,6 +7,7 @@
  *
  *   kubectl gputri pods [-n NS | -A] [-o wide|json]
  *   kubectl gputri explain POD [-n NS]            (POD may be written pod/NAME or pods/NAME)
+ *   kubectl gputri nodes [-l SELECTOR] [--resource NAME] [-o wide|json]
  *   kubectl gputri help | --help | -h
  *   kubectl gputri version | --version
  * Global flags: --kubeconfig PATH, --gpu-resources LIST, --gpu-device-classes LIST, -v/--v N,
@@ -28,6 +29,7 @@ enum plugin_cmd {
     PLUGIN_CMD_VERSION,
     PLUGIN_CMD_PODS,
     PLUGIN_CMD_EXPLAIN,
+    PLUGIN_CMD_NODES,
 };
 
 enum plugin_output {
@@ -42,6 +44,8 @@ struct plugin_args {
     const char *ns;            /* -n/--namespace, or NULL (the context's namespace) */
     bool all_namespaces;       /* -A/--all-namespaces (pods only) */
     const char *pod;           /* explain's POD, the pod/ or pods/ prefix removed */
+    const char *selector;      /* -l/--selector: a label selector (nodes: of nodes), or NULL */
+    const char *resource;      /* nodes: --resource, a resource or DeviceClass name, or NULL */
     enum plugin_output output; /* -o/--output */
     const char *gpu_resources; /* --gpu-resources, or NULL for the default set */
     /* --gpu-device-classes (DRA), or NULL for DRA_GPU_SET_DEFAULT; "" turns DRA off */
@@ -73,7 +77,7 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
  */
 bool plugin_flag_takes_value(const char *arg);
 
-/* plugin_cmd_name() - "pods", "explain", "help" or "version". */
+/* plugin_cmd_name() - "pods", "explain", "nodes", "help" or "version". */
 const char *plugin_cmd_name(enum plugin_cmd c);
 
 #endif

@@ -123,6 +123,8 @@ static void complete_flags(struct cands *c)
                                       "--namespace",
                                       "--no-scheduler-grace-period",
                                       "--output",
+                                      "--resource",
+                                      "--selector",
                                       "--v",
                                       "--version"};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
@@ -163,6 +165,7 @@ int plugin_complete(int argc, char *const *argv, const struct complete_source *s
     } else if (a.npos == 0) {
         add_desc(&c, "pods", "GPU pods that have not started, and why");
         add_desc(&c, "explain", "one pod's cause and every node's step on the ladder");
+        add_desc(&c, "nodes", "per node: GPU capacity, use, holders, and why free ones wait");
         add_desc(&c, "help", "show the help");
         add_desc(&c, "version", "print the version");
     } else if (a.npos == 1 && strcmp(a.pos[0], "explain") == 0) {

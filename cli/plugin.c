@@ -11,6 +11,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "nodes.h"
 #include "pods.h"
 #include "triage.h"
 #include "util/escape.h"
@@ -27,6 +28,7 @@ static void usage(FILE *out)
             "Usage:\n"
             "  kubectl gputri pods [-n NAMESPACE | -A] [-o wide|json]\n"
             "  kubectl gputri explain POD [-n NAMESPACE]\n"
+            "  kubectl gputri nodes [-l SELECTOR] [--resource NAME] [-o wide|json]\n"
             "\n"
             "Commands:\n"
             "  pods     the GPU pods that have not started: pending, placed but not\n"
@@ -40,6 +42,11 @@ static void usage(FILE *out)
             "           have no pod (Kind/name, quota-exceeded, SOURCE events)\n"
             "  explain  the cause of one pod, each candidate node's step on the ladder with\n"
             "           its GPU numbers and, for exhausted, the pods holding the GPUs\n"
+            "  nodes    per node and GPU resource: capacity, allocatable, in use, free,\n"
+            "           the pods holding them and why free GPUs cannot be used (cordoned,\n"
+            "           taints, node conditions, unhealthy, GPU stack state); per node and\n"
+            "           GPU DeviceClass (DRA): devices, allocated, free, tainted, holders;\n"
+            "           sorted free-first (also: gputri nodes)\n"
             "\n");
     triage_print_causes(out);
     fprintf(out,
@@ -48,7 +55,13 @@ static void usage(FILE *out)
             "  -n, --namespace NS      namespace (default: the kubeconfig context's, else\n"
             "                          \"default\")\n"
             "  -A, --all-namespaces    every namespace (pods)\n"
-            "  -o, --output FORMAT     wide (adds PHASE and NODE) or json (pods)\n"
+            "  -o, --output FORMAT     wide (pods: adds PHASE and NODE; nodes: adds\n"
+            "                          UNHEALTHY, TAINTED and HOLDERS) or json\n"
+            "  -l, --selector SELECTOR nodes: only the nodes matching this label selector\n"
+            "                          (e.g. -l nvidia.com/gpu.product=A100, passed to the\n"
+            "                          API server)\n"
+            "      --resource NAME     nodes: only the rows of this resource or DeviceClass\n"
+            "                          (nvidia.com/gpu, deviceclass/gpu.nvidia.com)\n"
             "      --gpu-device-classes LIST\n"
             "                          DRA: DeviceClass or driver name patterns of GPU claims\n"
             "                          (default " DRA_GPU_SET_DEFAULT ";\n"
@@ -165,6 +178,35 @@ static int run_pods(const struct plugin_io *io, const struct plugin_args *a,
     return status;
 }
 
+static int run_nodes(const struct plugin_io *io, const struct plugin_args *a,
+                     struct kube_client *client, const struct kube_config *cfg,
+                     const struct gpu_set *gpus, const struct gpu_set *dra)
+{
+    struct node_rows rows;
+    struct kube_error err = {0};
+    int rc = nodes_fetch(client, gpus, dra, a->selector, a->resource, &rows, &err);
+    if (rc) {
+        print_api_error(io, cfg, NULL, NULL, rc, &err);
+        return 1;
+    }
+    struct buf out;
+    buf_init(&out, (size_t)1 << 30);
+    bool json = a->output == PLUGIN_OUTPUT_JSON;
+    rc = json ? nodes_render_json(&rows, &out)
+              : nodes_render_table(&rows, a->output == PLUGIN_OUTPUT_WIDE, &out);
+    if (rc)
+        fprintf(io->err, "error: %s\n", k_strerror(rc));
+    int status = rc ? 1 : write_all(io, &out);
+    if (status == 0 && rows.note)
+        fprintf(io->err, "warning: %s\n", rows.note);
+    if (status == 0 && rows.n == 0 && !json)
+        fprintf(io->err, "No GPU resources or GPU devices found on the nodes%s.\n",
+                a->selector || a->resource ? " selected" : "");
+    buf_cleanup(&out);
+    node_rows_cleanup(&rows);
+    return status;
+}
+
 static int run_explain(const struct plugin_io *io, const struct plugin_args *a,
                        struct kube_client *client, const struct kube_config *cfg,
                        const struct gpu_set *gpus, const struct gpu_set *dra, const char *ns)
@@ -251,6 +293,8 @@ int plugin_main(int argc, char **argv, const struct plugin_io *io)
     kube_client_set_list_deadline(client, true); /* --request-timeout bounds a whole LIST */
     if (a.cmd == PLUGIN_CMD_PODS)
         status = run_pods(io, &a, client, &cfg, &gpus, dra_set, ns);
+    else if (a.cmd == PLUGIN_CMD_NODES)
+        status = run_nodes(io, &a, client, &cfg, &gpus, dra_set);
     else
         status = run_explain(io, &a, client, &cfg, &gpus, dra_set, ns);
 out:

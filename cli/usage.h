@@ -107,6 +107,14 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store
 int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err);
 
 /*
+ * usage_list_nodes_selected() - usage_list_nodes() of the nodes matching `label_selector` (a
+ * label selector as kubectl -l takes it, sent to the API server as labelSelector, URL-escaped;
+ * NULL or "": every node). K_EINVAL (err says so) for a selector too long for the request line.
+ */
+int usage_list_nodes_selected(struct kube_client *c, struct store *s, const char *label_selector,
+                              struct kube_error *err);
+
+/*
  * usage_list_dra() - the DRA objects a live classification reads, into a new store *out (NULL:
  * none needed, or resource.k8s.io/v1 not served): every kind when `claims` (a pod has
  * spec.resourceClaims, or asks a DeviceClass's implicit extended resource name); otherwise (pods

@@ -4,7 +4,8 @@
 # lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
 # gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
-# closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
+# closing line (summary), a bench script's own cluster and gputri-controller (bench_*), and the
+# listfeed stand-in API server (listfeed_start).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
 #
@@ -366,6 +367,41 @@ bench_teardown() {
   else
     "$REPO/e2e/cluster" down --purge >/dev/null 2>&1 || say "warning: e2e/cluster down --purge failed"
   fi
+}
+
+# listfeed_start DIR ARGS...: bench/listfeed/server.py with ARGS (--pods, --nodes, --mode, ...)
+# on a free 127.0.0.1 port, with a throw-away self-signed certificate in DIR, its request log in
+# DIR/server.log and DIR/kubeconfig naming it (token auth, ignored); sets LISTFEED_PID (the
+# caller stops it). Dies when the server does not start within 10 s.
+listfeed_start() {
+  local dir=$1
+  shift
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/server.key" -out "$dir/server.crt" \
+    -days 1 -subj /CN=listfeed -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+  python3 "$REPO/bench/listfeed/server.py" "$@" --cert "$dir/server.crt" --key "$dir/server.key" \
+    --port-file "$dir/port" 2>"$dir/server.log" &
+  LISTFEED_PID=$!
+  if ! wait_for 10 test -s "$dir/port"; then
+    kill "$LISTFEED_PID" 2>/dev/null || true
+    die "the listfeed server did not start: $(cat "$dir/server.log")"
+  fi
+  cat >"$dir/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: listfeed
+  cluster:
+    server: https://127.0.0.1:$(cat "$dir/port")
+    certificate-authority: $dir/server.crt
+users:
+- name: bench
+  user:
+    token: listfeed
+contexts:
+- name: listfeed
+  context: {cluster: listfeed, user: bench}
+current-context: listfeed
+EOF
 }
 
 # bench_metrics: the controller's /metrics text.

@@ -659,6 +659,29 @@ bool dra_store_driver_published(struct dra_store *s, const char *driver)
     return driver && lh_table_lookup_entry(s->drivers, driver) != NULL;
 }
 
+static int cmp_class_name(const void *a, const void *b)
+{
+    const struct dra_class *x = *(const struct dra_class *const *)a;
+    const struct dra_class *y = *(const struct dra_class *const *)b;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+size_t dra_store_classes(struct dra_store *s, const struct dra_class **buf, size_t cap)
+{
+    size_t n = 0;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (n < cap)
+            buf[n] = &r->u.cls;
+        n++;
+    }
+    if (n && cap)
+        qsort(buf, n < cap ? n : cap, sizeof(*buf), cmp_class_name);
+    return n;
+}
+
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
 {
     return kind < DRA_KIND_COUNT ? (size_t)lh_table_length(s->by_kind[kind]) : 0;

@@ -225,6 +225,35 @@ static void test_kubectl_global_flags(void **state)
     assert_false(plugin_flag_takes_value("--insecure-skip-tls-verify"));
 }
 
+static void test_nodes(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "nodes"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_NODES);
+    assert_string_equal(plugin_cmd_name(a.cmd), "nodes");
+    assert_null(a.selector);
+    assert_null(a.resource);
+    assert_int_equal(
+        PARSE(&a, err, "no", "-l", "pool=gpu", "--resource=nvidia.com/gpu", "-o", "wide"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_NODES);
+    assert_string_equal(a.selector, "pool=gpu");
+    assert_string_equal(a.resource, "nvidia.com/gpu");
+    assert_int_equal(a.output, PLUGIN_OUTPUT_WIDE);
+    assert_int_equal(PARSE(&a, err, "--selector=a in (b,c)", "node", "-n", "ml"), 0);
+    assert_string_equal(a.selector, "a in (b,c)"); /* -n is ignored, as kubectl get nodes does */
+    assert_int_equal(PARSE(&a, err, "nodes", "n1"), PLUGIN_EXIT_USAGE);
+    assert_string_equal(err, "nodes takes no arguments, got \"n1\"");
+    assert_int_equal(PARSE(&a, err, "nodes", "--resource="), PLUGIN_EXIT_USAGE);
+    assert_int_equal(PARSE(&a, err, "pods", "--resource", "x"), PLUGIN_EXIT_USAGE);
+    assert_string_equal(err, "--resource works with nodes only");
+    assert_int_equal(PARSE(&a, err, "explain", "p", "-l", "x=y"), PLUGIN_EXIT_USAGE);
+    assert_string_equal(err, "-l/--selector works with nodes only");
+    assert_true(plugin_flag_takes_value("-l"));
+    assert_true(plugin_flag_takes_value("--resource"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_help_and_version),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

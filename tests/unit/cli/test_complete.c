@@ -76,6 +76,7 @@ static void test_commands(void **state)
     const char *o = complete(ARGC(""), ARGV(""));
     assert_non_null(strstr(o, "pods\t"));
     assert_non_null(strstr(o, "explain\t"));
+    assert_non_null(strstr(o, "nodes\t"));
     assert_non_null(strstr(o, "\n:4\n"));
     assert_string_equal(complete(ARGC("ex"), ARGV("ex")),
                         "explain\tone pod's cause and every node's step on the ladder\n:4\n");

@@ -65,7 +65,8 @@ static void test_usage_errors(void **state)
         const char *args[6];
         const char *want;
     } cases[] = {
-        {{"frob"}, "gputri: unknown command \"frob\" (want triage, explain, help or version)"},
+        {{"frob"},
+         "gputri: unknown command \"frob\" (want triage, explain, nodes, help or version)"},
         {{"triage", "ns"},
          "gputri: triage needs NAMESPACE and POD (or -n NAMESPACE POD)\nRun 'gputri --help' for "
          "usage.\n"},
@@ -229,6 +230,21 @@ static void test_unreadable_items(void **state)
                                       "train: response larger than 4194304 bytes\n"));
 }
 
+/* `gputri nodes` is the plugin's nodes command, with the plugin's flags (plugin.h; the rows are
+ * test_nodes.c's, the plugin's I/O test_plugin.c's). */
+static void test_nodes(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"1\"},"
+                     "\"items\":[]}");
+    assert_int_equal(run(fx, "--gpu-device-classes", "", "nodes", "-o", "json", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "\"kind\": \"GPUNodeList\""));
+    assert_int_equal(run(fx, "--v=2", "nodes", "stray", NULL), 2);
+    assert_true(strncmp(fx->r.err, "error: nodes takes no arguments", 31) == 0);
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+}
+
 /* The pod may be read, the nodes may not (the `view` ClusterRole): the controller's answer from
  * the annotations, when it was written from managedFields, a note on stderr, exit 0; without an
  * annotation one line and exit 1. */
@@ -300,6 +316,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_items, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_forbidden_nodes, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,6 +107,44 @@ static void test_pods_annotated(void **state)
     json_object_put(list);
 }
 
+/* `nodes`: one LIST of nodes, one of the non-terminal pods (none without nodes); -l goes to the
+ * API server. DRA is off here (--gpu-device-classes ""): its discovery is test_nodes.c's. */
+static void test_nodes(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *nodes = json_tokener_parse(
+        "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[]}");
+    json_object_array_add(json_object_object_get(nodes, "items"),
+                          test_node("n0", "2", "2", NULL, NULL));
+    json_object *pods = json_tokener_parse(EMPTY_LIST);
+    json_object_array_add(json_object_object_get(pods, "items"),
+                          test_pod("ml", "holder", "1", "n0", "Running", NULL, 0, NULL));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(nodes));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(pods));
+    assert_int_equal(run(fx, "nodes", "--gpu-device-classes=", "-o", "wide", NULL), 0);
+    assert_string_equal(fx->r.err, "");
+    assert_non_null(strstr(fx->r.out, "NODE"));
+    assert_non_null(strstr(fx->r.out, "HOLDERS"));
+    assert_non_null(strstr(fx->r.out, "ml/holder=1"));
+    assert_int_equal(fake_kube_count(&fx->fake), 2);
+    assert_true(strncmp(fake_kube_request(&fx->fake, 0)->path, "/api/v1/nodes?", 14) == 0);
+    assert_non_null(strstr(fake_kube_request(&fx->fake, 1)->path,
+                           "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded"));
+
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"5\"},"
+                     "\"items\":[]}");
+    assert_int_equal(run(fx, "nodes", "-l", "pool=a b", "--gpu-device-classes=", NULL), 0);
+    assert_string_equal(fx->r.out, "");
+    assert_string_equal(fx->r.err,
+                        "No GPU resources or GPU devices found on the nodes selected.\n");
+    assert_int_equal(fake_kube_count(&fx->fake), 3);
+    assert_non_null(
+        strstr(fake_kube_request(&fx->fake, 2)->path, "/api/v1/nodes?labelSelector=pool%3Da%20b"));
+    json_object_put(nodes);
+    json_object_put(pods);
+}
+
 static void test_api_errors(void **state)
 {
     struct cmdline_fixture *fx = *state;
@@ -215,6 +253,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_pods_unreadable, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_explain, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_pods_live_forbidden, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
