@@ -381,6 +381,7 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
         name = jstr(meta, "generateName");
     copy(out->name, sizeof(out->name), name);
     copy(out->uid, sizeof(out->uid), jstr(meta, "uid"));
+    copy(out->created, sizeof(out->created), jstr(meta, "creationTimestamp"));
     if (group && *group)
         snprintf(out->api_version, sizeof(out->api_version), "%s/%s", group,
                  version ? version : "v1");

@@ -30,8 +30,9 @@ void wh_options_usage(FILE *out)
             "  --tls-private-key-file PATH  its private key (PEM)\n"
             "  --client-ca-file PATH        CA certificates (PEM) of the client certificate the\n"
             "                               API server presents; a request without one that\n"
-            "                               verifies is answered but causes no Event (re-read\n"
-            "                               when the file changes)\n"
+            "                               verifies is answered, its Events as\n"
+            "                               --event-verification says (re-read when the file\n"
+            "                               changes)\n"
             "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
@@ -63,6 +64,12 @@ void wh_options_usage(FILE *out)
         "  --events-burst N             Events over all namespaces at once (default %d; 0: no\n"
         "                               global limit)\n"
         "  --events-refill-interval D   one more over all every D (default %ds)\n"
+        "  --event-verification MODE    which reviews may cause Events: auto (a caller whose\n"
+        "                               client certificate verifies against --client-ca-file\n"
+        "                               at once; any other's CREATE only once the object is\n"
+        "                               read back with the review's uid), client-cert (only\n"
+        "                               the former), lookup (always read back) or off (default\n"
+        "                               auto)\n"
         "  --logging-format FORMAT      text (klog) or json (default text)\n",
         DRA_GPU_SET_DEFAULT, WH_AUTOSCALER_DISCOVERY_MS / 60000, WH_DEFAULT_MAX_BODY,
         WH_DEFAULT_THREADS, WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT,
@@ -116,6 +123,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_EV_REFILL,
         OPT_AUTOSCALER,
         OPT_AUTOSCALER_INTERVAL,
+        OPT_EVENT_VERIFICATION,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -136,6 +144,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"events-refill-interval", required_argument, NULL, OPT_EV_REFILL},
         {"autoscaler", required_argument, NULL, OPT_AUTOSCALER},
         {"autoscaler-discovery-interval", required_argument, NULL, OPT_AUTOSCALER_INTERVAL},
+        {"event-verification", required_argument, NULL, OPT_EVENT_VERIFICATION},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -150,6 +159,7 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->connection_timeout = WH_DEFAULT_CONNECTION_TIMEOUT;
     o->log_format = LOG_FORMAT_TEXT;
     o->autoscaler = WH_AUTOSCALER_MODE_AUTO;
+    o->event_verification = WH_EVENT_VERIFY_AUTO;
     o->autoscaler_discovery_ms = WH_AUTOSCALER_DISCOVERY_MS;
     o->events = (struct event_limit_options){
         .ns_burst = EVENT_LIMIT_NS_BURST,
@@ -254,6 +264,15 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
                 return K_EINVAL;
             }
             break;
+        case OPT_EVENT_VERIFICATION:
+            if (!wh_event_verification_parse(optarg, &o->event_verification)) {
+                snprintf(err, errlen,
+                         "invalid value \"%s\" for --event-verification "
+                         "(auto|client-cert|lookup|off)",
+                         optarg);
+                return K_EINVAL;
+            }
+            break;
         case ':':
             snprintf(err, errlen, "flag %s needs a value", argv[optind - 1]);
             return K_EINVAL;
@@ -280,6 +299,10 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         return K_OK;
     if (!o->tls_cert_file || !o->tls_key_file) {
         snprintf(err, errlen, "--tls-cert-file and --tls-private-key-file are required");
+        return K_EINVAL;
+    }
+    if (o->event_verification == WH_EVENT_VERIFY_CLIENT_CERT && !o->client_ca_file) {
+        snprintf(err, errlen, "--event-verification=client-cert needs --client-ca-file");
         return K_EINVAL;
     }
     return K_OK;

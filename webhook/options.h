@@ -9,7 +9,8 @@
  * --autoscaler-discovery-interval (default WH_AUTOSCALER_DISCOVERY_MS),
  * --max-request-bytes, --threads, --max-connections, --connection-timeout,
  * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
- * --events-refill-interval (kube/event_recorder.h; burst 0 turns that bucket off), --v,
+ * --events-refill-interval (kube/event_recorder.h; burst 0 turns that bucket off),
+ * --event-verification (auto|client-cert|lookup|off, events.h; default auto), --v,
  * --logging-format (text|json), --help, --version.
  */
 #ifndef GPUTRI_WEBHOOK_OPTIONS_H
@@ -20,6 +21,7 @@
 #include <stdio.h>
 
 #include "autoscaler.h"
+#include "events.h"
 #include "kube/event_recorder.h"
 #include "util/log.h"
 
@@ -49,13 +51,17 @@ struct wh_options {
     int verbosity;                     /* --v */
     enum log_format log_format;
     bool help, version;
+
+    /* --event-verification; client-cert needs client_ca_file */
+    enum wh_event_verification event_verification;
 };
 
 /*
  * wh_options_parse() - fill `o` with defaults, then apply argv. Strings in `o` point into argv or
  * at static defaults (nothing to free). Returns K_OK, or K_EINVAL with a one-line reason in err
  * (errlen bytes) for an unknown flag, a bad value, or (unless --help/--version) a missing
- * --tls-cert-file/--tls-private-key-file. Uses getopt state: not thread-safe; call once.
+ * --tls-cert-file/--tls-private-key-file, or --event-verification=client-cert without
+ * --client-ca-file. Uses getopt state: not thread-safe; call once.
  */
 int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, size_t errlen);
 

@@ -13,6 +13,7 @@
 #include "admission.h"
 #include "cache.h"
 #include "client_ca.h"
+#include "event_verify.h"
 #include "events.h"
 #include "http/tls_source.h"
 #include "kube/client.h"
@@ -33,9 +34,11 @@ struct app {
     struct wh_cache *cache;
     struct event_recorder *events;
     const char *host;  /* reportingInstance; NULL: none */
-    bool check_client; /* --client-ca-file given: Events only for a verified client */
+    bool check_client; /* --client-ca-file given: client certificates are asked for */
+    enum wh_event_verification event_mode; /* --event-verification */
+    struct wh_verify *verify;              /* reviews looked up before their Events; NULL: off */
     /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
-     * that does not verify: no Event), unchecked (no --client-ca-file) */
+     * that does not verify: Events only after a lookup), unchecked (no --client-ca-file) */
     atomic_ullong reviews_verified, reviews_unverified, reviews_unchecked;
     atomic_ullong reviews_shed; /* answered without matching devices: waited too long (server.h) */
 };
@@ -83,7 +86,8 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
     fprintf(f,
             "# HELP gputri_webhook_admission_reviews_total AdmissionReviews answered, by the "
             "caller's TLS client certificate (unverified: none or not issued by "
-            "--client-ca-file; such a review causes no Event; unchecked: no --client-ca-file).\n"
+            "--client-ca-file; its Events need a lookup, --event-verification; unchecked: no "
+            "--client-ca-file).\n"
             "# TYPE gputri_webhook_admission_reviews_total counter\n"
             "gputri_webhook_admission_reviews_total{client_certificate=\"verified\"} %llu\n"
             "gputri_webhook_admission_reviews_total{client_certificate=\"unverified\"} %llu\n"
@@ -108,6 +112,31 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             "gputri_webhook_events_total{result=\"throttled\"} %llu\n",
             (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
             (unsigned long long)st.throttled);
+    struct wh_verify_stats vs = {0};
+    if (app->verify)
+        wh_verify_stats(app->verify, &vs);
+    fprintf(f,
+            "# HELP gputri_webhook_event_verifications_queued_total Reviews whose Events wait "
+            "until the object is read back with the review's uid (--event-verification).\n"
+            "# TYPE gputri_webhook_event_verifications_queued_total counter\n"
+            "gputri_webhook_event_verifications_queued_total %llu\n"
+            "# HELP gputri_webhook_event_verifications_total Those reviews by result: verified "
+            "(found with the review's identity: Events posted), absent (not created within the "
+            "give-up time: refused after this webhook, or forged), mismatch (found with another "
+            "uid or creation time, too old, or verified before), failed (the lookups failed), "
+            "dropped (the oldest at a full queue, or waiting at stop).\n"
+            "# TYPE gputri_webhook_event_verifications_total counter\n"
+            "gputri_webhook_event_verifications_total{result=\"verified\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"absent\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"mismatch\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"failed\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"dropped\"} %llu\n"
+            "# HELP gputri_webhook_event_verifications_pending Reviews waiting for their lookup.\n"
+            "# TYPE gputri_webhook_event_verifications_pending gauge\n"
+            "gputri_webhook_event_verifications_pending %zu\n",
+            (unsigned long long)vs.queued, (unsigned long long)vs.verified,
+            (unsigned long long)vs.absent, (unsigned long long)vs.mismatch,
+            (unsigned long long)vs.failed, (unsigned long long)vs.dropped, vs.pending);
     if (fclose(f) != 0 || !b) {
         free(b);
         http_json_error(resp, 500, "out of memory");
@@ -122,9 +151,6 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
 static void validate(struct app *app, const struct http_request *req, struct http_response *resp,
                      bool busy)
 {
-    /* Only the API server, proven by its client certificate, may make the webhook write: the
-     * object an Event names comes from the request body. */
-    bool may_record = !app->check_client || req->client_verified;
     /* on the stack (about 3 KiB): an allocation that size per request made glibc consolidate
      * its fast bins every time */
     struct admission_result result, *r = &result;
@@ -150,12 +176,23 @@ static void validate(struct app *app, const struct http_request *req, struct htt
             atomic_fetch_add(&app->reviews_verified, 1);
         else
             atomic_fetch_add(&app->reviews_unverified, 1);
+        /* The object an Event names comes from the request body: only the API server, proven
+         * by its client certificate, or a CREATE whose object is then read back with the
+         * review's uid, may make the webhook write (events.h, event_verify.h). */
+        enum wh_event_path path =
+            wh_events_path(app->event_mode, app->check_client, req->client_verified, r);
+        if (path == WH_EVENT_LOOKUP && (!app->verify || !wh_verify_queue(app->verify, r)))
+            path = WH_EVENT_NONE;
         log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
                  r->warnings.n, r->dry_run ? " (dry run)" : "",
-                 may_record ? "" : " (no verified client certificate: no Events)");
+                 !r->warnings.n || r->dry_run ? ""
+                 : path == WH_EVENT_LOOKUP    ? " (Events once the object is found)"
+                 : path == WH_EVENT_NONE      ? " (no Events)"
+                                              : "");
         for (size_t i = 0; i < r->warnings.n; i++)
             log_info(2, "warning: %s", r->warnings.items[i].text);
-        wh_events_post(app->events, r, may_record, app->host);
+        if (path == WH_EVENT_DIRECT)
+            wh_events_post(app->events, r, true, app->host);
         resp->content_type = "application/json";
         resp->body = r->response;
         resp->body_len = r->response_len;
@@ -203,6 +240,7 @@ struct wh_run {
     struct client_ca *client_ca;
     struct kube_config cfg;
     struct kube_client *event_client;
+    struct kube_client *verify_client; /* the verifier's thread's */
     struct http_route routes[4];
     struct server *srv;
     char host[128];
@@ -241,10 +279,13 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         wh_run_stop(r, 0);
         return 1;
     }
-    if (!r->client_ca)
-        log_warn("no --client-ca-file: any caller reaching the port can make this webhook record "
-                 "Events; give the API server a client certificate (docs/install.md, Registering "
-                 "the webhook)");
+    if (o->event_verification == WH_EVENT_VERIFY_OFF)
+        log_info(0, "no Events (--event-verification=off)");
+    else if (!r->client_ca)
+        log_info(0,
+                 "no --client-ca-file: Events only for a CREATE whose object is then read back "
+                 "with the review's uid (--event-verification=%s)",
+                 wh_event_verification_name(o->event_verification));
     if (kube_config_load(o->kubeconfig, &r->cfg, err, sizeof(err)) != K_OK) {
         log_error("kubeconfig: %s", err);
         r->cfg = (struct kube_config){0}; /* the load freed what it had */
@@ -254,6 +295,7 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     struct app *app = &r->app;
     gethostname(r->host, sizeof(r->host) - 1);
     app->check_client = r->client_ca != NULL;
+    app->event_mode = o->event_verification;
     app->host = r->host[0] ? r->host : NULL;
     r->event_client = kube_client_new(&r->cfg, "gputri-webhook/" GPUTRI_VERSION);
     app->cache =
@@ -271,8 +313,17 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         .limit = &o->events,
         .queue_capacity = EVENT_QUEUE_CAPACITY,
     });
+    bool lookup = o->event_verification == WH_EVENT_VERIFY_AUTO ||
+                  o->event_verification == WH_EVENT_VERIFY_LOOKUP;
+    if (lookup && app->events && r->event_client) {
+        app->verify =
+            wh_verify_new(&(struct wh_verify_options){.instance = app->host}, app->events);
+        r->verify_client = kube_client_clone(r->event_client);
+    }
     if (!r->event_client || !app->cache || !app->events || wh_cache_start(app->cache) != K_OK ||
-        event_recorder_start(app->events, r->event_client) != K_OK) {
+        event_recorder_start(app->events, r->event_client) != K_OK ||
+        (lookup && (!app->verify || !r->verify_client ||
+                    wh_verify_start(app->verify, r->verify_client) != K_OK))) {
         log_error("start-up failed: out of memory");
         wh_run_stop(r, 0);
         return 1;
@@ -321,6 +372,18 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
         return;
     server_stop(r->srv, drain_ms);
     struct app *app = &r->app;
+    if (app->verify) {
+        /* what waits for a lookup is dropped; what was verified is in the recorder's queue */
+        struct wh_verify_stats vs;
+        wh_verify_stop(app->verify);
+        wh_verify_stats(app->verify, &vs);
+        log_info(1,
+                 "event verification: %llu verified, %llu absent, %llu mismatch, %llu failed, "
+                 "%llu dropped",
+                 (unsigned long long)vs.verified, (unsigned long long)vs.absent,
+                 (unsigned long long)vs.mismatch, (unsigned long long)vs.failed,
+                 (unsigned long long)vs.dropped);
+    }
     if (app->events) {
         struct event_recorder_stats st;
         event_recorder_stop(app->events, WH_RUN_EVENT_DRAIN_MS);
@@ -329,6 +392,8 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
                  (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
                  (unsigned long long)st.throttled);
     }
+    wh_verify_free(app->verify);
+    kube_client_free(r->verify_client);
     event_recorder_free(app->events);
     wh_cache_free(app->cache);
     kube_client_free(r->event_client);

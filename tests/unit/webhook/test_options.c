@@ -1,9 +1,10 @@
 /* Tests for webhook/options.c: defaults, both flag spellings, bad values, required flags,
- * --autoscaler and its discovery interval. */
+ * --autoscaler and its discovery interval, --event-verification. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -97,6 +98,39 @@ static void test_autoscaler(void **state)
     assert_non_null(strstr(err, "--autoscaler-discovery-interval"));
 }
 
+static void test_event_verification(void **state)
+{
+    (void)state;
+    struct wh_options o;
+    char err[256];
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k"), K_OK);
+    assert_int_equal(o.event_verification, WH_EVENT_VERIFY_AUTO);
+    const char *names[] = {"auto", "lookup", "off"};
+    const enum wh_event_verification modes[] = {WH_EVENT_VERIFY_AUTO, WH_EVENT_VERIFY_LOOKUP,
+                                                WH_EVENT_VERIFY_OFF};
+    for (size_t i = 0; i < 3; i++) {
+        char flag[64];
+        snprintf(flag, sizeof(flag), "--event-verification=%s", names[i]);
+        assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", flag),
+                         K_OK);
+        assert_int_equal(o.event_verification, modes[i]);
+        assert_string_equal(wh_event_verification_name(modes[i]), names[i]);
+    }
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--client-ca-file=ca.pem", "--event-verification", "client-cert"),
+                     K_OK);
+    assert_int_equal(o.event_verification, WH_EVENT_VERIFY_CLIENT_CERT);
+    /* client-cert without a CA to check against would write no Event at all */
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--event-verification=client-cert"),
+                     K_EINVAL);
+    assert_non_null(strstr(err, "--client-ca-file"));
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--event-verification=yes"),
+        K_EINVAL);
+    assert_non_null(strstr(err, "auto|client-cert|lookup|off"));
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -129,6 +163,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_and_styles),
         cmocka_unit_test(test_autoscaler),
+        cmocka_unit_test(test_event_verification),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
