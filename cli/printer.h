@@ -12,7 +12,7 @@
  *              layout, cells escaped for a terminal); the NAMESPACE column
  *              (PRINTER_COL_NAMESPACE) only with all_namespaces; LABELS last with show_labels
  *   wide       every column
- *   json       the list (or object) as JSON, 4-space indent as kubectl, strings escaped
+ *   json       the list (or object) as JSON, pretty-printed (json-c), strings escaped
  *              (util/escape.h TEXT_ESCAPE_JSON_TEXT), newline-terminated
  *   yaml       the same as YAML (libyaml's emitter; strings quoted where plain would read as
  *              another type or hold a control), members in the object's order
@@ -145,12 +145,6 @@ int printer_print_item(const struct printer *p, json_object *item, const struct 
  * NUL-terminated). Pure.
  */
 void printer_age(int64_t seconds, char *out, size_t outlen);
-
-/*
- * printer_time() - `t` (seconds since the epoch) as RFC 3339 UTC ("2026-12-06T15:04:05Z"), as
- * metav1.Time is written, into out (at least 21 bytes). Pure.
- */
-void printer_time(int64_t t, char *out, size_t outlen);
 
 /* printer_cleanup() - free what printer_parse / printer_set_sort_by made; p may be reused. */
 void printer_cleanup(struct printer *p);
