@@ -9,6 +9,7 @@
 #include "util/result.h"
 #include "util/flags.h"
 #include "kubeflags.h"
+#include "printer.h"
 
 enum flag_id {
     F_KUBECONFIG,
@@ -21,6 +22,12 @@ enum flag_id {
     F_VERBOSITY,
     F_HELP,
     F_VERSION,
+    F_SELECTOR,
+    F_FIELD_SELECTOR,
+    F_SORT_BY,
+    F_WATCH,
+    F_NO_HEADERS,
+    F_SHOW_LABELS,
     F_KUBE, /* one of kubeflags[] */
 };
 
@@ -43,6 +50,12 @@ static const struct flag flags[] = {
     {"v", 'v', true, F_VERBOSITY, KF_CONTEXT},
     {"help", 'h', false, F_HELP, KF_CONTEXT},
     {"version", 0, false, F_VERSION, KF_CONTEXT},
+    {"selector", 'l', true, F_SELECTOR, KF_CONTEXT},
+    {"field-selector", 0, true, F_FIELD_SELECTOR, KF_CONTEXT},
+    {"sort-by", 0, true, F_SORT_BY, KF_CONTEXT},
+    {"watch", 'w', false, F_WATCH, KF_CONTEXT},
+    {"no-headers", 0, false, F_NO_HEADERS, KF_CONTEXT},
+    {"show-labels", 0, false, F_SHOW_LABELS, KF_CONTEXT},
 };
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
 #define MAX_POSITIONAL 8
@@ -132,16 +145,35 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
             return usage_error(st->err, st->errlen, "%s needs a namespace name", shown);
         a->ns = value;
         break;
-    case F_OUTPUT:
-        if (strcmp(value, "wide") == 0)
-            a->output = PLUGIN_OUTPUT_WIDE;
-        else if (strcmp(value, "json") == 0)
-            a->output = PLUGIN_OUTPUT_JSON;
-        else
-            return usage_error(st->err, st->errlen,
-                               "unknown output format \"%s\" for %s: use wide or json", value,
-                               shown);
+    case F_OUTPUT: {
+        struct printer p;
+        char why[400];
+        int rc = printer_parse(value, &p, why, sizeof(why));
+        printer_cleanup(&p);
+        if (rc)
+            return usage_error(st->err, st->errlen, "%s: %s", shown, why);
+        a->output = value;
         break;
+    }
+    case F_SELECTOR:
+    case F_FIELD_SELECTOR:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a selector", shown);
+        if (f->id == F_SELECTOR)
+            a->label_selector = value;
+        else
+            a->field_selector = value;
+        break;
+    case F_SORT_BY: {
+        struct printer p = {0};
+        char why[400];
+        int rc = printer_set_sort_by(&p, value, why, sizeof(why));
+        printer_cleanup(&p);
+        if (rc)
+            return usage_error(st->err, st->errlen, "%s", why);
+        a->sort_by = value;
+        break;
+    }
     case F_GPU_RESOURCES:
         if (!*value)
             return usage_error(st->err, st->errlen, "%s needs a resource list", shown);
@@ -168,6 +200,9 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
             return PLUGIN_EXIT_USAGE;
         break;
     case F_ALL_NAMESPACES:
+    case F_WATCH:
+    case F_NO_HEADERS:
+    case F_SHOW_LABELS:
     case F_HELP:
     case F_VERSION: {
         bool on;
@@ -180,6 +215,12 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
                                "invalid argument \"%s\" for %s: want true or false", value, shown);
         if (f->id == F_ALL_NAMESPACES)
             a->all_namespaces = on;
+        else if (f->id == F_WATCH)
+            a->watch = on;
+        else if (f->id == F_NO_HEADERS)
+            a->no_headers = on;
+        else if (f->id == F_SHOW_LABELS)
+            a->show_labels = on;
         else if (f->id == F_HELP)
             st->help = on;
         else
@@ -317,8 +358,13 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
             return usage_error(err, errlen, "explain takes a pod name, got \"%s\"", pos[1]);
         if (a->all_namespaces)
             return usage_error(err, errlen, "explain works on one pod: use -n NAMESPACE, not -A");
-        if (a->output != PLUGIN_OUTPUT_TABLE)
-            return usage_error(err, errlen, "explain prints text only: drop -o");
+        if (a->output && strcmp(a->output, "json") != 0 && strcmp(a->output, "yaml") != 0)
+            return usage_error(err, errlen, "explain prints text, -o json or -o yaml only");
+        if (a->label_selector || a->field_selector || a->watch || a->sort_by || a->no_headers ||
+            a->show_labels)
+            return usage_error(err, errlen,
+                               "explain works on one pod: -l, --field-selector, -w, --sort-by, "
+                               "--no-headers and --show-labels are for pods");
         return 0;
     }
     return usage_error(err, errlen, "unknown command \"%s\": use pods or explain", cmd);
