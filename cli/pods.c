@@ -794,8 +794,8 @@ static int on_pod_event(void *ctx, enum kube_event_type type, json_object *obj)
     }
     struct pod_rows rows;
     w->rc = pod_row_now(w, ns, name, &rows);
-    if (w->rc == K_OK && rows.n == 0 && t)
-        untrack(w, t); /* its claims ask for no GPU after all */
+    /* no row (deleted meanwhile: its DELETED event follows; or claims that ask for no GPU): it
+       stays remembered, so the DELETED event still prints its last row */
     for (size_t i = 0; i < rows.n && w->rc == K_OK; i++) {
         struct pod_row *r = &rows.items[i];
         if (t && strcmp(t->cause, r->cause) == 0)
