@@ -11,6 +11,7 @@
 
 #include "table.h"
 #include "util/clock.h"
+#include "util/duration.h"
 #include "util/errbuf.h"
 #include "util/escape.h"
 #include "util/result.h"
@@ -298,53 +299,6 @@ int printer_sort(const struct printer *p, json_object *items, char *err, size_t 
     return rc;
 }
 
-/* ---- ages and times ------------------------------------------------------------------------ */
-
-/* k8s.io/apimachinery: pkg/util/duration/duration.go HumanDuration */
-void printer_age(int64_t s, char *out, size_t len)
-{
-    if (s < -1) {
-        snprintf(out, len, "<invalid>");
-        return;
-    }
-    if (s < 0)
-        s = 0;
-    if (s < 120) {
-        snprintf(out, len, "%" PRId64 "s", s);
-        return;
-    }
-    int64_t m = s / 60, h = s / 3600, d = h / 24;
-    if (m < 10) {
-        if (s % 60)
-            snprintf(out, len, "%" PRId64 "m%" PRId64 "s", m, s % 60);
-        else
-            snprintf(out, len, "%" PRId64 "m", m);
-    } else if (m < 60 * 3) {
-        snprintf(out, len, "%" PRId64 "m", m);
-    } else if (h < 8) {
-        if (m % 60)
-            snprintf(out, len, "%" PRId64 "h%" PRId64 "m", h, m % 60);
-        else
-            snprintf(out, len, "%" PRId64 "h", h);
-    } else if (h < 48) {
-        snprintf(out, len, "%" PRId64 "h", h);
-    } else if (h < 24 * 8) {
-        if (h % 24)
-            snprintf(out, len, "%" PRId64 "d%" PRId64 "h", d, h % 24);
-        else
-            snprintf(out, len, "%" PRId64 "d", d);
-    } else if (h < 24 * 365 * 2) {
-        snprintf(out, len, "%" PRId64 "d", d);
-    } else if (h < 24 * 365 * 8) {
-        if (d % 365)
-            snprintf(out, len, "%" PRId64 "y%" PRId64 "d", d / 365, d % 365);
-        else
-            snprintf(out, len, "%" PRId64 "y", d / 365);
-    } else {
-        snprintf(out, len, "%" PRId64 "y", d / 365);
-    }
-}
-
 /* ---- tables -------------------------------------------------------------------------------- */
 
 static bool column_shown(const struct printer *p, const struct printer_column *c)
@@ -396,8 +350,8 @@ static int age_cell(const struct printer *p, json_object *v, struct buf *out)
     if (!json_object_is_type(v, json_type_string) ||
         !clock_parse_rfc3339(json_object_get_string(v), &t))
         return buf_append_str(out, "<unknown>");
-    char age[32];
-    printer_age((p->now ? p->now : (int64_t)time(NULL)) - t, age, sizeof(age));
+    char age[DURATION_HUMAN_MAX];
+    duration_human((p->now ? p->now : (int64_t)time(NULL)) - t, age, sizeof(age));
     return buf_append_str(out, age);
 }
 

@@ -55,7 +55,7 @@ enum printer_format {
 enum printer_cell {
     PRINTER_CELL_TEXT, /* as a custom-columns cell (jsonpath_cell), "<none>" when absent */
     /* a RFC 3339 time ("2026-12-06T15:04:05Z") printed as its age at printer.now the way
-     * kubectl prints AGE (k8s.io/apimachinery: pkg/util/duration HumanDuration: "45s", "3m4s",
+     * kubectl prints AGE (util/duration.h duration_human: "45s", "3m4s",
      * "5h", "3d4h", "2y"); "<unknown>" when absent or unparsable */
     PRINTER_CELL_AGE,
 };
@@ -139,12 +139,6 @@ int printer_print_list(const struct printer *p, json_object *list, const struct 
  */
 int printer_print_item(const struct printer *p, json_object *item, const struct printer_table *t,
                        bool header, struct buf *out, char *err, size_t errlen);
-
-/*
- * printer_age() - kubectl's HumanDuration of `seconds` ("0s" for <= 0) into out (outlen bytes,
- * NUL-terminated). Pure.
- */
-void printer_age(int64_t seconds, char *out, size_t outlen);
 
 /* printer_cleanup() - free what printer_parse / printer_set_sort_by made; p may be reused. */
 void printer_cleanup(struct printer *p);

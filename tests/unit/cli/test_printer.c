@@ -197,43 +197,12 @@ static void test_parse_errors(void **state)
     printer_cleanup(&p);
 }
 
-static void test_age(void **state)
-{
-    (void)state;
-    static const struct {
-        int64_t s;
-        const char *want;
-    } cases[] = {{-5, "<invalid>"},
-                 {-1, "0s"},
-                 {0, "0s"},
-                 {119, "119s"},
-                 {120, "2m"},
-                 {185, "3m5s"},
-                 {600, "10m"},
-                 {179 * 60, "179m"},
-                 {3 * 3600, "3h"},
-                 {7 * 3600 + 60, "7h1m"},
-                 {47 * 3600, "47h"},
-                 {2 * 86400, "2d"},
-                 {3 * 86400 + 3600, "3d1h"},
-                 {30 * 86400, "30d"},
-                 {730 * 86400, "2y"},
-                 {731 * 86400, "2y1d"},
-                 {3000 * 86400, "8y"}};
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char out[32];
-        printer_age(cases[i].s, out, sizeof(out));
-        if (strcmp(out, cases[i].want) != 0)
-            fail_msg("%lld: got %s, want %s", (long long)cases[i].s, out, cases[i].want);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables),        cmocka_unit_test(test_sort_by),
         cmocka_unit_test(test_yaml_and_json), cmocka_unit_test(test_item_and_header),
-        cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_age),
+        cmocka_unit_test(test_parse_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
