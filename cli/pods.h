@@ -197,7 +197,7 @@ int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
  * "gputri.io/v1alpha1", "kind": "GPUPodList", "metadata": {}, "items": [...]}, each item
  * {"apiVersion": "gputri.io/v1alpha1", "kind": "GPUPod", "metadata": {"name", "namespace",
  * "creationTimestamp" (pods), "labels" (when any)}, "status": {"phase", "nodeName" (when bound),
- * "gpuRequests": {resource: count}, "cause", "detail", "source": annotation|live|events,
+ * "gpuRequests": {resource: count}, "cause", "detail", "source": annotation|live|events|none,
  * "blockedSince" (RFC 3339, when known), "ownerKind" (for a row with no pod: the ReplicaSet,
  * StatefulSet or Job a quota refuses; metadata.name is then the owner's)}}. Members without a
  * value are left out, as the API server leaves them out. On K_OK *out is new (json_object_put).
