@@ -5,9 +5,11 @@
  * usual flags itself, the pflag way: flags may come before, between or after the positional
  * arguments; --flag=value and --flag value; -n value, -nvalue and -n=value; "--" ends the flags.
  *
- *   kubectl gputri pods [-n NS | -A] [-o wide|json]
- *   kubectl gputri explain POD [-n NS]            (POD may be written pod/NAME or pods/NAME)
- *   kubectl gputri nodes [-l SELECTOR] [--resource NAME] [-o wide|json]
+ *   kubectl gputri pods [-n NS | -A] [-o FORMAT] [-l SELECTOR] [--field-selector SELECTOR]
+ *                       [-w] [--sort-by PATH] [--no-headers] [--show-labels]
+ *   kubectl gputri explain POD [-n NS] [-o json|yaml]  (POD may be written pod/NAME or pods/NAME)
+ *   kubectl gputri nodes [-l SELECTOR] [--resource NAME] [-o FORMAT]
+ * FORMAT is one of cli/printer.h's (printer_parse checks it here: a bad one is a usage error).
  *   kubectl gputri help | --help | -h
  *   kubectl gputri version | --version
  * Global flags: --kubeconfig PATH, --gpu-resources LIST, --gpu-device-classes LIST, -v/--v N,
@@ -32,22 +34,21 @@ enum plugin_cmd {
     PLUGIN_CMD_NODES,
 };
 
-enum plugin_output {
-    PLUGIN_OUTPUT_TABLE,
-    PLUGIN_OUTPUT_WIDE,
-    PLUGIN_OUTPUT_JSON,
-};
-
 struct plugin_args {
     enum plugin_cmd cmd;
-    const char *kubeconfig;    /* --kubeconfig, or NULL */
-    const char *ns;            /* -n/--namespace, or NULL (the context's namespace) */
-    bool all_namespaces;       /* -A/--all-namespaces (pods only) */
-    const char *pod;           /* explain's POD, the pod/ or pods/ prefix removed */
-    const char *selector;      /* -l/--selector: a label selector (nodes: of nodes), or NULL */
-    const char *resource;      /* nodes: --resource, a resource or DeviceClass name, or NULL */
-    enum plugin_output output; /* -o/--output */
-    const char *gpu_resources; /* --gpu-resources, or NULL for the default set */
+    const char *kubeconfig;     /* --kubeconfig, or NULL */
+    const char *ns;             /* -n/--namespace, or NULL (the context's namespace) */
+    bool all_namespaces;        /* -A/--all-namespaces (pods only) */
+    const char *pod;            /* explain's POD, the pod/ or pods/ prefix removed */
+    const char *output;         /* -o/--output as given (printer_parse), NULL: the table */
+    const char *label_selector; /* -l/--selector (nodes: of nodes), or NULL */
+    const char *resource;       /* nodes: --resource, a resource or DeviceClass name, or NULL */
+    const char *field_selector; /* --field-selector, or NULL */
+    const char *sort_by;        /* --sort-by, or NULL */
+    bool watch;                 /* -w/--watch */
+    bool no_headers;            /* --no-headers */
+    bool show_labels;           /* --show-labels */
+    const char *gpu_resources;  /* --gpu-resources, or NULL for the default set */
     /* --gpu-device-classes (DRA), or NULL for DRA_GPU_SET_DEFAULT; "" turns DRA off */
     const char *gpu_device_classes;
     int64_t no_scheduler_grace; /* --no-scheduler-grace-period, seconds; 0: the default */

@@ -29,7 +29,7 @@ static void usage(FILE *out)
                  "node\n"
                  "  gputri triage|explain -n NAMESPACE POD\n"
                  "                                the same, the namespace as kubectl takes it\n"
-                 "  gputri nodes [-l SELECTOR] [--resource NAME] [-o wide|json]\n"
+                 "  gputri nodes [-l SELECTOR] [--resource NAME] [-o FORMAT]\n"
                  "                                per node: GPU capacity, use, holders and why\n"
                  "                                free GPUs cannot be used (kubectl gputri nodes\n"
                  "                                --help)\n"

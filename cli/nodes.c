@@ -744,18 +744,3 @@ json_object *nodes_rows_json(const struct node_rows *rows)
     }
     return list;
 }
-
-int nodes_render_json(const struct node_rows *rows, struct buf *out)
-{
-    json_object *list = nodes_rows_json(rows);
-    if (!list)
-        return K_ENOMEM;
-    const char *text = json_object_to_json_string_ext(
-        list, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    /* json-c escapes C0 in strings, not DEL, C1 or bytes that are not UTF-8 (util/escape.h) */
-    int rc = text ? text_escape_buf(out, text, strlen(text), TEXT_ESCAPE_JSON_TEXT) : K_ENOMEM;
-    if (rc == K_OK)
-        rc = buf_append(out, "\n", 1);
-    json_object_put(list);
-    return rc;
-}

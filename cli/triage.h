@@ -106,6 +106,21 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
  */
 int triage_print_explain(const struct triage *t, FILE *out);
 
+/*
+ * triage_explain_json() - the explain report as an object for `explain -o json|yaml`
+ * (cli/printer.h): {"apiVersion": "gputri.io/v1alpha1", "kind": "GPUPodExplanation",
+ * "metadata": {"name", "namespace"}, "status": {"phase", "nodeName", "gpuRequests", "cause",
+ * "detail", "annotationCause", "annotationDetail", "schedulerReason", "schedulerMessage"},
+ * "nodeSelection": {"candidates", "nodes"}, "counts": {step: n}, "nodes": [every candidate
+ * node's row as the text's table: "node", "stopsAt", "resource", "capacity", "allocatable",
+ * "inUse", "free", "request", "why", "closest", and "dra" {"step", "request", "deviceClass",
+ * "driver", "devices", "matching", "free", "tainted", "wanted"} for a DRA request], "holders":
+ * [{"node", "namespace", "name", "gpuRequests", "phase"}] (exhausted only)}; the per-node members
+ * only when the cause is decided at or past node selection, in the text's order. Members without
+ * a value are left out. On K_OK *out is new (json_object_put). Returns K_OK or K_ENOMEM.
+ */
+int triage_explain_json(const struct triage *t, json_object **out);
+
 void triage_cleanup(struct triage *t);
 
 /*

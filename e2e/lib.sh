@@ -621,8 +621,12 @@ gputri_triage_says() {
 gputri_plugin_says() {
   WHY=$(PATH="${GPUTRI_BUILD_DIR:-$REPO/build}/cli:$BIN:$PATH" KUBECONFIG=$KUBECONFIG_FILE \
     "$BIN/kubectl" gputri pods -n "$1" -o json 2>&1 || true)
-  [ "$(jq -r --arg p "$2" '.items[]? | select(.name == $p) | .cause' <<<"$WHY" 2>/dev/null)" = "$3" ]
+  [ "$(jq -r --arg p "$2" ".items[]? | select($GPUTRI_ROW_NAME == \$p) | .status.cause" <<<"$WHY" 2>/dev/null)" = "$3" ]
 }
+# jq: the NAME column of a `kubectl gputri pods -o json` item (gputri.io/v1alpha1 GPUPod):
+# metadata.name, "Kind/name" for an owner without pods (status.ownerKind)
+GPUTRI_ROW_NAME='((if .status.ownerKind then .status.ownerKind + "/" else "" end) + .metadata.name)'
+
 
 # token_kubeconfig SA NS OUT: a kubeconfig at OUT that authenticates as ServiceAccount NS/SA (a
 # TokenRequest token of 30 minutes) to the server of $KUBECONFIG_FILE, with its CA: a user with

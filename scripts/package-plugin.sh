@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packages kubectl-gputri for krew: builds it (in $GPUTRI_BUILD_DIR, default build/), writes
-#   OUT/kubectl-gputri_v<version>_linux_amd64.tar.gz   the stripped binary
+#   OUT/kubectl-gputri_v<version>_linux_amd64.tar.gz   the stripped plugin and its completion
+#                                                      (kubectl_complete-gputri, kubectl 1.26+)
 #   OUT/gputri.yaml                                    manifests/krew/gputri.yaml with the
 #                                                      archive's sha256
 # (OUT defaults to <build dir>/krew) and prints the two paths. The archive is what the manifest's
@@ -34,14 +35,15 @@ grep -q "^  version: v$VERSION\$" "$MANIFEST" || {
 }
 
 cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" --target kubectl-gputri >/dev/null
+cmake --build "$BUILD_DIR" --target kubectl-gputri kubectl_complete-gputri >/dev/null
 mkdir -p "$OUT"
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 install -m 0755 -s "$BUILD_DIR/cli/kubectl-gputri" "$STAGE/kubectl-gputri"
+install -m 0755 -s "$BUILD_DIR/cli/kubectl_complete-gputri" "$STAGE/kubectl_complete-gputri"
 ARCHIVE=$OUT/kubectl-gputri_v${VERSION}_linux_amd64.tar.gz
 mtime=$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 0)
-tar --sort=name --numeric-owner --owner=0 --group=0 --mtime="@$mtime" -C "$STAGE" -cf - kubectl-gputri |
+tar --sort=name --numeric-owner --owner=0 --group=0 --mtime="@$mtime" -C "$STAGE" -cf - kubectl-gputri kubectl_complete-gputri |
   gzip -n -9 >"$ARCHIVE"
 sum=$(sha256sum "$ARCHIVE" | cut -d' ' -f1)
 sed "s/^\(      sha256: \).*/\1\"$sum\"/" "$MANIFEST" >"$OUT/gputri.yaml"

@@ -148,9 +148,7 @@ static void test_resource_rows(void **state)
     assert_int_equal(nodes_render_table(&rows, true, &b), K_OK);
     assert_non_null(strstr(buf_cstr(&b), "ml/holder=1"));
     assert_non_null(strstr(buf_cstr(&b), "UNHEALTHY"));
-    buf_reset(&b);
-    assert_int_equal(nodes_render_json(&rows, &b), K_OK);
-    json_object *j = json_tokener_parse(buf_cstr(&b));
+    json_object *j = nodes_rows_json(&rows);
     assert_non_null(j);
     json_object *v, *items;
     assert_true(json_object_object_get_ex(j, "apiVersion", &v));

@@ -44,7 +44,12 @@ static void test_help_version_usage(void **state)
     struct cmdline_fixture *fx = *state;
     assert_int_equal(run(fx, "--help", NULL), 0);
     assert_non_null(strstr(fx->r.out, "Show why GPU pods do not start.\n"));
-    assert_non_null(strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE]\n"));
+    assert_non_null(
+        strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE] [-o json|yaml]\n"));
+    static const char *const flags[] = {"--selector",   "--field-selector", "--watch", "--sort-by",
+                                        "--no-headers", "--show-labels",    "--output"};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        assert_non_null(strstr(fx->r.out, flags[i]));
     assert_non_null(strstr(fx->r.out, "Exit status: 0 done, 1 error"));
     assert_int_equal(run(fx, "--version", NULL), 0);
     assert_true(strncmp(fx->r.out, "kubectl-gputri ", 15) == 0);
@@ -232,8 +237,12 @@ static void test_pods_live_forbidden(void **state)
     assert_int_equal(json_object_array_length(rows), 2);
     for (size_t i = 0; i < 2; i++) {
         json_object *r = json_object_array_get_idx(rows, i);
-        const char *name = json_object_get_string(json_object_object_get(r, "name"));
-        const char *cause = json_object_get_string(json_object_object_get(r, "cause"));
+        json_object *meta = json_object_object_get(r, "metadata");
+        json_object *st = json_object_object_get(r, "status");
+        const char *name = json_object_get_string(json_object_object_get(meta, "name"));
+        const char *cause = json_object_get_string(json_object_object_get(st, "cause"));
+        assert_non_null(name);
+        assert_non_null(cause);
         assert_string_equal(cause, strcmp(name, "train") == 0 ? "taint" : "-");
     }
     assert_string_equal(
