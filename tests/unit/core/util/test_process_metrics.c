@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "text.h"
 #include "util/buf.h"
 #include "util/process_metrics.h"
 #include "util/result.h"
@@ -108,16 +109,6 @@ static void test_parse_btime(void **state)
     assert_int_equal(process_stats_parse_btime(""), 0);
 }
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* A directory laid out as procfs: the rendering is exactly client_golang's families. */
 static void test_read_and_render_fake_proc(void **state)
 {
@@ -129,12 +120,12 @@ static void test_read_and_render_fake_proc(void **state)
     assert_int_equal(mkdir(path, 0700), 0);
     snprintf(path, sizeof(path), "%s/self/fd", root);
     assert_int_equal(mkdir(path, 0700), 0);
-    write_file(root, "stat", "cpu 1 2 3\nbtime 1700000000\n");
-    write_file(root, "self/stat", STAT);
-    write_file(root, "self/limits", LIMITS);
-    write_file(root, "self/fd/0", "");
-    write_file(root, "self/fd/1", "");
-    write_file(root, "self/fd/2", "");
+    test_write_file(root, "stat", "cpu 1 2 3\nbtime 1700000000\n");
+    test_write_file(root, "self/stat", STAT);
+    test_write_file(root, "self/limits", LIMITS);
+    test_write_file(root, "self/fd/0", "");
+    test_write_file(root, "self/fd/1", "");
+    test_write_file(root, "self/fd/2", "");
 
     struct process_stats s;
     process_stats_read(root, &s);
