@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "triage/triage.h"
 #include "util/log.h"
+#include "util/process_metrics.h"
 #include "util/result.h"
 
 /* Every API request of every client, for gputri_api_requests_total. */
@@ -138,7 +139,10 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
         };
         _Static_assert(METRICS_QUOTA_OWNER_KINDS == QUOTA_OWNER_KINDS, "one row per owner kind");
         quota_owners_counts(c->quota_owners, g.quota_refused_owners, NULL);
-        status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
+        status =
+            metrics_render(c->metrics, &g, body) == K_OK && process_metrics_append(body) == K_OK
+                ? 200
+                : 500;
     }
     free(samples);
     free(pc.rows);

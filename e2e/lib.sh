@@ -4,8 +4,8 @@
 # lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
 # gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
-# closing line (summary), a bench script's own cluster and gputri-controller (bench_*), and the
-# listfeed stand-in API server (listfeed_start).
+# closing line (summary), checks on a rendered chart (chart_q, chart_expect), a bench script's own
+# cluster and gputri-controller (bench_*), and the listfeed stand-in API server (listfeed_start).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
 #
@@ -658,6 +658,34 @@ token_kubeconfig() {
       echo "current-context: $1"
     } >"$3"
   )
+}
+
+# chart_q FILE PYTHON-EXPR: evaluates EXPR over the objects of a rendered chart (`helm template`
+# output), with o(kind, name) -> the object (or None), c(kind, name) -> its pod template's first
+# container, kinds() -> the kinds rendered, and yaml and sys at hand; prints the result and fails
+# when it is falsy.
+chart_q() {
+  python3 - "$1" "$2" <<'PY'
+import sys, yaml
+objs = {}
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d:
+        objs[(d["kind"], d["metadata"]["name"])] = d
+def o(kind, name):
+    return objs.get((kind, name))
+def c(kind, name):
+    return o(kind, name)["spec"]["template"]["spec"]["containers"][0]
+def kinds():
+    return sorted(k for k, _ in objs)
+r = eval(sys.argv[2])
+print(r)
+sys.exit(0 if r else 1)
+PY
+}
+# chart_expect NAME FILE PYTHON-EXPR: a check that chart_q FILE EXPR holds.
+chart_expect() {
+  local out
+  if out=$(chart_q "$2" "$3" 2>&1); then pass "$1"; else fail "$1" "$3" "${out:0:400}"; fi
 }
 
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and

@@ -21,6 +21,7 @@
 #include "model/gpu.h"
 #include "server.h"
 #include "util/log.h"
+#include "util/process_metrics.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -137,6 +138,12 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             (unsigned long long)vs.queued, (unsigned long long)vs.verified,
             (unsigned long long)vs.absent, (unsigned long long)vs.mismatch,
             (unsigned long long)vs.failed, (unsigned long long)vs.dropped, vs.pending);
+    /* process_* (CPU, memory, descriptors, start time), as client libraries export them */
+    struct buf proc;
+    buf_init(&proc, 16384);
+    if (process_metrics_append(&proc) == K_OK)
+        fputs(buf_cstr(&proc), f);
+    buf_cleanup(&proc);
     if (fclose(f) != 0 || !b) {
         free(b);
         http_json_error(resp, 500, "out of memory");
