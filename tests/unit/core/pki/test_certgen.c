@@ -1,5 +1,5 @@
 /*
- * test_certgen.c - certs/certgen.c: chains verify with X509_verify_cert, SANs, key types, key
+ * test_certgen.c - core/pki/certgen.c: chains verify with X509_verify_cert, SANs, key types, key
  * usages, lifetimes, serials, renewal with an existing CA, inspection and atomic file writes.
  */
 #include <setjmp.h>
@@ -22,7 +22,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "certgen.h"
+#include "pki/certgen.h"
 #include "util/result.h"
 
 /* A fixed clock, so lifetimes can be compared exactly: 2026-01-01T00:00:00Z. */

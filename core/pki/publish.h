@@ -1,19 +1,20 @@
 /*
  * publish.h - put a generated certificate set into the cluster: the webhook's kubernetes.io/tls
- * Secret and the caBundle of its ValidatingWebhookConfiguration. Used by gputri-certs.
+ * Secret and the caBundle of its ValidatingWebhookConfiguration. Used by gputri-certs and
+ * gputri-webhook (webhook/selfcert.c).
  *
  * All functions use a caller-owned struct kube_client (core/kube/client.h) and share its rules:
  * not thread-safe per client, every call returns a K_* value and fills *err with the HTTP status
  * and the API server's message. Nothing is printed.
  */
-#ifndef GPUTRI_CERTS_PUBLISH_H
-#define GPUTRI_CERTS_PUBLISH_H
+#ifndef GPUTRI_PKI_PUBLISH_H
+#define GPUTRI_PKI_PUBLISH_H
 
 #include <stdbool.h>
 
 #include "kube/client.h"
 
-#include "certgen.h"
+#include "pki/certgen.h"
 
 /*
  * publish_tls_secret() - create or update Secret namespace/name of type kubernetes.io/tls with

@@ -2,7 +2,7 @@
  * publish.c - store certificates in a kubernetes.io/tls Secret and inject the CA into the
  * webhook configuration's caBundle, with GET, POST and merge-patch from core/kube/client.h.
  */
-#include "publish.h"
+#include "pki/publish.h"
 
 #include <stdarg.h>
 #include <stdio.h>

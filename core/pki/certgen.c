@@ -1,8 +1,8 @@
 /*
  * certgen.c - CA and serving certificate generation, verification and inspection for the gputri
- * webhook, on the OpenSSL 3 API (no openssl command). Used by certs/commands.c.
+ * webhook, on the OpenSSL 3 API (no openssl command). Used by certs/commands.c and webhook/selfcert.c.
  */
-#include "certgen.h"
+#include "pki/certgen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

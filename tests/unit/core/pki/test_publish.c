@@ -1,5 +1,5 @@
 /*
- * test_publish.c - the webhook's TLS Secret and caBundle put into the cluster (certs/publish.c),
+ * test_publish.c - the webhook's TLS Secret and caBundle put into the cluster (core/pki/publish.c),
  * against the recording fake API server (tests/lib/fake_kube.h): which requests go out, what
  * their bodies hold, and how 404, 409 and a Secret of another type are met.
  */
@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "fake_kube.h"
-#include "publish.h"
+#include "pki/publish.h"
 #include "util/result.h"
 
 #define SECRET_PATH "/api/v1/namespaces/gputri-system/secrets/gputri-webhook-tls"

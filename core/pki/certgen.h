@@ -1,6 +1,7 @@
 /*
  * certgen.h - the serving certificate of the gputri admission webhook and the CA that signs it,
- * made with the OpenSSL 3 C API. Used by gputri-certs (certs/commands.c) and its unit tests.
+ * made with the OpenSSL 3 C API. Used by gputri-certs (certs/commands.c) and gputri-webhook's
+ * in-cluster certificates (webhook/selfcert.c).
  *
  * Family rules: every function returns a K_* value (util/result.h) and, on failure, writes a
  * one-line English reason into the caller's err buffer (errlen bytes, always NUL-terminated;
@@ -8,8 +9,8 @@
  * thread-safe (OpenSSL 3 initialises itself). Strings handed to the caller are heap-allocated
  * NUL-terminated PEM or text and are released with the matching *_cleanup() function.
  */
-#ifndef GPUTRI_CERTS_CERTGEN_H
-#define GPUTRI_CERTS_CERTGEN_H
+#ifndef GPUTRI_PKI_CERTGEN_H
+#define GPUTRI_PKI_CERTGEN_H
 
 #include <stdbool.h>
 #include <stddef.h>
