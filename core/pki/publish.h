@@ -17,6 +17,21 @@
 #include "pki/certgen.h"
 
 /*
+ * publish_data() - a Secret's data object: keys[i] = base64(pems[i]) for i < n (all borrowed).
+ * On K_OK *out is new (the caller puts it); K_ETOOBIG or K_ENOMEM otherwise.
+ */
+int publish_data(const char *const *keys, const char *const *pems, size_t n, json_object **out);
+
+/*
+ * publish_new_tls_secret() - a new Secret object of type kubernetes.io/tls: namespace/name,
+ * labels app.kubernetes.io/name=gputri, app.kubernetes.io/component=webhook and
+ * app.kubernetes.io/managed-by=managed_by, and `data` (its reference is taken). The caller puts
+ * the result.
+ */
+json_object *publish_new_tls_secret(const char *namespace_name, const char *name, json_object *data,
+                                    const char *managed_by);
+
+/*
  * publish_tls_secret() - create or update Secret namespace/name of type kubernetes.io/tls with
  * data tls.crt, tls.key and ca.crt from b (borrowed). An existing Secret of that type gets only
  * these three keys replaced (merge patch); other keys and metadata stay. *created tells which.
