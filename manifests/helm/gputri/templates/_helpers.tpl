@@ -75,3 +75,8 @@ capabilities:
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
+
+{{/* The webhook's TLS Secret. */}}
+{{- define "gputri.webhookSecret" -}}
+{{- default (printf "%s-webhook-tls" (include "gputri.fullname" .)) .Values.webhook.tlsSecretName -}}
+{{- end -}}
