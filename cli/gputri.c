@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "model/gpu.h"
@@ -302,6 +303,14 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
     struct triage t;
     struct kube_error err = {0};
     int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, grace, ns, name, &t, &err);
+    if (rc == K_EFORBIDDEN && t.pod_read) { /* the pod, not the nodes: the controller's answer */
+        enum answer_outcome o = answer_fallback(
+            client, &gpus, ns, name, strcmp(cmd, "explain") == 0, "gputri", &err, io->out, io->err);
+        if (o != ANSWER_UNREAD) {
+            status = o == ANSWER_PRINTED && fflush(io->out) == 0 ? 0 : 1;
+            goto out;
+        }
+    }
     if (rc) {
         print_api_error(io, &cfg, ns, name, rc, &err);
         goto out;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "args.h"
 #include "kubeflags.h"
 #include "kube/client.h"
@@ -108,6 +109,22 @@ static int write_all(const struct plugin_io *io, const struct buf *b)
     return fflush(io->out) == 0 ? 0 : 1;
 }
 
+/* The rows came from the annotations alone: say why, once, on stderr. */
+static void print_live_forbidden(const struct plugin_io *io, const struct pod_rows *rows)
+{
+    size_t none = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        none += rows->items[i].source == POD_ROW_NONE;
+    char without[64] = "";
+    if (none)
+        snprintf(without, sizeof(without), " (%zu without one: \"-\")", none);
+    fprintf(io->err,
+            "kubectl-gputri: %s is forbidden for you: causes from the annotations "
+            "gputri-controller wrote%s; a live classification needs read access to nodes (the "
+            "ClusterRole gputri-viewer, docs/cli.md)\n",
+            rows->forbidden[0] ? rows->forbidden : "a cluster-scoped resource", without);
+}
+
 static int run_pods(const struct plugin_io *io, const struct plugin_args *a,
                     struct kube_client *client, const struct kube_config *cfg,
                     const struct gpu_set *gpus, const struct gpu_set *dra, const char *ns)
@@ -141,6 +158,8 @@ static int run_pods(const struct plugin_io *io, const struct plugin_args *a,
         else
             fprintf(io->err, "No GPU pods waiting in %s namespace.\n", ns);
     }
+    if (status == 0 && rows.live_forbidden && rows.n)
+        print_live_forbidden(io, &rows);
     buf_cleanup(&out);
     pod_rows_cleanup(&rows);
     return status;
@@ -153,6 +172,12 @@ static int run_explain(const struct plugin_io *io, const struct plugin_args *a,
     struct triage t;
     struct kube_error err = {0};
     int rc = triage_run(client, gpus, dra, a->no_scheduler_grace, ns, a->pod, &t, &err);
+    if (rc == K_EFORBIDDEN && t.pod_read) { /* the pod, not the nodes: the controller's answer */
+        enum answer_outcome o = answer_fallback(client, gpus, ns, a->pod, true, "kubectl-gputri",
+                                                &err, io->out, io->err);
+        if (o != ANSWER_UNREAD)
+            return o == ANSWER_PRINTED && fflush(io->out) == 0 ? 0 : 1;
+    }
     if (rc) {
         print_api_error(io, cfg, ns, a->pod, rc, &err);
         return 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "answer.h"
 #include "cache/informer.h"
 #include "cache/key.h"
 #include "classify/classify.h"
@@ -66,28 +67,6 @@ static bool is_candidate(const struct kpod *p)
            store_is_rejected_gpu_pod(p) || store_is_starting_gpu_pod(p);
 }
 
-/* Whether a cause is one of the after-placement words (classify/placement.h). */
-static bool after_placement(const char *cause)
-{
-    int c = cause_from_word(cause);
-    return c == CAUSE_RUNTIME_MISSING || c == CAUSE_IMAGE_PULL_FAILED ||
-           c == CAUSE_CONTAINER_START_FAILED;
-}
-
-/* An annotation is usable unless it contradicts the binding (stale: the controller is away): a
- * starting pod's is one of the after-placement words, a started pod's is ok. */
-static bool annotation_usable(const struct kpod *p)
-{
-    if (!p->cause || !*p->cause)
-        return false;
-    if (!p->node_name)
-        return true;
-    if (store_is_starting_gpu_pod(p))
-        return after_placement(p->cause);
-    return strcmp(p->cause, cause_word(CAUSE_OK)) == 0 ||
-           (strcmp(p->cause, cause_word(CAUSE_NODE_REJECTED)) == 0 && pod_rejected_by_kubelet(p));
-}
-
 static int remember(struct pods_query *q, const char *key)
 {
     if (q->n_keys == q->cap_keys) {
@@ -123,7 +102,7 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
                                ? store_pod_get(q->store, ns, name)
                                : NULL;
     bool take = p && is_candidate(p) && (!q->ns || strcmp(ns, q->ns) == 0);
-    bool live = take && !annotation_usable(p);
+    bool live = take && !pod_annotation_usable(p);
     store_read_unlock(q->store);
     if (!take)
         return;
@@ -222,10 +201,15 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
     }
     if (grc != K_OK && grc != K_ETOOBIG)
         goto nomem;
-    if (annotation_usable(p)) {
+    if (pod_annotation_usable(p)) {
         r->source = POD_ROW_ANNOTATION;
         r->cause = strdup(p->cause);
         r->detail = strdup(p->detail ? p->detail : "");
+    } else if (q->no_live) { /* never a word that was not decided */
+        r->source = POD_ROW_NONE;
+        r->cause = strdup("-");
+        r->detail = strdup("no answer from gputri-controller on the pod, and a live "
+                           "classification needs read access to nodes");
     } else {
         struct triage_source src = query_source(q);
         struct classify_result res;
@@ -327,7 +311,7 @@ static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
         *slash = '\0';
         const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
         *slash = '/';
-        if (p && !annotation_usable(p))
+        if (p && !pod_annotation_usable(p))
             rc = usage_nodes_collect(&src, p, u);
     }
     store_read_unlock(q->store);
@@ -349,7 +333,7 @@ static int read_gangs(struct kube_client *c, struct pods_query *q, struct kube_e
         *slash = '\0';
         store_read_lock(q->store);
         const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
-        bool want = p && p->gang && !p->node_name && !annotation_usable(p);
+        bool want = p && p->gang && !p->node_name && !pod_annotation_usable(p);
         store_read_unlock(q->store); /* p stays valid: only this thread writes */
         bool members = want;
         for (size_t j = 0; want && j < n_listed && members; j++)
@@ -399,6 +383,13 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
     if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {
         rc = usage_list_nodes(c, q.store, err);
+        if (rc == K_EFORBIDDEN) { /* the `view` ClusterRole: the annotations are the answer */
+            out->live_forbidden = q.no_live = true;
+            answer_forbidden_resource(err->message, out->forbidden, sizeof(out->forbidden));
+            memset(err, 0, sizeof(*err));
+            rc = K_OK;
+            goto rows;
+        }
         if (rc == K_OK && (q.n_claim_pods > 0 || q.n_ext_pods > 0) && dra_classes) {
             struct dra_store *dra = NULL;
             rc = usage_list_dra(c, q.n_claim_pods > 0, &dra, err);
@@ -431,8 +422,15 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
             }
         }
     }
-    if (rc == K_OK)
-        rc = pods_query_rows(&q, out);
+rows:
+    if (rc == K_OK) {
+        bool lf = out->live_forbidden;
+        char forbidden[sizeof(out->forbidden)];
+        memcpy(forbidden, out->forbidden, sizeof(forbidden));
+        rc = pods_query_rows(&q, out); /* fills `out` afresh */
+        out->live_forbidden = lf;
+        memcpy(out->forbidden, forbidden, sizeof(forbidden));
+    }
     /* owners without pods, refused by a quota: evidence, not a must (a user may not list
        Events) */
     if (rc == K_OK) {
@@ -456,7 +454,10 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
 
 static const char *source_word(enum pod_row_source s)
 {
-    return s == POD_ROW_ANNOTATION ? "annotation" : s == POD_ROW_EVENTS ? "events" : "live";
+    return s == POD_ROW_ANNOTATION ? "annotation"
+           : s == POD_ROW_EVENTS   ? "events"
+           : s == POD_ROW_NONE     ? "none"
+                                   : "live";
 }
 
 int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out)

@@ -35,6 +35,8 @@ enum pod_row_source {
     POD_ROW_LIVE,       /* classified by this command */
     POD_ROW_EVENTS,     /* no pod: an owner whose GPU pods a ResourceQuota refuses, read from
                            its FailedCreate Events (pods_fetch_owner_rows); name "<Kind>/<name>" */
+    POD_ROW_NONE,       /* no usable annotation, and a live classification was forbidden
+                           (pods_query.no_live): cause "-" */
 };
 
 struct pod_row {
@@ -53,6 +55,11 @@ struct pod_rows {
     /* pods of the LIST that could not be read (did not project, or passed a bound): no row, so
      * the rows are not the whole answer (pods_fetch) */
     size_t skipped;
+    /* a LIST a live classification needs was refused (403): the resource the API server named
+     * ("nodes"; "" when it named none) and the rows without a usable annotation are
+     * POD_ROW_NONE; forbidden[0] is '\0' when nothing was refused */
+    char forbidden[64];
+    bool live_forbidden;
 };
 
 /* The query state: the store and the keys of the pods that will become rows. */
@@ -81,6 +88,9 @@ struct pods_query {
     struct workload_store *workloads;
     /* the gangs of the candidates classified live (owned; NULL: none; pods_read_gangs) */
     struct gang_store *gangs;
+    /* a live classification is forbidden (the user may not list nodes): rows without a usable
+     * annotation are POD_ROW_NONE instead */
+    bool no_live;
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */

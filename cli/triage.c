@@ -21,16 +21,32 @@ static int from_stores(struct store *s, struct dra_store *dra, const struct gpu_
                        struct workload_store *workloads, struct gang_store *gangs, const char *ns,
                        const char *name, struct triage *t);
 
+static void free_usage(struct usage_nodes *u)
+{
+    if (u)
+        usage_nodes_cleanup(u);
+    free(u);
+}
+
+bool triage_usage_read(const struct triage *t, const char *node)
+{
+    if (!t->usage_read)
+        return true;
+    for (size_t i = 0; i < t->usage_read->n; i++)
+        if (strcmp(t->usage_read->names[i], node) == 0)
+            return true;
+    return false;
+}
+
 int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, const char *name, struct triage *t,
                struct kube_error *err)
 {
     memset(t, 0, sizeof(*t));
-    char path[1024], ns_esc[256], name_esc[512];
-    if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) ||
-        kube_path_escape(name, name_esc, sizeof(name_esc)))
+    struct usage_nodes *u = NULL; /* the nodes whose pods are read, kept for explain */
+    char path[KUBE_POD_PATH_MAX];
+    if (kube_pod_path(ns, name, path, sizeof(path)))
         return K_EINVAL;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns_esc, name_esc);
     json_object *pod = NULL;
     int rc = kube_get(c, path, &pod, err);
     if (rc)
@@ -64,18 +80,21 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc)
             goto fail_dra;
         /* only the pods of the nodes whose usage the ladder reads (usage.h) */
-        struct usage_nodes u = {0};
+        u = calloc(1, sizeof(*u));
+        if (!u) {
+            rc = K_ENOMEM;
+            goto fail_dra;
+        }
         struct triage_source src = {.store = t->store,
                                     .dra = dra,
                                     .dra_classes = dra_classes,
                                     .now = (int64_t)time(NULL),
                                     .no_scheduler_grace = no_scheduler_grace};
         store_read_lock(t->store);
-        rc = usage_nodes_collect(&src, store_pod_get(t->store, ns, name), &u);
+        rc = usage_nodes_collect(&src, store_pod_get(t->store, ns, name), u);
         store_read_unlock(t->store);
         if (rc == K_OK)
-            rc = usage_fetch(c, &u, t->store, err);
-        usage_nodes_cleanup(&u);
+            rc = usage_fetch(c, u, t->store, err);
         if (rc)
             goto fail_dra;
     }
@@ -127,12 +146,20 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
     }
     struct store *s = t->store;
     t->store = NULL;
-    return from_stores(s, dra, dra_classes, no_scheduler_grace, events, workloads, gangs, ns, name,
-                       t);
+    rc =
+        from_stores(s, dra, dra_classes, no_scheduler_grace, events, workloads, gangs, ns, name, t);
+    if (rc == K_OK && u && !u->all) {
+        t->usage_read = u;
+        u = NULL;
+    }
+    free_usage(u);
+    return rc;
 fail_dra:
+    free_usage(u);
     dra_store_free(dra);
 fail:
     triage_cleanup(t);
+    t->pod_read = true; /* the error came after the GET of the pod */
     return rc;
 }
 
@@ -835,6 +862,7 @@ int triage_print_explain(const struct triage *t, FILE *out)
         fprintf(out, ", %s %zu", cause_word(dra_steps[i]), r->counts[dra_steps[i]]);
     fprintf(out, "\n\n");
     struct table nodes;
+    size_t unread = 0;
     table_init(&nodes, 9);
     rc = table_addf(&nodes, "NODE", "STOPS AT", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE",
                     "FREE", "REQUEST", "WHY");
@@ -843,8 +871,17 @@ int triage_print_explain(const struct triage *t, FILE *out)
         char cap[24], alloc[24], used[24], fr[24], rq[24], w[600];
         snprintf(cap, sizeof(cap), "%" PRId64, v->capacity);
         snprintf(alloc, sizeof(alloc), "%" PRId64, v->allocatable);
-        snprintf(used, sizeof(used), "%" PRId64, v->allocated);
-        snprintf(fr, sizeof(fr), "%" PRId64, node_verdict_free(v));
+        /* never a number that was not measured: the pods of this node may not have been read */
+        bool read = triage_usage_read(t, v->node->name);
+        unread += !read;
+        if (read)
+            snprintf(used, sizeof(used), "%" PRId64, v->allocated);
+        else
+            snprintf(used, sizeof(used), "-");
+        if (read || v->allocatable <= 0)
+            snprintf(fr, sizeof(fr), "%" PRId64, node_verdict_free(v));
+        else
+            snprintf(fr, sizeof(fr), "-");
         snprintf(rq, sizeof(rq), "%" PRId64, v->requested);
         why(v, w, sizeof(w) - 16);
         if (v->node == r->closest.node)
@@ -855,6 +892,11 @@ int triage_print_explain(const struct triage *t, FILE *out)
     if (rc == K_OK)
         rc = table_print(&nodes, 2, out);
     table_cleanup(&nodes);
+    if (rc == K_OK && unread)
+        fprintf(out,
+                "  (IN USE and FREE \"-\": the pods of %zu node%s were not read; the ladder "
+                "reads the usage only where it can change the step, cli/usage.h)\n",
+                unread, unread == 1 ? "" : "s");
     if (rc == K_OK)
         rc = explain_dra(t, sorted, n, out);
 
@@ -910,6 +952,7 @@ void triage_cleanup(struct triage *t)
     workload_store_free(t->workloads);
     gang_store_free(t->gangs);
     free(t->verdicts);
+    free_usage(t->usage_read);
     memset(t, 0, sizeof(*t));
 }
 

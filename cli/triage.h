@@ -13,6 +13,7 @@
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,8 @@
 #include "classify/classify.h"
 #include "kube/client.h"
 
+struct usage_nodes; /* cli/usage.h */
+
 struct triage {
     struct store *store;    /* owned */
     const struct kpod *pod; /* borrowed from store */
@@ -34,7 +37,23 @@ struct triage {
     struct pod_events *events;         /* owned: the autoscalers' Events on the pod; NULL: none */
     struct workload_store *workloads;  /* owned: the pod's Kueue Workload; NULL: none */
     struct gang_store *gangs; /* owned: the pod's gang (core/triage triage_read_gang); NULL: none */
+    /*
+     * The nodes whose pods were read (cli/usage.h), owned; NULL when the store holds every
+     * non-terminal pod (triage_from_store, or more than USAGE_PER_NODE_MAX nodes). On any other
+     * node an IN USE is not known: triage_usage_read().
+     */
+    struct usage_nodes *usage_read;
+    /* After triage_run() failed: true when the pod itself was read and the error came from what
+     * classifying it reads next (nodes, pods, DRA objects), e.g. a 403 on nodes for a user bound
+     * to the `view` ClusterRole (cli/answer.h). Nothing else of `t` is set then. */
+    bool pod_read;
 };
+
+/*
+ * triage_usage_read() - whether the GPU usage of `node` was read (its pods listed), so that the
+ * IN USE of a verdict there is a measured number. Pure; t borrowed.
+ */
+bool triage_usage_read(const struct triage *t, const char *node);
 
 /*
  * triage_run() - fetch and classify ns/name. On K_OK `t` must be released with

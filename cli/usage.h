@@ -24,8 +24,8 @@
  *
  * What differs from reading every pod: nothing in the cause or the detail (the steps, the
  * ranking and the numbers the detail names all come from the nodes read); `explain` shows an IN
- * USE of 0 on a candidate that does not list the resource at all, whatever pods bound there by
- * spec.nodeName ask for.
+ * USE of "-" on a node whose pods were not read (cli/triage.h triage_usage_read), whatever pods
+ * bound there by spec.nodeName ask for.
  */
 #ifndef GPUTRI_CLI_USAGE_H
 #define GPUTRI_CLI_USAGE_H

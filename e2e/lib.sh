@@ -604,6 +604,38 @@ gputri_plugin_says() {
   [ "$(jq -r --arg p "$2" '.items[]? | select(.name == $p) | .cause' <<<"$WHY" 2>/dev/null)" = "$3" ]
 }
 
+# token_kubeconfig SA NS OUT: a kubeconfig at OUT that authenticates as ServiceAccount NS/SA (a
+# TokenRequest token of 30 minutes) to the server of $KUBECONFIG_FILE, with its CA: a user with
+# exactly the RBAC bound to that ServiceAccount. The ServiceAccount must exist.
+token_kubeconfig() {
+  local token server ca ca_data
+  token=$(kc create token "$1" -n "$2" --duration=30m) || return 1
+  server=$(sed -n 's/^ *server: //p' "$KUBECONFIG_FILE" | head -1)
+  ca=$(sed -n 's/^ *certificate-authority: //p' "$KUBECONFIG_FILE" | head -1)
+  ca_data=$(sed -n 's/^ *certificate-authority-data: //p' "$KUBECONFIG_FILE" | head -1)
+  (
+    umask 077
+    {
+      echo "apiVersion: v1"
+      echo "kind: Config"
+      echo "clusters:"
+      echo "- name: e2e"
+      echo "  cluster:"
+      echo "    server: $server"
+      [ -z "$ca" ] || echo "    certificate-authority: $ca"
+      [ -z "$ca_data" ] || echo "    certificate-authority-data: $ca_data"
+      echo "users:"
+      echo "- name: $1"
+      echo "  user:"
+      echo "    token: $token"
+      echo "contexts:"
+      echo "- name: $1"
+      echo "  context: {cluster: e2e, user: $1, namespace: $2}"
+      echo "current-context: $1"
+    } >"$3"
+  )
+}
+
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and
 # count them for summary.
 PASSED=0 FAILED=0 SKIPPED=0

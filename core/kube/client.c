@@ -264,6 +264,23 @@ int kube_path_escape(const char *in, char *out, size_t outlen)
     return K_OK;
 }
 
+int kube_pod_path(const char *ns, const char *name, char *out, size_t outlen)
+{
+    char ns_esc[256], name_esc[512];
+    if (outlen == 0)
+        return K_ETOOBIG;
+    out[0] = '\0';
+    if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) ||
+        kube_path_escape(name, name_esc, sizeof(name_esc)))
+        return K_ETOOBIG;
+    int n = snprintf(out, outlen, "/api/v1/namespaces/%s/pods/%s", ns_esc, name_esc);
+    if (n < 0 || (size_t)n >= outlen) {
+        out[0] = '\0';
+        return K_ETOOBIG;
+    }
+    return K_OK;
+}
+
 /* Append a percent-encoded query value to b. */
 static int append_escaped(struct buf *b, const char *value)
 {
@@ -436,11 +453,12 @@ static int status_result(long status)
  * the object is not. Returns K_OK with *out owned by the caller; K_EPARSE; K_ETOOBIG over the
  * budget (*cost, when not NULL, the estimate); K_ENOMEM.
  */
-static int parse_json(const char *data, size_t len, json_object **out, uint64_t *cost)
+static int parse_json_as(enum kube_read_shape shape, const char *data, size_t len,
+                         json_object **out, uint64_t *cost)
 {
     struct json_tree t;
     char err[160];
-    int rc = kube_read_parse(&t, KUBE_READ_OBJECT, data, len, err, sizeof(err));
+    int rc = kube_read_parse(&t, shape, data, len, err, sizeof(err));
     if (cost)
         *cost = t.cost[0];
     if (rc == K_OK)
@@ -448,6 +466,11 @@ static int parse_json(const char *data, size_t len, json_object **out, uint64_t 
     json_tree_free(&t);
     kube_read_trim(len);
     return rc;
+}
+
+static int parse_json(const char *data, size_t len, json_object **out, uint64_t *cost)
+{
+    return parse_json_as(KUBE_READ_OBJECT, data, len, out, cost);
 }
 
 /*
@@ -929,8 +952,9 @@ static void request_init(struct request *rq, struct kube_client *c, size_t body_
 }
 
 /* A request whose 2xx response is a JSON document: *out owned by the caller when out != NULL. */
-static int request_json(struct kube_client *c, const char *method, const char *path,
-                        json_object *body, json_object **out, struct kube_error *err)
+static int request_json_as(struct kube_client *c, enum kube_read_shape shape, const char *method,
+                           const char *path, json_object *body, json_object **out,
+                           struct kube_error *err)
 {
     struct request rq;
     const char *text = NULL;
@@ -959,7 +983,7 @@ static int request_json(struct kube_client *c, const char *method, const char *p
     if (rc || !out)
         goto out;
     uint64_t cost = 0;
-    rc = parse_json(buf_cstr(&rq.body), rq.body.len, out, &cost);
+    rc = parse_json_as(shape, buf_cstr(&rq.body), rq.body.len, out, &cost);
     if (rc == K_ETOOBIG) {
         kube_read_over_budget("a response", cost, rq.body.len);
         err_set(err, rc,
@@ -976,6 +1000,12 @@ out:
     return rc;
 }
 
+static int request_json(struct kube_client *c, const char *method, const char *path,
+                        json_object *body, json_object **out, struct kube_error *err)
+{
+    return request_json_as(c, KUBE_READ_OBJECT, method, path, body, out, err);
+}
+
 int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err)
 {
     struct kube_error dummy;
@@ -983,6 +1013,16 @@ int kube_get(struct kube_client *c, const char *path, json_object **out, struct 
         err = &dummy;
     memset(err, 0, sizeof(*err));
     return request_json(c, "GET", path, NULL, out, err);
+}
+
+int kube_get_managed_fields(struct kube_client *c, const char *path, json_object **out,
+                            struct kube_error *err)
+{
+    struct kube_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    return request_json_as(c, KUBE_READ_OBJECT_MANAGED_FIELDS, "GET", path, NULL, out, err);
 }
 
 int kube_patch_merge(struct kube_client *c, const char *path, json_object *body, json_object **out,

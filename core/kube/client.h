@@ -204,6 +204,15 @@ void kube_client_set_list_deadline(struct kube_client *c, bool on);
 int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err);
 
 /*
+ * kube_get_managed_fields() - kube_get() keeping the object's metadata.managedFields, which every
+ * other read drops (kube/read_budget.h): for telling when a field manager last wrote a field
+ * (kubernetes/kubernetes: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go
+ * ManagedFieldsEntry.Time). Same ownership, bounds and errors as kube_get.
+ */
+int kube_get_managed_fields(struct kube_client *c, const char *path, json_object **out,
+                            struct kube_error *err);
+
+/*
  * What kube_list() asks for. Zero-initialised: one response, no resourceVersion (a consistent
  * read of the latest state), no page bound.
  */
@@ -315,5 +324,13 @@ void kube_set_request_observer(kube_request_observer_fn fn, void *ctx);
  * (outlen bytes, always NUL-terminated). Returns K_OK or K_ETOOBIG.
  */
 int kube_path_escape(const char *in, char *out, size_t outlen);
+
+/*
+ * kube_pod_path() - "/api/v1/namespaces/<ns>/pods/<name>" with both escaped, into out (outlen
+ * bytes, always NUL-terminated; KUBE_POD_PATH_MAX is enough for any valid names). Returns K_OK
+ * or K_ETOOBIG. Pure.
+ */
+#define KUBE_POD_PATH_MAX 1024
+int kube_pod_path(const char *ns, const char *name, char *out, size_t outlen);
 
 #endif

@@ -72,7 +72,8 @@ int kube_read_parse(struct json_tree *t, enum kube_read_shape shape, const char 
         .schema = shape == KUBE_READ_EVENT ? &EVENT_SCHEMA : &OBJECT_SCHEMA,
         .max_depth = KUBE_READ_MAX_DEPTH,
         .region = {[REGION_REST] = {.max_cost = KUBE_READ_MAX_COST},
-                   [REGION_MANAGED_FIELDS] = {.skip = true},
+                   [REGION_MANAGED_FIELDS] = {.skip = shape != KUBE_READ_OBJECT_MANAGED_FIELDS,
+                                              .max_cost = KUBE_READ_MAX_COST},
                    [REGION_PULL_SECRETS] = {.skip = true},
                    [REGION_VOLUMES] = {.skip = true}},
         /* the tokener: the keys are json-c's own, so a reader may keep parts of the tree */

@@ -172,6 +172,40 @@ static void test_explain(void **state)
     json_object_put(pod);
 }
 
+/* The nodes are forbidden (the `view` ClusterRole): the annotated pod keeps its cause, the one
+ * that would need a live classification reads "-", one line on stderr, exit 0. */
+static void test_pods_live_forbidden(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *list = json_tokener_parse(EMPTY_LIST);
+    json_object *items = json_object_object_get(list, "items");
+    json_object_array_add(items, test_pod("team", "train", "4", NULL, "Pending", NULL, 0, "taint"));
+    json_object_array_add(items, test_pod("team", "fresh", "1", NULL, "Pending", NULL, 0, NULL));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(list));
+    fake_kube_answer(&fx->fake, 403, 0,
+                     "{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden: User "
+                     "\\\"dev\\\" cannot list resource \\\"nodes\\\" in API group \\\"\\\" at the "
+                     "cluster scope\"}");
+    fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
+    assert_int_equal(run(fx, "pods", "-n", "team", "--gpu-device-classes=", "-o", "json", NULL), 0);
+    json_object *got = json_tokener_parse(fx->r.out);
+    assert_non_null(got);
+    json_object *rows = json_object_object_get(got, "items");
+    assert_int_equal(json_object_array_length(rows), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_object *r = json_object_array_get_idx(rows, i);
+        const char *name = json_object_get_string(json_object_object_get(r, "name"));
+        const char *cause = json_object_get_string(json_object_object_get(r, "cause"));
+        assert_string_equal(cause, strcmp(name, "train") == 0 ? "taint" : "-");
+    }
+    assert_string_equal(
+        fx->r.err, "kubectl-gputri: nodes is forbidden for you: causes from the annotations "
+                   "gputri-controller wrote (1 without one: \"-\"); a live classification "
+                   "needs read access to nodes (the ClusterRole gputri-viewer, docs/cli.md)\n");
+    json_object_put(got);
+    json_object_put(list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +215,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_pods_unreadable, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_explain, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_pods_live_forbidden, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
