@@ -197,6 +197,22 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# host_ipv4: this host's first global (non-loopback) IPv4 address, or nothing. An EndpointSlice
+# may not name 127.0.0.0/8, so a process the API server reaches through a Service listens there.
+host_ipv4() {
+  ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }'
+}
+
+# serviceaccount_dir NAMESPACE NAME DIR: a token of ServiceAccount NAMESPACE/NAME (TokenRequest,
+# 1 h) with the cluster CA and the namespace in DIR, the files in-cluster configuration reads
+# (GPUTRI_SERVICEACCOUNT_DIR=DIR; core/kube/config.h), for a program run as a pod of that
+# ServiceAccount would be. Needs KUBECONFIG_FILE (kc) and GPUTRI_E2E_DIR's pki/ca.crt.
+serviceaccount_dir() {
+  mkdir -p "$3" && chmod 700 "$3" || return 1
+  (umask 077 && kc create token "$2" -n "$1" --duration=1h >"$3/token") || return 1
+  cp "${GPUTRI_E2E_DIR:-/tmp/gputri-e2e}/pki/ca.crt" "$3/ca.crt" && echo "$1" >"$3/namespace"
+}
+
 # daemon_pid NAME: the pid e2e/cluster recorded for daemon NAME (in ${GPUTRI_E2E_DIR}/run), when
 # that process is alive; fails otherwise.
 daemon_pid() {

@@ -12,12 +12,16 @@
  * --events-refill-interval (kube/event_recorder.h; burst 0 turns that bucket off),
  * --event-verification (auto|client-cert|lookup|off, events.h; default auto), --v,
  * --logging-format (text|json), --help, --version.
+ * Certificates in the cluster (selfcert.h; instead of the two files): --cert-secret NS/NAME,
+ * --webhook-configuration NAME, --cert-service NAME (default gputri-webhook), --cert-validity D
+ * (default 8760h), --ca-validity D (default 87600h).
  */
 #ifndef GPUTRI_WEBHOOK_OPTIONS_H
 #define GPUTRI_WEBHOOK_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "autoscaler.h"
@@ -48,7 +52,13 @@ struct wh_options {
     int max_connections;
     int connection_timeout;            /* seconds */
     struct event_limit_options events; /* max_namespaces left 0 (the default) */
-    int verbosity;                     /* --v */
+    /* --cert-secret NS/NAME: the webhook keeps its CA and serving certificate there
+     * (selfcert.h) instead of reading --tls-cert-file/--tls-private-key-file */
+    char cert_secret_ns[64], cert_secret_name[254]; /* "" when not given */
+    const char *webhook_configuration;              /* whose caBundle it keeps */
+    const char *cert_service;                       /* the certificate's Service name */
+    int64_t cert_validity_s, ca_validity_s;
+    int verbosity; /* --v */
     enum log_format log_format;
     bool help, version;
 

@@ -19,6 +19,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "selfcert.h"
 #include "server.h"
 #include "util/log.h"
 #include "util/process_metrics.h"
@@ -34,8 +35,9 @@
 struct app {
     struct wh_cache *cache;
     struct event_recorder *events;
-    const char *host;  /* reportingInstance; NULL: none */
-    bool check_client; /* --client-ca-file given: client certificates are asked for */
+    struct selfcert *selfcert; /* --cert-secret; NULL: certificate files */
+    const char *host;          /* reportingInstance; NULL: none */
+    bool check_client;         /* --client-ca-file given: client certificates are asked for */
     enum wh_event_verification event_mode; /* --event-verification */
     struct wh_verify *verify;              /* reviews looked up before their Events; NULL: off */
     /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
@@ -64,7 +66,11 @@ static void handle_readyz(void *ctx, const struct http_request *req, struct http
 {
     (void)req;
     struct app *app = ctx;
-    if (wh_cache_synced(app->cache)) {
+    if (app->selfcert && !selfcert_ready(app->selfcert)) {
+        /* the API server would refuse the certificate served: not ready for reviews */
+        resp->status = 503;
+        resp->body = dup_body("certificate not yet trusted by the caBundle\n", &resp->body_len);
+    } else if (wh_cache_synced(app->cache)) {
         resp->body = dup_body("ok\n", &resp->body_len);
     } else {
         resp->status = 503;
@@ -144,6 +150,7 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
     if (process_metrics_append(&proc) == K_OK)
         fputs(buf_cstr(&proc), f);
     buf_cleanup(&proc);
+    selfcert_metrics(app->selfcert, f);
     if (fclose(f) != 0 || !b) {
         free(b);
         http_json_error(resp, 500, "out of memory");
@@ -275,7 +282,18 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         wh_run_stop(r, 0);
         return 2;
     }
-    if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) != K_OK) {
+    if (o->cert_secret_ns[0]) {
+        /* a throw-away pair until the Secret's is known (not ready until then) */
+        char name[320];
+        snprintf(name, sizeof(name), "%s.%s.svc", o->cert_service, o->cert_secret_ns);
+        const char *names[] = {name};
+        if (tls_source_new_self_signed(name, names, 1, &r->tls, err, sizeof(err)) != K_OK) {
+            log_error("start-up certificate: %s", err);
+            wh_run_stop(r, 0);
+            return 1;
+        }
+    } else if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) !=
+               K_OK) {
         log_error("loading the serving certificate: %s", err);
         wh_run_stop(r, 0);
         return 1;
@@ -300,6 +318,25 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         return 1;
     }
     struct app *app = &r->app;
+    if (o->cert_secret_ns[0]) {
+        struct kube_client *cc = kube_client_new(&r->cfg, "gputri-webhook/" GPUTRI_VERSION);
+        struct selfcert_options so = {
+            .secret_namespace = o->cert_secret_ns,
+            .secret_name = o->cert_secret_name,
+            .webhook_configuration = o->webhook_configuration,
+            .service = o->cert_service,
+            .ca_validity_s = o->ca_validity_s,
+            .cert_validity_s = o->cert_validity_s,
+        };
+        int rc = cc ? selfcert_new(&so, cc, r->tls, &app->selfcert, err, sizeof(err)) : K_ENOMEM;
+        if (rc == K_OK)
+            rc = selfcert_start(app->selfcert);
+        if (rc != K_OK) {
+            log_error("%s", rc == K_EINVAL ? err : "start-up failed: out of memory");
+            wh_run_stop(r, 0);
+            return rc == K_EINVAL ? 2 : 1;
+        }
+    }
     gethostname(r->host, sizeof(r->host) - 1);
     app->check_client = r->client_ca != NULL;
     app->event_mode = o->event_verification;
@@ -360,10 +397,14 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         wh_run_stop(r, 0);
         return 1;
     }
-    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s)",
+    log_info(0,
+             "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s, "
+             "serving certificate %s%s%s)",
              GPUTRI_VERSION, o->bind_address, server_port(r->srv),
              r->cfg.source ? r->cfg.source : "?",
-             o->client_ca_file ? o->client_ca_file : "not checked");
+             o->client_ca_file ? o->client_ca_file : "not checked",
+             o->cert_secret_ns[0] ? o->cert_secret_ns : o->tls_cert_file,
+             o->cert_secret_ns[0] ? "/" : "", o->cert_secret_ns[0] ? o->cert_secret_name : "");
     *out = r;
     return 0;
 }
@@ -391,6 +432,8 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
                  (unsigned long long)vs.mismatch, (unsigned long long)vs.failed,
                  (unsigned long long)vs.dropped);
     }
+    selfcert_free(app->selfcert); /* before the TLS source it feeds */
+    app->selfcert = NULL;
     if (app->events) {
         struct event_recorder_stats st;
         event_recorder_stop(app->events, WH_RUN_EVENT_DRAIN_MS);

@@ -1,5 +1,6 @@
 /* Tests for webhook/options.c: defaults, both flag spellings, bad values, required flags,
- * --autoscaler and its discovery interval, --event-verification. */
+ * --autoscaler and its discovery interval, --event-verification, --cert-secret and its companions.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +132,46 @@ static void test_event_verification(void **state)
     assert_non_null(strstr(err, "auto|client-cert|lookup|off"));
 }
 
+/* --cert-secret and its companions replace the two certificate files. */
+static void test_cert_secret(void **state)
+{
+    (void)state;
+    struct wh_options o;
+    char err[256];
+    assert_int_equal(
+        PARSE(&o, err, "--cert-secret=gputri/gputri-webhook-tls", "--webhook-configuration=gputri"),
+        K_OK);
+    assert_string_equal(o.cert_secret_ns, "gputri");
+    assert_string_equal(o.cert_secret_name, "gputri-webhook-tls");
+    assert_string_equal(o.webhook_configuration, "gputri");
+    assert_string_equal(o.cert_service, "gputri-webhook");
+    assert_int_equal(o.cert_validity_s, 365LL * 86400);
+    assert_int_equal(o.ca_validity_s, 3650LL * 86400);
+    assert_null(o.tls_cert_file);
+    assert_int_equal(PARSE(&o, err, "--cert-secret", "ns/s", "--webhook-configuration", "w",
+                           "--cert-service=svc", "--cert-validity=2m", "--ca-validity=1h30m"),
+                     K_OK);
+    assert_string_equal(o.cert_service, "svc");
+    assert_int_equal(o.cert_validity_s, 120);
+    assert_int_equal(o.ca_validity_s, 5400);
+    /* not both ways; a configuration is needed; NS/NAME; at least a minute */
+    assert_int_equal(PARSE(&o, err, "--cert-secret=ns/s", "--webhook-configuration=w",
+                           "--tls-cert-file=c", "--tls-private-key-file=k"),
+                     K_EINVAL);
+    assert_non_null(strstr(err, "one or the other"));
+    assert_int_equal(PARSE(&o, err, "--cert-secret=ns/s"), K_EINVAL);
+    assert_non_null(strstr(err, "--webhook-configuration"));
+    assert_int_equal(PARSE(&o, err, "--cert-secret=s", "--webhook-configuration=w"), K_EINVAL);
+    assert_int_equal(PARSE(&o, err, "--cert-secret=ns/", "--webhook-configuration=w"), K_EINVAL);
+    assert_int_equal(PARSE(&o, err, "--cert-secret=a/b/c", "--webhook-configuration=w"), K_EINVAL);
+    assert_int_equal(
+        PARSE(&o, err, "--cert-secret=ns/s", "--webhook-configuration=w", "--cert-validity=59s"),
+        K_EINVAL);
+    assert_int_equal(
+        PARSE(&o, err, "--cert-secret=ns/s", "--webhook-configuration=w", "--ca-validity=forever"),
+        K_EINVAL);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -161,10 +202,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults_and_styles),
-        cmocka_unit_test(test_autoscaler),
-        cmocka_unit_test(test_event_verification),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_defaults_and_styles), cmocka_unit_test(test_autoscaler),
+        cmocka_unit_test(test_event_verification),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cert_secret),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,10 @@ securityContext merged over it (its keys win; nested maps merge, lists replace).
 {{- toYaml (mergeOverwrite $default (deepCopy (default (dict) .Values.securityContext))) }}
 {{- end -}}
 
+{{/* The webhook's TLS Secret. */}}
+{{- define "gputri.webhookSecret" -}}
+{{- default (printf "%s-webhook-tls" (include "gputri.fullname" .)) .Values.webhook.tlsSecretName -}}
+{{- end -}}
 
 {{- /* ---- pod template knobs (imagePullSecrets, priorityClassName, topologySpreadConstraints,
 podAnnotations, podLabels, podSecurityContext, extraEnv, extraVolumes, extraVolumeMounts) ---- */ -}}
