@@ -128,6 +128,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
             .retry_period_ms = c->opts.retry_period_ms,
         };
         c->le_client = kube_client_new(cfg, USER_AGENT " leader-election");
+        if (c->le_client) /* renewals never queue behind the workers' writes */
+            kube_client_set_rate_limited(c->le_client, false);
         if (!c->le_client ||
             kube_lease_lock_init(&c->le_lock, c->le_client, c->opts.lease_namespace,
                                  c->opts.lease_name) != K_OK) {

@@ -116,6 +116,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_EV_REFILL,
         OPT_AUTOSCALER,
         OPT_AUTOSCALER_INTERVAL,
+        OPT_KUBE_API_QPS,
+        OPT_KUBE_API_BURST,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -151,6 +153,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->log_format = LOG_FORMAT_TEXT;
     o->autoscaler = WH_AUTOSCALER_MODE_AUTO;
     o->autoscaler_discovery_ms = WH_AUTOSCALER_DISCOVERY_MS;
+    o->kube_api_qps = FLAGS_KUBE_API_QPS_DEFAULT;
+    o->kube_api_burst = FLAGS_KUBE_API_BURST_DEFAULT;
     o->events = (struct event_limit_options){
         .ns_burst = EVENT_LIMIT_NS_BURST,
         .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
@@ -243,6 +247,19 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
                                err, errlen) != K_OK)
                 return K_EINVAL;
             break;
+        case OPT_KUBE_API_QPS:
+        case OPT_KUBE_API_BURST: {
+            const char *why = NULL;
+            int rc = opt == OPT_KUBE_API_QPS
+                         ? flags_kube_api_qps(optarg, &o->kube_api_qps, &why)
+                         : flags_kube_api_burst(optarg, &o->kube_api_burst, &why);
+            if (rc != K_OK) {
+                snprintf(err, errlen, "invalid value \"%s\" for %s (%s)", optarg,
+                         opt == OPT_KUBE_API_QPS ? "--kube-api-qps" : "--kube-api-burst", why);
+                return K_EINVAL;
+            }
+            break;
+        }
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0) {
                 o->log_format = LOG_FORMAT_TEXT;

@@ -30,6 +30,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/token_bucket.h"
 
 #define CONNECT_TIMEOUT_S 10L
 #define REQUEST_TIMEOUT_S 60L
@@ -54,6 +55,7 @@ struct kube_client {
     bool exec_used;
     bool http1;         /* HTTP/1.1 instead of HTTP/2 (kube_client_set_http1) */
     bool list_deadline; /* a LIST as a whole within the request timeout */
+    bool unlimited;     /* not under the process's rate limit (kube_client_set_rate_limited) */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -197,8 +199,14 @@ struct kube_client *kube_client_clone(const struct kube_client *c)
         n->transport = c->transport;
         n->http1 = c->http1;
         n->list_deadline = c->list_deadline;
+        n->unlimited = c->unlimited;
     }
     return n;
+}
+
+void kube_client_set_rate_limited(struct kube_client *c, bool on)
+{
+    c->unlimited = !on;
 }
 
 void kube_client_set_http1(struct kube_client *c, bool on)
@@ -234,6 +242,68 @@ void kube_client_set_cancel(struct kube_client *c, const atomic_int *cancel)
 static int canceled(const struct kube_client *c)
 {
     return c->cancel && atomic_load(c->cancel);
+}
+
+/* ---- client-side rate limit (kube_set_rate_limit) ---- */
+
+static struct token_bucket limiter_bucket;
+static _Atomic(struct token_bucket *) limiter; /* NULL: no limit */
+static atomic_ullong throttled_requests, throttled_ns;
+
+int kube_set_rate_limit(double qps, int burst, const struct clock *clock)
+{
+    struct token_bucket *old = atomic_exchange(&limiter, NULL);
+    if (old)
+        token_bucket_destroy(old);
+    if (qps < 0)
+        return K_OK;
+    int rc = token_bucket_init(&limiter_bucket, qps, burst, clock);
+    if (rc == K_OK)
+        atomic_store(&limiter, &limiter_bucket);
+    return rc;
+}
+
+void kube_rate_limit_stats(uint64_t *requests, uint64_t *waited_ns)
+{
+    *requests = atomic_load(&throttled_requests);
+    *waited_ns = atomic_load(&throttled_ns);
+}
+
+/*
+ * Waits for the process's rate limiter before a request, as client-go's Request.tryThrottle
+ * (kubernetes/client-go: rest/request.go): a wait over 50 ms is logged at --v=3, over 1 s at
+ * --v=1. K_ECANCELED when the cancel flag is set while waiting.
+ */
+static int throttle(struct kube_client *c, const char *method, const char *path,
+                    struct kube_error *err)
+{
+    struct token_bucket *b = atomic_load(&limiter);
+    if (!b || c->unlimited)
+        return K_OK;
+    int64_t wait = token_bucket_reserve(b);
+    if (wait <= 0)
+        return K_OK;
+    atomic_fetch_add(&throttled_requests, 1);
+    atomic_fetch_add(&throttled_ns, (unsigned long long)wait);
+    int64_t end = clock_mono_ns(NULL) + wait;
+    for (int64_t left = wait; left > 0; left = end - clock_mono_ns(NULL)) {
+        if (canceled(c)) {
+            err_set(err, K_ECANCELED,
+                    "%s %s: canceled while waiting for the client-side rate "
+                    "limit",
+                    method, path);
+            return K_ECANCELED;
+        }
+        int64_t step = left < 100000000 ? left : 100000000; /* poll the cancel flag at 10 Hz */
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step};
+        nanosleep(&ts, NULL);
+    }
+    if (wait >= 50000000)
+        log_info_kv(wait >= 1000000000 ? 1 : 3,
+                    "Waited before sending request due to client-side throttling",
+                    LOG_INT("waitMs", wait / 1000000), LOG_STR("verb", method),
+                    LOG_STR("path", path));
+    return K_OK;
 }
 
 int kube_path_escape(const char *in, char *out, size_t outlen)
@@ -892,6 +962,9 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     const struct kube_config *cfg = c->cfg;
     int rc = K_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
+        /* every request but a watch, each attempt, as client-go (watches are not limited) */
+        if (watch_idle_s == 0 && (rc = throttle(c, method, path, err)) != K_OK)
+            return rc;
         kube_exec_cred_cleanup(&c->exec_cred);
         c->exec_used = false;
         if (cfg->exec_cache && !(cfg->token && *cfg->token) && !cfg->token_file) {
