@@ -32,10 +32,12 @@ void wh_options_usage(FILE *out)
             "                               API server presents; a request without one that\n"
             "                               verifies is answered but causes no Event (re-read\n"
             "                               when the file changes)\n"
-            "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
+            "  --bind-address ADDR          numeric address to listen on (default: every\n"
+            "                               interface, IPv6 and IPv4 ([::], IPV6_V6ONLY off);\n"
+            "                               0.0.0.0 when the kernel has no IPv6)\n"
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
-    flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_KUBE_API, 2, 31, GPU_SET_DEFAULT);
     fprintf(
         out,
         "  --gpu-device-classes LIST    DeviceClass or driver names of GPU DRA requests\n"
@@ -138,11 +140,13 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"events-refill-interval", required_argument, NULL, OPT_EV_REFILL},
         {"autoscaler", required_argument, NULL, OPT_AUTOSCALER},
         {"autoscaler-discovery-interval", required_argument, NULL, OPT_AUTOSCALER_INTERVAL},
+        {"kube-api-qps", required_argument, NULL, OPT_KUBE_API_QPS},
+        {"kube-api-burst", required_argument, NULL, OPT_KUBE_API_BURST},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
-    o->bind_address = "0.0.0.0";
+    o->bind_address = ""; /* every interface, dual-stack (http/server.h) */
     o->port = WH_DEFAULT_PORT;
     o->gpu_resources = GPU_SET_DEFAULT;
     o->dra_gpu_classes = DRA_GPU_SET_DEFAULT;

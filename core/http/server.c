@@ -985,6 +985,10 @@ static int listen_on(struct http_server *s, char *err, size_t errlen)
                                       .sin_port = htons((uint16_t)o->port),
                                       .sin_addr.s_addr = htonl(INADDR_ANY)};
             s->d = start_daemon(s, flags, (struct sockaddr *)&in4);
+            if (s->d)
+                log_info_kv(0, "IPv6 is not available: listening on IPv4 only",
+                            LOG_STR("server", s->name), LOG_STR("address", "0.0.0.0"),
+                            LOG_INT("port", o->port));
         }
     } else {
         struct addrinfo hints = {.ai_family = AF_UNSPEC,
