@@ -36,11 +36,11 @@ static int run(struct ctl_options *o, const struct gpu_set *gpus)
     char err[512];
     kube_exec_set_daemon(); /* an exec plugin never prompts a daemon */
     if (kube_config_load(o->common.kubeconfig, &cfg, err, sizeof(err)) != K_OK) {
-        log_error("%s", err);
+        log_error_kv("cannot load the kubeconfig", LOG_STR("err", err));
         return 1;
     }
-    log_info(0, "gputri-controller %s talking to %s (config from %s)", GPUTRI_VERSION, cfg.server,
-             cfg.source);
+    log_info_kv(0, "gputri-controller starting", LOG_STR("version", GPUTRI_VERSION),
+                LOG_STR("server", cfg.server), LOG_STR("config", cfg.source));
     char host[256] = "gputri-controller", identity[300];
     gethostname(host, sizeof(host));
     ctl_options_identity(host, identity, sizeof(identity));
@@ -59,10 +59,10 @@ static int run(struct ctl_options *o, const struct gpu_set *gpus)
         rc = controller_run(c, &stop);
         controller_free(c);
     } else {
-        log_error("out of memory");
+        log_error_kv("out of memory");
     }
     if (atomic_load(&signalled))
-        log_info(0, "stopped by signal");
+        log_info_kv(0, "stopped by signal");
     kube_config_cleanup(&cfg);
     return rc;
 }

@@ -366,9 +366,9 @@ static const char *current_token(struct kube_client *c)
         size_t start = strspn(tok, " \t\r\n");
         if (tok[start] && !memchr(tok, '\0', len) && !kube_header_value_ok(tok + start)) {
             if (!c->token_refused)
-                log_error("tokenFile %s: token contains a control character; keeping the "
-                          "previous token",
-                          path);
+                log_error_kv("tokenFile: the token contains a control character; keeping the "
+                             "previous token",
+                             LOG_STR("file", path));
             c->token_refused = true;
         } else if (tok[start] && !memchr(tok, '\0', len)) {
             c->token_refused = false;
@@ -982,8 +982,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         rc = perform_once(c, method, path, body, body_len, content_type, watch_idle_s, rq, err);
         if (rc != K_EUNAUTHORIZED || !c->exec_used || attempt == 1)
             break;
-        log_info(1, "exec plugin of user \"%s\": the API server answered 401; running it again",
-                 cfg->exec->user ? cfg->exec->user : "");
+        log_info_kv(1, "exec plugin: the API server answered 401; running it again",
+                    LOG_STR("user", cfg->exec->user ? cfg->exec->user : ""));
         kube_exec_cache_invalidate(cfg->exec_cache, c->exec_gen);
         buf_reset(&rq->body);
         rq->write_rc = 0;
@@ -1147,7 +1147,8 @@ static int list_page(struct kube_client *c, const char *path, const char *url, l
         if (rc)
             goto out;
         if (kube_proto_is(rq.body.data, rq.body.len)) {
-            log_info(4, "LIST %s: %zu bytes of protobuf", path, rq.body.len);
+            log_info_kv(4, "LIST answered in protobuf", LOG_STR("path", path),
+                        LOG_INT("bytes", rq.body.len));
             rc = list_page_proto(path, &rq.body, proto_item, ctx, rv, cont, err);
             goto out;
         }
@@ -1321,7 +1322,8 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
              * staging/src/k8s.io/client-go/tools/pager/pager.go), list everything once more in
              * one response at the requested resourceVersion; the caller hears of it first
              * (opts->restart), as the items delivered so far come again. */
-            log_info(2, "LIST %s: continue token expired; listing again without paging", path);
+            log_info_kv(2, "LIST: continue token expired; listing again without paging",
+                        LOG_STR("path", path));
             full_list = true;
             memset(err, 0, sizeof(*err));
             li.n = 0; /* the items come again */
