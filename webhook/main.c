@@ -65,7 +65,7 @@ int main(int argc, char **argv)
         return status;
     while (!stop)
         sigsuspend(&old);
-    log_info(0, "shutting down: draining requests");
+    log_info_kv(0, "shutting down: draining requests");
     wh_run_stop(r, WH_RUN_DRAIN_MS);
     return 0;
 }

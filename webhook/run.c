@@ -138,10 +138,10 @@ static void validate(struct app *app, const struct http_request *req, struct htt
     int rc = admission_handle(req->body, req->body_len, &snap, r);
     wh_cache_release(app->cache);
     if (rc == K_EPARSE) {
-        log_warn("POST /validate: bad request: %s", r->error);
+        log_warn_kv("POST /validate: bad request", LOG_STR("err", r->error));
         http_json_error(resp, 400, r->error);
     } else if (rc != K_OK) {
-        log_error("POST /validate: %s", k_strerror(rc));
+        log_error_kv("POST /validate failed", LOG_STR("err", k_strerror(rc)));
         http_json_error(resp, 500, k_strerror(rc));
     } else {
         if (!app->check_client)
@@ -150,11 +150,13 @@ static void validate(struct app *app, const struct http_request *req, struct htt
             atomic_fetch_add(&app->reviews_verified, 1);
         else
             atomic_fetch_add(&app->reviews_unverified, 1);
-        log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
-                 r->warnings.n, r->dry_run ? " (dry run)" : "",
-                 may_record ? "" : " (no verified client certificate: no Events)");
+        log_info_kv(1, "review answered", LOG_STR("operation", r->operation),
+                    LOG_STR("kind", r->kind), LOG_STR("namespace", r->ns), LOG_STR("name", r->name),
+                    LOG_INT("warnings", r->warnings.n), LOG_BOOL("dryRun", r->dry_run),
+                    LOG_BOOL("verifiedClient", may_record));
         for (size_t i = 0; i < r->warnings.n; i++)
-            log_info(2, "warning: %s", r->warnings.items[i].text);
+            log_info_kv(2, "warning", LOG_STR("kind", r->kind), LOG_STR("namespace", r->ns),
+                        LOG_STR("name", r->name), LOG_STR("text", r->warnings.items[i].text));
         wh_events_post(app->events, r, may_record, app->host);
         resp->content_type = "application/json";
         resp->body = r->response;
@@ -214,7 +216,7 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     *out = NULL;
     struct wh_run *r = calloc(1, sizeof(*r));
     if (!r) {
-        log_error("start-up failed: out of memory");
+        log_error_kv("start-up failed: out of memory");
         return 1;
     }
     if (gpu_set_parse(&r->gpus, o->gpu_resources) != K_OK) {
@@ -231,22 +233,22 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         return 2;
     }
     if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) != K_OK) {
-        log_error("loading the serving certificate: %s", err);
+        log_error_kv("cannot load the serving certificate", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
     if (o->client_ca_file &&
         client_ca_new(o->client_ca_file, &r->client_ca, err, sizeof(err)) != K_OK) {
-        log_error("loading --client-ca-file: %s", err);
+        log_error_kv("cannot load --client-ca-file", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
     if (!r->client_ca)
-        log_warn("no --client-ca-file: any caller reaching the port can make this webhook record "
-                 "Events; give the API server a client certificate (docs/install.md, Registering "
-                 "the webhook)");
+        log_warn_kv("no --client-ca-file: any caller reaching the port can make this webhook "
+                    "record Events; give the API server a client certificate (docs/install.md, "
+                    "Registering the webhook)");
     if (kube_config_load(o->kubeconfig, &r->cfg, err, sizeof(err)) != K_OK) {
-        log_error("kubeconfig: %s", err);
+        log_error_kv("cannot load the kubeconfig", LOG_STR("err", err));
         r->cfg = (struct kube_config){0}; /* the load freed what it had */
         wh_run_stop(r, 0);
         return 1;
@@ -262,7 +264,8 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
                                                    .discovery_ms = o->autoscaler_discovery_ms});
     if (o->autoscaler != WH_AUTOSCALER_MODE_AUTO) {
         const char *as = wh_autoscaler_name(wh_autoscaler_mode_bits(o->autoscaler));
-        log_info(0, "node autoscaler: %s (--autoscaler)", as ? as : "none");
+        log_info_kv(0, "node autoscaler set by --autoscaler",
+                    LOG_STR("autoscaler", as ? as : "none"));
     }
     /* a warning repeats on every re-apply and every UPDATE of the object: the same one within
      * 10 minutes is written once */
@@ -273,7 +276,7 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     });
     if (!r->event_client || !app->cache || !app->events || wh_cache_start(app->cache) != K_OK ||
         event_recorder_start(app->events, r->event_client) != K_OK) {
-        log_error("start-up failed: out of memory");
+        log_error_kv("start-up failed: out of memory");
         wh_run_stop(r, 0);
         return 1;
     }
@@ -298,14 +301,15 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         .n_routes = sizeof(r->routes) / sizeof(r->routes[0]),
     };
     if (server_start(&so, &r->srv, err, sizeof(err)) != K_OK) {
-        log_error("%s", err);
+        log_error_kv("cannot serve", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
-    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s)",
-             GPUTRI_VERSION, o->bind_address, server_port(r->srv),
-             r->cfg.source ? r->cfg.source : "?",
-             o->client_ca_file ? o->client_ca_file : "not checked");
+    log_info_kv(0, "gputri-webhook serving", LOG_STR("version", GPUTRI_VERSION),
+                LOG_STR("address", o->bind_address[0] ? o->bind_address : "[::] (IPv6 and IPv4)"),
+                LOG_INT("port", server_port(r->srv)),
+                LOG_STR("kubeconfig", r->cfg.source ? r->cfg.source : "?"),
+                LOG_STR("clientCA", o->client_ca_file ? o->client_ca_file : "not checked"));
     *out = r;
     return 0;
 }
@@ -325,9 +329,8 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
         struct event_recorder_stats st;
         event_recorder_stop(app->events, WH_RUN_EVENT_DRAIN_MS);
         event_recorder_stats(app->events, &st);
-        log_info(1, "events: %llu sent, %llu dropped, %llu over the rate limit",
-                 (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
-                 (unsigned long long)st.throttled);
+        log_info_kv(1, "events", LOG_INT("sent", st.created + st.updated),
+                    LOG_INT("dropped", st.dropped), LOG_INT("overRateLimit", st.throttled));
     }
     event_recorder_free(app->events);
     wh_cache_free(app->cache);
