@@ -240,13 +240,27 @@ controller_replica() {
   PID[$n]=$!
 }
 
+# klog_kv KEY: the value of KEY on each structured klog line read from stdin
+# ('I1206 15:58:49.123456 12 probes.c:241] "serving" endpoint="metrics" port=8080'), quotes
+# dropped, one a line (core/util/log.h). For values without blanks or escapes: ports, names,
+# resourceVersions, numbers.
+klog_kv() {
+  sed -n "s/.* $1=\"\{0,1\}\([^\" ]*\).*/\1/p"
+}
+
+# served_port LOG ENDPOINT: the port gputri-controller last logged it serves ENDPOINT on
+# ("metrics", "health probes"), or empty.
+served_port() {
+  grep -F "] \"serving\" endpoint=\"$2\"" "$1" 2>/dev/null | klog_kv port | tail -n 1
+}
+
 # replica_startup NAME LOG: read the ports and identity replica NAME logged at start-up into
 # MPORT, HPORT and IDENT; fails until all three are there.
 replica_startup() {
   local n=$1 log=$2
-  MPORT[$n]=$(sed -n 's/.*serving metrics on .*(port \([0-9]*\)).*/\1/p' "$log" | head -n 1)
-  HPORT[$n]=$(sed -n 's/.*serving health probes on .*(port \([0-9]*\)).*/\1/p' "$log" | head -n 1)
-  IDENT[$n]=$(sed -n 's/.*leader election: \([^ ]*\) competing for Lease.*/\1/p' "$log" | head -n 1)
+  MPORT[$n]=$(served_port "$log" metrics)
+  HPORT[$n]=$(served_port "$log" "health probes")
+  IDENT[$n]=$(grep -F '] "leader election: competing for the lease"' "$log" | klog_kv identity | head -n 1)
   [ -n "${MPORT[$n]}" ] && [ -n "${HPORT[$n]}" ] && [ -n "${IDENT[$n]}" ]
 }
 
@@ -334,7 +348,7 @@ kubelet_event() {
 # the port from its log), or empty. Needs E2E_DIR and REPO.
 deployed_metric() {
   local log=$E2E_DIR/logs/gputri-controller.log port token
-  port=$(sed -n 's/.*serving metrics on .*(port \([0-9]*\)).*/\1/p' "$log" 2>/dev/null | tail -n 1)
+  port=$(served_port "$log" metrics)
   token=$("$REPO/e2e/cluster" metrics-token 2>/dev/null) || return 1
   [ -n "$port" ] || return 1
   curl -sS -m 10 --cacert "$E2E_DIR/controller-pki/ca.crt" -H "Authorization: Bearer $token" \

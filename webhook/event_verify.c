@@ -189,9 +189,8 @@ bool wh_verify_queue(struct wh_verify *v, const struct admission_result *r)
             return true;
         }
         if (v->st.dropped == 1 || v->st.dropped % 100 == 0)
-            log_warn("event verification queue full (%zu): dropped the oldest review's Events "
-                     "(%llu so far)",
-                     v->o.capacity, (unsigned long long)v->st.dropped);
+            log_warn_kv("event verification queue full: dropped the oldest review's Events",
+                        LOG_INT("capacity", v->o.capacity), LOG_INT("dropped", v->st.dropped));
         remove_slot(v, oldest);
     }
     it->seq = v->next_seq++;
@@ -310,28 +309,33 @@ size_t wh_verify_run_due(struct wh_verify *v, struct kube_client *c)
         now = clock_mono_ms(v->o.clock);
         if (o == O_VERIFIED) {
             v->st.verified++;
-            log_info(1, "%s %s/%s: found with the review's uid %s: %zu Event(s)", it->r.kind,
-                     it->r.ns, it->r.name, it->r.uid, it->r.warnings.n);
+            log_info_kv(1, "found with the review's uid: Events posted",
+                        LOG_STR("kind", it->r.kind), LOG_STR("namespace", it->r.ns),
+                        LOG_STR("name", it->r.name), LOG_STR("uid", it->r.uid),
+                        LOG_INT("events", it->r.warnings.n));
             /* the recorder's post only copies and queues: fine under the lock */
             wh_events_post(v->rec, &it->r, true, v->o.instance);
             remove_slot(v, i);
         } else if (o == O_MISMATCH) {
             v->st.mismatch++;
-            log_info(1, "%s %s/%s (review's uid %s): %s: no Event", it->r.kind, it->r.ns,
-                     it->r.name, it->r.uid, why);
+            log_info_kv(1, "not the object of the review: no Event", LOG_STR("kind", it->r.kind),
+                        LOG_STR("namespace", it->r.ns), LOG_STR("name", it->r.name),
+                        LOG_STR("uid", it->r.uid), LOG_STR("reason", why));
             remove_slot(v, i);
         } else if (now + it->delay_ms - it->queued_ms > v->o.give_up_ms) {
             if (rc == K_ENOTFOUND) {
                 v->st.absent++;
-                log_info(1, "%s %s/%s: not created within %lld ms of the review: no Event",
-                         it->r.kind, it->r.ns, it->r.name, (long long)v->o.give_up_ms);
+                log_info_kv(1, "not created in time: no Event", LOG_STR("kind", it->r.kind),
+                            LOG_STR("namespace", it->r.ns), LOG_STR("name", it->r.name),
+                            LOG_INT("giveUpMs", v->o.give_up_ms));
             } else {
                 v->st.failed++;
                 if (v->st.failed == 1 || v->st.failed % 100 == 0)
-                    log_warn("looking up %s %s/%s for its Events: %s%s%s (%llu reviews so far)",
-                             it->r.kind, it->r.ns, it->r.name, rc_text(rc),
-                             err.message[0] ? ": " : "", err.message,
-                             (unsigned long long)v->st.failed);
+                    log_warn_kv("looking up the object for its Events failed",
+                                LOG_STR("kind", it->r.kind), LOG_STR("namespace", it->r.ns),
+                                LOG_STR("name", it->r.name), LOG_STR("err", rc_text(rc)),
+                                LOG_STR("message", err.message),
+                                LOG_INT("failedSoFar", v->st.failed));
             }
             remove_slot(v, i);
         } else {

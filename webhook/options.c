@@ -46,10 +46,12 @@ void wh_options_usage(FILE *out)
             "                               verifies is answered, its Events as\n"
             "                               --event-verification says (re-read when the file\n"
             "                               changes)\n"
-            "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
+            "  --bind-address ADDR          numeric address to listen on (default: every\n"
+            "                               interface, IPv6 and IPv4 ([::], IPV6_V6ONLY off);\n"
+            "                               0.0.0.0 when the kernel has no IPv6)\n"
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
-    flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_KUBE_API, 2, 31, GPU_SET_DEFAULT);
     fprintf(
         out,
         "  --gpu-device-classes LIST    DeviceClass or driver names of GPU DRA requests\n"
@@ -155,6 +157,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_CERT_SERVICE,
         OPT_CERT_VALIDITY,
         OPT_CA_VALIDITY,
+        OPT_KUBE_API_QPS,
+        OPT_KUBE_API_BURST,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -181,11 +185,13 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"cert-service", required_argument, NULL, OPT_CERT_SERVICE},
         {"cert-validity", required_argument, NULL, OPT_CERT_VALIDITY},
         {"ca-validity", required_argument, NULL, OPT_CA_VALIDITY},
+        {"kube-api-qps", required_argument, NULL, OPT_KUBE_API_QPS},
+        {"kube-api-burst", required_argument, NULL, OPT_KUBE_API_BURST},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
-    o->bind_address = "0.0.0.0";
+    o->bind_address = ""; /* every interface, dual-stack (http/server.h) */
     o->port = WH_DEFAULT_PORT;
     o->gpu_resources = GPU_SET_DEFAULT;
     o->dra_gpu_classes = DRA_GPU_SET_DEFAULT;
@@ -200,6 +206,8 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->cert_service = "gputri-webhook";
     o->cert_validity_s = 365LL * 86400;
     o->ca_validity_s = 3650LL * 86400;
+    o->kube_api_qps = FLAGS_KUBE_API_QPS_DEFAULT;
+    o->kube_api_burst = FLAGS_KUBE_API_BURST_DEFAULT;
     o->events = (struct event_limit_options){
         .ns_burst = EVENT_LIMIT_NS_BURST,
         .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
@@ -320,6 +328,19 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
             if (parse_validity("ca-validity", optarg, &o->ca_validity_s, err, errlen) != K_OK)
                 return K_EINVAL;
             break;
+        case OPT_KUBE_API_QPS:
+        case OPT_KUBE_API_BURST: {
+            const char *why = NULL;
+            int rc = opt == OPT_KUBE_API_QPS
+                         ? flags_kube_api_qps(optarg, &o->kube_api_qps, &why)
+                         : flags_kube_api_burst(optarg, &o->kube_api_burst, &why);
+            if (rc != K_OK) {
+                snprintf(err, errlen, "invalid value \"%s\" for %s (%s)", optarg,
+                         opt == OPT_KUBE_API_QPS ? "--kube-api-qps" : "--kube-api-burst", why);
+                return K_EINVAL;
+            }
+            break;
+        }
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0) {
                 o->log_format = LOG_FORMAT_TEXT;

@@ -2,15 +2,17 @@
  * options.h - gputri-webhook's command line, Kubernetes style (--flag=value or --flag value,
  * single or double dash, as getopt_long_only accepts them).
  *
- * Flags: --tls-cert-file, --tls-private-key-file, --client-ca-file, --bind-address (default
- * 0.0.0.0), --port (default 8443), --kubeconfig, --gpu-resources, --gpu-device-classes (model/gpu.h
- * DRA_GPU_SET_DEFAULT), --assume-extended-resource-toleration,
+ * Flags: --tls-cert-file, --tls-private-key-file, --client-ca-file, --bind-address (default "":
+ * every interface, dual-stack, http/server.h), --port (default 8443), --kubeconfig,
+ * --gpu-resources, --gpu-device-classes (model/gpu.h DRA_GPU_SET_DEFAULT),
+ * --assume-extended-resource-toleration,
  * --autoscaler (auto|none|karpenter|cluster-autoscaler, autoscaler.h; default auto),
  * --autoscaler-discovery-interval (default WH_AUTOSCALER_DISCOVERY_MS),
  * --max-request-bytes, --threads, --max-connections, --connection-timeout,
  * --events-namespace-burst, --events-namespace-refill-interval, --events-burst,
  * --events-refill-interval (kube/event_recorder.h; burst 0 turns that bucket off),
- * --event-verification (auto|client-cert|lookup|off, events.h; default auto), --v,
+ * --event-verification (auto|client-cert|lookup|off, events.h; default auto),
+ * --kube-api-qps, --kube-api-burst (util/flags.h, kube/client.h kube_set_rate_limit), --v,
  * --logging-format (text|json), --help, --version.
  * Certificates in the cluster (selfcert.h; instead of the two files): --cert-secret NS/NAME,
  * --webhook-configuration NAME, --cert-service NAME (default gputri-webhook), --cert-validity D
@@ -39,7 +41,7 @@ struct wh_options {
     const char *tls_cert_file;  /* PEM: leaf first, then intermediates */
     const char *tls_key_file;   /* PEM private key */
     const char *client_ca_file; /* PEM CAs of client certificates; NULL: none asked for */
-    const char *bind_address;   /* numeric IPv4 or IPv6 address */
+    const char *bind_address;   /* numeric IPv4 or IPv6 address; "": every interface */
     int port;
     const char *kubeconfig;      /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
     const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h) */
@@ -64,6 +66,8 @@ struct wh_options {
 
     /* --event-verification; client-cert needs client_ca_file */
     enum wh_event_verification event_verification;
+    double kube_api_qps; /* --kube-api-qps; negative: no client-side rate limit */
+    int kube_api_burst;  /* --kube-api-burst */
 };
 
 /*

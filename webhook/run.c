@@ -178,10 +178,10 @@ static void validate(struct app *app, const struct http_request *req, struct htt
     int rc = admission_handle(req->body, req->body_len, &snap, r);
     wh_cache_release(app->cache);
     if (rc == K_EPARSE) {
-        log_warn("POST /validate: bad request: %s", r->error);
+        log_warn_kv("POST /validate: bad request", LOG_STR("err", r->error));
         http_json_error(resp, 400, r->error);
     } else if (rc != K_OK) {
-        log_error("POST /validate: %s", k_strerror(rc));
+        log_error_kv("POST /validate failed", LOG_STR("err", k_strerror(rc)));
         http_json_error(resp, 500, k_strerror(rc));
     } else {
         if (!app->check_client)
@@ -197,14 +197,16 @@ static void validate(struct app *app, const struct http_request *req, struct htt
             wh_events_path(app->event_mode, app->check_client, req->client_verified, r);
         if (path == WH_EVENT_LOOKUP && (!app->verify || !wh_verify_queue(app->verify, r)))
             path = WH_EVENT_NONE;
-        log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
-                 r->warnings.n, r->dry_run ? " (dry run)" : "",
-                 !r->warnings.n || r->dry_run ? ""
-                 : path == WH_EVENT_LOOKUP    ? " (Events once the object is found)"
-                 : path == WH_EVENT_NONE      ? " (no Events)"
-                                              : "");
+        log_info_kv(1, "review answered", LOG_STR("operation", r->operation),
+                    LOG_STR("kind", r->kind), LOG_STR("namespace", r->ns), LOG_STR("name", r->name),
+                    LOG_INT("warnings", r->warnings.n), LOG_BOOL("dryRun", r->dry_run),
+                    LOG_BOOL("verifiedClient", req->client_verified),
+                    LOG_STR("events", path == WH_EVENT_DIRECT   ? "now"
+                                      : path == WH_EVENT_LOOKUP ? "once the object is found"
+                                                                : "none"));
         for (size_t i = 0; i < r->warnings.n; i++)
-            log_info(2, "warning: %s", r->warnings.items[i].text);
+            log_info_kv(2, "warning", LOG_STR("kind", r->kind), LOG_STR("namespace", r->ns),
+                        LOG_STR("name", r->name), LOG_STR("text", r->warnings.items[i].text));
         if (path == WH_EVENT_DIRECT)
             wh_events_post(app->events, r, true, app->host);
         resp->content_type = "application/json";
@@ -266,7 +268,7 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     *out = NULL;
     struct wh_run *r = calloc(1, sizeof(*r));
     if (!r) {
-        log_error("start-up failed: out of memory");
+        log_error_kv("start-up failed: out of memory");
         return 1;
     }
     if (gpu_set_parse(&r->gpus, o->gpu_resources) != K_OK) {
@@ -288,31 +290,32 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         snprintf(name, sizeof(name), "%s.%s.svc", o->cert_service, o->cert_secret_ns);
         const char *names[] = {name};
         if (tls_source_new_self_signed(name, names, 1, &r->tls, err, sizeof(err)) != K_OK) {
-            log_error("start-up certificate: %s", err);
+            log_error_kv("cannot make the start-up certificate", LOG_STR("err", err));
             wh_run_stop(r, 0);
             return 1;
         }
     } else if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) !=
                K_OK) {
-        log_error("loading the serving certificate: %s", err);
+        log_error_kv("cannot load the serving certificate", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
     if (o->client_ca_file &&
         client_ca_new(o->client_ca_file, &r->client_ca, err, sizeof(err)) != K_OK) {
-        log_error("loading --client-ca-file: %s", err);
+        log_error_kv("cannot load --client-ca-file", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
     if (o->event_verification == WH_EVENT_VERIFY_OFF)
-        log_info(0, "no Events (--event-verification=off)");
+        log_info_kv(0, "no Events (--event-verification=off)");
     else if (!r->client_ca)
-        log_info(0,
-                 "no --client-ca-file: Events only for a CREATE whose object is then read back "
-                 "with the review's uid (--event-verification=%s)",
-                 wh_event_verification_name(o->event_verification));
+        log_info_kv(
+            0,
+            "no --client-ca-file: Events only for a CREATE whose object is then read "
+            "back with the review's uid",
+            LOG_STR("eventVerification", wh_event_verification_name(o->event_verification)));
     if (kube_config_load(o->kubeconfig, &r->cfg, err, sizeof(err)) != K_OK) {
-        log_error("kubeconfig: %s", err);
+        log_error_kv("cannot load the kubeconfig", LOG_STR("err", err));
         r->cfg = (struct kube_config){0}; /* the load freed what it had */
         wh_run_stop(r, 0);
         return 1;
@@ -332,7 +335,8 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         if (rc == K_OK)
             rc = selfcert_start(app->selfcert);
         if (rc != K_OK) {
-            log_error("%s", rc == K_EINVAL ? err : "start-up failed: out of memory");
+            log_error_kv("cannot manage the certificates",
+                         LOG_STR("err", rc == K_EINVAL ? err : "out of memory"));
             wh_run_stop(r, 0);
             return rc == K_EINVAL ? 2 : 1;
         }
@@ -348,7 +352,8 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
                                                    .discovery_ms = o->autoscaler_discovery_ms});
     if (o->autoscaler != WH_AUTOSCALER_MODE_AUTO) {
         const char *as = wh_autoscaler_name(wh_autoscaler_mode_bits(o->autoscaler));
-        log_info(0, "node autoscaler: %s (--autoscaler)", as ? as : "none");
+        log_info_kv(0, "node autoscaler set by --autoscaler",
+                    LOG_STR("autoscaler", as ? as : "none"));
     }
     /* a warning repeats on every re-apply and every UPDATE of the object: the same one within
      * 10 minutes is written once */
@@ -368,7 +373,7 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         event_recorder_start(app->events, r->event_client) != K_OK ||
         (lookup && (!app->verify || !r->verify_client ||
                     wh_verify_start(app->verify, r->verify_client) != K_OK))) {
-        log_error("start-up failed: out of memory");
+        log_error_kv("start-up failed: out of memory");
         wh_run_stop(r, 0);
         return 1;
     }
@@ -393,18 +398,18 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         .n_routes = sizeof(r->routes) / sizeof(r->routes[0]),
     };
     if (server_start(&so, &r->srv, err, sizeof(err)) != K_OK) {
-        log_error("%s", err);
+        log_error_kv("cannot serve", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
-    log_info(0,
-             "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s, "
-             "serving certificate %s%s%s)",
-             GPUTRI_VERSION, o->bind_address, server_port(r->srv),
-             r->cfg.source ? r->cfg.source : "?",
-             o->client_ca_file ? o->client_ca_file : "not checked",
-             o->cert_secret_ns[0] ? o->cert_secret_ns : o->tls_cert_file,
-             o->cert_secret_ns[0] ? "/" : "", o->cert_secret_ns[0] ? o->cert_secret_name : "");
+    log_info_kv(0, "gputri-webhook serving", LOG_STR("version", GPUTRI_VERSION),
+                LOG_STR("address", o->bind_address[0] ? o->bind_address : "[::] (IPv6 and IPv4)"),
+                LOG_INT("port", server_port(r->srv)),
+                LOG_STR("kubeconfig", r->cfg.source ? r->cfg.source : "?"),
+                LOG_STR("clientCA", o->client_ca_file ? o->client_ca_file : "not checked"),
+                LOG_STR("servingCertificate", o->cert_secret_ns[0] ? "secret" : o->tls_cert_file),
+                LOG_STR("certSecret", o->cert_secret_ns[0] ? o->cert_secret_ns : ""),
+                LOG_STR("certSecretName", o->cert_secret_ns[0] ? o->cert_secret_name : ""));
     *out = r;
     return 0;
 }
@@ -425,12 +430,9 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
         struct wh_verify_stats vs;
         wh_verify_stop(app->verify);
         wh_verify_stats(app->verify, &vs);
-        log_info(1,
-                 "event verification: %llu verified, %llu absent, %llu mismatch, %llu failed, "
-                 "%llu dropped",
-                 (unsigned long long)vs.verified, (unsigned long long)vs.absent,
-                 (unsigned long long)vs.mismatch, (unsigned long long)vs.failed,
-                 (unsigned long long)vs.dropped);
+        log_info_kv(1, "event verification stopped", LOG_INT("verified", vs.verified),
+                    LOG_INT("absent", vs.absent), LOG_INT("mismatch", vs.mismatch),
+                    LOG_INT("failed", vs.failed), LOG_INT("dropped", vs.dropped));
     }
     selfcert_free(app->selfcert); /* before the TLS source it feeds */
     app->selfcert = NULL;
@@ -438,9 +440,8 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
         struct event_recorder_stats st;
         event_recorder_stop(app->events, WH_RUN_EVENT_DRAIN_MS);
         event_recorder_stats(app->events, &st);
-        log_info(1, "events: %llu sent, %llu dropped, %llu over the rate limit",
-                 (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
-                 (unsigned long long)st.throttled);
+        log_info_kv(1, "events", LOG_INT("sent", st.created + st.updated),
+                    LOG_INT("dropped", st.dropped), LOG_INT("overRateLimit", st.throttled));
     }
     wh_verify_free(app->verify);
     kube_client_free(r->verify_client);

@@ -349,7 +349,8 @@ static void serve(struct selfcert *s, const struct state *st)
     if (s->served && strcmp(s->served, st->tls_crt) == 0)
         return;
     if (tls_source_set_pem(s->tls, st->tls_crt, st->tls_key, err, sizeof(err)) != K_OK) {
-        log_warn("certificates: cannot serve the pair of Secret %s/%s: %s", s->ns, s->name, err);
+        log_warn_kv("certificates: cannot serve the Secret's pair", LOG_STR("namespace", s->ns),
+                    LOG_STR("secret", s->name), LOG_STR("err", err));
         return;
     }
     free(s->served);
@@ -358,8 +359,8 @@ static void serve(struct selfcert *s, const struct state *st)
         atomic_store(&s->serving_not_after, (long long)na);
     char until[CLOCK_RFC3339_MAX];
     clock_format_rfc3339((int64_t)na * 1000, false, until, sizeof(until));
-    log_info(0, "certificates: serving the certificate of Secret %s/%s (valid until %s)", s->ns,
-             s->name, until);
+    log_info_kv(0, "certificates: serving the Secret's certificate", LOG_STR("namespace", s->ns),
+                LOG_STR("secret", s->name), LOG_STR("notAfter", until));
 }
 
 static int64_t min64(int64_t a, int64_t b)
@@ -425,8 +426,9 @@ int selfcert_reconcile(struct selfcert *s, int64_t *next_ms)
         rc = write_secret(s, &st, &next, &written, &kerr);
         if (rc == K_ECONFLICT) { /* another replica wrote first: read what it wrote */
             atomic_fetch_add(&s->conflicts, 1);
-            log_info(1, "certificates: Secret %s/%s changed meanwhile (%s); reading it again",
-                     s->ns, s->name, plan_names[plan]);
+            log_info_kv(1, "certificates: the Secret changed meanwhile; reading it again",
+                        LOG_STR("namespace", s->ns), LOG_STR("secret", s->name),
+                        LOG_STR("plan", plan_names[plan]));
             state_cleanup(&next);
             need_read = true;
             continue;
@@ -434,8 +436,9 @@ int selfcert_reconcile(struct selfcert *s, int64_t *next_ms)
         if (rc)
             goto fail;
         count_write(s, plan);
-        log_info(0, "certificates: Secret %s/%s %s (%s)", s->ns, s->name,
-                 create ? "created" : "updated", plan_names[plan]);
+        log_info_kv(0, create ? "certificates: Secret created" : "certificates: Secret updated",
+                    LOG_STR("namespace", s->ns), LOG_STR("secret", s->name),
+                    LOG_STR("plan", plan_names[plan]));
         /* what was written is the state now (the answer carries the new resourceVersion);
          * decide again on it: a pass makes at most a few writes */
         state_cleanup(&st);
@@ -454,7 +457,8 @@ int selfcert_reconcile(struct selfcert *s, int64_t *next_ms)
     /* the caBundle follows the Secret's ca.crt */
     if (!have_vwc) {
         atomic_store(&s->ready, false);
-        log_warn("certificates: ValidatingWebhookConfiguration %s not found; retrying", s->vwc);
+        log_warn_kv("certificates: ValidatingWebhookConfiguration not found; retrying",
+                    LOG_STR("name", s->vwc));
     } else if (!bundle || strcmp(bundle, st.ca_crt) != 0) {
         int n = 0;
         step = "updating the caBundle";
@@ -463,10 +467,8 @@ int selfcert_reconcile(struct selfcert *s, int64_t *next_ms)
         if (rc)
             goto fail;
         atomic_fetch_add(&s->bundles, 1);
-        log_info(0,
-                 "certificates: caBundle of ValidatingWebhookConfiguration %s updated (%d "
-                 "webhook(s))",
-                 s->vwc, n);
+        log_info_kv(0, "certificates: caBundle updated",
+                    LOG_STR("validatingWebhookConfiguration", s->vwc), LOG_INT("webhooks", n));
         free(bundle);
         bundle = strdup(st.ca_crt);
         note_seen_ca(s, bundle, st.ca_crt);
@@ -479,19 +481,18 @@ int selfcert_reconcile(struct selfcert *s, int64_t *next_ms)
         have_vwc && bundle && s->served &&
         certgen_verify(bundle, s->served, s->host, (time_t)wall_s(s), err, sizeof(err)) == K_OK;
     if (ok != atomic_load(&s->ready))
-        log_info(0, "certificates: %s",
-                 ok ? "the caBundle trusts the certificate served: ready"
-                    : "the caBundle does not trust the certificate served");
+        log_info_kv(0, ok ? "certificates: the caBundle trusts the certificate served: ready"
+                          : "certificates: the caBundle does not trust the certificate served");
     atomic_store(&s->ready, ok);
     *next_ms = have_vwc ? next_pass_ms(s, &st, first_ca, plan == PLAN_WAIT) : s->retry_ms;
     rc = K_OK;
     goto out;
 fail:
     atomic_fetch_add(&s->errors, 1);
-    log_warn("certificates: %s: %s", step,
-             kerr.message[0] ? kerr.message
-             : err[0]        ? err
-                             : k_strerror(rc));
+    log_warn_kv("certificates: a step failed", LOG_STR("step", step),
+                LOG_STR("err", kerr.message[0] ? kerr.message
+                               : err[0]        ? err
+                                               : k_strerror(rc)));
     *next_ms = s->retry_ms;
 out:
     state_cleanup(&st);

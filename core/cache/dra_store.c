@@ -706,9 +706,11 @@ static void feed_apply(struct dra_store_feed *f, json_object *obj, int deleted)
 {
     int rc = dra_store_apply_json(f->s, f->kind, obj, deleted);
     if (rc != K_OK)
-        log_warn("%s: skipping %s: %s", dra_kind_name(f->kind),
-                 kube_json_meta_str(obj, "name") ? kube_json_meta_str(obj, "name") : "(no name)",
-                 k_strerror(rc));
+        log_warn_kv("skipping an object", LOG_STR("kind", dra_kind_name(f->kind)),
+                    LOG_STR("name", kube_json_meta_str(obj, "name")
+                                        ? kube_json_meta_str(obj, "name")
+                                        : "(no name)"),
+                    LOG_STR("err", k_strerror(rc)));
 }
 
 static void feed_upsert(void *ctx, json_object *obj)
@@ -731,7 +733,7 @@ static void feed_sync_end(void *ctx)
 {
     struct dra_store_feed *f = ctx;
     dra_store_sync_end(f->s, f->kind);
-    log_info(2, "%s: listed", dra_kind_name(f->kind));
+    log_info_kv(2, "listed", LOG_STR("kind", dra_kind_name(f->kind)));
 }
 
 struct informer_handlers dra_store_handlers(struct dra_store_feed *f)

@@ -311,7 +311,7 @@ int tls_source_check(struct tls_source *s, bool force)
     char err[512];
     struct generation *g;
     if (load_pair(s->cert_file, s->key_file, &g, err, sizeof(err)) != K_OK) {
-        log_warn("keeping the current certificate: reload failed: %s", err);
+        log_warn_kv("keeping the current certificate: reload failed", LOG_STR("err", err));
         s->failed_cert = cid;
         s->failed_key = kid;
         s->have_failed = true;
@@ -323,7 +323,8 @@ int tls_source_check(struct tls_source *s, bool force)
     cur->next = s->retired;
     s->retired = cur;
     unsigned long gen = atomic_fetch_add(&s->generation, 1) + 1;
-    log_info(0, "serving certificate reloaded from %s (generation %lu)", s->cert_file, gen);
+    log_info_kv(0, "serving certificate reloaded", LOG_STR("file", s->cert_file),
+                LOG_INT("generation", gen));
     published = 1;
 out:
     pthread_mutex_unlock(&s->mu);

@@ -40,10 +40,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kube/config.h"
 #include "kube/list_parser.h"
 #include "kube/watch.h"
+#include "util/clock.h"
 
 /*
  * 4 MiB: one object read whole (GET; a PATCH/POST/PUT answer that is asked for). The API server
@@ -176,6 +178,39 @@ struct kube_client *kube_client_clone(const struct kube_client *c);
  * Clones inherit it. Call while no request of `c` is running.
  */
 void kube_client_set_http1(struct kube_client *c, bool on);
+
+/*
+ * Client-side rate limiting, as client-go's rest.Config QPS and Burst (kubernetes/client-go:
+ * rest/config.go, util/flowcontrol/throttle.go): one token bucket for the whole process, shared
+ * by every client, so --kube-api-qps bounds what the process sends however many threads and
+ * clients it runs. A request waits for its token (it is never refused); a wait over 50 ms is
+ * logged at --v=3 and over 1 s at --v=1 ("Waited before sending request due to client-side
+ * throttling", as client-go). Watches are never limited (client-go: rest/request.go, Watch); a
+ * LIST takes one token per response, a request retried after a 401 one per attempt. The daemons'
+ * flags and defaults: util/flags.h (FLAGS_KUBE_API_QPS_DEFAULT).
+ */
+/*
+ * kube_set_rate_limit() - limit every client of the process to `qps` requests a second (> 0;
+ * fractions allowed) with bursts of `burst` (>= 1), timed by `clock` (borrowed; NULL: the system
+ * clock; the waits themselves always sleep in real time). A negative qps removes the limit (the
+ * default: no limit). Returns K_OK, or K_EINVAL (then no limit). Process-wide: call before any
+ * client is in use, not while requests run.
+ */
+int kube_set_rate_limit(double qps, int burst, const struct clock *clock);
+
+/*
+ * kube_rate_limit_stats() - how many requests had to wait for the rate limit, and the
+ * nanoseconds they were told to wait, since the process started. Thread-safe.
+ */
+void kube_rate_limit_stats(uint64_t *requests, uint64_t *waited_ns);
+
+/*
+ * kube_client_set_rate_limited() - off: this client's requests do not wait for the process's
+ * rate limit (a leader-election client, whose renewals must not queue behind writes; client-go's
+ * leader election likewise runs on a client of its own). On by default; clones inherit it. Call
+ * while no request of `c` is running.
+ */
+void kube_client_set_rate_limited(struct kube_client *c, bool on);
 
 /*
  * kube_client_set_cancel() - a flag polled (atomic_load) during long requests (watches); when it

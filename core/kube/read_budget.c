@@ -105,9 +105,10 @@ void kube_read_over_budget(const char *what, uint64_t cost, size_t len)
     if (now - last < 60000 || !atomic_compare_exchange_strong(&last_log_ms, &last, now))
         return;
     uint64_t before = atomic_exchange(&logged, n);
-    log_warn("%s of %zu bytes not read: about %" PRIu64 " KiB of JSON tree, over the limit of %u "
-             "KiB per object; treated as absent (%" PRIu64 " such objects since the last warning)",
-             what, len, cost >> 10, KUBE_READ_MAX_COST >> 10, n - before);
+    log_warn_kv("object not read: its JSON tree is over the limit per object; treated as absent",
+                LOG_STR("what", what), LOG_INT("bytes", len), LOG_INT("treeKiB", cost >> 10),
+                LOG_INT("limitKiB", KUBE_READ_MAX_COST >> 10),
+                LOG_INT("sinceLastWarning", n - before));
 }
 
 uint64_t kube_read_over_budget_total(void)

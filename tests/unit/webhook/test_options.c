@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "options.h"
+#include "util/flags.h"
 #include "util/result.h"
 
 #define PARSE(o, err, ...)                                                                         \
@@ -26,8 +27,10 @@ static void test_defaults_and_styles(void **state)
                      K_OK);
     assert_string_equal(o.tls_cert_file, "c.pem");
     assert_string_equal(o.tls_key_file, "k.pem");
-    assert_string_equal(o.bind_address, "0.0.0.0");
+    assert_string_equal(o.bind_address, ""); /* every interface, dual-stack */
     assert_int_equal(o.port, 8443);
+    assert_true(o.kube_api_qps == FLAGS_KUBE_API_QPS_DEFAULT);
+    assert_int_equal(o.kube_api_burst, FLAGS_KUBE_API_BURST_DEFAULT);
     assert_null(o.kubeconfig);
     assert_int_equal(o.max_body, WH_DEFAULT_MAX_BODY);
     assert_false(o.assume_ert);
@@ -192,6 +195,24 @@ static void test_errors(void **state)
     assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "extra"),
                      K_EINVAL);
     assert_int_equal(PARSE(&o, err, "--tls-cert-file"), K_EINVAL);
+    /* --kube-api-qps: above 0 or negative; --kube-api-burst: 1 and more */
+    assert_int_equal(PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k",
+                           "--kube-api-qps=0.5", "--kube-api-burst=3"),
+                     K_OK);
+    assert_true(o.kube_api_qps == 0.5);
+    assert_int_equal(o.kube_api_burst, 3);
+    assert_int_equal(
+        PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", "--kube-api-qps=-1"), K_OK);
+    assert_true(o.kube_api_qps < 0);
+    static const char *const bad[] = {
+        "--kube-api-qps=0",  "--kube-api-qps=x",   "--kube-api-qps=1e9",  "--kube-api-qps=nan",
+        "--kube-api-qps= 5", "--kube-api-burst=0", "--kube-api-burst=1.5"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(
+            PARSE(&o, err, "--tls-cert-file=c", "--tls-private-key-file=k", (char *)bad[i]),
+            K_EINVAL);
+        assert_non_null(strstr(err, "--kube-api-"));
+    }
     /* --help and --version need nothing else */
     assert_int_equal(PARSE(&o, err, "--help"), K_OK);
     assert_true(o.help);
