@@ -129,23 +129,13 @@ static int complete_value(enum value_kind k, const struct plugin_args *a,
 
 static void complete_flags(struct cands *c)
 {
-    static const char *const own[] = {"--all-namespaces",
-                                      "--field-selector",
-                                      "--gpu-device-classes",
-                                      "--gpu-resources",
-                                      "--help",
-                                      "--kubeconfig",
-                                      "--namespace",
-                                      "--no-headers",
-                                      "--no-scheduler-grace-period",
-                                      "--output",
-                                      "--resource",
-                                      "--selector",
-                                      "--show-labels",
-                                      "--sort-by",
-                                      "--v",
-                                      "--version",
-                                      "--watch"};
+    static const char *const own[] = {
+        "--all-namespaces", "--field-selector", "--gpu-device-classes",
+        "--gpu-resources",  "--help",           "--kubeconfig",
+        "--namespace",      "--no-headers",     "--no-scheduler-grace-period",
+        "--output",         "--resource",       "--selector",
+        "--show-labels",    "--sort-by",        "--v",
+        "--version",        "--watch"};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         add_desc(c, own[i], NULL);
     char names[32][40];
