@@ -154,7 +154,6 @@ int nodes_render_table(const struct node_rows *rows, bool wide, struct buf *out)
  */
 json_object *nodes_rows_json(const struct node_rows *rows);
 
-
 /* node_rows_cleanup() - free the rows. */
 void node_rows_cleanup(struct node_rows *rows);
 
