@@ -1038,8 +1038,9 @@ static json_object *requests_json(const struct resource_list *l)
     return g;
 }
 
-/* One candidate node's row of the ladder. */
-static json_object *verdict_json(const struct node_verdict *v, bool closest)
+/* One candidate node's row of the ladder; `read`: the node's pods were read (triage_usage_read),
+ * else inUse is null, and free too where allocatable leaves room (never a number not measured). */
+static json_object *verdict_json(const struct node_verdict *v, bool closest, bool read)
 {
     json_object *o = json_object_new_object();
     if (!o)
@@ -1051,8 +1052,10 @@ static json_object *verdict_json(const struct node_verdict *v, bool closest)
     jadd_str(o, "resource", v->resource);
     json_object_object_add(o, "capacity", json_object_new_int64(v->capacity));
     json_object_object_add(o, "allocatable", json_object_new_int64(v->allocatable));
-    json_object_object_add(o, "inUse", json_object_new_int64(v->allocated));
-    json_object_object_add(o, "free", json_object_new_int64(node_verdict_free(v)));
+    json_object_object_add(o, "inUse", read ? json_object_new_int64(v->allocated) : NULL);
+    json_object_object_add(o, "free",
+                           read || v->allocatable <= 0 ? json_object_new_int64(node_verdict_free(v))
+                                                       : NULL);
     json_object_object_add(o, "request", json_object_new_int64(v->requested));
     jadd_str(o, "why", w);
     json_object_object_add(o, "closest", json_object_new_boolean(closest));
@@ -1152,7 +1155,8 @@ int triage_explain_json(const struct triage *t, json_object **out)
     }
     rc = K_OK;
     for (size_t i = 0; i < n && rc == K_OK; i++) {
-        json_object *v = verdict_json(&sorted[i], sorted[i].node == r->closest.node);
+        json_object *v = verdict_json(&sorted[i], sorted[i].node == r->closest.node,
+                                      triage_usage_read(t, sorted[i].node->name));
         if (!v || json_object_array_add(nodes, v) != 0) {
             json_object_put(v);
             rc = K_ENOMEM;
