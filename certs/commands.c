@@ -22,8 +22,8 @@
 #include "util/strconv.h"
 #include "util/version.h"
 
-#include "certgen.h"
-#include "publish.h"
+#include "pki/certgen.h"
+#include "pki/publish.h"
 
 #define PROG "gputri-certs"
 #define MAX_NAMES 32 /* --dns or --ip values */

@@ -9,6 +9,7 @@
 #include "util/result.h"
 #include "util/flags.h"
 #include "kubeflags.h"
+#include "printer.h"
 
 enum flag_id {
     F_KUBECONFIG,
@@ -21,6 +22,13 @@ enum flag_id {
     F_VERBOSITY,
     F_HELP,
     F_VERSION,
+    F_SELECTOR,
+    F_RESOURCE,
+    F_FIELD_SELECTOR,
+    F_SORT_BY,
+    F_WATCH,
+    F_NO_HEADERS,
+    F_SHOW_LABELS,
     F_KUBE, /* one of kubeflags[] */
 };
 
@@ -43,6 +51,13 @@ static const struct flag flags[] = {
     {"v", 'v', true, F_VERBOSITY, KF_CONTEXT},
     {"help", 'h', false, F_HELP, KF_CONTEXT},
     {"version", 0, false, F_VERSION, KF_CONTEXT},
+    {"selector", 'l', true, F_SELECTOR, KF_CONTEXT},
+    {"resource", 0, true, F_RESOURCE, KF_CONTEXT},
+    {"field-selector", 0, true, F_FIELD_SELECTOR, KF_CONTEXT},
+    {"sort-by", 0, true, F_SORT_BY, KF_CONTEXT},
+    {"watch", 'w', false, F_WATCH, KF_CONTEXT},
+    {"no-headers", 0, false, F_NO_HEADERS, KF_CONTEXT},
+    {"show-labels", 0, false, F_SHOW_LABELS, KF_CONTEXT},
 };
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
 #define MAX_POSITIONAL 8
@@ -54,6 +69,8 @@ const char *plugin_cmd_name(enum plugin_cmd c)
         return "pods";
     case PLUGIN_CMD_EXPLAIN:
         return "explain";
+    case PLUGIN_CMD_NODES:
+        return "nodes";
     case PLUGIN_CMD_VERSION:
         return "version";
     case PLUGIN_CMD_HELP:
@@ -132,16 +149,35 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
             return usage_error(st->err, st->errlen, "%s needs a namespace name", shown);
         a->ns = value;
         break;
-    case F_OUTPUT:
-        if (strcmp(value, "wide") == 0)
-            a->output = PLUGIN_OUTPUT_WIDE;
-        else if (strcmp(value, "json") == 0)
-            a->output = PLUGIN_OUTPUT_JSON;
-        else
-            return usage_error(st->err, st->errlen,
-                               "unknown output format \"%s\" for %s: use wide or json", value,
-                               shown);
+    case F_OUTPUT: {
+        struct printer p;
+        char why[400];
+        int rc = printer_parse(value, &p, why, sizeof(why));
+        printer_cleanup(&p);
+        if (rc)
+            return usage_error(st->err, st->errlen, "%s: %s", shown, why);
+        a->output = value;
         break;
+    }
+    case F_SELECTOR:
+    case F_FIELD_SELECTOR:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a selector", shown);
+        if (f->id == F_SELECTOR)
+            a->label_selector = value;
+        else
+            a->field_selector = value;
+        break;
+    case F_SORT_BY: {
+        struct printer p = {0};
+        char why[400];
+        int rc = printer_set_sort_by(&p, value, why, sizeof(why));
+        printer_cleanup(&p);
+        if (rc)
+            return usage_error(st->err, st->errlen, "%s", why);
+        a->sort_by = value;
+        break;
+    }
     case F_GPU_RESOURCES:
         if (!*value)
             return usage_error(st->err, st->errlen, "%s needs a resource list", shown);
@@ -163,11 +199,19 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
                                "invalid argument \"%s\" for %s: want a level from 0 to %d", value,
                                shown, FLAGS_V_MAX);
         break;
+    case F_RESOURCE:
+        if (!*value)
+            return usage_error(st->err, st->errlen, "%s needs a resource name", shown);
+        a->resource = value;
+        break;
     case F_KUBE:
         if (kubeflag_set(&a->ov, f->kid, value, shown, st->err, st->errlen) != 0)
             return PLUGIN_EXIT_USAGE;
         break;
     case F_ALL_NAMESPACES:
+    case F_WATCH:
+    case F_NO_HEADERS:
+    case F_SHOW_LABELS:
     case F_HELP:
     case F_VERSION: {
         bool on;
@@ -180,6 +224,12 @@ static int set_flag(struct state *st, const struct flag *f, const char *value, c
                                "invalid argument \"%s\" for %s: want true or false", value, shown);
         if (f->id == F_ALL_NAMESPACES)
             a->all_namespaces = on;
+        else if (f->id == F_WATCH)
+            a->watch = on;
+        else if (f->id == F_NO_HEADERS)
+            a->no_headers = on;
+        else if (f->id == F_SHOW_LABELS)
+            a->show_labels = on;
         else if (f->id == F_HELP)
             st->help = on;
         else
@@ -290,7 +340,7 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
         return 0;
     }
     if (npos == 0)
-        return usage_error(err, errlen, "a command is required: pods or explain");
+        return usage_error(err, errlen, "a command is required: pods, explain or nodes");
     const char *cmd = pos[0];
     if (strcmp(cmd, "help") == 0) {
         a->cmd = PLUGIN_CMD_HELP;
@@ -300,6 +350,9 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
         a->cmd = PLUGIN_CMD_VERSION;
         return 0;
     }
+    bool nodes = strcmp(cmd, "nodes") == 0 || strcmp(cmd, "node") == 0 || strcmp(cmd, "no") == 0;
+    if (a->resource && !nodes)
+        return usage_error(err, errlen, "--resource works with nodes only");
     if (strcmp(cmd, "pods") == 0 || strcmp(cmd, "pod") == 0 || strcmp(cmd, "po") == 0) {
         a->cmd = PLUGIN_CMD_PODS;
         if (npos > 1)
@@ -317,9 +370,22 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
             return usage_error(err, errlen, "explain takes a pod name, got \"%s\"", pos[1]);
         if (a->all_namespaces)
             return usage_error(err, errlen, "explain works on one pod: use -n NAMESPACE, not -A");
-        if (a->output != PLUGIN_OUTPUT_TABLE)
-            return usage_error(err, errlen, "explain prints text only: drop -o");
+        if (a->output && strcmp(a->output, "json") != 0 && strcmp(a->output, "yaml") != 0)
+            return usage_error(err, errlen, "explain prints text, -o json or -o yaml only");
+        if (a->label_selector || a->field_selector || a->watch || a->sort_by || a->no_headers ||
+            a->show_labels)
+            return usage_error(err, errlen,
+                               "explain works on one pod: -l, --field-selector, -w, --sort-by, "
+                               "--no-headers and --show-labels are for pods");
         return 0;
     }
-    return usage_error(err, errlen, "unknown command \"%s\": use pods or explain", cmd);
+    if (nodes) {
+        a->cmd = PLUGIN_CMD_NODES;
+        if (npos > 1)
+            return usage_error(err, errlen, "nodes takes no arguments, got \"%s\"", pos[1]);
+        if (a->field_selector || a->watch)
+            return usage_error(err, errlen, "--field-selector and -w are for pods");
+        return 0; /* -n and -A are ignored, as kubectl get nodes ignores them */
+    }
+    return usage_error(err, errlen, "unknown command \"%s\": use pods, explain or nodes", cmd);
 }

@@ -5,8 +5,11 @@
  * usual flags itself, the pflag way: flags may come before, between or after the positional
  * arguments; --flag=value and --flag value; -n value, -nvalue and -n=value; "--" ends the flags.
  *
- *   kubectl gputri pods [-n NS | -A] [-o wide|json]
- *   kubectl gputri explain POD [-n NS]            (POD may be written pod/NAME or pods/NAME)
+ *   kubectl gputri pods [-n NS | -A] [-o FORMAT] [-l SELECTOR] [--field-selector SELECTOR]
+ *                       [-w] [--sort-by PATH] [--no-headers] [--show-labels]
+ *   kubectl gputri explain POD [-n NS] [-o json|yaml]  (POD may be written pod/NAME or pods/NAME)
+ *   kubectl gputri nodes [-l SELECTOR] [--resource NAME] [-o FORMAT]
+ * FORMAT is one of cli/printer.h's (printer_parse checks it here: a bad one is a usage error).
  *   kubectl gputri help | --help | -h
  *   kubectl gputri version | --version
  * Global flags: --kubeconfig PATH, --gpu-resources LIST, --gpu-device-classes LIST, -v/--v N,
@@ -28,22 +31,24 @@ enum plugin_cmd {
     PLUGIN_CMD_VERSION,
     PLUGIN_CMD_PODS,
     PLUGIN_CMD_EXPLAIN,
-};
-
-enum plugin_output {
-    PLUGIN_OUTPUT_TABLE,
-    PLUGIN_OUTPUT_WIDE,
-    PLUGIN_OUTPUT_JSON,
+    PLUGIN_CMD_NODES,
 };
 
 struct plugin_args {
     enum plugin_cmd cmd;
-    const char *kubeconfig;    /* --kubeconfig, or NULL */
-    const char *ns;            /* -n/--namespace, or NULL (the context's namespace) */
-    bool all_namespaces;       /* -A/--all-namespaces (pods only) */
-    const char *pod;           /* explain's POD, the pod/ or pods/ prefix removed */
-    enum plugin_output output; /* -o/--output */
-    const char *gpu_resources; /* --gpu-resources, or NULL for the default set */
+    const char *kubeconfig;     /* --kubeconfig, or NULL */
+    const char *ns;             /* -n/--namespace, or NULL (the context's namespace) */
+    bool all_namespaces;        /* -A/--all-namespaces (pods only) */
+    const char *pod;            /* explain's POD, the pod/ or pods/ prefix removed */
+    const char *output;         /* -o/--output as given (printer_parse), NULL: the table */
+    const char *label_selector; /* -l/--selector (nodes: of nodes), or NULL */
+    const char *resource;       /* nodes: --resource, a resource or DeviceClass name, or NULL */
+    const char *field_selector; /* --field-selector, or NULL */
+    const char *sort_by;        /* --sort-by, or NULL */
+    bool watch;                 /* -w/--watch */
+    bool no_headers;            /* --no-headers */
+    bool show_labels;           /* --show-labels */
+    const char *gpu_resources;  /* --gpu-resources, or NULL for the default set */
     /* --gpu-device-classes (DRA), or NULL for DRA_GPU_SET_DEFAULT; "" turns DRA off */
     const char *gpu_device_classes;
     int64_t no_scheduler_grace; /* --no-scheduler-grace-period, seconds; 0: the default */
@@ -73,7 +78,7 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
  */
 bool plugin_flag_takes_value(const char *arg);
 
-/* plugin_cmd_name() - "pods", "explain", "help" or "version". */
+/* plugin_cmd_name() - "pods", "explain", "nodes", "help" or "version". */
 const char *plugin_cmd_name(enum plugin_cmd c);
 
 #endif

@@ -62,7 +62,7 @@ static void add_name(void *ctx, const char *name)
 }
 
 /* Which flag values complete how. */
-enum value_kind { V_NONE, V_FILE, V_NAMESPACE, V_CONTEXT, V_CLUSTER, V_USER, V_OUTPUT };
+enum value_kind { V_NONE, V_FILE, V_NAMESPACE, V_CONTEXT, V_CLUSTER, V_USER, V_OUTPUT, V_SORT_BY };
 
 static enum value_kind value_kind(const char *flag, size_t len)
 {
@@ -76,6 +76,7 @@ static enum value_kind value_kind(const char *flag, size_t len)
                {"--user", V_USER},
                {"-o", V_OUTPUT},
                {"--output", V_OUTPUT},
+               {"--sort-by", V_SORT_BY},
                {"--kubeconfig", V_FILE},
                {"--certificate-authority", V_FILE},
                {"--client-certificate", V_FILE},
@@ -96,8 +97,21 @@ static int complete_value(enum value_kind k, const struct plugin_args *a,
     case V_FILE:
         return COMPLETE_DIRECTIVE_DEFAULT;
     case V_OUTPUT:
-        add_desc(c, "wide", "adds PHASE and NODE");
+        add_desc(c, "wide", "adds PHASE, NODE, SOURCE and DETAIL");
         add_desc(c, "json", NULL);
+        add_desc(c, "yaml", NULL);
+        add_desc(c, "name", NULL);
+        add_desc(c, "custom-columns=", "HEADER:PATH,...");
+        add_desc(c, "jsonpath=", "a kubectl JSONPath template");
+        add_desc(c, "jsonpath-as-json=", "a kubectl JSONPath template");
+        break;
+    case V_SORT_BY:
+        add_desc(c, ".metadata.name", NULL);
+        add_desc(c, ".metadata.namespace", NULL);
+        add_desc(c, ".metadata.creationTimestamp", NULL);
+        add_desc(c, ".status.cause", NULL);
+        add_desc(c, ".status.blockedSince", NULL);
+        add_desc(c, ".status.nodeName", NULL);
         break;
     case V_NAMESPACE:
         src->list(src->ctx, a, "namespaces", NULL, add_name, c);
@@ -115,16 +129,13 @@ static int complete_value(enum value_kind k, const struct plugin_args *a,
 
 static void complete_flags(struct cands *c)
 {
-    static const char *const own[] = {"--all-namespaces",
-                                      "--gpu-device-classes",
-                                      "--gpu-resources",
-                                      "--help",
-                                      "--kubeconfig",
-                                      "--namespace",
-                                      "--no-scheduler-grace-period",
-                                      "--output",
-                                      "--v",
-                                      "--version"};
+    static const char *const own[] = {
+        "--all-namespaces", "--field-selector", "--gpu-device-classes",
+        "--gpu-resources",  "--help",           "--kubeconfig",
+        "--namespace",      "--no-headers",     "--no-scheduler-grace-period",
+        "--output",         "--resource",       "--selector",
+        "--show-labels",    "--sort-by",        "--v",
+        "--version",        "--watch"};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         add_desc(c, own[i], NULL);
     char names[32][40];
@@ -163,6 +174,7 @@ int plugin_complete(int argc, char *const *argv, const struct complete_source *s
     } else if (a.npos == 0) {
         add_desc(&c, "pods", "GPU pods that have not started, and why");
         add_desc(&c, "explain", "one pod's cause and every node's step on the ladder");
+        add_desc(&c, "nodes", "per node: GPU capacity, use, holders, and why free ones wait");
         add_desc(&c, "help", "show the help");
         add_desc(&c, "version", "print the version");
     } else if (a.npos == 1 && strcmp(a.pos[0], "explain") == 0) {

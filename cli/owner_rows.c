@@ -88,6 +88,7 @@ static int add_row(struct pod_rows *rows, const struct quota_owner *o)
     r->cause = strdup(cause_word(CAUSE_QUOTA_EXCEEDED));
     r->detail = strdup(detail);
     r->source = POD_ROW_EVENTS;
+    r->since = o->q.at; /* the newest refusal */
     /* the GPUs one refused pod asks, where the key names a resource: requests.<resource> */
     const char *res = strncmp(o->q.key, "requests.", 9) == 0 ? o->q.key + 9 : NULL;
     int64_t v = 0;

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "answer.h"
 #include "cache/informer.h"
 #include "cache/key.h"
 #include "classify/classify.h"
 #include "table.h"
 #include "triage/triage.h"
 #include "usage.h"
+#include "util/clock.h"
 #include "util/escape.h"
 #include "util/result.h"
 
@@ -66,29 +68,7 @@ static bool is_candidate(const struct kpod *p)
            store_is_rejected_gpu_pod(p) || store_is_starting_gpu_pod(p);
 }
 
-/* Whether a cause is one of the after-placement words (classify/placement.h). */
-static bool after_placement(const char *cause)
-{
-    int c = cause_from_word(cause);
-    return c == CAUSE_RUNTIME_MISSING || c == CAUSE_IMAGE_PULL_FAILED ||
-           c == CAUSE_CONTAINER_START_FAILED;
-}
-
-/* An annotation is usable unless it contradicts the binding (stale: the controller is away): a
- * starting pod's is one of the after-placement words, a started pod's is ok. */
-static bool annotation_usable(const struct kpod *p)
-{
-    if (!p->cause || !*p->cause)
-        return false;
-    if (!p->node_name)
-        return true;
-    if (store_is_starting_gpu_pod(p))
-        return after_placement(p->cause);
-    return strcmp(p->cause, cause_word(CAUSE_OK)) == 0 ||
-           (strcmp(p->cause, cause_word(CAUSE_NODE_REJECTED)) == 0 && pod_rejected_by_kubelet(p));
-}
-
-static int remember(struct pods_query *q, const char *key)
+static int remember(struct pods_query *q, const char *key, json_object *obj)
 {
     if (q->n_keys == q->cap_keys) {
         size_t cap = q->cap_keys ? q->cap_keys * 2 : 64;
@@ -96,11 +76,22 @@ static int remember(struct pods_query *q, const char *key)
         if (!grown)
             return K_ENOMEM;
         q->keys = grown;
+        json_object **lg = realloc(q->labels, cap * sizeof(*lg));
+        if (!lg)
+            return K_ENOMEM;
+        q->labels = lg;
         q->cap_keys = cap;
     }
     q->keys[q->n_keys] = strdup(key);
     if (!q->keys[q->n_keys])
         return K_ENOMEM;
+    json_object *meta, *labels = NULL;
+    if (json_object_object_get_ex(obj, "metadata", &meta) &&
+        json_object_object_get_ex(meta, "labels", &labels) &&
+        json_object_is_type(labels, json_type_object) && json_object_object_length(labels) > 0)
+        q->labels[q->n_keys] = json_object_get(labels);
+    else
+        q->labels[q->n_keys] = NULL;
     q->n_keys++;
     return K_OK;
 }
@@ -123,11 +114,11 @@ void pods_query_observe(struct pods_query *q, json_object *obj)
                                ? store_pod_get(q->store, ns, name)
                                : NULL;
     bool take = p && is_candidate(p) && (!q->ns || strcmp(ns, q->ns) == 0);
-    bool live = take && !annotation_usable(p);
+    bool live = take && !pod_annotation_usable(p);
     store_read_unlock(q->store);
     if (!take)
         return;
-    rc = remember(q, key);
+    rc = remember(q, key, obj);
     if (rc && !q->error)
         q->error = rc;
     if (rc == K_OK && live)
@@ -191,6 +182,7 @@ static void row_cleanup(struct pod_row *r)
     free(r->detail);
     free(r->node);
     free(r->phase);
+    json_object_put(r->labels);
     memset(r, 0, sizeof(*r));
 }
 
@@ -205,6 +197,7 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
     r->name = strdup(p->name ? p->name : "");
     r->phase = strdup(pod_phase_name(p->phase));
     r->node = p->node_name ? strdup(p->node_name) : NULL;
+    r->since = p->created;
     if (!r->ns || !r->name || !r->phase || (p->node_name && !r->node))
         goto nomem;
     /* the GPU column holds what fits (RESOURCE_LIST_MAX names): a pod naming more is shown,
@@ -222,10 +215,15 @@ static int make_row(struct pods_query *q, const struct kpod *p, struct pod_row *
     }
     if (grc != K_OK && grc != K_ETOOBIG)
         goto nomem;
-    if (annotation_usable(p)) {
+    if (pod_annotation_usable(p)) {
         r->source = POD_ROW_ANNOTATION;
         r->cause = strdup(p->cause);
         r->detail = strdup(p->detail ? p->detail : "");
+    } else if (q->no_live) { /* never a word that was not decided */
+        r->source = POD_ROW_NONE;
+        r->cause = strdup("-");
+        r->detail = strdup("no answer from gputri-controller on the pod, and a live "
+                           "classification needs read access to nodes");
     } else {
         struct triage_source src = query_source(q);
         struct classify_result res;
@@ -274,6 +272,8 @@ int pods_query_rows(struct pods_query *q, struct pod_rows *out)
         if (!p)
             continue;
         rc = make_row(q, p, &out->items[out->n]);
+        if (rc == K_OK && q->labels)
+            out->items[out->n].labels = json_object_get(q->labels[i]);
         if (rc == K_OK)
             out->n++;
         else if (rc == K_ENOTFOUND)
@@ -295,9 +295,12 @@ void pods_query_cleanup(struct pods_query *q)
     pod_events_free(q->events);
     workload_store_free(q->workloads);
     gang_store_free(q->gangs);
-    for (size_t i = 0; i < q->n_keys; i++)
+    for (size_t i = 0; i < q->n_keys; i++) {
         free(q->keys[i]);
+        json_object_put(q->labels[i]);
+    }
     free(q->keys);
+    free(q->labels);
     memset(q, 0, sizeof(*q));
 }
 
@@ -327,7 +330,7 @@ static int live_usage_nodes(struct pods_query *q, struct usage_nodes *u)
         *slash = '\0';
         const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
         *slash = '/';
-        if (p && !annotation_usable(p))
+        if (p && !pod_annotation_usable(p))
             rc = usage_nodes_collect(&src, p, u);
     }
     store_read_unlock(q->store);
@@ -349,7 +352,7 @@ static int read_gangs(struct kube_client *c, struct pods_query *q, struct kube_e
         *slash = '\0';
         store_read_lock(q->store);
         const struct kpod *p = store_pod_get(q->store, q->keys[i], slash + 1);
-        bool want = p && p->gang && !p->node_name && !annotation_usable(p);
+        bool want = p && p->gang && !p->node_name && !pod_annotation_usable(p);
         store_read_unlock(q->store); /* p stays valid: only this thread writes */
         bool members = want;
         for (size_t j = 0; want && j < n_listed && members; j++)
@@ -377,28 +380,63 @@ static int read_gangs(struct kube_client *c, struct pods_query *q, struct kube_e
     return rc;
 }
 
+int pods_path(const char *ns, const struct pods_selectors *sel, char *path, size_t len)
+{
+    char ns_esc[256], fs[2048], ls[2048];
+    fs[0] = ls[0] = '\0';
+    if (ns && kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
+        return K_EINVAL;
+    if (sel && sel->field_selector && *sel->field_selector) {
+        memcpy(fs, "%2C", 4);
+        if (kube_path_escape(sel->field_selector, fs + 3, sizeof(fs) - 3) != K_OK)
+            return K_ETOOBIG;
+    }
+    if (sel && sel->label_selector && *sel->label_selector) {
+        memcpy(ls, "&labelSelector=", 16);
+        if (kube_path_escape(sel->label_selector, ls + 15, sizeof(ls) - 15) != K_OK)
+            return K_ETOOBIG;
+    }
+    int n = snprintf(path, len, "%s%s%s?%s%s%s", ns ? "/api/v1/namespaces/" : "/api/v1/pods",
+                     ns ? ns_esc : "", ns ? "/pods" : "", NOT_SUCCEEDED, fs, ls);
+    return n < 0 || (size_t)n >= len ? K_ETOOBIG : K_OK;
+}
+
 int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,
                struct kube_error *err)
 {
+    return pods_fetch_sel(c, gpus, dra_classes, no_scheduler_grace, ns, NULL, out, err);
+}
+
+int pods_fetch_sel(struct kube_client *c, const struct gpu_set *gpus,
+                   const struct gpu_set *dra_classes, int64_t no_scheduler_grace, const char *ns,
+                   struct pods_selectors *sel, struct pod_rows *out, struct kube_error *err)
+{
     memset(out, 0, sizeof(*out));
-    char path[512], ns_esc[256];
-    if (ns) {
-        if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) != K_OK)
-            return K_EINVAL;
-        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods?%s", ns_esc, NOT_SUCCEEDED);
-    } else {
-        snprintf(path, sizeof(path), "/api/v1/pods?%s", NOT_SUCCEEDED);
-    }
+    char path[4608];
+    int rc = pods_path(ns, sel, path, sizeof(path));
+    if (rc)
+        return rc;
+    bool owner_rows =
+        !sel || (!sel->no_owner_rows && !(sel->label_selector && *sel->label_selector) &&
+                 !(sel->field_selector && *sel->field_selector));
     struct pods_query q;
-    int rc = pods_query_init(&q, gpus, ns);
+    rc = pods_query_init(&q, gpus, ns);
     if (rc)
         return rc;
     q.no_scheduler_grace = no_scheduler_grace;
     struct informer_handlers ph = {.ctx = &q, .upsert = observe_cb};
-    rc = informer_list_once(c, path, 500, &ph, NULL, 0, err);
+    rc = informer_list_once(c, path, 500, &ph, sel ? sel->resource_version : NULL,
+                            sel ? sizeof(sel->resource_version) : 0, err);
     if (rc == K_OK && !q.error && pods_query_needs_live(&q)) {
         rc = usage_list_nodes(c, q.store, err);
+        if (rc == K_EFORBIDDEN) { /* the `view` ClusterRole: the annotations are the answer */
+            out->live_forbidden = q.no_live = true;
+            answer_forbidden_resource(err->message, out->forbidden, sizeof(out->forbidden));
+            memset(err, 0, sizeof(*err));
+            rc = K_OK;
+            goto rows;
+        }
         if (rc == K_OK && (q.n_claim_pods > 0 || q.n_ext_pods > 0) && dra_classes) {
             struct dra_store *dra = NULL;
             rc = usage_list_dra(c, q.n_claim_pods > 0, &dra, err);
@@ -431,11 +469,18 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
             }
         }
     }
-    if (rc == K_OK)
-        rc = pods_query_rows(&q, out);
+rows:
+    if (rc == K_OK) {
+        bool lf = out->live_forbidden;
+        char forbidden[sizeof(out->forbidden)];
+        memcpy(forbidden, out->forbidden, sizeof(forbidden));
+        rc = pods_query_rows(&q, out); /* fills `out` afresh */
+        out->live_forbidden = lf;
+        memcpy(out->forbidden, forbidden, sizeof(forbidden));
+    }
     /* owners without pods, refused by a quota: evidence, not a must (a user may not list
        Events) */
-    if (rc == K_OK) {
+    if (rc == K_OK && owner_rows) {
         struct kube_error own_err = {0};
         size_t before = out->n;
         int orc = pods_fetch_owner_rows(c, gpus, dra_classes, ns, out, &own_err);
@@ -452,84 +497,378 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
     return rc;
 }
 
-/* ---- rendering ----------------------------------------------------------------------------- */
+/* ---- the list -------------------------------------------------------------------------- */
 
 static const char *source_word(enum pod_row_source s)
 {
-    return s == POD_ROW_ANNOTATION ? "annotation" : s == POD_ROW_EVENTS ? "events" : "live";
+    return s == POD_ROW_ANNOTATION ? "annotation"
+           : s == POD_ROW_EVENTS   ? "events"
+           : s == POD_ROW_NONE     ? "none"
+                                   : "live";
 }
 
-int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out)
+static void add_str(json_object *o, const char *k, const char *v)
 {
-    if (rows->n == 0)
-        return K_OK;
-    struct table t;
-    table_init(&t, wide ? 8 : 6);
-    int rc = wide ? table_addf(&t, "NAMESPACE", "POD", "GPU REQUESTS", "PHASE", "NODE", "CAUSE",
-                               "SOURCE", "DETAIL")
-                  : table_addf(&t, "NAMESPACE", "POD", "GPU REQUESTS", "CAUSE", "SOURCE", "DETAIL");
-    struct buf req;
-    buf_init(&req, 1u << 16);
-    for (size_t i = 0; i < rows->n && rc == K_OK; i++) {
-        const struct pod_row *r = &rows->items[i];
-        buf_reset(&req);
-        rc = pods_format_requests(&r->gpus, &req);
-        if (rc)
-            break;
-        const char *detail = r->detail[0] ? r->detail : "<none>";
-        if (wide)
-            rc = table_addf(&t, r->ns, r->name, buf_cstr(&req), r->phase,
-                            r->node ? r->node : "<none>", r->cause, source_word(r->source), detail);
-        else
-            rc = table_addf(&t, r->ns, r->name, buf_cstr(&req), r->cause, source_word(r->source),
-                            detail);
+    if (v)
+        json_object_object_add(o, k, json_object_new_string(v));
+}
+
+json_object *pods_item(const struct pod_row *r)
+{
+    json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+                *st = json_object_new_object(), *g = json_object_new_object();
+    if (!o || !meta || !st || !g) {
+        json_object_put(o);
+        json_object_put(meta);
+        json_object_put(st);
+        json_object_put(g);
+        return NULL;
     }
-    if (rc == K_OK)
-        rc = table_render(&t, 0, out);
-    buf_cleanup(&req);
-    table_cleanup(&t);
-    return rc;
+    char when[CLOCK_RFC3339_MAX] = "";
+    if (r->since > 0)
+        clock_format_rfc3339(r->since * 1000, false, when, sizeof(when));
+    const char *name = r->name, *slash = strchr(r->name, '/');
+    char kind[64] = "";
+    if (r->source == POD_ROW_EVENTS && slash) { /* "ReplicaSet/x": the owner's kind and name */
+        snprintf(kind, sizeof(kind), "%.*s", (int)(slash - r->name), r->name);
+        name = slash + 1;
+    }
+    add_str(o, "apiVersion", PODS_API_VERSION);
+    add_str(o, "kind", "GPUPod");
+    json_object_object_add(o, "metadata", meta);
+    add_str(meta, "name", name);
+    add_str(meta, "namespace", r->ns);
+    if (r->source != POD_ROW_EVENTS && when[0])
+        add_str(meta, "creationTimestamp", when);
+    if (r->labels)
+        json_object_object_add(meta, "labels", json_object_get(r->labels));
+    json_object_object_add(o, "status", st);
+    if (kind[0])
+        add_str(st, "ownerKind", kind);
+    add_str(st, "phase", r->phase);
+    add_str(st, "nodeName", r->node);
+    for (size_t j = 0; j < r->gpus.n; j++)
+        json_object_object_add(g, r->gpus.items[j].name,
+                               json_object_new_int64(r->gpus.items[j].value));
+    json_object_object_add(st, "gpuRequests", g);
+    add_str(st, "cause", r->cause);
+    if (r->detail && *r->detail)
+        add_str(st, "detail", r->detail);
+    add_str(st, "source", source_word(r->source));
+    if (when[0])
+        add_str(st, "blockedSince", when);
+    return o;
 }
 
-int pods_render_json(const struct pod_rows *rows, struct buf *out)
+int pods_list(const struct pod_rows *rows, json_object **out)
 {
-    json_object *list = json_object_new_object();
-    json_object *items = json_object_new_array();
+    json_object *list = json_object_new_object(), *items = json_object_new_array();
     if (!list || !items) {
         json_object_put(list);
         json_object_put(items);
         return K_ENOMEM;
     }
+    json_object_object_add(list, "apiVersion", json_object_new_string(PODS_API_VERSION));
     json_object_object_add(list, "kind", json_object_new_string("GPUPodList"));
+    json_object_object_add(list, "metadata", json_object_new_object());
     json_object_object_add(list, "items", items);
     for (size_t i = 0; i < rows->n; i++) {
-        const struct pod_row *r = &rows->items[i];
-        json_object *o = json_object_new_object(), *g = json_object_new_object();
-        if (!o || !g) {
+        json_object *o = pods_item(&rows->items[i]);
+        if (!o || json_object_array_add(items, o) != 0) {
             json_object_put(o);
-            json_object_put(g);
             json_object_put(list);
             return K_ENOMEM;
         }
-        for (size_t j = 0; j < r->gpus.n; j++)
-            json_object_object_add(g, r->gpus.items[j].name,
-                                   json_object_new_int64(r->gpus.items[j].value));
-        json_object_object_add(o, "namespace", json_object_new_string(r->ns));
-        json_object_object_add(o, "name", json_object_new_string(r->name));
-        json_object_object_add(o, "gpuRequests", g);
-        json_object_object_add(o, "phase", json_object_new_string(r->phase));
-        json_object_object_add(o, "node", r->node ? json_object_new_string(r->node) : NULL);
-        json_object_object_add(o, "cause", json_object_new_string(r->cause));
-        json_object_object_add(o, "detail", json_object_new_string(r->detail));
-        json_object_object_add(o, "source", json_object_new_string(source_word(r->source)));
-        json_object_array_add(items, o);
     }
-    const char *text = json_object_to_json_string_ext(
-        list, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    /* json-c escapes C0 in strings, not DEL, C1 or bytes that are not UTF-8 (util/escape.h) */
-    int rc = text ? text_escape_buf(out, text, strlen(text), TEXT_ESCAPE_JSON_TEXT) : K_ENOMEM;
-    if (rc == K_OK)
-        rc = buf_append(out, "\n", 1);
-    json_object_put(list);
+    *out = list;
+    return K_OK;
+}
+
+/* NAME: metadata.name, "Kind/name" for an owner without pods */
+static int name_cell(json_object *item, struct buf *out)
+{
+    json_object *st, *kind, *meta, *name;
+    const char *n = json_object_object_get_ex(item, "metadata", &meta) &&
+                            json_object_object_get_ex(meta, "name", &name)
+                        ? json_object_get_string(name)
+                        : "";
+    if (json_object_object_get_ex(item, "status", &st) &&
+        json_object_object_get_ex(st, "ownerKind", &kind))
+        return buf_printf(out, "%s/%s", json_object_get_string(kind), n);
+    return buf_append_str(out, n);
+}
+
+/* GPU: "nvidia.com/gpu=2", entries joined by ',' */
+static int gpu_cell(json_object *item, struct buf *out)
+{
+    json_object *st, *g;
+    int rc = buf_append(out, "", 0);
+    size_t i = 0;
+    if (json_object_object_get_ex(item, "status", &st) &&
+        json_object_object_get_ex(st, "gpuRequests", &g) &&
+        json_object_is_type(g, json_type_object)) {
+        json_object_object_foreach(g, k, v)
+        {
+            if (rc == K_OK)
+                rc = buf_printf(out, "%s%s=%" PRId64, i++ ? "," : "", k, json_object_get_int64(v));
+        }
+    }
+    return rc == K_OK && i == 0 ? buf_append_str(out, "<none>") : rc;
+}
+
+static const char *pods_resource(json_object *item)
+{
+    json_object *st, *kind;
+    if (!json_object_object_get_ex(item, "status", &st) ||
+        !json_object_object_get_ex(st, "ownerKind", &kind))
+        return "pod";
+    const char *k = json_object_get_string(kind);
+    return strcmp(k, "ReplicaSet") == 0    ? "replicaset.apps"
+           : strcmp(k, "StatefulSet") == 0 ? "statefulset.apps"
+           : strcmp(k, "Job") == 0         ? "job.batch"
+                                           : "pod";
+}
+
+static const struct printer_column pods_columns[] = {
+    {"NAMESPACE", ".metadata.namespace", PRINTER_CELL_TEXT, PRINTER_COL_NAMESPACE, NULL},
+    {"NAME", NULL, PRINTER_CELL_TEXT, 0, name_cell},
+    {"GPU", NULL, PRINTER_CELL_TEXT, 0, gpu_cell},
+    {"CAUSE", ".status.cause", PRINTER_CELL_TEXT, 0, NULL},
+    {"AGE", ".status.blockedSince", PRINTER_CELL_AGE, 0, NULL},
+    {"PHASE", ".status.phase", PRINTER_CELL_TEXT, PRINTER_COL_WIDE, NULL},
+    {"NODE", ".status.nodeName", PRINTER_CELL_TEXT, PRINTER_COL_WIDE, NULL},
+    {"SOURCE", ".status.source", PRINTER_CELL_TEXT, PRINTER_COL_WIDE, NULL},
+    {"DETAIL", ".status.detail", PRINTER_CELL_TEXT, PRINTER_COL_WIDE, NULL},
+};
+
+const struct printer_table pods_table = {
+    pods_columns, sizeof(pods_columns) / sizeof(pods_columns[0]), pods_resource};
+
+/* ---- watch --------------------------------------------------------------------------------- */
+
+struct tracked {
+    char *key;   /* "ns/name" */
+    char *cause; /* the cause last printed */
+};
+
+struct watch_state {
+    struct kube_client *c; /* for the reads an event needs (the watch's own client streams) */
+    const struct gpu_set *gpus, *dra_classes;
+    int64_t grace;
+    const char *ns;
+    const struct pods_selectors *sel;
+    pods_row_fn fn;
+    void *ctx;
+    struct tracked *t;
+    size_t n, cap;
+    char rv[128];
+    int rc;
+    struct kube_error *err;
+};
+
+static struct tracked *find_tracked(struct watch_state *w, const char *key)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (strcmp(w->t[i].key, key) == 0)
+            return &w->t[i];
+    return NULL;
+}
+
+static void untrack(struct watch_state *w, struct tracked *t)
+{
+    free(t->key);
+    free(t->cause);
+    *t = w->t[--w->n];
+}
+
+/* Remember (or update) that `key` was printed with `cause`; past PODS_WATCH_MAX_TRACKED pods new
+ * ones are printed but not remembered. */
+static int track(struct watch_state *w, const char *key, const char *cause)
+{
+    struct tracked *t = find_tracked(w, key);
+    char *c = strdup(cause);
+    if (!c)
+        return K_ENOMEM;
+    if (t) {
+        free(t->cause);
+        t->cause = c;
+        return K_OK;
+    }
+    if (w->n == PODS_WATCH_MAX_TRACKED) {
+        free(c);
+        return K_OK;
+    }
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        struct tracked *grown = realloc(w->t, cap * sizeof(*grown));
+        if (!grown) {
+            free(c);
+            return K_ENOMEM;
+        }
+        w->t = grown;
+        w->cap = cap;
+    }
+    if (!(w->t[w->n].key = strdup(key))) {
+        free(c);
+        return K_ENOMEM;
+    }
+    w->t[w->n++].cause = c;
+    return K_OK;
+}
+
+/* A row for a pod that left the set (started, or deleted): its last cause is now `cause`. */
+static int emit_gone(struct watch_state *w, const char *ns, const char *name, const char *cause,
+                     const char *phase, const char *detail)
+{
+    struct pod_row r = {0};
+    r.ns = (char *)ns;
+    r.name = (char *)name;
+    r.cause = (char *)cause;
+    r.phase = (char *)phase;
+    r.detail = (char *)detail;
+    r.source = POD_ROW_ANNOTATION;
+    return w->fn(w->ctx, &r);
+}
+
+/* The row of one pod now, as the listing gives it (one LIST of that pod by name). */
+static int pod_row_now(struct watch_state *w, const char *ns, const char *name,
+                       struct pod_rows *rows)
+{
+    char fs[600];
+    snprintf(fs, sizeof(fs), "metadata.name=%s", name);
+    struct pods_selectors one = {.field_selector = fs, .no_owner_rows = true};
+    return pods_fetch_sel(w->c, w->gpus, w->dra_classes, w->grace, ns, &one, rows, w->err);
+}
+
+static int on_pod_event(void *ctx, enum kube_event_type type, json_object *obj)
+{
+    struct watch_state *w = ctx;
+    if (type == KUBE_EVENT_ERROR)
+        return 0;
+    json_object *meta = NULL, *v;
+    if (!json_object_object_get_ex(obj, "metadata", &meta) || !meta)
+        return 0;
+    if (json_object_object_get_ex(meta, "resourceVersion", &v) && json_object_get_string(v))
+        snprintf(w->rv, sizeof(w->rv), "%s", json_object_get_string(v));
+    if (type == KUBE_EVENT_BOOKMARK)
+        return 0;
+    const char *ns =
+        json_object_object_get_ex(meta, "namespace", &v) ? json_object_get_string(v) : NULL;
+    const char *name =
+        json_object_object_get_ex(meta, "name", &v) ? json_object_get_string(v) : NULL;
+    if (!ns || !name)
+        return 0;
+    char key[STORE_KEY_MAX];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    struct tracked *t = find_tracked(w, key);
+    if (type == KUBE_EVENT_DELETED) {
+        if (t) {
+            w->rc = emit_gone(w, ns, name, t->cause, "Gone",
+                              "deleted, or no longer selected (Succeeded, or the selectors)");
+            untrack(w, t);
+        }
+        return w->rc;
+    }
+    /* a candidate still? (no I/O: the event's object alone) */
+    struct pods_query q;
+    if ((w->rc = pods_query_init(&q, w->gpus, w->ns)) != K_OK)
+        return w->rc;
+    pods_query_observe(&q, obj);
+    bool candidate = q.n_keys > 0;
+    char cause[64] = "ok", phase[32] = "Unknown";
+    store_read_lock(q.store);
+    const struct kpod *p = store_pod_get(q.store, ns, name);
+    if (p && p->cause && *p->cause)
+        snprintf(cause, sizeof(cause), "%s", p->cause);
+    if (p)
+        snprintf(phase, sizeof(phase), "%s", pod_phase_name(p->phase));
+    store_read_unlock(q.store);
+    pods_query_cleanup(&q);
+    if (!candidate) {
+        if (t) { /* started, or no longer a GPU pod */
+            char detail[96];
+            snprintf(detail, sizeof(detail), "no longer waiting: phase %s", phase);
+            w->rc = emit_gone(w, ns, name, cause, phase, detail);
+            untrack(w, t);
+        }
+        return w->rc;
+    }
+    struct pod_rows rows;
+    w->rc = pod_row_now(w, ns, name, &rows);
+    /* no row (deleted meanwhile: its DELETED event follows; or claims that ask for no GPU): it
+       stays remembered, so the DELETED event still prints its last row */
+    for (size_t i = 0; i < rows.n && w->rc == K_OK; i++) {
+        struct pod_row *r = &rows.items[i];
+        if (t && strcmp(t->cause, r->cause) == 0)
+            continue; /* no change of cause: no row */
+        w->rc = w->fn(w->ctx, r);
+        if (w->rc == K_OK)
+            w->rc = track(w, key, r->cause);
+    }
+    pod_rows_cleanup(&rows);
+    return w->rc;
+}
+
+int pods_watch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               int64_t no_scheduler_grace, const char *ns, const struct pods_selectors *sel,
+               const struct pod_rows *initial, pods_row_fn fn, void *ctx, const atomic_int *cancel,
+               struct kube_error *err)
+{
+    char path[4608];
+    int rc = pods_path(ns, sel, path, sizeof(path));
+    if (rc)
+        return rc;
+    struct watch_state w = {.gpus = gpus,
+                            .dra_classes = dra_classes,
+                            .grace = no_scheduler_grace,
+                            .ns = ns,
+                            .sel = sel,
+                            .fn = fn,
+                            .ctx = ctx,
+                            .err = err};
+    snprintf(w.rv, sizeof(w.rv), "%s", sel ? sel->resource_version : "");
+    w.c = kube_client_clone(c);
+    if (!w.c)
+        return K_ENOMEM;
+    kube_client_set_cancel(w.c, cancel);
+    for (size_t i = 0; i < initial->n && rc == K_OK; i++) {
+        char key[STORE_KEY_MAX];
+        snprintf(key, sizeof(key), "%s/%s", initial->items[i].ns, initial->items[i].name);
+        if (initial->items[i].source != POD_ROW_EVENTS)
+            rc = track(&w, key, initial->items[i].cause);
+    }
+    while (rc == K_OK && !(cancel && atomic_load(cancel))) {
+        w.rc = K_OK;
+        rc = kube_watch(c, path, w.rv, PODS_WATCH_TIMEOUT, on_pod_event, &w, err);
+        if (w.rc)
+            rc = w.rc;
+        if (rc == K_EGONE) { /* the version is gone: list again, print what changed */
+            struct pods_selectors again = sel ? *sel : (struct pods_selectors){0};
+            again.no_owner_rows = true;
+            struct pod_rows rows;
+            rc = pods_fetch_sel(c, gpus, dra_classes, no_scheduler_grace, ns, &again, &rows, err);
+            for (size_t i = 0; i < rows.n && rc == K_OK; i++) {
+                char key[STORE_KEY_MAX];
+                snprintf(key, sizeof(key), "%s/%s", rows.items[i].ns, rows.items[i].name);
+                struct tracked *t = find_tracked(&w, key);
+                if (t && strcmp(t->cause, rows.items[i].cause) == 0)
+                    continue;
+                rc = fn(ctx, &rows.items[i]);
+                if (rc == K_OK)
+                    rc = track(&w, key, rows.items[i].cause);
+            }
+            if (rc == K_OK)
+                snprintf(w.rv, sizeof(w.rv), "%s", again.resource_version);
+            pod_rows_cleanup(&rows);
+        }
+    }
+    if (rc == K_ECANCELED && cancel && atomic_load(cancel))
+        rc = K_OK; /* interrupted: a clean end */
+    for (size_t i = 0; i < w.n; i++) {
+        free(w.t[i].key);
+        free(w.t[i].cause);
+    }
+    free(w.t);
+    kube_client_free(w.c);
     return rc;
 }

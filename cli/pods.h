@@ -18,6 +18,7 @@
 #define GPUTRI_CLI_PODS_H
 
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -28,6 +29,7 @@
 #include "cache/workload_store.h"
 #include "kube/client.h"
 #include "model/gpu.h"
+#include "printer.h"
 #include "util/buf.h"
 
 enum pod_row_source {
@@ -35,6 +37,8 @@ enum pod_row_source {
     POD_ROW_LIVE,       /* classified by this command */
     POD_ROW_EVENTS,     /* no pod: an owner whose GPU pods a ResourceQuota refuses, read from
                            its FailedCreate Events (pods_fetch_owner_rows); name "<Kind>/<name>" */
+    POD_ROW_NONE,       /* no usable annotation, and a live classification was forbidden
+                           (pods_query.no_live): cause "-" */
 };
 
 struct pod_row {
@@ -45,6 +49,10 @@ struct pod_row {
     char *node;  /* spec.nodeName or NULL */
     char *phase; /* "Pending", "Unknown", ... */
     enum pod_row_source source;
+    /* since when it has been blocked, seconds since the epoch (0: unknown): the pod's
+     * metadata.creationTimestamp; for POD_ROW_EVENTS the owner's newest refusal Event */
+    int64_t since;
+    json_object *labels; /* the pod's metadata.labels (a reference owned), NULL when none */
 };
 
 struct pod_rows {
@@ -53,13 +61,19 @@ struct pod_rows {
     /* pods of the LIST that could not be read (did not project, or passed a bound): no row, so
      * the rows are not the whole answer (pods_fetch) */
     size_t skipped;
+    /* a LIST a live classification needs was refused (403): the resource the API server named
+     * ("nodes"; "" when it named none) and the rows without a usable annotation are
+     * POD_ROW_NONE; forbidden[0] is '\0' when nothing was refused */
+    char forbidden[64];
+    bool live_forbidden;
 };
 
 /* The query state: the store and the keys of the pods that will become rows. */
 struct pods_query {
-    struct store *store; /* owned */
-    const char *ns;      /* namespace filter (borrowed), NULL for all */
-    char **keys;         /* "ns/name" of the candidate pods, owned */
+    struct store *store;  /* owned */
+    const char *ns;       /* namespace filter (borrowed), NULL for all */
+    char **keys;          /* "ns/name" of the candidate pods, owned */
+    json_object **labels; /* per key: its pod's metadata.labels (a reference owned) or NULL */
     size_t n_keys, cap_keys;
     size_t n_unannotated; /* candidates that need live classification */
     int error;            /* first K_ENOMEM while observing, else K_OK */
@@ -81,6 +95,9 @@ struct pods_query {
     struct workload_store *workloads;
     /* the gangs of the candidates classified live (owned; NULL: none; pods_read_gangs) */
     struct gang_store *gangs;
+    /* a live classification is forbidden (the user may not list nodes): rows without a usable
+     * annotation are POD_ROW_NONE instead */
+    bool no_live;
 };
 
 /* pods_query_init() - an empty query over `gpus` (borrowed). Returns K_OK or K_ENOMEM. */
@@ -130,6 +147,35 @@ int pods_fetch(struct kube_client *c, const struct gpu_set *gpus, const struct g
                int64_t no_scheduler_grace, const char *ns, struct pod_rows *out,
                struct kube_error *err);
 
+/* The apiVersion of pods_list()'s list and items (and of explain -o json|yaml). */
+#define PODS_API_VERSION "gputri.io/v1alpha1"
+
+/* What a `pods` LIST selects, beyond the namespace (kubectl's -l and --field-selector). */
+struct pods_selectors {
+    const char *label_selector; /* -l/--selector, passed as labelSelector; NULL: none */
+    /* --field-selector, passed with status.phase!=Succeeded as fieldSelector; NULL: none */
+    const char *field_selector;
+    bool no_owner_rows; /* no rows for owners without pods (also implied by either selector) */
+    /* out: the pod LIST's metadata.resourceVersion, for a watch */
+    char resource_version[128];
+};
+
+/*
+ * pods_path() - the collection path of the pods LIST (and WATCH) of `ns` (NULL: every
+ * namespace) with fieldSelector status.phase!=Succeeded[,field_selector] and labelSelector,
+ * percent-encoded, into out (outlen bytes). Returns K_OK, K_ETOOBIG (out too small), K_EINVAL.
+ */
+int pods_path(const char *ns, const struct pods_selectors *sel, char *out, size_t outlen);
+
+/*
+ * pods_fetch_sel() - pods_fetch() with the selectors of `sel` (may be NULL: none). With a label
+ * or field selector, or no_owner_rows, no owner rows are added (an owner has no pod to select).
+ * Fills sel->resource_version on K_OK.
+ */
+int pods_fetch_sel(struct kube_client *c, const struct gpu_set *gpus,
+                   const struct gpu_set *dra_classes, int64_t no_scheduler_grace, const char *ns,
+                   struct pods_selectors *sel, struct pod_rows *out, struct kube_error *err);
+
 /*
  * pods_fetch_owner_rows() - append to `out` a row per ReplicaSet, StatefulSet or Job of `ns`
  * (NULL: all namespaces) whose GPU pods a ResourceQuota refuses now: LIST the Warning FailedCreate
@@ -147,17 +193,28 @@ int pods_fetch_owner_rows(struct kube_client *c, const struct gpu_set *gpus,
                           struct kube_error *err);
 
 /*
- * pods_render_table() - the kubectl-style table: NAMESPACE POD GPU REQUESTS CAUSE SOURCE DETAIL,
- * or with `wide` NAMESPACE POD GPU REQUESTS PHASE NODE CAUSE SOURCE DETAIL (NODE "<none>" when
- * unbound). Rows are printed in their order; nothing at all for zero rows.
+ * pods_list() - the rows as a versioned list for cli/printer.h: {"apiVersion":
+ * "gputri.io/v1alpha1", "kind": "GPUPodList", "metadata": {}, "items": [...]}, each item
+ * {"apiVersion": "gputri.io/v1alpha1", "kind": "GPUPod", "metadata": {"name", "namespace",
+ * "creationTimestamp" (pods), "labels" (when any)}, "status": {"phase", "nodeName" (when bound),
+ * "gpuRequests": {resource: count}, "cause", "detail", "source": annotation|live|events|none,
+ * "blockedSince" (RFC 3339, when known), "ownerKind" (for a row with no pod: the ReplicaSet,
+ * StatefulSet or Job a quota refuses; metadata.name is then the owner's)}}. Members without a
+ * value are left out, as the API server leaves them out. On K_OK *out is new (json_object_put).
+ * Returns K_OK or K_ENOMEM.
  */
-int pods_render_table(const struct pod_rows *rows, bool wide, struct buf *out);
+int pods_list(const struct pod_rows *rows, json_object **out);
+
+/* pods_item() - pods_list()'s item of one row; NULL on allocation failure. */
+json_object *pods_item(const struct pod_row *r);
 
 /*
- * pods_render_json() - {"kind":"GPUPodList","items":[{"namespace","name","gpuRequests":{res:n},
- * "phase","node","cause","detail","source"}]}, pretty-printed, with a trailing newline.
+ * pods_table - the `pods` columns: NAMESPACE (with -A), NAME ("Kind/name" for an owner without
+ * pods), GPU (pods_format_requests), CAUSE, AGE (since status.blockedSince), and with -o wide
+ * PHASE, NODE, SOURCE, DETAIL; -o name: pod/NAME, or replicaset.apps/, statefulset.apps/,
+ * job.batch/ for owners.
  */
-int pods_render_json(const struct pod_rows *rows, struct buf *out);
+extern const struct printer_table pods_table;
 
 /*
  * pods_format_requests() - "nvidia.com/gpu=2", entries joined by ',' in the list's order, "" for
@@ -167,6 +224,31 @@ int pods_format_requests(const struct resource_list *l, struct buf *out);
 
 /* pod_phase_name() - "Pending", "Running", "Succeeded", "Failed" or "Unknown". */
 const char *pod_phase_name(enum pod_phase p);
+
+/* A row printed by pods_watch(): return K_OK to go on, another K_* value to stop with it. */
+typedef int (*pods_row_fn)(void *ctx, const struct pod_row *row);
+
+#define PODS_WATCH_TIMEOUT 300       /* seconds: the server ends each WATCH after this */
+#define PODS_WATCH_MAX_TRACKED 65536 /* pods whose last cause is remembered */
+
+/*
+ * pods_watch() - after the rows `initial` (printed by the caller, from pods_fetch_sel with the
+ * same `sel`, whose resource_version the watch starts from), WATCH the same collection and call
+ * fn with a row each time a pod's cause changes, as `kubectl get -w` prints a row per change: a
+ * pod that becomes a candidate, or whose cause changes (its row read again by one LIST of it by
+ * name, classified live where it has no usable annotation, on a clone of `c`); a pod that
+ * starts or stops being a GPU pod (cause from its annotation, else "ok"; detail "no longer
+ * waiting: phase P"); a pod deleted or no longer selected (phase "Gone"). Each WATCH ends after
+ * PODS_WATCH_TIMEOUT seconds and is made again from the last resourceVersion seen; on 410 Gone
+ * the pods are listed again and the rows whose cause changed printed. At most
+ * PODS_WATCH_MAX_TRACKED pods are remembered. Runs until `cancel` (may be NULL) becomes non-zero
+ * (returns K_OK: set it from a SIGINT handler; the watch notices within a second), or an error
+ * (K_* with err filled, or fn's value). Not thread-safe.
+ */
+int pods_watch(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
+               int64_t no_scheduler_grace, const char *ns, const struct pods_selectors *sel,
+               const struct pod_rows *initial, pods_row_fn fn, void *ctx, const atomic_int *cancel,
+               struct kube_error *err);
 
 /* pod_rows_cleanup() - free the rows. */
 void pod_rows_cleanup(struct pod_rows *rows);

@@ -21,16 +21,32 @@ static int from_stores(struct store *s, struct dra_store *dra, const struct gpu_
                        struct workload_store *workloads, struct gang_store *gangs, const char *ns,
                        const char *name, struct triage *t);
 
+static void free_usage(struct usage_nodes *u)
+{
+    if (u)
+        usage_nodes_cleanup(u);
+    free(u);
+}
+
+bool triage_usage_read(const struct triage *t, const char *node)
+{
+    if (!t->usage_read)
+        return true;
+    for (size_t i = 0; i < t->usage_read->n; i++)
+        if (strcmp(t->usage_read->names[i], node) == 0)
+            return true;
+    return false;
+}
+
 int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct gpu_set *dra_classes,
                int64_t no_scheduler_grace, const char *ns, const char *name, struct triage *t,
                struct kube_error *err)
 {
     memset(t, 0, sizeof(*t));
-    char path[1024], ns_esc[256], name_esc[512];
-    if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) ||
-        kube_path_escape(name, name_esc, sizeof(name_esc)))
+    struct usage_nodes *u = NULL; /* the nodes whose pods are read, kept for explain */
+    char path[KUBE_POD_PATH_MAX];
+    if (kube_pod_path(ns, name, path, sizeof(path)))
         return K_EINVAL;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns_esc, name_esc);
     json_object *pod = NULL;
     int rc = kube_get(c, path, &pod, err);
     if (rc)
@@ -64,18 +80,21 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
         if (rc)
             goto fail_dra;
         /* only the pods of the nodes whose usage the ladder reads (usage.h) */
-        struct usage_nodes u = {0};
+        u = calloc(1, sizeof(*u));
+        if (!u) {
+            rc = K_ENOMEM;
+            goto fail_dra;
+        }
         struct triage_source src = {.store = t->store,
                                     .dra = dra,
                                     .dra_classes = dra_classes,
                                     .now = (int64_t)time(NULL),
                                     .no_scheduler_grace = no_scheduler_grace};
         store_read_lock(t->store);
-        rc = usage_nodes_collect(&src, store_pod_get(t->store, ns, name), &u);
+        rc = usage_nodes_collect(&src, store_pod_get(t->store, ns, name), u);
         store_read_unlock(t->store);
         if (rc == K_OK)
-            rc = usage_fetch(c, &u, t->store, err);
-        usage_nodes_cleanup(&u);
+            rc = usage_fetch(c, u, t->store, err);
         if (rc)
             goto fail_dra;
     }
@@ -127,12 +146,20 @@ int triage_run(struct kube_client *c, const struct gpu_set *gpus, const struct g
     }
     struct store *s = t->store;
     t->store = NULL;
-    return from_stores(s, dra, dra_classes, no_scheduler_grace, events, workloads, gangs, ns, name,
-                       t);
+    rc =
+        from_stores(s, dra, dra_classes, no_scheduler_grace, events, workloads, gangs, ns, name, t);
+    if (rc == K_OK && u && !u->all) {
+        t->usage_read = u;
+        u = NULL;
+    }
+    free_usage(u);
+    return rc;
 fail_dra:
+    free_usage(u);
     dra_store_free(dra);
 fail:
     triage_cleanup(t);
+    t->pod_read = true; /* the error came after the GET of the pod */
     return rc;
 }
 
@@ -715,6 +742,80 @@ static int explain_dra(const struct triage *t, const struct node_verdict *sorted
     return rc;
 }
 
+/* The verdicts in the explain's order: the deciding node first, then the rest closest first
+ * (cmp_verdicts). *out is new (free it), NULL with n 0 for none. Returns K_OK or K_ENOMEM. */
+static int sorted_verdicts(const struct triage *t, struct node_verdict **out, size_t *n)
+{
+    const struct classify_result *r = &t->result;
+    *out = NULL;
+    *n = 0;
+    if (r->n_verdicts == 0)
+        return K_OK;
+    struct node_verdict *sorted = malloc(r->n_verdicts * sizeof(*sorted));
+    if (!sorted)
+        return K_ENOMEM;
+    for (size_t i = 0; i < r->n_verdicts; i++)
+        if (t->verdicts[i].node == r->closest.node)
+            sorted[(*n)++] = t->verdicts[i];
+    size_t first_rest = *n;
+    for (size_t i = 0; i < r->n_verdicts; i++)
+        if (t->verdicts[i].node != r->closest.node)
+            sorted[(*n)++] = t->verdicts[i];
+    qsort(sorted + first_rest, *n - first_rest, sizeof(*sorted), cmp_verdicts);
+    *out = sorted;
+    return K_OK;
+}
+
+/* fn(ctx, node, pod) for each pod holding GPUs on the EXPLAIN_HOLDER_NODES closest exhausted
+ * nodes of sorted[0..n), by namespace and name, the explained pod left out; pod NULL once for a
+ * node with none. *shown: how many nodes. Read lock held. Returns K_OK, fn's value or K_ENOMEM. */
+static int for_each_holder(const struct triage *t, const struct node_verdict *sorted, size_t n,
+                           int (*fn)(void *ctx, const char *node, const struct kpod *p), void *ctx,
+                           size_t *shown)
+{
+    const struct kpod *pod = t->pod;
+    int rc = K_OK;
+    *shown = 0;
+    for (size_t i = 0; i < n && *shown < EXPLAIN_HOLDER_NODES && rc == K_OK; i++) {
+        if (sorted[i].step != CAUSE_EXHAUSTED)
+            continue;
+        (*shown)++;
+        struct holders h = {.node = sorted[i].node->name};
+        store_for_each_gpu_pod_on_node(t->store, h.node, collect_holder, &h);
+        rc = h.rc;
+        if (rc == K_OK && h.n > 1)
+            qsort(h.pods, h.n, sizeof(*h.pods), cmp_holders);
+        for (size_t j = 0; j < h.n && rc == K_OK; j++) {
+            const struct kpod *p = h.pods[j];
+            if (p == t->pod || (strcmp(p->ns, pod->ns) == 0 && strcmp(p->name, pod->name) == 0))
+                continue;
+            rc = fn(ctx, h.node, p);
+        }
+        if (rc == K_OK && h.n == 0)
+            rc = fn(ctx, h.node, NULL);
+        free(h.pods);
+    }
+    return rc;
+}
+
+struct held_table {
+    struct table *t;
+    struct buf *req;
+};
+
+static int held_row(void *ctx, const char *node, const struct kpod *p)
+{
+    struct held_table *h = ctx;
+    if (!p)
+        return table_addf(h->t, node, "<none>", "-", "-");
+    char line[1024];
+    snprintf(line, sizeof(line), "%s/%s", p->ns, p->name);
+    buf_reset(h->req);
+    int rc = pods_format_requests(&p->gpu_requests, h->req);
+    return rc == K_OK ? table_addf(h->t, node, line, buf_cstr(h->req), pod_phase_name(p->phase))
+                      : rc;
+}
+
 static void print_kv(struct table *t, const char *k, const char *v)
 {
     table_addf(t, k, v && *v ? v : "<none>");
@@ -806,21 +907,12 @@ int triage_print_explain(const struct triage *t, FILE *out)
         store_read_unlock(t->store);
         return ferror(out) ? K_EIO : K_OK;
     }
-    struct node_verdict *sorted = malloc(r->n_verdicts * sizeof(*sorted));
-    if (!sorted) {
+    struct node_verdict *sorted;
+    size_t n;
+    if (sorted_verdicts(t, &sorted, &n) != K_OK) {
         store_read_unlock(t->store);
         return K_ENOMEM;
     }
-    /* the deciding node first, then the rest closest first */
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_verdicts; i++)
-        if (t->verdicts[i].node == r->closest.node)
-            sorted[n++] = t->verdicts[i];
-    size_t first_rest = n;
-    for (size_t i = 0; i < r->n_verdicts; i++)
-        if (t->verdicts[i].node != r->closest.node)
-            sorted[n++] = t->verdicts[i];
-    qsort(sorted + first_rest, n - first_rest, sizeof(*sorted), cmp_verdicts);
 
     fprintf(out, "\nLadder: where each candidate node stops (taint, no-gpu-node, "
                  "allocatable-zero, exhausted;\ngpu-fits when the GPUs fit), closest first:\n");
@@ -835,6 +927,7 @@ int triage_print_explain(const struct triage *t, FILE *out)
         fprintf(out, ", %s %zu", cause_word(dra_steps[i]), r->counts[dra_steps[i]]);
     fprintf(out, "\n\n");
     struct table nodes;
+    size_t unread = 0;
     table_init(&nodes, 9);
     rc = table_addf(&nodes, "NODE", "STOPS AT", "RESOURCE", "CAPACITY", "ALLOCATABLE", "IN USE",
                     "FREE", "REQUEST", "WHY");
@@ -843,8 +936,17 @@ int triage_print_explain(const struct triage *t, FILE *out)
         char cap[24], alloc[24], used[24], fr[24], rq[24], w[600];
         snprintf(cap, sizeof(cap), "%" PRId64, v->capacity);
         snprintf(alloc, sizeof(alloc), "%" PRId64, v->allocatable);
-        snprintf(used, sizeof(used), "%" PRId64, v->allocated);
-        snprintf(fr, sizeof(fr), "%" PRId64, node_verdict_free(v));
+        /* never a number that was not measured: the pods of this node may not have been read */
+        bool read = triage_usage_read(t, v->node->name);
+        unread += !read;
+        if (read)
+            snprintf(used, sizeof(used), "%" PRId64, v->allocated);
+        else
+            snprintf(used, sizeof(used), "-");
+        if (read || v->allocatable <= 0)
+            snprintf(fr, sizeof(fr), "%" PRId64, node_verdict_free(v));
+        else
+            snprintf(fr, sizeof(fr), "-");
         snprintf(rq, sizeof(rq), "%" PRId64, v->requested);
         why(v, w, sizeof(w) - 16);
         if (v->node == r->closest.node)
@@ -855,6 +957,11 @@ int triage_print_explain(const struct triage *t, FILE *out)
     if (rc == K_OK)
         rc = table_print(&nodes, 2, out);
     table_cleanup(&nodes);
+    if (rc == K_OK && unread)
+        fprintf(out,
+                "  (IN USE and FREE \"-\": the pods of %zu node%s were not read; the ladder "
+                "reads the usage only where it can change the step, cli/usage.h)\n",
+                unread, unread == 1 ? "" : "s");
     if (rc == K_OK)
         rc = explain_dra(t, sorted, n, out);
 
@@ -863,30 +970,10 @@ int triage_print_explain(const struct triage *t, FILE *out)
         table_init(&held, 4);
         rc = table_addf(&held, "NODE", "POD", "GPU REQUESTS", "PHASE");
         buf_init(&req, EXPLAIN_REQUESTS_MAX);
+        struct held_table ht = {&held, &req};
         size_t shown = 0;
-        for (size_t i = 0; i < n && shown < EXPLAIN_HOLDER_NODES && rc == K_OK; i++) {
-            if (sorted[i].step != CAUSE_EXHAUSTED)
-                continue;
-            shown++;
-            struct holders h = {.node = sorted[i].node->name};
-            store_for_each_gpu_pod_on_node(t->store, h.node, collect_holder, &h);
-            rc = h.rc;
-            if (rc == K_OK && h.n > 1)
-                qsort(h.pods, h.n, sizeof(*h.pods), cmp_holders);
-            for (size_t j = 0; j < h.n && rc == K_OK; j++) {
-                const struct kpod *p = h.pods[j];
-                if (p == t->pod || (strcmp(p->ns, pod->ns) == 0 && strcmp(p->name, pod->name) == 0))
-                    continue;
-                snprintf(line, sizeof(line), "%s/%s", p->ns, p->name);
-                buf_reset(&req);
-                rc = pods_format_requests(&p->gpu_requests, &req);
-                if (rc == K_OK)
-                    rc = table_addf(&held, h.node, line, buf_cstr(&req), pod_phase_name(p->phase));
-            }
-            if (rc == K_OK && h.n == 0)
-                rc = table_addf(&held, h.node, "<none>", "-", "-");
-            free(h.pods);
-        }
+        if (rc == K_OK)
+            rc = for_each_holder(t, sorted, n, held_row, &ht, &shown);
         buf_cleanup(&req);
         if (rc == K_OK) {
             fprintf(out, "\nPods holding the GPUs on the %zu closest exhausted node%s:\n", shown,
@@ -910,6 +997,7 @@ void triage_cleanup(struct triage *t)
     workload_store_free(t->workloads);
     gang_store_free(t->gangs);
     free(t->verdicts);
+    free_usage(t->usage_read);
     memset(t, 0, sizeof(*t));
 }
 
@@ -932,4 +1020,164 @@ void triage_print_causes(FILE *out)
         }
     fprintf(out, ";\n  %s when the GPUs fit and something else blocks the pod.\n",
             cause_word(CAUSE_GPU_FITS));
+}
+
+/* ---- explain -o json|yaml ------------------------------------------------------------------ */
+
+static void jadd_str(json_object *o, const char *k, const char *v)
+{
+    if (v && *v)
+        json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static json_object *requests_json(const struct resource_list *l)
+{
+    json_object *g = json_object_new_object();
+    for (size_t i = 0; g && i < l->n; i++)
+        json_object_object_add(g, l->items[i].name, json_object_new_int64(l->items[i].value));
+    return g;
+}
+
+/* One candidate node's row of the ladder; `read`: the node's pods were read (triage_usage_read),
+ * else inUse is null, and free too where allocatable leaves room (never a number not measured). */
+static json_object *verdict_json(const struct node_verdict *v, bool closest, bool read)
+{
+    json_object *o = json_object_new_object();
+    if (!o)
+        return NULL;
+    char w[600];
+    why(v, w, sizeof(w));
+    jadd_str(o, "node", v->node->name);
+    jadd_str(o, "stopsAt", cause_word(v->step));
+    jadd_str(o, "resource", v->resource);
+    json_object_object_add(o, "capacity", json_object_new_int64(v->capacity));
+    json_object_object_add(o, "allocatable", json_object_new_int64(v->allocatable));
+    json_object_object_add(o, "inUse", read ? json_object_new_int64(v->allocated) : NULL);
+    json_object_object_add(o, "free",
+                           read || v->allocatable <= 0 ? json_object_new_int64(node_verdict_free(v))
+                                                       : NULL);
+    json_object_object_add(o, "request", json_object_new_int64(v->requested));
+    jadd_str(o, "why", w);
+    json_object_object_add(o, "closest", json_object_new_boolean(closest));
+    if (v->dra_driver) {
+        json_object *d = json_object_new_object();
+        if (d) {
+            jadd_str(d, "step", cause_word(v->dra_step));
+            jadd_str(d, "request", v->dra_request);
+            jadd_str(d, "deviceClass", v->dra_class);
+            jadd_str(d, "driver", v->dra_driver);
+            json_object_object_add(d, "devices", json_object_new_int64((int64_t)v->dra_devices));
+            json_object_object_add(d, "matching", json_object_new_int64((int64_t)v->dra_matching));
+            json_object_object_add(d, "free", json_object_new_int64((int64_t)v->dra_free));
+            json_object_object_add(d, "tainted", json_object_new_int64((int64_t)v->dra_tainted));
+            json_object_object_add(d, "wanted", json_object_new_int64(v->dra_wanted));
+            json_object_object_add(o, "dra", d);
+        }
+    }
+    return o;
+}
+
+static int held_json(void *ctx, const char *node, const struct kpod *p)
+{
+    if (!p)
+        return K_OK;
+    json_object *hp = json_object_new_object();
+    if (!hp)
+        return K_ENOMEM;
+    jadd_str(hp, "node", node);
+    jadd_str(hp, "namespace", p->ns);
+    jadd_str(hp, "name", p->name);
+    json_object_object_add(hp, "gpuRequests", requests_json(&p->gpu_requests));
+    jadd_str(hp, "phase", pod_phase_name(p->phase));
+    if (json_object_array_add(ctx, hp) != 0) {
+        json_object_put(hp);
+        return K_ENOMEM;
+    }
+    return K_OK;
+}
+
+int triage_explain_json(const struct triage *t, json_object **out)
+{
+    const struct classify_result *r = &t->result;
+    const struct kpod *pod = t->pod;
+    json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+                *st = json_object_new_object(), *nodes = json_object_new_array(),
+                *counts = json_object_new_object(), *held = json_object_new_array();
+    struct node_verdict *sorted = NULL;
+    int rc = K_ENOMEM;
+    if (!o || !meta || !st || !nodes || !counts || !held) {
+        json_object_put(meta);
+        json_object_put(st);
+        meta = st = NULL;
+        goto out;
+    }
+    jadd_str(o, "apiVersion", PODS_API_VERSION);
+    jadd_str(o, "kind", "GPUPodExplanation");
+    json_object_object_add(o, "metadata", meta);
+    jadd_str(meta, "name", pod->name);
+    jadd_str(meta, "namespace", pod->ns);
+    json_object_object_add(o, "status", st);
+    jadd_str(st, "phase", pod_phase_name(pod->phase));
+    jadd_str(st, "nodeName", pod->node_name);
+    json_object_object_add(st, "gpuRequests", requests_json(&pod->gpu_requests));
+    jadd_str(st, "cause", cause_word(r->cause));
+    jadd_str(st, "detail", r->detail);
+    jadd_str(st, "annotationCause", pod->cause);
+    jadd_str(st, "annotationDetail", pod->detail);
+    if (pod->scheduled.status == COND_FALSE && pod->scheduled.message) {
+        jadd_str(st, "schedulerReason", pod->scheduled.reason);
+        jadd_str(st, "schedulerMessage", pod->scheduled.message);
+    }
+    /* the words decided before the scheduler's node filtering have no per-node view */
+    bool per_node = cause_rank(r->cause) >= cause_rank(CAUSE_DRA_TEMPLATE_MISSING);
+    store_read_lock(t->store);
+    size_t n_nodes = 0;
+    store_nodes(t->store, &n_nodes);
+    if (per_node) {
+        json_object *sel = json_object_new_object();
+        if (sel) {
+            json_object_object_add(sel, "candidates",
+                                   json_object_new_int64((int64_t)r->n_candidates));
+            json_object_object_add(sel, "nodes", json_object_new_int64((int64_t)n_nodes));
+            json_object_object_add(o, "nodeSelection", sel);
+        }
+        for (int c = 0; c < CAUSE_COUNT; c++)
+            if (r->counts[c])
+                json_object_object_add(counts, cause_word((enum cause)c),
+                                       json_object_new_int64((int64_t)r->counts[c]));
+        json_object_object_add(o, "counts", json_object_get(counts));
+        json_object_object_add(o, "nodes", json_object_get(nodes));
+    }
+    size_t n = 0;
+    if (per_node && sorted_verdicts(t, &sorted, &n) != K_OK) {
+        store_read_unlock(t->store);
+        goto out;
+    }
+    rc = K_OK;
+    for (size_t i = 0; i < n && rc == K_OK; i++) {
+        json_object *v = verdict_json(&sorted[i], sorted[i].node == r->closest.node,
+                                      triage_usage_read(t, sorted[i].node->name));
+        if (!v || json_object_array_add(nodes, v) != 0) {
+            json_object_put(v);
+            rc = K_ENOMEM;
+        }
+    }
+    /* exhausted: the pods holding the GPUs on the closest exhausted nodes */
+    size_t shown = 0;
+    if (rc == K_OK && r->cause == CAUSE_EXHAUSTED)
+        rc = for_each_holder(t, sorted, n, held_json, held, &shown);
+    store_read_unlock(t->store);
+    if (rc == K_OK && r->cause == CAUSE_EXHAUSTED)
+        json_object_object_add(o, "holders", json_object_get(held));
+out:
+    free(sorted);
+    json_object_put(nodes);
+    json_object_put(counts);
+    json_object_put(held);
+    if (rc) {
+        json_object_put(o);
+        return rc;
+    }
+    *out = o;
+    return K_OK;
 }

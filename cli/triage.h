@@ -13,6 +13,7 @@
 #ifndef GPUTRI_TRIAGE_H
 #define GPUTRI_TRIAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,8 @@
 #include "classify/classify.h"
 #include "kube/client.h"
 
+struct usage_nodes; /* cli/usage.h */
+
 struct triage {
     struct store *store;    /* owned */
     const struct kpod *pod; /* borrowed from store */
@@ -34,7 +37,23 @@ struct triage {
     struct pod_events *events;         /* owned: the autoscalers' Events on the pod; NULL: none */
     struct workload_store *workloads;  /* owned: the pod's Kueue Workload; NULL: none */
     struct gang_store *gangs; /* owned: the pod's gang (core/triage triage_read_gang); NULL: none */
+    /*
+     * The nodes whose pods were read (cli/usage.h), owned; NULL when the store holds every
+     * non-terminal pod (triage_from_store, or more than USAGE_PER_NODE_MAX nodes). On any other
+     * node an IN USE is not known: triage_usage_read().
+     */
+    struct usage_nodes *usage_read;
+    /* After triage_run() failed: true when the pod itself was read and the error came from what
+     * classifying it reads next (nodes, pods, DRA objects), e.g. a 403 on nodes for a user bound
+     * to the `view` ClusterRole (cli/answer.h). Nothing else of `t` is set then. */
+    bool pod_read;
 };
+
+/*
+ * triage_usage_read() - whether the GPU usage of `node` was read (its pods listed), so that the
+ * IN USE of a verdict there is a measured number. Pure; t borrowed.
+ */
+bool triage_usage_read(const struct triage *t, const char *node);
 
 /*
  * triage_run() - fetch and classify ns/name. On K_OK `t` must be released with
@@ -86,6 +105,21 @@ int triage_from_stores_grace(struct store *s, struct dra_store *dra,
  * aligns them. Returns K_OK, K_ENOMEM or K_EIO (write error).
  */
 int triage_print_explain(const struct triage *t, FILE *out);
+
+/*
+ * triage_explain_json() - the explain report as an object for `explain -o json|yaml`
+ * (cli/printer.h): {"apiVersion": "gputri.io/v1alpha1", "kind": "GPUPodExplanation",
+ * "metadata": {"name", "namespace"}, "status": {"phase", "nodeName", "gpuRequests", "cause",
+ * "detail", "annotationCause", "annotationDetail", "schedulerReason", "schedulerMessage"},
+ * "nodeSelection": {"candidates", "nodes"}, "counts": {step: n}, "nodes": [every candidate
+ * node's row as the text's table: "node", "stopsAt", "resource", "capacity", "allocatable",
+ * "inUse", "free", "request", "why", "closest", and "dra" {"step", "request", "deviceClass",
+ * "driver", "devices", "matching", "free", "tainted", "wanted"} for a DRA request], "holders":
+ * [{"node", "namespace", "name", "gpuRequests", "phase"}] (exhausted only)}; the per-node members
+ * only when the cause is decided at or past node selection, in the text's order. Members without
+ * a value are left out. On K_OK *out is new (json_object_put). Returns K_OK or K_ENOMEM.
+ */
+int triage_explain_json(const struct triage *t, json_object **out);
 
 void triage_cleanup(struct triage *t);
 

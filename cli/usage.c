@@ -206,12 +206,31 @@ static int node_proto(void *ctx, const uint8_t *bytes, size_t len)
 
 int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err)
 {
+    return usage_list_nodes_selected(c, s, NULL, err);
+}
+
+int usage_list_nodes_selected(struct kube_client *c, struct store *s, const char *label_selector,
+                              struct kube_error *err)
+{
+    char path[1024] = "/api/v1/nodes";
+    if (label_selector && *label_selector) {
+        char esc[768];
+        if (kube_path_escape(label_selector, esc, sizeof(esc)) != K_OK) {
+            if (err) {
+                err->code = K_EINVAL;
+                snprintf(err->message, sizeof(err->message),
+                         "label selector \"%.80s...\" is too long", label_selector);
+            }
+            return K_EINVAL;
+        }
+        snprintf(path, sizeof(path), "/api/v1/nodes?labelSelector=%s", esc);
+    }
     struct pod_sink k = {.s = s};
     const struct kube_list_options opts = {.page_size = 500, .proto_item = node_proto};
-    int rc = kube_list(c, "/api/v1/nodes", &opts, node_json, &k, NULL, 0, err);
+    int rc = kube_list(c, path, &opts, node_json, &k, NULL, 0, err);
     if (k.rc)
         return sink_failed(k.rc, err);
-    return rc == K_OK && k.skipped ? informer_list_skipped("/api/v1/nodes", k.skipped, err) : rc;
+    return rc == K_OK && k.skipped ? informer_list_skipped(path, k.skipped, err) : rc;
 }
 
 /* One node's non-terminal pods, one response: a node holds at most its status.allocatable pods

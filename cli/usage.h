@@ -24,8 +24,8 @@
  *
  * What differs from reading every pod: nothing in the cause or the detail (the steps, the
  * ranking and the numbers the detail names all come from the nodes read); `explain` shows an IN
- * USE of 0 on a candidate that does not list the resource at all, whatever pods bound there by
- * spec.nodeName ask for.
+ * USE of "-" on a node whose pods were not read (cli/triage.h triage_usage_read), whatever pods
+ * bound there by spec.nodeName ask for.
  */
 #ifndef GPUTRI_CLI_USAGE_H
 #define GPUTRI_CLI_USAGE_H
@@ -105,6 +105,14 @@ int usage_fetch(struct kube_client *c, const struct usage_nodes *u, struct store
  * may come from the others alone. Not thread-safe on one client.
  */
 int usage_list_nodes(struct kube_client *c, struct store *s, struct kube_error *err);
+
+/*
+ * usage_list_nodes_selected() - usage_list_nodes() of the nodes matching `label_selector` (a
+ * label selector as kubectl -l takes it, sent to the API server as labelSelector, URL-escaped;
+ * NULL or "": every node). K_EINVAL (err says so) for a selector too long for the request line.
+ */
+int usage_list_nodes_selected(struct kube_client *c, struct store *s, const char *label_selector,
+                              struct kube_error *err);
 
 /*
  * usage_list_dra() - the DRA objects a live classification reads, into a new store *out (NULL:

@@ -128,6 +128,8 @@ struct controller *controller_new(const struct kube_config *cfg, const struct gp
             .retry_period_ms = c->opts.retry_period_ms,
         };
         c->le_client = kube_client_new(cfg, USER_AGENT " leader-election");
+        if (c->le_client) /* renewals never queue behind the workers' writes */
+            kube_client_set_rate_limited(c->le_client, false);
         if (!c->le_client ||
             kube_lease_lock_init(&c->le_lock, c->le_client, c->opts.lease_namespace,
                                  c->opts.lease_name) != K_OK) {
@@ -179,13 +181,13 @@ static void stop_elector(struct controller *c)
 static void dra_now_synced(struct controller *c)
 {
     dra_store_read_lock(c->dra);
-    log_info(0,
-             "DRA caches synced (%s/%s): %zu resourceclaims, %zu resourceclaimtemplates, "
-             "%zu deviceclasses, %zu resourceslices, %zu devicetaintrules",
-             DRA_API_GROUP, dra_api_version_name(dra_store_api_version(c->dra)),
-             dra_store_count(c->dra, DRA_KIND_CLAIM), dra_store_count(c->dra, DRA_KIND_TEMPLATE),
-             dra_store_count(c->dra, DRA_KIND_CLASS), dra_store_count(c->dra, DRA_KIND_SLICE),
-             dra_store_count(c->dra, DRA_KIND_TAINT_RULE));
+    log_info_kv(0, "DRA caches synced", LOG_STR("group", DRA_API_GROUP),
+                LOG_STR("version", dra_api_version_name(dra_store_api_version(c->dra))),
+                LOG_INT("resourceclaims", dra_store_count(c->dra, DRA_KIND_CLAIM)),
+                LOG_INT("resourceclaimtemplates", dra_store_count(c->dra, DRA_KIND_TEMPLATE)),
+                LOG_INT("deviceclasses", dra_store_count(c->dra, DRA_KIND_CLASS)),
+                LOG_INT("resourceslices", dra_store_count(c->dra, DRA_KIND_SLICE)),
+                LOG_INT("devicetaintrules", dra_store_count(c->dra, DRA_KIND_TAINT_RULE)));
     dra_store_read_unlock(c->dra);
     atomic_store(&c->dra_synced, 1);
 }
@@ -236,9 +238,10 @@ static void wait_events_synced(struct controller *c, const atomic_int *stop)
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++) {
         while (c->events_inf[k] && !informer_has_synced(c->events_inf[k]) && !atomic_load(stop)) {
             if (clock_mono_ms(NULL) >= until) {
-                log_warn("the %s informer has not synced in %d s: going on without what it "
-                         "has not listed yet",
-                         c->events_ctx[k].name, CONTROLLER_EVENTS_SYNC_WAIT_MS / 1000);
+                log_warn_kv("informer not synced in time: going on without what it has not "
+                            "listed yet",
+                            LOG_STR("informer", c->events_ctx[k].name),
+                            LOG_INT("waitedSeconds", CONTROLLER_EVENTS_SYNC_WAIT_MS / 1000));
                 return;
             }
             struct timespec ts = {0, 50 * 1000000};
@@ -254,8 +257,8 @@ static void wait_gangs_synced(struct controller *c, const atomic_int *stop)
     int64_t until = clock_mono_ms(NULL) + CONTROLLER_EVENTS_SYNC_WAIT_MS;
     while (!gang_informers_synced(c->gang_watch) && !atomic_load(stop)) {
         if (clock_mono_ms(NULL) >= until) {
-            log_warn("the gang informers have not synced in %d s: going on without them",
-                     CONTROLLER_EVENTS_SYNC_WAIT_MS / 1000);
+            log_warn_kv("the gang informers have not synced in time: going on without them",
+                        LOG_INT("waitedSeconds", CONTROLLER_EVENTS_SYNC_WAIT_MS / 1000));
             return;
         }
         struct timespec ts = {0, 50 * 1000000};
@@ -269,28 +272,29 @@ int controller_run(struct controller *c, const atomic_int *stop)
     if (controller_probes_start(c) != K_OK)
         goto out;
     if (informer_start(c->nodes) != K_OK || informer_start(c->pods) != K_OK) {
-        log_error("cannot start informers");
+        log_error_kv("cannot start informers");
         goto out;
     }
     if (c->dra_watch && dra_informers_start(c->dra_watch, true) != K_OK) {
-        log_error("cannot start informers");
+        log_error_kv("cannot start informers");
         goto out;
     }
     if (workload_informer_start(c->workload_watch, true) != K_OK) {
-        log_error("cannot start informers");
+        log_error_kv("cannot start informers");
         goto out;
     }
     if (c->le) {
-        log_info(0, "leader election: %s competing for Lease %s/%s", c->opts.identity,
-                 c->opts.lease_namespace, c->opts.lease_name);
+        log_info_kv(
+            0, "leader election: competing for the lease", LOG_STR("identity", c->opts.identity),
+            LOG_STR("namespace", c->opts.lease_namespace), LOG_STR("lease", c->opts.lease_name));
         kube_client_set_cancel(c->le_client, &c->le_stop);
         if (pthread_create(&c->le_thread, NULL, elect, c) != 0) {
-            log_error("cannot start leader election");
+            log_error_kv("cannot start leader election");
             goto out;
         }
         c->le_started = 1;
     }
-    log_info(0, "waiting for the node and pod caches to sync");
+    log_info_kv(0, "waiting for the node and pod caches to sync");
     if (!informer_wait_synced(c->nodes, stop) || !informer_wait_synced(c->pods, stop)) {
         rc = 0; /* stopped before the caches synced */
         goto out;
@@ -315,12 +319,12 @@ int controller_run(struct controller *c, const atomic_int *stop)
     /* after the pods: an Event is kept only for a pod the store holds */
     for (int k = 0; k < CONTROLLER_EVENT_SOURCES; k++)
         if (c->events_inf[k] && informer_start(c->events_inf[k]) != K_OK) {
-            log_error("cannot start informers");
+            log_error_kv("cannot start informers");
             goto out;
         }
     /* after the pods: a group's change queues its pods from the store */
     if (gang_informers_start(c->gang_watch, true) != K_OK) {
-        log_error("cannot start informers");
+        log_error_kv("cannot start informers");
         goto out;
     }
     wait_events_synced(c, stop);
@@ -328,14 +332,14 @@ int controller_run(struct controller *c, const atomic_int *stop)
     c->owner_get_client = kube_client_new(c->cfg, USER_AGENT " owners");
     if (!c->owner_client || !c->owner_get_client ||
         event_recorder_start(c->owner_events, c->owner_client) != K_OK) {
-        log_error("cannot start the owners' Event writer");
+        log_error_kv("cannot start the owners' Event writer");
         goto out;
     }
     wait_gangs_synced(c, stop);
     store_read_lock(c->store);
-    log_info(0, "caches synced: %zu nodes, %zu pods, %zu pending GPU pods",
-             store_node_count(c->store), store_pod_count(c->store),
-             store_pending_gpu_pod_count(c->store));
+    log_info_kv(0, "caches synced", LOG_INT("nodes", store_node_count(c->store)),
+                LOG_INT("pods", store_pod_count(c->store)),
+                LOG_INT("pendingGPUPods", store_pending_gpu_pod_count(c->store)));
     store_read_unlock(c->store);
     c->workers = calloc((size_t)c->opts.workers, sizeof(*c->workers));
     if (!c->workers)
@@ -352,14 +356,14 @@ int controller_run(struct controller *c, const atomic_int *stop)
         controller_dra_follow(c);
         controller_quota_owners_tick(c);
         if (clock_mono_ms(&c->clock) >= next_resync) {
-            log_info(2, "resync: re-checking every pending GPU pod");
+            log_info_kv(2, "resync: re-checking every pending GPU pod");
             controller_enqueue_pending(c);
             next_resync = clock_mono_ms(&c->clock) + resync_ms;
         }
     }
     rc = 0;
 out:
-    log_info(0, "shutting down");
+    log_info_kv(0, "shutting down");
     workqueue_shutdown(c->queue);
     for (int i = 0; i < started_workers; i++)
         pthread_join(c->workers[i], NULL);

@@ -28,7 +28,7 @@ void ctl_options_usage(FILE *out)
             "changes.\n"
             "\n"
             "Flags:\n");
-    flags_usage(out, FLAGS_USAGE_CONFIG, 2, 27, GPU_SET_DEFAULT);
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_KUBE_API, 2, 27, GPU_SET_DEFAULT);
     fprintf(out,
             "  --workers N              concurrent reconciles (default 2)\n"
             "  --resync-period SECONDS  re-check every pending GPU pod this often (default 300)\n"
@@ -193,6 +193,8 @@ enum {
     OPT_AUTOSCALER_EVENTS,
     OPT_PROVISION_WINDOW,
     OPT_AUTOSCALER_GRACE,
+    OPT_KUBE_API_QPS,
+    OPT_KUBE_API_BURST,
 };
 
 static const struct option longopts[] = {
@@ -218,6 +220,8 @@ static const struct option longopts[] = {
     {"autoscaler-events", optional_argument, NULL, OPT_AUTOSCALER_EVENTS},
     {"max-node-provision-time", required_argument, NULL, OPT_PROVISION_WINDOW},
     {"autoscaler-grace-period", required_argument, NULL, OPT_AUTOSCALER_GRACE},
+    {"kube-api-qps", required_argument, NULL, OPT_KUBE_API_QPS},
+    {"kube-api-burst", required_argument, NULL, OPT_KUBE_API_BURST},
     {NULL, 0, NULL, 0},
 };
 
@@ -300,6 +304,17 @@ static int apply(struct ctl_options *o, int opt, const char *arg, char *err, siz
     case OPT_DRA_CLASSES:
         o->dra_gpu_classes = arg;
         return K_OK;
+    case OPT_KUBE_API_QPS:
+    case OPT_KUBE_API_BURST: {
+        const char *why = NULL;
+        int rc = opt == OPT_KUBE_API_QPS ? flags_kube_api_qps(arg, &o->kube_api_qps, &why)
+                                         : flags_kube_api_burst(arg, &o->kube_api_burst, &why);
+        if (rc == K_OK)
+            return K_OK;
+        snprintf(err, errlen, "invalid value %s for %s: %s", arg,
+                 opt == OPT_KUBE_API_QPS ? "--kube-api-qps" : "--kube-api-burst", why);
+        return K_EINVAL;
+    }
     case OPT_NO_SCHEDULER_GRACE: {
         const char *why = NULL;
         if (flags_no_scheduler_grace(arg, &r->no_scheduler_grace, &why) == K_OK)
@@ -332,6 +347,8 @@ int ctl_options_parse(int argc, char **argv, struct ctl_options *o, char *err, s
     o->gpu_resources = GPU_SET_DEFAULT;
     o->dra_gpu_classes = DRA_GPU_SET_DEFAULT;
     o->log_format = LOG_FORMAT_TEXT;
+    o->kube_api_qps = FLAGS_KUBE_API_QPS_DEFAULT;
+    o->kube_api_burst = FLAGS_KUBE_API_BURST_DEFAULT;
     default_namespace(o->lease_ns, sizeof(o->lease_ns));
     o->run.lease_namespace = o->lease_ns;
     snprintf(err, errlen, "%s", "");

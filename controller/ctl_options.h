@@ -9,7 +9,8 @@
  * --health-probe-bind-address, --leader-elect[=BOOL], --leader-elect-lease-duration,
  * --leader-elect-renew-deadline, --leader-elect-retry-period,
  * --leader-elect-resource-namespace, --leader-elect-resource-name, --gpu-device-classes,
- * --no-scheduler-grace-period, and the common --kubeconfig, --gpu-resources, --v, --help,
+ * --no-scheduler-grace-period, --kube-api-qps, --kube-api-burst (util/flags.h), and the common
+ * --kubeconfig, --gpu-resources, --v, --help,
  * --version (util/flags.h). The leader-election flags and their defaults are client-go's
  * (kubernetes/component-base: config/options/leaderelectionconfig.go).
  */
@@ -37,6 +38,8 @@ struct ctl_options {
     const char *gpu_resources;   /* comma-separated GPU set (model/gpu.h), GPU_SET_DEFAULT */
     const char *dra_gpu_classes; /* DeviceClass / driver patterns, DRA_GPU_SET_DEFAULT; "": off */
     enum log_format log_format;
+    double kube_api_qps; /* --kube-api-qps (kube/client.h kube_set_rate_limit); < 0: no limit */
+    int kube_api_burst;  /* --kube-api-burst */
     /* the default Lease namespace: the service account's (GPUTRI_SERVICEACCOUNT_DIR, as
      * kube_config_load() reads it) in a cluster, else "default" */
     char lease_ns[254];

@@ -176,13 +176,15 @@ static void skipped(json_object *obj, const char *kind, int rc)
     char who[320];
     snprintf(who, sizeof(who), "%s%s%s", ns ? ns : "", ns ? "/" : "", name ? name : "?");
     if (rc == K_ETOOBIG)
-        log_warn("%s %s not cached: the store refused it (its key is too long, or its node would "
-                 "then account more than %d resource names)",
-                 kind, who, RESOURCE_LIST_MAX);
+        log_warn_kv("not cached: the store refused it (its key is too long, or its node would "
+                    "then account more resource names than maxResourceNames)",
+                    LOG_STR("kind", kind), LOG_STR("object", who),
+                    LOG_INT("maxResourceNames", RESOURCE_LIST_MAX));
     else if (rc == K_ENOMEM)
-        log_warn("%s %s not cached: out of memory", kind, who);
+        log_warn_kv("not cached: out of memory", LOG_STR("kind", kind), LOG_STR("object", who));
     else
-        log_warn("skipping a %s that cannot be read: %s", kind, k_strerror(rc));
+        log_warn_kv("skipping an object that cannot be read", LOG_STR("kind", kind),
+                    LOG_STR("err", k_strerror(rc)));
 }
 
 /*
@@ -501,8 +503,9 @@ static void dra_event(struct controller_dra_ctx *x, json_object *obj, int delete
     }
     int rc = dra_store_apply_json(x->c->dra, x->kind, obj, deleted);
     if (rc) {
-        log_warn("%s %s%s%s not cached: %s", dra_kind_name(x->kind), ev.ns ? ev.ns : "",
-                 ev.ns ? "/" : "", ev.name ? ev.name : "?", k_strerror(rc));
+        log_warn_kv("not cached", LOG_STR("kind", dra_kind_name(x->kind)),
+                    LOG_STR("namespace", ev.ns), LOG_STR("name", ev.name ? ev.name : "?"),
+                    LOG_STR("err", k_strerror(rc)));
         if (rc != K_ENOMEM && !deleted) {
             /* an object that cannot be read must not stand for its old version: drop it */
             dra_store_apply_json(x->c->dra, x->kind, obj, 1);
@@ -595,9 +598,11 @@ static int keep_pod_event(struct controller *c, const struct kevent *ev, int del
     int rc = pod_events_apply(c->pod_events, ev, deleted, now + AUTOSCALER_CLOCK_SKEW, key);
     store_read_unlock(c->store);
     if (rc == K_ETOOBIG)
-        log_info(2, "event %s/%s not kept: the Event cache is full", ev->ns, ev->name);
+        log_info_kv(2, "Event not kept: the Event cache is full", LOG_STR("namespace", ev->ns),
+                    LOG_STR("name", ev->name));
     else if (rc != K_OK)
-        log_warn("event %s/%s not kept: %s", ev->ns, ev->name, k_strerror(rc));
+        log_warn_kv("Event not kept", LOG_STR("namespace", ev->ns), LOG_STR("name", ev->name),
+                    LOG_STR("err", k_strerror(rc)));
     return rc;
 }
 
@@ -683,7 +688,8 @@ static void owner_event(struct controller_events_ctx *x, json_object *obj, int d
         return; /* an old Event (a relist brings what the last hour left) */
     enum quota_owners_change ch = quota_owners_apply(c->quota_owners, &o, deleted);
     if (ch == QUOTA_OWNERS_FULL)
-        log_info(2, "owner %s/%s not kept: the table of refused owners is full", o.ns, o.name);
+        log_info_kv(2, "owner not kept: the table of refused owners is full",
+                    LOG_STR("namespace", o.ns), LOG_STR("name", o.name));
     if (ch != QUOTA_OWNERS_NEW && ch != QUOTA_OWNERS_CHANGED)
         return;
     char detail[1024];
@@ -722,8 +728,9 @@ void controller_quota_owners_tick(struct controller *c)
         struct kube_error err = {0};
         if (triage_owner_alive(c->owner_get_client, &due[i], &err) == K_ENOTFOUND &&
             quota_owners_forget(c->quota_owners, due[i].uid))
-            log_info(1, "%s %s/%s is gone: no longer counted as refused by quota",
-                     quota_owner_kind_name(due[i].kind), due[i].ns, due[i].name);
+            log_info_kv(1, "owner gone: no longer counted as refused by quota",
+                        LOG_STR("kind", quota_owner_kind_name(due[i].kind)),
+                        LOG_STR("namespace", due[i].ns), LOG_STR("name", due[i].name));
     }
 }
 

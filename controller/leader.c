@@ -101,15 +101,16 @@ static enum attempt try_acquire_or_renew(struct leader_elector *le)
     if (rc == K_ENOTFOUND) {
         rc = le->lock.create(le->lock.ctx, &rec, &err);
         if (rc) {
-            log_info(1, "leader election: creating the lease failed: %s: %s", k_strerror(rc),
-                     err.message);
+            log_info_kv(1, "leader election: creating the lease failed",
+                        LOG_STR("err", k_strerror(rc)), LOG_STR("detail", err.message));
             return ATTEMPT_FAILED;
         }
         observe(le, &rec, mono_ms(le));
         return ATTEMPT_OK;
     }
     if (rc) {
-        log_warn("leader election: reading the lease failed: %s: %s", k_strerror(rc), err.message);
+        log_warn_kv("leader election: reading the lease failed", LOG_STR("err", k_strerror(rc)),
+                    LOG_STR("detail", err.message));
         return ATTEMPT_FAILED;
     }
 
@@ -130,8 +131,8 @@ static enum attempt try_acquire_or_renew(struct leader_elector *le)
     }
     rc = le->lock.update(le->lock.ctx, &rec, &err);
     if (rc) {
-        log_info(1, "leader election: writing the lease failed: %s: %s", k_strerror(rc),
-                 err.message);
+        log_info_kv(1, "leader election: writing the lease failed", LOG_STR("err", k_strerror(rc)),
+                    LOG_STR("detail", err.message));
         return ATTEMPT_FAILED;
     }
     observe(le, &rec, mono_ms(le));
@@ -160,10 +161,11 @@ bool leader_step(struct leader_elector *le)
     pthread_mutex_unlock(&le->mu);
 
     if (leading && !was)
-        log_info(0, "leader election: %s acquired the lease", le->identity);
+        log_info_kv(0, "leader election: acquired the lease", LOG_STR("identity", le->identity));
     else if (!leading && was)
-        log_warn("leader election: %s lost the lease (%s)", le->identity,
-                 a == ATTEMPT_HELD ? "another holder took it" : "renew deadline passed");
+        log_warn_kv("leader election: lost the lease", LOG_STR("identity", le->identity),
+                    LOG_STR("reason", a == ATTEMPT_HELD ? "another holder took it"
+                                                        : "renew deadline passed"));
     return leading;
 }
 
@@ -210,12 +212,12 @@ int leader_release(struct leader_elector *le)
         rc = le->lock.update(le->lock.ctx, &rec, &err);
     }
     if (rc) {
-        log_warn("leader election: releasing the lease failed: %s: %s", k_strerror(rc),
-                 err.message);
+        log_warn_kv("leader election: releasing the lease failed", LOG_STR("err", k_strerror(rc)),
+                    LOG_STR("detail", err.message));
         return rc;
     }
     observe(le, &rec, mono_ms(le));
-    log_info(0, "leader election: %s released the lease", le->identity);
+    log_info_kv(0, "leader election: released the lease", LOG_STR("identity", le->identity));
     return K_OK;
 }
 

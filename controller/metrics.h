@@ -63,6 +63,9 @@
  * in internal/store/pod.go): "nvidia.com/gpu" is "nvidia_com_gpu", METRICS_DRA_RESOURCE
  * "resource_k8s_io_claims", so the two join on `resource`.
  *
+ * /metrics carries the process_* families after these (util/process_metrics.h; probes.c appends
+ * them), as the webhook's does.
+ *
  * Cardinality: causes are the fixed set of classify.h (plus "none"), resources the configured
  * GPU set (plus METRICS_DRA_RESOURCE), and namespaces are capped as above; the histogram and the
  * transition counter carry causes only.

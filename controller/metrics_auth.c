@@ -238,7 +238,8 @@ static int token_review(struct metrics_auth *a, const char *token, size_t len, b
     int rc = kube_post(a->client, TOKENREVIEWS, body, &out, &err);
     json_object_put(body);
     if (rc != K_OK) {
-        log_warn("metrics: TokenReview failed: %s", err.message[0] ? err.message : k_strerror(rc));
+        log_warn_kv("metrics: TokenReview failed", LOG_STR("err", k_strerror(rc)),
+                    LOG_STR("detail", err.message[0] ? err.message : NULL));
         return rc;
     }
     json_object *status = kube_json_get(out, "status", json_type_object);
@@ -282,8 +283,8 @@ static int access_review(struct metrics_auth *a, json_object *user, const char *
     int rc = kube_post(a->client, SUBJECTACCESSREVIEWS, body, &out, &err);
     json_object_put(body);
     if (rc != K_OK) {
-        log_warn("metrics: SubjectAccessReview failed: %s",
-                 err.message[0] ? err.message : k_strerror(rc));
+        log_warn_kv("metrics: SubjectAccessReview failed", LOG_STR("err", k_strerror(rc)),
+                    LOG_STR("detail", err.message[0] ? err.message : NULL));
         return rc;
     }
     json_object *status = kube_json_get(out, "status", json_type_object);
@@ -328,7 +329,8 @@ unsigned metrics_auth_check_client(struct metrics_auth *a, const char *client, c
     pthread_mutex_unlock(&a->mu);
     if (!may_review) {
         snprintf(msg, msglen, "Too many token reviews, try again later");
-        log_info(2, "metrics: %s %s: 429 %s", method, path, msg);
+        log_info_kv(2, "metrics: request refused", LOG_STR("verb", method), LOG_STR("path", path),
+                    LOG_INT("status", 429), LOG_STR("reason", msg));
         return 429;
     }
     unsigned status;
@@ -369,6 +371,7 @@ unsigned metrics_auth_check_client(struct metrics_auth *a, const char *client, c
     else
         snprintf(msg, msglen, "%s", "");
     if (status)
-        log_info(2, "metrics: %s %s: %u %s", method, path, status, msg);
+        log_info_kv(2, "metrics: request refused", LOG_STR("verb", method), LOG_STR("path", path),
+                    LOG_INT("status", status), LOG_STR("reason", msg));
     return status;
 }

@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "triage/triage.h"
 #include "util/log.h"
+#include "util/process_metrics.h"
 #include "util/result.h"
 
 /* Every API request of every client, for gputri_api_requests_total. */
@@ -138,7 +139,10 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
         };
         _Static_assert(METRICS_QUOTA_OWNER_KINDS == QUOTA_OWNER_KINDS, "one row per owner kind");
         quota_owners_counts(c->quota_owners, g.quota_refused_owners, NULL);
-        status = metrics_render(c->metrics, &g, body) == K_OK ? 200 : 500;
+        status =
+            metrics_render(c->metrics, &g, body) == K_OK && process_metrics_append(body) == K_OK
+                ? 200
+                : 500;
     }
     free(samples);
     free(pc.rows);
@@ -191,17 +195,17 @@ static int secure_setup(struct controller *c)
         rc = tls_source_new_self_signed("gputri-controller", dns, 2, &c->metrics_tls, err,
                                         sizeof(err));
         if (rc == K_OK)
-            log_info(0, "metrics: serving with a self-signed certificate (no "
-                        "--metrics-tls-cert-file)");
+            log_info_kv(0, "metrics: serving with a self-signed certificate (no "
+                           "--metrics-tls-cert-file)");
     }
     if (rc != K_OK) {
-        log_error("metrics certificate: %s", err);
+        log_error_kv("metrics certificate", LOG_STR("err", err));
         return rc;
     }
     c->auth_client = kube_client_new(c->cfg, "gputri-controller metrics-auth");
     c->metrics_auth = c->auth_client ? metrics_auth_new(c->auth_client, c->opts.clock) : NULL;
     if (!c->metrics_auth) {
-        log_error("metrics: out of memory");
+        log_error_kv("metrics: out of memory");
         return K_ENOMEM;
     }
     return K_OK;
@@ -213,7 +217,7 @@ static int start_server(struct controller *c, const char *what, const char *addr
     char host[256], err[300];
     int port;
     if (httpd_parse_address(addr, host, sizeof(host), &port) != K_OK) {
-        log_error("invalid %s bind address \"%s\"", what, addr);
+        log_error_kv("invalid bind address", LOG_STR("endpoint", what), LOG_STR("address", addr));
         return K_EINVAL;
     }
     if (port < 0)
@@ -235,11 +239,13 @@ static int start_server(struct controller *c, const char *what, const char *addr
     };
     int rc = httpd_start_opts(&o, out, err, sizeof(err));
     if (rc) {
-        log_error("%s server: %s", what, err);
+        log_error_kv("cannot serve", LOG_STR("endpoint", what), LOG_STR("err", err));
         return rc;
     }
-    log_info(0, "serving %s on %s (port %d)%s", what, addr, httpd_port(*out),
-             secure ? " over HTTPS, TokenReview and SubjectAccessReview for /metrics" : "");
+    log_info_kv(
+        0, "serving", LOG_STR("endpoint", what), LOG_STR("address", addr),
+        LOG_INT("port", httpd_port(*out)), LOG_BOOL("https", secure),
+        LOG_STR("auth", secure ? "TokenReview and SubjectAccessReview for /metrics" : NULL));
     return K_OK;
 }
 
@@ -255,7 +261,7 @@ int controller_probes_start(struct controller *c)
         strcmp(c->opts.health_addr, c->opts.metrics_addr) == 0 &&
         !(strlen(c->opts.health_addr) >= 2 &&
           strcmp(c->opts.health_addr + strlen(c->opts.health_addr) - 2, ":0") == 0)) {
-        log_info(0, "health probes served with the metrics");
+        log_info_kv(0, "health probes served with the metrics");
         return K_OK;
     }
     return start_server(c, "health probes", c->opts.health_addr, &c->health_srv);

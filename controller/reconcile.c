@@ -176,16 +176,17 @@ static int kube_annotate(void *ctx, const char *ns, const char *name, const char
                          const char *detail, struct kube_error *err)
 {
     struct kube_pod_writer *kw = ctx;
-    char path[1024], ns_esc[256], name_esc[512];
-    if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) ||
-        kube_path_escape(name, name_esc, sizeof(name_esc)))
+    char path[KUBE_POD_PATH_MAX + 64];
+    if (kube_pod_path(ns, name, path, KUBE_POD_PATH_MAX))
         return K_ETOOBIG;
-    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns_esc, name_esc);
+    /* named, so `gputri triage` can tell when the annotations were written (cli/answer.h,
+     * metadata.managedFields) */
+    strcat(path, "?fieldManager=" POD_ANNOTATION_MANAGER);
     json_object *body = json_object_new_object();
     json_object *meta = json_object_new_object();
     json_object *ann = json_object_new_object();
-    json_object_object_add(ann, ANNOTATION_CAUSE, json_object_new_string(cause));
-    json_object_object_add(ann, ANNOTATION_DETAIL, json_object_new_string(detail));
+    json_object_object_add(ann, POD_ANNOTATION_CAUSE, json_object_new_string(cause));
+    json_object_object_add(ann, POD_ANNOTATION_DETAIL, json_object_new_string(detail));
     json_object_object_add(meta, "annotations", ann);
     json_object_object_add(body, "metadata", meta);
     int rc = kube_patch_merge(kw->client, path, body, NULL, err);

@@ -50,9 +50,6 @@
 #include "classify/classify.h"
 #include "kube/client.h"
 
-#define ANNOTATION_CAUSE "gputri/cause"
-#define ANNOTATION_DETAIL "gputri/detail"
-
 enum reconcile_kind {
     RECONCILE_NOTHING, /* nothing to write */
     RECONCILE_GONE,    /* the pod is not in the store any more */

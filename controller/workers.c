@@ -85,14 +85,16 @@ static bool settle_owed_event(struct controller *c, struct pod_writer *w, const 
     int rc = w->event(w->ctx, &plan, &err);
     if (rc == K_OK || rc == K_ECANCELED || reconcile_event_hopeless(rc, &err)) {
         if (rc == K_OK)
-            log_info(1, "pod %s: recorded the Event owed for %s", key, cause_word(plan.cause));
+            log_info_kv(1, "recorded the Event owed", LOG_STR("pod", key),
+                        LOG_STR("cause", cause_word(plan.cause)));
         pod_ledger_event_done(c->ledger, key);
         return false; /* go on with the pod's plan */
     }
     int64_t delay = workqueue_add_rate_limited(c->queue, key, err.retry_after * 1000LL);
-    log_warn("pod %s: recording the Event for %s failed: %s%s%s; retrying in %lld ms", key,
-             cause_word(plan.cause), k_strerror(rc), err.message[0] ? ": " : "", err.message,
-             (long long)delay);
+    log_warn_kv("recording the Event failed", LOG_STR("pod", key),
+                LOG_STR("cause", cause_word(plan.cause)), LOG_STR("err", k_strerror(rc)),
+                LOG_STR("detail", err.message[0] ? err.message : NULL),
+                LOG_INT("retryInMs", delay));
     return true;
 }
 
@@ -127,7 +129,7 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     if (reconcile_plan(c->store, atomic_load(&c->dra_synced) ? c->dra : NULL, c->opts.dra_classes,
                        &env, key, has_written ? cause_word(written.cause) : NULL,
                        has_written ? written.uid : NULL, &plan) != K_OK) {
-        log_error("invalid key %s", key);
+        log_error_kv("invalid key", LOG_STR("key", key));
         return;
     }
     if (plan.classified) {
@@ -171,17 +173,19 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
         pod_ledger_owe_event(c->ledger, key, &plan);
     }
     if (rc == K_ECANCELED) {
-        log_info(1, "pod %s: not written: leadership lost", key);
+        log_info_kv(1, "cause not written: leadership lost", LOG_STR("pod", key));
         workqueue_forget(c->queue, key);
         return;
     }
     if (rc == K_ENOTFOUND) {
-        log_info(1, "pod %s: gone before its cause could be written (%s)", key, err.message);
+        log_info_kv(1, "pod gone before its cause could be written", LOG_STR("pod", key),
+                    LOG_STR("detail", err.message));
         workqueue_forget(c->queue, key);
         return;
     }
     if (rc == K_OK) {
-        log_info(1, "pod %s: %s (%s)", key, cause_word(plan.cause), plan.detail);
+        log_info_kv(1, "cause written", LOG_STR("pod", key),
+                    LOG_STR("cause", cause_word(plan.cause)), LOG_STR("detail", plan.detail));
         metrics_cause_transition(c->metrics, plan.from, (int)plan.cause);
         pod_ledger_set_written(c->ledger, key, plan.uid, plan.cause);
         workqueue_forget(c->queue, key);
@@ -197,9 +201,10 @@ void controller_process(struct controller *c, struct pod_writer *w, const char *
     int64_t delay = rc == K_ECONFLICT ? 0 : workqueue_add_rate_limited(c->queue, key, min_delay);
     if (rc == K_ECONFLICT)
         workqueue_add(c->queue, key);
-    log_warn("pod %s: writing cause %s failed: %s%s%s; retrying in %lld ms", key,
-             cause_word(plan.cause), k_strerror(rc), err.message[0] ? ": " : "", err.message,
-             (long long)delay);
+    log_warn_kv("writing the cause failed", LOG_STR("pod", key),
+                LOG_STR("cause", cause_word(plan.cause)), LOG_STR("err", k_strerror(rc)),
+                LOG_STR("detail", err.message[0] ? err.message : NULL),
+                LOG_INT("retryInMs", delay));
 }
 
 void *controller_worker(void *arg)
@@ -207,7 +212,7 @@ void *controller_worker(void *arg)
     struct controller *c = arg;
     struct kube_client *client = kube_client_new(c->cfg, USER_AGENT);
     if (!client) {
-        log_error("worker: out of memory");
+        log_error_kv("worker: out of memory");
         return NULL;
     }
     struct kube_pod_writer kw = {client, c->opts.instance, c->events};

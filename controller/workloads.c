@@ -30,7 +30,7 @@ static void workload_event(struct controller *c, json_object *obj, bool deleted)
     struct kworkload w;
     int rc = project_workload(obj, &w);
     if (rc != K_OK) {
-        log_info(2, "skipping a Workload that cannot be read: %s", k_strerror(rc));
+        log_info_kv(2, "skipping a Workload that cannot be read", LOG_STR("err", k_strerror(rc)));
         return;
     }
     bool changed = true;
@@ -47,7 +47,8 @@ static void workload_event(struct controller *c, json_object *obj, bool deleted)
     struct kworkload keep = w;
     rc = workload_store_upsert(c->workloads, &w, &changed);
     if (rc != K_OK) {
-        log_info(2, "cannot keep Workload %s/%s: %s", keep.ns, keep.name, k_strerror(rc));
+        log_info_kv(2, "cannot keep a Workload", LOG_STR("namespace", keep.ns),
+                    LOG_STR("name", keep.name), LOG_STR("err", k_strerror(rc)));
         workload_cleanup(&keep);
         return;
     }

@@ -6,7 +6,8 @@
 # (image_run_flags), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
 # gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
-# closing line (summary), and a bench script's own cluster and gputri-controller (bench_*).
+# closing line (summary), checks on a rendered chart (chart_q, chart_expect), a bench script's own
+# cluster and gputri-controller (bench_*), and the listfeed stand-in API server (listfeed_start).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
 # bench/ or scripts/ defines one of them again.
 #
@@ -217,6 +218,22 @@ image_run_flags() {
     --security-opt=no-new-privileges --ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=4096:4096
 }
 
+# host_ipv4: this host's first global (non-loopback) IPv4 address, or nothing. An EndpointSlice
+# may not name 127.0.0.0/8, so a process the API server reaches through a Service listens there.
+host_ipv4() {
+  ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }'
+}
+
+# serviceaccount_dir NAMESPACE NAME DIR: a token of ServiceAccount NAMESPACE/NAME (TokenRequest,
+# 1 h) with the cluster CA and the namespace in DIR, the files in-cluster configuration reads
+# (GPUTRI_SERVICEACCOUNT_DIR=DIR; core/kube/config.h), for a program run as a pod of that
+# ServiceAccount would be. Needs KUBECONFIG_FILE (kc) and GPUTRI_E2E_DIR's pki/ca.crt.
+serviceaccount_dir() {
+  mkdir -p "$3" && chmod 700 "$3" || return 1
+  (umask 077 && kc create token "$2" -n "$1" --duration=1h >"$3/token") || return 1
+  cp "${GPUTRI_E2E_DIR:-/tmp/gputri-e2e}/pki/ca.crt" "$3/ca.crt" && echo "$1" >"$3/namespace"
+}
+
 # daemon_pid NAME: the pid e2e/cluster recorded for daemon NAME (in ${GPUTRI_E2E_DIR}/run), when
 # that process is alive; fails otherwise.
 daemon_pid() {
@@ -244,13 +261,27 @@ controller_replica() {
   PID[$n]=$!
 }
 
+# klog_kv KEY: the value of KEY on each structured klog line read from stdin
+# ('I1206 15:58:49.123456 12 probes.c:241] "serving" endpoint="metrics" port=8080'), quotes
+# dropped, one a line (core/util/log.h). For values without blanks or escapes: ports, names,
+# resourceVersions, numbers.
+klog_kv() {
+  sed -n "s/.* $1=\"\{0,1\}\([^\" ]*\).*/\1/p"
+}
+
+# served_port LOG ENDPOINT: the port gputri-controller last logged it serves ENDPOINT on
+# ("metrics", "health probes"), or empty.
+served_port() {
+  grep -F "] \"serving\" endpoint=\"$2\"" "$1" 2>/dev/null | klog_kv port | tail -n 1
+}
+
 # replica_startup NAME LOG: read the ports and identity replica NAME logged at start-up into
 # MPORT, HPORT and IDENT; fails until all three are there.
 replica_startup() {
   local n=$1 log=$2
-  MPORT[$n]=$(sed -n 's/.*serving metrics on .*(port \([0-9]*\)).*/\1/p' "$log" | head -n 1)
-  HPORT[$n]=$(sed -n 's/.*serving health probes on .*(port \([0-9]*\)).*/\1/p' "$log" | head -n 1)
-  IDENT[$n]=$(sed -n 's/.*leader election: \([^ ]*\) competing for Lease.*/\1/p' "$log" | head -n 1)
+  MPORT[$n]=$(served_port "$log" metrics)
+  HPORT[$n]=$(served_port "$log" "health probes")
+  IDENT[$n]=$(grep -F '] "leader election: competing for the lease"' "$log" | klog_kv identity | head -n 1)
   [ -n "${MPORT[$n]}" ] && [ -n "${HPORT[$n]}" ] && [ -n "${IDENT[$n]}" ]
 }
 
@@ -338,7 +369,7 @@ kubelet_event() {
 # the port from its log), or empty. Needs E2E_DIR and REPO.
 deployed_metric() {
   local log=$E2E_DIR/logs/gputri-controller.log port token
-  port=$(sed -n 's/.*serving metrics on .*(port \([0-9]*\)).*/\1/p' "$log" 2>/dev/null | tail -n 1)
+  port=$(served_port "$log" metrics)
   token=$("$REPO/e2e/cluster" metrics-token 2>/dev/null) || return 1
   [ -n "$port" ] || return 1
   curl -sS -m 10 --cacert "$E2E_DIR/controller-pki/ca.crt" -H "Authorization: Bearer $token" \
@@ -387,6 +418,41 @@ bench_teardown() {
   else
     "$REPO/e2e/cluster" down --purge >/dev/null 2>&1 || say "warning: e2e/cluster down --purge failed"
   fi
+}
+
+# listfeed_start DIR ARGS...: bench/listfeed/server.py with ARGS (--pods, --nodes, --mode, ...)
+# on a free 127.0.0.1 port, with a throw-away self-signed certificate in DIR, its request log in
+# DIR/server.log and DIR/kubeconfig naming it (token auth, ignored); sets LISTFEED_PID (the
+# caller stops it). Dies when the server does not start within 10 s.
+listfeed_start() {
+  local dir=$1
+  shift
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/server.key" -out "$dir/server.crt" \
+    -days 1 -subj /CN=listfeed -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+  python3 "$REPO/bench/listfeed/server.py" "$@" --cert "$dir/server.crt" --key "$dir/server.key" \
+    --port-file "$dir/port" 2>"$dir/server.log" &
+  LISTFEED_PID=$!
+  if ! wait_for 10 test -s "$dir/port"; then
+    kill "$LISTFEED_PID" 2>/dev/null || true
+    die "the listfeed server did not start: $(cat "$dir/server.log")"
+  fi
+  cat >"$dir/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: listfeed
+  cluster:
+    server: https://127.0.0.1:$(cat "$dir/port")
+    certificate-authority: $dir/server.crt
+users:
+- name: bench
+  user:
+    token: listfeed
+contexts:
+- name: listfeed
+  context: {cluster: listfeed, user: bench}
+current-context: listfeed
+EOF
 }
 
 # bench_metrics: the controller's /metrics text.
@@ -606,7 +672,71 @@ gputri_triage_says() {
 gputri_plugin_says() {
   WHY=$(PATH="${GPUTRI_BUILD_DIR:-$REPO/build}/cli:$BIN:$PATH" KUBECONFIG=$KUBECONFIG_FILE \
     "$BIN/kubectl" gputri pods -n "$1" -o json 2>&1 || true)
-  [ "$(jq -r --arg p "$2" '.items[]? | select(.name == $p) | .cause' <<<"$WHY" 2>/dev/null)" = "$3" ]
+  [ "$(jq -r --arg p "$2" ".items[]? | select($GPUTRI_ROW_NAME == \$p) | .status.cause" <<<"$WHY" 2>/dev/null)" = "$3" ]
+}
+# jq: the NAME column of a `kubectl gputri pods -o json` item (gputri.io/v1alpha1 GPUPod):
+# metadata.name, "Kind/name" for an owner without pods (status.ownerKind)
+GPUTRI_ROW_NAME='((if .status.ownerKind then .status.ownerKind + "/" else "" end) + .metadata.name)'
+
+
+# token_kubeconfig SA NS OUT: a kubeconfig at OUT that authenticates as ServiceAccount NS/SA (a
+# TokenRequest token of 30 minutes) to the server of $KUBECONFIG_FILE, with its CA: a user with
+# exactly the RBAC bound to that ServiceAccount. The ServiceAccount must exist.
+token_kubeconfig() {
+  local token server ca ca_data
+  token=$(kc create token "$1" -n "$2" --duration=30m) || return 1
+  server=$(sed -n 's/^ *server: //p' "$KUBECONFIG_FILE" | head -1)
+  ca=$(sed -n 's/^ *certificate-authority: //p' "$KUBECONFIG_FILE" | head -1)
+  ca_data=$(sed -n 's/^ *certificate-authority-data: //p' "$KUBECONFIG_FILE" | head -1)
+  (
+    umask 077
+    {
+      echo "apiVersion: v1"
+      echo "kind: Config"
+      echo "clusters:"
+      echo "- name: e2e"
+      echo "  cluster:"
+      echo "    server: $server"
+      [ -z "$ca" ] || echo "    certificate-authority: $ca"
+      [ -z "$ca_data" ] || echo "    certificate-authority-data: $ca_data"
+      echo "users:"
+      echo "- name: $1"
+      echo "  user:"
+      echo "    token: $token"
+      echo "contexts:"
+      echo "- name: $1"
+      echo "  context: {cluster: e2e, user: $1, namespace: $2}"
+      echo "current-context: $1"
+    } >"$3"
+  )
+}
+
+# chart_q FILE PYTHON-EXPR: evaluates EXPR over the objects of a rendered chart (`helm template`
+# output), with o(kind, name) -> the object (or None), c(kind, name) -> its pod template's first
+# container, kinds() -> the kinds rendered, and yaml and sys at hand; prints the result and fails
+# when it is falsy.
+chart_q() {
+  python3 - "$1" "$2" <<'PY'
+import sys, yaml
+objs = {}
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d:
+        objs[(d["kind"], d["metadata"]["name"])] = d
+def o(kind, name):
+    return objs.get((kind, name))
+def c(kind, name):
+    return o(kind, name)["spec"]["template"]["spec"]["containers"][0]
+def kinds():
+    return sorted(k for k, _ in objs)
+r = eval(sys.argv[2])
+print(r)
+sys.exit(0 if r else 1)
+PY
+}
+# chart_expect NAME FILE PYTHON-EXPR: a check that chart_q FILE EXPR holds.
+chart_expect() {
+  local out
+  if out=$(chart_q "$2" "$3" 2>&1); then pass "$1"; else fail "$1" "$3" "${out:0:400}"; fi
 }
 
 # The checks print "ok - NAME", "not ok - NAME" (then "#   DETAIL" lines) or "skip - NAME", and

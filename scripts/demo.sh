@@ -26,6 +26,6 @@ The cluster is still running. Try it:
   kubectl get pods -n gpu-triage -o custom-columns='POD:.metadata.name,PHASE:.status.phase,CAUSE:.metadata.annotations.gputri/cause'
   kubectl get events -n gpu-triage --field-selector reportingComponent=gputri
   build/cli/gputri explain gpu-triage case-taint
-  PATH=\$PWD/build/cli:\$PATH kubectl gputri pods -n gpu-triage
+  PATH=\$PWD/build/cli:\$PATH kubectl gputri pods -n gpu-triage -o wide
 Stop everything with: e2e/cluster down
 MSG

@@ -62,11 +62,12 @@ for arch in "${ARCHES[@]}"; do
   echo "$archive"
 done
 
-# The release in spec.version and the uris; each platform's sha256 (the line after its uri).
+# The release in spec.version, the uris and the caveats; each platform's sha256 (the line after its
+# uri).
 awk -v release="$RELEASE" -v version="v$VERSION" -v sums="${sums[*]}" '
   BEGIN { n = split(sums, s, " "); for (i = 1; i <= n; i++) { split(s[i], kv, "="); sum[kv[1]] = kv[2] } }
-  /^  version: / { sub(version, release) }
-  /^ *uri: / { gsub(version, release); arch = $0; sub(/.*_linux_/, "", arch); sub(/\.tar\.gz$/, "", arch) }
+  { gsub(version, release) }
+  /^ *uri: / { arch = $0; sub(/.*_linux_/, "", arch); sub(/\.tar\.gz$/, "", arch) }
   /^ *sha256: / && (arch in sum) { sub(/sha256: .*/, "sha256: \"" sum[arch] "\"") }
   { print }' "$MANIFEST" >"$OUT/gputri.yaml"
 for kv in "${sums[@]}"; do

@@ -9,6 +9,7 @@
 
 #include "json/tree.h"
 #include "kube/json.h"
+#include "model/model.h"
 #include "util/result.h"
 
 #define REVIEW_API_VERSION "admission.k8s.io/v1"
@@ -170,8 +171,8 @@ static const struct json_member_rule META_MEMBERS[] = {
 };
 /* project_meta(), core/kube/project_dra.c (a kubectl last-applied-configuration is cut) */
 static const struct json_member_rule ANNOTATIONS_MEMBERS[] = {
-    {"gputri/cause", JSON_NODE_ALL, 0, false, NULL},
-    {"gputri/detail", JSON_NODE_ALL, 0, false, NULL},
+    {POD_ANNOTATION_CAUSE, JSON_NODE_ALL, 0, false, NULL},
+    {POD_ANNOTATION_DETAIL, JSON_NODE_ALL, 0, false, NULL},
     {"resource.kubernetes.io/pod-claim-name", JSON_NODE_ALL, 0, false, NULL},
 };
 static const struct json_member_rule SPEC_MEMBERS[] = {
@@ -380,6 +381,7 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
         name = jstr(meta, "generateName");
     copy(out->name, sizeof(out->name), name);
     copy(out->uid, sizeof(out->uid), jstr(meta, "uid"));
+    copy(out->created, sizeof(out->created), jstr(meta, "creationTimestamp"));
     if (group && *group)
         snprintf(out->api_version, sizeof(out->api_version), "%s/%s", group,
                  version ? version : "v1");

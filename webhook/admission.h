@@ -105,6 +105,7 @@ struct admission_result {
     char api_version[128];
     char name[254];
     char uid[128];
+    char created[40]; /* metadata.creationTimestamp of request.object ("" when none) */
     char operation[16];
 };
 

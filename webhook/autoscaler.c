@@ -72,10 +72,10 @@ static void check_one(struct kube_client *client, const char *path, unsigned bit
     const char *why = err.message[0] ? err.message : k_strerror(rc);
     if (rc == K_EFORBIDDEN && bit == WH_AUTOSCALER_CA) {
         if (!*forbidden_said)
-            log_warn("cannot read ConfigMap kube-system/cluster-autoscaler-status (%s): taking "
-                     "Cluster Autoscaler as absent; grant get on it "
-                     "(manifests/03-rbac-webhook.yaml) or pass --autoscaler",
-                     why);
+            log_warn_kv("cannot read ConfigMap kube-system/cluster-autoscaler-status: taking "
+                        "Cluster Autoscaler as absent; grant get on it "
+                        "(manifests/03-rbac-webhook.yaml) or pass --autoscaler",
+                        LOG_STR("err", why));
         *forbidden_said = true;
         rc = K_ENOTFOUND;
     }
@@ -84,8 +84,9 @@ static void check_one(struct kube_client *client, const char *path, unsigned bit
     else if (rc == K_ENOTFOUND)
         *present &= ~bit;
     else
-        log_info(1, "GET %s: %s; keeping what the last check found for %s", path, why,
-                 wh_autoscaler_name(bit));
+        log_info_kv(1, "autoscaler check failed; keeping what the last check found",
+                    LOG_STR("path", path), LOG_STR("err", why),
+                    LOG_STR("autoscaler", wh_autoscaler_name(bit)));
 }
 
 unsigned wh_autoscaler_discover(struct kube_client *client, struct wh_autoscaler_probe *p)
@@ -95,12 +96,11 @@ unsigned wh_autoscaler_discover(struct kube_client *client, struct wh_autoscaler
               &p->forbidden_said);
     check_one(client, WH_AUTOSCALER_CA_STATUS_PATH, WH_AUTOSCALER_CA, &now, &p->forbidden_said);
     if (!p->checked || now != p->present)
-        log_info(0,
-                 "node autoscaler%s: %s (API group karpenter.sh %s, ConfigMap "
-                 "kube-system/cluster-autoscaler-status %s)",
-                 p->checked ? " changed" : "", now ? wh_autoscaler_name(now) : "none",
-                 now & WH_AUTOSCALER_KARPENTER ? "served" : "not served",
-                 now & WH_AUTOSCALER_CA ? "present" : "absent");
+        log_info_kv(
+            0, p->checked ? "node autoscaler changed" : "node autoscaler",
+            LOG_STR("autoscaler", now ? wh_autoscaler_name(now) : "none"),
+            LOG_STR("karpenterAPIGroup", now & WH_AUTOSCALER_KARPENTER ? "served" : "not served"),
+            LOG_STR("clusterAutoscalerStatus", now & WH_AUTOSCALER_CA ? "present" : "absent"));
     p->checked = true;
     p->present = now;
     return now;

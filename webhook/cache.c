@@ -144,7 +144,8 @@ static void table_upsert(void *ctx, json_object *obj)
         return;
     int rc = t->project(obj, t->c->gpus, rec, key);
     if (rc != K_OK) {
-        log_warn("%s: skipping an object that does not project: %s", t->name, k_strerror(rc));
+        log_warn_kv("skipping an object that does not project", LOG_STR("informer", t->name),
+                    LOG_STR("err", k_strerror(rc)));
         free(rec);
         return;
     }
@@ -162,7 +163,7 @@ static void table_upsert(void *ctx, json_object *obj)
             t->cleanup(rec);
             pthread_rwlock_unlock(&t->c->lock);
             free(rec);
-            log_error("%s: out of memory", t->name);
+            log_error_kv("out of memory", LOG_STR("informer", t->name));
             return;
         }
         memmove(t->recs + (at + 1) * t->rec_size, t->recs + at * t->rec_size,
@@ -176,7 +177,7 @@ static void table_upsert(void *ctx, json_object *obj)
     }
     pthread_rwlock_unlock(&t->c->lock);
     free(rec);
-    log_info(4, "%s: %s updated", t->name, key);
+    log_info_kv(4, "updated", LOG_STR("informer", t->name), LOG_STR("key", key));
 }
 
 /* Removes index i. Lock held. */
@@ -228,7 +229,7 @@ static void table_sync_end(void *ctx)
         if (t->stale[i])
             table_remove_at(t, i);
     pthread_rwlock_unlock(&t->c->lock);
-    log_info(2, "%s: listed", t->name);
+    log_info_kv(2, "listed", LOG_STR("informer", t->name));
 }
 
 static void table_free(struct table *t)
@@ -251,7 +252,7 @@ static void node_upsert(void *ctx, json_object *obj)
     unsigned changed = 0;
     int rc = store_node_apply_json(c->nodes, obj, 0, NULL, &changed);
     if (rc != K_OK)
-        log_warn("nodes: skipping a node that does not project: %s", k_strerror(rc));
+        log_warn_kv("skipping a node that does not project", LOG_STR("err", k_strerror(rc)));
 }
 
 static void node_remove(void *ctx, json_object *obj)
@@ -272,7 +273,7 @@ static void nodes_sync_end(void *ctx)
     struct wh_cache *c = ctx;
     unsigned changed = 0;
     store_nodes_sync_end(c->nodes, &changed);
-    log_info(2, "nodes: listed");
+    log_info_kv(2, "listed", LOG_STR("informer", "nodes"));
 }
 
 /* ------------------------------------------------------------------ lifetime */

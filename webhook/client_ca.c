@@ -134,7 +134,7 @@ int client_ca_check(struct client_ca *c, bool force)
     char err[512];
     gnutls_x509_trust_list_t tl;
     if (load(c->file, &tl, &id, NULL, err, sizeof(err)) != K_OK) {
-        log_warn("keeping the current client CA: reload failed: %s", err);
+        log_warn_kv("keeping the current client CA: reload failed", LOG_STR("err", err));
         c->failed = id;
         c->have_failed = true;
         goto out;
@@ -147,7 +147,7 @@ int client_ca_check(struct client_ca *c, bool force)
     pthread_rwlock_unlock(&c->lock);
     gnutls_x509_trust_list_deinit(old, 1);
     unsigned long gen = atomic_fetch_add(&c->generation, 1) + 1;
-    log_info(0, "client CA reloaded from %s (generation %lu)", c->file, gen);
+    log_info_kv(0, "client CA reloaded", LOG_STR("file", c->file), LOG_INT("generation", gen));
     taken = 1;
 out:
     pthread_mutex_unlock(&c->mu);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kube/client.h"
 #include "kube/exec.h"
 #include "options.h"
 #include "run.h"
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
         return 0;
     log_set_verbosity(o.verbosity);
     log_set_format(o.log_format);
+    kube_set_rate_limit(o.kube_api_qps, o.kube_api_burst, NULL); /* values checked by the parser */
     /* Blocks of 128 KiB and more (request bodies, large JSON strings and arrays) are mmapped
      * and go back to the system when freed. Setting the threshold turns off glibc's dynamic
      * raise of it, which after the first 3 MiB body would keep later ones in the arenas. */
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
         return status;
     while (!stop)
         sigsuspend(&old);
-    log_info(0, "shutting down: draining requests");
+    log_info_kv(0, "shutting down: draining requests");
     wh_run_stop(r, WH_RUN_DRAIN_MS);
     return 0;
 }

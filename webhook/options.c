@@ -14,6 +14,7 @@ void wh_options_usage(FILE *out)
 {
     fprintf(out,
             "Usage: gputri-webhook --tls-cert-file=PATH --tls-private-key-file=PATH [flags]\n"
+            "       gputri-webhook --cert-secret=NS/NAME --webhook-configuration=NAME [flags]\n"
             "\n"
             "A validating admission webhook that never denies: it answers every AdmissionReview\n"
             "with allowed=true and warnings naming why a GPU pod or workload will not start\n"
@@ -28,14 +29,29 @@ void wh_options_usage(FILE *out)
             "Flags:\n"
             "  --tls-cert-file PATH         serving certificate (PEM, leaf first)\n"
             "  --tls-private-key-file PATH  its private key (PEM)\n"
+            "  --cert-secret NS/NAME        instead of the two files: keep a CA and serving\n"
+            "                               certificate in this Secret, made and rotated (at 2/3\n"
+            "                               of their lifetimes) by the webhook itself, and the CA\n"
+            "                               in the caBundle of --webhook-configuration; ready\n"
+            "                               once that caBundle trusts the certificate served\n"
+            "  --webhook-configuration NAME the ValidatingWebhookConfiguration (with\n"
+            "                               --cert-secret)\n"
+            "  --cert-service NAME          the Service in the Secret's namespace the API server\n"
+            "                               calls: the certificate's names (default\n"
+            "                               gputri-webhook)\n"
+            "  --cert-validity D            serving certificate lifetime (default 8760h)\n"
+            "  --ca-validity D              CA lifetime (default 87600h)\n"
             "  --client-ca-file PATH        CA certificates (PEM) of the client certificate the\n"
             "                               API server presents; a request without one that\n"
-            "                               verifies is answered but causes no Event (re-read\n"
-            "                               when the file changes)\n"
-            "  --bind-address ADDR          numeric address to listen on (default 0.0.0.0)\n"
+            "                               verifies is answered, its Events as\n"
+            "                               --event-verification says (re-read when the file\n"
+            "                               changes)\n"
+            "  --bind-address ADDR          numeric address to listen on (default: every\n"
+            "                               interface, IPv6 and IPv4 ([::], IPV6_V6ONLY off);\n"
+            "                               0.0.0.0 when the kernel has no IPv6)\n"
             "  --port N                     port (default %d)\n",
             WH_DEFAULT_PORT);
-    flags_usage(out, FLAGS_USAGE_CONFIG, 2, 31, GPU_SET_DEFAULT);
+    flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_KUBE_API, 2, 31, GPU_SET_DEFAULT);
     fprintf(
         out,
         "  --gpu-device-classes LIST    DeviceClass or driver names of GPU DRA requests\n"
@@ -63,6 +79,12 @@ void wh_options_usage(FILE *out)
         "  --events-burst N             Events over all namespaces at once (default %d; 0: no\n"
         "                               global limit)\n"
         "  --events-refill-interval D   one more over all every D (default %ds)\n"
+        "  --event-verification MODE    which reviews may cause Events: auto (a caller whose\n"
+        "                               client certificate verifies against --client-ca-file\n"
+        "                               at once; any other's CREATE only once the object is\n"
+        "                               read back with the review's uid), client-cert (only\n"
+        "                               the former), lookup (always read back) or off (default\n"
+        "                               auto)\n"
         "  --logging-format FORMAT      text (klog) or json (default text)\n",
         DRA_GPU_SET_DEFAULT, WH_AUTOSCALER_DISCOVERY_MS / 60000, WH_DEFAULT_MAX_BODY,
         WH_DEFAULT_THREADS, WH_DEFAULT_MAX_CONNECTIONS, WH_DEFAULT_CONNECTION_TIMEOUT,
@@ -80,6 +102,19 @@ static int parse_long(const char *flag, const char *s, long min, long max, long 
         return K_EINVAL;
     }
     *out = v;
+    return K_OK;
+}
+
+/* A certificate lifetime: a Go-style duration, 1 minute .. 100 years, into whole seconds. */
+static int parse_validity(const char *flag, const char *s, int64_t *out, char *err, size_t errlen)
+{
+    int64_t v;
+    if (strconv_duration_ms(s, 36500LL * 86400 * 1000, &v) != K_OK || v < 60000) {
+        snprintf(err, errlen, "invalid duration \"%s\" for --%s (1m..876000h, e.g. 8760h)", s,
+                 flag);
+        return K_EINVAL;
+    }
+    *out = v / 1000;
     return K_OK;
 }
 
@@ -116,6 +151,14 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         OPT_EV_REFILL,
         OPT_AUTOSCALER,
         OPT_AUTOSCALER_INTERVAL,
+        OPT_EVENT_VERIFICATION,
+        OPT_CERT_SECRET,
+        OPT_WEBHOOK_CONFIGURATION,
+        OPT_CERT_SERVICE,
+        OPT_CERT_VALIDITY,
+        OPT_CA_VALIDITY,
+        OPT_KUBE_API_QPS,
+        OPT_KUBE_API_BURST,
     };
     static const struct option longopts[] = {
         {"tls-cert-file", required_argument, NULL, OPT_CERT},
@@ -136,11 +179,19 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
         {"events-refill-interval", required_argument, NULL, OPT_EV_REFILL},
         {"autoscaler", required_argument, NULL, OPT_AUTOSCALER},
         {"autoscaler-discovery-interval", required_argument, NULL, OPT_AUTOSCALER_INTERVAL},
+        {"event-verification", required_argument, NULL, OPT_EVENT_VERIFICATION},
+        {"cert-secret", required_argument, NULL, OPT_CERT_SECRET},
+        {"webhook-configuration", required_argument, NULL, OPT_WEBHOOK_CONFIGURATION},
+        {"cert-service", required_argument, NULL, OPT_CERT_SERVICE},
+        {"cert-validity", required_argument, NULL, OPT_CERT_VALIDITY},
+        {"ca-validity", required_argument, NULL, OPT_CA_VALIDITY},
+        {"kube-api-qps", required_argument, NULL, OPT_KUBE_API_QPS},
+        {"kube-api-burst", required_argument, NULL, OPT_KUBE_API_BURST},
         FLAGS_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
-    o->bind_address = "0.0.0.0";
+    o->bind_address = ""; /* every interface, dual-stack (http/server.h) */
     o->port = WH_DEFAULT_PORT;
     o->gpu_resources = GPU_SET_DEFAULT;
     o->dra_gpu_classes = DRA_GPU_SET_DEFAULT;
@@ -150,7 +201,13 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     o->connection_timeout = WH_DEFAULT_CONNECTION_TIMEOUT;
     o->log_format = LOG_FORMAT_TEXT;
     o->autoscaler = WH_AUTOSCALER_MODE_AUTO;
+    o->event_verification = WH_EVENT_VERIFY_AUTO;
     o->autoscaler_discovery_ms = WH_AUTOSCALER_DISCOVERY_MS;
+    o->cert_service = "gputri-webhook";
+    o->cert_validity_s = 365LL * 86400;
+    o->ca_validity_s = 3650LL * 86400;
+    o->kube_api_qps = FLAGS_KUBE_API_QPS_DEFAULT;
+    o->kube_api_burst = FLAGS_KUBE_API_BURST_DEFAULT;
     o->events = (struct event_limit_options){
         .ns_burst = EVENT_LIMIT_NS_BURST,
         .ns_refill_ms = EVENT_LIMIT_NS_REFILL_MS,
@@ -243,6 +300,47 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
                                err, errlen) != K_OK)
                 return K_EINVAL;
             break;
+        case OPT_CERT_SECRET: {
+            const char *slash = strchr(optarg, '/');
+            size_t nslen = slash ? (size_t)(slash - optarg) : 0;
+            if (!slash || nslen == 0 || nslen >= sizeof(o->cert_secret_ns) || !slash[1] ||
+                strlen(slash + 1) >= sizeof(o->cert_secret_name) || strchr(slash + 1, '/')) {
+                snprintf(err, errlen, "invalid value \"%s\" for --cert-secret (NAMESPACE/NAME)",
+                         optarg);
+                return K_EINVAL;
+            }
+            memcpy(o->cert_secret_ns, optarg, nslen);
+            o->cert_secret_ns[nslen] = '\0';
+            snprintf(o->cert_secret_name, sizeof(o->cert_secret_name), "%s", slash + 1);
+            break;
+        }
+        case OPT_WEBHOOK_CONFIGURATION:
+            o->webhook_configuration = optarg;
+            break;
+        case OPT_CERT_SERVICE:
+            o->cert_service = optarg;
+            break;
+        case OPT_CERT_VALIDITY:
+            if (parse_validity("cert-validity", optarg, &o->cert_validity_s, err, errlen) != K_OK)
+                return K_EINVAL;
+            break;
+        case OPT_CA_VALIDITY:
+            if (parse_validity("ca-validity", optarg, &o->ca_validity_s, err, errlen) != K_OK)
+                return K_EINVAL;
+            break;
+        case OPT_KUBE_API_QPS:
+        case OPT_KUBE_API_BURST: {
+            const char *why = NULL;
+            int rc = opt == OPT_KUBE_API_QPS
+                         ? flags_kube_api_qps(optarg, &o->kube_api_qps, &why)
+                         : flags_kube_api_burst(optarg, &o->kube_api_burst, &why);
+            if (rc != K_OK) {
+                snprintf(err, errlen, "invalid value \"%s\" for %s (%s)", optarg,
+                         opt == OPT_KUBE_API_QPS ? "--kube-api-qps" : "--kube-api-burst", why);
+                return K_EINVAL;
+            }
+            break;
+        }
         case OPT_FORMAT:
             if (strcmp(optarg, "text") == 0) {
                 o->log_format = LOG_FORMAT_TEXT;
@@ -250,6 +348,15 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
                 o->log_format = LOG_FORMAT_JSON;
             } else {
                 snprintf(err, errlen, "invalid value \"%s\" for --logging-format (text|json)",
+                         optarg);
+                return K_EINVAL;
+            }
+            break;
+        case OPT_EVENT_VERIFICATION:
+            if (!wh_event_verification_parse(optarg, &o->event_verification)) {
+                snprintf(err, errlen,
+                         "invalid value \"%s\" for --event-verification "
+                         "(auto|client-cert|lookup|off)",
                          optarg);
                 return K_EINVAL;
             }
@@ -278,8 +385,27 @@ int wh_options_parse(int argc, char **argv, struct wh_options *o, char *err, siz
     }
     if (o->help || o->version)
         return K_OK;
+    if (o->cert_secret_ns[0]) {
+        if (o->tls_cert_file || o->tls_key_file) {
+            snprintf(err, errlen,
+                     "--cert-secret replaces --tls-cert-file and --tls-private-key-file: give "
+                     "one or the other");
+            return K_EINVAL;
+        }
+        if (!o->webhook_configuration || !*o->webhook_configuration) {
+            snprintf(err, errlen, "--cert-secret needs --webhook-configuration");
+            return K_EINVAL;
+        }
+        return K_OK;
+    }
     if (!o->tls_cert_file || !o->tls_key_file) {
-        snprintf(err, errlen, "--tls-cert-file and --tls-private-key-file are required");
+        snprintf(err, errlen,
+                 "--tls-cert-file and --tls-private-key-file (or --cert-secret) are "
+                 "required");
+        return K_EINVAL;
+    }
+    if (o->event_verification == WH_EVENT_VERIFY_CLIENT_CERT && !o->client_ca_file) {
+        snprintf(err, errlen, "--event-verification=client-cert needs --client-ca-file");
         return K_EINVAL;
     }
     return K_OK;

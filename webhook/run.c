@@ -13,13 +13,16 @@
 #include "admission.h"
 #include "cache.h"
 #include "client_ca.h"
+#include "event_verify.h"
 #include "events.h"
 #include "http/tls_source.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "model/gpu.h"
+#include "selfcert.h"
 #include "server.h"
 #include "util/log.h"
+#include "util/process_metrics.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -32,10 +35,13 @@
 struct app {
     struct wh_cache *cache;
     struct event_recorder *events;
-    const char *host;  /* reportingInstance; NULL: none */
-    bool check_client; /* --client-ca-file given: Events only for a verified client */
+    struct selfcert *selfcert; /* --cert-secret; NULL: certificate files */
+    const char *host;          /* reportingInstance; NULL: none */
+    bool check_client;         /* --client-ca-file given: client certificates are asked for */
+    enum wh_event_verification event_mode; /* --event-verification */
+    struct wh_verify *verify;              /* reviews looked up before their Events; NULL: off */
     /* AdmissionReviews answered, by client certificate: verified, unverified (none, or one
-     * that does not verify: no Event), unchecked (no --client-ca-file) */
+     * that does not verify: Events only after a lookup), unchecked (no --client-ca-file) */
     atomic_ullong reviews_verified, reviews_unverified, reviews_unchecked;
     atomic_ullong reviews_shed; /* answered without matching devices: waited too long (server.h) */
 };
@@ -60,7 +66,11 @@ static void handle_readyz(void *ctx, const struct http_request *req, struct http
 {
     (void)req;
     struct app *app = ctx;
-    if (wh_cache_synced(app->cache)) {
+    if (app->selfcert && !selfcert_ready(app->selfcert)) {
+        /* the API server would refuse the certificate served: not ready for reviews */
+        resp->status = 503;
+        resp->body = dup_body("certificate not yet trusted by the caBundle\n", &resp->body_len);
+    } else if (wh_cache_synced(app->cache)) {
         resp->body = dup_body("ok\n", &resp->body_len);
     } else {
         resp->status = 503;
@@ -83,7 +93,8 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
     fprintf(f,
             "# HELP gputri_webhook_admission_reviews_total AdmissionReviews answered, by the "
             "caller's TLS client certificate (unverified: none or not issued by "
-            "--client-ca-file; such a review causes no Event; unchecked: no --client-ca-file).\n"
+            "--client-ca-file; its Events need a lookup, --event-verification; unchecked: no "
+            "--client-ca-file).\n"
             "# TYPE gputri_webhook_admission_reviews_total counter\n"
             "gputri_webhook_admission_reviews_total{client_certificate=\"verified\"} %llu\n"
             "gputri_webhook_admission_reviews_total{client_certificate=\"unverified\"} %llu\n"
@@ -108,6 +119,38 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             "gputri_webhook_events_total{result=\"throttled\"} %llu\n",
             (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
             (unsigned long long)st.throttled);
+    struct wh_verify_stats vs = {0};
+    if (app->verify)
+        wh_verify_stats(app->verify, &vs);
+    fprintf(f,
+            "# HELP gputri_webhook_event_verifications_queued_total Reviews whose Events wait "
+            "until the object is read back with the review's uid (--event-verification).\n"
+            "# TYPE gputri_webhook_event_verifications_queued_total counter\n"
+            "gputri_webhook_event_verifications_queued_total %llu\n"
+            "# HELP gputri_webhook_event_verifications_total Those reviews by result: verified "
+            "(found with the review's identity: Events posted), absent (not created within the "
+            "give-up time: refused after this webhook, or forged), mismatch (found with another "
+            "uid or creation time, too old, or verified before), failed (the lookups failed), "
+            "dropped (the oldest at a full queue, or waiting at stop).\n"
+            "# TYPE gputri_webhook_event_verifications_total counter\n"
+            "gputri_webhook_event_verifications_total{result=\"verified\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"absent\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"mismatch\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"failed\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"dropped\"} %llu\n"
+            "# HELP gputri_webhook_event_verifications_pending Reviews waiting for their lookup.\n"
+            "# TYPE gputri_webhook_event_verifications_pending gauge\n"
+            "gputri_webhook_event_verifications_pending %zu\n",
+            (unsigned long long)vs.queued, (unsigned long long)vs.verified,
+            (unsigned long long)vs.absent, (unsigned long long)vs.mismatch,
+            (unsigned long long)vs.failed, (unsigned long long)vs.dropped, vs.pending);
+    /* process_* (CPU, memory, descriptors, start time), as client libraries export them */
+    struct buf proc;
+    buf_init(&proc, 16384);
+    if (process_metrics_append(&proc) == K_OK)
+        fputs(buf_cstr(&proc), f);
+    buf_cleanup(&proc);
+    selfcert_metrics(app->selfcert, f);
     if (fclose(f) != 0 || !b) {
         free(b);
         http_json_error(resp, 500, "out of memory");
@@ -122,9 +165,6 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
 static void validate(struct app *app, const struct http_request *req, struct http_response *resp,
                      bool busy)
 {
-    /* Only the API server, proven by its client certificate, may make the webhook write: the
-     * object an Event names comes from the request body. */
-    bool may_record = !app->check_client || req->client_verified;
     /* on the stack (about 3 KiB): an allocation that size per request made glibc consolidate
      * its fast bins every time */
     struct admission_result result, *r = &result;
@@ -138,10 +178,10 @@ static void validate(struct app *app, const struct http_request *req, struct htt
     int rc = admission_handle(req->body, req->body_len, &snap, r);
     wh_cache_release(app->cache);
     if (rc == K_EPARSE) {
-        log_warn("POST /validate: bad request: %s", r->error);
+        log_warn_kv("POST /validate: bad request", LOG_STR("err", r->error));
         http_json_error(resp, 400, r->error);
     } else if (rc != K_OK) {
-        log_error("POST /validate: %s", k_strerror(rc));
+        log_error_kv("POST /validate failed", LOG_STR("err", k_strerror(rc)));
         http_json_error(resp, 500, k_strerror(rc));
     } else {
         if (!app->check_client)
@@ -150,12 +190,25 @@ static void validate(struct app *app, const struct http_request *req, struct htt
             atomic_fetch_add(&app->reviews_verified, 1);
         else
             atomic_fetch_add(&app->reviews_unverified, 1);
-        log_info(1, "%s %s %s/%s: %zu warning(s)%s%s", r->operation, r->kind, r->ns, r->name,
-                 r->warnings.n, r->dry_run ? " (dry run)" : "",
-                 may_record ? "" : " (no verified client certificate: no Events)");
+        /* The object an Event names comes from the request body: only the API server, proven
+         * by its client certificate, or a CREATE whose object is then read back with the
+         * review's uid, may make the webhook write (events.h, event_verify.h). */
+        enum wh_event_path path =
+            wh_events_path(app->event_mode, app->check_client, req->client_verified, r);
+        if (path == WH_EVENT_LOOKUP && (!app->verify || !wh_verify_queue(app->verify, r)))
+            path = WH_EVENT_NONE;
+        log_info_kv(1, "review answered", LOG_STR("operation", r->operation),
+                    LOG_STR("kind", r->kind), LOG_STR("namespace", r->ns), LOG_STR("name", r->name),
+                    LOG_INT("warnings", r->warnings.n), LOG_BOOL("dryRun", r->dry_run),
+                    LOG_BOOL("verifiedClient", req->client_verified),
+                    LOG_STR("events", path == WH_EVENT_DIRECT   ? "now"
+                                      : path == WH_EVENT_LOOKUP ? "once the object is found"
+                                                                : "none"));
         for (size_t i = 0; i < r->warnings.n; i++)
-            log_info(2, "warning: %s", r->warnings.items[i].text);
-        wh_events_post(app->events, r, may_record, app->host);
+            log_info_kv(2, "warning", LOG_STR("kind", r->kind), LOG_STR("namespace", r->ns),
+                        LOG_STR("name", r->name), LOG_STR("text", r->warnings.items[i].text));
+        if (path == WH_EVENT_DIRECT)
+            wh_events_post(app->events, r, true, app->host);
         resp->content_type = "application/json";
         resp->body = r->response;
         resp->body_len = r->response_len;
@@ -203,6 +256,7 @@ struct wh_run {
     struct client_ca *client_ca;
     struct kube_config cfg;
     struct kube_client *event_client;
+    struct kube_client *verify_client; /* the verifier's thread's */
     struct http_route routes[4];
     struct server *srv;
     char host[128];
@@ -214,7 +268,7 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     *out = NULL;
     struct wh_run *r = calloc(1, sizeof(*r));
     if (!r) {
-        log_error("start-up failed: out of memory");
+        log_error_kv("start-up failed: out of memory");
         return 1;
     }
     if (gpu_set_parse(&r->gpus, o->gpu_resources) != K_OK) {
@@ -230,30 +284,66 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         wh_run_stop(r, 0);
         return 2;
     }
-    if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) != K_OK) {
-        log_error("loading the serving certificate: %s", err);
+    if (o->cert_secret_ns[0]) {
+        /* a throw-away pair until the Secret's is known (not ready until then) */
+        char name[320];
+        snprintf(name, sizeof(name), "%s.%s.svc", o->cert_service, o->cert_secret_ns);
+        const char *names[] = {name};
+        if (tls_source_new_self_signed(name, names, 1, &r->tls, err, sizeof(err)) != K_OK) {
+            log_error_kv("cannot make the start-up certificate", LOG_STR("err", err));
+            wh_run_stop(r, 0);
+            return 1;
+        }
+    } else if (tls_source_new(o->tls_cert_file, o->tls_key_file, &r->tls, err, sizeof(err)) !=
+               K_OK) {
+        log_error_kv("cannot load the serving certificate", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
     if (o->client_ca_file &&
         client_ca_new(o->client_ca_file, &r->client_ca, err, sizeof(err)) != K_OK) {
-        log_error("loading --client-ca-file: %s", err);
+        log_error_kv("cannot load --client-ca-file", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
-    if (!r->client_ca)
-        log_warn("no --client-ca-file: any caller reaching the port can make this webhook record "
-                 "Events; give the API server a client certificate (docs/install.md, Registering "
-                 "the webhook)");
+    if (o->event_verification == WH_EVENT_VERIFY_OFF)
+        log_info_kv(0, "no Events (--event-verification=off)");
+    else if (!r->client_ca)
+        log_info_kv(
+            0,
+            "no --client-ca-file: Events only for a CREATE whose object is then read "
+            "back with the review's uid",
+            LOG_STR("eventVerification", wh_event_verification_name(o->event_verification)));
     if (kube_config_load(o->kubeconfig, &r->cfg, err, sizeof(err)) != K_OK) {
-        log_error("kubeconfig: %s", err);
+        log_error_kv("cannot load the kubeconfig", LOG_STR("err", err));
         r->cfg = (struct kube_config){0}; /* the load freed what it had */
         wh_run_stop(r, 0);
         return 1;
     }
     struct app *app = &r->app;
+    if (o->cert_secret_ns[0]) {
+        struct kube_client *cc = kube_client_new(&r->cfg, "gputri-webhook/" GPUTRI_VERSION);
+        struct selfcert_options so = {
+            .secret_namespace = o->cert_secret_ns,
+            .secret_name = o->cert_secret_name,
+            .webhook_configuration = o->webhook_configuration,
+            .service = o->cert_service,
+            .ca_validity_s = o->ca_validity_s,
+            .cert_validity_s = o->cert_validity_s,
+        };
+        int rc = cc ? selfcert_new(&so, cc, r->tls, &app->selfcert, err, sizeof(err)) : K_ENOMEM;
+        if (rc == K_OK)
+            rc = selfcert_start(app->selfcert);
+        if (rc != K_OK) {
+            log_error_kv("cannot manage the certificates",
+                         LOG_STR("err", rc == K_EINVAL ? err : "out of memory"));
+            wh_run_stop(r, 0);
+            return rc == K_EINVAL ? 2 : 1;
+        }
+    }
     gethostname(r->host, sizeof(r->host) - 1);
     app->check_client = r->client_ca != NULL;
+    app->event_mode = o->event_verification;
     app->host = r->host[0] ? r->host : NULL;
     r->event_client = kube_client_new(&r->cfg, "gputri-webhook/" GPUTRI_VERSION);
     app->cache =
@@ -262,7 +352,8 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
                                                    .discovery_ms = o->autoscaler_discovery_ms});
     if (o->autoscaler != WH_AUTOSCALER_MODE_AUTO) {
         const char *as = wh_autoscaler_name(wh_autoscaler_mode_bits(o->autoscaler));
-        log_info(0, "node autoscaler: %s (--autoscaler)", as ? as : "none");
+        log_info_kv(0, "node autoscaler set by --autoscaler",
+                    LOG_STR("autoscaler", as ? as : "none"));
     }
     /* a warning repeats on every re-apply and every UPDATE of the object: the same one within
      * 10 minutes is written once */
@@ -271,9 +362,18 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         .limit = &o->events,
         .queue_capacity = EVENT_QUEUE_CAPACITY,
     });
+    bool lookup = o->event_verification == WH_EVENT_VERIFY_AUTO ||
+                  o->event_verification == WH_EVENT_VERIFY_LOOKUP;
+    if (lookup && app->events && r->event_client) {
+        app->verify =
+            wh_verify_new(&(struct wh_verify_options){.instance = app->host}, app->events);
+        r->verify_client = kube_client_clone(r->event_client);
+    }
     if (!r->event_client || !app->cache || !app->events || wh_cache_start(app->cache) != K_OK ||
-        event_recorder_start(app->events, r->event_client) != K_OK) {
-        log_error("start-up failed: out of memory");
+        event_recorder_start(app->events, r->event_client) != K_OK ||
+        (lookup && (!app->verify || !r->verify_client ||
+                    wh_verify_start(app->verify, r->verify_client) != K_OK))) {
+        log_error_kv("start-up failed: out of memory");
         wh_run_stop(r, 0);
         return 1;
     }
@@ -298,14 +398,18 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
         .n_routes = sizeof(r->routes) / sizeof(r->routes[0]),
     };
     if (server_start(&so, &r->srv, err, sizeof(err)) != K_OK) {
-        log_error("%s", err);
+        log_error_kv("cannot serve", LOG_STR("err", err));
         wh_run_stop(r, 0);
         return 1;
     }
-    log_info(0, "gputri-webhook %s serving https://%s:%d (kubeconfig %s, client certificates %s)",
-             GPUTRI_VERSION, o->bind_address, server_port(r->srv),
-             r->cfg.source ? r->cfg.source : "?",
-             o->client_ca_file ? o->client_ca_file : "not checked");
+    log_info_kv(0, "gputri-webhook serving", LOG_STR("version", GPUTRI_VERSION),
+                LOG_STR("address", o->bind_address[0] ? o->bind_address : "[::] (IPv6 and IPv4)"),
+                LOG_INT("port", server_port(r->srv)),
+                LOG_STR("kubeconfig", r->cfg.source ? r->cfg.source : "?"),
+                LOG_STR("clientCA", o->client_ca_file ? o->client_ca_file : "not checked"),
+                LOG_STR("servingCertificate", o->cert_secret_ns[0] ? "secret" : o->tls_cert_file),
+                LOG_STR("certSecret", o->cert_secret_ns[0] ? o->cert_secret_ns : ""),
+                LOG_STR("certSecretName", o->cert_secret_ns[0] ? o->cert_secret_name : ""));
     *out = r;
     return 0;
 }
@@ -321,14 +425,26 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
         return;
     server_stop(r->srv, drain_ms);
     struct app *app = &r->app;
+    if (app->verify) {
+        /* what waits for a lookup is dropped; what was verified is in the recorder's queue */
+        struct wh_verify_stats vs;
+        wh_verify_stop(app->verify);
+        wh_verify_stats(app->verify, &vs);
+        log_info_kv(1, "event verification stopped", LOG_INT("verified", vs.verified),
+                    LOG_INT("absent", vs.absent), LOG_INT("mismatch", vs.mismatch),
+                    LOG_INT("failed", vs.failed), LOG_INT("dropped", vs.dropped));
+    }
+    selfcert_free(app->selfcert); /* before the TLS source it feeds */
+    app->selfcert = NULL;
     if (app->events) {
         struct event_recorder_stats st;
         event_recorder_stop(app->events, WH_RUN_EVENT_DRAIN_MS);
         event_recorder_stats(app->events, &st);
-        log_info(1, "events: %llu sent, %llu dropped, %llu over the rate limit",
-                 (unsigned long long)(st.created + st.updated), (unsigned long long)st.dropped,
-                 (unsigned long long)st.throttled);
+        log_info_kv(1, "events", LOG_INT("sent", st.created + st.updated),
+                    LOG_INT("dropped", st.dropped), LOG_INT("overRateLimit", st.throttled));
     }
+    wh_verify_free(app->verify);
+    kube_client_free(r->verify_client);
     event_recorder_free(app->events);
     wh_cache_free(app->cache);
     kube_client_free(r->event_client);

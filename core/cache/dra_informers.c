@@ -209,8 +209,8 @@ int dra_informers_check(struct dra_informers *w)
     }
     int rc = make_informers(w, changed);
     if (rc != K_OK) {
-        log_error("cannot start the DRA informers at %s: %s", dra_api_version_name(v),
-                  k_strerror(rc));
+        log_error_kv("cannot start the DRA informers", LOG_STR("version", dra_api_version_name(v)),
+                     LOG_STR("err", k_strerror(rc)));
         drop_informers(w, ALL_KINDS);
         w->probe.checked = false; /* the next check starts them all */
         atomic_store(&w->version, DRA_API_NONE);

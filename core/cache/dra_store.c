@@ -659,6 +659,29 @@ bool dra_store_driver_published(struct dra_store *s, const char *driver)
     return driver && lh_table_lookup_entry(s->drivers, driver) != NULL;
 }
 
+static int cmp_class_name(const void *a, const void *b)
+{
+    const struct dra_class *x = *(const struct dra_class *const *)a;
+    const struct dra_class *y = *(const struct dra_class *const *)b;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+size_t dra_store_classes(struct dra_store *s, const struct dra_class **buf, size_t cap)
+{
+    size_t n = 0;
+    struct lh_entry *e;
+    lh_foreach(s->by_kind[DRA_KIND_CLASS], e)
+    {
+        const struct rec *r = lh_entry_v(e);
+        if (n < cap)
+            buf[n] = &r->u.cls;
+        n++;
+    }
+    if (n && cap)
+        qsort(buf, n < cap ? n : cap, sizeof(*buf), cmp_class_name);
+    return n;
+}
+
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind)
 {
     return kind < DRA_KIND_COUNT ? (size_t)lh_table_length(s->by_kind[kind]) : 0;
@@ -683,9 +706,11 @@ static void feed_apply(struct dra_store_feed *f, json_object *obj, int deleted)
 {
     int rc = dra_store_apply_json(f->s, f->kind, obj, deleted);
     if (rc != K_OK)
-        log_warn("%s: skipping %s: %s", dra_kind_name(f->kind),
-                 kube_json_meta_str(obj, "name") ? kube_json_meta_str(obj, "name") : "(no name)",
-                 k_strerror(rc));
+        log_warn_kv("skipping an object", LOG_STR("kind", dra_kind_name(f->kind)),
+                    LOG_STR("name", kube_json_meta_str(obj, "name")
+                                        ? kube_json_meta_str(obj, "name")
+                                        : "(no name)"),
+                    LOG_STR("err", k_strerror(rc)));
 }
 
 static void feed_upsert(void *ctx, json_object *obj)
@@ -708,7 +733,7 @@ static void feed_sync_end(void *ctx)
 {
     struct dra_store_feed *f = ctx;
     dra_store_sync_end(f->s, f->kind);
-    log_info(2, "%s: listed", dra_kind_name(f->kind));
+    log_info_kv(2, "listed", LOG_STR("kind", dra_kind_name(f->kind)));
 }
 
 struct informer_handlers dra_store_handlers(struct dra_store_feed *f)

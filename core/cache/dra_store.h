@@ -217,6 +217,13 @@ int dra_store_list_kind(struct kube_client *client, struct dra_store *s, enum dr
  * never while the API server's DRAExtendedResource gate is off). Read lock held. */
 bool dra_store_any_extended(struct dra_store *s);
 
+/*
+ * dra_store_classes() - the DeviceClasses, sorted by name: at most `cap` borrowed pointers to buf;
+ * returns how many there are in all. Read lock held. Cost: every class and a sort (clusters have a
+ * handful).
+ */
+size_t dra_store_classes(struct dra_store *s, const struct dra_class **buf, size_t cap);
+
 /* Counts per kind, for tests and metrics. Read lock held. */
 size_t dra_store_count(struct dra_store *s, enum dra_kind kind);
 

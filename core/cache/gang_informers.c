@@ -147,8 +147,8 @@ static void obj_sync_end(void *ctx)
     gang_store_sync_end(f->w->store, f->kind, gone, f->w);
     if (!gang_store_is_read(f->w->store, f->kind)) {
         gang_store_set_read(f->w->store, f->kind, true);
-        log_info(0, "%s objects synced: %zu", gang_kind_name(f->kind),
-                 gang_store_count(f->w->store, f->kind));
+        log_info_kv(0, "objects synced", LOG_STR("kind", gang_kind_name(f->kind)),
+                    LOG_INT("count", gang_store_count(f->w->store, f->kind)));
         if (f->w->changed)
             f->w->changed(f->w->ctx, f->kind, NULL, NULL);
     }
@@ -275,13 +275,15 @@ int gang_informers_check(struct gang_informers *w)
         if (was && w->changed)
             w->changed(w->ctx, (enum gang_kind)k, NULL, NULL);
         if (!served) {
-            log_info(0, "%s: %s is not served any more", gang_kind_name((enum gang_kind)k), group);
+            log_info_kv(0, "API group not served any more",
+                        LOG_STR("kind", gang_kind_name((enum gang_kind)k)),
+                        LOG_STR("group", group));
             continue;
         }
         char path[256];
         gang_api_path(path, sizeof(path), (enum gang_kind)k, version, NULL, NULL);
-        log_info(0, "%s served (%s/%s): reading %s", gang_kind_name((enum gang_kind)k), group,
-                 version, path);
+        log_info_kv(0, "API served: reading it", LOG_STR("kind", gang_kind_name((enum gang_kind)k)),
+                    LOG_STR("group", group), LOG_STR("version", version), LOG_STR("path", path));
         struct informer_handlers h = {.ctx = &w->fwd[k],
                                       .upsert = obj_upsert,
                                       .remove = obj_remove,

@@ -126,8 +126,10 @@ int informer_list(struct kube_client *client, const char *path,
         *opts->pages = pages;
     /* Only sweep after a complete list: a partial one would drop live objects. */
     if (rc == K_OK) {
-        log_info(2, "LIST %s (resourceVersion \"%s\"): %zu items in %zu responses", path,
-                 opts->resource_version ? opts->resource_version : "", lc.items, pages);
+        log_info_kv(
+            2, "LIST done", LOG_STR("path", path),
+            LOG_STR("resourceVersion", opts->resource_version ? opts->resource_version : ""),
+            LOG_INT("items", lc.items), LOG_INT("responses", pages));
         if (handlers->sync_end)
             handlers->sync_end(handlers->ctx);
     }
@@ -207,8 +209,9 @@ static int relist(struct informer *inf, struct kube_client *client, struct kube_
     }
     int rc = informer_list(client, inf->path, &o, &inf->h, inf->rv, RV_MAX, err);
     if (*o.resource_version && rv_unavailable(rc, err)) {
-        log_info(1, "informer %s: resourceVersion %s is not available (%s); listing the latest",
-                 inf->name, o.resource_version, err->message);
+        log_info_kv(1, "resourceVersion not available; listing the latest",
+                    LOG_STR("informer", inf->name), LOG_STR("resourceVersion", o.resource_version),
+                    LOG_STR("detail", err->message));
         inf->rv_unavailable = true;
         o.resource_version = "";
         o.page_size = inf->page_size;
@@ -297,7 +300,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     if (!rv[0]) {
         rc = relist(inf, client, &err);
         if (rc == K_OK) {
-            log_info(2, "informer %s: listed at resourceVersion %s", inf->name, rv);
+            log_info_kv(2, "listed", LOG_STR("informer", inf->name),
+                        LOG_STR("resourceVersion", rv));
             inf->just_listed = true;
             pthread_mutex_lock(&inf->mu);
             inf->synced = true;
@@ -330,8 +334,8 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
             if (worked || atomic_load(&inf->stop))
                 return 0;
             int64_t wait = back_off(inf, ended, 0);
-            log_info(2, "informer %s: watch ended after %lld ms with 0 events; retrying in %lld ms",
-                     inf->name, (long long)(ended - started), (long long)wait);
+            log_info_kv(2, "watch ended with no events", LOG_STR("informer", inf->name),
+                        LOG_INT("afterMs", ended - started), LOG_INT("retryInMs", wait));
             return wait;
         }
         if (rc == K_EGONE) {
@@ -345,9 +349,10 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
                 wait = back_off(inf, ended, 0);
             else if (!after_list)
                 inf->backoff = 0; /* reached the server: the next failure is a new outage */
-            log_info(1, "informer %s: resourceVersion %s expired (%ld: %s); relisting in %lld ms",
-                     inf->name, from, err.http_status, err.message[0] ? err.message : "watch error",
-                     (long long)wait);
+            log_info_kv(1, "resourceVersion expired; relisting", LOG_STR("informer", inf->name),
+                        LOG_STR("resourceVersion", from), LOG_INT("status", err.http_status),
+                        LOG_STR("detail", err.message[0] ? err.message : "watch error"),
+                        LOG_INT("retryInMs", wait));
             return wait;
         }
     }
@@ -358,9 +363,9 @@ int64_t informer_step(struct informer *inf, struct kube_client *client)
     if (inf->h.api_error)
         inf->h.api_error(inf->h.ctx, err.http_status);
     int64_t wait = back_off(inf, failed_at, err.retry_after);
-    log_warn("informer %s: %s failed: %s%s%s; retrying in %lld ms", inf->name,
-             rv[0] ? "watch" : "list", k_strerror(rc), err.message[0] ? ": " : "", err.message,
-             (long long)wait);
+    log_warn_kv(rv[0] ? "watch failed" : "list failed", LOG_STR("informer", inf->name),
+                LOG_STR("err", k_strerror(rc)),
+                LOG_STR("detail", err.message[0] ? err.message : NULL), LOG_INT("retryInMs", wait));
     return wait;
 }
 
@@ -373,7 +378,7 @@ static void *run(void *arg)
                                      ? kube_client_new_transport(inf->cfg, inf->transport, agent)
                                      : kube_client_new(inf->cfg, agent);
     if (!client) {
-        log_error("informer %s: out of memory", inf->name);
+        log_error_kv("informer: out of memory", LOG_STR("informer", inf->name));
         return NULL;
     }
     kube_client_set_cancel(client, &inf->stop);

@@ -1152,6 +1152,18 @@ void store_for_each_gpu_pod_on_node(struct store *s, const char *node,
     }
 }
 
+void store_for_each_bound_gpu_pod(struct store *s, void (*fn)(void *ctx, const struct kpod *pod),
+                                  void *ctx)
+{
+    struct lh_entry *e;
+    lh_foreach(s->pods, e)
+    {
+        const struct kpod *p = &((struct pod_rec *)lh_entry_v(e))->pod;
+        if (counts(p)) /* exactly the pods usage_update() sums */
+            fn(ctx, p);
+    }
+}
+
 void store_for_each_pod_on_node(struct store *s, const char *node,
                                 void (*fn)(void *ctx, const struct kpod *pod), void *ctx)
 {

@@ -246,6 +246,15 @@ size_t store_starting_gpu_pod_count(struct store *s);
 void store_for_each_gpu_pod_on_node(struct store *s, const char *node,
                                     void (*fn)(void *ctx, const struct kpod *pod), void *ctx);
 
+/*
+ * store_for_each_bound_gpu_pod() - call fn for every non-terminal pod bound to any node that
+ * requests a GPU resource: the pods store_node_usage() sums, in one pass (for the node view of
+ * the CLI, cli/nodes.h: who holds each node's GPUs). Read lock held; fn must not call the
+ * store's writers. Cost: all pods.
+ */
+void store_for_each_bound_gpu_pod(struct store *s, void (*fn)(void *ctx, const struct kpod *pod),
+                                  void *ctx);
+
 /* Counts, for metrics. Read lock held. */
 size_t store_pod_count(struct store *s);
 size_t store_node_count(struct store *s);

@@ -131,8 +131,8 @@ int workload_informer_check(struct workload_informer *w)
     int rc = inf ? informer_start(inf) : K_ENOMEM;
     if (rc != K_OK) {
         informer_free(inf);
-        log_error("cannot start the Kueue Workload informer at %s: %s", kueue_api_version_name(v),
-                  k_strerror(rc));
+        log_error_kv("cannot start the Kueue Workload informer",
+                     LOG_STR("version", kueue_api_version_name(v)), LOG_STR("err", k_strerror(rc)));
         w->probe.checked = false; /* the next check starts it */
         atomic_store(&w->version, KUEUE_API_NONE);
         return rc;

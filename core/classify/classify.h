@@ -518,6 +518,33 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
                     const struct dra_class *cls, const struct knode *node,
                     struct dra_pool_count *out, size_t max, size_t *n);
 
+/* One device of a class on a node, as dra_class_devices() sees it (every pointer borrowed from
+ * the view, valid while the caller holds the view's lock). */
+struct dra_device_seen {
+    const struct dra_slice *slice; /* the newest generation of its pool reaching the node */
+    const struct dra_device *device;
+    int match;  /* the class selectors: 1 true, 0 false or an error, -1 undecided (CEL_UNKNOWN) */
+    bool free_; /* no claim holds it (a shared device: capacity and counters left) */
+    /* the first taint no toleration of a request without tolerations tolerates (NoSchedule or
+     * NoExecute; dra_taints.h dra_device_blocking_taint), or NULL; taint_rule: the
+     * DeviceTaintRule it comes from (NULL: the ResourceSlice's own). Only for match != 0. */
+    const struct dra_taint *taint;
+    const struct dra_taint_rule *taint_rule;
+};
+
+/*
+ * dra_class_devices() - call fn once per device of class `cls`'s driver (every driver when the
+ * class selects none) in the pools reaching `node`, with what the per-node DRA step of the ladder
+ * sees for a request of the class without selectors, tolerations or admin access (the same
+ * evaluation as dra_pool_counts: allocated = view->device_holder names a claim or a shared
+ * device has nothing left, tainted = a taint blocks it). For the node view of the CLI
+ * (cli/nodes.h), so that "allocated" and "tainted" have one implementation. Returns K_OK or
+ * K_ENOMEM. Thread-safe on read-only input.
+ */
+int dra_class_devices(const struct dra_view *view, const struct dra_class *cls,
+                      const struct knode *node,
+                      void (*fn)(void *ctx, const struct dra_device_seen *seen), void *ctx);
+
 struct autoscaler_evidence; /* classify/autoscaler.h */
 struct gang_facts;          /* model/gang.h */
 struct quota_refusal;       /* classify/quota.h */

@@ -1641,6 +1641,47 @@ int dra_pool_counts(const struct dra_view *view, const struct dra_exact *e,
     return rc;
 }
 
+struct device_visit {
+    const struct dra_view *view;
+    const struct dra_exact *e;
+    void (*fn)(void *ctx, const struct dra_device_seen *seen);
+    void *ctx;
+};
+
+static void device_visit(void *ctx, const struct dra_slice *s, const struct dra_device *d,
+                         enum cel_result r, bool free_, bool tainted)
+{
+    struct device_visit *v = ctx;
+    struct dra_device_seen seen = {.slice = s,
+                                   .device = d,
+                                   .match = r == CEL_TRUE      ? 1
+                                            : r == CEL_UNKNOWN ? -1
+                                                               : 0,
+                                   .free_ = free_};
+    /* alt_node judged the taint; name it (the same first blocking taint) */
+    if (tainted)
+        seen.taint =
+            dra_device_blocking_taint(v->view, v->e, s->driver, s->pool, d, &seen.taint_rule);
+    v->fn(v->ctx, &seen);
+}
+
+int dra_class_devices(const struct dra_view *view, const struct dra_class *cls,
+                      const struct knode *node,
+                      void (*fn)(void *ctx, const struct dra_device_seen *seen), void *ctx)
+{
+    const struct dra_exact e = {.class_name = cls->name, .mode = DRA_MODE_EXACT_COUNT, .count = 1};
+    struct dra_prep p;
+    struct alt a;
+    int rc = lone_prep(&p, &a, view, &e, cls);
+    if (rc == K_OK) {
+        struct device_visit v = {view, &e, fn, ctx};
+        struct alt_out o;
+        alt_node(&p, &a, node, NULL, device_visit, &v, &o);
+    }
+    lone_prep_cleanup(&p);
+    return rc;
+}
+
 int dra_count_matching(const struct dra_view *view, const struct dra_exact *e,
                        const struct dra_class *cls, const struct knode *const *nodes,
                        size_t n_nodes, struct dra_match_count *out)

@@ -47,8 +47,8 @@ static void set_nice(const struct lanes *l, int nice)
     /* Linux: a thread's nice value is its own (setpriority on its thread id). */
     pid_t tid = (pid_t)syscall(SYS_gettid);
     if (setpriority(PRIO_PROCESS, (id_t)tid, nice) != 0)
-        log_warn("%s: cannot lower a worker's CPU priority (nice %d): %s", l->name, nice,
-                 strerror(errno));
+        log_warn_kv("cannot lower a worker's CPU priority", LOG_STR("lane", l->name),
+                    LOG_INT("nice", nice), LOG_STR("err", strerror(errno)));
 }
 
 static void *work(void *arg)

@@ -548,10 +548,8 @@ static void *sweep(void *arg)
         s->body_timeouts += bodies;
         if (headers || bodies) {
             pthread_mutex_unlock(&s->mu);
-            log_info(2,
-                     "%s: closed %u connection(s) past the header deadline, %u past the body "
-                     "deadline",
-                     s->name, headers, bodies);
+            log_info_kv(2, "closed connections past their deadline", LOG_STR("server", s->name),
+                        LOG_INT("headerDeadline", headers), LOG_INT("bodyDeadline", bodies));
             pthread_mutex_lock(&s->mu);
         }
     }
@@ -651,7 +649,8 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
     const char *reason = NULL;
     unsigned status = check_framing(conn, &reason);
     if (status) {
-        log_info(2, "%s: %s %s: %u %s", s->name, method, url, status, reason);
+        log_info_kv(2, "request refused", LOG_STR("server", s->name), LOG_STR("verb", method),
+                    LOG_STR("path", url), LOG_INT("status", status), LOG_STR("reason", reason));
         /* the framing is in doubt: what follows on the connection is not read as a request */
         struct http_response r = {0};
         http_json_error(&r, status, reason);
@@ -660,7 +659,8 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
     char allow[64];
     st->route = find_route(s, method, url, allow, sizeof(allow));
     if (!st->route) {
-        log_info(2, "%s: %s %s: %s", s->name, method, url, allow[0] ? "405" : "404");
+        log_info_kv(2, "request refused", LOG_STR("server", s->name), LOG_STR("verb", method),
+                    LOG_STR("path", url), LOG_INT("status", allow[0] ? 405 : 404));
         return allow[0]
                    ? answer_error(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed", allow)
                    : answer_error(s, conn, MHD_HTTP_NOT_FOUND, "not found", NULL);
@@ -673,8 +673,9 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
         errno = 0;
         n = strtoull(cl, &end, 10);
         if (*end || errno || n > s->o.max_body) {
-            log_warn("%s: %s %s: Content-Length %s above the %zu-byte cap", s->name, method, url,
-                     cl, s->o.max_body);
+            log_warn_kv("request refused: Content-Length above the cap", LOG_STR("server", s->name),
+                        LOG_STR("verb", method), LOG_STR("path", url), LOG_STR("contentLength", cl),
+                        LOG_INT("maxBytes", s->o.max_body));
             return answer_error(s, conn, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large",
                                 NULL);
         }
@@ -682,7 +683,9 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
     if (st->route->content_type && !media_type_is(conn, st->route->content_type)) {
         const char *ct =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-        log_info(2, "%s: %s %s: 400 Content-Type %s", s->name, method, url, ct ? ct : "(none)");
+        log_info_kv(2, "request refused: Content-Type", LOG_STR("server", s->name),
+                    LOG_STR("verb", method), LOG_STR("path", url), LOG_INT("status", 400),
+                    LOG_STR("contentType", ct ? ct : "(none)"));
         char msg[96];
         snprintf(msg, sizeof(msg), "Content-Type must be %s", st->route->content_type);
         return answer_error(s, conn, MHD_HTTP_BAD_REQUEST, msg, NULL);
@@ -698,8 +701,9 @@ static enum MHD_Result begin(struct http_server *s, struct MHD_Connection *conn,
             s->over_budget++;
         pthread_mutex_unlock(&s->mu);
         if (!fits) {
-            log_info(2, "%s: %s %s: 503 a %llu-byte body does not fit in its share", s->name,
-                     method, url, n);
+            log_info_kv(2, "request refused: the body does not fit in its share",
+                        LOG_STR("server", s->name), LOG_STR("verb", method), LOG_STR("path", url),
+                        LOG_INT("status", 503), LOG_INT("bytes", n));
             return answer_error(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
                                 "too many request bodies in flight", NULL);
         }
@@ -769,9 +773,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             if (first)
                 s->body_timeouts++;
             pthread_mutex_unlock(&s->mu);
-            log_info(2, "%s: %s %s: body not complete in time (%lld ms, %llu bytes/s), closing",
-                     s->name, method, url, (long long)s->o.body_timeout_ms,
-                     (unsigned long long)s->o.body_min_rate);
+            log_info_kv(2, "body not complete in time, closing", LOG_STR("server", s->name),
+                        LOG_STR("verb", method), LOG_STR("path", url),
+                        LOG_INT("timeoutMs", s->o.body_timeout_ms),
+                        LOG_INT("minBytesPerSecond", s->o.body_min_rate));
             return MHD_NO; /* no response can be queued mid-body in libmicrohttpd 0.9.75 */
         }
         st->deadline = rate_deadline(s, st, n, now);
@@ -814,7 +819,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     track_set(s, st->track, PHASE_RESPONSE, NO_DEADLINE);
     if (st->error) {
-        log_warn("%s: %s %s: %u %s", s->name, method, url, st->error, st->reason);
+        log_warn_kv("request refused", LOG_STR("server", s->name), LOG_STR("verb", method),
+                    LOG_STR("path", url), LOG_INT("status", st->error),
+                    LOG_STR("reason", st->reason));
         return answer_error(s, conn, st->error, st->reason, NULL);
     }
     const union MHD_ConnectionInfo *ci =
@@ -891,7 +898,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!st)
         return;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-        log_info(2, "%s: request ended early (code %d)", s->name, (int)toe);
+        log_info_kv(2, "request ended early", LOG_STR("server", s->name),
+                    LOG_INT("code", (int)toe));
     /* a lane's answer never queued: the client went away while the connection was suspended
      * (libmicrohttpd then completes the request without calling the handler again) */
     free(st->resp.body);
@@ -936,7 +944,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         line[--n] = 0;
-    log_info(2, "%s: libmicrohttpd: %s", s->name, line);
+    log_info_kv(2, "libmicrohttpd", LOG_STR("server", s->name), LOG_STR("message", line));
 }
 
 /* ---- start and stop ---- */
@@ -985,6 +993,10 @@ static int listen_on(struct http_server *s, char *err, size_t errlen)
                                       .sin_port = htons((uint16_t)o->port),
                                       .sin_addr.s_addr = htonl(INADDR_ANY)};
             s->d = start_daemon(s, flags, (struct sockaddr *)&in4);
+            if (s->d)
+                log_info_kv(0, "IPv6 is not available: listening on IPv4 only",
+                            LOG_STR("server", s->name), LOG_STR("address", "0.0.0.0"),
+                            LOG_INT("port", o->port));
         }
     } else {
         struct addrinfo hints = {.ai_family = AF_UNSPEC,
@@ -1151,7 +1163,8 @@ void http_server_stop(struct http_server *s, int64_t drain_ms)
             ;
     }
     if (s->in_flight > 0)
-        log_warn("%s: stopping with %u request(s) still in flight", s->name, s->in_flight);
+        log_warn_kv("stopping with requests still in flight", LOG_STR("server", s->name),
+                    LOG_INT("inFlight", s->in_flight));
     s->quit = true;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);

@@ -168,7 +168,8 @@ typedef void (*http_fn_ptr)(void);
 
 struct http_server_options {
     const char *host;  /* numeric IPv4/IPv6 or a name; NULL or "": every interface (dual-stack
-                          [::] when the kernel has IPv6, else 0.0.0.0) */
+                          [::] with IPV6_V6ONLY off when the kernel has IPv6, else 0.0.0.0
+                          and one log line saying so) */
     bool numeric_host; /* refuse names (no DNS lookup) */
     int port;          /* 0: any free port (see http_server_port) */
     unsigned threads;  /* 0 or 1: one polling thread; more: a pool */

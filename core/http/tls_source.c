@@ -311,7 +311,7 @@ int tls_source_check(struct tls_source *s, bool force)
     char err[512];
     struct generation *g;
     if (load_pair(s->cert_file, s->key_file, &g, err, sizeof(err)) != K_OK) {
-        log_warn("keeping the current certificate: reload failed: %s", err);
+        log_warn_kv("keeping the current certificate: reload failed", LOG_STR("err", err));
         s->failed_cert = cid;
         s->failed_key = kid;
         s->have_failed = true;
@@ -323,11 +323,43 @@ int tls_source_check(struct tls_source *s, bool force)
     cur->next = s->retired;
     s->retired = cur;
     unsigned long gen = atomic_fetch_add(&s->generation, 1) + 1;
-    log_info(0, "serving certificate reloaded from %s (generation %lu)", s->cert_file, gen);
+    log_info_kv(0, "serving certificate reloaded", LOG_STR("file", s->cert_file),
+                LOG_INT("generation", gen));
     published = 1;
 out:
     pthread_mutex_unlock(&s->mu);
     return published;
+}
+
+int tls_source_set_pem(struct tls_source *s, const char *cert_pem, const char *key_pem, char *err,
+                       size_t errlen)
+{
+    snprintf(err, errlen, "%s", "");
+    if (s->cert_file) {
+        snprintf(err, errlen, "the pair is read from %s", s->cert_file);
+        return K_EINVAL;
+    }
+    struct generation *g = calloc(1, sizeof(*g));
+    if (!g)
+        return K_ENOMEM;
+    gnutls_datum_t cert = {(unsigned char *)cert_pem, (unsigned)strlen(cert_pem)};
+    gnutls_datum_t key = {(unsigned char *)key_pem, (unsigned)strlen(key_pem)};
+    int rc = make_generation(&cert, &key, "certificate", "key", g, err, errlen);
+    if (rc != K_OK) {
+        generation_free(g);
+        return rc;
+    }
+    long long now = now_ms(s);
+    pthread_mutex_lock(&s->mu);
+    free_old_retired(s, now);
+    struct generation *cur = atomic_load(&s->current);
+    atomic_store(&s->current, g);
+    cur->retired_ms = now;
+    cur->next = s->retired;
+    s->retired = cur;
+    atomic_fetch_add(&s->generation, 1);
+    pthread_mutex_unlock(&s->mu);
+    return K_OK;
 }
 
 unsigned long tls_source_generation(struct tls_source *s)

@@ -55,6 +55,18 @@ int tls_source_new_self_signed(const char *cn, const char *const *dns, size_t n_
                                struct tls_source **out, char *err, size_t errlen);
 
 /*
+ * tls_source_set_pem() - publish a new pair given as PEM text (cert_pem: leaf first; key_pem:
+ * its private key; both borrowed, NUL-terminated), for a source whose pair is not read from
+ * files (tls_source_new_self_signed): the webhook's in-cluster certificates (webhook/selfcert.h)
+ * replace the self-signed start-up pair this way, and every rotation after it. The key must
+ * belong to the leaf. The replaced pair retires as on a file reload. Returns K_OK (published),
+ * K_EINVAL (bad PEM, key not matching; the old pair stays; reason in err), K_ENOMEM, or
+ * K_EINVAL for a file-backed source. Thread-safe (with the callback and itself).
+ */
+int tls_source_set_pem(struct tls_source *s, const char *cert_pem, const char *key_pem, char *err,
+                       size_t errlen);
+
+/*
  * tls_source_set_clock() - read time from `clock` (borrowed: it must outlive the source; NULL:
  * the system clock) for the once-a-second check and the retirement of replaced pairs, e.g. a
  * fake one in tests. The next check may come at once. Thread-safe.

@@ -30,6 +30,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/token_bucket.h"
 
 #define CONNECT_TIMEOUT_S 10L
 #define REQUEST_TIMEOUT_S 60L
@@ -54,6 +55,7 @@ struct kube_client {
     bool exec_used;
     bool http1;         /* HTTP/1.1 instead of HTTP/2 (kube_client_set_http1) */
     bool list_deadline; /* a LIST as a whole within the request timeout */
+    bool unlimited;     /* not under the process's rate limit (kube_client_set_rate_limited) */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -197,8 +199,14 @@ struct kube_client *kube_client_clone(const struct kube_client *c)
         n->transport = c->transport;
         n->http1 = c->http1;
         n->list_deadline = c->list_deadline;
+        n->unlimited = c->unlimited;
     }
     return n;
+}
+
+void kube_client_set_rate_limited(struct kube_client *c, bool on)
+{
+    c->unlimited = !on;
 }
 
 void kube_client_set_http1(struct kube_client *c, bool on)
@@ -236,6 +244,68 @@ static int canceled(const struct kube_client *c)
     return c->cancel && atomic_load(c->cancel);
 }
 
+/* ---- client-side rate limit (kube_set_rate_limit) ---- */
+
+static struct token_bucket limiter_bucket;
+static _Atomic(struct token_bucket *) limiter; /* NULL: no limit */
+static atomic_ullong throttled_requests, throttled_ns;
+
+int kube_set_rate_limit(double qps, int burst, const struct clock *clock)
+{
+    struct token_bucket *old = atomic_exchange(&limiter, NULL);
+    if (old)
+        token_bucket_destroy(old);
+    if (qps < 0)
+        return K_OK;
+    int rc = token_bucket_init(&limiter_bucket, qps, burst, clock);
+    if (rc == K_OK)
+        atomic_store(&limiter, &limiter_bucket);
+    return rc;
+}
+
+void kube_rate_limit_stats(uint64_t *requests, uint64_t *waited_ns)
+{
+    *requests = atomic_load(&throttled_requests);
+    *waited_ns = atomic_load(&throttled_ns);
+}
+
+/*
+ * Waits for the process's rate limiter before a request, as client-go's Request.tryThrottle
+ * (kubernetes/client-go: rest/request.go): a wait over 50 ms is logged at --v=3, over 1 s at
+ * --v=1. K_ECANCELED when the cancel flag is set while waiting.
+ */
+static int throttle(struct kube_client *c, const char *method, const char *path,
+                    struct kube_error *err)
+{
+    struct token_bucket *b = atomic_load(&limiter);
+    if (!b || c->unlimited)
+        return K_OK;
+    int64_t wait = token_bucket_reserve(b);
+    if (wait <= 0)
+        return K_OK;
+    atomic_fetch_add(&throttled_requests, 1);
+    atomic_fetch_add(&throttled_ns, (unsigned long long)wait);
+    int64_t end = clock_mono_ns(NULL) + wait;
+    for (int64_t left = wait; left > 0; left = end - clock_mono_ns(NULL)) {
+        if (canceled(c)) {
+            err_set(err, K_ECANCELED,
+                    "%s %s: canceled while waiting for the client-side rate "
+                    "limit",
+                    method, path);
+            return K_ECANCELED;
+        }
+        int64_t step = left < 100000000 ? left : 100000000; /* poll the cancel flag at 10 Hz */
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step};
+        nanosleep(&ts, NULL);
+    }
+    if (wait >= 50000000)
+        log_info_kv(wait >= 1000000000 ? 1 : 3,
+                    "Waited before sending request due to client-side throttling",
+                    LOG_INT("waitMs", wait / 1000000), LOG_STR("verb", method),
+                    LOG_STR("path", path));
+    return K_OK;
+}
+
 int kube_path_escape(const char *in, char *out, size_t outlen)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -261,6 +331,23 @@ int kube_path_escape(const char *in, char *out, size_t outlen)
         }
     }
     out[o] = '\0';
+    return K_OK;
+}
+
+int kube_pod_path(const char *ns, const char *name, char *out, size_t outlen)
+{
+    char ns_esc[256], name_esc[512];
+    if (outlen == 0)
+        return K_ETOOBIG;
+    out[0] = '\0';
+    if (kube_path_escape(ns, ns_esc, sizeof(ns_esc)) ||
+        kube_path_escape(name, name_esc, sizeof(name_esc)))
+        return K_ETOOBIG;
+    int n = snprintf(out, outlen, "/api/v1/namespaces/%s/pods/%s", ns_esc, name_esc);
+    if (n < 0 || (size_t)n >= outlen) {
+        out[0] = '\0';
+        return K_ETOOBIG;
+    }
     return K_OK;
 }
 
@@ -296,9 +383,9 @@ static const char *current_token(struct kube_client *c)
         size_t start = strspn(tok, " \t\r\n");
         if (tok[start] && !memchr(tok, '\0', len) && !kube_header_value_ok(tok + start)) {
             if (!c->token_refused)
-                log_error("tokenFile %s: token contains a control character; keeping the "
-                          "previous token",
-                          path);
+                log_error_kv("tokenFile: the token contains a control character; keeping the "
+                             "previous token",
+                             LOG_STR("file", path));
             c->token_refused = true;
         } else if (tok[start] && !memchr(tok, '\0', len)) {
             c->token_refused = false;
@@ -436,11 +523,12 @@ static int status_result(long status)
  * the object is not. Returns K_OK with *out owned by the caller; K_EPARSE; K_ETOOBIG over the
  * budget (*cost, when not NULL, the estimate); K_ENOMEM.
  */
-static int parse_json(const char *data, size_t len, json_object **out, uint64_t *cost)
+static int parse_json_as(enum kube_read_shape shape, const char *data, size_t len,
+                         json_object **out, uint64_t *cost)
 {
     struct json_tree t;
     char err[160];
-    int rc = kube_read_parse(&t, KUBE_READ_OBJECT, data, len, err, sizeof(err));
+    int rc = kube_read_parse(&t, shape, data, len, err, sizeof(err));
     if (cost)
         *cost = t.cost[0];
     if (rc == K_OK)
@@ -448,6 +536,11 @@ static int parse_json(const char *data, size_t len, json_object **out, uint64_t 
     json_tree_free(&t);
     kube_read_trim(len);
     return rc;
+}
+
+static int parse_json(const char *data, size_t len, json_object **out, uint64_t *cost)
+{
+    return parse_json_as(KUBE_READ_OBJECT, data, len, out, cost);
 }
 
 /*
@@ -892,6 +985,9 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     const struct kube_config *cfg = c->cfg;
     int rc = K_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
+        /* every request but a watch, each attempt, as client-go (watches are not limited) */
+        if (watch_idle_s == 0 && (rc = throttle(c, method, path, err)) != K_OK)
+            return rc;
         kube_exec_cred_cleanup(&c->exec_cred);
         c->exec_used = false;
         if (cfg->exec_cache && !(cfg->token && *cfg->token) && !cfg->token_file) {
@@ -909,8 +1005,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         rc = perform_once(c, method, path, body, body_len, content_type, watch_idle_s, rq, err);
         if (rc != K_EUNAUTHORIZED || !c->exec_used || attempt == 1)
             break;
-        log_info(1, "exec plugin of user \"%s\": the API server answered 401; running it again",
-                 cfg->exec->user ? cfg->exec->user : "");
+        log_info_kv(1, "exec plugin: the API server answered 401; running it again",
+                    LOG_STR("user", cfg->exec->user ? cfg->exec->user : ""));
         kube_exec_cache_invalidate(cfg->exec_cache, c->exec_gen);
         buf_reset(&rq->body);
         rq->write_rc = 0;
@@ -929,8 +1025,9 @@ static void request_init(struct request *rq, struct kube_client *c, size_t body_
 }
 
 /* A request whose 2xx response is a JSON document: *out owned by the caller when out != NULL. */
-static int request_json(struct kube_client *c, const char *method, const char *path,
-                        json_object *body, json_object **out, struct kube_error *err)
+static int request_json_as(struct kube_client *c, enum kube_read_shape shape, const char *method,
+                           const char *path, json_object *body, json_object **out,
+                           struct kube_error *err)
 {
     struct request rq;
     const char *text = NULL;
@@ -959,7 +1056,7 @@ static int request_json(struct kube_client *c, const char *method, const char *p
     if (rc || !out)
         goto out;
     uint64_t cost = 0;
-    rc = parse_json(buf_cstr(&rq.body), rq.body.len, out, &cost);
+    rc = parse_json_as(shape, buf_cstr(&rq.body), rq.body.len, out, &cost);
     if (rc == K_ETOOBIG) {
         kube_read_over_budget("a response", cost, rq.body.len);
         err_set(err, rc,
@@ -976,6 +1073,12 @@ out:
     return rc;
 }
 
+static int request_json(struct kube_client *c, const char *method, const char *path,
+                        json_object *body, json_object **out, struct kube_error *err)
+{
+    return request_json_as(c, KUBE_READ_OBJECT, method, path, body, out, err);
+}
+
 int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err)
 {
     struct kube_error dummy;
@@ -983,6 +1086,16 @@ int kube_get(struct kube_client *c, const char *path, json_object **out, struct 
         err = &dummy;
     memset(err, 0, sizeof(*err));
     return request_json(c, "GET", path, NULL, out, err);
+}
+
+int kube_get_managed_fields(struct kube_client *c, const char *path, json_object **out,
+                            struct kube_error *err)
+{
+    struct kube_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof(*err));
+    return request_json_as(c, KUBE_READ_OBJECT_MANAGED_FIELDS, "GET", path, NULL, out, err);
 }
 
 int kube_patch_merge(struct kube_client *c, const char *path, json_object *body, json_object **out,
@@ -1074,7 +1187,8 @@ static int list_page(struct kube_client *c, const char *path, const char *url, l
         if (rc)
             goto out;
         if (kube_proto_is(rq.body.data, rq.body.len)) {
-            log_info(4, "LIST %s: %zu bytes of protobuf", path, rq.body.len);
+            log_info_kv(4, "LIST answered in protobuf", LOG_STR("path", path),
+                        LOG_INT("bytes", rq.body.len));
             rc = list_page_proto(path, &rq.body, proto_item, ctx, rv, cont, err);
             goto out;
         }
@@ -1248,7 +1362,8 @@ int kube_list(struct kube_client *c, const char *path, const struct kube_list_op
              * staging/src/k8s.io/client-go/tools/pager/pager.go), list everything once more in
              * one response at the requested resourceVersion; the caller hears of it first
              * (opts->restart), as the items delivered so far come again. */
-            log_info(2, "LIST %s: continue token expired; listing again without paging", path);
+            log_info_kv(2, "LIST: continue token expired; listing again without paging",
+                        LOG_STR("path", path));
             full_list = true;
             memset(err, 0, sizeof(*err));
             li.n = 0; /* the items come again */

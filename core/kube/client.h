@@ -40,10 +40,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kube/config.h"
 #include "kube/list_parser.h"
 #include "kube/watch.h"
+#include "util/clock.h"
 
 /*
  * 4 MiB: one object read whole (GET; a PATCH/POST/PUT answer that is asked for). The API server
@@ -178,6 +180,39 @@ struct kube_client *kube_client_clone(const struct kube_client *c);
 void kube_client_set_http1(struct kube_client *c, bool on);
 
 /*
+ * Client-side rate limiting, as client-go's rest.Config QPS and Burst (kubernetes/client-go:
+ * rest/config.go, util/flowcontrol/throttle.go): one token bucket for the whole process, shared
+ * by every client, so --kube-api-qps bounds what the process sends however many threads and
+ * clients it runs. A request waits for its token (it is never refused); a wait over 50 ms is
+ * logged at --v=3 and over 1 s at --v=1 ("Waited before sending request due to client-side
+ * throttling", as client-go). Watches are never limited (client-go: rest/request.go, Watch); a
+ * LIST takes one token per response, a request retried after a 401 one per attempt. The daemons'
+ * flags and defaults: util/flags.h (FLAGS_KUBE_API_QPS_DEFAULT).
+ */
+/*
+ * kube_set_rate_limit() - limit every client of the process to `qps` requests a second (> 0;
+ * fractions allowed) with bursts of `burst` (>= 1), timed by `clock` (borrowed; NULL: the system
+ * clock; the waits themselves always sleep in real time). A negative qps removes the limit (the
+ * default: no limit). Returns K_OK, or K_EINVAL (then no limit). Process-wide: call before any
+ * client is in use, not while requests run.
+ */
+int kube_set_rate_limit(double qps, int burst, const struct clock *clock);
+
+/*
+ * kube_rate_limit_stats() - how many requests had to wait for the rate limit, and the
+ * nanoseconds they were told to wait, since the process started. Thread-safe.
+ */
+void kube_rate_limit_stats(uint64_t *requests, uint64_t *waited_ns);
+
+/*
+ * kube_client_set_rate_limited() - off: this client's requests do not wait for the process's
+ * rate limit (a leader-election client, whose renewals must not queue behind writes; client-go's
+ * leader election likewise runs on a client of its own). On by default; clones inherit it. Call
+ * while no request of `c` is running.
+ */
+void kube_client_set_rate_limited(struct kube_client *c, bool on);
+
+/*
  * kube_client_set_cancel() - a flag polled (atomic_load) during long requests (watches); when it
  * becomes non-zero the request ends with K_ECANCELED. Another thread may set it at any time.
  * Borrowed; may be NULL. Call while no request of `c` is running.
@@ -202,6 +237,15 @@ void kube_client_set_list_deadline(struct kube_client *c, bool on);
  * KUBE_MAX_OBJECT bytes ends the request with K_ETOOBIG.
  */
 int kube_get(struct kube_client *c, const char *path, json_object **out, struct kube_error *err);
+
+/*
+ * kube_get_managed_fields() - kube_get() keeping the object's metadata.managedFields, which every
+ * other read drops (kube/read_budget.h): for telling when a field manager last wrote a field
+ * (kubernetes/kubernetes: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go
+ * ManagedFieldsEntry.Time). Same ownership, bounds and errors as kube_get.
+ */
+int kube_get_managed_fields(struct kube_client *c, const char *path, json_object **out,
+                            struct kube_error *err);
 
 /*
  * What kube_list() asks for. Zero-initialised: one response, no resourceVersion (a consistent
@@ -315,5 +359,13 @@ void kube_set_request_observer(kube_request_observer_fn fn, void *ctx);
  * (outlen bytes, always NUL-terminated). Returns K_OK or K_ETOOBIG.
  */
 int kube_path_escape(const char *in, char *out, size_t outlen);
+
+/*
+ * kube_pod_path() - "/api/v1/namespaces/<ns>/pods/<name>" with both escaped, into out (outlen
+ * bytes, always NUL-terminated; KUBE_POD_PATH_MAX is enough for any valid names). Returns K_OK
+ * or K_ETOOBIG. Pure.
+ */
+#define KUBE_POD_PATH_MAX 1024
+int kube_pod_path(const char *ns, const char *name, char *out, size_t outlen);
 
 #endif

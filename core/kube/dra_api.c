@@ -222,17 +222,19 @@ bool dra_api_probe_step(struct kube_client *client, struct dra_api_probe *p)
         return false; /* shutting down */
     if (rc != K_OK) {
         if (p->checked)
-            log_info(p->failure_said ? 2 : 0,
-                     "DRA API " DRA_API_GROUP ": discovery failed (%s%s%s): keeping %s; asking "
-                     "again later",
-                     k_strerror(rc), err.message[0] ? ": " : "", err.message,
-                     p->version != DRA_API_NONE ? dra_api_version_name(p->version)
-                                                : "running without DRA");
+            log_info_kv(p->failure_said ? 2 : 0,
+                        "DRA API " DRA_API_GROUP ": discovery failed; asking again later",
+                        LOG_STR("err", k_strerror(rc)),
+                        LOG_STR("detail", err.message[0] ? err.message : NULL),
+                        LOG_STR("keeping", p->version != DRA_API_NONE
+                                               ? dra_api_version_name(p->version)
+                                               : "running without DRA"));
         else
-            log_info(p->failure_said ? 2 : 0,
-                     "DRA API " DRA_API_GROUP ": discovery failed (%s%s%s): running without DRA "
-                     "until it answers",
-                     k_strerror(rc), err.message[0] ? ": " : "", err.message);
+            log_info_kv(p->failure_said ? 2 : 0,
+                        "DRA API " DRA_API_GROUP ": discovery failed: running without DRA until "
+                        "it answers",
+                        LOG_STR("err", k_strerror(rc)),
+                        LOG_STR("detail", err.message[0] ? err.message : NULL));
         p->failure_said = true;
         return false;
     }
@@ -245,17 +247,21 @@ bool dra_api_probe_step(struct kube_client *client, struct dra_api_probe *p)
     char desc[64], opt[256];
     if (changed && v != DRA_API_NONE) {
         describe_optional(p, f.kind, false, opt, sizeof(opt));
-        log_info(0, "DRA API " DRA_API_GROUP ": reading %s (served: %s)%s", dra_api_version_name(v),
-                 dra_api_describe(f.served, desc, sizeof(desc)), opt);
+        log_info_kv(0, "DRA API " DRA_API_GROUP ": reading",
+                    LOG_STR("version", dra_api_version_name(v)),
+                    LOG_STR("served", dra_api_describe(f.served, desc, sizeof(desc))),
+                    LOG_STR("optional", opt[0] ? opt + 2 : NULL)); /* "; x at v" -> "x at v" */
     } else if (changed) {
-        log_info(0,
-                 "DRA API " DRA_API_GROUP " is not served%s (none of v1, v1beta2, v1beta1): "
-                 "running without DRA; asking again later",
-                 p->checked ? " any more" : "");
+        log_info_kv(0,
+                    "DRA API " DRA_API_GROUP " is not served (none of v1, v1beta2, v1beta1): "
+                    "running without DRA; asking again later",
+                    LOG_BOOL("anyMore", p->checked));
     } else if (optional_changed) {
         describe_optional(p, f.kind, true, opt, sizeof(opt));
-        log_info(0, "DRA API " DRA_API_GROUP ": reading %s still, now%s", dra_api_version_name(v),
-                 opt + 1); /* "; x at v" -> " x at v" */
+        log_info_kv(0,
+                    "DRA API " DRA_API_GROUP ": reading the same version, optional kinds changed",
+                    LOG_STR("version", dra_api_version_name(v)),
+                    LOG_STR("optional", opt[0] ? opt + 2 : "")); /* "; x at v" -> "x at v" */
     }
     p->checked = true;
     p->version = v;

@@ -261,8 +261,10 @@ static bool let_through(struct event_recorder *r, const struct kube_event_spec *
         uint64_t n = ++r->stats.throttled;
         /* a flood would flood the log too: the first, then every 100th */
         if (n == 1 || n % 100 == 0)
-            log_warn("event rate limit: not recording %s event about %s %s/%s (%llu so far)",
-                     str(e->reason), str(e->kind), str(e->ns), str(e->name), (unsigned long long)n);
+            log_warn_kv("event rate limit: not recording the Event",
+                        LOG_STR("reason", str(e->reason)), LOG_STR("kind", str(e->kind)),
+                        LOG_STR("namespace", str(e->ns)), LOG_STR("name", str(e->name)),
+                        LOG_INT("soFar", n));
         return false;
     }
     if (r->o.repeat_window_ms > 0)
@@ -502,12 +504,14 @@ static void *worker(void *arg)
         struct kube_error err = {0};
         int rc = write_event(r, r->client, &e, NULL, &err);
         if (rc != K_OK)
-            log_warn("event %s about %s %s/%s not recorded: %s%s%s", it->reason, it->kind, it->ns,
-                     it->name, k_strerror(rc), err.message[0] ? ": " : "", err.message);
+            log_warn_kv("Event not recorded", LOG_STR("reason", it->reason),
+                        LOG_STR("kind", it->kind), LOG_STR("namespace", it->ns),
+                        LOG_STR("name", it->name), LOG_STR("err", k_strerror(rc)),
+                        LOG_STR("detail", err.message[0] ? err.message : NULL));
         pthread_mutex_lock(&r->mu);
     }
     if (r->len) {
-        log_warn("dropping %zu queued event(s) at shutdown", r->len);
+        log_warn_kv("dropping queued Events at shutdown", LOG_INT("count", r->len));
         r->stats.dropped += r->len;
         r->len = 0;
     }
@@ -540,8 +544,10 @@ bool event_recorder_post(struct event_recorder *r, const struct kube_event_spec 
         r->stats.dropped++;
         bool stopping = r->stopping;
         pthread_mutex_unlock(&r->mu);
-        log_warn("event queue %s: dropping %s event about %s %s/%s", stopping ? "stopping" : "full",
-                 str(e->reason), str(e->kind), str(e->ns), str(e->name));
+        log_warn_kv(stopping ? "event queue stopping: dropping the Event"
+                             : "event queue full: dropping the Event",
+                    LOG_STR("reason", str(e->reason)), LOG_STR("kind", str(e->kind)),
+                    LOG_STR("namespace", str(e->ns)), LOG_STR("name", str(e->name)));
         return false;
     }
     if (!let_through(r, e, now, h)) {

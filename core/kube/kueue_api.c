@@ -68,23 +68,25 @@ bool kueue_api_probe_step(struct kube_client *client, struct kueue_api_probe *p)
     if (rc == K_ECANCELED)
         return false;
     if (rc != K_OK) {
-        log_info(p->failure_said ? 2 : 0,
-                 "Kueue API " KUEUE_API_GROUP ": discovery failed (%s%s%s): %s; asking again later",
-                 k_strerror(rc), err.message[0] ? ": " : "", err.message,
-                 p->version != KUEUE_API_NONE ? "keeping the version read" : "no Workloads read");
+        log_info_kv(p->failure_said ? 2 : 0,
+                    "Kueue API " KUEUE_API_GROUP ": discovery failed; asking again later",
+                    LOG_STR("err", k_strerror(rc)),
+                    LOG_STR("detail", err.message[0] ? err.message : NULL),
+                    LOG_STR("keeping", p->version != KUEUE_API_NONE ? "the version read"
+                                                                    : "no Workloads read"));
         p->failure_said = true;
         return false;
     }
     p->failure_said = false;
     bool changed = !p->checked || v != p->version;
     if (changed && v != KUEUE_API_NONE)
-        log_info(0, "Kueue API " KUEUE_API_GROUP ": reading Workloads at %s",
-                 kueue_api_version_name(v));
+        log_info_kv(0, "Kueue API " KUEUE_API_GROUP ": reading Workloads",
+                    LOG_STR("version", kueue_api_version_name(v)));
     else if (changed)
-        log_info(0,
-                 "Kueue API " KUEUE_API_GROUP " is not served%s: no Kueue Workloads; asking "
-                 "again later",
-                 p->checked ? " any more" : "");
+        log_info_kv(0,
+                    "Kueue API " KUEUE_API_GROUP " is not served: no Kueue Workloads; asking "
+                    "again later",
+                    LOG_BOOL("anyMore", p->checked));
     p->checked = true;
     p->version = v;
     return changed;

@@ -270,8 +270,8 @@ static int project_meta(json_object *meta, struct kpod *out)
     if (kube_json_dup_opt(kube_json_str(meta, "namespace"), &out->ns) != K_OK ||
         kube_json_dup_opt(kube_json_str(meta, "name"), &out->name) != K_OK ||
         kube_json_dup_opt(kube_json_str(meta, "uid"), &out->uid) != K_OK ||
-        kube_json_dup_opt(kube_json_str(ann, "gputri/cause"), &out->cause) != K_OK ||
-        kube_json_dup_opt(kube_json_str(ann, "gputri/detail"), &out->detail) != K_OK)
+        kube_json_dup_opt(kube_json_str(ann, POD_ANNOTATION_CAUSE), &out->cause) != K_OK ||
+        kube_json_dup_opt(kube_json_str(ann, POD_ANNOTATION_DETAIL), &out->detail) != K_OK)
         return K_ENOMEM;
     json_object *del = kube_json_field(meta, "deletionTimestamp");
     out->deleting = del && !json_object_is_type(del, json_type_null);

@@ -72,7 +72,8 @@ int kube_read_parse(struct json_tree *t, enum kube_read_shape shape, const char 
         .schema = shape == KUBE_READ_EVENT ? &EVENT_SCHEMA : &OBJECT_SCHEMA,
         .max_depth = KUBE_READ_MAX_DEPTH,
         .region = {[REGION_REST] = {.max_cost = KUBE_READ_MAX_COST},
-                   [REGION_MANAGED_FIELDS] = {.skip = true},
+                   [REGION_MANAGED_FIELDS] = {.skip = shape != KUBE_READ_OBJECT_MANAGED_FIELDS,
+                                              .max_cost = KUBE_READ_MAX_COST},
                    [REGION_PULL_SECRETS] = {.skip = true},
                    [REGION_VOLUMES] = {.skip = true}},
         /* the tokener: the keys are json-c's own, so a reader may keep parts of the tree */
@@ -104,9 +105,10 @@ void kube_read_over_budget(const char *what, uint64_t cost, size_t len)
     if (now - last < 60000 || !atomic_compare_exchange_strong(&last_log_ms, &last, now))
         return;
     uint64_t before = atomic_exchange(&logged, n);
-    log_warn("%s of %zu bytes not read: about %" PRIu64 " KiB of JSON tree, over the limit of %u "
-             "KiB per object; treated as absent (%" PRIu64 " such objects since the last warning)",
-             what, len, cost >> 10, KUBE_READ_MAX_COST >> 10, n - before);
+    log_warn_kv("object not read: its JSON tree is over the limit per object; treated as absent",
+                LOG_STR("what", what), LOG_INT("bytes", len), LOG_INT("treeKiB", cost >> 10),
+                LOG_INT("limitKiB", KUBE_READ_MAX_COST >> 10),
+                LOG_INT("sinceLastWarning", n - before));
 }
 
 uint64_t kube_read_over_budget_total(void)

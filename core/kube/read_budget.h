@@ -42,8 +42,10 @@
 /* Nesting of objects and arrays in one item or event. */
 #define KUBE_READ_MAX_DEPTH 128
 
-/* What the text is: one object (a LIST item, a GET), or a watch event {"type", "object"}. */
-enum kube_read_shape { KUBE_READ_OBJECT, KUBE_READ_EVENT };
+/* What the text is: one object (a LIST item, a GET), or a watch event {"type", "object"};
+ * KUBE_READ_OBJECT_MANAGED_FIELDS is one object whose metadata.managedFields is kept (within
+ * the same budget), for the one reader of when a field manager wrote (cli/answer.h). */
+enum kube_read_shape { KUBE_READ_OBJECT, KUBE_READ_EVENT, KUBE_READ_OBJECT_MANAGED_FIELDS };
 
 /*
  * kube_read_parse() - the tree of text[0, len) under the schema and budget above, into *t (see

@@ -146,6 +146,14 @@ struct pod_claim_status; /* model/dra.h */
 struct pod_ext;          /* model/dra.h */
 struct pod_containers;   /* model/containers.h */
 
+/*
+ * What gputri-controller writes on a pod: its word and the detail, patched as field manager
+ * POD_ANNOTATION_MANAGER, so metadata.managedFields tells when (cli/answer.h).
+ */
+#define POD_ANNOTATION_CAUSE "gputri/cause"
+#define POD_ANNOTATION_DETAIL "gputri/detail"
+#define POD_ANNOTATION_MANAGER "gputri-controller"
+
 struct kpod {
     char *ns;
     char *name;
@@ -170,7 +178,7 @@ struct kpod {
     struct toleration *tolerations;
     size_t n_tolerations;
     struct pod_condition scheduled; /* PodScheduled */
-    char *cause;                    /* annotation gputri/cause, NULL when absent */
+    char *cause;                    /* annotation POD_ANNOTATION_CAUSE, NULL when absent */
     char *detail;                   /* annotation gputri/detail */
     /* spec.resourceClaims (at most DRA_MAX_POD_CLAIMS, model/dra.h) */
     struct pod_claim_ref *claims;

@@ -16,7 +16,7 @@
 static size_t next_piece(const unsigned char *s, size_t len, enum text_escape how,
                          char esc[TEXT_ESCAPE_MAX + 1], size_t *used)
 {
-    bool json = how != TEXT_ESCAPE_TERMINAL;
+    bool json = how == TEXT_ESCAPE_JSON_STRING || how == TEXT_ESCAPE_JSON_TEXT;
     unsigned cp;
     size_t n = utf8_decode(s, len, &cp);
     *used = n ? n : 1;
@@ -31,7 +31,7 @@ static size_t next_piece(const unsigned char *s, size_t len, enum text_escape ho
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, json ? "\\u%04x" : "\\x%02x", cp);
     if (cp >= 0x80 && cp <= 0x9f)
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
-    if (how == TEXT_ESCAPE_JSON_STRING && (cp == '"' || cp == '\\'))
+    if ((how == TEXT_ESCAPE_JSON_STRING || how == TEXT_ESCAPE_QUOTED) && (cp == '"' || cp == '\\'))
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\%c", (char)cp);
     return 0;
 }

@@ -30,6 +30,12 @@ enum text_escape {
      */
     TEXT_ESCAPE_TERMINAL,
     /*
+     * The inside of a quoted string as Go's strconv.Quote writes it, which klog uses for a
+     * structured line's message and string values (util/log.h): as TEXT_ESCAPE_TERMINAL, and '"'
+     * and '\' as "\"" and "\\", so the text cannot end its quotes.
+     */
+    TEXT_ESCAPE_QUOTED,
+    /*
      * The inside of a JSON string (RFC 8259 section 7): '"' and '\' as "\"" and "\\", C0, DEL
      * and C1 as "\u00NN", each byte of an invalid sequence as "\ufffd" (what Go's encoding/json
      * writes for it; a JSON text must be UTF-8).

@@ -1,6 +1,9 @@
 /* flags.c - the flags every gputri program takes (see flags.h). */
 #include "flags.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errbuf.h"
@@ -28,6 +31,30 @@ int flags_no_scheduler_grace(const char *s, int64_t *seconds, const char **why)
         return rc;
     }
     *seconds = ms / 1000;
+    return K_OK;
+}
+
+int flags_kube_api_qps(const char *s, double *out, const char **why)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = s && (*s == '-' || *s == '.' || (*s >= '0' && *s <= '9')) ? strtod(s, &end) : NAN;
+    if (!end || *end || errno || !isfinite(v) || v == 0 || v > FLAGS_KUBE_API_MAX) {
+        *why = "a number of requests a second above 0, or negative for no limit";
+        return K_EINVAL;
+    }
+    *out = v;
+    return K_OK;
+}
+
+int flags_kube_api_burst(const char *s, int *out, const char **why)
+{
+    long v;
+    if (strconv_long(s, 1, FLAGS_KUBE_API_MAX, &v) != K_OK) {
+        *why = "a whole number of requests from 1 to 1000000";
+        return K_EINVAL;
+    }
+    *out = (int)v;
     return K_OK;
 }
 
@@ -101,6 +128,15 @@ void flags_usage(FILE *out, unsigned parts, int indent, int col, const char *gpu
         usage_line(out, indent, "--gpu-resources LIST", col,
                    "comma-separated GPU resource names; a trailing *");
         fprintf(out, "%*sis a prefix (default: %s)\n", col, "", gpu_default ? gpu_default : "");
+    }
+    if (parts & FLAGS_USAGE_KUBE_API) {
+        usage_line(out, indent, "--kube-api-qps QPS", col,
+                   "API requests a second, all clients together;");
+        usage_line(out, 0, "", col, "watches are not limited (default 50; negative:");
+        usage_line(out, 0, "", col, "no limit)");
+        usage_line(out, indent, "--kube-api-burst N", col,
+                   "API requests sent at once before --kube-api-qps");
+        usage_line(out, 0, "", col, "holds them (default 100)");
     }
     if (parts & FLAGS_USAGE_BASIC) {
         usage_line(out, 2, "-v, --v N", col, "log verbosity (default 0)");

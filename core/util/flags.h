@@ -65,6 +65,28 @@ int flags_verbosity(const char *s, int *out);
  */
 int flags_no_scheduler_grace(const char *s, int64_t *seconds, const char **why);
 
+/*
+ * The daemons' client-side rate limit of API requests (kube/client.h, kube_set_rate_limit), as
+ * the Kubernetes components spell it (--kube-api-qps, --kube-api-burst: kube-controller-manager,
+ * kube-scheduler). The defaults are kube-scheduler's (kubernetes/kubernetes:
+ * pkg/scheduler/apis/config/v1/defaults.go, clientConnection QPS 50, Burst 100), well above what
+ * gputri's daemons send in steady state, so only a storm of writes waits.
+ */
+#define FLAGS_KUBE_API_QPS_DEFAULT 50.0
+#define FLAGS_KUBE_API_BURST_DEFAULT 100
+#define FLAGS_KUBE_API_MAX 1000000
+
+/*
+ * flags_kube_api_qps() - --kube-api-qps's value: a decimal number (fractions allowed, e.g. 0.5)
+ * above 0 and at most FLAGS_KUBE_API_MAX, or a negative one meaning no limit, into *out.
+ * Returns K_OK, or K_EINVAL with *why (static text: "a number of requests a second above 0, or
+ * negative for no limit"); *out unchanged then. Thread-safe.
+ * flags_kube_api_burst() - --kube-api-burst's value: a whole number from 1 to
+ * FLAGS_KUBE_API_MAX, as flags_kube_api_qps() otherwise.
+ */
+int flags_kube_api_qps(const char *s, double *out, const char **why);
+int flags_kube_api_burst(const char *s, int *out, const char **why);
+
 /* What flags_common_apply() did with an option. */
 enum flags_result {
     FLAGS_INVALID = -1, /* a common flag with a bad value; the reason is in err */
@@ -103,14 +125,15 @@ bool flags_answer(const struct flags_common *c, const char *program, void (*usag
 
 /* Which help lines flags_usage() prints. */
 enum flags_usage_part {
-    FLAGS_USAGE_CONFIG = 1, /* --kubeconfig, --gpu-resources */
-    FLAGS_USAGE_BASIC = 2,  /* -v/--v, -h/--help, --version */
+    FLAGS_USAGE_CONFIG = 1,   /* --kubeconfig, --gpu-resources */
+    FLAGS_USAGE_BASIC = 2,    /* -v/--v, -h/--help, --version */
+    FLAGS_USAGE_KUBE_API = 4, /* --kube-api-qps, --kube-api-burst (the daemons) */
 };
 
 /*
  * flags_usage() - the --help lines of the common flags in `parts` (FLAGS_USAGE_* bits, CONFIG
- * first), so every program describes them alike. A long-only flag of CONFIG starts after
- * `indent` spaces (2, or 6 where short flags are aligned beside it); -v and -h start at 2 and
+ * first, then KUBE_API), so every program describes them alike. A long-only flag of CONFIG starts
+ * after `indent` spaces (2, or 6 where short flags are aligned beside it); -v and -h start at 2 and
  * --version at 6. Descriptions start at column `col` (at least one space after the flag; every
  * line fits 80 columns for col <= 31). gpu_default: the default GPU set's text (model/gpu.h,
  * GPU_SET_DEFAULT), shown for --gpu-resources. Not thread-safe (writes `out`).

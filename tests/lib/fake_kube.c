@@ -147,6 +147,15 @@ void fake_kube_wait(struct fake_kube *f, size_t n)
     pthread_mutex_unlock(&f->mu);
 }
 
+json_object *fake_kube_body_json(struct fake_kube *f, size_t i)
+{
+    const struct fake_request *r = fake_kube_request(f, i);
+    assert_non_null(r->body);
+    json_object *o = json_tokener_parse(r->body);
+    assert_non_null(o);
+    return o;
+}
+
 size_t fake_kube_count(struct fake_kube *f)
 {
     pthread_mutex_lock(&f->mu);

@@ -11,6 +11,7 @@
 #ifndef GPUTRI_TEST_FAKE_KUBE_H
 #define GPUTRI_TEST_FAKE_KUBE_H
 
+#include <json-c/json.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -67,6 +68,12 @@ void fake_kube_fail(struct fake_kube *f, int rc);
 
 /* fake_kube_request() - recorded request i (0-based); fails the test when there is none. */
 const struct fake_request *fake_kube_request(struct fake_kube *f, size_t i);
+/*
+ * fake_kube_body_json() - the body of recorded request i parsed as JSON (the caller puts it);
+ * fails the test when there is no such request, no body, or no JSON.
+ */
+json_object *fake_kube_body_json(struct fake_kube *f, size_t i);
+
 /* fake_kube_count() - requests recorded so far. */
 size_t fake_kube_count(struct fake_kube *f);
 

@@ -51,3 +51,14 @@ char *test_empty_objects(const char *head, size_t len, const char *tail)
     memcpy(out + at + 2, tail, t + 1);
     return out;
 }
+
+const char *test_write_file(const char *dir, const char *name, const char *text)
+{
+    static char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}

@@ -1,7 +1,7 @@
 /*
  * text.h - reading what a unit test got back as text: the lines of a scrape that start with a
- * prefix, and the output of a shell command (curl against a server the test started); and
- * writing the costliest JSON per byte, for the tree budgets.
+ * prefix, and the output of a shell command (curl against a server the test started); writing
+ * the costliest JSON per byte, for the tree budgets; and writing a file a test reads.
  */
 #ifndef GPUTRI_TEST_TEXT_H
 #define GPUTRI_TEST_TEXT_H
@@ -26,5 +26,12 @@ void test_command_output(const char *cmd, char *out, size_t len);
  * per "{},"). malloc'd, NUL-terminated; fails the running cmocka test when out of memory.
  */
 char *test_empty_objects(const char *head, size_t len, const char *tail);
+
+/*
+ * test_write_file() - create or truncate `dir`/`name` and write `text` into it. Fails the running
+ * cmocka test when the file cannot be opened. Returns the path (static storage, overwritten by the
+ * next call).
+ */
+const char *test_write_file(const char *dir, const char *name, const char *text);
 
 #endif

@@ -23,7 +23,9 @@ static void test_pods_defaults(void **state)
     assert_int_equal(a.cmd, PLUGIN_CMD_PODS);
     assert_null(a.ns);
     assert_false(a.all_namespaces);
-    assert_int_equal(a.output, PLUGIN_OUTPUT_TABLE);
+    assert_null(a.output);
+    assert_null(a.label_selector);
+    assert_false(a.watch);
     assert_null(a.kubeconfig);
     assert_null(a.gpu_resources);
     assert_int_equal(a.verbosity, 0);
@@ -61,14 +63,54 @@ static void test_all_namespaces_and_output(void **state)
     assert_int_equal(PARSE(&a, err, "pods", "-A", "--all-namespaces=false"), 0);
     assert_false(a.all_namespaces);
     assert_int_equal(PARSE(&a, err, "pods", "-o", "wide"), 0);
-    assert_int_equal(a.output, PLUGIN_OUTPUT_WIDE);
+    assert_string_equal(a.output, "wide");
     assert_int_equal(PARSE(&a, err, "pods", "-ojson"), 0);
-    assert_int_equal(a.output, PLUGIN_OUTPUT_JSON);
+    assert_string_equal(a.output, "json");
     assert_int_equal(PARSE(&a, err, "pods", "--output=json", "-A"), 0);
-    assert_int_equal(a.output, PLUGIN_OUTPUT_JSON);
+    assert_string_equal(a.output, "json");
     assert_int_equal(PARSE(&a, err, "pods", "-Ao", "wide"), 0); /* combined shorthands */
     assert_true(a.all_namespaces);
-    assert_int_equal(a.output, PLUGIN_OUTPUT_WIDE);
+    assert_string_equal(a.output, "wide");
+    assert_int_equal(PARSE(&a, err, "pods", "-o", "jsonpath={.items[*].metadata.name}"), 0);
+    assert_string_equal(a.output, "jsonpath={.items[*].metadata.name}");
+    assert_int_equal(PARSE(&a, err, "pods", "-o=custom-columns=N:.metadata.name"), 0);
+    assert_string_equal(a.output, "custom-columns=N:.metadata.name");
+}
+
+static void expect_usage(int rc, const char *err, const char *needle)
+{
+    assert_int_equal(rc, PLUGIN_EXIT_USAGE);
+    if (!strstr(err, needle))
+        fail_msg("\"%s\" does not contain \"%s\"", err, needle);
+    assert_null(strchr(err, '\n'));
+}
+
+static void test_selection_and_printing_flags(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "pods", "-l", "app=x", "--field-selector", "spec.nodeName=",
+                           "-w", "--sort-by=.status.cause", "--no-headers", "--show-labels"),
+                     0);
+    assert_string_equal(a.label_selector, "app=x");
+    assert_string_equal(a.field_selector, "spec.nodeName=");
+    assert_string_equal(a.sort_by, ".status.cause");
+    assert_true(a.watch && a.no_headers && a.show_labels);
+    assert_int_equal(PARSE(&a, err, "pods", "--selector=app", "--watch=false"), 0);
+    assert_string_equal(a.label_selector, "app");
+    assert_false(a.watch);
+    assert_int_equal(PARSE(&a, err, "pods", "-Awl", "a=b"), 0);
+    assert_true(a.all_namespaces && a.watch);
+    assert_string_equal(a.label_selector, "a=b");
+    expect_usage(PARSE(&a, err, "pods", "-l", ""), err, "-l needs a selector");
+    expect_usage(PARSE(&a, err, "pods", "--sort-by", "{.a"), err, "--sort-by {.a:");
+    expect_usage(PARSE(&a, err, "pods", "-o", "jsonpath={.a"), err, "error parsing jsonpath");
+    expect_usage(PARSE(&a, err, "pods", "-o", "custom-columns=x"), err,
+                 "expected <header>:<json-path-expr>");
+    expect_usage(PARSE(&a, err, "explain", "p", "-w"), err, "explain works on one pod");
+    assert_int_equal(PARSE(&a, err, "explain", "p", "-o", "yaml"), 0);
+    assert_string_equal(a.output, "yaml");
 }
 
 static void test_global_flags(void **state)
@@ -134,13 +176,6 @@ static void test_help_and_version(void **state)
 }
 
 /* Every usage error returns 2 and names the problem in one line. */
-static void expect_usage(int rc, const char *err, const char *needle)
-{
-    assert_int_equal(rc, PLUGIN_EXIT_USAGE);
-    if (!strstr(err, needle))
-        fail_msg("\"%s\" does not contain \"%s\"", err, needle);
-    assert_null(strchr(err, '\n'));
-}
 
 static void test_usage_errors(void **state)
 {
@@ -155,7 +190,8 @@ static void test_usage_errors(void **state)
     expect_usage(PARSE(&a, err, "pods", "-n"), err, "flag needs an argument");
     expect_usage(PARSE(&a, err, "pods", "--namespace"), err, "flag needs an argument: --namespace");
     expect_usage(PARSE(&a, err, "pods", "-n="), err, "needs a namespace name");
-    expect_usage(PARSE(&a, err, "pods", "-o", "yaml"), err, "unknown output format \"yaml\"");
+    expect_usage(PARSE(&a, err, "pods", "-o", "toml"), err,
+                 "unable to match a printer suitable for the output format \"toml\"");
     expect_usage(PARSE(&a, err, "pods", "extra"), err, "pods takes no arguments");
     expect_usage(PARSE(&a, err, "pods", "-A=maybe"), err, "want true or false");
     expect_usage(PARSE(&a, err, "pods", "--v=loud"), err, "invalid argument \"loud\" for --v");
@@ -172,7 +208,7 @@ static void test_usage_errors(void **state)
     expect_usage(PARSE(&a, err, "explain", "a", "b"), err, "explain takes one pod");
     expect_usage(PARSE(&a, err, "explain", "deploy/x"), err, "explain takes a pod name");
     expect_usage(PARSE(&a, err, "explain", "p", "-A"), err, "use -n NAMESPACE, not -A");
-    expect_usage(PARSE(&a, err, "explain", "p", "-o", "json"), err, "drop -o");
+    expect_usage(PARSE(&a, err, "explain", "p", "-o", "wide"), err, "explain prints text, -o json");
     /* a tiny error buffer is still NUL-terminated */
     char small[8];
     assert_int_equal(plugin_parse_args(ARGC("pods", "--bogus"), ARGV("pods", "--bogus"), &a, small,
@@ -225,6 +261,36 @@ static void test_kubectl_global_flags(void **state)
     assert_false(plugin_flag_takes_value("--insecure-skip-tls-verify"));
 }
 
+static void test_nodes(void **state)
+{
+    (void)state;
+    struct plugin_args a;
+    char err[256];
+    assert_int_equal(PARSE(&a, err, "nodes"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_NODES);
+    assert_string_equal(plugin_cmd_name(a.cmd), "nodes");
+    assert_null(a.label_selector);
+    assert_null(a.resource);
+    assert_int_equal(
+        PARSE(&a, err, "no", "-l", "pool=gpu", "--resource=nvidia.com/gpu", "-o", "wide"), 0);
+    assert_int_equal(a.cmd, PLUGIN_CMD_NODES);
+    assert_string_equal(a.label_selector, "pool=gpu");
+    assert_string_equal(a.resource, "nvidia.com/gpu");
+    assert_string_equal(a.output, "wide");
+    assert_int_equal(PARSE(&a, err, "--selector=a in (b,c)", "node", "-n", "ml"), 0);
+    assert_string_equal(a.label_selector,
+                        "a in (b,c)"); /* -n is ignored, as kubectl get nodes does */
+    assert_int_equal(PARSE(&a, err, "nodes", "n1"), PLUGIN_EXIT_USAGE);
+    assert_string_equal(err, "nodes takes no arguments, got \"n1\"");
+    assert_int_equal(PARSE(&a, err, "nodes", "--resource="), PLUGIN_EXIT_USAGE);
+    assert_int_equal(PARSE(&a, err, "pods", "--resource", "x"), PLUGIN_EXIT_USAGE);
+    assert_string_equal(err, "--resource works with nodes only");
+    assert_int_equal(PARSE(&a, err, "explain", "p", "-l", "x=y"), PLUGIN_EXIT_USAGE);
+    assert_non_null(strstr(err, "explain works on one pod: -l"));
+    assert_true(plugin_flag_takes_value("-l"));
+    assert_true(plugin_flag_takes_value("--resource"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,10 +298,12 @@ int main(void)
         cmocka_unit_test(test_kubectl_global_flags),
         cmocka_unit_test(test_namespace_spellings),
         cmocka_unit_test(test_all_namespaces_and_output),
+        cmocka_unit_test(test_selection_and_printing_flags),
         cmocka_unit_test(test_global_flags),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_help_and_version),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,7 @@ static void test_commands(void **state)
     const char *o = complete(ARGC(""), ARGV(""));
     assert_non_null(strstr(o, "pods\t"));
     assert_non_null(strstr(o, "explain\t"));
+    assert_non_null(strstr(o, "nodes\t"));
     assert_non_null(strstr(o, "\n:4\n"));
     assert_string_equal(complete(ARGC("ex"), ARGV("ex")),
                         "explain\tone pod's cause and every node's step on the ladder\n:4\n");
@@ -109,7 +110,15 @@ static void test_values(void **state)
                         "gpu-triage\n:4\n");
     assert_string_equal(f.asked, "namespaces");
     assert_string_equal(complete(ARGC("pods", "-o", ""), ARGV("pods", "-o", "")),
-                        "wide\tadds PHASE and NODE\njson\n:4\n");
+                        "wide\tadds PHASE, NODE, SOURCE and DETAIL\njson\nyaml\nname\n"
+                        "custom-columns=\tHEADER:PATH,...\njsonpath=\ta kubectl JSONPath template\n"
+                        "jsonpath-as-json=\ta kubectl JSONPath template\n:4\n");
+    assert_string_equal(complete(ARGC("pods", "-o", "j"), ARGV("pods", "-o", "j")),
+                        "json\njsonpath=\ta kubectl JSONPath template\n"
+                        "jsonpath-as-json=\ta kubectl JSONPath template\n:4\n");
+    assert_string_equal(
+        complete(ARGC("pods", "--sort-by", ".status.c"), ARGV("pods", "--sort-by", ".status.c")),
+        ".status.cause\n:4\n");
     /* A file: the shell completes file names (directive 0). */
     assert_string_equal(
         complete(ARGC("pods", "--kubeconfig", ""), ARGV("pods", "--kubeconfig", "")), ":0\n");

@@ -65,7 +65,8 @@ static void test_usage_errors(void **state)
         const char *args[6];
         const char *want;
     } cases[] = {
-        {{"frob"}, "gputri: unknown command \"frob\" (want triage, explain, help or version)"},
+        {{"frob"},
+         "gputri: unknown command \"frob\" (want triage, explain, nodes, help or version)"},
         {{"triage", "ns"},
          "gputri: triage needs NAMESPACE and POD (or -n NAMESPACE POD)\nRun 'gputri --help' for "
          "usage.\n"},
@@ -229,6 +230,83 @@ static void test_unreadable_items(void **state)
                                       "train: response larger than 4194304 bytes\n"));
 }
 
+/* `gputri nodes` is the plugin's nodes command, with the plugin's flags (plugin.h; the rows are
+ * test_nodes.c's, the plugin's I/O test_plugin.c's). */
+static void test_nodes(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"1\"},"
+                     "\"items\":[]}");
+    assert_int_equal(run(fx, "--gpu-device-classes", "", "nodes", "-o", "json", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "\"kind\": \"GPUNodeList\""));
+    assert_int_equal(run(fx, "--v=2", "nodes", "stray", NULL), 2);
+    assert_true(strncmp(fx->r.err, "error: nodes takes no arguments", 31) == 0);
+    assert_int_equal(fake_kube_count(&fx->fake), 1);
+}
+
+/* The pod may be read, the nodes may not (the `view` ClusterRole): the controller's answer from
+ * the annotations, when it was written from managedFields, a note on stderr, exit 0; without an
+ * annotation one line and exit 1. */
+static void test_forbidden_nodes(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "train", "1", NULL, "Pending", NULL, 0, "exhausted");
+    json_object *meta = json_object_object_get(pod, "metadata");
+    json_object_object_add(json_object_object_get(meta, "annotations"), "gputri/detail",
+                           json_object_new_string("every GPU is taken"));
+    json_object *mf = json_tokener_parse(
+        "[{\"manager\":\"kubectl\",\"operation\":\"Update\",\"time\":\"2026-12-06T10:00:00Z\","
+        "\"fieldsV1\":{\"f:spec\":{}}},"
+        "{\"manager\":\"gputri-controller\",\"operation\":\"Update\","
+        "\"time\":\"2026-12-06T10:05:00Z\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":"
+        "{\"f:gputri/cause\":{},\"f:gputri/detail\":{}}}}}]");
+    json_object_object_add(meta, "managedFields", mf);
+    const char *text = json_object_to_json_string(pod);
+    static const char denied[] =
+        "{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden: User "
+        "\\\"system:serviceaccount:team:dev\\\" cannot list resource \\\"nodes\\\" in API group "
+        "\\\"\\\" at the cluster scope\"}";
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    fake_kube_answer(&fx->fake, 403, 0, denied);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(run(fx, "--gpu-device-classes=", "triage", "team", "train", NULL), 0);
+    assert_string_equal(fx->r.out, "exhausted\n");
+    assert_non_null(strstr(fx->r.err,
+                           "gputri: nodes is forbidden for you: the answer "
+                           "gputri-controller wrote on the pod (gputri/cause, written "));
+    assert_non_null(strstr(fx->r.err, "ClusterRole gputri-viewer"));
+    assert_non_null(strchr(fx->r.err, '\n'));
+    assert_null(strchr(fx->r.err, '\n')[1] ? fx->r.err : NULL);
+
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    fake_kube_answer(&fx->fake, 403, 0, denied);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(run(fx, "--gpu-device-classes=", "explain", "team", "train", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "Pod:      team/train\nCause:    exhausted\n"
+                                      "Detail:   every GPU is taken\n"
+                                      "Written:  2026-12-06T10:05:00Z ("));
+    json_object_put(pod);
+
+    /* no annotation: nothing on stdout, one line, exit 1 */
+    pod = test_pod("team", "train", "1", NULL, "Pending", NULL, 0, NULL);
+    text = json_object_to_json_string(pod);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    fake_kube_answer(&fx->fake, 403, 0, denied);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(run(fx, "--gpu-device-classes=", "triage", "team", "train", NULL), 1);
+    assert_string_equal(fx->r.out, "");
+    assert_non_null(strstr(fx->r.err, "gputri: nodes is forbidden for you and the pod carries no "
+                                      "answer of gputri-controller"));
+    /* the pod itself became unreadable: the original denial */
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    fake_kube_answer(&fx->fake, 403, 0, denied);
+    fake_kube_answer(&fx->fake, 403, 0, denied);
+    assert_int_equal(run(fx, "--gpu-device-classes=", "triage", "team", "train", NULL), 1);
+    assert_non_null(strstr(fx->r.err, "gputri: forbidden (403): nodes is forbidden"));
+    json_object_put(pod);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +316,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_answers, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_items, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_forbidden_nodes, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "gpus.h"
 #include "objects.h"
 #include "pods.h"
+#include "printer.h"
 #include "util/result.h"
 
 /* The fixture's Event, dated `age` seconds ago (the rows drop refusals older than
@@ -139,12 +140,32 @@ static void test_rows(void **state)
     assert_int_equal(rows.items[0].source, POD_ROW_EVENTS);
     assert_int_equal(resource_list_get(&rows.items[0].gpus, "nvidia.com/gpu"), 2);
     assert_non_null(strstr(rows.items[0].detail, "ResourceQuota gpu-quota refuses the GPU pods"));
+    assert_true(rows.items[0].since > 0); /* the refusal's time: AGE */
+    json_object *item = pods_item(&rows.items[0]), *meta, *st, *v;
+    assert_non_null(item);
+    assert_true(json_object_object_get_ex(item, "metadata", &meta));
+    assert_true(json_object_object_get_ex(meta, "name", &v));
+    assert_string_equal(json_object_get_string(v), "job");
+    assert_true(json_object_object_get_ex(item, "status", &st));
+    assert_true(json_object_object_get_ex(st, "ownerKind", &v));
+    assert_string_equal(json_object_get_string(v), "Job");
+    assert_true(json_object_object_get_ex(st, "source", &v));
+    assert_string_equal(json_object_get_string(v), "events");
+    struct printer pr;
+    char perr[128];
+    assert_int_equal(printer_parse("name", &pr, perr, sizeof(perr)), K_OK);
     struct buf out;
     buf_init(&out, 1 << 20);
-    assert_int_equal(pods_render_table(&rows, false, &out), K_OK);
+    assert_int_equal(printer_print_item(&pr, item, &pods_table, false, &out, perr, sizeof(perr)),
+                     K_OK);
+    assert_string_equal(buf_cstr(&out), "job.batch/job\n");
+    buf_reset(&out);
+    pr.format = PRINTER_TABLE;
+    assert_int_equal(printer_print_item(&pr, item, &pods_table, true, &out, perr, sizeof(perr)),
+                     K_OK);
     assert_non_null(strstr(buf_cstr(&out), "Job/job"));
-    assert_non_null(strstr(buf_cstr(&out), "events"));
     buf_cleanup(&out);
+    json_object_put(item);
     pod_rows_cleanup(&rows);
 
     /* the Job deleted since (404), then replaced by another of the same name: no row */

@@ -44,7 +44,12 @@ static void test_help_version_usage(void **state)
     struct cmdline_fixture *fx = *state;
     assert_int_equal(run(fx, "--help", NULL), 0);
     assert_non_null(strstr(fx->r.out, "Show why GPU pods do not start.\n"));
-    assert_non_null(strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE]\n"));
+    assert_non_null(
+        strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE] [-o json|yaml]\n"));
+    static const char *const flags[] = {"--selector",   "--field-selector", "--watch", "--sort-by",
+                                        "--no-headers", "--show-labels",    "--output"};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        assert_non_null(strstr(fx->r.out, flags[i]));
     assert_non_null(strstr(fx->r.out, "Exit status: 0 done, 1 error"));
     assert_int_equal(run(fx, "--version", NULL), 0);
     assert_true(strncmp(fx->r.out, "kubectl-gputri ", 15) == 0);
@@ -105,6 +110,44 @@ static void test_pods_annotated(void **state)
     assert_string_equal(fx->r.err, "");
     assert_int_equal(fake_kube_count(&fx->fake), 2);
     json_object_put(list);
+}
+
+/* `nodes`: one LIST of nodes, one of the non-terminal pods (none without nodes); -l goes to the
+ * API server. DRA is off here (--gpu-device-classes ""): its discovery is test_nodes.c's. */
+static void test_nodes(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *nodes = json_tokener_parse(
+        "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[]}");
+    json_object_array_add(json_object_object_get(nodes, "items"),
+                          test_node("n0", "2", "2", NULL, NULL));
+    json_object *pods = json_tokener_parse(EMPTY_LIST);
+    json_object_array_add(json_object_object_get(pods, "items"),
+                          test_pod("ml", "holder", "1", "n0", "Running", NULL, 0, NULL));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(nodes));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(pods));
+    assert_int_equal(run(fx, "nodes", "--gpu-device-classes=", "-o", "wide", NULL), 0);
+    assert_string_equal(fx->r.err, "");
+    assert_non_null(strstr(fx->r.out, "NODE"));
+    assert_non_null(strstr(fx->r.out, "HOLDERS"));
+    assert_non_null(strstr(fx->r.out, "ml/holder=1"));
+    assert_int_equal(fake_kube_count(&fx->fake), 2);
+    assert_true(strncmp(fake_kube_request(&fx->fake, 0)->path, "/api/v1/nodes?", 14) == 0);
+    assert_non_null(strstr(fake_kube_request(&fx->fake, 1)->path,
+                           "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded"));
+
+    fake_kube_answer(&fx->fake, 200, 0,
+                     "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"5\"},"
+                     "\"items\":[]}");
+    assert_int_equal(run(fx, "nodes", "-l", "pool=a b", "--gpu-device-classes=", NULL), 0);
+    assert_string_equal(fx->r.out, "");
+    assert_string_equal(fx->r.err,
+                        "No GPU resources or GPU devices found on the nodes selected.\n");
+    assert_int_equal(fake_kube_count(&fx->fake), 3);
+    assert_non_null(
+        strstr(fake_kube_request(&fx->fake, 2)->path, "/api/v1/nodes?labelSelector=pool%3Da%20b"));
+    json_object_put(nodes);
+    json_object_put(pods);
 }
 
 static void test_api_errors(void **state)
@@ -172,6 +215,44 @@ static void test_explain(void **state)
     json_object_put(pod);
 }
 
+/* The nodes are forbidden (the `view` ClusterRole): the annotated pod keeps its cause, the one
+ * that would need a live classification reads "-", one line on stderr, exit 0. */
+static void test_pods_live_forbidden(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *list = json_tokener_parse(EMPTY_LIST);
+    json_object *items = json_object_object_get(list, "items");
+    json_object_array_add(items, test_pod("team", "train", "4", NULL, "Pending", NULL, 0, "taint"));
+    json_object_array_add(items, test_pod("team", "fresh", "1", NULL, "Pending", NULL, 0, NULL));
+    fake_kube_answer(&fx->fake, 200, 0, json_object_to_json_string(list));
+    fake_kube_answer(&fx->fake, 403, 0,
+                     "{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden: User "
+                     "\\\"dev\\\" cannot list resource \\\"nodes\\\" in API group \\\"\\\" at the "
+                     "cluster scope\"}");
+    fake_kube_answer(&fx->fake, 200, 0, EMPTY_LIST);
+    assert_int_equal(run(fx, "pods", "-n", "team", "--gpu-device-classes=", "-o", "json", NULL), 0);
+    json_object *got = json_tokener_parse(fx->r.out);
+    assert_non_null(got);
+    json_object *rows = json_object_object_get(got, "items");
+    assert_int_equal(json_object_array_length(rows), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_object *r = json_object_array_get_idx(rows, i);
+        json_object *meta = json_object_object_get(r, "metadata");
+        json_object *st = json_object_object_get(r, "status");
+        const char *name = json_object_get_string(json_object_object_get(meta, "name"));
+        const char *cause = json_object_get_string(json_object_object_get(st, "cause"));
+        assert_non_null(name);
+        assert_non_null(cause);
+        assert_string_equal(cause, strcmp(name, "train") == 0 ? "taint" : "-");
+    }
+    assert_string_equal(
+        fx->r.err, "kubectl-gputri: nodes is forbidden for you: causes from the annotations "
+                   "gputri-controller wrote (1 without one: \"-\"); a live classification "
+                   "needs read access to nodes (the ClusterRole gputri-viewer, docs/cli.md)\n");
+    json_object_put(got);
+    json_object_put(list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +262,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_api_errors, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_pods_unreadable, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_explain, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_pods_live_forbidden, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Tests for cli/pods.c: which pods become rows, annotation versus live causes, rendering. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "gpus.h"
 #include "objects.h"
 #include "pods.h"
+#include "printer.h"
 #include "util/result.h"
 
 static void observe(struct pods_query *q, json_object *pod)
@@ -201,13 +203,34 @@ static void test_stale_annotation_on_bound_pod_is_ignored(void **state)
     pods_query_cleanup(&q);
 }
 
-static char *table_text(const struct pod_rows *rows, bool wide)
+/* The rows printed as `-o o` would print them (cli/printer.h over pods_list), -A when all_ns. */
+static char *render(const struct pod_rows *rows, const char *o, bool all_ns)
 {
+    struct printer p;
+    char err[256];
+    assert_int_equal(printer_parse(o, &p, err, sizeof(err)), K_OK);
+    p.all_namespaces = all_ns;
+    p.now = 1765000000 + 3700; /* an hour and 100 s after the pods' creationTimestamp */
+    json_object *list = NULL;
+    assert_int_equal(pods_list(rows, &list), K_OK);
     struct buf b;
     buf_init(&b, 1u << 20);
-    assert_int_equal(pods_render_table(rows, wide, &b), K_OK);
+    assert_int_equal(printer_print_list(&p, list, &pods_table, &b, err, sizeof(err)), K_OK);
+    json_object_put(list);
+    printer_cleanup(&p);
     char *s = buf_take(&b);
     return s ? s : strdup("");
+}
+
+static void set_created(json_object *pod, const char *when)
+{
+    json_object *meta;
+    json_object_object_get_ex(pod, "metadata", &meta);
+    json_object_object_add(meta, "creationTimestamp", json_object_new_string(when));
+    json_object *labels = json_object_new_object();
+    json_object_object_add(labels, "team", json_object_new_string("ml"));
+    json_object_object_add(labels, "app", json_object_new_string("train"));
+    json_object_object_add(meta, "labels", labels);
 }
 
 static void test_render_table(void **state)
@@ -215,27 +238,47 @@ static void test_render_table(void **state)
     (void)state;
     struct pods_query q;
     assert_int_equal(pods_query_init(&q, &test_gpus, "other"), K_OK);
-    fill(&q);
+    node(&q, test_node("n0", "2", "2", NULL, NULL));
+    node(&q, test_node("n1", NULL, NULL, NULL, NULL));
+    json_object *w = test_pod("other", "waiting", "1", NULL, "Pending", "nope", 1, NULL);
+    set_created(w, "2025-12-06T05:46:40Z"); /* 1765000000 */
+    observe(&q, w);
     struct pod_rows rows;
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
-    char *s = table_text(&rows, false);
-    assert_string_equal(
-        s, "NAMESPACE   POD       GPU REQUESTS       CAUSE            SOURCE    DETAIL\n"
-           "other       waiting   nvidia.com/gpu=1   label-mismatch   live      "
-           "0 of 2 nodes match nodeSelector kubernetes.io/hostname=nope\n");
+    assert_int_equal(rows.items[0].since, 1765000000);
+    char *s = render(&rows, "", false);
+    assert_string_equal(s, "NAME      GPU                CAUSE            AGE\n"
+                           "waiting   nvidia.com/gpu=1   label-mismatch   61m\n");
     free(s);
-    s = table_text(&rows, true);
-    assert_string_equal(s, "NAMESPACE   POD       GPU REQUESTS       PHASE     NODE      CAUSE     "
-                           "       SOURCE    DETAIL\n"
-                           "other       waiting   nvidia.com/gpu=1   Pending   <none>    "
-                           "label-mismatch   live      "
+    s = render(&rows, "wide", true);
+    assert_string_equal(s, "NAMESPACE   NAME      GPU                CAUSE            AGE       "
+                           "PHASE     NODE      SOURCE    DETAIL\n"
+                           "other       waiting   nvidia.com/gpu=1   label-mismatch   61m       "
+                           "Pending   <none>    live      "
                            "0 of 2 nodes match nodeSelector kubernetes.io/hostname=nope\n");
+    free(s);
+    s = render(&rows, "name", false);
+    assert_string_equal(s, "pod/waiting\n");
+    free(s);
+    s = render(&rows, "custom-columns=N:.metadata.name,L:.metadata.labels.team,X:.status.nope",
+               false);
+    assert_string_equal(s, "N         L         X\n"
+                           "waiting   ml        <none>\n");
+    free(s);
+    s = render(&rows, "jsonpath={range .items[*]}{.metadata.name}={.status.cause}{\"\\n\"}{end}",
+               false);
+    assert_string_equal(s, "waiting=label-mismatch\n");
+    free(s);
+    s = render(&rows, "yaml", false);
+    assert_non_null(strstr(s, "apiVersion: gputri.io/v1alpha1\nkind: GPUPodList\n"));
+    assert_non_null(strstr(s, "    creationTimestamp: \"2025-12-06T05:46:40Z\"\n"));
+    assert_non_null(strstr(s, "      nvidia.com/gpu: 1\n"));
     free(s);
     pod_rows_cleanup(&rows);
     pods_query_cleanup(&q);
 
     struct pod_rows none = {0};
-    s = table_text(&none, false);
+    s = render(&none, "", false);
     assert_string_equal(s, ""); /* the caller prints "No GPU pods waiting." to stderr */
     free(s);
 }
@@ -248,28 +291,49 @@ static void test_render_json(void **state)
     fill(&q);
     struct pod_rows rows;
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
-    struct buf b;
-    buf_init(&b, 1u << 20);
-    assert_int_equal(pods_render_json(&rows, &b), K_OK);
-    json_object *o = json_tokener_parse(buf_cstr(&b));
+    char *s = render(&rows, "json", false);
+    json_object *o = json_tokener_parse(s);
+    free(s);
     assert_non_null(o);
-    json_object *items, *first, *v, *g;
+    json_object *items, *first, *v, *g, *meta, *st;
+    assert_true(json_object_object_get_ex(o, "apiVersion", &v));
+    assert_string_equal(json_object_get_string(v), "gputri.io/v1alpha1");
+    assert_true(json_object_object_get_ex(o, "kind", &v));
+    assert_string_equal(json_object_get_string(v), "GPUPodList");
     assert_true(json_object_object_get_ex(o, "items", &items));
     assert_int_equal(json_object_array_length(items), 4);
     first = json_object_array_get_idx(items, 2); /* ml/zz-big */
-    assert_true(json_object_object_get_ex(first, "name", &v));
+    assert_true(json_object_object_get_ex(first, "kind", &v));
+    assert_string_equal(json_object_get_string(v), "GPUPod");
+    assert_true(json_object_object_get_ex(first, "metadata", &meta));
+    assert_true(json_object_object_get_ex(meta, "name", &v));
     assert_string_equal(json_object_get_string(v), "zz-big");
-    assert_true(json_object_object_get_ex(first, "gpuRequests", &g));
+    assert_true(json_object_object_get_ex(first, "status", &st));
+    assert_true(json_object_object_get_ex(st, "gpuRequests", &g));
     assert_true(json_object_object_get_ex(g, "nvidia.com/gpu", &v));
     assert_int_equal(json_object_get_int64(v), 4);
-    assert_true(json_object_object_get_ex(first, "source", &v));
+    assert_true(json_object_object_get_ex(st, "source", &v));
     assert_string_equal(json_object_get_string(v), "live");
-    assert_true(json_object_object_get_ex(first, "node", &v));
-    assert_null(v);
+    assert_false(json_object_object_get_ex(st, "nodeName", &v)); /* left out, as the API does */
     json_object_put(o);
-    buf_cleanup(&b);
     pod_rows_cleanup(&rows);
     pods_query_cleanup(&q);
+}
+
+/* The LIST's path carries the selectors, percent-encoded, after status.phase!=Succeeded. */
+static void test_pods_path(void **state)
+{
+    (void)state;
+    char path[1024];
+    struct pods_selectors sel = {.label_selector = "app in (a,b),team=ml",
+                                 .field_selector = "spec.nodeName="};
+    assert_int_equal(pods_path("ml", &sel, path, sizeof(path)), K_OK);
+    assert_string_equal(path,
+                        "/api/v1/namespaces/ml/pods?fieldSelector=status.phase%21%3DSucceeded"
+                        "%2Cspec.nodeName%3D&labelSelector=app%20in%20%28a%2Cb%29%2Cteam%3Dml");
+    assert_int_equal(pods_path(NULL, NULL, path, sizeof(path)), K_OK);
+    assert_string_equal(path, "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded");
+    assert_int_equal(pods_path(NULL, &sel, path, 40), K_ETOOBIG);
 }
 
 /* No byte a terminal acts on: C0 but the newline, DEL, C1 in UTF-8 (0xc2 0x80..0x9f). */
@@ -299,24 +363,31 @@ static void test_render_escapes_controls(void **state)
     assert_int_equal(pods_query_rows(&q, &rows), K_OK);
     assert_int_equal(rows.n, 1);
     assert_string_equal(rows.items[0].detail, detail);
-    char *s = table_text(&rows, true);
+    char *s = render(&rows, "wide", false);
     assert_terminal_safe(s);
     assert_non_null(strstr(s, "x\\x1b]0;t\\x07\\x7f\\u009b2J\\u009d0;t\\u009c\\xff\xc3\xa9\n"));
     free(s);
-    struct buf b;
-    buf_init(&b, 1u << 20);
-    assert_int_equal(pods_render_json(&rows, &b), K_OK);
-    assert_terminal_safe(buf_cstr(&b));
-    assert_non_null(strstr(buf_cstr(&b), "\\u009b2J\\u009d0;t\\u009c\\ufffd\xc3\xa9"));
-    json_object *o = json_tokener_parse(buf_cstr(&b)), *items, *v;
+    static const char *const others[] = {"yaml", "jsonpath={.items[*].status.detail}",
+                                         "custom-columns=D:.status.detail",
+                                         "jsonpath-as-json={..detail}"};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        s = render(&rows, others[i], false);
+        assert_terminal_safe(s);
+        free(s);
+    }
+    s = render(&rows, "json", false);
+    assert_terminal_safe(s);
+    assert_non_null(strstr(s, "\\u009b2J\\u009d0;t\\u009c\\ufffd\xc3\xa9"));
+    json_object *o = json_tokener_parse(s), *items, *v, *st;
+    free(s);
     assert_non_null(o);
     assert_true(json_object_object_get_ex(o, "items", &items));
-    assert_true(json_object_object_get_ex(json_object_array_get_idx(items, 0), "detail", &v));
+    assert_true(json_object_object_get_ex(json_object_array_get_idx(items, 0), "status", &st));
+    assert_true(json_object_object_get_ex(st, "detail", &v));
     assert_string_equal(json_object_get_string(v), "x\x1b]0;t\x07\x7f\xc2\x9b"
                                                    "2J\xc2\x9d"
                                                    "0;t\xc2\x9c\xef\xbf\xbd\xc3\xa9");
     json_object_put(o);
-    buf_cleanup(&b);
     pod_rows_cleanup(&rows);
     pods_query_cleanup(&q);
 }
@@ -392,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_stale_annotation_on_bound_pod_is_ignored),
         cmocka_unit_test(test_render_table),
         cmocka_unit_test(test_render_json),
+        cmocka_unit_test(test_pods_path),
         cmocka_unit_test(test_render_escapes_controls),
         cmocka_unit_test(test_format_requests),
         cmocka_unit_test(test_dra_pods),

@@ -446,6 +446,30 @@ static int run_explain_fixture(const char *file, void *ctx)
         print_error("%s: explain marks no closest node\n", name);
         failures++;
     }
+    /* -o json|yaml: the same rows, each node's step and the closest as classify has them */
+    json_object *ex = NULL, *ex_nodes = NULL;
+    assert_int_equal(triage_explain_json(&t, &ex), K_OK);
+    size_t n_json =
+        json_object_object_get_ex(ex, "nodes", &ex_nodes) ? json_object_array_length(ex_nodes) : 0;
+    if (n_json != rows) {
+        print_error("%s: explain -o json lists %zu nodes, the text %zu\n", name, n_json, rows);
+        failures++;
+    }
+    for (size_t i = 0; i < n_json; i++) {
+        json_object *row = json_object_array_get_idx(ex_nodes, i);
+        const char *node = json_object_get_string(json_object_object_get(row, "node"));
+        const struct node_verdict *v = node ? verdict_of(&want, node) : NULL;
+        bool closest = json_object_get_boolean(json_object_object_get(row, "closest"));
+        if (!v ||
+            strcmp(json_object_get_string(json_object_object_get(row, "stopsAt")),
+                   cause_word(v->step)) != 0 ||
+            closest != (want.closest.node == v->node) || (i == 0) != closest) {
+            print_error("%s: explain -o json row %zu (%s) differs from classify\n", name, i,
+                        node ? node : "?");
+            failures++;
+        }
+    }
+    json_object_put(ex);
     free(text);
     triage_cleanup(&t);
     free(verdicts);

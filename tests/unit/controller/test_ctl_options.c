@@ -54,7 +54,12 @@ static void test_defaults(void **state)
     assert_string_equal(o.gpu_resources, GPU_SET_DEFAULT);
     assert_string_equal(o.dra_gpu_classes, DRA_GPU_SET_DEFAULT);
     assert_int_equal(o.log_format, LOG_FORMAT_TEXT);
+    assert_true(o.kube_api_qps == FLAGS_KUBE_API_QPS_DEFAULT);
+    assert_int_equal(o.kube_api_burst, FLAGS_KUBE_API_BURST_DEFAULT);
     assert_false(o.common.help);
+    assert_int_equal(PARSE(&o, err, "--kube-api-qps=2.5", "-kube-api-burst", "7"), K_OK);
+    assert_true(o.kube_api_qps == 2.5);
+    assert_int_equal(o.kube_api_burst, 7);
 }
 
 static void test_flags_both_spellings(void **state)
@@ -130,6 +135,8 @@ static void test_bad_values(void **state)
     expect_error(PARSE(&o, err, "--workers"), err, "needs a value");
     expect_error(PARSE(&o, err, "--workers=0"), err, "invalid value 0 for --workers");
     expect_error(PARSE(&o, err, "--logging-format=xml"), err, "text or json");
+    expect_error(PARSE(&o, err, "--kube-api-qps=0"), err, "invalid value 0 for --kube-api-qps");
+    expect_error(PARSE(&o, err, "--kube-api-burst=0"), err, "invalid value 0 for --kube-api-burst");
     expect_error(PARSE(&o, err, "--leader-elect=yes"), err, "want true or false");
     expect_error(PARSE(&o, err, "--leader-elect-lease-duration=25h"), err, "too long");
     expect_error(PARSE(&o, err, "--leader-elect-retry-period=soon"), err, "invalid duration");

@@ -112,7 +112,8 @@ static void test_blocked_pod_is_patched_and_evented_once(void **state)
     assert_int_equal(fake_kube_count(&f->api), 2);
     const struct fake_request *patch = fake_kube_request(&f->api, 0);
     assert_string_equal(patch->method, "PATCH");
-    assert_string_equal(patch->path, "/api/v1/namespaces/team/pods/train");
+    assert_string_equal(patch->path,
+                        "/api/v1/namespaces/team/pods/train?fieldManager=gputri-controller");
     assert_non_null(strstr(patch->body, "\"gputri/cause\":\"exhausted\""));
     assert_non_null(strstr(patch->body, "\"gputri/detail\":\"node lab-node-0"));
     const struct fake_request *event = fake_kube_request(&f->api, 1);

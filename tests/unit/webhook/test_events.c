@@ -1,7 +1,8 @@
 /*
  * Tests for webhook/events.c: which admission reviews become Warning Events (one per warning,
  * about the reviewed object), and which do not (no verified caller, a dry run, no namespace or
- * name). The recorder's queue writes to the recording fake API.
+ * name); which path each review takes under each --event-verification mode. The recorder's
+ * queue writes to the recording fake API.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -107,11 +108,55 @@ static void test_reviews_without_events(void **state)
     fake_kube_cleanup(&api);
 }
 
+static void test_paths_by_mode(void **state)
+{
+    (void)state;
+    struct admission_result r;
+    review(&r); /* a CREATE with a uid */
+    /* auto: the API server's certificate at once, anyone else after a lookup */
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, true, true, &r), WH_EVENT_DIRECT);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, true, false, &r), WH_EVENT_LOOKUP);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, false, false, &r), WH_EVENT_LOOKUP);
+    /* no CA: a "verified" flag cannot mean anything */
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, false, true, &r), WH_EVENT_LOOKUP);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_CLIENT_CERT, true, true, &r), WH_EVENT_DIRECT);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_CLIENT_CERT, true, false, &r), WH_EVENT_NONE);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_LOOKUP, true, true, &r), WH_EVENT_LOOKUP);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_OFF, true, true, &r), WH_EVENT_NONE);
+
+    /* an UPDATE, or a CREATE without a uid, cannot be looked up; the API server's still posts */
+    snprintf(r.operation, sizeof(r.operation), "UPDATE");
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, false, false, &r), WH_EVENT_NONE);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, true, true, &r), WH_EVENT_DIRECT);
+    review(&r);
+    r.uid[0] = '\0';
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_LOOKUP, false, false, &r), WH_EVENT_NONE);
+
+    /* never: a dry run, no warnings, no namespace */
+    review(&r);
+    r.dry_run = true;
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, true, true, &r), WH_EVENT_NONE);
+    review(&r);
+    warn_list_init(&r.warnings);
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, true, true, &r), WH_EVENT_NONE);
+    review(&r);
+    r.ns[0] = '\0';
+    assert_int_equal(wh_events_path(WH_EVENT_VERIFY_AUTO, false, false, &r), WH_EVENT_NONE);
+
+    enum wh_event_verification m = WH_EVENT_VERIFY_OFF;
+    assert_true(wh_event_verification_parse("client-cert", &m));
+    assert_int_equal(m, WH_EVENT_VERIFY_CLIENT_CERT);
+    assert_false(wh_event_verification_parse("Auto", &m));
+    assert_false(wh_event_verification_parse(NULL, &m));
+    assert_int_equal(m, WH_EVENT_VERIFY_CLIENT_CERT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_event_per_warning),
         cmocka_unit_test(test_reviews_without_events),
+        cmocka_unit_test(test_paths_by_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

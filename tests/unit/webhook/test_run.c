@@ -108,6 +108,13 @@ static void test_serves(void **state)
                              "\"unchecked\"} 0\n");
     test_lines_with(out, "gputri_webhook_events_total{result=\"sent\"}", got, sizeof(got));
     assert_string_equal(got, "gputri_webhook_events_total{result=\"sent\"} 0\n");
+    test_lines_with(out, "gputri_webhook_event_verifications_queued_total ", got, sizeof(got));
+    assert_string_equal(got, "gputri_webhook_event_verifications_queued_total 0\n");
+    test_lines_with(out, "gputri_webhook_event_verifications_total{result=\"absent\"}", got,
+                    sizeof(got));
+    assert_string_equal(got, "gputri_webhook_event_verifications_total{result=\"absent\"} 0\n");
+    test_lines_with(out, "gputri_webhook_event_verifications_pending ", got, sizeof(got));
+    assert_string_equal(got, "gputri_webhook_event_verifications_pending 0\n");
 
     snprintf(cmd, sizeof(cmd),
              "curl -sk -H 'Content-Type: application/json' --data '%s' "

@@ -28,10 +28,13 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
 {{- end -}}
 
-{{/* The selector of one component's pods (as manifests/: name and component). */}}
+{{/* The selector of one component's pods (as manifests/: name, component and the release, so
+that two releases in one namespace never select each other's pods). Deployment selectors are
+immutable: docs/upgrade.md "Selector labels" has the way from a release without the instance. */}}
 {{- define "gputri.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "gputri.name" .root }}
 app.kubernetes.io/component: {{ .component }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- end -}}
 
 {{- define "gputri.image" -}}
@@ -64,14 +67,90 @@ podAntiAffinity:
 {{- end }}
 {{- end -}}
 
-{{/* The container securityContext of both programs (restricted Pod Security). */}}
+{{/* The container securityContext of both programs (restricted Pod Security), with the value
+securityContext merged over it (its keys win; nested maps merge, lists replace). */}}
 {{- define "gputri.containerSecurityContext" -}}
-allowPrivilegeEscalation: false
-readOnlyRootFilesystem: true
-runAsNonRoot: true
-runAsUser: 65532
-capabilities:
-  drop: ["ALL"]
-seccompProfile:
-  type: RuntimeDefault
+{{- $default := dict "allowPrivilegeEscalation" false "readOnlyRootFilesystem" true
+    "runAsNonRoot" true "runAsUser" 65532
+    "capabilities" (dict "drop" (list "ALL"))
+    "seccompProfile" (dict "type" "RuntimeDefault") -}}
+{{- toYaml (mergeOverwrite $default (deepCopy (default (dict) .Values.securityContext))) }}
 {{- end -}}
+
+{{/* The webhook's TLS Secret. */}}
+{{- define "gputri.webhookSecret" -}}
+{{- default (printf "%s-webhook-tls" (include "gputri.fullname" .)) .Values.webhook.tlsSecretName -}}
+{{- end -}}
+
+{{- /* ---- pod template knobs (imagePullSecrets, priorityClassName, topologySpreadConstraints,
+podAnnotations, podLabels, podSecurityContext, extraEnv, extraVolumes, extraVolumeMounts) ---- */ -}}
+
+{{/* The pod securityContext of one component (restricted Pod Security; the webhook also sets
+fsGroup for its Secret volume), with the value podSecurityContext merged over it. */}}
+{{- define "gputri.podSecurityContext" -}}
+{{- $default := dict "runAsNonRoot" true "runAsUser" 65532 "runAsGroup" 65532
+    "seccompProfile" (dict "type" "RuntimeDefault") -}}
+{{- if eq .component "webhook" }}
+{{- $_ := set $default "fsGroup" 65532 }}
+{{- end }}
+{{- toYaml (mergeOverwrite $default (deepCopy (default (dict) .root.Values.podSecurityContext))) }}
+{{- end -}}
+
+{{/* The labels of one component's pod template: the chart's, the version, then podLabels
+without the keys the chart sets itself (those stay the chart's: the selectors depend on them). */}}
+{{- define "gputri.podLabels" -}}
+{{ include "gputri.labels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+{{- with omit (default (dict) .root.Values.podLabels) "app.kubernetes.io/name"
+    "app.kubernetes.io/component" "app.kubernetes.io/instance" "app.kubernetes.io/managed-by"
+    "app.kubernetes.io/version" "helm.sh/chart" }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The pod-spec fields both Deployments take from the same values: imagePullSecrets,
+priorityClassName and topologySpreadConstraints (a constraint without labelSelector gets the
+component's selector labels, so that it spreads that Deployment's pods). Renders nothing with
+the defaults. */}}
+{{- define "gputri.podSpecExtras" -}}
+{{- with .root.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .root.Values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- if .root.Values.topologySpreadConstraints }}
+{{- $sel := fromYaml (include "gputri.selectorLabels" .) }}
+{{- $out := list }}
+{{- range .root.Values.topologySpreadConstraints }}
+{{- $c := deepCopy . }}
+{{- if not (hasKey $c "labelSelector") }}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" $sel) }}
+{{- end }}
+{{- $out = append $out $c }}
+{{- end }}
+topologySpreadConstraints:
+  {{- toYaml $out | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The viewer roles' rules on namespaced kinds of other APIs: Kueue Workloads, gang PodGroups
+and Workloads, and the owners a ResourceQuota refuses pods of (rbac-viewer.yaml). */}}
+{{- define "gputri.viewerNamespacedRules" }}
+  - apiGroups: ["kueue.x-k8s.io"]
+    resources: ["workloads"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["scheduling.run.ai", "scheduling.volcano.sh"]
+    resources: ["podgroups"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["scheduling.k8s.io"]
+    resources: ["podgroups", "workloads"]
+    verbs: ["get", "list", "watch"]
+  - apiGroups: ["apps"]
+    resources: ["replicasets", "statefulsets"]
+    verbs: ["get"]
+  - apiGroups: ["batch"]
+    resources: ["jobs"]
+    verbs: ["get"]
+{{- end }}

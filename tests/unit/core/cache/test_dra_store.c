@@ -71,6 +71,12 @@ static void test_indexes(void **state)
     assert_non_null(dra_store_template(ds, "dra-triage", "single-gpu"));
     assert_non_null(dra_store_class(ds, "gpu.nvidia.com"));
     assert_null(dra_store_class(ds, "nope"));
+    /* the classes, sorted by name; past cap counted, not written */
+    const struct dra_class *sorted[4];
+    assert_int_equal(dra_store_classes(ds, sorted, 4), 3);
+    assert_true(strcmp(sorted[0]->name, sorted[1]->name) < 0);
+    assert_true(strcmp(sorted[1]->name, sorted[2]->name) < 0);
+    assert_int_equal(dra_store_classes(ds, sorted, 1), 3);
     dra_store_read_unlock(ds);
 
     /* deleting the holder frees its device */

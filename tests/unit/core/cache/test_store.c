@@ -57,6 +57,32 @@ static void test_usage_follows_pod_lifecycle(void **state)
     store_free(s);
 }
 
+static void sum_bound(void *ctx, const struct kpod *p)
+{
+    *(int64_t *)ctx += resource_list_get(&p->gpu_requests, "nvidia.com/gpu");
+}
+
+/* store_for_each_bound_gpu_pod: exactly the pods store_node_usage sums, over every node. */
+static void test_bound_gpu_pods(void **state)
+{
+    (void)state;
+    struct store *s = store_new(&test_gpus);
+    assert_non_null(s);
+    apply_pod(s, test_pod("ns", "a", "1", "n0", "Running", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "b", "2", "n1", "Pending", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "done", "4", "n1", "Succeeded", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "waiting", "8", NULL, "Pending", NULL, 1, NULL), 0);
+    apply_pod(s, test_pod("ns", "cpu", NULL, "n0", "Running", NULL, 1, NULL), 0);
+    int64_t sum = 0;
+    store_read_lock(s);
+    store_for_each_bound_gpu_pod(s, sum_bound, &sum);
+    assert_int_equal(sum, store_node_usage(s, "n0", "nvidia.com/gpu") +
+                              store_node_usage(s, "n1", "nvidia.com/gpu"));
+    assert_int_equal(sum, 3);
+    store_read_unlock(s);
+    store_free(s);
+}
+
 static void count_key(void *ctx, const char *key)
 {
     (void)key;
@@ -733,6 +759,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_follows_pod_lifecycle),
+        cmocka_unit_test(test_bound_gpu_pods),
         cmocka_unit_test(test_pending_set),
         cmocka_unit_test(test_starting_pods),
         cmocka_unit_test(test_compact_keeps_ext_where_read),

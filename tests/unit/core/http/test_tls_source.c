@@ -198,6 +198,61 @@ static void test_self_signed(void **state)
     tls_source_free(s);
 }
 
+static char *slurp(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", TLS_DIR, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = calloc(1, 65536);
+    assert_non_null(buf);
+    size_t n = fread(buf, 1, 65535, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A pair given as PEM text replaces the served one (the webhook's in-cluster certificates). */
+static void test_set_pem(void **state)
+{
+    (void)state;
+    char err[512];
+    struct tls_source *s, *files;
+    static const char *const dns[] = {"gputri-webhook.gputri.svc"};
+    char *a_crt = slurp("a.crt"), *a_key = slurp("a.key"), *b_key = slurp("b.key");
+    assert_int_equal(tls_source_new_self_signed(dns[0], dns, 1, &s, err, sizeof(err)), K_OK);
+    tls_source_install(s);
+    assert_int_equal(tls_source_set_pem(s, a_crt, a_key, err, sizeof(err)), K_OK);
+    assert_int_equal(tls_source_generation(s), 2);
+    gnutls_pcert_st *pcert = NULL;
+    unsigned n = 0;
+    gnutls_privkey_t key = NULL;
+    assert_int_equal(tls_source_retrieve(NULL, NULL, 0, NULL, 0, &pcert, &n, &key), 0);
+    gnutls_x509_crt_t crt;
+    gnutls_datum_t pem = {(unsigned char *)a_crt, (unsigned)strlen(a_crt)}, der = {0};
+    assert_true(gnutls_x509_crt_init(&crt) >= 0);
+    assert_true(gnutls_x509_crt_import(crt, &pem, GNUTLS_X509_FMT_PEM) >= 0);
+    assert_true(gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_DER, &der) >= 0);
+    assert_int_equal(pcert[0].cert.size, der.size);
+    assert_memory_equal(pcert[0].cert.data, der.data, der.size);
+    gnutls_free(der.data);
+    gnutls_x509_crt_deinit(crt);
+    /* a key of another certificate, or no PEM: refused, the pair stays */
+    assert_int_equal(tls_source_set_pem(s, a_crt, b_key, err, sizeof(err)), K_EINVAL);
+    assert_int_equal(tls_source_set_pem(s, "nothing", a_key, err, sizeof(err)), K_EINVAL);
+    assert_int_equal(tls_source_generation(s), 2);
+    tls_source_install(NULL);
+    tls_source_free(s);
+    /* a source reading files takes no PEM text */
+    assert_int_equal(tls_source_new(TLS_DIR "/a.crt", TLS_DIR "/a.key", &files, err, sizeof(err)),
+                     K_OK);
+    assert_int_equal(tls_source_set_pem(files, a_crt, a_key, err, sizeof(err)), K_EINVAL);
+    tls_source_free(files);
+    free(a_crt);
+    free(a_key);
+    free(b_key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +261,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
         cmocka_unit_test(test_retrieve),
         cmocka_unit_test(test_self_signed),
+        cmocka_unit_test(test_set_pem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

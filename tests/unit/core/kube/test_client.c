@@ -1255,6 +1255,17 @@ static void *cancel_later(void *arg)
     return NULL;
 }
 
+/* Makes *flag c's cancel flag, cleared, and starts a thread that sets it after ms; join it. */
+static pthread_t cancel_after(struct kube_client *c, atomic_int *flag, struct canceler *k, int ms)
+{
+    atomic_store(flag, 0);
+    kube_client_set_cancel(c, flag);
+    *k = (struct canceler){flag, ms};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, cancel_later, k), 0);
+    return t;
+}
+
 static void test_watch_cancel(void **state)
 {
     (void)state;
@@ -1263,12 +1274,8 @@ static void test_watch_cancel(void **state)
     struct kube_client *c = kube_client_new(&cfg, NULL);
     struct kube_error err;
     static atomic_int flag;
-    atomic_store(&flag, 0);
-    kube_client_set_cancel(c, &flag);
-
-    struct canceler k = {&flag, 200};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, cancel_later, &k), 0);
+    struct canceler k;
+    pthread_t t = cancel_after(c, &flag, &k, 200);
     struct events e = {0};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1432,6 +1439,91 @@ static void test_exec_token_header(void **state)
     kube_config_cleanup(&cfg);
 }
 
+static double since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* GET the test pod on `c`: its result. */
+static int get_pod(struct kube_client *c)
+{
+    struct kube_error err;
+    json_object *obj = NULL;
+    int rc = kube_get(c, "/api/v1/namespaces/ns/pods/p", &obj, &err);
+    json_object_put(obj);
+    return rc;
+}
+
+/* How many requests waited for the rate limit since *n0, and for how many ns at least. */
+static uint64_t waits_since(uint64_t n0, uint64_t ns0, uint64_t *ns_out)
+{
+    uint64_t n, ns;
+    kube_rate_limit_stats(&n, &ns);
+    if (ns_out)
+        *ns_out = ns - ns0;
+    return n - n0;
+}
+
+/* One token bucket for every client of the process; watches and opted-out clients pass. */
+static void test_rate_limit(void **state)
+{
+    (void)state;
+    struct kube_config cfg;
+    test_config(&cfg, NULL);
+    struct kube_client *c = kube_client_new(&cfg, NULL), *c2 = kube_client_clone(c);
+    struct kube_error err;
+    uint64_t n0, ns0, ns;
+    kube_rate_limit_stats(&n0, &ns0);
+    assert_int_equal(kube_set_rate_limit(0, 1, NULL), K_EINVAL);
+    assert_int_equal(kube_set_rate_limit(20, 0, NULL), K_EINVAL);
+    assert_int_equal(kube_set_rate_limit(20, 2, NULL), K_OK);
+
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* the burst: two requests at once, on two clients */
+    assert_int_equal(get_pod(c), K_OK);
+    assert_int_equal(get_pod(c2), K_OK);
+    assert_int_equal(waits_since(n0, ns0, NULL), 0);
+    /* then one every 50 ms, waiting, never refused */
+    assert_int_equal(get_pod(c), K_OK);
+    assert_int_equal(get_pod(c2), K_OK);
+    assert_int_equal(waits_since(n0, ns0, &ns), 2);
+    assert_true(ns >= 60000000ull);
+    assert_true(since(&t0) >= 0.08);
+
+    /* a watch is not limited: nothing waits, however empty the bucket */
+    kube_rate_limit_stats(&n0, &ns0);
+    struct events e = {0};
+    assert_int_equal(kube_watch(c, "/api/v1/nodes", "100", 30, on_event, &e, &err), K_OK);
+    assert_int_equal(kube_watch(c, "/api/v1/nodes", "100", 30, on_event, &e, &err), K_OK);
+    /* nor a client taken out of it, nor its clones */
+    kube_client_set_rate_limited(c2, false);
+    struct kube_client *c3 = kube_client_clone(c2);
+    assert_int_equal(get_pod(c3), K_OK);
+    assert_int_equal(get_pod(c2), K_OK);
+    assert_int_equal(waits_since(n0, ns0, NULL), 0);
+
+    /* a wait ends early when the client is canceled */
+    assert_int_equal(kube_set_rate_limit(0.2, 1, NULL), K_OK);
+    assert_int_equal(get_pod(c), K_OK);
+    static atomic_int flag;
+    struct canceler k;
+    pthread_t t = cancel_after(c, &flag, &k, 200);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(get_pod(c), K_ECANCELED);
+    assert_true(since(&t0) < 2.5); /* not the 5 s the token would take */
+    pthread_join(t, NULL);
+    kube_client_set_cancel(c, NULL);
+
+    assert_int_equal(kube_set_rate_limit(-1, 0, NULL), K_OK); /* off again */
+    kube_client_free(c3);
+    kube_client_free(c2);
+    kube_client_free(c);
+    kube_config_cleanup(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1451,6 +1543,7 @@ int main(void)
         cmocka_unit_test(test_list_deadline),
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_watch_cancel),
+        cmocka_unit_test(test_rate_limit),
         cmocka_unit_test(test_token_file_reread),
         cmocka_unit_test(test_watch_query),
         cmocka_unit_test(test_path_escape),

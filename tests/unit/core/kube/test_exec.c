@@ -308,13 +308,7 @@ static char tmpdir[] = "/tmp/gputri-test-exec-XXXXXX";
 
 static void write_script(const char *name, const char *body)
 {
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(body, f);
-    fclose(f);
-    chmod(path, 0755);
+    chmod(test_write_file(tmpdir, name, body), 0755);
 }
 
 static int setup_dir(void **state)

@@ -168,10 +168,40 @@ static void test_usage(void **state)
     /* Every line fits 80 columns up to column 31. */
     memset(buf, 0, sizeof(buf));
     f = fmemopen(buf, sizeof(buf) - 1, "w");
-    flags_usage(f, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 31, "");
+    flags_usage(f, FLAGS_USAGE_CONFIG | FLAGS_USAGE_KUBE_API | FLAGS_USAGE_BASIC, 2, 31, "");
     fclose(f);
+    assert_non_null(strstr(buf, "  --kube-api-qps QPS"));
+    assert_non_null(strstr(buf, "  --kube-api-burst N"));
     for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
         assert_true(nl - line <= 80);
+}
+
+static void test_kube_api(void **state)
+{
+    (void)state;
+    double q = 1;
+    int b = 1;
+    const char *why = NULL;
+    assert_int_equal(flags_kube_api_qps("50", &q, &why), K_OK);
+    assert_true(q == 50);
+    assert_int_equal(flags_kube_api_qps("0.25", &q, &why), K_OK);
+    assert_true(q == 0.25);
+    assert_int_equal(flags_kube_api_qps("-1", &q, &why), K_OK); /* no limit */
+    assert_true(q == -1);
+    static const char *const bad_qps[] = {"0", "-0", "", " 1", "1 ", "5x", "inf", "nan", "1e7"};
+    for (size_t i = 0; i < sizeof(bad_qps) / sizeof(bad_qps[0]); i++) {
+        q = 7;
+        why = NULL;
+        assert_int_equal(flags_kube_api_qps(bad_qps[i], &q, &why), K_EINVAL);
+        assert_true(q == 7);
+        assert_non_null(why);
+    }
+    assert_int_equal(flags_kube_api_burst("100", &b, &why), K_OK);
+    assert_int_equal(b, 100);
+    assert_int_equal(flags_kube_api_burst("0", &b, &why), K_EINVAL);
+    assert_int_equal(flags_kube_api_burst("2.5", &b, &why), K_EINVAL);
+    assert_int_equal(flags_kube_api_burst("1000001", &b, &why), K_EINVAL);
+    assert_int_equal(b, 100);
 }
 
 int main(void)
@@ -179,7 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_common_flags), cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_take),         cmocka_unit_test(test_answer),
-        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_usage),        cmocka_unit_test(test_kube_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

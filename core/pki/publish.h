@@ -1,19 +1,35 @@
 /*
  * publish.h - put a generated certificate set into the cluster: the webhook's kubernetes.io/tls
- * Secret and the caBundle of its ValidatingWebhookConfiguration. Used by gputri-certs.
+ * Secret and the caBundle of its ValidatingWebhookConfiguration. Used by gputri-certs and
+ * gputri-webhook (webhook/selfcert.c).
  *
  * All functions use a caller-owned struct kube_client (core/kube/client.h) and share its rules:
  * not thread-safe per client, every call returns a K_* value and fills *err with the HTTP status
  * and the API server's message. Nothing is printed.
  */
-#ifndef GPUTRI_CERTS_PUBLISH_H
-#define GPUTRI_CERTS_PUBLISH_H
+#ifndef GPUTRI_PKI_PUBLISH_H
+#define GPUTRI_PKI_PUBLISH_H
 
 #include <stdbool.h>
 
 #include "kube/client.h"
 
-#include "certgen.h"
+#include "pki/certgen.h"
+
+/*
+ * publish_data() - a Secret's data object: keys[i] = base64(pems[i]) for i < n (all borrowed).
+ * On K_OK *out is new (the caller puts it); K_ETOOBIG or K_ENOMEM otherwise.
+ */
+int publish_data(const char *const *keys, const char *const *pems, size_t n, json_object **out);
+
+/*
+ * publish_new_tls_secret() - a new Secret object of type kubernetes.io/tls: namespace/name,
+ * labels app.kubernetes.io/name=gputri, app.kubernetes.io/component=webhook and
+ * app.kubernetes.io/managed-by=managed_by, and `data` (its reference is taken). The caller puts
+ * the result.
+ */
+json_object *publish_new_tls_secret(const char *namespace_name, const char *name, json_object *data,
+                                    const char *managed_by);
 
 /*
  * publish_tls_secret() - create or update Secret namespace/name of type kubernetes.io/tls with

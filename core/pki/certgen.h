@@ -1,6 +1,7 @@
 /*
  * certgen.h - the serving certificate of the gputri admission webhook and the CA that signs it,
- * made with the OpenSSL 3 C API. Used by gputri-certs (certs/commands.c) and its unit tests.
+ * made with the OpenSSL 3 C API. Used by gputri-certs (certs/commands.c) and gputri-webhook's
+ * in-cluster certificates (webhook/selfcert.c).
  *
  * Family rules: every function returns a K_* value (util/result.h) and, on failure, writes a
  * one-line English reason into the caller's err buffer (errlen bytes, always NUL-terminated;
@@ -8,11 +9,12 @@
  * thread-safe (OpenSSL 3 initialises itself). Strings handed to the caller are heap-allocated
  * NUL-terminated PEM or text and are released with the matching *_cleanup() function.
  */
-#ifndef GPUTRI_CERTS_CERTGEN_H
-#define GPUTRI_CERTS_CERTGEN_H
+#ifndef GPUTRI_PKI_CERTGEN_H
+#define GPUTRI_PKI_CERTGEN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -67,9 +69,17 @@ struct certgen_options {
      * none. At most 64 characters. */
     const char *client_cn;
     time_t now;
+    /* lifetimes in seconds, for short-lived certificates (gputri-webhook --cert-validity); when
+     * above 0 they replace ca_days / cert_days. 60..CERTGEN_MAX_DAYS days. */
+    int64_t ca_seconds, cert_seconds;
+    /* notBefore = now - backdate_seconds (0..CERTGEN_BACKDATE_SECONDS; init: the maximum) */
+    int backdate_seconds;
 };
 
-/* certgen_options_init() - defaults: ECDSA P-256, 3650/365 days, no names, now = time(NULL). */
+/*
+ * certgen_options_init() - defaults: ECDSA P-256, 3650/365 days, no names, now = time(NULL),
+ * backdate CERTGEN_BACKDATE_SECONDS.
+ */
 void certgen_options_init(struct certgen_options *o);
 
 /*
@@ -161,6 +171,40 @@ void certgen_inspect_free(struct certgen_cert_info *infos, size_t n);
  * Returns K_OK, K_ETOOBIG (len above INT_MAX / 2) or K_ENOMEM.
  */
 int certgen_base64(const void *data, size_t len, char **out);
+
+/*
+ * certgen_unbase64() - decode standard base64 (a Secret's data value, a caBundle) into a new
+ * NUL-terminated string (*out, *len bytes before the NUL; free() it). Returns K_OK, K_EINVAL
+ * (not base64) or K_ENOMEM.
+ */
+int certgen_unbase64(const char *b64, char **out, size_t *len);
+
+/*
+ * certgen_cert_times() - notBefore and notAfter of the first certificate in `pem`.
+ * Returns K_OK or K_EINVAL (no certificate).
+ */
+int certgen_cert_times(const char *pem, time_t *not_before, time_t *not_after);
+
+/*
+ * certgen_key_matches() - K_OK when key_pem (unencrypted PEM private key) belongs to the first
+ * certificate of cert_pem, K_EINVAL otherwise (either does not parse, or another key).
+ */
+int certgen_key_matches(const char *cert_pem, const char *key_pem);
+
+/*
+ * certgen_first_pem() - the first certificate of a PEM bundle, re-encoded as PEM, into a new
+ * string (*out; free() it). Returns K_OK, K_EINVAL (no certificate) or K_ENOMEM.
+ */
+int certgen_first_pem(const char *pem, char **out);
+
+/*
+ * certgen_bundle_join() - a CA bundle: every certificate of `first` (in order), then those of
+ * `rest` (may be NULL) that are still valid at `now` and not already in the result, at most
+ * `max` certificates in all; into a new PEM string (*out; free() it). For a CA rotation (first
+ * = the new CA, rest = the old bundle) and for dropping expired CAs (first = the current CA,
+ * rest = the bundle). Returns K_OK, K_EINVAL (first holds no certificate) or K_ENOMEM.
+ */
+int certgen_bundle_join(const char *first, const char *rest, time_t now, size_t max, char **out);
 
 /*
  * certgen_read_file() - read a whole PEM file (at most CERTGEN_MAX_PEM_FILE bytes).

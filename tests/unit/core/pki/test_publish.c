@@ -1,5 +1,5 @@
 /*
- * test_publish.c - the webhook's TLS Secret and caBundle put into the cluster (certs/publish.c),
+ * test_publish.c - the webhook's TLS Secret and caBundle put into the cluster (core/pki/publish.c),
  * against the recording fake API server (tests/lib/fake_kube.h): which requests go out, what
  * their bodies hold, and how 404, 409 and a Secret of another type are met.
  */
@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "fake_kube.h"
-#include "publish.h"
+#include "pki/publish.h"
 #include "util/result.h"
 
 #define SECRET_PATH "/api/v1/namespaces/gputri-system/secrets/gputri-webhook-tls"
@@ -52,15 +52,6 @@ static int teardown(void **state)
     fake_kube_cleanup(&fx->fake);
     free(fx);
     return 0;
-}
-
-static json_object *body_of(struct fake_kube *f, size_t i)
-{
-    const struct fake_request *r = fake_kube_request(f, i);
-    assert_non_null(r->body);
-    json_object *o = json_tokener_parse(r->body);
-    assert_non_null(o);
-    return o;
 }
 
 static const char *str_at(json_object *o, const char *a, const char *b)
@@ -103,7 +94,7 @@ static void test_secret_created(void **state)
     const struct fake_request *post = fake_kube_request(&fx->fake, 1);
     assert_string_equal(post->method, "POST");
     assert_string_equal(post->path, "/api/v1/namespaces/gputri-system/secrets");
-    json_object *o = body_of(&fx->fake, 1);
+    json_object *o = fake_kube_body_json(&fx->fake, 1);
     assert_string_equal(str_at(o, "kind", NULL), "Secret");
     assert_string_equal(str_at(o, "type", NULL), "kubernetes.io/tls");
     assert_string_equal(str_at(o, "metadata", "name"), "gputri-webhook-tls");
@@ -132,7 +123,7 @@ static void test_secret_patched(void **state)
     const struct fake_request *p = fake_kube_request(&fx->fake, 1);
     assert_string_equal(p->method, "PATCH");
     assert_string_equal(p->path, SECRET_PATH);
-    json_object *o = body_of(&fx->fake, 1);
+    json_object *o = fake_kube_body_json(&fx->fake, 1);
     assert_tls_data(o);
     assert_int_equal(json_object_object_length(o), 1); /* data alone: metadata stays */
     assert_int_equal(json_object_object_length(json_object_object_get(o, "data")), 3);
@@ -215,7 +206,7 @@ static void test_ca_bundle(void **state)
     const struct fake_request *p = fake_kube_request(&fx->fake, 1);
     assert_string_equal(p->method, "PATCH");
     assert_string_equal(p->path, VWC_PATH);
-    json_object *o = body_of(&fx->fake, 1);
+    json_object *o = fake_kube_body_json(&fx->fake, 1);
     assert_string_equal(str_at(o, "metadata", "resourceVersion"), "41");
     json_object *hooks = json_object_object_get(o, "webhooks");
     assert_int_equal(json_object_array_length(hooks), 2);
@@ -272,7 +263,7 @@ static void test_ca_bundle_odd_objects(void **state)
     fake_kube_answer(&fx->fake, 200, 0, "{}");
     assert_int_equal(publish_ca_bundle(fx->client, "gputri-webhook", "CA", &n, &err), K_OK);
     assert_int_equal(n, 1);
-    json_object *o = body_of(&fx->fake, 4);
+    json_object *o = fake_kube_body_json(&fx->fake, 4);
     assert_null(json_object_object_get(o, "metadata"));
     json_object_put(o);
 }

@@ -1,8 +1,9 @@
 /*
  * certgen.c - CA and serving certificate generation, verification and inspection for the gputri
- * webhook, on the OpenSSL 3 API (no openssl command). Used by certs/commands.c.
+ * webhook, on the OpenSSL 3 API (no openssl command). Used by certs/commands.c and
+ * webhook/selfcert.c.
  */
-#include "certgen.h"
+#include "pki/certgen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -82,6 +83,7 @@ void certgen_options_init(struct certgen_options *o)
     o->ca_days = CERTGEN_DEFAULT_CA_DAYS;
     o->cert_days = CERTGEN_DEFAULT_CERT_DAYS;
     o->now = time(NULL);
+    o->backdate_seconds = CERTGEN_BACKDATE_SECONDS;
 }
 
 static void free_secret(char *s)
@@ -344,21 +346,32 @@ static int set_cn(X509_NAME *name, const char *cn)
                                       0);
 }
 
-/* A new X509 with version 3, a random serial, subject CN, validity and public key set. */
-static X509 *new_cert(const char *cn, EVP_PKEY *key, time_t now, int days)
+/* A lifetime in seconds: the seconds field when set, else the days. */
+static int64_t lifetime_seconds(int64_t seconds, int days)
+{
+    return seconds > 0 ? seconds : (int64_t)days * 86400;
+}
+
+/*
+ * A new X509 with version 3, a random serial, subject CN, validity (notBefore backdate seconds
+ * before now, notAfter `seconds` after now) and public key set.
+ */
+static X509 *new_cert(const char *cn, EVP_PKEY *key, time_t now, int64_t seconds, int backdate)
 {
     X509 *x = X509_new();
     if (!x || !X509_set_version(x, X509_VERSION_3) || !set_random_serial(x) ||
         !set_cn(X509_get_subject_name(x), cn) ||
-        !ASN1_TIME_adj(X509_getm_notBefore(x), now, 0, -CERTGEN_BACKDATE_SECONDS) ||
-        !ASN1_TIME_adj(X509_getm_notAfter(x), now, days, 0) || !X509_set_pubkey(x, key)) {
+        !ASN1_TIME_adj(X509_getm_notBefore(x), now, 0, -(long)backdate) ||
+        !ASN1_TIME_adj(X509_getm_notAfter(x), now, (int)(seconds / 86400),
+                       (long)(seconds % 86400)) ||
+        !X509_set_pubkey(x, key)) {
         X509_free(x);
         return NULL;
     }
     return x;
 }
 
-static X509 *make_ca(EVP_PKEY *key, time_t now, int days)
+static X509 *make_ca(EVP_PKEY *key, time_t now, int64_t seconds, int backdate)
 {
     /* The random tag keeps two CAs made in the same second apart (e.g. old and new during a
      * CA rotation, where both sit in one caBundle). */
@@ -368,7 +381,7 @@ static X509 *make_ca(EVP_PKEY *key, time_t now, int days)
         return NULL;
     snprintf(cn, sizeof(cn), "gputri-ca@%lld-%02x%02x%02x%02x", (long long)now, tag[0], tag[1],
              tag[2], tag[3]);
-    X509 *x = new_cert(cn, key, now, days);
+    X509 *x = new_cert(cn, key, now, seconds, backdate);
     X509V3_CTX ctx;
     if (!x || !X509_set_issuer_name(x, X509_get_subject_name(x)))
         goto fail;
@@ -387,9 +400,9 @@ fail:
 /* A leaf for serving (sans set, extendedKeyUsage serverAuth) or for a client (sans NULL,
  * clientAuth). */
 static X509 *make_leaf(const char *cn, EVP_PKEY *key, GENERAL_NAMES *sans, X509 *ca,
-                       EVP_PKEY *ca_key, time_t now, int days, bool *clamped)
+                       EVP_PKEY *ca_key, time_t now, int64_t seconds, int backdate, bool *clamped)
 {
-    X509 *x = new_cert(cn, key, now, days);
+    X509 *x = new_cert(cn, key, now, seconds, backdate);
     X509V3_CTX ctx;
     if (!x || !X509_set_issuer_name(x, X509_get_subject_name(ca)))
         goto fail;
@@ -558,6 +571,16 @@ static int check_scalars(const struct certgen_options *o, char *err, size_t errl
         errbuf_printf(err, errlen, "the CA certificate and the CA key must be given together");
         return K_EINVAL;
     }
+    if ((o->ca_seconds && (o->ca_seconds < 60 || o->ca_seconds > CERTGEN_MAX_DAYS * 86400LL)) ||
+        (o->cert_seconds &&
+         (o->cert_seconds < 60 || o->cert_seconds > CERTGEN_MAX_DAYS * 86400LL))) {
+        errbuf_printf(err, errlen, "lifetimes must be 60 s..%d days", CERTGEN_MAX_DAYS);
+        return K_EINVAL;
+    }
+    if (o->backdate_seconds < 0 || o->backdate_seconds > CERTGEN_BACKDATE_SECONDS) {
+        errbuf_printf(err, errlen, "backdate must be 0..%d s", CERTGEN_BACKDATE_SECONDS);
+        return K_EINVAL;
+    }
     if (o->client_cn && (!o->client_cn[0] || strlen(o->client_cn) > CN_MAX)) {
         errbuf_printf(err, errlen, "the client certificate's CN must have 1..%d characters",
                       CN_MAX);
@@ -610,7 +633,8 @@ int certgen_generate(const struct certgen_options *o, struct certgen_bundle *out
             rc = ossl_fail(err, errlen, "generating the CA key");
             goto out;
         }
-        ca = make_ca(ca_key, o->now, o->ca_days);
+        ca = make_ca(ca_key, o->now, lifetime_seconds(o->ca_seconds, o->ca_days),
+                     o->backdate_seconds);
         if (!ca) {
             rc = ossl_fail(err, errlen, "creating the CA certificate");
             goto out;
@@ -628,7 +652,9 @@ int certgen_generate(const struct certgen_options *o, struct certgen_bundle *out
         rc = ossl_fail(err, errlen, "generating the serving key");
         goto out;
     }
-    leaf = make_leaf(cn, key, sans, ca, ca_key, o->now, o->cert_days, &b.not_after_clamped);
+    int64_t cert_seconds = lifetime_seconds(o->cert_seconds, o->cert_days);
+    leaf = make_leaf(cn, key, sans, ca, ca_key, o->now, cert_seconds, o->backdate_seconds,
+                     &b.not_after_clamped);
     if (!leaf) {
         rc = ossl_fail(err, errlen, "creating the serving certificate");
         goto out;
@@ -642,9 +668,9 @@ int certgen_generate(const struct certgen_options *o, struct certgen_bundle *out
     if (o->client_cn) {
         bool clamped;
         EVP_PKEY *ckey = make_key(o->key_type);
-        X509 *client =
-            ckey ? make_leaf(o->client_cn, ckey, NULL, ca, ca_key, o->now, o->cert_days, &clamped)
-                 : NULL;
+        X509 *client = ckey ? make_leaf(o->client_cn, ckey, NULL, ca, ca_key, o->now, cert_seconds,
+                                        o->backdate_seconds, &clamped)
+                            : NULL;
         if (client) {
             b.client_cert_pem = cert_to_pem(client);
             b.client_key_pem = key_to_pem(ckey);
@@ -925,6 +951,129 @@ int certgen_base64(const void *data, size_t len, char **out)
     EVP_EncodeBlock((unsigned char *)s, data, (int)len);
     *out = s;
     return K_OK;
+}
+
+int certgen_unbase64(const char *b64, char **out, size_t *len)
+{
+    size_t n = 0;
+    char *clean = malloc(strlen(b64) + 1);
+    if (!clean)
+        return K_ENOMEM;
+    for (const char *p = b64; *p; p++) /* base64 in JSON has no line breaks; be lenient */
+        if (*p != '\n' && *p != '\r' && *p != ' ')
+            clean[n++] = *p;
+    clean[n] = '\0';
+    if (n % 4 != 0 || n > INT_MAX) {
+        free(clean);
+        return K_EINVAL;
+    }
+    char *s = malloc(n / 4 * 3 + 1);
+    if (!s) {
+        free(clean);
+        return K_ENOMEM;
+    }
+    int got = n ? EVP_DecodeBlock((unsigned char *)s, (const unsigned char *)clean, (int)n) : 0;
+    if (got < 0) {
+        free(clean);
+        free(s);
+        return K_EINVAL;
+    }
+    /* EVP_DecodeBlock counts the padding as zero bytes */
+    size_t pad = n >= 2 && clean[n - 1] == '=' ? (clean[n - 2] == '=' ? 2 : 1) : 0;
+    free(clean);
+    *len = (size_t)got - pad;
+    s[*len] = '\0';
+    *out = s;
+    return K_OK;
+}
+
+int certgen_cert_times(const char *pem, time_t *not_before, time_t *not_after)
+{
+    X509 *x = pem_to_cert(pem);
+    ERR_clear_error();
+    if (!x)
+        return K_EINVAL;
+    *not_before = asn1_to_time(X509_get0_notBefore(x));
+    *not_after = asn1_to_time(X509_get0_notAfter(x));
+    X509_free(x);
+    return K_OK;
+}
+
+int certgen_key_matches(const char *cert_pem, const char *key_pem)
+{
+    X509 *x = pem_to_cert(cert_pem);
+    EVP_PKEY *k = x ? pem_to_key(key_pem) : NULL;
+    int ok = x && k && X509_check_private_key(x, k) == 1;
+    X509_free(x);
+    EVP_PKEY_free(k);
+    ERR_clear_error();
+    return ok ? K_OK : K_EINVAL;
+}
+
+int certgen_first_pem(const char *pem, char **out)
+{
+    X509 *x = pem_to_cert(pem);
+    ERR_clear_error();
+    if (!x)
+        return K_EINVAL;
+    *out = cert_to_pem(x);
+    X509_free(x);
+    return *out ? K_OK : K_ENOMEM;
+}
+
+/* Append the certificates of pem to b (those valid at *now only, when now is set), skipping
+ * ones already in seen, up to max in seen. */
+static int join_from(const char *pem, const time_t *now, size_t max, STACK_OF(X509) * seen, BIO *b,
+                     size_t *n_first)
+{
+    BIO *in = BIO_new_mem_buf(pem, -1);
+    X509 *x;
+    int rc = K_OK;
+    if (!in)
+        return K_ENOMEM;
+    while (rc == K_OK && (size_t)sk_X509_num(seen) < max &&
+           (x = PEM_read_bio_X509(in, NULL, no_password, NULL)) != NULL) {
+        bool dup = false;
+        for (int i = 0; i < sk_X509_num(seen) && !dup; i++)
+            dup = X509_cmp(sk_X509_value(seen, i), x) == 0;
+        time_t t = now ? *now : 0;
+        if (dup || (now && X509_cmp_time(X509_get0_notAfter(x), &t) <= 0)) {
+            X509_free(x);
+            continue;
+        }
+        if (!PEM_write_bio_X509(b, x) || !sk_X509_push(seen, x)) {
+            X509_free(x);
+            rc = K_ENOMEM;
+            break;
+        }
+        if (n_first)
+            (*n_first)++;
+    }
+    ERR_clear_error();
+    BIO_free(in);
+    return rc;
+}
+
+int certgen_bundle_join(const char *first, const char *rest, time_t now, size_t max, char **out)
+{
+    STACK_OF(X509) *seen = sk_X509_new_null();
+    BIO *b = BIO_new(BIO_s_mem());
+    size_t n_first = 0;
+    int rc = seen && b ? K_OK : K_ENOMEM;
+    if (rc == K_OK)
+        rc = join_from(first, NULL, max, seen, b, &n_first);
+    if (rc == K_OK && n_first == 0)
+        rc = K_EINVAL;
+    if (rc == K_OK && rest)
+        rc = join_from(rest, &now, max, seen, b, NULL);
+    if (rc == K_OK) {
+        *out = bio_strdup(b);
+        if (!*out)
+            rc = K_ENOMEM;
+    }
+    sk_X509_pop_free(seen, X509_free);
+    BIO_free(b);
+    return rc;
 }
 
 int certgen_read_file(const char *path, char **out, char *err, size_t errlen)

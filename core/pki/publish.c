@@ -2,7 +2,7 @@
  * publish.c - store certificates in a kubernetes.io/tls Secret and inject the CA into the
  * webhook configuration's caBundle, with GET, POST and merge-patch from core/kube/client.h.
  */
-#include "publish.h"
+#include "pki/publish.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,14 +42,12 @@ static int add_b64(json_object *obj, const char *key, const char *pem)
     return K_OK;
 }
 
-static int secret_data(const struct certgen_bundle *b, json_object **out)
+int publish_data(const char *const *keys, const char *const *pems, size_t n, json_object **out)
 {
     json_object *data = json_object_new_object();
-    int rc = add_b64(data, "tls.crt", b->tls_cert_pem);
-    if (!rc)
-        rc = add_b64(data, "tls.key", b->tls_key_pem);
-    if (!rc)
-        rc = add_b64(data, "ca.crt", b->ca_cert_pem);
+    int rc = K_OK;
+    for (size_t i = 0; rc == K_OK && i < n; i++)
+        rc = add_b64(data, keys[i], pems[i]);
     if (rc) {
         json_object_put(data);
         return rc;
@@ -58,24 +56,40 @@ static int secret_data(const struct certgen_bundle *b, json_object **out)
     return K_OK;
 }
 
-static int create_secret(struct kube_client *c, const char *ns, const char *ns_esc,
-                         const char *name, json_object *data, struct kube_error *err)
+static int secret_data(const struct certgen_bundle *b, json_object **out)
 {
-    char path[512];
+    const char *const keys[] = {"tls.crt", "tls.key", "ca.crt"};
+    const char *const pems[] = {b->tls_cert_pem, b->tls_key_pem, b->ca_cert_pem};
+    return publish_data(keys, pems, 3, out);
+}
+
+json_object *publish_new_tls_secret(const char *namespace_name, const char *name, json_object *data,
+                                    const char *managed_by)
+{
     json_object *obj = json_object_new_object();
     json_object *meta = json_object_new_object();
     json_object *labels = json_object_new_object();
     json_object_object_add(labels, "app.kubernetes.io/name", json_object_new_string("gputri"));
+    json_object_object_add(labels, "app.kubernetes.io/component",
+                           json_object_new_string("webhook"));
     json_object_object_add(labels, "app.kubernetes.io/managed-by",
-                           json_object_new_string("gputri-certs"));
+                           json_object_new_string(managed_by));
     json_object_object_add(meta, "name", json_object_new_string(name));
-    json_object_object_add(meta, "namespace", json_object_new_string(ns));
+    json_object_object_add(meta, "namespace", json_object_new_string(namespace_name));
     json_object_object_add(meta, "labels", labels);
     json_object_object_add(obj, "apiVersion", json_object_new_string("v1"));
     json_object_object_add(obj, "kind", json_object_new_string("Secret"));
     json_object_object_add(obj, "metadata", meta);
     json_object_object_add(obj, "type", json_object_new_string(SECRET_TYPE_TLS));
-    json_object_object_add(obj, "data", json_object_get(data));
+    json_object_object_add(obj, "data", data);
+    return obj;
+}
+
+static int create_secret(struct kube_client *c, const char *ns, const char *ns_esc,
+                         const char *name, json_object *data, struct kube_error *err)
+{
+    char path[512];
+    json_object *obj = publish_new_tls_secret(ns, name, json_object_get(data), "gputri-certs");
     snprintf(path, sizeof(path), "/api/v1/namespaces/%s/secrets", ns_esc);
     int rc = kube_post(c, path, obj, NULL, err);
     json_object_put(obj);

@@ -1,5 +1,5 @@
 /*
- * test_certgen.c - certs/certgen.c: chains verify with X509_verify_cert, SANs, key types, key
+ * test_certgen.c - core/pki/certgen.c: chains verify with X509_verify_cert, SANs, key types, key
  * usages, lifetimes, serials, renewal with an existing CA, inspection and atomic file writes.
  */
 #include <setjmp.h>
@@ -22,7 +22,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "certgen.h"
+#include "pki/certgen.h"
 #include "util/result.h"
 
 /* A fixed clock, so lifetimes can be compared exactly: 2026-01-01T00:00:00Z. */
@@ -725,6 +725,100 @@ static void test_atomic_write(void **state)
     free(dir);
 }
 
+/* Lifetimes in seconds and a shorter backdate, for the webhook's short-lived certificates. */
+static void test_seconds_lifetimes(void **state)
+{
+    (void)state;
+    struct certgen_options o = base_options();
+    struct certgen_bundle b;
+    o.ca_seconds = 300;
+    o.cert_seconds = 120;
+    o.backdate_seconds = 30;
+    generate_ok(&o, &b);
+    time_t nb, na;
+    assert_int_equal(certgen_cert_times(b.tls_cert_pem, &nb, &na), K_OK);
+    assert_int_equal(nb, NOW - 30);
+    assert_int_equal(na, NOW + 120);
+    assert_int_equal(certgen_cert_times(b.ca_cert_pem, &nb, &na), K_OK);
+    assert_int_equal(na, NOW + 300);
+    assert_int_equal(certgen_key_matches(b.tls_cert_pem, b.tls_key_pem), K_OK);
+    assert_int_equal(certgen_key_matches(b.ca_cert_pem, b.ca_key_pem), K_OK);
+    assert_int_equal(certgen_key_matches(b.tls_cert_pem, b.ca_key_pem), K_EINVAL);
+    assert_int_equal(certgen_key_matches("nothing", b.ca_key_pem), K_EINVAL);
+    certgen_bundle_cleanup(&b);
+
+    char err[256];
+    o.cert_seconds = 59;
+    assert_int_equal(certgen_generate(&o, &b, err, sizeof(err)), K_EINVAL);
+    o.cert_seconds = 120;
+    o.backdate_seconds = CERTGEN_BACKDATE_SECONDS + 1;
+    assert_int_equal(certgen_generate(&o, &b, err, sizeof(err)), K_EINVAL);
+}
+
+static size_t count_certs(const char *pem)
+{
+    size_t n = 0;
+    for (const char *p = pem; (p = strstr(p, "BEGIN CERTIFICATE")); p++)
+        n++;
+    return n;
+}
+
+/* A CA bundle: the new CA first, old ones after while valid, no duplicates, at most max. */
+static void test_bundle_join(void **state)
+{
+    (void)state;
+    struct certgen_options o = base_options();
+    struct certgen_bundle old, cur;
+    o.ca_seconds = 600;
+    generate_ok(&o, &old);
+    o.now = NOW + 300;
+    generate_ok(&o, &cur);
+    char *j = NULL, *first = NULL, *j2 = NULL;
+    assert_int_equal(certgen_bundle_join(cur.ca_cert_pem, old.ca_cert_pem, NOW + 300, 4, &j), K_OK);
+    assert_int_equal(count_certs(j), 2);
+    assert_int_equal(certgen_first_pem(j, &first), K_OK);
+    assert_string_equal(first, cur.ca_cert_pem);
+    assert_non_null(strstr(j, old.ca_cert_pem));
+    /* joined again with itself: no duplicates */
+    assert_int_equal(certgen_bundle_join(first, j, NOW + 300, 4, &j2), K_OK);
+    assert_string_equal(j2, j);
+    free(j2);
+    /* once the old CA expired it is dropped */
+    assert_int_equal(certgen_bundle_join(first, j, NOW + 601, 4, &j2), K_OK);
+    assert_string_equal(j2, cur.ca_cert_pem);
+    free(j2);
+    /* max */
+    assert_int_equal(certgen_bundle_join(first, j, NOW + 300, 1, &j2), K_OK);
+    assert_int_equal(count_certs(j2), 1);
+    free(j2);
+    assert_int_equal(certgen_bundle_join("no PEM", j, NOW, 4, &j2), K_EINVAL);
+    assert_int_equal(certgen_first_pem("no PEM", &j2), K_EINVAL);
+    free(first);
+    free(j);
+    certgen_bundle_cleanup(&old);
+    certgen_bundle_cleanup(&cur);
+}
+
+static void test_unbase64(void **state)
+{
+    (void)state;
+    static const char *const plain[] = {"", "a", "ab", "abc", "abcd", "-----BEGIN X-----\n"};
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+        char *enc = NULL, *dec = NULL;
+        size_t len = 99;
+        assert_int_equal(certgen_base64(plain[i], strlen(plain[i]), &enc), K_OK);
+        assert_int_equal(certgen_unbase64(enc, &dec, &len), K_OK);
+        assert_int_equal(len, strlen(plain[i]));
+        assert_string_equal(dec, plain[i]);
+        free(enc);
+        free(dec);
+    }
+    char *dec = NULL;
+    size_t len;
+    assert_int_equal(certgen_unbase64("abc", &dec, &len), K_EINVAL);
+    assert_int_equal(certgen_unbase64("ab$=", &dec, &len), K_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +834,9 @@ int main(void)
         cmocka_unit_test(test_inspect),
         cmocka_unit_test(test_inspect_escapes_controls),
         cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_seconds_lifetimes),
+        cmocka_unit_test(test_bundle_join),
+        cmocka_unit_test(test_unbase64),
         cmocka_unit_test(test_atomic_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
