@@ -1,7 +1,9 @@
 # Sourced by every e2e suite and bench script, and through scripts/lib.sh by the scripts of
 # scripts/: the repository (REPO), messages (say, die, script_help), kubectl on the e2e cluster
 # (kc), the control plane's binaries (control_plane_bin), the DRA API version served and the DRA
-# lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup), an
+# lab's manifests at it (dra_api_version, dra_manifests), waiting (wait_for), a free port (free_port), cleanup on exit (on_exit, cleanup),
+# the version CMakeLists.txt declares (project_version), podman's flags for gputri's image
+# (image_run_flags), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
 # gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), checks on a rendered chart (chart_q, chart_expect), a bench script's own
@@ -195,6 +197,25 @@ kill_tree() {
 # free_port: a TCP port on 127.0.0.1 that nothing listened on a moment ago.
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# project_version: the version project() in CMakeLists.txt declares (e.g. 0.1.0).
+project_version() {
+  local v
+  v=$(sed -n 's/^project(gputri VERSION \([0-9.]*\).*/\1/p' "$REPO/CMakeLists.txt")
+  [ -n "$v" ] || die "no version in CMakeLists.txt project()"
+  echo "$v"
+}
+
+# image_run_flags: `podman --runtime runc run`'s flags for a program of gputri's image, one a
+# line, as the manifests' securityContext runs it (e2e/test-image, e2e/test-release): host
+# network, read-only root filesystem without a writable /tmp, every capability dropped, no
+# privilege escalation, and rlimits no higher than this shell's (the sandbox lacks
+# CAP_SYS_RESOURCE, so podman's default of raising nproc is refused). runc, not crun: crun refuses
+# a host whose cgroup v2 hierarchy holds a controller while v1 is mounted too.
+image_run_flags() {
+  printf '%s\n' --network=host --read-only --read-only-tmpfs=false --cap-drop=ALL \
+    --security-opt=no-new-privileges --ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=4096:4096
 }
 
 # host_ipv4: this host's first global (non-loopback) IPv4 address, or nothing. An EndpointSlice

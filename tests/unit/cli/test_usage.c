@@ -504,7 +504,7 @@ static void test_triage_candidates_read_in_parallel(void **state)
         const char *path = fake_kube_request(&f, i)->path;
         size_t k;
         for (k = 0; k < N; k++) {
-            char want[256];
+            char want[512]; /* gcc for aarch64 bounds names[k] by the whole array */
             snprintf(want, sizeof(want),
                      "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2C%s&resourceVersion=0",
                      names[k], SEL_NON_TERMINAL);
