@@ -60,6 +60,9 @@ kc() {
   "${KUBECTL:-kubectl}" ${KUBECONFIG_FILE:+--kubeconfig="$KUBECONFIG_FILE"} "${bound[@]}" "$@"
 }
 
+# hk ARGS...: helm ($HELM, from e2e/build-helm) on KUBECONFIG_FILE.
+hk() { "${HELM:-helm}" ${KUBECONFIG_FILE:+--kubeconfig="$KUBECONFIG_FILE"} "$@"; }
+
 # control_plane_bin: the bin dir of the Kubernetes release the e2e cluster in $GPUTRI_E2E_DIR
 # (default /tmp/gputri-e2e) was started with (e2e/cluster up records it), else the one
 # e2e/build-control-plane builds for $GPUTRI_KUBE_VERSION (default: the newest supported). It
