@@ -423,15 +423,38 @@ static int parse_path(struct parser *p, struct path **out, bool in_filter)
                 continue;
             }
             size_t start = p->pos;
-            while (name_char(peek(p)))
-                p->pos++;
+            bool escaped = false;
+            /* kubectl's escaped dot: nvidia\.com/gpu is one name, "nvidia.com/gpu" */
+            while (p->pos < p->len &&
+                   ((peek(p) == '\\' && p->pos + 1 < p->len) || name_char(peek(p)))) {
+                escaped |= peek(p) == '\\';
+                p->pos += peek(p) == '\\' ? 2 : 1;
+            }
             if (p->pos == start) {
                 if (path->n == 0 && !in_filter) /* "{.}" or "{@.}": the current object */
                     continue;
                 return perr(p, "want a name after '.'");
             }
             struct seg *s = add_seg(p, path, SEG_NAMES);
-            if (!s || add_name(p, s, p->s + start, p->pos - start))
+            if (!s)
+                return p->rc;
+            if (!escaped) {
+                if (add_name(p, s, p->s + start, p->pos - start))
+                    return p->rc;
+                continue;
+            }
+            char *plain = malloc(p->pos - start);
+            if (!plain)
+                return nomem(p);
+            size_t n = 0;
+            for (size_t i = start; i < p->pos; i++) {
+                if (p->s[i] == '\\')
+                    i++;
+                plain[n++] = p->s[i];
+            }
+            int arc = add_name(p, s, plain, n);
+            free(plain);
+            if (arc)
                 return p->rc;
         } else if (c == '[') {
             p->pos++;

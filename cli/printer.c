@@ -520,7 +520,7 @@ static int yaml_scalar(yaml_emitter_t *e, const char *s, size_t len, bool is_str
     bool quote = is_string && needs_quotes(s);
     yaml_event_t ev;
     int ok = yaml_scalar_event_initialize(
-        &ev, NULL, NULL, (yaml_char_t *)(s ? s : ""), (int)len, !quote, quote,
+        &ev, NULL, NULL, (yaml_char_t *)(s ? s : ""), (int)len, !quote, quote || is_string,
         quote ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
     free(owned);
     return ok && yaml_emitter_emit(e, &ev) ? K_OK : K_EINVAL;

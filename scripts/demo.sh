@@ -3,8 +3,10 @@
 # (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) on 127.0.0.1, runs
 # gputri-controller against it, applies the seven-case seed lab, and prints for every lab pod:
 # pod | scheduler message | gputri/cause | detail. The cluster keeps running afterwards.
-# It uses the default cluster state dir (/tmp/gputri-e2e) and ports (e2e/README.md); a cluster
-# already running there is reused and its gputri daemons restarted. scripts/test.sh runs its own.
+# It uses the cluster state dir and ports of e2e/README.md (/tmp/gputri-e2e and the default ports
+# unless GPUTRI_E2E_DIR and the GPUTRI_*_PORT variables say otherwise; e2e/cluster env|down then
+# need the same variables); a cluster already running there is reused and its gputri daemons
+# restarted. scripts/test.sh runs its own.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 case ${1:-} in -h | --help) script_help "$0" && exit 0 ;; esac

@@ -79,6 +79,9 @@ static void test_fields_indices_filters(void **state)
 {
     (void)state;
     expect("{.items[0].metadata.labels['app.kubernetes.io/name']}", "a");
+    /* kubectl's escaped dot: one name with dots in it */
+    expect("{.items[0].metadata.labels.app\\.kubernetes\\.io/name}", "a");
+    expect("{.items[*].metadata.labels.app\\.kubernetes\\.io/name}", "a");
     expect("{.items[1].metadata.labels}", ""); /* missing: nothing, as kubectl allows it */
     expect("{.items[5].kind}", "");            /* out of range: nothing */
     expect("{.items[*].n}", "10 2");

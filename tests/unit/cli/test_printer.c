@@ -19,7 +19,7 @@ static const char LIST[] =
     "{\"apiVersion\":\"x.io/v1\",\"kind\":\"ThingList\",\"metadata\":{},\"items\":["
     "{\"apiVersion\":\"x.io/v1\",\"kind\":\"Thing\",\"metadata\":{\"name\":\"node-10\","
     "\"namespace\":\"b\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"labels\":{\"z\":\"1\","
-    "\"a\":\"2\"}},\"spec\":{\"n\":3,\"flag\":true,\"word\":\"yes\"}},"
+    "\"a\":\"2\"}},\"spec\":{\"n\":3,\"flag\":true,\"word\":\"yes\",\"note\":\"node x: y\"}},"
     "{\"apiVersion\":\"x.io/v1\",\"kind\":\"Thing\",\"metadata\":{\"name\":\"node-2\","
     "\"namespace\":\"a\",\"creationTimestamp\":\"2026-01-01T01:00:00Z\"},\"spec\":{\"n\":12}},"
     "{\"apiVersion\":\"x.io/v1\",\"kind\":\"Thing\",\"metadata\":{\"name\":\"node-1\","
@@ -133,6 +133,9 @@ static void test_yaml_and_json(void **state)
     assert_non_null(strstr(s, "apiVersion: x.io/v1\nkind: ThingList\nmetadata: {}\nitems:\n"));
     assert_non_null(strstr(s, "    word: \"yes\"\n"));
     assert_non_null(strstr(s, "    word: \"\"\n"));
+    /* a string libyaml will not write plain is quoted without a "!" tag (kubectl writes 'x') */
+    assert_non_null(strstr(s, "    note: 'node x: y'\n"));
+    assert_null(strstr(s, "! "));
     assert_non_null(strstr(s, "    flag: true\n"));
     assert_non_null(strstr(s, "    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"));
     yaml_parser_t parser;
