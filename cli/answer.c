@@ -25,8 +25,10 @@ bool pod_annotation_usable(const struct kpod *p)
 {
     if (!p->cause || !*p->cause)
         return false;
-    if (!p->node_name)
-        return true;
+    if (!p->node_name) /* words of a bound pod cannot stand for one that is not (forged, or stale)
+                        */
+        return !after_placement(p->cause) && strcmp(p->cause, cause_word(CAUSE_OK)) != 0 &&
+               strcmp(p->cause, cause_word(CAUSE_NODE_REJECTED)) != 0;
     if (store_is_starting_gpu_pod(p))
         return after_placement(p->cause);
     return strcmp(p->cause, cause_word(CAUSE_OK)) == 0 ||

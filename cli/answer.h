@@ -35,7 +35,8 @@ struct pod_answer {
  * pod_annotation_usable() - whether p's gputri/cause annotation can stand for a live
  * classification: present, and not contradicted by the binding (a pod bound since the word was
  * written is stale unless the word is one of after placement while its GPU containers have not
- * started, or ok, or node-rejected for a pod its kubelet rejected). Pure; p borrowed.
+ * started, or ok, or node-rejected for a pod its kubelet rejected; an unbound pod's word is none
+ * of those, which only a bound pod can have). Pure; p borrowed.
  */
 bool pod_annotation_usable(const struct kpod *p);
 

@@ -764,7 +764,8 @@ static void apply_seg(const struct seg *s, json_object *root, json_object *o, st
             b += n;
         a = a < 0 ? 0 : a > n ? n : a;
         b = b < 0 ? 0 : b > n ? n : b;
-        for (long i = a; i < b; i += s->step)
+        /* i < b <= n and step >= 1: stop before i + step could pass LONG_MAX */
+        for (long i = a; i < b && !out->rc; i = s->step > b - i ? b : i + s->step)
             vals_push(out, json_object_array_get_idx(o, (size_t)i));
         break;
     }
@@ -828,6 +829,7 @@ struct run {
     struct buf *out;
     char *err;
     size_t errlen;
+    size_t work; /* values every expression of the run produced, bounded by JSONPATH_MAX_WORK */
 };
 
 static int run_nodes(struct run *r, const struct tnode *nodes, size_t n, json_object *cur,
@@ -845,6 +847,10 @@ static int run_nodes(struct run *r, const struct tnode *nodes, size_t n, json_ob
         }
         struct vals v = {0};
         int rc = eval_path(t->path, r->root, cur, &v);
+        /* nested ranges multiply: the whole run has one budget, not each expression */
+        r->work += v.n;
+        if (rc == K_OK && r->work > JSONPATH_MAX_WORK)
+            rc = K_ETOOBIG;
         for (size_t j = 0; j < v.n && rc == K_OK; j++) {
             if (t->kind == T_RANGE) {
                 rc = run_nodes(r, t->body, t->n_body, v.v[j], depth + 1);
@@ -864,8 +870,10 @@ static int run_nodes(struct run *r, const struct tnode *nodes, size_t n, json_ob
         free(v.v);
         if (rc) {
             if (rc == K_ETOOBIG)
-                errbuf_printf(r->err, r->errlen, "more than %d results, or the output too large",
-                              JSONPATH_MAX_RESULTS);
+                errbuf_printf(r->err, r->errlen,
+                              "more than %d results in one expression or %d in all, or the "
+                              "output too large",
+                              JSONPATH_MAX_RESULTS, JSONPATH_MAX_WORK);
             return rc;
         }
     }

@@ -42,6 +42,8 @@ struct jsonpath;
 /* Bounds: template length and the results one evaluation may produce (K_ETOOBIG past them). */
 #define JSONPATH_MAX_TEMPLATE 4096
 #define JSONPATH_MAX_RESULTS 1000000
+/* Values all the expressions of one run produce together (nested ranges multiply). */
+#define JSONPATH_MAX_WORK 4000000
 
 /*
  * jsonpath_parse() - parse template `tmpl` (kubectl's form: "{.items[*].metadata.name}",
@@ -59,7 +61,8 @@ int jsonpath_parse(const char *tmpl, bool relaxed, struct jsonpath **out, char *
  * `kubectl -o jsonpath=` prints it (see the top). With `as_json`, as -o jsonpath-as-json: the
  * results of every expression as one JSON array, pretty-printed (the template's text is not
  * printed). Returns K_OK, K_EINVAL (err says why: e.g. range over a scalar), K_ETOOBIG (more
- * than JSONPATH_MAX_RESULTS results, or out's limit), K_ENOMEM.
+ * than JSONPATH_MAX_RESULTS results of one expression, more than JSONPATH_MAX_WORK of all the
+ * expressions of the run together, or out's limit), K_ENOMEM.
  */
 int jsonpath_print(const struct jsonpath *jp, json_object *root, bool as_json, struct buf *out,
                    char *err, size_t errlen);

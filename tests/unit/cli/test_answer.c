@@ -106,12 +106,41 @@ static void test_forbidden_resource(void **state)
     assert_string_equal(out, "a\\x1b[2Jb");
 }
 
+/* An unbound pod's answer is never one only a bound pod can have (forged, or stale). */
+static void test_usable_unbound(void **state)
+{
+    (void)state;
+    struct kpod p;
+    memset(&p, 0, sizeof(p));
+    assert_false(pod_annotation_usable(&p));
+    static const struct {
+        const char *cause;
+        bool usable;
+    } cases[] = {
+        {"exhausted", true},
+        {"taint", true},
+        {"gang-waiting", true},
+        {"ok", false},
+        {"node-rejected", false},
+        {"runtime-missing", false},
+        {"image-pull-failed", false},
+        {"container-start-failed", false},
+        {"", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        p.cause = (char *)cases[i].cause;
+        if (pod_annotation_usable(&p) != cases[i].usable)
+            fail_msg("%s: want usable=%d", cases[i].cause, cases[i].usable);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_from_managed_fields),
         cmocka_unit_test(test_managed_fields_bound),
         cmocka_unit_test(test_forbidden_resource),
+        cmocka_unit_test(test_usable_unbound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,12 +191,41 @@ static void test_refusals(void **state)
     assert_int_equal(jsonpath_parse(big, false, &jp, err, sizeof(err)), K_ETOOBIG);
 }
 
+/* Nested ranges multiply: one budget for the whole run ends them (K_ETOOBIG, not minutes of
+ * CPU); a slice's step near LONG_MAX ends without overflow. */
+static void test_run_budget(void **state)
+{
+    (void)state;
+    json_object *doc = json_object_new_array();
+    for (int i = 0; i < 2000; i++)
+        json_object_array_add(doc, json_object_new_int(i));
+    struct jsonpath *jp = NULL;
+    char err[256];
+    assert_int_equal(
+        jsonpath_parse("{range $[*]}{range $[*]}{@}{end}{end}", false, &jp, err, sizeof(err)),
+        K_OK);
+    struct buf b;
+    buf_init(&b, 1u << 30);
+    assert_int_equal(jsonpath_print(jp, doc, false, &b, err, sizeof(err)), K_ETOOBIG);
+    assert_non_null(strstr(err, "in all"));
+    jsonpath_free(jp);
+    buf_reset(&b);
+    assert_int_equal(jsonpath_parse("{$[1::9223372036854775807]}", false, &jp, err, sizeof(err)),
+                     K_OK);
+    assert_int_equal(jsonpath_print(jp, doc, false, &b, err, sizeof(err)), K_OK);
+    assert_string_equal(buf_cstr(&b), "1");
+    jsonpath_free(jp);
+    buf_cleanup(&b);
+    json_object_put(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kubectl_doc_table), cmocka_unit_test(test_fields_indices_filters),
         cmocka_unit_test(test_as_json),           cmocka_unit_test(test_relaxed_first_and_cell),
         cmocka_unit_test(test_escapes_values),    cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_run_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
