@@ -15,7 +15,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ALL_TARGETS=(quantity watch list proto classify admission json kubeconfig cel dra exec requeue
-  autoscaler pod_events workload quota gang)
+  autoscaler pod_events workload quota gang jsonpath)
 build=1 run=1 secs=300 targets=()
 for a in "$@"; do
   case $a in

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota,gang}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota,gang,jsonpath}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -200,6 +200,17 @@ done
 jq -c '.items[]' "$fixtures"/kueue/workloads.json | while IFS= read -r w; do
   printf '%s' "$w" | put workload
 done
+
+# jsonpath: kubectl's documented templates and the plugin's own (first line; the default list
+# below them), and one on a pod (fuzz_jsonpath.c).
+for t in '{.kind}' '{.items[*].metadata.name}' "{.items[0].metadata.labels['x.io/y']}" \
+  '{.items[*].metadata.labels.x\.io/y}' '{range .items[*]}{.metadata.name}{"\t"}{end}' \
+  '{.items[?(@.status.n>1)].metadata.name}' '{..name}' '{.items[-1:].status.v[::2]}' \
+  '.status.n' 'metadata.name' '{range $..*}{range $..*}{end}{end}'; do
+  printf '%s' "$t" | put jsonpath
+done
+printf '%s\n%s' '{.spec.containers[*].resources.limits}' \
+  '{"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}' | put jsonpath
 
 # quota: every Event of the quota fixtures behind 0x80 (JSON), and its message behind 0x00
 # (fuzz_quota.c).
