@@ -315,10 +315,11 @@ static bool pod_spec_of(const char *group, const char *kind, json_object *obj, s
 }
 
 int admission_check_object(const char *group, const char *version, const char *kind, const char *ns,
-                           bool create, json_object *obj, const struct wh_snapshot *snap,
-                           struct warn_list *out)
+                           enum admission_check_as as, json_object *obj,
+                           const struct wh_snapshot *snap, struct warn_list *out)
 {
-    struct wh_object o = {.ns = ns, .create = create};
+    /* wh_object.create: the checks reading current usage (warnings.h) */
+    struct wh_object o = {.ns = ns, .create = as == ADMISSION_CHECK_CREATE};
     /* at any version gputri reads (core/kube/dra_api.h) */
     enum dra_api_version dra_version = dra_api_version_parse(version);
     bool dra_kind =
@@ -330,8 +331,9 @@ int admission_check_object(const char *group, const char *version, const char *k
         wh_check_quota_object(obj, snap->gpus, out);
     } else if (dra_kind) {
         /* the spec is immutable: only CREATE says something new */
-        if (create && wh_check_dra_object(snap, ns, obj, strcmp(kind, "ResourceClaimTemplate") == 0,
-                                          dra_version, out) == K_ENOMEM)
+        if (as != ADMISSION_CHECK_UPDATE &&
+            wh_check_dra_object(snap, ns, obj, strcmp(kind, "ResourceClaimTemplate") == 0,
+                                dra_version, out) == K_ENOMEM)
             return K_ENOMEM;
     } else if (pod_spec_of(group, kind, obj, &o)) {
         /* K_EPARSE (an unparsable GPU quantity): the API server rejects the object itself;
@@ -426,7 +428,9 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
                  okind, (object_cost + (1u << 20) - 1) >> 20, ADMISSION_MAX_OBJECT_COST >> 20);
     if (checkable && obj &&
         admission_check_object(group ? group : "", version, okind, out->ns[0] ? out->ns : NULL,
-                               strcmp(op, "CREATE") == 0, obj, snap, &out->warnings) == K_ENOMEM) {
+                               strcmp(op, "CREATE") == 0 ? ADMISSION_CHECK_CREATE
+                                                         : ADMISSION_CHECK_UPDATE,
+                               obj, snap, &out->warnings) == K_ENOMEM) {
         rc = K_ENOMEM;
         goto done;
     }

@@ -291,7 +291,8 @@ static int check_stored(struct wh_verify *v, struct admission_result *r, json_ob
     warn_list_init(&r->warnings);
     struct wh_snapshot snap;
     v->o.snapshot_read(v->o.snapshot_ctx, &snap);
-    int rc = admission_check_object(group, version, r->kind, r->ns, true, obj, &snap, &r->warnings);
+    int rc = admission_check_object(group, version, r->kind, r->ns, ADMISSION_CHECK_STORED, obj,
+                                    &snap, &r->warnings);
     v->o.snapshot_release(v->o.snapshot_ctx);
     return rc;
 }

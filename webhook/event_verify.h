@@ -28,7 +28,9 @@
  *     WH_VERIFY_SEEN uids verified are remembered).
  * Anything else ends the review without an Event. Then the object read back, not the review, is
  * checked: the same admission checks the webhook runs on a review (admission.h
- * admission_check_object, as for a CREATE), against the snapshot the options give at that moment.
+ * admission_check_object, ADMISSION_CHECK_STORED: those of a CREATE but the quota left, as
+ * status.used by then counts the object itself), against the snapshot the options give at that
+ * moment.
  * Its Events are exactly the warnings that check finds on the stored object, posted to the
  * recorder's queue (kube/event_recorder.h, which folds repeats and applies its token buckets); none
  * when the stored object draws no warning. So the review decides only that an object is looked up,
