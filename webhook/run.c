@@ -18,6 +18,7 @@
 #include "http/tls_source.h"
 #include "kube/client.h"
 #include "kube/config.h"
+#include "kube/rate_limit_metrics.h"
 #include "model/gpu.h"
 #include "selfcert.h"
 #include "server.h"
@@ -148,10 +149,11 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             (unsigned long long)vs.unwarned, (unsigned long long)vs.absent,
             (unsigned long long)vs.mismatch, (unsigned long long)vs.failed,
             (unsigned long long)vs.dropped, vs.pending);
-    /* process_* (CPU, memory, descriptors, start time), as client libraries export them */
+    /* the client-side rate limit's waits; process_* (CPU, memory, descriptors, start time), as
+     * client libraries export them */
     struct buf proc;
     buf_init(&proc, 16384);
-    if (process_metrics_append(&proc) == K_OK)
+    if (kube_rate_limit_metrics_append(&proc) == K_OK && process_metrics_append(&proc) == K_OK)
         fputs(buf_cstr(&proc), f);
     buf_cleanup(&proc);
     selfcert_metrics(app->selfcert, f);
