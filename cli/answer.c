@@ -214,15 +214,10 @@ static bool print_explain_as(const struct printer *pr, const char *ns, const cha
 {
     json_object *o = NULL;
     char why[512] = "";
-    struct buf b;
-    buf_init(&b, (size_t)1 << 24);
     int rc = answer_explain_json(ns, name, a, &o);
     if (rc == K_OK)
-        rc = printer_print_item(pr, o, NULL, false, &b, why, sizeof(why));
+        rc = printer_write_item(pr, o, out, why, sizeof(why));
     json_object_put(o);
-    if (rc == K_OK && b.len && fwrite(b.data, 1, b.len, out) != b.len)
-        rc = K_EIO;
-    buf_cleanup(&b);
     if (rc)
         fprintf(err_out, "%s: %s\n", prog, why[0] ? why : k_strerror(rc));
     return rc == K_OK;

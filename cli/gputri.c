@@ -141,15 +141,10 @@ static int print_explain_object(const struct printer *pr, const struct triage *t
                                 char *why, size_t whylen)
 {
     json_object *o = NULL;
-    struct buf b;
-    buf_init(&b, (size_t)1 << 30);
     int rc = triage_explain_json(t, &o);
     if (rc == K_OK)
-        rc = printer_print_item(pr, o, NULL, false, &b, why, whylen);
+        rc = printer_write_item(pr, o, out, why, whylen);
     json_object_put(o);
-    if (rc == K_OK && b.len && fwrite(b.data, 1, b.len, out) != b.len)
-        rc = K_EIO;
-    buf_cleanup(&b);
     return rc;
 }
 

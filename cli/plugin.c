@@ -372,15 +372,10 @@ static int run_explain(const struct plugin_io *io, const struct plugin_args *a,
     char why[512] = "";
     if (a->output) {
         json_object *o = NULL;
-        struct buf out;
-        buf_init(&out, (size_t)1 << 30);
         rc = triage_explain_json(&t, &o);
         if (rc == K_OK)
-            rc = printer_print_item(&pr, o, NULL, false, &out, why, sizeof(why));
+            rc = printer_write_item(&pr, o, io->out, why, sizeof(why));
         json_object_put(o);
-        if (rc == K_OK && write_all(io, &out))
-            rc = K_EIO;
-        buf_cleanup(&out);
     } else {
         rc = triage_print_explain(&t, io->out);
     }
