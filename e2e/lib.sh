@@ -399,7 +399,7 @@ gputri_event_count() {
 # --autoscaler-grace-period during the hour after (controller/reconcile.h autoscaler_seen), which
 # would make another suite's words late. Waits (up to 120 s) until the namespaces NS (the suite's
 # pods, and the verdicts' Events with them) are gone, so that a relist finds no verdict, then
-# restarts gputri's daemons (e2e/cluster deploy) when gputri-controller runs. Needs
+# restarts gputri-controller (e2e/cluster deploy gputri-controller) when it runs. Needs
 # KUBECONFIG_FILE and KUBECTL as kc; returns 1 when a namespace stays or the deploy fails.
 forget_autoscalers() {
   local ns st
@@ -412,11 +412,11 @@ forget_autoscalers() {
   done
   st=$("$REPO/e2e/cluster" status 2>/dev/null || true) # not piped: grep -q would cut it (pipefail)
   grep -q '^gputri-controller .*running' <<<"$st" || return 0
-  "$REPO/e2e/cluster" deploy >/dev/null 2>&1 || {
+  "$REPO/e2e/cluster" deploy gputri-controller >/dev/null 2>&1 || {
     say "e2e/cluster deploy failed; gputri-controller still remembers an autoscaler"
     return 1
   }
-  say "gputri's daemons restarted: the controller forgot the autoscalers' verdicts"
+  say "gputri-controller restarted: it forgot the autoscalers' verdicts"
 }
 
 # ---- a bench script's own cluster and gputri-controller (bench/scale, bench/event-storm)
