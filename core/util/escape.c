@@ -8,6 +8,15 @@
 #include "result.h"
 #include "utf8.h"
 
+/* The Unicode bidirectional formatting characters (Unicode 15 UAX #9 table 1: ALM, LRM, RLM,
+ * LRE..RLO, LRI..PDI): invisible, they reorder what a bidi terminal shows after them, so a cell
+ * can show another cell's text in its place. Go's strconv.Quote escapes them (not printable). */
+static bool bidi_control(unsigned cp)
+{
+    return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /*
  * The next piece of s[0..len) (len >= 1): sets *used to the bytes it takes and returns the
  * length of its escape, written NUL-terminated into esc[TEXT_ESCAPE_MAX + 1], or 0 when those
@@ -30,6 +39,12 @@ static size_t next_piece(const unsigned char *s, size_t len, enum text_escape ho
     if (cp == 0x7f)
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, json ? "\\u%04x" : "\\x%02x", cp);
     if (cp >= 0x80 && cp <= 0x9f)
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
+    /* U+2028 and U+2029 end a line where a JavaScript or Unicode reader splits lines: Go's
+     * encoding/json escapes them in every string */
+    if (cp == 0x2028 || cp == 0x2029)
+        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
+    if (!json && bidi_control(cp))
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
     if ((how == TEXT_ESCAPE_JSON_STRING || how == TEXT_ESCAPE_QUOTED) && (cp == '"' || cp == '\\'))
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\%c", (char)cp);
