@@ -8,13 +8,15 @@
 #include "result.h"
 #include "utf8.h"
 
-/* The Unicode bidirectional formatting characters (Unicode 15 UAX #9 table 1: ALM, LRM, RLM,
- * LRE..RLO, LRI..PDI): invisible, they reorder what a bidi terminal shows after them, so a cell
- * can show another cell's text in its place. Go's strconv.Quote escapes them (not printable). */
-static bool bidi_control(unsigned cp)
+/* The characters that move text on the screen without showing: the Unicode bidirectional
+ * formatting characters (UAX #9 table 1: ALM, LRM, RLM, LRE..RLO, LRI..PDI; an invisible RLO
+ * makes a bidi terminal show the rest of a row reversed, so a cell can show another cell's text
+ * in its place), and the line and paragraph separators (a line end for Unicode and JavaScript
+ * readers). Go's strconv.Quote escapes all of them, its encoding/json the separators. */
+static bool moves_display(unsigned cp)
 {
     return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-           (cp >= 0x2066 && cp <= 0x2069);
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
 /*
@@ -40,11 +42,7 @@ static size_t next_piece(const unsigned char *s, size_t len, enum text_escape ho
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, json ? "\\u%04x" : "\\x%02x", cp);
     if (cp >= 0x80 && cp <= 0x9f)
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
-    /* U+2028 and U+2029 end a line where a JavaScript or Unicode reader splits lines: Go's
-     * encoding/json escapes them in every string */
-    if (cp == 0x2028 || cp == 0x2029)
-        return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
-    if (!json && bidi_control(cp))
+    if (moves_display(cp))
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\u%04x", cp);
     if ((how == TEXT_ESCAPE_JSON_STRING || how == TEXT_ESCAPE_QUOTED) && (cp == '"' || cp == '\\'))
         return (size_t)snprintf(esc, TEXT_ESCAPE_MAX + 1, "\\%c", (char)cp);
@@ -92,6 +90,21 @@ int text_escape_buf(struct buf *out, const char *s, size_t len, enum text_escape
     if (rc == K_OK)
         rc = buf_append(out, run, (size_t)(p - run));
     return rc;
+}
+
+int text_moves_display(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (len > 0) {
+        unsigned cp;
+        size_t n = utf8_decode(p, len, &cp);
+        if (n && moves_display(cp))
+            return 1;
+        n = n ? n : 1;
+        p += n;
+        len -= n;
+    }
+    return 0;
 }
 
 int text_is_plain(const char *s, size_t len)

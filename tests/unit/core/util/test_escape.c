@@ -52,9 +52,9 @@ static void test_terminal(void **state)
     assert_string_equal(ESC("", TEXT_ESCAPE_TERMINAL), "");
 }
 
-/* Invisible characters that move text on the screen: U+202E (RLO) makes a bidi terminal show the
- * rest of a row reversed, so "\u202e" + "detsuahxe" reads as another cause; U+2028 and U+2029
- * end a line for Unicode and JavaScript readers. Go's strconv.Quote escapes all of them. */
+/* Invisible characters that move text on the screen, in every form: U+202E (RLO) makes a bidi
+ * terminal show the rest of a row reversed, so "\u202e" + "detsuahxe" reads as another cause;
+ * U+2028 and U+2029 end a line for Unicode and JavaScript readers. */
 static void test_bidi_and_separators(void **state)
 {
     (void)state;
@@ -67,12 +67,16 @@ static void test_bidi_and_separators(void **state)
     assert_string_equal(esc(in, sizeof(in) - 1, TEXT_ESCAPE_TERMINAL), want);
     assert_string_equal(esc(in, sizeof(in) - 1, TEXT_ESCAPE_QUOTED), want);
     assert_false(text_is_plain(in, sizeof(in) - 1));
-    /* JSON: Go's encoding/json escapes only the separators; the bidi characters are text */
+    /* JSON too, where a reader's terminal shows the text as well; read back they are the same */
     assert_string_equal(ESC("a\xe2\x80\xa8"
                             "b\xe2\x80\xae",
                             TEXT_ESCAPE_JSON_STRING),
-                        "a\\u2028b\xe2\x80\xae");
-    assert_string_equal(ESC("\"a\xe2\x80\xa9\"", TEXT_ESCAPE_JSON_TEXT), "\"a\\u2029\"");
+                        "a\\u2028b\\u202e");
+    assert_string_equal(ESC("\"a\xe2\x80\xa9\xe2\x81\xa6\"", TEXT_ESCAPE_JSON_TEXT),
+                        "\"a\\u2029\\u2066\"");
+    assert_true(text_moves_display(in, sizeof(in) - 1));
+    assert_true(text_moves_display("\xff\xe2\x80\xae", 4));
+    assert_false(text_moves_display("caf\xc3\xa9\xff\x1b", 7));
     /* neighbours pass: U+2027, U+202F, U+2065, U+206A, U+200D (ZWJ of emoji sequences) */
     assert_true(text_is_plain("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d", 15));
 }
