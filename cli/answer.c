@@ -36,19 +36,24 @@ bool pod_annotation_usable(const struct kpod *p)
            (strcmp(p->cause, cause_word(CAUSE_NODE_REJECTED)) == 0 && pod_rejected_by_kubelet(p));
 }
 
-int64_t answer_written_from_managed_fields(json_object *pod, const char *manager, const char *key)
+/* Whether `manager` owns the annotation `key` of `pod` in a managedFields entry (*time: the
+ * newest such entry's time, 0 when none parses); *any: whether the pod has managedFields. */
+static bool managed_by(json_object *pod, const char *manager, const char *key, int64_t *time,
+                       bool *any)
 {
     json_object *meta = kube_json_get(pod, "metadata", json_type_object);
     json_object *mf = kube_json_get(meta, "managedFields", json_type_array);
+    *time = 0;
+    *any = mf && json_object_array_length(mf) > 0;
     if (!mf)
-        return 0;
+        return false;
     char fkey[256];
     if ((size_t)snprintf(fkey, sizeof(fkey), "f:%s", key) >= sizeof(fkey))
-        return 0;
+        return false;
     size_t n = json_object_array_length(mf);
     if (n > ANSWER_MANAGED_FIELDS_MAX)
         n = ANSWER_MANAGED_FIELDS_MAX;
-    int64_t best = 0;
+    bool owned = false;
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(mf, i);
         const char *m = kube_json_str(e, "manager");
@@ -59,13 +64,31 @@ int64_t answer_written_from_managed_fields(json_object *pod, const char *manager
         f = kube_json_get(f, "f:annotations", json_type_object);
         if (!kube_json_field(f, fkey))
             continue;
+        owned = true;
         int64_t t = 0;
         const char *ts = kube_json_str(e, "time");
         /* one manager may own the key in more than one entry (operations): the newest wins */
-        if (ts && clock_parse_rfc3339(ts, &t) && t > best)
-            best = t;
+        if (ts && clock_parse_rfc3339(ts, &t) && t > *time)
+            *time = t;
     }
-    return best;
+    return owned;
+}
+
+int64_t answer_written_from_managed_fields(json_object *pod, const char *manager, const char *key)
+{
+    int64_t t;
+    bool any;
+    managed_by(pod, manager, key, &t, &any);
+    return t;
+}
+
+/* Whether the controller wrote the annotation `key` as it stands: its field manager owns it, or
+ * the pod has no managedFields to say (whoever overwrote it last owns it; a namespace user who
+ * may edit the pod can write gputri/ annotations too). */
+static bool controller_owns(json_object *pod, const char *key, int64_t *time)
+{
+    bool any;
+    return managed_by(pod, POD_ANNOTATION_MANAGER, key, time, &any) || !any;
 }
 
 int pod_answer_from_object(const struct gpu_set *gpus, const char *ns, const char *name,
@@ -79,11 +102,13 @@ int pod_answer_from_object(const struct gpu_set *gpus, const char *ns, const cha
     int rc = store_pod_apply_json(s, pod, 0, NULL, &changed);
     if (rc == K_OK) {
         const struct kpod *p = store_pod_get(s, ns, name);
-        if (p && pod_annotation_usable(p) && cause_from_word(p->cause) >= 0) {
+        int64_t written = 0, detail_written = 0;
+        if (p && pod_annotation_usable(p) && cause_from_word(p->cause) >= 0 &&
+            controller_owns(pod, POD_ANNOTATION_CAUSE, &written)) {
             snprintf(a->cause, sizeof(a->cause), "%s", p->cause);
-            snprintf(a->detail, sizeof(a->detail), "%s", p->detail ? p->detail : "");
-            a->written = answer_written_from_managed_fields(pod, POD_ANNOTATION_MANAGER,
-                                                            POD_ANNOTATION_CAUSE);
+            if (controller_owns(pod, POD_ANNOTATION_DETAIL, &detail_written))
+                snprintf(a->detail, sizeof(a->detail), "%s", p->detail ? p->detail : "");
+            a->written = written;
         }
     } else if (rc != K_ENOMEM) {
         rc = K_OK; /* a pod past the projection's bounds carries no answer we can use */

@@ -44,9 +44,12 @@ bool pod_annotation_usable(const struct kpod *p);
 /*
  * pod_answer_read() - GET the pod ns/name (with its managedFields) and fill `a` from its
  * annotations and managedFields. K_OK with a->cause "" when the pod carries no usable answer (no
- * annotation, a stale one, or a word not on the ladder). K_ENOTFOUND, K_EFORBIDDEN and the other
- * K_* errors of kube_get_managed_fields with err filled; K_ENOMEM. gpus is borrowed (the GPU
- * resources, as for triage_run). Not thread-safe on `a`; the client as kube_get.
+ * annotation, a stale one, a word not on the ladder, or one another field manager wrote last:
+ * anyone who may edit the pod may write gputri/ annotations); a->detail "" when another field
+ * manager wrote gputri/detail last (a pod without managedFields is taken as it is). K_ENOTFOUND,
+ * K_EFORBIDDEN and the other K_* errors of kube_get_managed_fields with err filled; K_ENOMEM. gpus
+ * is borrowed (the GPU resources, as for triage_run). Not thread-safe on `a`; the client as
+ * kube_get.
  */
 int pod_answer_read(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
                     const char *name, struct pod_answer *a, struct kube_error *err);

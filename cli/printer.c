@@ -503,11 +503,12 @@ static bool valid_utf8(const char *s, size_t len)
     return true;
 }
 
-/* A string libyaml can take: valid UTF-8 (escaped for a terminal otherwise). */
+/* A string libyaml can take: valid UTF-8 (escaped for a terminal otherwise), and none of the
+ * characters that move text on the screen, which libyaml writes as they are (escaped so too). */
 static int yaml_scalar(yaml_emitter_t *e, const char *s, size_t len, bool is_string)
 {
     char *owned = NULL;
-    if (is_string && !valid_utf8(s, len)) {
+    if (is_string && (!valid_utf8(s, len) || text_moves_display(s, len))) {
         struct buf b;
         buf_init(&b, (size_t)1 << 30);
         if (text_escape_buf(&b, s, len, TEXT_ESCAPE_TERMINAL) != K_OK) {

@@ -188,6 +188,7 @@ static enum plan decide(const struct selfcert *s, const struct state *st, char *
     if (!st->obj || !st->ca_crt || !st->ca_key || !st->tls_crt || !st->tls_key ||
         certgen_first_pem(st->ca_crt, first_ca) != K_OK ||
         certgen_key_matches(*first_ca, st->ca_key) != K_OK ||
+        certgen_can_sign(*first_ca) != K_OK || /* written by someone else: nothing it signs */
         certgen_key_matches(st->tls_crt, st->tls_key) != K_OK ||
         certgen_cert_times(*first_ca, &ca_nb, &ca_na) != K_OK || ca_na <= t || ca_nb > t ||
         certgen_cert_times(st->tls_crt, &nb, &na) != K_OK)

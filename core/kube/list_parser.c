@@ -61,6 +61,7 @@ struct kube_list_parser {
     struct buf val; /* the value's bytes; its limit is set per value */
     bool in_string, escape, scalar;
     size_t depth;
+    bool deep; /* the item nests deeper than KUBE_LIST_MAX_DEPTH: skipped once complete */
     /* results */
     char *rv, *cont; /* owned; NULL when absent */
     size_t items, over_budget;
@@ -124,6 +125,7 @@ static void collect(struct kube_list_parser *p, enum what what, char c)
     p->in_string = false;
     p->escape = false;
     p->depth = 0;
+    p->deep = false;
     p->scalar = c != '"' && c != '{' && c != '[';
     /* Keep a small buffer for the next value; give back what a large one needed. */
     if (p->val.cap > (1u << 20))
@@ -158,6 +160,13 @@ static bool key_is(json_object *k, const char *name)
  */
 static int finish_item(struct kube_list_parser *p)
 {
+    if (p->deep) { /* valid JSON the tree would refuse: skipped like one over its budget */
+        kube_read_too_deep("a LIST item", p->val.len);
+        p->over_budget++;
+        kube_read_trim(p->val.len);
+        p->state = ST_ITEM_NEXT;
+        return K_OK;
+    }
     struct json_tree t;
     char err[160];
     int rc = kube_read_parse(&t, KUBE_READ_OBJECT, p->val.data, p->val.len, err, sizeof(err));
@@ -264,8 +273,11 @@ static int collect_bytes(struct kube_list_parser *p, const char *data, size_t le
         } else if (c == '"') {
             p->in_string = true;
         } else if (c == '{' || c == '[') {
-            if (++p->depth > KUBE_LIST_MAX_DEPTH)
-                return K_EPARSE;
+            if (++p->depth > KUBE_LIST_MAX_DEPTH) {
+                if (p->what != W_ITEM)
+                    return K_EPARSE;
+                p->deep = true; /* one object must not stop the LIST: skipped when complete */
+            }
         } else if (c == '}' || c == ']') {
             *done = --p->depth == 0;
         }

@@ -18,8 +18,12 @@
  *
  * Bounds: an item above max_item bytes, and a "metadata" or other top-level member, key included,
  * above KUBE_LIST_MAX_FIELD bytes, is K_ETOOBIG; nesting deeper than KUBE_LIST_MAX_DEPTH inside
- * one value is K_EPARSE at the byte that passes it. The caller bounds the number of items (its
- * handler) and the bytes of one response (kube/client.c).
+ * "metadata" or another top-level member is K_EPARSE at the byte that passes it; an item nested
+ * that deep (a CustomResource that keeps unknown fields can be, and anyone who may create one
+ * could otherwise stop the LIST for every other) is collected to its end, then skipped and
+ * counted with the items over budget (kube_read_too_deep), its syntax past the bound not checked.
+ * The caller bounds the number of items (its handler) and the bytes of one response
+ * (kube/client.c).
  *
  * Strictness: the items and members are strict JSON as json-c reads it (JSON_TOKENER_STRICT: no
  * trailing commas, single quotes, NaN); the bytes must be UTF-8 (RFC 3629) without NUL; the
@@ -83,8 +87,9 @@ const char *kube_list_parser_continue(const struct kube_list_parser *p);
 /* kube_list_parser_items() - how many items were handed to the handler. */
 size_t kube_list_parser_items(const struct kube_list_parser *p);
 
-/* kube_list_parser_over_budget() - how many items were skipped as over their memory budget
- * (kube/read_budget.h: counted and logged there; the handler never saw them). */
+/* kube_list_parser_over_budget() - how many items were skipped as over their memory budget or
+ * nested too deep (above; kube/read_budget.h: counted and logged there; the handler never saw
+ * them). */
 size_t kube_list_parser_over_budget(const struct kube_list_parser *p);
 
 void kube_list_parser_free(struct kube_list_parser *p);

@@ -97,18 +97,36 @@ static atomic_uint_fast64_t over_budget;
 static atomic_int_fast64_t last_log_ms = -60000;
 static atomic_uint_fast64_t logged; /* over_budget when the last line was written */
 
-void kube_read_over_budget(const char *what, uint64_t cost, size_t len)
+/* Counts one object not built; true when a line may be logged now (*since: the count of the
+ * objects not logged since the last line, this one included). */
+static bool count_skipped(uint64_t *since)
 {
     uint64_t n = atomic_fetch_add(&over_budget, 1) + 1;
     int64_t now = clock_mono_ms(NULL);
     int64_t last = atomic_load(&last_log_ms);
     if (now - last < 60000 || !atomic_compare_exchange_strong(&last_log_ms, &last, now))
+        return false;
+    *since = n - atomic_exchange(&logged, n);
+    return true;
+}
+
+void kube_read_too_deep(const char *what, size_t len)
+{
+    uint64_t since;
+    if (count_skipped(&since))
+        log_warn_kv("object not read: nested deeper than the limit per object; treated as absent",
+                    LOG_STR("what", what), LOG_INT("bytes", len),
+                    LOG_INT("maxDepth", KUBE_READ_MAX_DEPTH), LOG_INT("sinceLastWarning", since));
+}
+
+void kube_read_over_budget(const char *what, uint64_t cost, size_t len)
+{
+    uint64_t since;
+    if (!count_skipped(&since))
         return;
-    uint64_t before = atomic_exchange(&logged, n);
     log_warn_kv("object not read: its JSON tree is over the limit per object; treated as absent",
                 LOG_STR("what", what), LOG_INT("bytes", len), LOG_INT("treeKiB", cost >> 10),
-                LOG_INT("limitKiB", KUBE_READ_MAX_COST >> 10),
-                LOG_INT("sinceLastWarning", n - before));
+                LOG_INT("limitKiB", KUBE_READ_MAX_COST >> 10), LOG_INT("sinceLastWarning", since));
 }
 
 uint64_t kube_read_over_budget_total(void)

@@ -84,7 +84,16 @@ int kube_read_parse_value(struct json_tree *t, const char *text, size_t len, cha
  */
 void kube_read_over_budget(const char *what, uint64_t cost, size_t len);
 
-/* kube_read_over_budget_total() - objects not built for their size since the process started. */
+/*
+ * kube_read_too_deep() - note an object of `len` bytes that was not built because it nests
+ * deeper than KUBE_READ_MAX_DEPTH (valid JSON, as a CustomResource that keeps unknown fields may
+ * hold): counted with the over-budget ones (one object must not stop a LIST or a watch for every
+ * other), and logged with `what` under the same once-a-minute limit.
+ */
+void kube_read_too_deep(const char *what, size_t len);
+
+/* kube_read_over_budget_total() - objects not built for their size or depth since the process
+ * started. */
 uint64_t kube_read_over_budget_total(void);
 
 /* kube_read_trim() - hand memory back to the system when a read of `len` bytes was large. */

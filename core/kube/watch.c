@@ -31,6 +31,7 @@ struct kube_watch_parser {
     bool in_string;
     bool escape;             /* the previous byte in a string was a backslash */
     size_t depth;            /* open objects and arrays */
+    bool deep;               /* the event nests deeper than KUBE_READ_MAX_DEPTH */
     struct utf8_stream utf8; /* UTF-8 check across chunks */
     char *last_rv;           /* owned; NULL means "" */
     size_t over_budget;
@@ -157,8 +158,16 @@ static int finish_event(struct kube_watch_parser *p)
 {
     struct json_tree t;
     char err[160];
-    /* The scanner ends the event at the brace that closes it; the parse checks every byte. */
-    int rc = kube_read_parse(&t, KUBE_READ_EVENT, p->event.data, p->event.len, err, sizeof(err));
+    int rc = K_OK;
+    /* The scanner ends the event at the brace that closes it; the parse checks every byte. An
+     * event nested deeper than the tree takes is valid JSON: skipped as one over its budget, so
+     * that one object (a CustomResource that keeps unknown fields) cannot end every watch. */
+    if (p->deep) {
+        kube_read_too_deep("a watch event", p->event.len);
+        p->over_budget++;
+        goto done;
+    }
+    rc = kube_read_parse(&t, KUBE_READ_EVENT, p->event.data, p->event.len, err, sizeof(err));
     if (rc == K_OK) {
         rc = dispatch(p, t.root);
     } else if (rc == K_ETOOBIG) {
@@ -169,6 +178,7 @@ static int finish_event(struct kube_watch_parser *p)
         rc = K_OK;
     }
     json_tree_free(&t);
+done:
     kube_read_trim(p->event.len);
     p->in_event = false;
     /* Keep a small buffer for the next event; give back what a large one needed. */
@@ -197,6 +207,7 @@ static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len
             p->in_string = false;
             p->escape = false;
             p->depth = 0;
+            p->deep = false;
         }
         size_t i = 0;
         bool complete = false;
@@ -212,7 +223,8 @@ static int parse_bytes(struct kube_watch_parser *p, const char *data, size_t len
             } else if (c == '"') {
                 p->in_string = true;
             } else if (c == '{' || c == '[') {
-                p->depth++;
+                if (++p->depth > KUBE_READ_MAX_DEPTH)
+                    p->deep = true;
             } else if (c == '}' || c == ']') {
                 complete = --p->depth == 0;
             }

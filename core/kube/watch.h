@@ -6,7 +6,8 @@
  * arrive and calls back once per complete event. T is ADDED, MODIFIED, DELETED, BOOKMARK or
  * ERROR (kubernetes/apimachinery: pkg/watch/watch.go). For ERROR, O is a metav1.Status.
  * Each event is parsed within its memory budget (kube/read_budget.h): the members no projection
- * reads are not built, and an event over the budget is skipped and counted, not built.
+ * reads are not built, and an event over the budget, or nested deeper than KUBE_READ_MAX_DEPTH
+ * (valid JSON: a CustomResource that keeps unknown fields), is skipped and counted, not built.
  * Not thread-safe; one parser per stream.
  */
 #ifndef GPUTRI_KUBE_WATCH_H
@@ -62,9 +63,9 @@ int kube_watch_parser_finish(struct kube_watch_parser *p);
 const char *kube_watch_parser_last_rv(const struct kube_watch_parser *p);
 
 /*
- * kube_watch_parser_over_budget() - how many events were skipped as over their memory budget
- * (kube/read_budget.h: counted and logged there; the handler never saw them, and the last
- * resourceVersion did not advance).
+ * kube_watch_parser_over_budget() - how many events were skipped as over their memory budget, or
+ * nested deeper than KUBE_READ_MAX_DEPTH (kube/read_budget.h: counted and logged there; the handler
+ * never saw them, and the last resourceVersion did not advance).
  */
 size_t kube_watch_parser_over_budget(const struct kube_watch_parser *p);
 

@@ -504,6 +504,14 @@ static void format_time(time_t t, char *out, size_t outlen)
     clock_format_rfc3339((int64_t)t * 1000, false, out, outlen);
 }
 
+/* Whether x may sign certificates: CA:TRUE, and keyCertSign when it has a key usage. */
+static bool may_sign(X509 *x)
+{
+    uint32_t flags = X509_get_extension_flags(x);
+    return (flags & EXFLAG_CA) &&
+           (!(flags & EXFLAG_KUSAGE) || (X509_get_key_usage(x) & KU_KEY_CERT_SIGN));
+}
+
 /* Load and check a CA given for renewal: parses, matches its key, may sign, valid at now. */
 static int load_ca(const struct certgen_options *o, X509 **ca_out, EVP_PKEY **key_out, char *err,
                    size_t errlen)
@@ -528,9 +536,7 @@ static int load_ca(const struct certgen_options *o, X509 **ca_out, EVP_PKEY **ke
         errbuf_printf(err, errlen, "CA key does not match the CA certificate");
         goto out;
     }
-    uint32_t flags = X509_get_extension_flags(ca);
-    if (!(flags & EXFLAG_CA) ||
-        ((flags & EXFLAG_KUSAGE) && !(X509_get_key_usage(ca) & KU_KEY_CERT_SIGN))) {
+    if (!may_sign(ca)) {
         errbuf_printf(err, errlen, "CA certificate is not a CA (needs CA:TRUE and keyCertSign)");
         goto out;
     }
@@ -1006,6 +1012,15 @@ int certgen_key_matches(const char *cert_pem, const char *key_pem)
     int ok = x && k && X509_check_private_key(x, k) == 1;
     X509_free(x);
     EVP_PKEY_free(k);
+    ERR_clear_error();
+    return ok ? K_OK : K_EINVAL;
+}
+
+int certgen_can_sign(const char *ca_pem)
+{
+    X509 *x = pem_to_cert(ca_pem);
+    bool ok = x && may_sign(x);
+    X509_free(x);
     ERR_clear_error();
     return ok ? K_OK : K_EINVAL;
 }

@@ -192,6 +192,13 @@ int certgen_cert_times(const char *pem, time_t *not_before, time_t *not_after);
 int certgen_key_matches(const char *cert_pem, const char *key_pem);
 
 /*
+ * certgen_can_sign() - K_OK when the first certificate of ca_pem may sign certificates (CA:TRUE,
+ * and keyCertSign when it has a key usage: what certgen_generate requires of a CA it is given),
+ * K_EINVAL otherwise (not a CA, or no certificate). Pure; thread-safe.
+ */
+int certgen_can_sign(const char *ca_pem);
+
+/*
  * certgen_first_pem() - the first certificate of a PEM bundle, re-encoded as PEM, into a new
  * string (*out; free() it). Returns K_OK, K_EINVAL (no certificate) or K_ENOMEM.
  */

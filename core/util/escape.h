@@ -8,6 +8,11 @@
  * OSC, which many terminals honour in their UTF-8 form 0xC2 0x9B). Bytes that are not valid
  * UTF-8 (utf8_decode(): overlong forms, surrogates, stray continuation bytes, truncated
  * sequences) are escaped too, so that no terminal decodes them into a control of its own.
+ * So are, in every form as "\uNNNN", the characters that move text on the screen without
+ * showing: the bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069: an invisible U+202E makes a bidi terminal show the rest of a row reversed) and
+ * the line and paragraph separators U+2028 and U+2029 (Go's strconv.Quote escapes them all, its
+ * encoding/json the separators; kubectl's -o json leaves the bidi characters as they are).
  * Everything else, multi-byte characters included, passes through as it is.
  *
  * The forms are Go's (strconv.Quote for text, encoding/json for JSON), which is how kubectl and
@@ -26,7 +31,8 @@
 enum text_escape {
     /*
      * Text for a terminal: C0 and DEL as "\xNN" (ESC is "\x1b"), a C1 control as its code point
-     * "\u0080".."\u009f" (CSI is "\u009b"), each byte of an invalid sequence as "\xNN".
+     * "\u0080".."\u009f" (CSI is "\u009b"), each byte of an invalid sequence as "\xNN", the
+     * characters that move text (above) as "\uNNNN".
      */
     TEXT_ESCAPE_TERMINAL,
     /*
@@ -37,8 +43,9 @@ enum text_escape {
     TEXT_ESCAPE_QUOTED,
     /*
      * The inside of a JSON string (RFC 8259 section 7): '"' and '\' as "\"" and "\\", C0, DEL
-     * and C1 as "\u00NN", each byte of an invalid sequence as "\ufffd" (what Go's encoding/json
-     * writes for it; a JSON text must be UTF-8).
+     * and C1 as "\u00NN", the characters that move text (above) as "\uNNNN", each byte of an
+     * invalid sequence as "\ufffd" (what Go's encoding/json writes for it; a JSON text must be
+     * UTF-8).
      */
     TEXT_ESCAPE_JSON_STRING,
     /*
@@ -69,6 +76,13 @@ size_t text_escape(char *out, size_t cap, const char *s, size_t len, enum text_e
  * for `out`.
  */
 int text_escape_buf(struct buf *out, const char *s, size_t len, enum text_escape how);
+
+/*
+ * text_moves_display() - non-zero when s[0..len) holds a character that moves text on the screen
+ * without showing (above): for printers that hand valid UTF-8 to a serializer that would write
+ * those as they are (libyaml). Bytes that are not UTF-8 are skipped. Pure; thread-safe.
+ */
+int text_moves_display(const char *s, size_t len);
 
 /*
  * text_is_plain() - non-zero when text_escape() with TEXT_ESCAPE_TERMINAL would leave s[0..len)

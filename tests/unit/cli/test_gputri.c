@@ -356,6 +356,53 @@ static void test_forbidden_nodes(void **state)
     json_object_put(pod);
 }
 
+/* A namespace user who may edit the pod may write gputri/ annotations too: what another field
+ * manager wrote last is not presented as the controller's answer (an overwritten detail is left
+ * out; an overwritten cause is no answer at all). */
+static void test_forbidden_nodes_forged(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    static const char denied[] =
+        "{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden: User "
+        "\\\"system:serviceaccount:team:dev\\\" cannot list resource \\\"nodes\\\" in API group "
+        "\\\"\\\" at the cluster scope\"}";
+    static const char *const fields[] = {
+        /* the controller wrote both, then `kubectl annotate --overwrite gputri/detail=...` */
+        "[{\"manager\":\"gputri-controller\",\"operation\":\"Update\","
+        "\"time\":\"2026-12-06T10:05:00Z\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":"
+        "{\"f:gputri/cause\":{}}}}},"
+        "{\"manager\":\"kubectl-annotate\",\"operation\":\"Update\","
+        "\"time\":\"2026-12-06T10:06:00Z\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":"
+        "{\"f:gputri/detail\":{}}}}}]",
+        /* both written by the pod's author */
+        "[{\"manager\":\"kubectl-client-side-apply\",\"operation\":\"Update\","
+        "\"time\":\"2026-12-06T10:06:00Z\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":"
+        "{\"f:gputri/cause\":{},\"f:gputri/detail\":{}}}}}]",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        json_object *pod = test_pod("team", "train", "1", NULL, "Pending", NULL, 0, "exhausted");
+        json_object *meta = json_object_object_get(pod, "metadata");
+        json_object_object_add(json_object_object_get(meta, "annotations"), "gputri/detail",
+                               json_object_new_string("forged: ask alice for GPUs"));
+        json_object_object_add(meta, "managedFields", json_tokener_parse(fields[i]));
+        const char *text = json_object_to_json_string(pod);
+        fake_kube_answer(&fx->fake, 200, 0, text);
+        fake_kube_answer(&fx->fake, 403, 0, denied);
+        fake_kube_answer(&fx->fake, 200, 0, text);
+        int rc = run(fx, "--gpu-device-classes=", "explain", "team", "train", NULL);
+        assert_null(strstr(fx->r.out, "forged"));
+        if (i == 0) {
+            assert_int_equal(rc, 0);
+            assert_non_null(strstr(fx->r.out, "Cause:    exhausted\nDetail:   -\n"));
+        } else {
+            assert_int_equal(rc, 1);
+            assert_string_equal(fx->r.out, "");
+            assert_non_null(strstr(fx->r.err, "the pod carries no answer of gputri-controller"));
+        }
+        json_object_put(pod);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +415,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_forbidden_nodes, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_output_usage, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_forbidden_nodes_forged, cmdline_setup,
+                                        cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

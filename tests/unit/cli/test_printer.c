@@ -183,6 +183,36 @@ static void test_item_and_header(void **state)
     printer_cleanup(&p);
 }
 
+/* A label value cannot carry U+202E (RLO) or U+2028, an annotation can: in no format do they
+ * reach the terminal as they are (a bidi terminal would show the rest of a table row reversed). */
+static void test_moving_characters(void **state)
+{
+    (void)state;
+    static const char *const formats[] = {"custom-columns=NAME:.metadata.name,NOTE:.spec.note",
+                                          "jsonpath={.items[*].spec.note}",
+                                          "jsonpath-as-json={.items[*].spec.note}", "json", "yaml"};
+    const char doc[] = "{\"kind\":\"ThingList\",\"items\":[{\"metadata\":{\"name\":\"n\"},"
+                       "\"spec\":{\"note\":\"ok \\u202edetsuahxe\\u2028x\\u2066y\"}}]}";
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        struct printer p;
+        char err[256];
+        assert_int_equal(printer_parse(formats[i], &p, err, sizeof(err)), K_OK);
+        json_object *list = json_tokener_parse(doc);
+        assert_non_null(list);
+        struct buf b;
+        buf_init(&b, 1u << 20);
+        assert_int_equal(printer_print_list(&p, list, &table, &b, err, sizeof(err)), K_OK);
+        const char *out = buf_cstr(&b);
+        if (strstr(out, "\xe2\x80\xae") || strstr(out, "\xe2\x80\xa8") ||
+            strstr(out, "\xe2\x81\xa6"))
+            fail_msg("%s: %s", formats[i], out);
+        assert_non_null(strstr(out, "\\u202edetsuahxe"));
+        buf_cleanup(&b);
+        json_object_put(list);
+        printer_cleanup(&p);
+    }
+}
+
 static void test_parse_errors(void **state)
 {
     (void)state;
@@ -205,7 +235,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables),        cmocka_unit_test(test_sort_by),
         cmocka_unit_test(test_yaml_and_json), cmocka_unit_test(test_item_and_header),
-        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_moving_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

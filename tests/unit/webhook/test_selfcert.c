@@ -377,6 +377,47 @@ static void test_missing_configuration_not_ready(void **state)
     assert_int_equal(next, SELFCERT_RETRY_MS);
 }
 
+/* A Secret someone else wrote whose ca.crt cannot sign (a serving certificate with its key, put
+ * there by hand or by another tool): no serving certificate it signs ever verifies, so a new CA
+ * is made, in one write, not a new serving certificate on every attempt of every pass. */
+static void test_ca_that_cannot_sign_is_replaced(void **state)
+{
+    struct fixture *fx = *state;
+    char err[256];
+    struct certgen_options o;
+    certgen_options_init(&o);
+    o.now = (time_t)(T0_MS / 1000);
+    o.service = "gputri-webhook";
+    o.namespace_name = NS;
+    struct certgen_bundle leaf;
+    assert_int_equal(certgen_generate(&o, &leaf, err, sizeof(err)), K_OK);
+    /* the serving certificate as ca.crt (certgen refuses to sign with it) and as tls.crt */
+    char *crt64 = b64(leaf.tls_cert_pem), *key64 = b64(leaf.tls_key_pem), *secret;
+    assert_true(
+        asprintf(&secret,
+                 "{\"metadata\":{\"name\":\"gputri-webhook-tls\",\"namespace\":\"gputri\","
+                 "\"resourceVersion\":\"3\"},\"type\":\"kubernetes.io/tls\",\"data\":{"
+                 "\"ca.crt\":\"%s\",\"ca.key\":\"%s\",\"tls.crt\":\"%s\",\"tls.key\":\"%s\"}}",
+                 crt64, key64, crt64, key64) > 0);
+    answer_vwc(&fx->fake, crt64);                /* GET webhook configuration */
+    fake_kube_answer(&fx->fake, 200, 0, secret); /* GET Secret */
+    fake_kube_answer(&fx->fake, 200, 0, "{\"metadata\":{\"resourceVersion\":\"4\"}}"); /* PUT */
+    answer_vwc(&fx->fake, crt64);              /* publish: GET */
+    fake_kube_answer(&fx->fake, 200, 0, "{}"); /* publish: PATCH */
+    int64_t next;
+    assert_int_equal(selfcert_reconcile(fx->sc, &next), K_OK);
+    assert_request(&fx->fake, 2, "PUT", SECRET_PATH);
+    struct written w;
+    written_at(&fx->fake, 2, "4", &w);
+    assert_int_equal(certgen_verify(w.ca, w.crt, HOST, T0_MS / 1000, err, sizeof(err)), K_OK);
+    assert_true(selfcert_ready(fx->sc));
+    written_cleanup(&w);
+    free(secret);
+    free(crt64);
+    free(key64);
+    certgen_bundle_cleanup(&leaf);
+}
+
 static void test_options_refused(void **state)
 {
     (void)state;
@@ -406,6 +447,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_serving_rotation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_configuration_not_ready, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ca_that_cannot_sign_is_replaced, setup, teardown),
         cmocka_unit_test(test_options_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -319,8 +319,9 @@ static void test_member_tree_budget(void **state)
     free(text);
 }
 
-/* Nesting deeper than KUBE_LIST_MAX_DEPTH in an item is refused at the byte that passes it, not
- * after the whole item was collected. */
+/* Nesting deeper than KUBE_LIST_MAX_DEPTH in an item skips that item (a CustomResource keeping
+ * unknown fields can nest so: one object must not stop the LIST for every other), counted; in a
+ * top-level member it is refused at the byte that passes it. */
 static void test_depth_limit(void **state)
 {
     (void)state;
@@ -336,14 +337,34 @@ static void test_depth_limit(void **state)
     assert_int_equal(deep.rc, K_OK);
     run_free(&deep);
 
-    /* 129 levels fail in the scanner, before the closing brackets arrive */
+    /* 129 levels: that item is skipped, the next one delivered */
     at = (size_t)snprintf(text, sizeof(text), "{\"items\":[{\"a\":");
     for (int i = 0; i < KUBE_LIST_MAX_DEPTH; i++)
         text[at++] = '[';
-    text[at] = '\0';
+    for (int i = 0; i < KUBE_LIST_MAX_DEPTH; i++)
+        text[at++] = ']';
+    at +=
+        (size_t)snprintf(text + at, sizeof(text) - at,
+                         "},{\"metadata\":{\"name\":\"next\"}}],\"metadata\":{\"resourceVersion\":"
+                         "\"9\"}}");
     struct record r = {0};
     buf_init(&r.log, 1u << 20);
     struct kube_list_parser *p = kube_list_parser_new(1u << 20, on_item, &r);
+    assert_int_equal(kube_list_parser_feed(p, text, at), K_OK);
+    assert_int_equal(kube_list_parser_finish(p), K_OK);
+    assert_int_equal(kube_list_parser_items(p), 1);
+    assert_int_equal(kube_list_parser_over_budget(p), 1);
+    assert_non_null(strstr(buf_cstr(&r.log), "next"));
+    kube_list_parser_free(p);
+    buf_cleanup(&r.log);
+
+    /* in a top-level member: refused in the scanner, before the closing brackets arrive */
+    at = (size_t)snprintf(text, sizeof(text), "{\"x\":");
+    for (int i = 0; i < KUBE_LIST_MAX_DEPTH + 1; i++)
+        text[at++] = '[';
+    text[at] = '\0';
+    buf_init(&r.log, 1u << 20);
+    p = kube_list_parser_new(1u << 20, on_item, &r);
     assert_int_equal(kube_list_parser_feed(p, text, at), K_EPARSE);
     kube_list_parser_free(p);
     buf_cleanup(&r.log);

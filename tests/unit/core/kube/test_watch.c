@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "kube/read_budget.h"
 #include "kube/watch.h"
 #include "util/buf.h"
 #include "util/result.h"
@@ -407,6 +408,32 @@ static void test_oversize_event(void **state)
     free(data);
 }
 
+/* An event nested deeper than KUBE_READ_MAX_DEPTH (a CustomResource keeping unknown fields that
+ * anyone who may create one can nest) is skipped and counted; the stream goes on, however cut. */
+static void test_deep_event_skipped(void **state)
+{
+    (void)state;
+    char text[2048];
+    size_t at = (size_t)snprintf(text, sizeof(text),
+                                 "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"deep\","
+                                 "\"resourceVersion\":\"5\"},\"spec\":");
+    for (int i = 0; i < KUBE_READ_MAX_DEPTH + 10; i++)
+        text[at++] = '[';
+    for (int i = 0; i < KUBE_READ_MAX_DEPTH + 10; i++)
+        text[at++] = ']';
+    at += (size_t)snprintf(text + at, sizeof(text) - at,
+                           "}}\n{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"next\","
+                           "\"resourceVersion\":\"6\"}}}\n");
+    check_all_splits_data("deep", text, at, K_OK, "ADDED next 6\n", "6");
+    struct record r = {0};
+    buf_init(&r.log, 1u << 20);
+    struct kube_watch_parser *p = kube_watch_parser_new(MAX_EVENT, on_event, &r);
+    assert_int_equal(kube_watch_parser_feed(p, text, at), K_OK);
+    assert_int_equal(kube_watch_parser_over_budget(p), 1);
+    kube_watch_parser_free(p);
+    buf_cleanup(&r.log);
+}
+
 static void test_handler_stop(void **state)
 {
     (void)state;
@@ -455,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_truncated_stream),
         cmocka_unit_test(test_oversize_event),
         cmocka_unit_test(test_handler_stop),
+        cmocka_unit_test(test_deep_event_skipped),
         cmocka_unit_test(test_error_is_sticky),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -744,6 +744,10 @@ static void test_seconds_lifetimes(void **state)
     assert_int_equal(certgen_key_matches(b.tls_cert_pem, b.tls_key_pem), K_OK);
     assert_int_equal(certgen_key_matches(b.ca_cert_pem, b.ca_key_pem), K_OK);
     assert_int_equal(certgen_key_matches(b.tls_cert_pem, b.ca_key_pem), K_EINVAL);
+    /* only the CA may sign: the serving certificate may not, nor text without a certificate */
+    assert_int_equal(certgen_can_sign(b.ca_cert_pem), K_OK);
+    assert_int_equal(certgen_can_sign(b.tls_cert_pem), K_EINVAL);
+    assert_int_equal(certgen_can_sign("not PEM"), K_EINVAL);
     assert_int_equal(certgen_key_matches("nothing", b.ca_key_pem), K_EINVAL);
     certgen_bundle_cleanup(&b);
 

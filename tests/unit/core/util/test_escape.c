@@ -52,6 +52,35 @@ static void test_terminal(void **state)
     assert_string_equal(ESC("", TEXT_ESCAPE_TERMINAL), "");
 }
 
+/* Invisible characters that move text on the screen, in every form: U+202E (RLO) makes a bidi
+ * terminal show the rest of a row reversed, so "\u202e" + "detsuahxe" reads as another cause;
+ * U+2028 and U+2029 end a line for Unicode and JavaScript readers. */
+static void test_bidi_and_separators(void **state)
+{
+    (void)state;
+    const char in[] = "a\xe2\x80\xae"
+                      "b\xe2\x80\xa8"
+                      "c\xe2\x80\xa9"
+                      "d\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9"
+                      "e";
+    const char *want = "a\\u202eb\\u2028c\\u2029d\\u061c\\u200e\\u200f\\u202a\\u2066\\u2069e";
+    assert_string_equal(esc(in, sizeof(in) - 1, TEXT_ESCAPE_TERMINAL), want);
+    assert_string_equal(esc(in, sizeof(in) - 1, TEXT_ESCAPE_QUOTED), want);
+    assert_false(text_is_plain(in, sizeof(in) - 1));
+    /* JSON too, where a reader's terminal shows the text as well; read back they are the same */
+    assert_string_equal(ESC("a\xe2\x80\xa8"
+                            "b\xe2\x80\xae",
+                            TEXT_ESCAPE_JSON_STRING),
+                        "a\\u2028b\\u202e");
+    assert_string_equal(ESC("\"a\xe2\x80\xa9\xe2\x81\xa6\"", TEXT_ESCAPE_JSON_TEXT),
+                        "\"a\\u2029\\u2066\"");
+    assert_true(text_moves_display(in, sizeof(in) - 1));
+    assert_true(text_moves_display("\xff\xe2\x80\xae", 4));
+    assert_false(text_moves_display("caf\xc3\xa9\xff\x1b", 7));
+    /* neighbours pass: U+2027, U+202F, U+2065, U+206A, U+200D (ZWJ of emoji sequences) */
+    assert_true(text_is_plain("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d", 15));
+}
+
 static void test_json_string(void **state)
 {
     (void)state;
@@ -169,10 +198,10 @@ static void test_exhaustive_short(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_terminal),         cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_json_text),        cmocka_unit_test(test_bounded),
-        cmocka_unit_test(test_buf_limit),        cmocka_unit_test(test_is_plain),
-        cmocka_unit_test(test_exhaustive_short),
+        cmocka_unit_test(test_terminal),    cmocka_unit_test(test_bidi_and_separators),
+        cmocka_unit_test(test_json_string), cmocka_unit_test(test_json_text),
+        cmocka_unit_test(test_bounded),     cmocka_unit_test(test_buf_limit),
+        cmocka_unit_test(test_is_plain),    cmocka_unit_test(test_exhaustive_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
