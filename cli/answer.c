@@ -12,6 +12,7 @@
 #include "util/duration.h"
 #include "util/escape.h"
 #include "util/result.h"
+#include "pods.h"
 
 /* Whether a cause is one of the after-placement words (classify/placement.h). */
 static bool after_placement(const char *cause)
@@ -174,10 +175,58 @@ int answer_print_explain(FILE *out, const char *ns, const char *name, const stru
     return ferror(out) ? K_EIO : K_OK;
 }
 
+int answer_explain_json(const char *ns, const char *name, const struct pod_answer *a,
+                        json_object **out)
+{
+    json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+                *st = json_object_new_object();
+    if (!o || !meta || !st) {
+        json_object_put(o);
+        json_object_put(meta);
+        json_object_put(st);
+        return K_ENOMEM;
+    }
+    json_object_object_add(o, "apiVersion", json_object_new_string(PODS_API_VERSION));
+    json_object_object_add(o, "kind", json_object_new_string("GPUPodExplanation"));
+    json_object_object_add(o, "metadata", meta);
+    json_object_object_add(meta, "name", json_object_new_string(name));
+    json_object_object_add(meta, "namespace", json_object_new_string(ns));
+    json_object_object_add(o, "status", st);
+    json_object_object_add(st, "cause", json_object_new_string(a->cause));
+    if (a->detail[0])
+        json_object_object_add(st, "detail", json_object_new_string(a->detail));
+    json_object_object_add(st, "annotationCause", json_object_new_string(a->cause));
+    if (a->detail[0])
+        json_object_object_add(st, "annotationDetail", json_object_new_string(a->detail));
+    json_object_object_add(st, "source", json_object_new_string("annotation"));
+    if (a->written) {
+        char when[CLOCK_RFC3339_MAX];
+        clock_format_rfc3339(a->written * 1000, false, when, sizeof(when));
+        json_object_object_add(st, "written", json_object_new_string(when));
+    }
+    *out = o;
+    return K_OK;
+}
+
+/* The answer's report in pr's format to out; false (said on err_out) when it cannot be made. */
+static bool print_explain_as(const struct printer *pr, const char *ns, const char *name,
+                             const struct pod_answer *a, const char *prog, FILE *out, FILE *err_out)
+{
+    json_object *o = NULL;
+    char why[512] = "";
+    int rc = answer_explain_json(ns, name, a, &o);
+    if (rc == K_OK)
+        rc = printer_write_item(pr, o, out, why, sizeof(why));
+    json_object_put(o);
+    if (rc)
+        fprintf(err_out, "%s: %s\n", prog, why[0] ? why : k_strerror(rc));
+    return rc == K_OK;
+}
+
 enum answer_outcome answer_fallback(struct kube_client *c, const struct gpu_set *gpus,
                                     const char *ns, const char *name, bool explain,
-                                    const char *prog, const struct kube_error *forbidden, FILE *out,
-                                    FILE *err_out)
+                                    const struct printer *pr, const char *prog,
+                                    const struct kube_error *forbidden, FILE *out, FILE *err_out)
 {
     struct pod_answer a;
     struct kube_error err = {0};
@@ -194,7 +243,10 @@ enum answer_outcome answer_fallback(struct kube_client *c, const struct gpu_set 
                 prog, resource[0] ? resource : "a cluster-scoped resource", POD_ANNOTATION_CAUSE);
         return ANSWER_NONE;
     }
-    if (explain)
+    if (explain && pr) {
+        if (!print_explain_as(pr, ns, name, &a, prog, out, err_out))
+            return ANSWER_NONE;
+    } else if (explain)
         answer_print_explain(out, ns, name, &a, now);
     else
         fprintf(out, "%s\n", a.cause);

@@ -19,6 +19,7 @@
 #include "kube/client.h"
 #include "model/gpu.h"
 #include "model/model.h"
+#include "printer.h"
 
 /* Bounds on what is read from the pod: an annotation longer than these is cut. */
 #define ANSWER_CAUSE_MAX 64
@@ -82,6 +83,18 @@ void answer_print_fallback(FILE *err_out, const char *prog, const struct pod_ans
 int answer_print_explain(FILE *out, const char *ns, const char *name, const struct pod_answer *a,
                          int64_t now);
 
+/*
+ * answer_explain_json() - explain's report for an answer read from the annotation, as
+ * triage_explain_json() shapes it (`explain -o json|yaml`): {"apiVersion": "gputri.io/v1alpha1",
+ * "kind": "GPUPodExplanation", "metadata": {"name", "namespace"}, "status": {"cause", "detail",
+ * "annotationCause", "annotationDetail", "source": "annotation", "written" (RFC 3339 UTC, absent
+ * when not known)}}, and no per-node members: the nodes were not read, so nothing of them is
+ * printed (never a number not measured). On K_OK *out is new (json_object_put). Returns K_OK or
+ * K_ENOMEM. Pure.
+ */
+int answer_explain_json(const char *ns, const char *name, const struct pod_answer *a,
+                        json_object **out);
+
 /* What answer_fallback() did. */
 enum answer_outcome {
     ANSWER_PRINTED = 0, /* the annotation's answer printed, the note on err_out: exit 0 */
@@ -92,13 +105,15 @@ enum answer_outcome {
 /*
  * answer_fallback() - what `gputri triage|explain` and `kubectl gputri explain` do when
  * triage_run() failed with K_EFORBIDDEN (`forbidden` its error): read the pod's answer
- * (pod_answer_read) and print it to `out` (the word alone when !explain, else
- * answer_print_explain) with answer_print_fallback() on `err_out`. `prog` prefixes the lines on
- * err_out. Not thread-safe on the streams.
+ * (pod_answer_read) and print it to `out` (the word alone when !explain; else
+ * answer_print_explain, or answer_explain_json in pr's format when pr is not NULL: `explain -o`)
+ * with answer_print_fallback() on `err_out`. `prog` prefixes the lines on err_out. A report the
+ * printer cannot make (K_ENOMEM, a template's error) is said on err_out: ANSWER_NONE. Not
+ * thread-safe on the streams.
  */
 enum answer_outcome answer_fallback(struct kube_client *c, const struct gpu_set *gpus,
                                     const char *ns, const char *name, bool explain,
-                                    const char *prog, const struct kube_error *forbidden, FILE *out,
-                                    FILE *err_out);
+                                    const struct printer *pr, const char *prog,
+                                    const struct kube_error *forbidden, FILE *out, FILE *err_out);
 
 #endif

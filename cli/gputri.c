@@ -13,6 +13,7 @@
 #include "args.h"
 #include "kubeflags.h"
 #include "plugin.h"
+#include "printer.h"
 #include "triage.h"
 #include "util/escape.h"
 #include "util/log.h"
@@ -29,6 +30,9 @@ static void usage(FILE *out)
                  "node\n"
                  "  gputri triage|explain -n NAMESPACE POD\n"
                  "                                the same, the namespace as kubectl takes it\n"
+                 "  gputri explain ... -o json|yaml\n"
+                 "                                explain's report as an object\n"
+                 "                                (GPUPodExplanation, docs/cli.md)\n"
                  "  gputri nodes [-l SELECTOR] [--resource NAME] [-o FORMAT]\n"
                  "                                per node: GPU capacity, use, holders and why\n"
                  "                                free GPUs cannot be used (kubectl gputri nodes\n"
@@ -39,6 +43,8 @@ static void usage(FILE *out)
     triage_print_causes(out);
     fprintf(out, "\nFlags:\n");
     fprintf(out, "  -n, --namespace NS    the pod's namespace (instead of NAMESPACE)\n");
+    fprintf(out, "  -o, --output FORMAT   explain only: json, yaml, jsonpath=TEMPLATE or\n"
+                 "                        jsonpath-as-json=TEMPLATE (as kubectl gputri explain)\n");
     flags_usage(out, FLAGS_USAGE_CONFIG | FLAGS_USAGE_BASIC, 2, 24, GPU_SET_DEFAULT);
     fprintf(out, "  --gpu-device-classes LIST\n"
                  "                        DRA: DeviceClass or driver name patterns of GPU claims\n"
@@ -130,6 +136,18 @@ static bool is_nodes_command(int argc, char **argv)
                            strcmp(pa.pos[0], "no") == 0);
 }
 
+/* explain -o: the report (triage_explain_json) in pr's format to out. */
+static int print_explain_object(const struct printer *pr, const struct triage *t, FILE *out,
+                                char *why, size_t whylen)
+{
+    json_object *o = NULL;
+    int rc = triage_explain_json(t, &o);
+    if (rc == K_OK)
+        rc = printer_write_item(pr, o, out, why, whylen);
+    json_object_put(o);
+    return rc;
+}
+
 int gputri_main(int argc, char **argv, const struct gputri_io *io)
 {
     if (is_nodes_command(argc, argv)) {
@@ -142,10 +160,12 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
         {"gpu-device-classes", required_argument, NULL, OPT_DRA_CLASSES},
         {"no-scheduler-grace-period", required_argument, NULL, OPT_NO_SCHEDULER_GRACE},
         {"namespace", required_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},
         KUBEFLAGS_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     const char *ns_flag = NULL; /* -n/--namespace */
+    const char *output = NULL;  /* -o/--output: explain's report as an object */
     const char *dra_list = DRA_GPU_SET_DEFAULT;
     int64_t grace = 0; /* 0: CLASSIFY_NO_SCHEDULER_GRACE */
     struct kube_config_overrides ov = {0};
@@ -157,7 +177,7 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
     /* getopt_long, not _only: as with kubectl, one dash is a letter (-n, -s, -v, -h), never an
      * abbreviated long option (-n as --no-scheduler-grace-period) */
     int li = -1;
-    while ((opt = getopt_long(argc, argv, ":" FLAGS_COMMON_SHORTOPTS "s:n:", longopts, &li)) !=
+    while ((opt = getopt_long(argc, argv, ":" FLAGS_COMMON_SHORTOPTS "s:n:o:", longopts, &li)) !=
            -1) {
         const char *as_written = opt_as_written(argv, optind, optarg);
         if (li >= 0 && opt != ':' && opt != '?' && !long_in_full(as_written, longopts[li].name)) {
@@ -180,6 +200,10 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
                 return 2;
             }
             ns_flag = optarg;
+            continue;
+        }
+        if (opt == 'o') {
+            output = optarg;
             continue;
         }
         if (opt == OPT_DRA_CLASSES) {
@@ -255,6 +279,11 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
                 cmd);
         return 2;
     }
+    if (output && strcmp(cmd, "explain") != 0) {
+        fprintf(io->err, "gputri: -o is for explain; triage prints one word\n"
+                         "Run 'gputri --help' for usage.\n");
+        return 2;
+    }
     int want = ns_flag ? 2 : 3; /* the command, [NAMESPACE,] POD */
     if (nargs > want) {
         fprintf(io->err,
@@ -302,6 +331,25 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
         gpu_set_cleanup(&gpus);
         return 2;
     }
+    struct printer pr = {0};
+    if (output) { /* kubectl's formats for one object; a table is explain's text */
+        char why[512];
+        int prc = printer_parse(output, &pr, why, sizeof(why));
+        if (prc == K_OK && printer_is_table(&pr)) {
+            snprintf(why, sizeof(why),
+                     "explain prints json, yaml, jsonpath=TEMPLATE or jsonpath-as-json=TEMPLATE; "
+                     "without -o its text");
+            prc = K_EINVAL;
+        }
+        if (prc != K_OK) {
+            fprintf(io->err, "gputri: invalid -o \"%.80s\": %s\nRun 'gputri --help' for usage.\n",
+                    output, why);
+            printer_cleanup(&pr);
+            gpu_set_cleanup(&gpus);
+            gpu_set_cleanup(&dra);
+            return 2;
+        }
+    }
     int status = 1;
     struct kube_config cfg = {0};
     struct kube_client *client = NULL;
@@ -324,8 +372,9 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
     struct kube_error err = {0};
     int rc = triage_run(client, &gpus, dra_list[0] ? &dra : NULL, grace, ns, name, &t, &err);
     if (rc == K_EFORBIDDEN && t.pod_read) { /* the pod, not the nodes: the controller's answer */
-        enum answer_outcome o = answer_fallback(
-            client, &gpus, ns, name, strcmp(cmd, "explain") == 0, "gputri", &err, io->out, io->err);
+        enum answer_outcome o =
+            answer_fallback(client, &gpus, ns, name, strcmp(cmd, "explain") == 0,
+                            output ? &pr : NULL, "gputri", &err, io->out, io->err);
         if (o != ANSWER_UNREAD) {
             status = o == ANSWER_PRINTED && fflush(io->out) == 0 ? 0 : 1;
             goto out;
@@ -335,13 +384,16 @@ int gputri_main(int argc, char **argv, const struct gputri_io *io)
         print_api_error(io, &cfg, ns, name, rc, &err);
         goto out;
     }
+    char why[512] = "";
     if (strcmp(cmd, "triage") == 0)
         fprintf(io->out, "%s\n", cause_word(t.result.cause));
+    else if (output)
+        rc = print_explain_object(&pr, &t, io->out, why, sizeof(why));
     else
         rc = triage_print_explain(&t, io->out);
     triage_cleanup(&t);
     if (rc)
-        fprintf(io->err, "gputri: %s\n", k_strerror(rc));
+        fprintf(io->err, "gputri: %s\n", why[0] ? why : k_strerror(rc));
     status = rc == K_OK && fflush(io->out) == 0 ? 0 : 1;
 out:
     if (client != io->client)
@@ -349,5 +401,6 @@ out:
     kube_config_cleanup(&cfg);
     gpu_set_cleanup(&gpus);
     gpu_set_cleanup(&dra);
+    printer_cleanup(&pr);
     return status;
 }

@@ -356,10 +356,13 @@ static int run_explain(const struct plugin_io *io, const struct plugin_args *a,
     struct kube_error err = {0};
     int rc = triage_run(client, gpus, dra, a->no_scheduler_grace, ns, a->pod, &t, &err);
     if (rc == K_EFORBIDDEN && t.pod_read) { /* the pod, not the nodes: the controller's answer */
-        enum answer_outcome o = answer_fallback(client, gpus, ns, a->pod, true, "kubectl-gputri",
-                                                &err, io->out, io->err);
-        if (o != ANSWER_UNREAD)
+        enum answer_outcome o =
+            answer_fallback(client, gpus, ns, a->pod, true, a->output ? &pr : NULL,
+                            "kubectl-gputri", &err, io->out, io->err);
+        if (o != ANSWER_UNREAD) {
+            printer_cleanup(&pr);
             return o == ANSWER_PRINTED && fflush(io->out) == 0 ? 0 : 1;
+        }
     }
     if (rc) {
         print_api_error(io, cfg, ns, a->pod, rc, &err);
@@ -369,15 +372,10 @@ static int run_explain(const struct plugin_io *io, const struct plugin_args *a,
     char why[512] = "";
     if (a->output) {
         json_object *o = NULL;
-        struct buf out;
-        buf_init(&out, (size_t)1 << 30);
         rc = triage_explain_json(&t, &o);
         if (rc == K_OK)
-            rc = printer_print_item(&pr, o, NULL, false, &out, why, sizeof(why));
+            rc = printer_write_item(&pr, o, io->out, why, sizeof(why));
         json_object_put(o);
-        if (rc == K_OK && write_all(io, &out))
-            rc = K_EIO;
-        buf_cleanup(&out);
     } else {
         rc = triage_print_explain(&t, io->out);
     }

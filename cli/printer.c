@@ -678,6 +678,18 @@ int printer_print_list(const struct printer *p, json_object *list, const struct 
     return print_one(p, list, t, out, err, errlen);
 }
 
+int printer_write_item(const struct printer *p, json_object *item, FILE *out, char *err,
+                       size_t errlen)
+{
+    struct buf b;
+    buf_init(&b, (size_t)1 << 30);
+    int rc = printer_print_item(p, item, NULL, false, &b, err, errlen);
+    if (rc == K_OK && b.len && fwrite(b.data, 1, b.len, out) != b.len)
+        rc = K_EIO;
+    buf_cleanup(&b);
+    return rc;
+}
+
 int printer_print_item(const struct printer *p, json_object *item, const struct printer_table *t,
                        bool header, struct buf *out, char *err, size_t errlen)
 {

@@ -34,6 +34,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -139,6 +140,14 @@ int printer_print_list(const struct printer *p, json_object *list, const struct 
  */
 int printer_print_item(const struct printer *p, json_object *item, const struct printer_table *t,
                        bool header, struct buf *out, char *err, size_t errlen);
+
+/*
+ * printer_write_item() - printer_print_item() of one object (borrowed, no table, no header) to
+ * the stream `out`, whole or not at all (formatted in memory first, at most 1 GiB). The
+ * `explain -o` of both programs. Returns its results, or K_EIO when writing fails.
+ */
+int printer_write_item(const struct printer *p, json_object *item, FILE *out, char *err,
+                       size_t errlen);
 
 /* printer_cleanup() - free what printer_parse / printer_set_sort_by made; p may be reused. */
 void printer_cleanup(struct printer *p);

@@ -9,8 +9,12 @@
 # The arm64 libraries and their .pc files live in /usr/lib/aarch64-linux-gnu (multiarch), the
 # headers in /usr/include and /usr/include/aarch64-linux-gnu, where Debian's aarch64-linux-gnu-gcc
 # looks: no sysroot. pkg-config reads only the arm64 .pc files. ctest runs every test program
-# under qemu-user (CMAKE_CROSSCOMPILING_EMULATOR), with the cross C library of
-# libc6-arm64-cross (/usr/aarch64-linux-gnu) as qemu's -L prefix for the dynamic loader.
+# under qemu-user (CMAKE_CROSSCOMPILING_EMULATOR) with `-L /`: the dynamic loader and every
+# library then come from the multiarch packages (libc6:arm64 and the -dev packages' libraries in
+# /lib/aarch64-linux-gnu). Not `-L /usr/aarch64-linux-gnu`: that loader is libc6-arm64-cross's
+# (2.36-8cross1) while it finds libc.so.6 through /etc/ld.so.cache in the multiarch directory
+# (libc6:arm64, 2.36-9+deb12uN); the two builds disagree on the loader's private data, and the
+# first pthread_create loops forever walking its stack cache.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(GPUTRI_CROSS_TRIPLET aarch64-linux-gnu)
@@ -32,5 +36,5 @@ set(OPENSSL_INCLUDE_DIR /usr/include)
 
 find_program(GPUTRI_QEMU_AARCH64 qemu-aarch64)
 if(GPUTRI_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${GPUTRI_QEMU_AARCH64} -L /usr/${GPUTRI_CROSS_TRIPLET})
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${GPUTRI_QEMU_AARCH64} -L /)
 endif()

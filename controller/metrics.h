@@ -63,8 +63,9 @@
  * in internal/store/pod.go): "nvidia.com/gpu" is "nvidia_com_gpu", METRICS_DRA_RESOURCE
  * "resource_k8s_io_claims", so the two join on `resource`.
  *
- * /metrics carries the process_* families after these (util/process_metrics.h; probes.c appends
- * them), as the webhook's does.
+ * /metrics carries the client-side rate limit's gputri_kube_client_rate_limiter_* counters
+ * (kube/rate_limit_metrics.h) and the process_* families (util/process_metrics.h) after these
+ * (probes.c appends them), as the webhook's does.
  *
  * Cardinality: causes are the fixed set of classify.h (plus "none"), resources the configured
  * GPU set (plus METRICS_DRA_RESOURCE), and namespaces are capped as above; the histogram and the

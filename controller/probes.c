@@ -15,6 +15,7 @@
 #include "cache/key.h"
 #include "controller_internal.h"
 #include "http/tls_source.h"
+#include "kube/rate_limit_metrics.h"
 #include "metrics_auth.h"
 #include "metrics.h"
 #include "triage/triage.h"
@@ -139,10 +140,11 @@ static unsigned render_metrics(struct controller *c, struct buf *body)
         };
         _Static_assert(METRICS_QUOTA_OWNER_KINDS == QUOTA_OWNER_KINDS, "one row per owner kind");
         quota_owners_counts(c->quota_owners, g.quota_refused_owners, NULL);
-        status =
-            metrics_render(c->metrics, &g, body) == K_OK && process_metrics_append(body) == K_OK
-                ? 200
-                : 500;
+        status = metrics_render(c->metrics, &g, body) == K_OK &&
+                         kube_rate_limit_metrics_append(body) == K_OK &&
+                         process_metrics_append(body) == K_OK
+                     ? 200
+                     : 500;
     }
     free(samples);
     free(pc.rows);

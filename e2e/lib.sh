@@ -314,9 +314,10 @@ replica_startup() {
   [ -n "${MPORT[$n]}" ] && [ -n "${HPORT[$n]}" ] && [ -n "${IDENT[$n]}" ]
 }
 
-# metric_of URL METRIC: the value of an unlabelled sample at a /metrics URL, or empty.
+# metric_of URL METRIC [CURL-ARG...]: the value of an unlabelled sample at a /metrics URL, or
+# empty; the curl arguments come before the URL (e.g. --cacert CA for an HTTPS /metrics).
 metric_of() {
-  curl -s -m 2 "$1" | awk -v m="$2" '$1 == m { print $2 }'
+  curl -s -m 2 "${@:3}" "$1" | awk -v m="$2" '$1 == m { print $2 }'
 }
 
 # autoscaler_event NS POD REASON MESSAGE [COMPONENT [COUNT [AGE]]]: create on pod NS/POD the core/v1

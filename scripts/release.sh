@@ -81,6 +81,8 @@ for arch in "${ARCHES[@]}"; do
     build_arch "$arch" || die "the $arch build failed"
     say "unit tests, $arch$([ "$arch" = arm64 ] && echo ' (under qemu-user)')"
     ctest --test-dir "$(arch_build_dir "$arch")" -j2 --output-on-failure >"$WORK/ctest-$arch.log" 2>&1 || {
+      # each failed test's own output (ctest --output-on-failure), then the summary
+      grep -E -B 40 '^\[  FAILED  \]|^\[  ERROR   \]' "$WORK/ctest-$arch.log" | tail -n 80 >&2
       grep -E 'tests passed|Failed|\*\*\*' "$WORK/ctest-$arch.log" | tail -n 30 >&2
       die "the $arch unit tests failed"
     }

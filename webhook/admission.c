@@ -314,6 +314,36 @@ static bool pod_spec_of(const char *group, const char *kind, json_object *obj, s
     return o->spec != NULL;
 }
 
+int admission_check_object(const char *group, const char *version, const char *kind, const char *ns,
+                           enum admission_check_as as, json_object *obj,
+                           const struct wh_snapshot *snap, struct warn_list *out)
+{
+    /* wh_object.create: the checks reading current usage (warnings.h) */
+    struct wh_object o = {.ns = ns, .create = as == ADMISSION_CHECK_CREATE};
+    /* at any version gputri reads (core/kube/dra_api.h) */
+    enum dra_api_version dra_version = dra_api_version_parse(version);
+    bool dra_kind =
+        strcmp(group, DRA_API_GROUP) == 0 && dra_version != DRA_API_NONE &&
+        (strcmp(kind, "ResourceClaim") == 0 || strcmp(kind, "ResourceClaimTemplate") == 0);
+    if (!obj)
+        return K_OK;
+    if (!*group && strcmp(kind, "ResourceQuota") == 0) {
+        wh_check_quota_object(obj, snap->gpus, out);
+    } else if (dra_kind) {
+        /* the spec is immutable: only CREATE says something new */
+        if (as != ADMISSION_CHECK_UPDATE &&
+            wh_check_dra_object(snap, ns, obj, strcmp(kind, "ResourceClaimTemplate") == 0,
+                                dra_version, out) == K_ENOMEM)
+            return K_ENOMEM;
+    } else if (pod_spec_of(group, kind, obj, &o)) {
+        /* K_EPARSE (an unparsable GPU quantity): the API server rejects the object itself;
+         * allow without warnings */
+        if (wh_check_pod_spec(snap, &o, out) == K_ENOMEM)
+            return K_ENOMEM;
+    }
+    return K_OK;
+}
+
 int admission_handle(const char *body, size_t len, const struct wh_snapshot *snap,
                      struct admission_result *out)
 {
@@ -396,37 +426,13 @@ int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *
                  " MiB as a JSON tree, above gputri-webhook's %u MiB per request; GPU checks "
                  "skipped",
                  okind, (object_cost + (1u << 20) - 1) >> 20, ADMISSION_MAX_OBJECT_COST >> 20);
-    if (checkable && obj) {
-        if (!group)
-            group = "";
-        struct wh_object o = {
-            .ns = out->ns[0] ? out->ns : NULL,
-            .create = strcmp(op, "CREATE") == 0,
-        };
-        /* at any version gputri reads (core/kube/dra_api.h) */
-        enum dra_api_version dra_version = dra_api_version_parse(version);
-        bool dra_kind =
-            strcmp(group, DRA_API_GROUP) == 0 && dra_version != DRA_API_NONE &&
-            (strcmp(okind, "ResourceClaim") == 0 || strcmp(okind, "ResourceClaimTemplate") == 0);
-        if (!*group && strcmp(okind, "ResourceQuota") == 0) {
-            wh_check_quota_object(obj, snap->gpus, &out->warnings);
-        } else if (dra_kind) {
-            /* the spec is immutable: only CREATE says something new */
-            if (o.create &&
-                wh_check_dra_object(snap, o.ns, obj, strcmp(okind, "ResourceClaimTemplate") == 0,
-                                    dra_version, &out->warnings) == K_ENOMEM) {
-                rc = K_ENOMEM;
-                goto done;
-            }
-        } else if (pod_spec_of(group, okind, obj, &o)) {
-            int crc = wh_check_pod_spec(snap, &o, &out->warnings);
-            if (crc == K_ENOMEM) {
-                rc = K_ENOMEM;
-                goto done;
-            }
-            /* K_EPARSE (an unparsable GPU quantity): the API server rejects the object itself;
-             * allow without warnings */
-        }
+    if (checkable && obj &&
+        admission_check_object(group ? group : "", version, okind, out->ns[0] ? out->ns : NULL,
+                               strcmp(op, "CREATE") == 0 ? ADMISSION_CHECK_CREATE
+                                                         : ADMISSION_CHECK_UPDATE,
+                               obj, snap, &out->warnings) == K_ENOMEM) {
+        rc = K_ENOMEM;
+        goto done;
     }
     rc = encode(uid, &out->warnings, out);
 done:

@@ -24,6 +24,7 @@
 #ifndef GPUTRI_WEBHOOK_ADMISSION_H
 #define GPUTRI_WEBHOOK_ADMISSION_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -132,6 +133,36 @@ int admission_handle(const char *body, size_t len, const struct wh_snapshot *sna
  */
 int admission_handle_ex(const char *body, size_t len, const struct wh_snapshot *snap,
                         unsigned flags, struct admission_result *out);
+
+/* What admission_check_object() checks an object as. */
+enum admission_check_as {
+    ADMISSION_CHECK_CREATE, /* request.object of a CREATE */
+    ADMISSION_CHECK_UPDATE, /* request.object of an UPDATE: no check reading current usage (the
+                             * quota left), no ResourceClaim or ResourceClaimTemplate checks
+                             * (their spec is immutable) */
+    /* the object as the API server stored it after its CREATE, read back: the CREATE checks but
+     * those reading current usage, which by then holds the object itself (the ResourceQuota
+     * admission plugin charges a pod's requests to status.used before it is stored,
+     * kubernetes/kubernetes: staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/
+     * controller.go; a workload's pods may be created and charged already), so "has N left"
+     * would count it twice */
+    ADMISSION_CHECK_STORED,
+};
+
+/*
+ * admission_check_object() - the checks admission_handle() runs on request.object, on `obj`
+ * (borrowed): a review's object, or the same object as the API server stored it
+ * (event_verify.h reads it back and checks it again, so that its Events say what the stored
+ * object draws, never what a review claimed). `group` ("" for the core group), `version` (NULL
+ * when unknown) and `kind` as in request.kind; `ns` the object's namespace (NULL: none); `as`
+ * what the object is checked as (above). Appends the warnings to *out (warnings.h bounds); a
+ * kind not checked (admission.h's list), a NULL obj or a spec the checks cannot read appends
+ * nothing. Returns K_OK or K_ENOMEM. Bounded and pure as admission_handle's checks (same CPU
+ * bounds, the snapshot's cel_deadline_ns); thread-safe on distinct warning lists.
+ */
+int admission_check_object(const char *group, const char *version, const char *kind, const char *ns,
+                           enum admission_check_as as, json_object *obj,
+                           const struct wh_snapshot *snap, struct warn_list *out);
 
 /* admission_result_cleanup() - free the response. Idempotent. */
 void admission_result_cleanup(struct admission_result *r);

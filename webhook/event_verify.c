@@ -106,7 +106,7 @@ bool wh_verify_path(const struct admission_result *r, char *out, size_t len)
 
 struct wh_verify *wh_verify_new(const struct wh_verify_options *o, struct event_recorder *rec)
 {
-    if (o->capacity > WH_VERIFY_MAX_CAPACITY)
+    if (o->capacity > WH_VERIFY_MAX_CAPACITY || !o->snapshot_read || !o->snapshot_release)
         return NULL;
     struct wh_verify *v = calloc(1, sizeof(*v));
     if (!v)
@@ -275,6 +275,28 @@ static const char *rc_text(int rc)
     return rc == K_ENOTFOUND ? "not found" : k_strerror(rc);
 }
 
+/*
+ * Replaces r's warnings by those the admission checks find on `obj`, the object as stored
+ * (no lock held; r is the busy item's, which only this thread touches). Returns K_OK or
+ * K_ENOMEM.
+ */
+static int check_stored(struct wh_verify *v, struct admission_result *r, json_object *obj)
+{
+    char group[128] = "";
+    const char *version = r->api_version, *slash = strchr(r->api_version, '/');
+    if (slash) { /* wh_verify_path checked the group's length */
+        snprintf(group, sizeof(group), "%.*s", (int)(slash - r->api_version), r->api_version);
+        version = slash + 1;
+    }
+    warn_list_init(&r->warnings);
+    struct wh_snapshot snap;
+    v->o.snapshot_read(v->o.snapshot_ctx, &snap);
+    int rc = admission_check_object(group, version, r->kind, r->ns, ADMISSION_CHECK_STORED, obj,
+                                    &snap, &r->warnings);
+    v->o.snapshot_release(v->o.snapshot_ctx);
+    return rc;
+}
+
 size_t wh_verify_run_due(struct wh_verify *v, struct kube_client *c)
 {
     size_t made = 0;
@@ -298,16 +320,29 @@ size_t wh_verify_run_due(struct wh_verify *v, struct kube_client *c)
         enum outcome o = O_RETRY;
         if (rc == K_OK)
             o = compare(v, it, obj, &why);
+        if (o == O_VERIFIED) {
+            pthread_mutex_lock(&v->mu);
+            if (seen_before(v, it->r.uid)) {
+                o = O_MISMATCH;
+                why = "verified before";
+            }
+            pthread_mutex_unlock(&v->mu);
+        }
+        /* the Events say what the stored object draws, not what the review said */
+        if (o == O_VERIFIED && (rc = check_stored(v, &it->r, obj)) != K_OK)
+            o = O_RETRY;
         json_object_put(obj);
 
         pthread_mutex_lock(&v->mu);
         it->busy = false;
-        if (o == O_VERIFIED && seen_before(v, it->r.uid)) {
-            o = O_MISMATCH;
-            why = "verified before";
-        }
         now = clock_mono_ms(v->o.clock);
-        if (o == O_VERIFIED) {
+        if (o == O_VERIFIED && it->r.warnings.n == 0) {
+            v->st.unwarned++;
+            log_info_kv(1, "found with the review's uid, draws no warning as stored: no Event",
+                        LOG_STR("kind", it->r.kind), LOG_STR("namespace", it->r.ns),
+                        LOG_STR("name", it->r.name), LOG_STR("uid", it->r.uid));
+            remove_slot(v, i);
+        } else if (o == O_VERIFIED) {
             v->st.verified++;
             log_info_kv(1, "found with the review's uid: Events posted",
                         LOG_STR("kind", it->r.kind), LOG_STR("namespace", it->r.ns),
@@ -322,7 +357,8 @@ size_t wh_verify_run_due(struct wh_verify *v, struct kube_client *c)
                         LOG_STR("namespace", it->r.ns), LOG_STR("name", it->r.name),
                         LOG_STR("uid", it->r.uid), LOG_STR("reason", why));
             remove_slot(v, i);
-        } else if (now + it->delay_ms - it->queued_ms > v->o.give_up_ms) {
+        } else if (rc == K_ENOMEM || rc == K_ETOOBIG ||
+                   now + it->delay_ms - it->queued_ms > v->o.give_up_ms) {
             if (rc == K_ENOTFOUND) {
                 v->st.absent++;
                 log_info_kv(1, "not created in time: no Event", LOG_STR("kind", it->r.kind),

@@ -1,7 +1,8 @@
 /*
  * event_verify.h - Events for admission reviews whose caller is not known to be the API server
- * (events.h WH_EVENT_LOOKUP): the review is remembered, and its Events are posted only once the
- * object it names has been read back from the API with the identity the review gave it.
+ * (events.h WH_EVENT_LOOKUP): the review is remembered, the object it names read back from the
+ * API, and Events are posted only if that object has the identity the review gave it, saying
+ * what the admission checks find on the object as stored (never what the review said).
  *
  * Why this proves something: the API server assigns metadata.uid (a random UUID) and
  * metadata.creationTimestamp before validating admission (kubernetes/kubernetes:
@@ -17,9 +18,7 @@
  * and version of request.kind), first WH_VERIFY_FIRST_DELAY_MS after the review, then after 2,
  * 4, 8, ... times that while the object is absent or the API fails, until WH_VERIFY_GIVE_UP_MS
  * after the review (the API server waits at most 30 s for its validating webhooks, which run in
- * parallel, before it stores the object). The Events are posted (to the recorder's queue,
- * kube/event_recorder.h, which folds repeats and applies its token buckets) when the object is
- * found and
+ * parallel, before it stores the object). The object read back is the review's object when
  *   - its metadata.uid is the review's object's,
  *   - its metadata.creationTimestamp is the review's object's, when the review carried one,
  *   - it was created at most WH_VERIFY_MAX_AGE_MS before the lookup by this process's wall
@@ -27,18 +26,41 @@
  *     old), and
  *   - no review of that uid was verified before (an object is created once; the last
  *     WH_VERIFY_SEEN uids verified are remembered).
- * Anything else ends the review without an Event. Reviews of kinds other than those the webhook
+ * Anything else ends the review without an Event. Then the object read back, not the review, is
+ * checked: the same admission checks the webhook runs on a review (admission.h
+ * admission_check_object, ADMISSION_CHECK_STORED: those of a CREATE but the quota left, as
+ * status.used by then counts the object itself), against the snapshot the options give at that
+ * moment.
+ * Its Events are exactly the warnings that check finds on the stored object, posted to the
+ * recorder's queue (kube/event_recorder.h, which folds repeats and applies its token buckets); none
+ * when the stored object draws no warning. So the review decides only that an object is looked up,
+ * never what an Event says: someone who can reach the webhook port and knows a live object's uid
+ * and creationTimestamp can make it read that object once and write what the webhook would have
+ * written for its real CREATE, nothing else.
+ *
+ * What is verified and what is not: the Event names the object the API server stored under the
+ * review's uid (namespace, name, kind at the review's group/version, uid) and its text is the
+ * check of that stored object; the cluster state it is checked against (nodes, RuntimeClasses,
+ * quotas, DRA objects) is the webhook's cache at the lookup, 1 s or more after the review, not
+ * at the review (a node added in between can turn a warning off). The stored object may also
+ * have changed since its CREATE (kube-scheduler's binding, a controller's update): the Event
+ * says what it draws as read.
+ *
+ * Reviews of kinds other than those the webhook
  * warns for, or naming a namespace or name that is not a valid Kubernetes name, are refused at
  * once (wh_verify_queue returns false).
  *
  * Bounds: at most `capacity` reviews wait (default WH_VERIFY_CAPACITY, each a copy of its
  * struct admission_result, about 3 KiB); a review arriving at a full queue drops the oldest
  * waiting one (counted). A review costs at most 5 GETs (at 1, 3, 7, 15 and 31 s with the defaults),
- * made one at a time by one thread.
+ * made one at a time by one thread, each answer bounded by kube_get (KUBE_MAX_OBJECT bytes, the
+ * tree by kube/read_budget.h; an object over them ends the review, failed), and at most one run
+ * of the admission checks (admission.h's CPU bounds), with the snapshot held for that run only.
  *
  * Time comes from the options' clock (util/clock.h): monotonic for delays, wall for the age.
  * Thread-safety: wh_verify_queue, wh_verify_stats and wh_verify_run_due may be called from any
- * thread (one lock); new/start/stop/free from one thread. The API is called without the lock.
+ * thread (one lock); new/start/stop/free from one thread. The API and the checks (with the
+ * snapshot) are called without the lock.
  */
 #ifndef GPUTRI_WEBHOOK_EVENT_VERIFY_H
 #define GPUTRI_WEBHOOK_EVENT_VERIFY_H
@@ -66,12 +88,19 @@ struct wh_verify_options {
     int64_t max_age_ms;        /* 0: WH_VERIFY_MAX_AGE_MS */
     const char *instance;      /* reportingInstance of the Events (borrowed); NULL: none */
     const struct clock *clock; /* borrowed; NULL: the system clocks */
+    /* The snapshot the object read back is checked against (required): snapshot_read fills
+     * *snap, valid until snapshot_release (webhook/cache.h wh_cache_read and wh_cache_release);
+     * called in pairs by the thread running wh_verify_run_due, without the verifier's lock. */
+    void (*snapshot_read)(void *ctx, struct wh_snapshot *snap);
+    void (*snapshot_release)(void *ctx);
+    void *snapshot_ctx;
 };
 
 /* What became of the reviews queued; each ends in exactly one of the result counters. */
 struct wh_verify_stats {
     uint64_t queued;   /* taken by wh_verify_queue */
-    uint64_t verified; /* found with the review's identity: Events posted */
+    uint64_t verified; /* found with the review's identity, draws warnings: Events posted */
+    uint64_t unwarned; /* found with the review's identity, draws no warning as stored: none */
     uint64_t absent;   /* not found until the give-up time */
     uint64_t mismatch; /* found with another uid or creation time, too old, or seen before */
     uint64_t failed;   /* the lookups failed (not 404) until the give-up time */
@@ -83,7 +112,7 @@ struct wh_verify;
 
 /*
  * wh_verify_new() - a verifier posting to `rec` (borrowed; must outlive it). Returns NULL on
- * allocation failure or a capacity above WH_VERIFY_MAX_CAPACITY.
+ * allocation failure, a capacity above WH_VERIFY_MAX_CAPACITY or no snapshot callbacks.
  */
 struct wh_verify *wh_verify_new(const struct wh_verify_options *o, struct event_recorder *rec);
 
@@ -97,9 +126,10 @@ struct wh_verify *wh_verify_new(const struct wh_verify_options *o, struct event_
 bool wh_verify_path(const struct admission_result *r, char *out, size_t len);
 
 /*
- * wh_verify_queue() - copy review r (its warnings and the object's identity; the response is
- * not copied) to be looked up. Returns false, counting nothing, when r has no warnings, no uid,
- * or no path (wh_verify_path); true when queued (a full queue drops its oldest review).
+ * wh_verify_queue() - copy review r (the object's identity; the response is not copied, the
+ * warnings are replaced by the stored object's at the lookup) to be looked up. Returns false,
+ * counting nothing, when r has no warnings, no uid, or no path (wh_verify_path); true when
+ * queued (a full queue drops its oldest review).
  */
 bool wh_verify_queue(struct wh_verify *v, const struct admission_result *r);
 

@@ -18,6 +18,7 @@
 #include "http/tls_source.h"
 #include "kube/client.h"
 #include "kube/config.h"
+#include "kube/rate_limit_metrics.h"
 #include "model/gpu.h"
 #include "selfcert.h"
 #include "server.h"
@@ -128,12 +129,15 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             "# TYPE gputri_webhook_event_verifications_queued_total counter\n"
             "gputri_webhook_event_verifications_queued_total %llu\n"
             "# HELP gputri_webhook_event_verifications_total Those reviews by result: verified "
-            "(found with the review's identity: Events posted), absent (not created within the "
+            "(found with the review's identity: Events posted for the warnings of the object as "
+            "stored), unwarned (found with the review's identity, the object as stored draws no "
+            "warning: no Event), absent (not created within the "
             "give-up time: refused after this webhook, or forged), mismatch (found with another "
             "uid or creation time, too old, or verified before), failed (the lookups failed), "
             "dropped (the oldest at a full queue, or waiting at stop).\n"
             "# TYPE gputri_webhook_event_verifications_total counter\n"
             "gputri_webhook_event_verifications_total{result=\"verified\"} %llu\n"
+            "gputri_webhook_event_verifications_total{result=\"unwarned\"} %llu\n"
             "gputri_webhook_event_verifications_total{result=\"absent\"} %llu\n"
             "gputri_webhook_event_verifications_total{result=\"mismatch\"} %llu\n"
             "gputri_webhook_event_verifications_total{result=\"failed\"} %llu\n"
@@ -142,12 +146,14 @@ static void handle_metrics(void *ctx, const struct http_request *req, struct htt
             "# TYPE gputri_webhook_event_verifications_pending gauge\n"
             "gputri_webhook_event_verifications_pending %zu\n",
             (unsigned long long)vs.queued, (unsigned long long)vs.verified,
-            (unsigned long long)vs.absent, (unsigned long long)vs.mismatch,
-            (unsigned long long)vs.failed, (unsigned long long)vs.dropped, vs.pending);
-    /* process_* (CPU, memory, descriptors, start time), as client libraries export them */
+            (unsigned long long)vs.unwarned, (unsigned long long)vs.absent,
+            (unsigned long long)vs.mismatch, (unsigned long long)vs.failed,
+            (unsigned long long)vs.dropped, vs.pending);
+    /* the client-side rate limit's waits; process_* (CPU, memory, descriptors, start time), as
+     * client libraries export them */
     struct buf proc;
     buf_init(&proc, 16384);
-    if (process_metrics_append(&proc) == K_OK)
+    if (kube_rate_limit_metrics_append(&proc) == K_OK && process_metrics_append(&proc) == K_OK)
         fputs(buf_cstr(&proc), f);
     buf_cleanup(&proc);
     selfcert_metrics(app->selfcert, f);
@@ -262,6 +268,17 @@ struct wh_run {
     char host[128];
 };
 
+/* The verifier's snapshot (event_verify.h): the cache's, as a review's. */
+static void verify_read(void *ctx, struct wh_snapshot *snap)
+{
+    wh_cache_read(ctx, snap);
+}
+
+static void verify_release(void *ctx)
+{
+    wh_cache_release(ctx);
+}
+
 int wh_run_start(const struct wh_options *o, struct wh_run **out)
 {
     char err[512];
@@ -365,8 +382,11 @@ int wh_run_start(const struct wh_options *o, struct wh_run **out)
     bool lookup = o->event_verification == WH_EVENT_VERIFY_AUTO ||
                   o->event_verification == WH_EVENT_VERIFY_LOOKUP;
     if (lookup && app->events && r->event_client) {
-        app->verify =
-            wh_verify_new(&(struct wh_verify_options){.instance = app->host}, app->events);
+        app->verify = wh_verify_new(&(struct wh_verify_options){.instance = app->host,
+                                                                .snapshot_read = verify_read,
+                                                                .snapshot_release = verify_release,
+                                                                .snapshot_ctx = app->cache},
+                                    app->events);
         r->verify_client = kube_client_clone(r->event_client);
     }
     if (!r->event_client || !app->cache || !app->events || wh_cache_start(app->cache) != K_OK ||
@@ -431,8 +451,9 @@ void wh_run_stop(struct wh_run *r, int drain_ms)
         wh_verify_stop(app->verify);
         wh_verify_stats(app->verify, &vs);
         log_info_kv(1, "event verification stopped", LOG_INT("verified", vs.verified),
-                    LOG_INT("absent", vs.absent), LOG_INT("mismatch", vs.mismatch),
-                    LOG_INT("failed", vs.failed), LOG_INT("dropped", vs.dropped));
+                    LOG_INT("unwarned", vs.unwarned), LOG_INT("absent", vs.absent),
+                    LOG_INT("mismatch", vs.mismatch), LOG_INT("failed", vs.failed),
+                    LOG_INT("dropped", vs.dropped));
     }
     selfcert_free(app->selfcert); /* before the TLS source it feeds */
     app->selfcert = NULL;

@@ -9,6 +9,7 @@
 
 #include "autoscaler.h"
 #include "classify/match.h"
+#include "classify/toleration_advice.h"
 #include "kube/json.h"
 #include "kube/project.h"
 #include "util/result.h"
@@ -370,7 +371,7 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
     const struct knode *all[2], *cordoned[2]; /* name_list reads at most two */
     const struct node_verdict *tainted = NULL;
     size_t n_cordoned = 0;
-    bool same = true;
+    bool same = true, same_value = true; /* key and effect; and value */
     for (size_t i = 0; i < n_cand; i++) {
         const struct taint *t = cand[i]->taint;
         if (i < 2)
@@ -384,9 +385,11 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
         } else if (strcmp(t->key, tainted->taint->key) != 0 ||
                    strcmp(t->effect, tainted->taint->effect) != 0) {
             same = false;
+        } else if (strcmp(t->value, tainted->taint->value) != 0) {
+            same_value = false;
         }
     }
-    char names[160], taint[200];
+    char names[160], taint[200], advice[TOLERATION_ADVICE_MAX];
     name_list(all, n_cand, names, sizeof(names));
     const char *res0 = pod->gpu_requests.items[0].name;
     if (!tainted) {
@@ -399,6 +402,7 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
     if (closest->taint)
         tainted = closest;
     taint_str(tainted->taint, taint, sizeof(taint));
+    toleration_advice(advice, sizeof(advice), tainted->taint, !same_value);
     const struct node_condition_taint *cond = taint_node_condition(tainted->taint);
     if (same && cond && n_cordoned) {
         /* a taint the node controller, the kubelet or an autoscaler manages: the node needs
@@ -419,13 +423,12 @@ static void warn_blocked(const struct wh_object *o, const struct kpod *pod,
         name_list(cordoned, n_cordoned, names, sizeof(names));
         warn_add(out, WARN_REASON_TAINT,
                  "%s.tolerations: every node with %s has taint %s or is cordoned (%s); add "
-                 "toleration {key: %s, operator: Exists, effect: %s}",
-                 o->spec_path, res0, taint, names, tainted->taint->key, tainted->taint->effect);
+                 "toleration %s",
+                 o->spec_path, res0, taint, names, advice);
     } else if (same) {
         warn_add(out, WARN_REASON_TAINT,
-                 "%s.tolerations: every node with %s (%s) has taint %s; add toleration {key: %s, "
-                 "operator: Exists, effect: %s}",
-                 o->spec_path, res0, names, taint, tainted->taint->key, tainted->taint->effect);
+                 "%s.tolerations: every node with %s (%s) has taint %s; add toleration %s",
+                 o->spec_path, res0, names, taint, advice);
     } else {
         /* no path to the tolerations when the example is a node's state: nothing to add there */
         warn_add(out, WARN_REASON_TAINT,

@@ -23,6 +23,7 @@
 #include "classify/placement.h"
 #include "classify/queue.h"
 #include "classify/quota.h"
+#include "classify/toleration_advice.h"
 #include "util/result.h"
 
 static const char *const words[] = {
@@ -355,14 +356,9 @@ static void put_taint(struct line *l, const struct taint *t)
 
 static void put_toleration_hint(struct line *l, const struct taint *t)
 {
-    const char *key = t->key ? t->key : "";
-    const char *value = t->value ? t->value : "";
-    const char *effect = t->effect ? t->effect : "";
-    if (*value)
-        line_printf(l, "add toleration key=%s operator=Equal value=%s effect=%s", key, value,
-                    effect);
-    else
-        line_printf(l, "add toleration key=%s operator=Exists effect=%s", key, effect);
+    char advice[TOLERATION_ADVICE_MAX];
+    toleration_advice(advice, sizeof(advice), t, false);
+    line_printf(l, "add toleration %s", advice);
 }
 
 /* ---- the per-node ladder ------------------------------------------------------------------ */

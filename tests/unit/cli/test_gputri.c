@@ -190,7 +190,40 @@ static void test_answers(void **state)
     assert_int_equal(run(fx, "--gpu-device-classes=", "explain", "team", "web", NULL), 0);
     assert_non_null(strstr(fx->r.out, "no-request"));
     assert_string_equal(fx->r.err, "");
+    /* explain -o: the report as an object, in kubectl's formats for one object */
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(
+        run(fx, "--gpu-device-classes=", "explain", "-n", "team", "web", "-o", "json", NULL), 0);
+    json_object *o = json_tokener_parse(fx->r.out);
+    assert_non_null(o);
+    assert_string_equal(json_object_get_string(json_object_object_get(o, "kind")),
+                        "GPUPodExplanation");
+    assert_string_equal(json_object_get_string(
+                            json_object_object_get(json_object_object_get(o, "status"), "cause")),
+                        "no-request");
+    json_object_put(o);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(run(fx, "--gpu-device-classes=", "explain", "team", "web",
+                         "--output=jsonpath={.status.cause}", NULL),
+                     0);
+    assert_string_equal(fx->r.out, "no-request");
     json_object_put(pod);
+}
+
+/* -o is explain's, in the formats for one object; a usage error before any request otherwise. */
+static void test_output_usage(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    assert_int_equal(run(fx, "triage", "team", "web", "-o", "json", NULL), 2);
+    assert_string_equal(fx->r.err, "gputri: -o is for explain; triage prints one word\n"
+                                   "Run 'gputri --help' for usage.\n");
+    assert_int_equal(run(fx, "explain", "team", "web", "-o", "wide", NULL), 2);
+    assert_non_null(strstr(fx->r.err, "gputri: invalid -o \"wide\": explain prints json, yaml"));
+    assert_int_equal(run(fx, "explain", "team", "web", "-o", "xml", NULL), 2);
+    assert_non_null(strstr(fx->r.err, "gputri: invalid -o \"xml\": "));
+    assert_int_equal(run(fx, "help", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "-o, --output FORMAT   explain only"));
+    assert_int_equal(fake_kube_count(&fx->fake), 0);
 }
 
 /* A NodeList whose items do not read as Nodes: no verdict ("the cluster has no Node objects"
@@ -286,6 +319,22 @@ static void test_forbidden_nodes(void **state)
     assert_non_null(strstr(fx->r.out, "Pod:      team/train\nCause:    exhausted\n"
                                       "Detail:   every GPU is taken\n"
                                       "Written:  2026-12-06T10:05:00Z ("));
+    /* explain -o json: the same answer as an object, no per-node member (nothing was read) */
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    fake_kube_answer(&fx->fake, 403, 0, denied);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(
+        run(fx, "--gpu-device-classes=", "explain", "team", "train", "-o", "json", NULL), 0);
+    json_object *o = json_tokener_parse(fx->r.out);
+    assert_non_null(o);
+    json_object *st = json_object_object_get(o, "status");
+    assert_string_equal(json_object_get_string(json_object_object_get(st, "cause")), "exhausted");
+    assert_string_equal(json_object_get_string(json_object_object_get(st, "source")), "annotation");
+    assert_string_equal(json_object_get_string(json_object_object_get(st, "written")),
+                        "2026-12-06T10:05:00Z");
+    assert_null(json_object_object_get(o, "nodes"));
+    json_object_put(o);
+    assert_non_null(strstr(fx->r.err, "ClusterRole gputri-viewer"));
     json_object_put(pod);
 
     /* no annotation: nothing on stdout, one line, exit 1 */
@@ -318,6 +367,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unreadable_items, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_forbidden_nodes, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_output_usage, cmdline_setup, cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,6 +253,28 @@ static void test_pods_live_forbidden(void **state)
     json_object_put(list);
 }
 
+/* explain -o yaml with the nodes forbidden: the annotation's answer as the object, not text. */
+static void test_explain_output_forbidden(void **state)
+{
+    struct cmdline_fixture *fx = *state;
+    json_object *pod = test_pod("team", "train", "4", NULL, "Pending", NULL, 0, "taint");
+    const char *text = json_object_to_json_string(pod);
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    fake_kube_answer(&fx->fake, 403, 0,
+                     "{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden: User "
+                     "\\\"dev\\\" cannot list resource \\\"nodes\\\" in API group \\\"\\\" at the "
+                     "cluster scope\"}");
+    fake_kube_answer(&fx->fake, 200, 0, text);
+    assert_int_equal(
+        run(fx, "explain", "train", "-n", "team", "--gpu-device-classes=", "-o", "yaml", NULL), 0);
+    assert_non_null(strstr(fx->r.out, "kind: GPUPodExplanation\n"));
+    assert_non_null(strstr(fx->r.out, "  cause: taint\n"));
+    assert_non_null(strstr(fx->r.out, "  source: annotation\n"));
+    assert_null(strstr(fx->r.out, "Cause:    ")); /* not the text report */
+    assert_non_null(strstr(fx->r.err, "ClusterRole gputri-viewer"));
+    json_object_put(pod);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +286,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_explain, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_nodes, cmdline_setup, cmdline_teardown),
         cmocka_unit_test_setup_teardown(test_pods_live_forbidden, cmdline_setup, cmdline_teardown),
+        cmocka_unit_test_setup_teardown(test_explain_output_forbidden, cmdline_setup,
+                                        cmdline_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,17 @@
 /*
- * Tests for webhook/event_verify.c: a review's Events are posted only once the object it names is
- * read back with the review's uid and creation time (within the age bound, once per uid); an
- * object absent until the give-up time, found with another identity, or a failing API gives
- * none; the queue drops its oldest review when full; the object's path per kind, and names that
- * are refused. Time is a fake clock; lookups run through wh_verify_run_due against the recording
- * fake API, and Events through a recorder writing to a second one.
+ * Tests for webhook/event_verify.c: a review's object is read back, and Events are posted only
+ * when it has the review's uid and creation time (within the age bound, once per uid), saying
+ * what the admission checks (admission.h admission_check_object) find on the object as read
+ * back, never what the review said: for every recorded CREATE of tests/fixtures/admission the
+ * Events are that fixture's warnings (but the quota left, which the stored object's own charge
+ * in status.used would count twice); a forged review (any warnings, any text) naming a stored
+ * object that draws none writes nothing. An object absent until the give-up time, found with
+ * another identity, or a failing API gives none; the queue drops its oldest review when full;
+ * the object's path per kind, and names that are refused. Time is a fake clock; lookups run
+ * through wh_verify_run_due against the recording fake API, and Events through a recorder
+ * writing to a second one.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,10 +22,14 @@
 
 #include <cmocka.h>
 
+#include "admission.h"
 #include "event_verify.h"
 #include "fake_kube.h"
+#include "gpus.h"
+#include "objects.h"
 #include "util/result.h"
 #include "warnings.h"
+#include "wh_testutil.h"
 
 #define WALL_MS 1700000000000LL        /* 2023-11-14T22:13:20Z */
 #define CREATED "2023-11-14T22:13:20Z" /* = WALL_MS */
@@ -33,7 +43,45 @@ struct world {
     struct kube_client *c, *ec;
     struct event_recorder *rec;
     struct wh_verify *v;
+    json_object *fixture; /* admission/pod_taint.json: the snapshot and the stored pod */
+    struct owned_snapshot os;
+    size_t snapshot_reads, snapshot_releases;
 };
+
+static void snap_read(void *ctx, struct wh_snapshot *snap)
+{
+    struct world *w = ctx;
+    w->snapshot_reads++;
+    *snap = w->os.snap;
+}
+
+static void snap_release(void *ctx)
+{
+    struct world *w = ctx;
+    w->snapshot_releases++;
+}
+
+/* The world's snapshot: that of fixture `file` (admission/...); edit, when not NULL, changes
+ * the fixture first. */
+static void world_snapshot_edited(struct world *w, const char *file, void (*edit)(json_object *))
+{
+    if (w->fixture) {
+        owned_snapshot_cleanup(&w->os);
+        json_object_put(w->fixture);
+    }
+    w->fixture = test_load_json(FIXTURES_DIR, file);
+    assert_non_null(w->fixture);
+    if (edit)
+        edit(w->fixture);
+    json_object *snapj = NULL;
+    assert_true(json_object_object_get_ex(w->fixture, "snapshot", &snapj));
+    assert_int_equal(owned_snapshot_build(&w->os, snapj, &test_gpus), K_OK);
+}
+
+static void world_snapshot(struct world *w, const char *file)
+{
+    world_snapshot_edited(w, file, NULL);
+}
 
 static void world_init(struct world *w, size_t capacity)
 {
@@ -47,9 +95,14 @@ static void world_init(struct world *w, size_t capacity)
     w->rec = event_recorder_new(&(struct event_recorder_options){.queue_capacity = 64});
     assert_non_null(w->rec);
     assert_int_equal(event_recorder_start(w->rec, w->ec), K_OK);
-    w->v = wh_verify_new(
-        &(struct wh_verify_options){.capacity = capacity, .instance = "host-1", .clock = &w->clock},
-        w->rec);
+    world_snapshot(w, "admission/pod_taint.json");
+    w->v = wh_verify_new(&(struct wh_verify_options){.capacity = capacity,
+                                                     .instance = "host-1",
+                                                     .clock = &w->clock,
+                                                     .snapshot_read = snap_read,
+                                                     .snapshot_release = snap_release,
+                                                     .snapshot_ctx = w},
+                         w->rec);
     assert_non_null(w->v);
 }
 
@@ -70,6 +123,9 @@ static void world_cleanup(struct world *w)
     kube_client_free(w->ec);
     fake_kube_cleanup(&w->api);
     fake_kube_cleanup(&w->events);
+    assert_int_equal(w->snapshot_reads, w->snapshot_releases);
+    owned_snapshot_cleanup(&w->os);
+    json_object_put(w->fixture);
 }
 
 /* A CREATE review of Pod team/train-0 with uid `uid` and two warnings. */
@@ -88,14 +144,46 @@ static void review(struct admission_result *r, const char *uid)
     assert_true(warn_add(&r->warnings, WARN_REASON_RUNTIMECLASS, "no RuntimeClass"));
 }
 
-static void answer_object(struct fake_kube *api, const char *uid, const char *created)
+/* request.object of fixture c's review (borrowed). */
+static json_object *fixture_object(json_object *c)
 {
-    char body[256];
-    snprintf(body, sizeof(body),
-             "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"train-0\",\"namespace\":\"team\","
-             "\"uid\":\"%s\",\"creationTimestamp\":\"%s\"}}",
-             uid, created);
-    fake_kube_answer(api, 200, 0, body);
+    json_object *review = NULL, *req = NULL, *obj = NULL;
+    assert_true(json_object_object_get_ex(c, "review", &review));
+    assert_true(json_object_object_get_ex(review, "request", &req));
+    assert_true(json_object_object_get_ex(req, "object", &obj));
+    return obj;
+}
+
+/* Sets metadata.KEY of obj to the string VAL. */
+static void set_meta(json_object *obj, const char *key, const char *val)
+{
+    json_object *meta = NULL;
+    if (!json_object_object_get_ex(obj, "metadata", &meta)) {
+        meta = json_object_new_object();
+        json_object_object_add(obj, "metadata", meta);
+    }
+    json_object_object_add(meta, key, json_object_new_string(val));
+}
+
+/* Answers the next GET with `obj` as stored: with name, namespace, uid and creationTimestamp. */
+static void answer_stored(struct fake_kube *api, json_object *obj, const char *ns, const char *name,
+                          const char *uid, const char *created)
+{
+    json_object *copy = NULL;
+    assert_int_equal(json_object_deep_copy(obj, &copy, NULL), 0);
+    set_meta(copy, "name", name);
+    set_meta(copy, "namespace", ns);
+    set_meta(copy, "uid", uid);
+    set_meta(copy, "creationTimestamp", created);
+    fake_kube_answer(api, 200, 0, json_object_to_json_string_ext(copy, JSON_C_TO_STRING_PLAIN));
+    json_object_put(copy);
+}
+
+/* Answers the next GET with Pod team/train-0 as stored: the pod of admission/pod_taint.json,
+ * which draws one warning (its GPU node's taint) against the world's snapshot. */
+static void answer_object(struct world *w, const char *uid, const char *created)
+{
+    answer_stored(&w->api, fixture_object(w->fixture), "team", "train-0", uid, created);
 }
 
 static void answer_404(struct fake_kube *api)
@@ -114,7 +202,7 @@ static void test_found_with_the_uid(void **state)
     /* nothing is looked up before the first delay */
     assert_int_equal(wh_verify_run_due(w.v, w.c), 0);
     clock_fake_advance_ms(&w.fc, WH_VERIFY_FIRST_DELAY_MS);
-    answer_object(&w.api, "uid-1", CREATED);
+    answer_object(&w, "uid-1", CREATED);
     assert_int_equal(wh_verify_run_due(w.v, w.c), 1);
     assert_string_equal(fake_kube_request(&w.api, 0)->method, "GET");
     assert_string_equal(fake_kube_request(&w.api, 0)->path, POD_PATH);
@@ -123,12 +211,15 @@ static void test_found_with_the_uid(void **state)
     assert_int_equal(st.queued, 1);
     assert_int_equal(st.verified, 1);
     assert_int_equal(st.pending, 0);
-    assert_int_equal(world_events(&w), 2);
+    /* the stored pod's one warning, not the review's two */
+    assert_int_equal(world_events(&w), 1);
     const struct fake_request *q = fake_kube_request(&w.events, 0);
     assert_string_equal(q->path, "/api/v1/namespaces/team/events");
     assert_non_null(strstr(q->body, "\"uid\":\"uid-1\""));
     assert_non_null(strstr(q->body, "\"name\":\"train-0\""));
     assert_non_null(strstr(q->body, "\"reportingInstance\":\"host-1\""));
+    assert_non_null(strstr(q->body, "\"reason\":\"" WARN_REASON_TAINT "\""));
+    assert_null(strstr(q->body, "no RuntimeClass"));
     world_cleanup(&w);
 }
 
@@ -147,12 +238,12 @@ static void test_found_later(void **state)
     clock_fake_advance_ms(&w.fc, 1999);
     assert_int_equal(wh_verify_run_due(w.v, w.c), 0); /* the second waits 2 s */
     clock_fake_advance_ms(&w.fc, 1);
-    answer_object(&w.api, "uid-1", CREATED);
+    answer_object(&w, "uid-1", CREATED);
     assert_int_equal(wh_verify_run_due(w.v, w.c), 1);
     struct wh_verify_stats st;
     wh_verify_stats(w.v, &st);
     assert_int_equal(st.verified, 1);
-    assert_int_equal(world_events(&w), 2);
+    assert_int_equal(world_events(&w), 1);
     world_cleanup(&w);
 }
 
@@ -214,7 +305,7 @@ static void test_mismatch(void **state)
         snprintf(r.created, sizeof(r.created), "%s", cases[i][1]);
         assert_true(wh_verify_queue(w.v, &r));
         clock_fake_advance_ms(&w.fc, 1000);
-        answer_object(&w.api, cases[i][2], cases[i][3]);
+        answer_object(&w, cases[i][2], cases[i][3]);
         assert_int_equal(wh_verify_run_due(w.v, w.c), 1);
     }
 
@@ -223,8 +314,8 @@ static void test_mismatch(void **state)
     assert_true(wh_verify_queue(w.v, &r));
     assert_true(wh_verify_queue(w.v, &r));
     clock_fake_advance_ms(&w.fc, 1000);
-    answer_object(&w.api, "uid-real", CREATED);
-    answer_object(&w.api, "uid-real", CREATED);
+    answer_object(&w, "uid-real", CREATED);
+    answer_object(&w, "uid-real", CREATED);
     assert_int_equal(wh_verify_run_due(w.v, w.c), 2);
 
     struct wh_verify_stats st;
@@ -232,7 +323,7 @@ static void test_mismatch(void **state)
     assert_int_equal(st.queued, 5);
     assert_int_equal(st.mismatch, 4);
     assert_int_equal(st.verified, 1);
-    assert_int_equal(world_events(&w), 2);
+    assert_int_equal(world_events(&w), 1);
     world_cleanup(&w);
 }
 
@@ -254,8 +345,8 @@ static void test_full_queue_drops_oldest(void **state)
     assert_int_equal(st.dropped, 1);
     assert_int_equal(st.pending, 2);
     clock_fake_advance_ms(&w.fc, 1000);
-    answer_object(&w.api, "uid-2", CREATED);
-    answer_object(&w.api, "uid-3", CREATED);
+    answer_object(&w, "uid-2", CREATED);
+    answer_object(&w, "uid-3", CREATED);
     assert_int_equal(wh_verify_run_due(w.v, w.c), 2);
     wh_verify_stats(w.v, &st);
     assert_int_equal(st.verified, 2);
@@ -266,7 +357,7 @@ static void test_full_queue_drops_oldest(void **state)
     wh_verify_stats(w.v, &st);
     assert_int_equal(st.dropped, 2);
     assert_int_equal(st.pending, 0);
-    assert_int_equal(world_events(&w), 4);
+    assert_int_equal(world_events(&w), 2);
     world_cleanup(&w);
 }
 
@@ -288,6 +379,192 @@ static void test_not_queued(void **state)
     wh_verify_stats(w.v, &st);
     assert_int_equal(st.queued, 0);
     world_cleanup(&w);
+}
+
+/*
+ * A forged review: the uid and creationTimestamp of a live pod, and warnings of any text. The
+ * pod as stored (admission/pod_taint_tolerated.json's, which tolerates the taint) draws none:
+ * no Event, counted unwarned; the uid is then verified before.
+ */
+static void test_forged_review_of_a_quiet_object(void **state)
+{
+    (void)state;
+    struct world w;
+    struct admission_result r;
+    world_init(&w, 0);
+    json_object *quiet = test_load_json(FIXTURES_DIR, "admission/pod_taint_tolerated.json");
+    assert_non_null(quiet);
+    review(&r, "uid-live");
+    assert_true(warn_add(&r.warnings, WARN_REASON_TAINT, "anything the forger likes"));
+    assert_true(wh_verify_queue(w.v, &r));
+    assert_true(wh_verify_queue(w.v, &r));
+    clock_fake_advance_ms(&w.fc, 1000);
+    answer_stored(&w.api, fixture_object(quiet), "team", "train-0", "uid-live", CREATED);
+    answer_stored(&w.api, fixture_object(quiet), "team", "train-0", "uid-live", CREATED);
+    assert_int_equal(wh_verify_run_due(w.v, w.c), 2);
+    struct wh_verify_stats st;
+    wh_verify_stats(w.v, &st);
+    assert_int_equal(st.unwarned, 1);
+    assert_int_equal(st.mismatch, 1); /* the second: verified before */
+    assert_int_equal(st.verified, 0);
+    assert_int_equal(st.pending, 0);
+    assert_int_equal(w.snapshot_reads, 1);
+    assert_int_equal(world_events(&w), 0);
+    json_object_put(quiet);
+    world_cleanup(&w);
+}
+
+/* Whether fixture c's review is a CREATE the verifier takes once it warns: *r its result. */
+static bool lookup_review(json_object *c, const char *uid, struct admission_result *r,
+                          const struct wh_snapshot *snap)
+{
+    json_object *review = NULL, *req = NULL, *obj = NULL, *op = NULL, *expect = NULL, *res = NULL;
+    if (!json_object_object_get_ex(c, "review", &review) ||
+        !json_object_object_get_ex(review, "request", &req) ||
+        !json_object_object_get_ex(req, "object", &obj) ||
+        !json_object_is_type(obj, json_type_object) ||
+        !json_object_object_get_ex(req, "operation", &op) ||
+        strcmp(json_object_get_string(op), "CREATE") != 0 ||
+        !json_object_object_get_ex(c, "expect", &expect) ||
+        !json_object_object_get_ex(expect, "result", &res) ||
+        strcmp(json_object_get_string(res), "ok") != 0)
+        return false;
+    set_meta(obj, "uid", uid);
+    set_meta(obj, "creationTimestamp", CREATED);
+    const char *body = json_object_to_json_string_ext(review, JSON_C_TO_STRING_PLAIN);
+    assert_int_equal(admission_handle(body, strlen(body), snap, r), K_OK);
+    admission_result_cleanup(r);
+    char path[1024];
+    return !r->dry_run && r->ns[0] && wh_verify_path(r, path, sizeof(path));
+}
+
+/* admission/pod_quota_fits.json as stored: the quota plugin charged the pod's 2 GPUs (used 1 ->
+ * 3 of 4), and the pod without its toleration of the GPU node's taint. */
+static void charge_the_pod(json_object *c)
+{
+    json_object *snapj = NULL, *quotas = NULL, *status = NULL, *used = NULL, *spec = NULL;
+    assert_true(json_object_object_get_ex(c, "snapshot", &snapj));
+    assert_true(json_object_object_get_ex(snapj, "resourceQuotas", &quotas));
+    json_object *q = json_object_array_get_idx(quotas, 0);
+    assert_true(json_object_object_get_ex(q, "status", &status));
+    assert_true(json_object_object_get_ex(status, "used", &used));
+    json_object_object_add(used, "requests.nvidia.com/gpu", json_object_new_string("3"));
+    assert_true(json_object_object_get_ex(fixture_object(c), "spec", &spec));
+    json_object_object_del(spec, "tolerations");
+}
+
+/*
+ * The object as stored is already counted in its quota's status.used: the read-back does not
+ * check the quota left (it would count the pod twice and say "has 1 left" of a pod that fit);
+ * the other checks run (the taint). Checked as a CREATE the same object and snapshot would warn.
+ */
+static void test_stored_object_counted_in_quota(void **state)
+{
+    (void)state;
+    struct world w;
+    world_init(&w, 0);
+    world_snapshot_edited(&w, "admission/pod_quota_fits.json", charge_the_pod);
+    json_object *obj = fixture_object(w.fixture);
+    struct warn_list as_create;
+    warn_list_init(&as_create);
+    assert_int_equal(admission_check_object("", "v1", "Pod", "gpu-quota", ADMISSION_CHECK_CREATE,
+                                            obj, &w.os.snap, &as_create),
+                     K_OK);
+    bool quota = false;
+    for (size_t i = 0; i < as_create.n; i++)
+        quota = quota || strcmp(as_create.items[i].reason, WARN_REASON_QUOTA) == 0;
+    assert_true(quota);
+
+    struct admission_result r;
+    review(&r, "uid-charged");
+    snprintf(r.ns, sizeof(r.ns), "gpu-quota");
+    assert_true(wh_verify_queue(w.v, &r));
+    clock_fake_advance_ms(&w.fc, 1000);
+    answer_stored(&w.api, obj, "gpu-quota", "train-0", "uid-charged", CREATED);
+    assert_int_equal(wh_verify_run_due(w.v, w.c), 1);
+    assert_int_equal(world_events(&w), 1);
+    json_object *ev = fake_kube_body_json(&w.events, 0), *reason = NULL;
+    assert_true(json_object_object_get_ex(ev, "reason", &reason));
+    assert_string_equal(json_object_get_string(reason), WARN_REASON_TAINT);
+    json_object_put(ev);
+    world_cleanup(&w);
+}
+
+/*
+ * Every recorded CREATE of tests/fixtures/admission whose kind the verifier looks up, read back
+ * as stored (its request.object): the Events are exactly that fixture's warnings, in order, as
+ * admission_handle gives them; a fixture that draws none, queued under a forged warning, writes
+ * nothing (unwarned).
+ */
+static void test_fixtures_as_stored(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/admission", FIXTURES_DIR);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    size_t warned = 0, quiet = 0, usage_dropped = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        char file[512];
+        snprintf(file, sizeof(file), "admission/%s", e->d_name);
+        struct world w;
+        world_init(&w, 0);
+        world_snapshot(&w, file);
+        struct admission_result r;
+        if (!lookup_review(w.fixture, "uid-fixture", &r, &w.os.snap)) {
+            world_cleanup(&w);
+            continue;
+        }
+        /* the fixture's warnings but the quota left, which is not checked on the object as
+         * stored (admission.h ADMISSION_CHECK_STORED: its own charge is in status.used) */
+        struct warn_list want;
+        warn_list_init(&want);
+        for (size_t i = 0; i < r.warnings.n; i++)
+            if (strcmp(r.warnings.items[i].reason, WARN_REASON_QUOTA) != 0 ||
+                !strstr(r.warnings.items[i].text, " left (used ")) {
+                want.items[want.n++] = r.warnings.items[i];
+            } else {
+                usage_dropped++;
+            }
+        if (r.warnings.n == 0) /* a forged review of it */
+            assert_true(warn_add(&r.warnings, WARN_REASON_TAINT, "forged"));
+        assert_true(wh_verify_queue(w.v, &r));
+        clock_fake_advance_ms(&w.fc, 1000);
+        answer_stored(&w.api, fixture_object(w.fixture), r.ns, r.name, "uid-fixture", CREATED);
+        assert_int_equal(wh_verify_run_due(w.v, w.c), 1);
+        struct wh_verify_stats st;
+        wh_verify_stats(w.v, &st);
+        size_t n = world_events(&w);
+        if (n != want.n || st.verified != (want.n > 0) || st.unwarned != (want.n == 0))
+            fail_msg("%s: %zu Events, %zu warnings (verified %llu, unwarned %llu)", file, n, want.n,
+                     (unsigned long long)st.verified, (unsigned long long)st.unwarned);
+        for (size_t i = 0; i < n; i++) {
+            json_object *ev = fake_kube_body_json(&w.events, i), *msg = NULL, *reason = NULL;
+            assert_non_null(ev);
+            assert_true(json_object_object_get_ex(ev, "message", &msg));
+            assert_true(json_object_object_get_ex(ev, "reason", &reason));
+            if (strcmp(json_object_get_string(msg), want.items[i].text) != 0 ||
+                strcmp(json_object_get_string(reason), want.items[i].reason) != 0)
+                fail_msg("%s: Event %zu says %s: %s, the review %s: %s", file, i,
+                         json_object_get_string(reason), json_object_get_string(msg),
+                         want.items[i].reason, want.items[i].text);
+            json_object_put(ev);
+        }
+        if (want.n)
+            warned++;
+        else
+            quiet++;
+        world_cleanup(&w);
+    }
+    closedir(d);
+    /* the fixtures hold both, of every kind looked up */
+    assert_true(warned >= 20);
+    assert_true(quiet >= 10);
+    assert_true(usage_dropped >= 3);
 }
 
 static void test_paths(void **state)
@@ -342,6 +619,9 @@ int main(void)
         cmocka_unit_test(test_full_queue_drops_oldest),
         cmocka_unit_test(test_not_queued),
         cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_forged_review_of_a_quiet_object),
+        cmocka_unit_test(test_fixtures_as_stored),
+        cmocka_unit_test(test_stored_object_counted_in_quota),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, test_gpus_setup, test_gpus_teardown);
 }

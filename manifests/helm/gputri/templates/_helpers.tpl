@@ -51,6 +51,18 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- end }}
 {{- end -}}
 
+{{/* --kube-api-qps and --kube-api-burst of one program, as list items; the argument is its values
+(.Values.controller or .Values.webhook). Nothing when null: the program's default. The burst is
+printed as a whole number (a large one would otherwise come out as 1e+06). */}}
+{{- define "gputri.kubeApiArgs" -}}
+{{- if not (kindIs "invalid" .kubeApiQps) }}
+- --kube-api-qps={{ .kubeApiQps }}
+{{- end }}
+{{- if not (kindIs "invalid" .kubeApiBurst) }}
+- --kube-api-burst={{ int64 .kubeApiBurst }}
+{{- end }}
+{{- end -}}
+
 {{/* The pod-level fields both Deployments share: node selection and tolerations. */}}
 {{- define "gputri.affinity" -}}
 {{- if .root.Values.affinity }}

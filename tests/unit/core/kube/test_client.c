@@ -1115,9 +1115,12 @@ static void test_list_deadline(void **state)
                      K_ETIMEDOUT);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-    assert_true(ms >= 280 && ms < 2000);
+    /* Bounds that hold on a loaded machine and under qemu-user too: the pages take 20 ms each at
+     * the server, so a deadline never kept would run to the page bound (minutes), and at most 15
+     * pages fit in 300 ms; a starved process may get only the first. */
+    assert_true(ms >= 280 && ms < 10000);
     assert_int_equal(err.deadline, 1);
-    assert_true(pages > 1 && pages < 20);
+    assert_true(pages >= 1 && pages < 20);
     assert_non_null(strstr(err.message, "LIST /api/v1/endless: not complete within the request "
                                         "timeout of 300 ms"));
     kube_client_free(clone);
@@ -1283,7 +1286,7 @@ static void test_watch_cancel(void **state)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     pthread_join(t, NULL);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    assert_true(secs < 2.5);
+    assert_true(secs < 10); /* the watch's own timeout is 60 s; loose for loaded or emulated runs */
 
     /* With the flag already set, nothing is sent. */
     json_object *obj = NULL;
@@ -1466,6 +1469,14 @@ static uint64_t waits_since(uint64_t n0, uint64_t ns0, uint64_t *ns_out)
     return n - n0;
 }
 
+/* A clock that stands still: the bucket never refills by itself, so each wait is exactly what
+ * the reservations add up to, however slowly the machine (or an emulator) runs the requests. */
+static int64_t frozen_ns(void *ctx)
+{
+    (void)ctx;
+    return 1000000000;
+}
+
 /* One token bucket for every client of the process; watches and opted-out clients pass. */
 static void test_rate_limit(void **state)
 {
@@ -1478,7 +1489,8 @@ static void test_rate_limit(void **state)
     kube_rate_limit_stats(&n0, &ns0);
     assert_int_equal(kube_set_rate_limit(0, 1, NULL), K_EINVAL);
     assert_int_equal(kube_set_rate_limit(20, 0, NULL), K_EINVAL);
-    assert_int_equal(kube_set_rate_limit(20, 2, NULL), K_OK);
+    const struct clock frozen = {NULL, frozen_ns, frozen_ns};
+    assert_int_equal(kube_set_rate_limit(20, 2, &frozen), K_OK);
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1486,11 +1498,11 @@ static void test_rate_limit(void **state)
     assert_int_equal(get_pod(c), K_OK);
     assert_int_equal(get_pod(c2), K_OK);
     assert_int_equal(waits_since(n0, ns0, NULL), 0);
-    /* then one every 50 ms, waiting, never refused */
+    /* then one every 50 ms, waiting, never refused: the third 50 ms after, the fourth 100 ms */
     assert_int_equal(get_pod(c), K_OK);
     assert_int_equal(get_pod(c2), K_OK);
     assert_int_equal(waits_since(n0, ns0, &ns), 2);
-    assert_true(ns >= 60000000ull);
+    assert_true(ns >= 149000000ull && ns <= 151000000ull);
     assert_true(since(&t0) >= 0.08);
 
     /* a watch is not limited: nothing waits, however empty the bucket */
@@ -1513,7 +1525,7 @@ static void test_rate_limit(void **state)
     pthread_t t = cancel_after(c, &flag, &k, 200);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(get_pod(c), K_ECANCELED);
-    assert_true(since(&t0) < 2.5); /* not the 5 s the token would take */
+    assert_true(since(&t0) < 4.5); /* not the 5 s the token would take */
     pthread_join(t, NULL);
     kube_client_set_cancel(c, NULL);
 
