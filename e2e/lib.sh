@@ -679,13 +679,19 @@ kueue_down() {
 # Logs $DIR/logs/cert-manager-{controller,cainjector}.log, pids in $DIR/run. Idempotent; returns
 # once both hold their Lease.
 # cert_manager_down: both processes, and (unless KEEP_CRDS=1) the CRDs with every cert-manager
-# object, and the namespace, so the suites after see no cert-manager.
+# object, and the namespace (waiting until it is gone, with the Leases), so the suites after see no
+# cert-manager and the next cert_manager_up starts clean. Both programs give up their Lease when
+# stopped.
 CERT_MANAGER_PROGRAMS=(controller cainjector)
 cert_manager_up() {
   local dir=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e} cache=${GPUTRI_CACHE:-$HOME/.cache/gputri}
   local bin p pid i
   bin=$("$REPO/e2e/build-cert-manager" | tail -n 1) || { echo "e2e/build-cert-manager failed" >&2; return 1; }
   mkdir -p "$dir/run" "$dir/logs"
+  # a namespace still terminating (cert_manager_down's) takes no Lease
+  if [ -n "$(kc get namespace cert-manager -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null)" ]; then
+    kc wait --for=delete namespace/cert-manager --timeout=60s >/dev/null 2>&1 || return 1
+  fi
   kc apply --server-side --force-conflicts -f "$cache/cert-manager/crds" >/dev/null || return 1
   kc wait --for=condition=Established --timeout=60s -f "$cache/cert-manager/crds" >/dev/null || return 1
   kc create namespace cert-manager --dry-run=client -o yaml | kc apply -f - >/dev/null || return 1
@@ -722,7 +728,7 @@ cert_manager_down() {
   if [ "${KEEP_CRDS:-0}" != 1 ] && [ -d "$cache/cert-manager/crds" ]; then
     kc delete -f "$cache/cert-manager/crds" --ignore-not-found --timeout=60s >/dev/null 2>&1 || true
   fi
-  kc delete namespace cert-manager --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  kc delete namespace cert-manager --ignore-not-found --timeout=60s >/dev/null 2>&1 || true
 }
 
 # secret_volume_sync NS SECRET DIR: DIR as the kubelet keeps a Secret volume (its atomic writer,

@@ -49,8 +49,10 @@ func main() {
 		LeaderElection:          true,
 		LeaderElectionNamespace: *leNamespace,
 		LeaderElectionID:        "cert-manager-cainjector-leader-election",
-		Metrics:                 metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress:  "0",
+		// a stopped injector empties the Lease's holder, so the next one leads at once
+		LeaderElectionReleaseOnCancel: true,
+		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:        "0",
 		// Secrets are watched by their metadata only; their data is read uncached.
 		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
