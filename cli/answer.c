@@ -68,24 +68,15 @@ int64_t answer_written_from_managed_fields(json_object *pod, const char *manager
     return best;
 }
 
-int pod_answer_read(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
-                    const char *name, struct pod_answer *a, struct kube_error *err)
+int pod_answer_from_object(const struct gpu_set *gpus, const char *ns, const char *name,
+                           json_object *pod, struct pod_answer *a)
 {
     memset(a, 0, sizeof(*a));
-    char path[KUBE_POD_PATH_MAX];
-    if (kube_pod_path(ns, name, path, sizeof(path)))
-        return K_EINVAL;
-    json_object *pod = NULL;
-    int rc = kube_get_managed_fields(c, path, &pod, err);
-    if (rc)
-        return rc;
     struct store *s = store_new(gpus);
-    if (!s) {
-        json_object_put(pod);
+    if (!s)
         return K_ENOMEM;
-    }
     unsigned changed = 0;
-    rc = store_pod_apply_json(s, pod, 0, NULL, &changed);
+    int rc = store_pod_apply_json(s, pod, 0, NULL, &changed);
     if (rc == K_OK) {
         const struct kpod *p = store_pod_get(s, ns, name);
         if (p && pod_annotation_usable(p) && cause_from_word(p->cause) >= 0) {
@@ -98,6 +89,21 @@ int pod_answer_read(struct kube_client *c, const struct gpu_set *gpus, const cha
         rc = K_OK; /* a pod past the projection's bounds carries no answer we can use */
     }
     store_free(s);
+    return rc;
+}
+
+int pod_answer_read(struct kube_client *c, const struct gpu_set *gpus, const char *ns,
+                    const char *name, struct pod_answer *a, struct kube_error *err)
+{
+    memset(a, 0, sizeof(*a));
+    char path[KUBE_POD_PATH_MAX];
+    if (kube_pod_path(ns, name, path, sizeof(path)))
+        return K_EINVAL;
+    json_object *pod = NULL;
+    int rc = kube_get_managed_fields(c, path, &pod, err);
+    if (rc)
+        return rc;
+    rc = pod_answer_from_object(gpus, ns, name, pod, a);
     json_object_put(pod);
     return rc;
 }

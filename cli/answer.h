@@ -52,6 +52,18 @@ int pod_answer_read(struct kube_client *c, const struct gpu_set *gpus, const cha
                     const char *name, struct pod_answer *a, struct kube_error *err);
 
 /*
+ * pod_answer_from_object() - fill `a` from `pod`, the Pod object as the API server returned it
+ * with its metadata.managedFields (kube_get_managed_fields: read under kube/read_budget.h's
+ * KUBE_READ_OBJECT_MANAGED_FIELDS): its projection (cache/store.h) must be pod ns/name and its
+ * gputri/cause usable (pod_annotation_usable) and a word of the ladder, else a->cause is "";
+ * a->written from answer_written_from_managed_fields(). pod_answer_read() after its GET. Returns
+ * K_OK (also for a pod past the projection's bounds: no answer) or K_ENOMEM. Pure; gpus and pod
+ * borrowed.
+ */
+int pod_answer_from_object(const struct gpu_set *gpus, const char *ns, const char *name,
+                           json_object *pod, struct pod_answer *a);
+
+/*
  * answer_written_from_managed_fields() - when `manager` last wrote the annotation `key` of pod
  * object `pod` (a parsed Pod): the `time` of its managedFields entry whose fieldsV1 holds
  * f:metadata.f:annotations.f:<key>; 0 when there is none or the time does not parse. Looks at

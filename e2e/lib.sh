@@ -5,7 +5,7 @@
 # the version CMakeLists.txt declares (project_version), podman's flags for gputri's image
 # (image_run_flags), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
-# gputri_event_count), a real Kueue on the e2e cluster (kueue_up, kueue_down), a real cert-manager (cert_manager_up,
+# gputri_event_count), the deployed controller's memory of an autoscaler undone (forget_autoscalers), a real Kueue on the e2e cluster (kueue_up, kueue_down), a real cert-manager (cert_manager_up,
 # cert_manager_down), a Secret volume as the kubelet writes it (secret_volume_sync), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), checks on a rendered chart (chart_q, chart_expect), a bench script's own
 # cluster and gputri-controller (bench_*), and the listfeed stand-in API server (listfeed_start).
@@ -418,6 +418,32 @@ gputri_event_count() {
     jq --arg t "${3:-}" --arg r "${4:-}" '[.items[] | select(((.reportingComponent // "") ==
       "gputri" or (.reportingController // "") == "gputri") and ($t == "" or .type == $t) and
       ($r == "" or .reason == $r))] | length'
+}
+
+# forget_autoscalers NS...: undo what a suite that ran or played an autoscaler leaves in the
+# deployed gputri-controller, so that any suite may run after it: a controller that took an
+# autoscaler's verdict on a pending GPU pod holds every new GPU pod's blocking word back for its
+# --autoscaler-grace-period during the hour after (controller/reconcile.h autoscaler_seen), which
+# would make another suite's words late. Waits (up to 120 s) until the namespaces NS (the suite's
+# pods, and the verdicts' Events with them) are gone, so that a relist finds no verdict, then
+# restarts gputri-controller (e2e/cluster deploy gputri-controller) when it runs. Needs
+# KUBECONFIG_FILE and KUBECTL as kc; returns 1 when a namespace stays or the deploy fails.
+forget_autoscalers() {
+  local ns st
+  for ns in "$@"; do
+    wait_for 120 bash -c "! '${KUBECTL:-kubectl}' ${KUBECONFIG_FILE:+--kubeconfig='$KUBECONFIG_FILE'} \
+      get namespace '$ns' >/dev/null 2>&1" || {
+      say "namespace $ns is still there; gputri-controller not restarted"
+      return 1
+    }
+  done
+  st=$("$REPO/e2e/cluster" status 2>/dev/null || true) # not piped: grep -q would cut it (pipefail)
+  grep -q '^gputri-controller .*running' <<<"$st" || return 0
+  "$REPO/e2e/cluster" deploy gputri-controller >/dev/null 2>&1 || {
+    say "e2e/cluster deploy failed; gputri-controller still remembers an autoscaler"
+    return 1
+  }
+  say "gputri-controller restarted: it forgot the autoscalers' verdicts"
 }
 
 # ---- a bench script's own cluster and gputri-controller (bench/scale, bench/event-storm)

@@ -3,7 +3,7 @@
 # (-fsanitize=fuzzer,address,undefined) in build-fuzz/ and runs each in turn for SECONDS
 # (default 300) on a corpus kept in build-fuzz/corpus/<target>/, seeded from tests/fixtures and
 # grown by every run. Targets: quantity watch list proto classify admission json kubeconfig cel dra
-# exec requeue autoscaler pod_events
+# exec requeue autoscaler pod_events workload quota gang jsonpath pki answer
 # (default: all).
 #
 #   scripts/fuzz.sh [--no-build | --build-only] [SECONDS] [TARGET...]
@@ -15,7 +15,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ALL_TARGETS=(quantity watch list proto classify admission json kubeconfig cel dra exec requeue
-  autoscaler pod_events workload quota gang jsonpath)
+  autoscaler pod_events workload quota gang jsonpath pki answer)
 build=1 run=1 secs=300 targets=()
 for a in "$@"; do
   case $a in
@@ -63,6 +63,7 @@ for t in "${targets[@]}"; do
   case $t in
   quantity) dict=quantity.dict ;;
   kubeconfig) dict=kubeconfig.dict ;;
+  pki) dict=pki.dict ;;
   *) dict=json.dict ;;
   esac
   log=$B/logs/$t.log

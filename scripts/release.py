@@ -321,7 +321,9 @@ def chart_layout(tgz, layout, created):
             annotations[key] = value
     for key, value in meta.get("annotations", {}).items():
         annotations.setdefault(key, value)
-    manifest = {"schemaVersion": 2, "mediaType": OCI_MANIFEST,
+    # helm push writes no mediaType field in the manifest (only in its descriptor): leaving it out
+    # too makes `helm push` of the .tgz (its mtime the release's time) give this very digest.
+    manifest = {"schemaVersion": 2,
                 "config": {"mediaType": HELM_CONFIG, "digest": config_digest, "size": config_size},
                 "layers": [{"mediaType": HELM_CHART, "digest": chart_digest, "size": chart_size}],
                 "annotations": dict(sorted(annotations.items()))}

@@ -170,6 +170,7 @@ go_build_step() { # go_build_step NAME COMMAND...: its output and exit status in
   go_build_step karpenter "$REPO/e2e/build-karpenter"
   go_build_step kueue "$REPO/e2e/build-kueue"
   go_build_step cert-manager "$REPO/e2e/build-cert-manager"
+  go_build_step release-tools "$REPO/e2e/build-release-tools"
   go_build_step control-plane-oldest "$REPO/e2e/build-control-plane" --kube-version "$OLDEST"
 ) &
 GO_BUILDS_PID=$!
@@ -212,6 +213,7 @@ suite "helm and krew build (cached)" go_build_wait helm
 suite "karpenter build (cached)" go_build_wait karpenter
 suite "kueue build (cached)" go_build_wait kueue
 suite "cert-manager build (cached)" go_build_wait cert-manager
+suite "registry, oras and trivy build (cached)" go_build_wait release-tools
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. The suites that play
 # or run an autoscaler come after those: once an autoscaler has spoken, gputri-controller takes

@@ -79,20 +79,6 @@ static int backdate(int64_t lifetime_s)
     return b > CERTGEN_BACKDATE_SECONDS ? CERTGEN_BACKDATE_SECONDS : (int)b;
 }
 
-static char *data_field(json_object *data, const char *key)
-{
-    const char *b64 = kube_json_str(data, key);
-    char *out = NULL;
-    size_t len;
-    if (!b64 || certgen_unbase64(b64, &out, &len) != K_OK)
-        return NULL;
-    if (len == 0 || strlen(out) != len) { /* empty, or a NUL inside: not PEM */
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 static int secret_path(const struct selfcert *s, bool collection, char *out, size_t outlen)
 {
     char ns[256], name[256];
@@ -119,10 +105,10 @@ static int read_secret(struct selfcert *s, struct state *st, struct kube_error *
     if (rc)
         return rc;
     json_object *data = kube_json_get(st->obj, "data", json_type_object);
-    st->ca_crt = data_field(data, "ca.crt");
-    st->ca_key = data_field(data, "ca.key");
-    st->tls_crt = data_field(data, "tls.crt");
-    st->tls_key = data_field(data, "tls.key");
+    st->ca_crt = publish_secret_pem(data, "ca.crt");
+    st->ca_key = publish_secret_pem(data, "ca.key");
+    st->tls_crt = publish_secret_pem(data, "tls.crt");
+    st->tls_key = publish_secret_pem(data, "tls.key");
     return K_OK;
 }
 

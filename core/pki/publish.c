@@ -56,6 +56,20 @@ int publish_data(const char *const *keys, const char *const *pems, size_t n, jso
     return K_OK;
 }
 
+char *publish_secret_pem(json_object *data, const char *key)
+{
+    const char *b64 = kube_json_str(data, key);
+    char *out = NULL;
+    size_t len;
+    if (!b64 || certgen_unbase64(b64, &out, &len) != K_OK)
+        return NULL;
+    if (len == 0 || strlen(out) != len) { /* empty, or a NUL inside: not PEM */
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 static int secret_data(const struct certgen_bundle *b, json_object **out)
 {
     const char *const keys[] = {"tls.crt", "tls.key", "ca.crt"};

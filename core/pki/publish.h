@@ -23,6 +23,15 @@
 int publish_data(const char *const *keys, const char *const *pems, size_t n, json_object **out);
 
 /*
+ * publish_secret_pem() - the text of key `key` of a Secret's `data` object (borrowed; NULL
+ * reads as absent) as written by publish_data(): base64-decoded into a new NUL-terminated string
+ * the caller frees (free(); wipe it first when it is a key). NULL when the key is absent, not a
+ * string, not base64, empty, holds a NUL byte (no PEM does) or memory ran out. Says nothing about
+ * the PEM itself (certgen_first_pem, certgen_key_matches, ... read it). Pure, thread-safe.
+ */
+char *publish_secret_pem(json_object *data, const char *key);
+
+/*
  * publish_new_tls_secret() - a new Secret object of type kubernetes.io/tls: namespace/name,
  * labels app.kubernetes.io/name=gputri, app.kubernetes.io/component=webhook and
  * app.kubernetes.io/managed-by=managed_by, and `data` (its reference is taken). The caller puts

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$here/../fixtures
 out=$1
-mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota,gang,jsonpath}
+mkdir -p "$out"/{quantity,watch,list,proto,classify,admission,json,kubeconfig,cel,dra,exec,requeue,autoscaler,pod_events,workload,quota,gang,jsonpath,pki,answer}
 
 put() { # put TARGET: stdin becomes one seed of TARGET
   local tmp
@@ -218,6 +218,62 @@ for f in "$fixtures"/quota/*.json; do
   { printf '\200'; jq -c . "$f"; } | put quota
   { printf '\000'; jq -j .message "$f"; } | put quota
 done
+
+# pki: the test key pairs of the fixtures as gputri-webhook's Secret (0x00, then the Secret's JSON
+# with base64 data) and as the four PEM texts themselves (0x01, then ca.crt, ca.key, tls.crt and
+# tls.key split at NUL bytes; fuzz_pki.c): a CA with its leaves, self-signed pairs, an RSA and an EC
+# key, a SEC1 key, a two-CA bundle, a key of another certificate, text that is no PEM. A set made
+# by gputri-certs (valid for 100 years, a CA that signs a serving certificate for the webhook's
+# Service) is in corpus/pki/.
+tls=$fixtures/admission/tls kcerts=$fixtures/kubeconfig/certs
+for set in "$tls/client-ca.crt $tls/a.key $tls/client.crt $tls/client.key" \
+  "$tls/a.crt $tls/a.key $tls/a.crt $tls/a.key" \
+  "$tls/b.crt $tls/b.key $tls/b.crt $tls/b.key" \
+  "$tls/client-ca.crt+$tls/b.crt $tls/b.key $tls/server-eku.crt $tls/a-sec1.key" \
+  "$tls/a.crt $tls/b.key $tls/client-other.crt $tls/client.key" \
+  "$kcerts/ca.crt $kcerts/client.key $kcerts/client.crt $kcerts/client.key" \
+  "$tls/garbage.pem $tls/garbage.pem $tls/garbage.pem $tls/garbage.pem"; do
+  read -r ca cakey crt key <<<"$set"
+  ca_text=$(for f in ${ca//+/ }; do cat "$f"; done)
+  { printf '\000'; jq -cn --arg a "$(base64 -w0 <<<"$ca_text")" --arg b "$(base64 -w0 "$cakey")" \
+    --arg c "$(base64 -w0 "$crt")" --arg k "$(base64 -w0 "$key")" '{apiVersion: "v1",
+      kind: "Secret", type: "kubernetes.io/tls", metadata: {name: "gputri-webhook-tls",
+      namespace: "gputri"}, data: {"ca.crt": $a, "ca.key": $b, "tls.crt": $c, "tls.key": $k}}'; } |
+    put pki
+  { printf '\001%s\n' "$ca_text"; printf '\000'; cat "$cakey"; printf '\000'; cat "$crt"
+    printf '\000'; cat "$key"; } | put pki
+done
+# a.crt with its subject's UTF8String tag made constructed (0x0c -> 0x2c): GnuTLS reads it and
+# serves it with a.key, OpenSSL refuses it (a finding of fuzz_pki's first run, kept as a seed)
+{ printf '\001'; cat "$tls/a.crt"; printf '\000'; cat "$tls/a.key"; printf '\000'
+  sed 's/QDDBVncHV0/QDLBVncHV0/' "$tls/a.crt"; printf '\000'; cat "$tls/a.key"; } | put pki
+
+# answer: pods of the classifier fixtures as the API server returns them to the CLI's fallback
+# (fuzz_answer.c): a gputri/cause and gputri/detail annotation and the managedFields entry of
+# gputri-controller that owns them, beside kubectl's and kube-scheduler's; the word the bound ones
+# may carry (ok) and the pending ones (exhausted), and a word off the ladder.
+for f in "$fixtures"/classify/*.json; do
+  jq -c 'limit(2; .pods[]?) | . as $p
+    | .metadata.annotations = ((.metadata.annotations // {}) + {"gputri/cause":
+        (if $p.spec.nodeName then "ok" else "exhausted" end), "gputri/detail": "no node has a free GPU"})
+    | .metadata.managedFields = [
+        {manager: "kubectl-client-side-apply", operation: "Update", apiVersion: "v1",
+         time: "2026-12-06T10:00:00Z", fieldsType: "FieldsV1",
+         fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}}},
+        {manager: "kube-scheduler", operation: "Update", apiVersion: "v1", subresource: "status",
+         time: "2026-12-06T10:00:01Z", fieldsType: "FieldsV1",
+         fieldsV1: {"f:status": {"f:conditions": {}}}},
+        {manager: "gputri-controller", operation: "Apply", apiVersion: "v1",
+         time: "2026-12-06T10:05:00Z", fieldsType: "FieldsV1",
+         fieldsV1: {"f:metadata": {"f:annotations": {"f:gputri/cause": {}, "f:gputri/detail": {}}}}}]' \
+    "$f" | while IFS= read -r pod; do
+    printf '%s' "$pod" | put answer
+  done
+done
+jq -c '.pods[0] | .metadata.annotations = {"gputri/cause": "unheard-of"}
+  | .metadata.managedFields = [{manager: "gputri-controller", time: "2026-12-06T10:05:00.5+02:00",
+      fieldsV1: {"f:metadata": {"f:annotations": {"f:gputri/cause": {}}}}}]' \
+  "$fixtures"/classify/seed-06-exhaust.json | put answer
 
 rm -f "$out"/*/.seed.*
 

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "answer.h"
+#include "util/result.h"
 
 static json_object *pod_with(const char *managed_fields)
 {
@@ -134,10 +135,51 @@ static void test_usable_unbound(void **state)
     }
 }
 
+/* The answer from a pod as the API server returns it: the word, its detail, when it was written;
+ * none for a stale word, a word not on the ladder, or another pod. */
+static void test_from_object(void **state)
+{
+    (void)state;
+#define POD_FMT                                                                                    \
+    "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"p\",\"uid\":\"u\",\"annotations\":"            \
+    "{\"gputri/cause\":\"%s\",\"gputri/detail\":\"no node has a free GPU\"},"                      \
+    "\"managedFields\":[{\"manager\":\"gputri-controller\",\"operation\":\"Apply\","               \
+    "\"time\":\"2026-12-06T10:05:00Z\",\"fieldsV1\":{\"f:metadata\":{\"f:annotations\":"           \
+    "{\"f:gputri/cause\":{},\"f:gputri/detail\":{}}}}}]},"                                         \
+    "\"spec\":{%s\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"                       \
+    "{\"nvidia.com/gpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
+    static const struct {
+        const char *cause, *spec, *name, *want;
+        int64_t written;
+    } cases[] = {
+        {"exhausted", "", "p", "exhausted", 1796551500},
+        {"exhausted", "\"nodeName\":\"n\",", "p", "", 0}, /* bound since: stale */
+        {"no-such-word", "", "p", "", 0},
+        {"exhausted", "", "other", "", 0},
+    };
+    struct gpu_set gpus;
+    assert_int_equal(gpu_set_parse(&gpus, GPU_SET_DEFAULT), K_OK);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[2048];
+        snprintf(text, sizeof(text), POD_FMT, cases[i].cause, cases[i].spec);
+        json_object *pod = json_tokener_parse(text);
+        assert_non_null(pod);
+        struct pod_answer a;
+        assert_int_equal(pod_answer_from_object(&gpus, "ns", cases[i].name, pod, &a), K_OK);
+        if (strcmp(a.cause, cases[i].want) != 0 || a.written != cases[i].written)
+            fail_msg("case %zu: cause \"%s\" written %lld", i, a.cause, (long long)a.written);
+        if (*a.cause)
+            assert_string_equal(a.detail, "no node has a free GPU");
+        json_object_put(pod);
+    }
+    gpu_set_cleanup(&gpus);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_from_managed_fields),
+        cmocka_unit_test(test_from_object),
         cmocka_unit_test(test_managed_fields_bound),
         cmocka_unit_test(test_forbidden_resource),
         cmocka_unit_test(test_usable_unbound),

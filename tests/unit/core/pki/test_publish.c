@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -268,6 +269,25 @@ static void test_ca_bundle_odd_objects(void **state)
     json_object_put(o);
 }
 
+/* A Secret's data value as the webhook reads it: base64 PEM text, nothing else. */
+static void test_secret_pem(void **state)
+{
+    (void)state;
+    json_object *data = json_tokener_parse(
+        "{\"tls.crt\":\"Q0VSVA==\",\"empty\":\"\",\"nul\":\"QQBC\",\"bad\":\"*\",\"n\":7}");
+    assert_non_null(data);
+    char *pem = publish_secret_pem(data, "tls.crt");
+    assert_string_equal(pem, "CERT");
+    free(pem);
+    assert_null(publish_secret_pem(data, "empty"));   /* empty */
+    assert_null(publish_secret_pem(data, "nul"));     /* "A\0B" */
+    assert_null(publish_secret_pem(data, "bad"));     /* not base64 */
+    assert_null(publish_secret_pem(data, "n"));       /* not a string */
+    assert_null(publish_secret_pem(data, "missing")); /* absent */
+    assert_null(publish_secret_pem(NULL, "tls.crt"));
+    json_object_put(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +299,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ca_bundle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ca_bundle_conflict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ca_bundle_odd_objects, setup, teardown),
+        cmocka_unit_test(test_secret_pem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
