@@ -5,7 +5,8 @@
 # the version CMakeLists.txt declares (project_version), podman's flags for gputri's image
 # (image_run_flags), an
 # autoscaler's Event on a pod (autoscaler_event), what gputri wrote on a pod (pod_annotation,
-# gputri_event_count), the deployed controller's memory of an autoscaler undone (forget_autoscalers), a real Kueue on the e2e cluster (kueue_up, kueue_down), the checks' counting (pass, fail, skip, check, check_within) and the
+# gputri_event_count), the deployed controller's memory of an autoscaler undone (forget_autoscalers), a real Kueue on the e2e cluster (kueue_up, kueue_down), a real cert-manager (cert_manager_up,
+# cert_manager_down), a Secret volume as the kubelet writes it (secret_volume_sync), the checks' counting (pass, fail, skip, check, check_within) and the
 # closing line (summary), checks on a rendered chart (chart_q, chart_expect), a bench script's own
 # cluster and gputri-controller (bench_*), and the listfeed stand-in API server (listfeed_start).
 # Defines each function once; scripts/test.sh ("shell helpers") fails when a script under e2e/,
@@ -235,6 +236,31 @@ serviceaccount_dir() {
   mkdir -p "$3" && chmod 700 "$3" || return 1
   (umask 077 && kc create token "$2" -n "$1" --duration=1h >"$3/token") || return 1
   cp "${GPUTRI_E2E_DIR:-/tmp/gputri-e2e}/pki/ca.crt" "$3/ca.crt" && echo "$1" >"$3/namespace"
+}
+
+# service_endpoints NS SERVICE IP PORT...: one EndpointSlice per PORT (named SERVICE-e2e-I) for
+# Service NS/SERVICE, port name https, each a ready endpoint at IP (host_ipv4): how the API server
+# (--enable-aggregator-routing=true) reaches processes of this host that play the Service's pods.
+service_endpoints() {
+  local ns=$1 svc=$2 ip=$3 i=0 port slices=""
+  shift 3
+  for port in "$@"; do
+    slices+="apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: $svc-e2e-$i
+  namespace: $ns
+  labels:
+    kubernetes.io/service-name: $svc
+    endpointslice.kubernetes.io/managed-by: e2e.gputri.test
+addressType: IPv4
+ports: [{name: https, port: $port, protocol: TCP}]
+endpoints: [{addresses: [\"$ip\"], conditions: {ready: true}}]
+---
+"
+    i=$((i + 1))
+  done
+  kc apply -f - <<<"$slices" >/dev/null
 }
 
 # daemon_pid NAME: the pid e2e/cluster recorded for daemon NAME (in ${GPUTRI_E2E_DIR}/run), when
@@ -666,6 +692,98 @@ kueue_down() {
     kc delete -f "$cache/kueue/crds" --ignore-not-found --timeout=60s >/dev/null 2>&1 || true
   fi
   kc delete namespace kueue-system --ignore-not-found --wait=false >/dev/null 2>&1 || true
+}
+
+# ---------------------------------------------------------------- cert-manager
+# cert_manager_up: cert-manager's controller and cainjector (built by e2e/build-cert-manager from
+# the module github.com/cert-manager/cert-manager; e2e/cert-manager/) on the e2e cluster of
+# $GPUTRI_E2E_DIR, out of cluster on its admin kubeconfig (so no RBAC of their own), each with
+# a Lease in namespace cert-manager: cert-manager's CRDs from the module applied server-side
+# (cert-manager.io/v1 only, no conversion webhook, so they need no webhook of cert-manager's to
+# apply or serve), namespace cert-manager. cert-manager's own webhook is not run: it only
+# validates and defaults cert-manager's objects, which the issuers and controllers also check.
+# Logs $DIR/logs/cert-manager-{controller,cainjector}.log, pids in $DIR/run. Idempotent; returns
+# once both hold their Lease.
+# cert_manager_down: both processes, and (unless KEEP_CRDS=1) the CRDs with every cert-manager
+# object, and the namespace (waiting until it is gone, with the Leases), so the suites after see no
+# cert-manager and the next cert_manager_up starts clean. Both programs give up their Lease when
+# stopped.
+CERT_MANAGER_PROGRAMS=(controller cainjector)
+cert_manager_up() {
+  local dir=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e} cache=${GPUTRI_CACHE:-$HOME/.cache/gputri}
+  local bin p pid i
+  bin=$("$REPO/e2e/build-cert-manager" | tail -n 1) || { echo "e2e/build-cert-manager failed" >&2; return 1; }
+  mkdir -p "$dir/run" "$dir/logs"
+  # a namespace still terminating (cert_manager_down's) takes no Lease
+  if [ -n "$(kc get namespace cert-manager -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null)" ]; then
+    kc wait --for=delete namespace/cert-manager --timeout=60s >/dev/null 2>&1 || return 1
+  fi
+  kc apply --server-side --force-conflicts -f "$cache/cert-manager/crds" >/dev/null || return 1
+  kc wait --for=condition=Established --timeout=60s -f "$cache/cert-manager/crds" >/dev/null || return 1
+  kc create namespace cert-manager --dry-run=client -o yaml | kc apply -f - >/dev/null || return 1
+  for p in "${CERT_MANAGER_PROGRAMS[@]}"; do
+    pid=$(cat "$dir/run/cert-manager-$p.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null && continue
+    echo "=== $(date -u +%FT%TZ) $bin/cert-manager-$p --kubeconfig=$dir/kubeconfig" >>"$dir/logs/cert-manager-$p.log"
+    setsid "$bin/cert-manager-$p" --kubeconfig="$dir/kubeconfig" --leader-election-namespace=cert-manager \
+      >>"$dir/logs/cert-manager-$p.log" 2>&1 </dev/null &
+    echo $! >"$dir/run/cert-manager-$p.pid"
+  done
+  # running once each holds its Lease
+  for ((i = 0; i < 120; i++)); do
+    for p in "${CERT_MANAGER_PROGRAMS[@]}"; do
+      kill -0 "$(cat "$dir/run/cert-manager-$p.pid")" 2>/dev/null ||
+        { echo "cert-manager's $p exited; read $dir/logs/cert-manager-$p.log" >&2; return 1; }
+    done
+    [ "$(kc get lease -n cert-manager cert-manager-controller cert-manager-cainjector-leader-election \
+      -o jsonpath='{range .items[*]}{.spec.holderIdentity}{"\n"}{end}' 2>/dev/null | grep -c .)" = 2 ] && return 0
+    sleep 0.5
+  done
+  echo "cert-manager did not take its Leases in 60 s; read $dir/logs/cert-manager-*.log" >&2
+  return 1
+}
+cert_manager_down() {
+  local dir=${GPUTRI_E2E_DIR:-/tmp/gputri-e2e} cache=${GPUTRI_CACHE:-$HOME/.cache/gputri} p pid i
+  for p in "${CERT_MANAGER_PROGRAMS[@]}"; do
+    if pid=$(cat "$dir/run/cert-manager-$p.pid" 2>/dev/null) && kill -0 "$pid" 2>/dev/null; then
+      kill "$pid"
+      for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+    rm -f "$dir/run/cert-manager-$p.pid"
+  done
+  if [ "${KEEP_CRDS:-0}" != 1 ] && [ -d "$cache/cert-manager/crds" ]; then
+    kc delete -f "$cache/cert-manager/crds" --ignore-not-found --timeout=60s >/dev/null 2>&1 || true
+  fi
+  kc delete namespace cert-manager --ignore-not-found --timeout=60s >/dev/null 2>&1 || true
+}
+
+# secret_volume_sync NS SECRET DIR: DIR as the kubelet keeps a Secret volume (its atomic writer,
+# kubernetes/kubernetes: pkg/volume/util/atomic_writer.go): the Secret's keys in a timestamped
+# directory DIR/..<time> (with .json, the data this function compares), DIR/..data a symlink to
+# it, DIR/<key> a symlink to ..data/<key>; when
+# the data changed, a new timestamped directory is written, ..data replaced by a rename (one
+# atomic switch of every key), the old directory removed. Returns 0 when it wrote, 1 when the
+# data was the same, 2 when the Secret could not be read.
+secret_volume_sync() {
+  local ns=$1 name=$2 dir=$3 json ts key
+  json=$(kc get secret "$name" -n "$ns" -o json 2>/dev/null) || return 2
+  json=$(jq -c '.data // {}' <<<"$json") || return 2
+  mkdir -p "$dir"
+  [ -L "$dir/..data" ] && [ "$(cat "$dir/..data/.json" 2>/dev/null)" = "$json" ] && return 1
+  ts=..$(date -u +%Y_%m_%d_%H_%M_%S.%N)
+  mkdir "$dir/$ts" && chmod 750 "$dir/$ts" || return 2
+  for key in $(jq -r 'keys[]' <<<"$json"); do
+    (umask 027 && jq -r --arg k "$key" '.[$k]' <<<"$json" | base64 -d >"$dir/$ts/$key") || return 2
+  done
+  printf '%s' "$json" >"$dir/$ts/.json"
+  local old
+  old=$(readlink "$dir/..data" 2>/dev/null)
+  ln -sfn "$ts" "$dir/..data_tmp" && mv -T "$dir/..data_tmp" "$dir/..data" || return 2
+  for key in $(jq -r 'keys[]' <<<"$json"); do
+    [ -L "$dir/$key" ] || ln -s "..data/$key" "$dir/$key"
+  done
+  [ -n "$old" ] && rm -rf "${dir:?}/$old"
+  return 0
 }
 
 # What gputri says about pod NS/POD, as checks that set WHY (check_within): its annotation

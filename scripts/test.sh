@@ -9,7 +9,8 @@
 #   from their Go modules by e2e/build-helm), a real Karpenter with its kwok cloud provider
 #   (e2e/test-karpenter; built from its Go module by e2e/build-karpenter with GOTOOLCHAIN=go1.27.3,
 #   which the go command fetches from the Go module proxy), a real Kueue (e2e/test-kueue; its manager
-#   built from its Go module by e2e/build-kueue), and the OCI image built from Debian
+#   built from its Go module by e2e/build-kueue), a real cert-manager (e2e/test-cert-manager; its
+#   controller and cainjector built from its library module by e2e/build-cert-manager), and the OCI image built from Debian
 #   packages with the controller run from it (e2e/test-image; scripts/build-image.sh installs mmdebstrap, buildah,
 #   podman and runc, and caches the root filesystem in ~/.cache/gputri/image), and the alerting
 #   rules (e2e/test-alerts: promtool test rules, and Debian's Prometheus scraping the controller).
@@ -168,6 +169,7 @@ go_build_step() { # go_build_step NAME COMMAND...: its output and exit status in
   go_build_step helm "$REPO/e2e/build-helm"
   go_build_step karpenter "$REPO/e2e/build-karpenter"
   go_build_step kueue "$REPO/e2e/build-kueue"
+  go_build_step cert-manager "$REPO/e2e/build-cert-manager"
   go_build_step release-tools "$REPO/e2e/build-release-tools"
   go_build_step control-plane-oldest "$REPO/e2e/build-control-plane" --kube-version "$OLDEST"
 ) &
@@ -210,6 +212,7 @@ suite "control plane build (cached)" go_build_wait control-plane
 suite "helm and krew build (cached)" go_build_wait helm
 suite "karpenter build (cached)" go_build_wait karpenter
 suite "kueue build (cached)" go_build_wait kueue
+suite "cert-manager build (cached)" go_build_wait cert-manager
 suite "registry, oras and trivy build (cached)" go_build_wait release-tools
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. The suites that play
