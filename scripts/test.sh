@@ -212,8 +212,6 @@ suite "control plane build (cached)" go_build_wait control-plane
 suite "helm and krew build (cached)" go_build_wait helm
 suite "karpenter build (cached)" go_build_wait karpenter
 suite "kueue build (cached)" go_build_wait kueue
-suite "cert-manager build (cached)" go_build_wait cert-manager
-suite "registry, oras and trivy build (cached)" go_build_wait release-tools
 suite "e2e: control plane up, gputri deployed" e2e_up
 # The seed lab first, then every other suite; each cleans up after itself. The suites that play
 # or run an autoscaler come after those: once an autoscaler has spoken, gputri-controller takes
@@ -221,9 +219,16 @@ suite "e2e: control plane up, gputri deployed" e2e_up
 # grace period (docs/causes.md). test-rbac-usage reads the audit log of all the others, so it runs
 # last.
 AUTOSCALER_SUITES=(test-autoscaler-events test-karpenter test-scale-up)
+# Builds only one suite needs are waited for just before it, so that on a cold machine the
+# suites before it run while they build.
+declare -A SUITE_BUILD=([test-cert-manager]="cert-manager" [test-release]="release-tools")
+declare -A BUILD_TITLE=([cert-manager]="cert-manager build (cached)"
+  [release-tools]="registry, oras and trivy build (cached)")
 suite "e2e/test-lab" e2e_suite "$REPO/e2e/test-lab"
 for t in "$REPO"/e2e/test-*; do
   case " test-lab test-rbac-usage ${AUTOSCALER_SUITES[*]} " in *" ${t##*/} "*) continue ;; esac
+  b=${SUITE_BUILD[${t##*/}]:-}
+  [ -n "$b" ] && suite "${BUILD_TITLE[$b]}" go_build_wait "$b"
   [ -x "$t" ] && suite "e2e/${t##*/}" e2e_suite "$t"
 done
 for t in "${AUTOSCALER_SUITES[@]}"; do
