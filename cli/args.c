@@ -367,11 +367,18 @@ int plugin_parse_args(int argc, char *const *argv, struct plugin_args *a, char *
             return usage_error(err, errlen, "explain takes one pod, got \"%s\" too", pos[2]);
         a->pod = strip_pod_prefix(pos[1]);
         if (!*a->pod || strchr(a->pod, '/'))
-            return usage_error(err, errlen, "explain takes a pod name, got \"%s\"", pos[1]);
+            return usage_error(err, errlen,
+                               "explain takes a pod name, got \"%s\" (a KIND/NAME row of pods is a "
+                               "workload without pods: kubectl describe KIND NAME shows its "
+                               "Events)",
+                               pos[1]);
         if (a->all_namespaces)
             return usage_error(err, errlen, "explain works on one pod: use -n NAMESPACE, not -A");
-        if (a->output && strcmp(a->output, "json") != 0 && strcmp(a->output, "yaml") != 0)
-            return usage_error(err, errlen, "explain prints text, -o json or -o yaml only");
+        if (a->output && strcmp(a->output, "json") != 0 && strcmp(a->output, "yaml") != 0 &&
+            strncmp(a->output, "jsonpath=", 9) != 0 && strncmp(a->output, "jsonpath-as-json=", 17))
+            return usage_error(err, errlen,
+                               "explain prints text, or -o json, yaml, jsonpath=TEMPLATE or "
+                               "jsonpath-as-json=TEMPLATE");
         if (a->label_selector || a->field_selector || a->watch || a->sort_by || a->no_headers ||
             a->show_labels)
             return usage_error(err, errlen,

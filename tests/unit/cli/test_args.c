@@ -208,7 +208,9 @@ static void test_usage_errors(void **state)
     expect_usage(PARSE(&a, err, "explain", "a", "b"), err, "explain takes one pod");
     expect_usage(PARSE(&a, err, "explain", "deploy/x"), err, "explain takes a pod name");
     expect_usage(PARSE(&a, err, "explain", "p", "-A"), err, "use -n NAMESPACE, not -A");
-    expect_usage(PARSE(&a, err, "explain", "p", "-o", "wide"), err, "explain prints text, -o json");
+    expect_usage(PARSE(&a, err, "explain", "p", "-o", "wide"), err,
+                 "explain prints text, or -o json, yaml, jsonpath=");
+    assert_int_equal(PARSE(&a, err, "explain", "p", "-o", "jsonpath={.status.cause}"), 0);
     /* a tiny error buffer is still NUL-terminated */
     char small[8];
     assert_int_equal(plugin_parse_args(ARGC("pods", "--bogus"), ARGV("pods", "--bogus"), &a, small,

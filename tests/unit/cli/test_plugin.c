@@ -44,8 +44,8 @@ static void test_help_version_usage(void **state)
     struct cmdline_fixture *fx = *state;
     assert_int_equal(run(fx, "--help", NULL), 0);
     assert_non_null(strstr(fx->r.out, "Show why GPU pods do not start.\n"));
-    assert_non_null(
-        strstr(fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE] [-o json|yaml]\n"));
+    assert_non_null(strstr(
+        fx->r.out, "  kubectl gputri explain POD [-n NAMESPACE] [-o json|yaml|jsonpath=...]\n"));
     static const char *const flags[] = {"--selector",   "--field-selector", "--watch", "--sort-by",
                                         "--no-headers", "--show-labels",    "--output"};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
