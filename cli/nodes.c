@@ -186,8 +186,11 @@ static const char *taint_says(const char *key)
     return NULL;
 }
 
-/* The node's reasons for row r; `skip_key`: a taint key not named (the resource's own). */
-static int node_reasons(const struct knode *n, const char *skip_key, struct node_row *r)
+/* The node's reasons for row r; `own_key`: the resource's own taint key, named with what
+ * tolerates it (the pods that ask for the resource, once the ExtendedResourceToleration admission
+ * plugin gave them the toleration: not every API server runs it, and triage reads the pod's own
+ * tolerations). */
+static int node_reasons(const struct knode *n, const char *own_key, struct node_row *r)
 {
     int rc = K_OK;
     if (n->unschedulable)
@@ -197,12 +200,18 @@ static int node_reasons(const struct knode *n, const char *skip_key, struct node
         if (!t->key || !t->effect ||
             (strcmp(t->effect, "NoSchedule") != 0 && strcmp(t->effect, "NoExecute") != 0))
             continue;
-        if (skip_key && strcmp(t->key, skip_key) == 0)
-            continue; /* tolerated by the pods that ask the resource (ExtendedResourceToleration) */
+        const char *value = t->value && *t->value ? t->value : NULL;
+        if (own_key && strcmp(t->key, own_key) == 0) {
+            rc = row_why(r,
+                         "taint %s%s%s:%s (the resource's own: a pod asking for it needs a "
+                         "toleration, which the ExtendedResourceToleration admission plugin adds "
+                         "where it runs)",
+                         t->key, value ? "=" : "", value ? value : "", t->effect);
+            continue;
+        }
         if (n->unschedulable && strcmp(t->key, "node.kubernetes.io/unschedulable") == 0)
             continue; /* the cordon's own taint, said above */
         const char *says = taint_says(t->key);
-        const char *value = t->value && *t->value ? t->value : NULL;
         rc = row_why(r, "%s%staint %s%s%s:%s%s", says ? says : "", says ? " (" : "", t->key,
                      value ? "=" : "", value ? value : "", t->effect, says ? ")" : "");
     }

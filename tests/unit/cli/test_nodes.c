@@ -45,7 +45,7 @@ static void add_pod(struct nodes_query *q, const char *json)
     "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"" n "\"}}}"
 
 /*
- * n0: 2 GPUs, the pool's nvidia.com/gpu taint (not a reason: the resource's own), ml/holder holds
+ * n0: 2 GPUs, the pool's nvidia.com/gpu taint (the resource's own, named so), ml/holder holds
  *     1 (Running), ml/done held 1 (Succeeded: nothing), ml/init holds 2 through an init container
  *     on n4;
  * n1: no GPU; n2: 4 in capacity, 0 allocatable; n3: 8 free but cordoned and not ready;
@@ -118,7 +118,10 @@ static void test_resource_rows(void **state)
     assert_int_equal(r->n_holders, 1);
     assert_string_equal(r->holders[0].name, "holder");
     assert_int_equal(r->holders[0].count, 1);
-    assert_int_equal(r->n_why, 0); /* the nvidia.com/gpu taint is the resource's own */
+    assert_int_equal(r->n_why, 1); /* the resource's own taint, named with what tolerates it */
+    assert_true(has_why(r, "taint nvidia.com/gpu=present:NoSchedule (the resource's own: a pod "
+                           "asking for it needs a toleration, which the "
+                           "ExtendedResourceToleration admission plugin adds where it runs)"));
 
     r = find(&rows, "n2", "nvidia.com/gpu");
     assert_int_equal(r->unhealthy, 4);
