@@ -20,7 +20,18 @@ kubeconfig=$("$REPO/e2e/cluster" up | tail -n 1)
 say "starting gputri-controller"
 "$REPO/e2e/cluster" deploy
 say "running the seed lab"
-"$REPO/e2e/test-lab"
+if ! "$REPO/e2e/test-lab"; then
+  # The lab's cases count the GPUs of its nodes: on a cluster used since the last demo, a pod of
+  # another namespace bound to a lab node holds some of them.
+  cat >&2 <<MSG
+
+A lab case failed. On a cluster you used since the last demo, a pod of your own bound to a lab
+node may hold its GPUs:
+  eval "\$(e2e/cluster env)"; kubectl get pods -A -o wide | grep lab-node-
+Delete it, or start from nothing: e2e/cluster down --purge && scripts/demo.sh
+MSG
+  exit 1
+fi
 cat <<MSG
 
 The cluster is still running. Try it:
@@ -29,5 +40,5 @@ The cluster is still running. Try it:
   kubectl get events -n gpu-triage --field-selector reportingComponent=gputri
   build/cli/gputri explain gpu-triage case-taint
   PATH=\$PWD/build/cli:\$PATH kubectl gputri pods -n gpu-triage -o wide
-Stop everything with: e2e/cluster down
+Stop everything with: e2e/cluster down (with the same GPUTRI_* variables, if you set any)
 MSG
